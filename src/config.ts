@@ -1,0 +1,157 @@
+import { existsSync } from 'node:fs';
+
+import { z } from 'zod';
+
+import { LOG_LEVELS, type LogLevel } from './core/logger.js';
+
+export type EndpointPolicy = 'https-only' | 'https-or-loopback' | 'any';
+export type TlsConfig = { mode: 'off' } | { mode: 'self-signed' } | { mode: 'files'; certFile: string; keyFile: string };
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Base URL written into confirmation URLs; null means "http(s)://localhost:<the port actually bound>". */
+  readonly publicUrl: string | null;
+  readonly dataFile: string;
+  readonly fixturesDir: string;
+  readonly scenariosDir: string;
+  readonly seed: number;
+  readonly tls: TlsConfig;
+  readonly adminToken: string | null;
+  readonly accessTokenTtlSeconds: number;
+  readonly confirmationTokenTtlSeconds: number;
+  readonly authorizationCodeTtlSeconds: number;
+  readonly webhook: { readonly timeoutMs: number; readonly maxAttempts: number; readonly backoffMs: number; readonly concurrency: number };
+  readonly endpointPolicy: EndpointPolicy;
+  readonly blockPrivateEndpoints: boolean;
+  readonly logLevel: LogLevel;
+  /** Whether a token response is also POSTed to the client's redirect URI, as production documents. */
+  readonly tokenDelivery: boolean;
+  /** A scenario to play at start-up, for demos. */
+  readonly startupScenario: { readonly name: string; readonly locationId: string | null } | null;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be a whole number from ${min} to ${max}`);
+
+const oneOf = <T extends string>(values: readonly [T, ...T[]]) =>
+  z.enum(values, { error: `must be one of ${values.join(', ')}` });
+
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { error: 'must be true or false' })
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
+const baseUrl = z
+  .string()
+  .trim()
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an absolute http or https URL')
+  .transform((v) => v.replace(/\/+$/, ''));
+
+const nonEmpty = z.string().trim().min(1, 'must not be empty');
+
+/** Each variable, its rule and its purpose. Values arrive as strings; unset means the default. */
+const schema = z.object({
+  PORT: wholeNumber(0, 65535).optional(), // listening port; 0 picks a free one
+  HOST: nonEmpty.optional(), // listening address
+  PUBLIC_URL: baseUrl.optional(), // base of confirmationUrl and of redirects
+  DATA_FILE: nonEmpty.optional(), // lowdb state file, or :memory:
+  FIXTURES_DIR: nonEmpty.optional(), // folder of *.json fixture files
+  SCENARIOS_DIR: nonEmpty.optional(), // folder of *.json scenario files
+  SEED: wholeNumber(0, 4294967295).optional(), // seed of every synthetic value
+  TLS: oneOf(['off', 'self-signed', 'files']).optional(), // https mode
+  TLS_CERT: nonEmpty.optional(), // PEM certificate file (with TLS_KEY)
+  TLS_KEY: nonEmpty.optional(), // PEM private key file (with TLS_CERT)
+  ADMIN_TOKEN: nonEmpty.optional(), // guards /sandbox/admin/* and account creation
+  ACCESS_TOKEN_TTL: wholeNumber(1, 31536000).optional(), // seconds, sent as expires_in
+  CONFIRMATION_TOKEN_TTL: wholeNumber(1, 31536000).optional(), // seconds a confirmation token is valid
+  AUTHORIZATION_CODE_TTL: wholeNumber(1, 3600).optional(), // seconds an authorization code is valid
+  WEBHOOK_TIMEOUT_MS: wholeNumber(1, 600000).optional(), // per attempt
+  WEBHOOK_MAX_ATTEMPTS: wholeNumber(1, 100).optional(), // attempts before a delivery is failed
+  WEBHOOK_BACKOFF_MS: wholeNumber(0, 86400000).optional(), // first retry delay, doubling after
+  WEBHOOK_CONCURRENCY: wholeNumber(1, 10000).optional(), // deliveries in flight at once
+  ENDPOINT_POLICY: oneOf(['https-only', 'https-or-loopback', 'any']).optional(),
+  BLOCK_PRIVATE_ENDPOINTS: boolean.optional(), // refuse loopback and private endpoints
+  LOG_LEVEL: oneOf(LOG_LEVELS as unknown as [LogLevel, ...LogLevel[]]).optional(),
+  TOKEN_DELIVERY: boolean.optional(), // POST token responses to the redirect URI
+  SCENARIO: nonEmpty.optional(), // scenario to play at start-up
+  SCENARIO_LOCATION_ID: nonEmpty.optional(), // its location (default: the demo account's first)
+});
+
+/**
+ * Reads the configuration from environment variables. Pure apart from `fileExists`; every
+ * problem is collected and reported at once in a ConfigError.
+ */
+export function loadConfig(env: Record<string, string | undefined>, fileExists: (path: string) => boolean = existsSync): Config {
+  // An empty variable counts as unset, as shells and compose files often produce them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = String(issue.path[0]);
+      problems.push(`${key}=${JSON.stringify(present[key])}: ${issue.message}`);
+    }
+  }
+  const v = parsed.success ? parsed.data : {};
+
+  const tls = resolveTls(v, problems, fileExists);
+  if (v.SCENARIO_LOCATION_ID && !v.SCENARIO) problems.push('SCENARIO_LOCATION_ID is set but SCENARIO is not: name the scenario to play');
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return Object.freeze({
+    port: v.PORT ?? 8080,
+    host: v.HOST ?? '0.0.0.0',
+    publicUrl: v.PUBLIC_URL ?? null,
+    dataFile: v.DATA_FILE ?? './data/sandbox.json',
+    fixturesDir: v.FIXTURES_DIR ?? './fixtures',
+    scenariosDir: v.SCENARIOS_DIR ?? './scenarios',
+    seed: v.SEED ?? 1,
+    tls,
+    adminToken: v.ADMIN_TOKEN ?? null,
+    accessTokenTtlSeconds: v.ACCESS_TOKEN_TTL ?? 3600,
+    confirmationTokenTtlSeconds: v.CONFIRMATION_TOKEN_TTL ?? 600,
+    authorizationCodeTtlSeconds: v.AUTHORIZATION_CODE_TTL ?? 300,
+    webhook: Object.freeze({
+      timeoutMs: v.WEBHOOK_TIMEOUT_MS ?? 5000,
+      maxAttempts: v.WEBHOOK_MAX_ATTEMPTS ?? 5,
+      backoffMs: v.WEBHOOK_BACKOFF_MS ?? 1000,
+      concurrency: v.WEBHOOK_CONCURRENCY ?? 64,
+    }),
+    endpointPolicy: v.ENDPOINT_POLICY ?? 'https-or-loopback',
+    blockPrivateEndpoints: v.BLOCK_PRIVATE_ENDPOINTS ?? false,
+    logLevel: v.LOG_LEVEL ?? 'info',
+    tokenDelivery: v.TOKEN_DELIVERY ?? true,
+    startupScenario: v.SCENARIO ? Object.freeze({ name: v.SCENARIO, locationId: v.SCENARIO_LOCATION_ID ?? null }) : null,
+  });
+}
+
+function resolveTls(
+  v: { TLS?: 'off' | 'self-signed' | 'files' | undefined; TLS_CERT?: string | undefined; TLS_KEY?: string | undefined },
+  problems: string[],
+  fileExists: (path: string) => boolean,
+): TlsConfig {
+  const { TLS_CERT: certFile, TLS_KEY: keyFile } = v;
+  const filesGiven = certFile !== undefined || keyFile !== undefined;
+  if (v.TLS === 'off' && filesGiven) problems.push('TLS=off but TLS_CERT or TLS_KEY is set: unset them or drop TLS=off');
+  if (v.TLS === 'self-signed' && filesGiven) problems.push('TLS=self-signed generates its own certificate: unset TLS_CERT and TLS_KEY, or drop TLS');
+  if (v.TLS === 'files' && !filesGiven) problems.push('TLS=files needs TLS_CERT and TLS_KEY');
+  if (v.TLS === 'self-signed') return { mode: 'self-signed' };
+  if (!filesGiven) return { mode: 'off' };
+  if (certFile === undefined) problems.push('TLS_KEY is set without TLS_CERT: give both files');
+  if (keyFile === undefined) problems.push('TLS_CERT is set without TLS_KEY: give both files');
+  if (certFile !== undefined && !fileExists(certFile)) problems.push(`TLS_CERT=${JSON.stringify(certFile)}: file not found`);
+  if (keyFile !== undefined && !fileExists(keyFile)) problems.push(`TLS_KEY=${JSON.stringify(keyFile)}: file not found`);
+  return { mode: 'files', certFile: certFile ?? '', keyFile: keyFile ?? '' };
+}

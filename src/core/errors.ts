@@ -1,0 +1,55 @@
+/**
+ * The one error model. Handlers throw an AppError (usually through the factories below);
+ * http/error-handler.ts is the only place that turns errors into response bodies.
+ * `code` is a stable snake_case string; `message` is a sentence safe to show to a client.
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: { details?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+
+  /** Client errors are shown as they are; server errors are replaced by a generic message. */
+  get expose(): boolean {
+    return this.status < 500;
+  }
+}
+
+/** RFC 6749 section 5.2 errors of the token endpoint: `code` is the RFC error code. */
+export class OAuthError extends AppError {}
+
+/** A 400 about one named input; `parameter` is echoed in the body so a client can point at the field. */
+export const invalidParameter = (parameter: string, message: string): AppError =>
+  new AppError(400, 'invalid_parameter', message, { details: { parameter } });
+
+export const badRequest = (code: string, message: string, details?: Record<string, unknown>): AppError =>
+  new AppError(400, code, message, details === undefined ? {} : { details });
+
+export const unauthorized = (message: string): AppError => new AppError(401, 'unauthorized', message);
+
+export const forbidden = (message: string): AppError => new AppError(403, 'forbidden', message);
+
+export const notFound = (message: string): AppError => new AppError(404, 'not_found', message);
+
+export const conflict = (code: string, message: string): AppError => new AppError(409, code, message);
+
+export const oauthError = (
+  code: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope',
+  description: string,
+  status = code === 'invalid_client' ? 401 : 400,
+): OAuthError =>
+  new OAuthError(status, code, description, code === 'invalid_client' ? { headers: { 'WWW-Authenticate': 'Basic realm="oauth2"' } } : {});

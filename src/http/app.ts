@@ -1,0 +1,48 @@
+import type { IncomingMessage } from 'node:http';
+
+import express, { Router, type Express } from 'express';
+
+import { requireAccount } from '../auth/authenticate.js';
+import type { Deps } from '../deps.js';
+import { requestLogger } from '../journal/journal.js';
+import { locationsRouter } from '../locations/routes.js';
+import { subscriptionsRouter, subscriptionsSandboxRouter } from '../subscriptions/routes.js';
+import { errorHandler, notFoundHandler } from './error-handler.js';
+
+/** Request bodies above this are refused with 413 (documented in the README). */
+export const BODY_LIMIT = '100kb';
+
+// JSON is parsed when declared, and also when no Content-Type is sent at all (many scripts omit it).
+const isJsonRequest = (req: IncomingMessage): boolean => {
+  const type = req.headers['content-type'];
+  return type === undefined ? Number(req.headers['content-length'] ?? 0) > 0 : /^application\/([\w.+-]+\+)?json\b/i.test(type);
+};
+
+/** The whole sandbox as an Express app, with no listening: main.ts listens, tests use supertest. */
+export function createApp(deps: Deps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use(requestLogger(deps));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.use(express.json({ limit: BODY_LIMIT, type: isJsonRequest, strict: false }));
+  app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
+
+  const v1 = Router({ strict: true });
+  v1.use(requireAccount(deps));
+  v1.use(locationsRouter(deps));
+  v1.use(subscriptionsRouter(deps));
+  app.use('/v1', v1);
+
+  const sandbox = Router({ strict: true });
+  sandbox.use(requireAccount(deps));
+  sandbox.use(subscriptionsSandboxRouter(deps));
+  app.use('/sandbox', sandbox);
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,43 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+import { generate } from 'selfsigned';
+
+import type { TlsConfig } from '../config.js';
+
+export interface TlsMaterial {
+  cert: string;
+  key: string;
+  /** Where the certificate's PEM can be read by a client that has to trust it. */
+  certFile: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The certificate and key for https, or null when TLS is off. `self-signed` makes a fresh
+ * certificate for localhost, 127.0.0.1 and ::1 and writes its PEM beside the state file
+ * (or to the temp folder), so a client can trust it (e.g. NODE_EXTRA_CA_CERTS=<file>).
+ */
+export async function loadTls(tls: TlsConfig, certDir: string, now: Date): Promise<TlsMaterial | null> {
+  if (tls.mode === 'off') return null;
+  if (tls.mode === 'files') {
+    return { cert: await readFile(tls.certFile, 'utf8'), key: await readFile(tls.keyFile, 'utf8'), certFile: resolve(tls.certFile) };
+  }
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    notBeforeDate: new Date(now.getTime() - DAY_MS),
+    notAfterDate: new Date(now.getTime() + 365 * DAY_MS),
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+    ],
+  });
+  await mkdir(certDir, { recursive: true });
+  const certFile = resolve(join(certDir, 'sandbox-cert.pem'));
+  await writeFile(certFile, pems.cert);
+  return { cert: pems.cert, key: pems.private, certFile };
+}

@@ -1,0 +1,23 @@
+import { isShownActive, presentAlert, type PublicAlert } from '../alerts/presenter.js';
+import type { Data, DeepReadonly, HomeAway, LocationRecord } from '../store/data.js';
+
+/** Production's Location object, with exactly its keys. */
+export interface PublicLocation {
+  locationId: string;
+  name: string;
+  homeAway: HomeAway;
+  devices: { deviceId: string; type: 'monitor'; connected: boolean; calibrated: boolean }[];
+  alerts: PublicAlert[];
+  subscriptionIds: string[];
+}
+
+export function presentLocation(data: DeepReadonly<Data>, location: DeepReadonly<LocationRecord>): PublicLocation {
+  return {
+    locationId: location.locationId,
+    name: location.name,
+    homeAway: location.homeAway,
+    devices: location.devices.map((d) => ({ deviceId: d.deviceId, type: d.type, connected: d.connected, calibrated: d.calibrated })),
+    alerts: data.alerts.filter((a) => a.locationId === location.locationId && isShownActive(a)).map(presentAlert),
+    subscriptionIds: data.subscriptions.filter((s) => s.locationId === location.locationId).map((s) => s.subscriptionId),
+  };
+}

@@ -1,0 +1,283 @@
+/**
+ * Everything the sandbox keeps, as one JSON document. Records are internal shapes: the
+ * public shapes of /v1 are built from them by each feature's presenter, so stored fields
+ * never leak into responses.
+ */
+
+export type HomeAway = 'home' | 'away';
+
+export interface AccountRecord {
+  accountId: string;
+  name: string;
+  /** Where the account came from: the fixtures, or POST /sandbox/accounts. */
+  origin: 'fixture' | 'generated';
+  /** The locations as they were when the account was made; POST /sandbox/reset restores them. */
+  initialLocations: LocationRecord[];
+  createdAt: string;
+}
+
+export interface UserRecord {
+  userId: string;
+  accountId: string;
+  email: string;
+  name: string;
+  /** `scrypt$<salt>$<hash>`, both base64url. */
+  passwordHash: string;
+}
+
+export interface ApiKeyRecord {
+  apiKey: string;
+  accountId: string;
+}
+
+export interface OAuthClientRecord {
+  clientId: string;
+  clientSecret: string;
+  applicationName: string;
+  redirectUris: string[];
+  signOutUris: string[];
+  /** Registration details as production's form asks for them; absent for fixture clients. */
+  registration?: {
+    name: string;
+    companyName: string;
+    email: string;
+    phone: string;
+    applicationWebsite: string;
+    description: string;
+  };
+  /** Whether the token response is also POSTed to the redirect URI (production's documented behaviour). */
+  postTokenToRedirectUri: boolean;
+  createdAt: string;
+}
+
+export interface DeviceRecord {
+  deviceId: string;
+  type: 'monitor';
+  connected: boolean;
+  calibrated: boolean;
+}
+
+/** What drives a location's synthetic water use (see src/readings). */
+export interface UsageProfile {
+  /** People living in the home; scales indoor use. */
+  householdSize: number;
+  /** Optional lawn watering: months (1-12) it runs, local start hour, and gallons per watering day. */
+  irrigation?: { months: number[]; startHour: number; gallonsPerDay: number; weekdays: number[] };
+  /** Multiplier for all use, for "heavy" or "light" homes and for scenario steps. */
+  scale?: number;
+}
+
+export interface LocationRecord {
+  locationId: string;
+  accountId: string;
+  name: string;
+  homeAway: HomeAway;
+  /** IANA time zone name; defines the local calendar of readings and the summary. */
+  timeZone: string;
+  /** Local date (YYYY-MM-DD) the monitor was installed; no readings exist before its local midnight. */
+  installDate: string;
+  profile: UsageProfile;
+  devices: DeviceRecord[];
+}
+
+export type SubscriptionStatus = 'pending' | 'confirmed';
+
+export interface SubscriptionRecord {
+  subscriptionId: string;
+  accountId: string;
+  locationId: string;
+  endpoint: string;
+  status: SubscriptionStatus;
+  createdAt: string;
+}
+
+export interface ConfirmationTokenRecord {
+  token: string;
+  subscriptionId: string;
+  accountId: string;
+  expiresAt: string;
+  usedAt: string | null;
+}
+
+export interface AuthorizationCodeRecord {
+  code: string;
+  clientId: string;
+  redirectUri: string;
+  userId: string;
+  accountId: string;
+  expiresAt: string;
+  usedAt: string | null;
+}
+
+export interface AccessTokenRecord {
+  accessToken: string;
+  clientId: string;
+  userId: string;
+  accountId: string;
+  expiresAt: string;
+  revokedAt: string | null;
+  /** The code or refresh token it came from, so a replayed code can revoke what it issued. */
+  grantId: string;
+}
+
+export interface RefreshTokenRecord {
+  refreshToken: string;
+  clientId: string;
+  userId: string;
+  accountId: string;
+  grantId: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface SessionRecord {
+  sid: string;
+  /** express-session's serialisable session object. */
+  session: Record<string, unknown>;
+  expiresAt: string;
+}
+
+export type AlertType = 'lowLeak' | 'highLeak' | 'awayLeak' | 'ambientTemp' | 'waterTemp' | 'humidity';
+
+export interface AlertRecord {
+  alertId: string;
+  accountId: string;
+  locationId: string;
+  deviceId: string;
+  type: AlertType;
+  active: boolean;
+  startTime: number;
+  detectedTime: number;
+  stopTime: number;
+  peakValue: number;
+  peakStatus: 'too_high' | 'too_low' | null;
+  /** For leaks: the flow added to the readings while the alert is active, in gallons per minute. */
+  flowGpm: number;
+  /** Set when a leak alert is replaced by escalation, so it stays out of `alerts` without an end notification. */
+  supersededBy?: string;
+}
+
+export type DeliveryKind = 'confirmation' | 'alert' | 'token' | 'receiver_check';
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryAttempt {
+  at: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** The first characters of the answer's body. */
+  responseExcerpt: string | null;
+  /** Warnings about an answer that counted as success, e.g. a 2xx body that is not JSON. */
+  warnings: string[];
+}
+
+export interface DeliveryRecord {
+  deliveryId: string;
+  accountId: string;
+  kind: DeliveryKind;
+  subscriptionId: string | null;
+  locationId: string | null;
+  method: 'POST' | 'GET';
+  target: string;
+  payload: unknown;
+  state: DeliveryState;
+  attempts: DeliveryAttempt[];
+  createdAt: string;
+  nextAttemptAt: string | null;
+  /** Virtual time (account clock) at which the next attempt falls due, in ms since epoch. */
+  dueAtMs: number | null;
+}
+
+export interface ClockRecord {
+  accountId: string;
+  /** Added to the process clock when not frozen. */
+  offsetMs: number;
+  /** When set, the account's now is this instant (ms since epoch) until unfrozen. */
+  frozenAtMs: number | null;
+}
+
+export interface FaultRecord {
+  faultId: string;
+  accountId: string;
+  method: string | null;
+  path: string | null;
+  status: number;
+  body: unknown;
+  delayMs: number;
+  remaining: number | null;
+  createdAt: string;
+}
+
+export interface JournalEntry {
+  accountId: string;
+  method: string;
+  path: string;
+  query: Record<string, unknown>;
+  status: number;
+  time: string;
+  durationMs: number;
+  auth: 'api_key' | 'access_token';
+}
+
+export interface ScenarioRunRecord {
+  runId: string;
+  accountId: string;
+  scenario: string;
+  locationId: string;
+  startedAtMs: number;
+  /** Index of the next step to apply. */
+  nextStep: number;
+  totalSteps: number;
+  state: 'running' | 'completed' | 'failed';
+  log: { step: number; atMs: number; action: string; result: string }[];
+  /** Alerts started by this run, by the step's `alert` label. */
+  alertIds: Record<string, string>;
+}
+
+export interface Data {
+  schemaVersion: 1;
+  accounts: AccountRecord[];
+  users: UserRecord[];
+  apiKeys: ApiKeyRecord[];
+  oauthClients: OAuthClientRecord[];
+  locations: LocationRecord[];
+  subscriptions: SubscriptionRecord[];
+  confirmationTokens: ConfirmationTokenRecord[];
+  authorizationCodes: AuthorizationCodeRecord[];
+  accessTokens: AccessTokenRecord[];
+  refreshTokens: RefreshTokenRecord[];
+  sessions: SessionRecord[];
+  alerts: AlertRecord[];
+  deliveries: DeliveryRecord[];
+  clocks: ClockRecord[];
+  faults: FaultRecord[];
+  journal: JournalEntry[];
+  runs: ScenarioRunRecord[];
+}
+
+export const emptyData = (): Data => ({
+  schemaVersion: 1,
+  accounts: [],
+  users: [],
+  apiKeys: [],
+  oauthClients: [],
+  locations: [],
+  subscriptions: [],
+  confirmationTokens: [],
+  authorizationCodes: [],
+  accessTokens: [],
+  refreshTokens: [],
+  sessions: [],
+  alerts: [],
+  deliveries: [],
+  clocks: [],
+  faults: [],
+  journal: [],
+  runs: [],
+});
+
+export type DeepReadonly<T> = T extends (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;

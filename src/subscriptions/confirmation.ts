@@ -1,0 +1,75 @@
+import { AppError, invalidParameter } from '../core/errors.js';
+import type { ConfirmationTokenRecord, Data, DeepReadonly } from '../store/data.js';
+
+/**
+ * The confirmation handshake as a state machine over stored tokens:
+ * issue (pending subscription) → confirm with the token (single use, before it expires) → confirmed.
+ * Issuing a new token for a subscription replaces its unused ones.
+ */
+
+export function issueConfirmationToken(
+  data: Data,
+  input: { subscriptionId: string; accountId: string; token: string; nowMs: number; ttlSeconds: number },
+): ConfirmationTokenRecord {
+  data.confirmationTokens = data.confirmationTokens.filter((t) => t.subscriptionId !== input.subscriptionId || t.usedAt !== null);
+  const record: ConfirmationTokenRecord = {
+    token: input.token,
+    subscriptionId: input.subscriptionId,
+    accountId: input.accountId,
+    expiresAt: new Date(input.nowMs + input.ttlSeconds * 1000).toISOString(),
+    usedAt: null,
+  };
+  data.confirmationTokens.push(record);
+  return record;
+}
+
+export function confirmationUrl(publicUrl: string, subscriptionId: string, token: string): string {
+  return `${publicUrl}/v1/subscriptions/${encodeURIComponent(subscriptionId)}/confirm?confirmationToken=${encodeURIComponent(token)}`;
+}
+
+const TOKEN_KEY = 'confirmationToken';
+
+/**
+ * Reads the token from the query. The official Node client (0.4.0) sends
+ * `?confirmationToken<token>` with no `=`; that gets a 400 explaining the fix.
+ */
+export function readConfirmationToken(query: Record<string, unknown>): string {
+  const value = query[TOKEN_KEY];
+  if (typeof value === 'string' && value !== '') return value;
+  if (value !== undefined && typeof value !== 'string') throw invalidParameter(TOKEN_KEY, 'confirmationToken must be given once');
+  const glued = Object.keys(query).find((k) => k.startsWith(TOKEN_KEY) && k.length > TOKEN_KEY.length);
+  if (glued !== undefined) {
+    throw invalidParameter(
+      TOKEN_KEY,
+      'The query has "confirmationToken<token>" with no "=" between the name and the token; send ?confirmationToken=<token>, as in the confirmationUrl (the official Node client 0.4.0 has this bug)',
+    );
+  }
+  throw invalidParameter(TOKEN_KEY, 'confirmationToken is required: call the confirmationUrl from the confirmation message as it is');
+}
+
+/** Checks the token for the subscription; throws a 400 saying whether it is wrong, used or expired. */
+export function checkConfirmationToken(
+  data: DeepReadonly<Data>,
+  subscriptionId: string,
+  token: string,
+  nowMs: number,
+): DeepReadonly<ConfirmationTokenRecord> {
+  const resend = `POST /sandbox/subscriptions/${subscriptionId}/confirmation sends a new one`;
+  const record = data.confirmationTokens.find((t) => t.token === token && t.subscriptionId === subscriptionId);
+  if (!record) {
+    throw new AppError(400, 'invalid_confirmation_token', `confirmationToken is not the current token of subscription ${subscriptionId}; use the latest confirmationUrl, or ${resend}`, {
+      details: { parameter: TOKEN_KEY },
+    });
+  }
+  if (record.usedAt !== null) {
+    throw new AppError(400, 'confirmation_token_used', `confirmationToken was already used at ${record.usedAt}; a token confirms once`, {
+      details: { parameter: TOKEN_KEY },
+    });
+  }
+  if (Date.parse(record.expiresAt) <= nowMs) {
+    throw new AppError(400, 'confirmation_token_expired', `confirmationToken expired at ${record.expiresAt}; ${resend}`, {
+      details: { parameter: TOKEN_KEY },
+    });
+  }
+  return record;
+}

@@ -1,0 +1,96 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+  rawBody: string;
+}
+
+/** How the receiver answers one request: a status and body, a delay, a dropped connection, or never. */
+export type Reply =
+  | { status?: number; body?: string; contentType?: string; delayMs?: number }
+  | { reset: true }
+  | { hang: true };
+
+/**
+ * A real HTTP server on a free loopback port that records what it receives. Replies are
+ * taken from `script` in order, then `fallback`. `waitFor(n)` resolves once n requests arrived.
+ */
+export class WebhookReceiver {
+  readonly received: ReceivedRequest[] = [];
+  script: Reply[] = [];
+  fallback: Reply = { status: 200, body: '{"ok":true}' };
+  readonly #server: Server;
+  readonly #waiters: { count: number; resolve: () => void }[] = [];
+  readonly #hanging = new Set<ServerResponse>();
+
+  private constructor() {
+    this.#server = createServer((req, res) => void this.#handle(req, res));
+  }
+
+  static async start(): Promise<WebhookReceiver> {
+    const receiver = new WebhookReceiver();
+    receiver.#server.listen(0, '127.0.0.1');
+    await once(receiver.#server, 'listening');
+    return receiver;
+  }
+
+  get port(): number {
+    return (this.#server.address() as AddressInfo).port;
+  }
+
+  url(path = '/hooks'): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  /** Resolves once at least `count` requests have arrived. */
+  waitFor(count: number): Promise<void> {
+    if (this.received.length >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ count, resolve }));
+  }
+
+  bodies<T = Record<string, unknown>>(): T[] {
+    return this.received.map((r) => r.body as T);
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.#hanging) res.destroy();
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const rawBody = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = rawBody;
+    try {
+      body = rawBody === '' ? null : JSON.parse(rawBody);
+    } catch {
+      // keep the raw text
+    }
+    this.received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, rawBody });
+    for (const waiter of [...this.#waiters]) {
+      if (this.received.length >= waiter.count) {
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+    const reply = this.script.shift() ?? this.fallback;
+    if ('reset' in reply) {
+      req.socket.destroy();
+      return;
+    }
+    if ('hang' in reply) {
+      this.#hanging.add(res);
+      return;
+    }
+    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    res.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json' });
+    res.end(reply.body ?? '{"ok":true}');
+  }
+}
