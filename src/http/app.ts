@@ -2,10 +2,14 @@ import type { IncomingMessage } from 'node:http';
 
 import express, { Router, type Express } from 'express';
 
+import { alertsSandboxRouter } from '../alerts/routes.js';
 import { requireAccount } from '../auth/authenticate.js';
+import { oauthRouter, oauthSandboxRouter } from '../auth/oauth-routes.js';
 import type { Deps } from '../deps.js';
 import { requestLogger } from '../journal/journal.js';
 import { locationsRouter } from '../locations/routes.js';
+import { readingsRouter } from '../readings/routes.js';
+import { scenariosSandboxRouter } from '../scenarios/routes.js';
 import { subscriptionsRouter, subscriptionsSandboxRouter } from '../subscriptions/routes.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 
@@ -31,15 +35,21 @@ export function createApp(deps: Deps): Express {
   app.use(express.json({ limit: BODY_LIMIT, type: isJsonRequest, strict: false }));
   app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
 
+  app.use(oauthRouter(deps));
+
   const v1 = Router({ strict: true });
   v1.use(requireAccount(deps));
   v1.use(locationsRouter(deps));
   v1.use(subscriptionsRouter(deps));
+  v1.use(readingsRouter(deps));
   app.use('/v1', v1);
 
   const sandbox = Router({ strict: true });
   sandbox.use(requireAccount(deps));
   sandbox.use(subscriptionsSandboxRouter(deps));
+  sandbox.use(oauthSandboxRouter(deps));
+  sandbox.use(alertsSandboxRouter(deps));
+  sandbox.use(scenariosSandboxRouter(deps));
   app.use('/sandbox', sandbox);
 
   app.use(notFoundHandler);

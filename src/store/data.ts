@@ -78,6 +78,15 @@ export interface LocationRecord {
   installDate: string;
   profile: UsageProfile;
   devices: DeviceRecord[];
+  /** Time-bounded changes of use (scenario steps): hours in [fromMs, toMs) are scaled by `scale`. */
+  usageOverrides?: UsageOverride[];
+}
+
+export interface UsageOverride {
+  fromMs: number;
+  /** null: still in force. */
+  toMs: number | null;
+  scale: number;
 }
 
 export type SubscriptionStatus = 'pending' | 'confirmed';

@@ -84,6 +84,16 @@ export class Dispatcher {
     await Promise.all(started);
   }
 
+  /** When the account's next pending attempt falls due (ms on its clock), or null. */
+  nextDueMs(accountId: string): number | null {
+    return this.deps.store.read((d) =>
+      d.deliveries.reduce<number | null>(
+        (min, x) => (x.accountId === accountId && x.state === 'pending' && x.dueAtMs !== null && (min === null || x.dueAtMs < min) ? x.dueAtMs : min),
+        null,
+      ),
+    );
+  }
+
   /** Resolves when no attempt is in flight. */
   async idle(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.all(this.#inFlight.values());
