@@ -21,7 +21,7 @@ export interface Config {
   readonly accessTokenTtlSeconds: number;
   readonly confirmationTokenTtlSeconds: number;
   readonly authorizationCodeTtlSeconds: number;
-  readonly webhook: { readonly timeoutMs: number; readonly maxAttempts: number; readonly backoffMs: number; readonly concurrency: number };
+  readonly webhook: { readonly timeoutMs: number; readonly maxAttempts: number; readonly backoffMs: number; readonly concurrency: number; readonly logLimit: number };
   readonly endpointPolicy: EndpointPolicy;
   readonly blockPrivateEndpoints: boolean;
   readonly logLevel: LogLevel;
@@ -81,6 +81,7 @@ const schema = z.object({
   WEBHOOK_MAX_ATTEMPTS: wholeNumber(1, 100).optional(), // attempts before a delivery is failed
   WEBHOOK_BACKOFF_MS: wholeNumber(0, 86400000).optional(), // first retry delay, doubling after
   WEBHOOK_CONCURRENCY: wholeNumber(1, 10000).optional(), // deliveries in flight at once
+  WEBHOOK_LOG_LIMIT: wholeNumber(1, 1000000).optional(), // finished deliveries kept per account
   ENDPOINT_POLICY: oneOf(['https-only', 'https-or-loopback', 'any']).optional(),
   BLOCK_PRIVATE_ENDPOINTS: boolean.optional(), // refuse loopback and private endpoints
   LOG_LEVEL: oneOf(LOG_LEVELS as unknown as [LogLevel, ...LogLevel[]]).optional(),
@@ -96,15 +97,16 @@ const schema = z.object({
 export function loadConfig(env: Record<string, string | undefined>, fileExists: (path: string) => boolean = existsSync): Config {
   // An empty variable counts as unset, as shells and compose files often produce them.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = schema.safeParse(present);
+  // Each variable is parsed on its own, so the rules that combine variables still see the valid ones.
   const problems: string[] = [];
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const key = String(issue.path[0]);
-      problems.push(`${key}=${JSON.stringify(present[key])}: ${issue.message}`);
-    }
+  const valid: Record<string, unknown> = {};
+  for (const [key, rule] of Object.entries(schema.shape)) {
+    if (present[key] === undefined) continue;
+    const parsed = rule.safeParse(present[key]);
+    if (parsed.success) valid[key] = parsed.data;
+    else problems.push(...parsed.error.issues.map((issue) => `${key}=${JSON.stringify(present[key])}: ${issue.message}`));
   }
-  const v = parsed.success ? parsed.data : {};
+  const v = valid as z.infer<typeof schema>;
 
   const tls = resolveTls(v, problems, fileExists);
   if (v.SCENARIO_LOCATION_ID && !v.SCENARIO) problems.push('SCENARIO_LOCATION_ID is set but SCENARIO is not: name the scenario to play');
@@ -128,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
       maxAttempts: v.WEBHOOK_MAX_ATTEMPTS ?? 5,
       backoffMs: v.WEBHOOK_BACKOFF_MS ?? 1000,
       concurrency: v.WEBHOOK_CONCURRENCY ?? 64,
+      logLimit: v.WEBHOOK_LOG_LIMIT ?? 1000,
     }),
     endpointPolicy: v.ENDPOINT_POLICY ?? 'https-or-loopback',
     blockPrivateEndpoints: v.BLOCK_PRIVATE_ENDPOINTS ?? false,
