@@ -1,0 +1,26 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+// There is no Docker engine on the build machines, so the image is checked by lint and by shape.
+describe('the Dockerfile', () => {
+  it('passes dockerfilelint with no issue', async () => {
+    const { stdout } = await run('node_modules/.bin/dockerfilelint', ['-o', 'json', 'Dockerfile']);
+    const report = JSON.parse(stdout) as { totalIssues: number; files: { issues: unknown[] }[] };
+    expect(report.files[0]!.issues).toEqual([]);
+    expect(report.totalIssues).toBe(0);
+  });
+
+  it('builds on Node 20, runs as the node user, checks /healthz and starts the compiled server', async () => {
+    const text = await readFile('Dockerfile', 'utf8');
+    const froms = [...text.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+    expect(new Set(froms)).toEqual(new Set(['node:20-bookworm-slim']));
+    expect(text).toMatch(/^USER node$/m);
+    expect(text).toMatch(/^HEALTHCHECK .*CMD \["node", "dist\/healthcheck.js"\]$/m);
+    expect(text).toMatch(/^CMD \["node", "dist\/main.js"\]$/m);
+    expect(text).toMatch(/HOST=0\.0\.0\.0/);
+    expect(text).toMatch(/npm ci --omit=dev/);
+  });
+});
