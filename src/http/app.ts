@@ -2,11 +2,15 @@ import type { IncomingMessage } from 'node:http';
 
 import express, { Router, type Express } from 'express';
 
+import { accountSandboxRouter, accountsAdminRouter } from '../accounts/routes.js';
 import { alertsSandboxRouter } from '../alerts/routes.js';
 import { requireAccount } from '../auth/authenticate.js';
 import { oauthRouter, oauthSandboxRouter } from '../auth/oauth-routes.js';
 import type { Deps } from '../deps.js';
+import { applyFaults } from '../faults/faults.js';
+import { faultsRouter } from '../faults/routes.js';
 import { requestLogger } from '../journal/journal.js';
+import { journalRouter } from '../journal/routes.js';
 import { locationsRouter } from '../locations/routes.js';
 import { readingsRouter } from '../readings/routes.js';
 import { scenariosSandboxRouter } from '../scenarios/routes.js';
@@ -39,13 +43,18 @@ export function createApp(deps: Deps): Express {
 
   const v1 = Router({ strict: true });
   v1.use(requireAccount(deps));
+  v1.use(applyFaults(deps));
   v1.use(locationsRouter(deps));
   v1.use(subscriptionsRouter(deps));
   v1.use(readingsRouter(deps));
   app.use('/v1', v1);
 
   const sandbox = Router({ strict: true });
+  sandbox.use(accountsAdminRouter(deps));
   sandbox.use(requireAccount(deps));
+  sandbox.use(accountSandboxRouter(deps));
+  sandbox.use(journalRouter(deps));
+  sandbox.use(faultsRouter(deps));
   sandbox.use(subscriptionsSandboxRouter(deps));
   sandbox.use(oauthSandboxRouter(deps));
   sandbox.use(alertsSandboxRouter(deps));

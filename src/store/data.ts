@@ -44,6 +44,8 @@ export interface OAuthClientRecord {
     phone: string;
     applicationWebsite: string;
     description: string;
+    /** The account whose credentials registered the client (POST /sandbox/oauth-clients). */
+    accountId: string;
   };
   /** Whether the token response is also POSTed to the redirect URI (production's documented behaviour). */
   postTokenToRedirectUri: boolean;
@@ -135,6 +137,8 @@ export interface RefreshTokenRecord {
   userId: string;
   accountId: string;
   grantId: string;
+  /** The redirect URI of the grant; refreshed token responses are delivered there too. */
+  redirectUri: string;
   createdAt: string;
   revokedAt: string | null;
 }
@@ -164,6 +168,8 @@ export interface AlertRecord {
   flowGpm: number;
   /** Set when a leak alert is replaced by escalation, so it stays out of `alerts` without an end notification. */
   supersededBy?: string;
+  /** Set on a superseded low leak when the high leak ended and the low one resumed as this new alert. */
+  continuedBy?: string;
 }
 
 export type DeliveryKind = 'confirmation' | 'alert' | 'token' | 'receiver_check';
@@ -195,6 +201,12 @@ export interface DeliveryRecord {
   nextAttemptAt: string | null;
   /** Virtual time (account clock) at which the next attempt falls due, in ms since epoch. */
   dueAtMs: number | null;
+  /** The delivery this one sends again (POST /sandbox/deliveries/{id}/redeliver). */
+  redeliveryOf?: string;
+  /** Not attempted before this delivery has had its first attempt (the receiver check waits for the confirmation). */
+  afterDeliveryId?: string;
+  /** Why the delivery ended without its attempts deciding it, e.g. its subscription was deleted. */
+  note?: string;
 }
 
 export interface ClockRecord {
@@ -210,11 +222,21 @@ export interface FaultRecord {
   accountId: string;
   method: string | null;
   path: string | null;
-  status: number;
+  /** null: a latency-only fault, the request then proceeds normally. */
+  status: number | null;
   body: unknown;
   delayMs: number;
   remaining: number | null;
   createdAt: string;
+}
+
+/** A per-account fixed-window rate limit on /v1, set through /sandbox/faults. */
+export interface RateLimitRecord {
+  accountId: string;
+  requests: number;
+  perSeconds: number;
+  windowStartMs: number;
+  count: number;
 }
 
 export interface JournalEntry {
@@ -238,7 +260,8 @@ export interface ScenarioRunRecord {
   nextStep: number;
   totalSteps: number;
   state: 'running' | 'completed' | 'failed';
-  log: { step: number; atMs: number; action: string; result: string }[];
+  /** Applied steps: `atMs` is the virtual time it ran, `dueAtMs` when it was due; a failed step has `ok: false`. */
+  log: { step: number; atMs: number; dueAtMs: number; action: string; ok: boolean; result: string }[];
   /** Alerts started by this run, by the step's `alert` label. */
   alertIds: Record<string, string>;
 }
@@ -260,8 +283,11 @@ export interface Data {
   deliveries: DeliveryRecord[];
   clocks: ClockRecord[];
   faults: FaultRecord[];
+  rateLimits: RateLimitRecord[];
   journal: JournalEntry[];
   runs: ScenarioRunRecord[];
+  /** Signs login-session cookies; generated on first use and kept so sessions survive restarts. */
+  sessionSecret: string | null;
 }
 
 export const emptyData = (): Data => ({
@@ -281,8 +307,10 @@ export const emptyData = (): Data => ({
   deliveries: [],
   clocks: [],
   faults: [],
+  rateLimits: [],
   journal: [],
   runs: [],
+  sessionSecret: null,
 });
 
 export type DeepReadonly<T> = T extends (infer U)[]

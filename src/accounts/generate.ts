@@ -1,0 +1,72 @@
+import { en, en_US, Faker } from '@faker-js/faker';
+
+import type { Ids } from '../core/ids.js';
+import { hashPassword } from '../core/passwords.js';
+import type { AccountRecord, ApiKeyRecord, LocationRecord, UserRecord } from '../store/data.js';
+
+/** Zones for generated locations: mostly US zones with daylight saving time, and Phoenix without. */
+const TIME_ZONES = ['America/New_York', 'America/Chicago', 'America/Denver', 'America/Los_Angeles', 'America/Phoenix'];
+const PLACE_KINDS = ['Home', 'House', 'Cottage', 'Apartment', 'Cabin', 'Duplex'];
+
+export interface GeneratedAccount {
+  account: AccountRecord;
+  user: UserRecord;
+  apiKey: ApiKeyRecord;
+  password: string;
+}
+
+/**
+ * A fresh account for POST /sandbox/accounts. Names, time zones, install dates and usage
+ * profiles come from faker seeded with `seed`, so the same seed describes the same household;
+ * ids and secrets are random (two accounts made with one seed must not collide).
+ */
+export async function generateAccount(input: { seed: number; locationCount: number; name?: string }, ids: Ids, now: Date): Promise<GeneratedAccount> {
+  const faker = new Faker({ locale: [en_US, en] });
+  faker.seed(input.seed);
+  const accountId = ids.uuid();
+  const lastName = faker.person.lastName();
+  const locations: LocationRecord[] = Array.from({ length: input.locationCount }, (_, index) => {
+    const street = faker.location.street();
+    const installYearsAgo = faker.number.int({ min: 1, max: 4 });
+    const installDate = new Date(Date.UTC(now.getUTCFullYear() - installYearsAgo, faker.number.int({ min: 0, max: 11 }), faker.number.int({ min: 1, max: 28 })));
+    const irrigated = faker.datatype.boolean({ probability: 0.5 });
+    return {
+      locationId: ids.uuid(),
+      accountId,
+      name: `${street} ${faker.helpers.arrayElement(PLACE_KINDS)}`,
+      homeAway: 'home',
+      // The first two locations are in different zones, as the demo account's are.
+      timeZone: TIME_ZONES[(faker.number.int({ min: 0, max: TIME_ZONES.length - 1 }) + index) % TIME_ZONES.length]!,
+      installDate: installDate.toISOString().slice(0, 10),
+      profile: {
+        householdSize: faker.number.int({ min: 1, max: 6 }),
+        ...(irrigated
+          ? { irrigation: { months: [5, 6, 7, 8, 9], startHour: faker.number.int({ min: 4, max: 6 }), gallonsPerDay: faker.number.int({ min: 60, max: 220 }), weekdays: [1, 3, 5] } }
+          : {}),
+      },
+      devices: [{ deviceId: ids.uuid(), type: 'monitor', connected: true, calibrated: true }],
+    };
+  });
+  const password = ids.secret(12);
+  const user: UserRecord = {
+    userId: ids.uuid(),
+    accountId,
+    // The random part keeps e-mails unique however many accounts share a seed.
+    email: `${faker.internet.username({ lastName }).toLowerCase().replace(/[^a-z0-9._-]/g, '')}.${ids.secret(4).toLowerCase().replace(/[^a-z0-9]/g, '')}@sandbox.example`,
+    name: `${faker.person.firstName()} ${lastName}`,
+    passwordHash: await hashPassword(password),
+  };
+  return {
+    account: {
+      accountId,
+      name: input.name ?? `${lastName} Household`,
+      origin: 'generated',
+      initialLocations: structuredClone(locations),
+      createdAt: now.toISOString(),
+    },
+    user,
+    // About 54 URL-safe characters, like production's keys.
+    apiKey: { apiKey: `sbx_${ids.secret(38)}`, accountId },
+    password,
+  };
+}

@@ -1,0 +1,200 @@
+import request from 'supertest';
+
+import { JOURNAL_LIMIT_PER_ACCOUNT } from '../../src/journal/journal.js';
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY } from '../helpers/demo.js';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await buildTestApp();
+});
+
+const LOCATION_KEYS = ['alerts', 'devices', 'homeAway', 'locationId', 'name', 'subscriptionIds'];
+
+describe('POST /sandbox/accounts', () => {
+  it('creates an isolated account whose API key works at once', async () => {
+    const res = await request(t.app).post('/sandbox/accounts').send({ seed: 7, locations: 3 }).expect(201);
+    expect(res.body).toMatchObject({ seed: 7, user: { email: expect.stringContaining('@'), password: expect.any(String) } });
+    expect(res.body.apiKey.length).toBeGreaterThanOrEqual(40);
+    expect(res.body.locations).toHaveLength(3);
+    for (const location of res.body.locations) expect(Object.keys(location).sort()).toEqual(LOCATION_KEYS);
+
+    const own = await request(t.app).get('/v1/locations').set(bearer(res.body.apiKey)).expect(200);
+    expect(own.body.locations.map((l: { locationId: string }) => l.locationId)).toEqual(res.body.locations.map((l: { locationId: string }) => l.locationId));
+    await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(res.body.apiKey)).expect(404);
+    await request(t.app).get(`/v1/locations/${res.body.locations[0].locationId}`).set(bearer(DEMO_API_KEY)).expect(404);
+  });
+
+  it('describes the same household for the same seed, with different ids and secrets', async () => {
+    const a = (await request(t.app).post('/sandbox/accounts').send({ seed: 11 }).expect(201)).body;
+    const b = (await request(t.app).post('/sandbox/accounts').send({ seed: 11 }).expect(201)).body;
+    expect(a.name).toBe(b.name);
+    expect(a.locations.map((l: { name: string }) => l.name)).toEqual(b.locations.map((l: { name: string }) => l.name));
+    expect(a.apiKey).not.toBe(b.apiKey);
+    expect(a.user.email).not.toBe(b.user.email);
+    expect(a.locations[0].locationId).not.toBe(b.locations[0].locationId);
+  });
+
+  it.each([
+    [{ locations: 0 }, 'locations'],
+    [{ locations: 11 }, 'locations'],
+    [{ seed: -1 }, 'seed'],
+    [{ seed: 'x' }, 'seed'],
+    [{ name: '' }, 'name'],
+    [{ colour: 'blue' }, 'colour'],
+  ])('refuses %j naming %s', async (body, parameter) => {
+    const res = await request(t.app).post('/sandbox/accounts').send(body).expect(400);
+    expect(res.body.parameter).toBe(parameter);
+  });
+
+  it('requires the admin token when ADMIN_TOKEN is set', async () => {
+    const guarded = await buildTestApp({ env: { ADMIN_TOKEN: 'let-me-in' } });
+    await request(guarded.app).post('/sandbox/accounts').send({}).expect(401);
+    await request(guarded.app).post('/sandbox/accounts').set(bearer('wrong')).send({}).expect(403);
+    await request(guarded.app).post('/sandbox/accounts').set(bearer('let-me-in')).send({}).expect(201);
+    await request(guarded.app).get('/sandbox/admin/accounts').set(bearer(DEMO_API_KEY)).expect(403);
+    await request(guarded.app).get('/sandbox/admin/accounts').set(bearer('let-me-in')).expect(200);
+  });
+});
+
+describe('resets', () => {
+  it('POST /sandbox/reset puts only the calling account back to its initial state', async () => {
+    await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).send({ homeAway: 'away' }).expect(200);
+    await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: 'https://example.com/h' }).expect(200);
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/subscriptions', status: 500 }).expect(201);
+    const other = await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY));
+    await request(t.app).put(`/v1/locations/${other.body.locations[0].locationId}`).set(bearer(OTHER_API_KEY)).send({ homeAway: 'away' }).expect(200);
+
+    const res = await request(t.app).post('/sandbox/reset').set(bearer(DEMO_API_KEY)).expect(200);
+    expect(res.body.locations).toHaveLength(DEMO_LOCATIONS.length);
+
+    const location = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY));
+    expect(location.body).toMatchObject({ homeAway: 'home', subscriptionIds: [] });
+    await request(t.app).get('/v1/subscriptions').set(bearer(DEMO_API_KEY)).expect(200);
+    const journal = await request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY));
+    // Only the reset call itself and what came after it remain.
+    expect(journal.body.requests.map((r: { path: string }) => r.path)).toEqual(['/v1/subscriptions', `/v1/locations/${DEMO_LOCATION_ID}`, '/sandbox/reset']);
+    const otherAfter = await request(t.app).get(`/v1/locations/${other.body.locations[0].locationId}`).set(bearer(OTHER_API_KEY));
+    expect(otherAfter.body.homeAway).toBe('away');
+  });
+
+  it('POST /sandbox/admin/reset puts every account back to the fixtures and drops generated ones', async () => {
+    const created = (await request(t.app).post('/sandbox/accounts').send({}).expect(201)).body;
+    await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).send({ homeAway: 'away' }).expect(200);
+    await request(t.app).post('/sandbox/admin/reset').expect(200);
+    await request(t.app).get('/v1/locations').set(bearer(created.apiKey)).expect(403);
+    const location = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY));
+    expect(location.body.homeAway).toBe('home');
+    const accounts = await request(t.app).get('/sandbox/admin/accounts').expect(200);
+    expect(accounts.body.accounts.map((a: { origin: string }) => a.origin)).toEqual(['fixture', 'fixture']);
+  });
+});
+
+describe('GET /sandbox/requests', () => {
+  it("lists the account's requests newest first, with method, path, query, status and time, and filters them", async () => {
+    await request(t.app).get('/v1/locations?perPage=1').set(bearer(DEMO_API_KEY)).expect(200);
+    await request(t.app).get('/v1/locations/nope').set(bearer(DEMO_API_KEY)).expect(404);
+    await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY)).expect(200);
+    const res = await request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY)).expect(200);
+    expect(res.body.requests).toEqual([
+      expect.objectContaining({ method: 'GET', path: '/v1/locations/nope', status: 404, time: expect.any(String) }),
+      expect.objectContaining({ method: 'GET', path: '/v1/locations', query: { perPage: '1' }, status: 200, auth: 'api_key' }),
+    ]);
+    const only404 = await request(t.app).get('/sandbox/requests?status=404').set(bearer(DEMO_API_KEY)).expect(200);
+    expect(only404.body.requests).toHaveLength(1);
+    await request(t.app).get('/sandbox/requests?limit=0').set(bearer(DEMO_API_KEY)).expect(400);
+  });
+
+  it('keeps a bounded number of entries per account', async () => {
+    for (let i = 0; i < JOURNAL_LIMIT_PER_ACCOUNT + 5; i++) await request(t.app).get(`/v1/locations?page=${i + 1}`).set(bearer(DEMO_API_KEY));
+    expect(t.store.read((d) => d.journal.filter((e) => e.accountId === DEMO_ACCOUNT_ID).length)).toBe(JOURNAL_LIMIT_PER_ACCOUNT);
+    const res = await request(t.app).get('/sandbox/requests?limit=1').set(bearer(DEMO_API_KEY));
+    expect(res.body.requests[0].query).toEqual({ page: String(JOURNAL_LIMIT_PER_ACCOUNT + 5) });
+  });
+});
+
+describe('POST /sandbox/tokens/expire', () => {
+  const token = (accessToken: string, accountId = DEMO_ACCOUNT_ID) => ({
+    accessToken,
+    clientId: 'demo-client',
+    userId: 'u',
+    accountId,
+    expiresAt: new Date(t.clock.now().getTime() + 3_600_000).toISOString(),
+    revokedAt: null,
+    grantId: 'g',
+  });
+
+  it('expires every access token of the account now, or just one', async () => {
+    await t.store.write((d) => void d.accessTokens.push(token('token-one'), token('token-two')));
+    await request(t.app).get('/v1/locations').set(bearer('token-one')).expect(200);
+    const one = await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).send({ accessToken: 'token-one' }).expect(200);
+    expect(one.body).toEqual({ expired: 1 });
+    const refused = await request(t.app).get('/v1/locations').set(bearer('token-one')).expect(403);
+    expect(refused.body.error).toBe('token_expired');
+    await request(t.app).get('/v1/locations').set(bearer('token-two')).expect(200);
+    const all = await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).expect(200);
+    expect(all.body).toEqual({ expired: 1 });
+    await request(t.app).get('/v1/locations').set(bearer('token-two')).expect(403);
+  });
+
+  it("refuses another account's token with 404", async () => {
+    await t.store.write((d) => void d.accessTokens.push(token('foreign', 'someone-else')));
+    await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).send({ accessToken: 'foreign' }).expect(404);
+  });
+});
+
+describe('/sandbox/faults', () => {
+  it('fails the next matching request the given number of times, with the given status and body', async () => {
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ method: 'GET', path: '/v1/locations', status: 503, body: { message: 'down' }, times: 2 }).expect(201);
+    await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200);
+    for (let i = 0; i < 2; i++) {
+      const res = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
+      expect(res.body).toEqual({ message: 'down' });
+    }
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
+  });
+
+  it('matches path prefixes ending in *, only for the account that set them', async () => {
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/locations/*', status: 500, times: null }).expect(201);
+    await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY)).expect(200);
+    const res = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(500);
+    expect(res.body).toMatchObject({ error: 'injected_fault', message: expect.any(String) });
+    await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(500);
+    await request(t.app).delete('/sandbox/faults').set(bearer(DEMO_API_KEY)).expect(200);
+    await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200);
+  });
+
+  it('adds latency without failing when only delayMs is given', async () => {
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ delayMs: 5 }).expect(201);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
+    const left = await request(t.app).get('/sandbox/faults').set(bearer(DEMO_API_KEY));
+    expect(left.body.faults).toEqual([]);
+  });
+
+  it('enforces a per-account rate limit with 429 and a Retry-After that follows the clock', async () => {
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ rateLimit: { requests: 2, perSeconds: 60 } }).expect(201);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
+    t.clock.advance(15_000);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
+    const limited = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(429);
+    expect(limited.headers['retry-after']).toBe('45');
+    expect(limited.body.error).toBe('rate_limited');
+    await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY)).expect(200);
+    t.clock.advance(45_000);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
+  });
+
+  it.each([
+    [{}, 'status'],
+    [{ status: 200 }, 'status'],
+    [{ status: 500, path: 'locations' }, 'path'],
+    [{ status: 500, method: 'FETCH' }, 'method'],
+    [{ status: 500, times: 0 }, 'times'],
+    [{ status: 500, delayMs: 600000 }, 'delayMs'],
+    [{ status: 500, colour: 'red' }, 'colour'],
+    [{ rateLimit: { requests: 0, perSeconds: 1 } }, 'rateLimit.requests'],
+  ])('refuses %j naming %s', async (body, parameter) => {
+    const res = await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send(body).expect(400);
+    expect(res.body.parameter).toBe(parameter);
+  });
+});
