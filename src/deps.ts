@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoIds, type Ids } from './core/ids.js';
 import { createJsonLogger, type Logger } from './core/logger.js';
+import type { ScenarioCatalog } from './scenarios/schema.js';
 import type { FixtureSet } from './store/fixtures.js';
 import type { Store } from './store/store.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
@@ -18,6 +19,8 @@ export interface Deps {
   store: Store;
   logger: Logger;
   fixtures: FixtureSet;
+  /** The scenario files of SCENARIOS_DIR, loaded and validated at start-up. */
+  scenarios: ScenarioCatalog;
   sender: WebhookSender;
   dispatcher: Dispatcher;
   /** Base URL for confirmation URLs and redirects; main.ts fills it in once the port is known. */
@@ -29,6 +32,7 @@ export interface DepsOverrides {
   ids?: Ids;
   logger?: Logger;
   sender?: WebhookSender;
+  scenarios?: ScenarioCatalog;
 }
 
 export function buildDeps(config: Config, store: Store, fixtures: FixtureSet, overrides: DepsOverrides = {}): Deps {
@@ -47,6 +51,7 @@ export function buildDeps(config: Config, store: Store, fixtures: FixtureSet, ov
     store,
     logger,
     fixtures,
+    scenarios: overrides.scenarios ?? new Map(),
     sender,
     dispatcher,
     urls: { publicUrl: config.publicUrl ?? `${scheme}://localhost:${config.port}` },

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createJsonLogger } from './core/logger.js';
+import { ScenarioError } from './scenarios/catalog.js';
 import { startSandbox } from './server.js';
 import { FixtureError } from './store/fixtures.js';
 import { StoreFileError } from './store/lowdb-store.js';
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof FixtureError || error instanceof StoreFileError;
+  const known = error instanceof ConfigError || error instanceof FixtureError || error instanceof StoreFileError || error instanceof ScenarioError;
   const detail = known ? (error as Error).message : ((error as Error).stack ?? String(error));
   process.stderr.write(`water-sandbox failed to start.\n${detail}\n`);
   process.exitCode = 1;

@@ -11,6 +11,9 @@ import { createJsonLogger } from './core/logger.js';
 import { buildDeps, type Deps, type DepsOverrides } from './deps.js';
 import { createApp } from './http/app.js';
 import { loadTls } from './http/tls.js';
+import { loadScenarios } from './scenarios/catalog.js';
+import { runDueSteps } from './scenarios/runner.js';
+import { resolveStartupRun, startStartupRun } from './scenarios/startup.js';
 import { loadFixtures } from './store/fixtures.js';
 import { openStore } from './store/lowdb-store.js';
 
@@ -33,8 +36,10 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createJsonLogger(config.logLevel);
   const fixtures = await loadFixtures(config.fixturesDir);
+  const scenarios = overrides.scenarios ?? (await loadScenarios(config.scenariosDir));
   const { store, seeded } = await openStore(config.dataFile, () => buildInitialData(fixtures, clock.now()));
-  const deps = buildDeps(config, store, fixtures, { ...overrides, clock, logger });
+  const deps = buildDeps(config, store, fixtures, { ...overrides, clock, logger, scenarios });
+  const startupRun = config.startupScenario ? resolveStartupRun(deps, config.startupScenario) : null;
   const app = createApp(deps);
 
   const certDir = config.dataFile === ':memory:' ? join(tmpdir(), 'water-sandbox') : dirname(config.dataFile);
@@ -61,14 +66,22 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
     ...(tls ? { tlsCertificate: tls.certFile } : {}),
   });
 
+  if (startupRun) await startStartupRun(deps, startupRun);
+
   // Retries fall due on the accounts' clocks; this interval is what notices them in real time.
-  const dispatchTimer = setInterval(() => void deps.dispatcher.runDue(), DISPATCH_INTERVAL_MS);
+  // The same interval applies scenario steps as the accounts' running clocks pass them.
+  const dispatchTimer = setInterval(() => {
+    void deps.dispatcher.runDue();
+    void runDueSteps(deps);
+  }, DISPATCH_INTERVAL_MS);
   dispatchTimer.unref();
 
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       clearInterval(dispatchTimer);
+      // Attempts under way finish; nothing new starts.
+      deps.dispatcher.stop();
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       force.unref();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

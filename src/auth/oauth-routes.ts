@@ -1,13 +1,308 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 
+import { accountNowMs, clockRecordOf } from '../clock/account-clock.js';
+import { conflict, oauthError } from '../core/errors.js';
+import { hashPassword, verifyPassword } from '../core/passwords.js';
 import type { Deps } from '../deps.js';
+import { authOf } from '../http/request-context.js';
+import { allowOnly } from '../http/routing.js';
+import type { Data, DeepReadonly, UserRecord } from '../store/data.js';
+import { authenticateClient, findClient, secretsEqual, type Client } from './clients.js';
+import { renderErrorPage, renderLoginPage, type AuthorizationRequest } from './login-page.js';
+import { clientFromRegistration, parseRegistration, presentRegisteredClient } from './registration.js';
+import { loginSession, SESSION_COOKIE } from './session.js';
+import { deliverTokenResponse } from './token-delivery.js';
+import { codeProblem, issueCode, issueTokens, pruneGrants, refreshProblem, revokeGrant, type NowOf, type TokenResponse } from './tokens.js';
 
-/** The authorization host: /login, /oauth2/token, /logout (built by the OAuth issue). */
-export function oauthRouter(_deps: Deps): Router {
-  return Router({ strict: true });
+type Params = Record<string, unknown>;
+
+/** One form or query parameter: its text, absent, or a problem (given twice, or not text). */
+function readParam(params: Params, name: string): { value?: string; problem?: string } {
+  const value = params[name];
+  if (value === undefined) return {};
+  if (typeof value !== 'string') return { problem: `${name} must be given once, as text` };
+  return { value };
 }
 
-/** /sandbox/oauth-clients (built by the OAuth issue). */
-export function oauthSandboxRouter(_deps: Deps): Router {
-  return Router({ strict: true });
+function sendHtml(res: Response, status: number, body: string): void {
+  res
+    .status(status)
+    .set({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      // No form-action: Chrome applies it to the redirect that follows the form, which leaves the origin.
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+      'X-Frame-Options': 'DENY',
+      'Referrer-Policy': 'no-referrer',
+    })
+    .send(body);
+}
+
+type ParsedRequest = { ok: true; client: Client; request: AuthorizationRequest } | { ok: false; title: string; message: string };
+
+/**
+ * Checks an authorization request (RFC 6749 section 4.1.1). Any problem is shown on an error
+ * page, never redirected: an unknown client or unregistered redirect_uri cannot be trusted
+ * with a redirect (section 4.1.2.1), and production shows a page for a bad response_type too.
+ */
+function parseAuthorizationRequest(deps: Deps, params: Params): ParsedRequest {
+  const fail = (title: string, message: string): ParsedRequest => ({ ok: false, title, message });
+  const fields = {
+    clientId: readParam(params, 'client_id'),
+    redirectUri: readParam(params, 'redirect_uri'),
+    responseType: readParam(params, 'response_type'),
+    state: readParam(params, 'state'),
+  };
+  for (const field of Object.values(fields)) if (field.problem) return fail('Invalid sign-in request', field.problem);
+  const clientId = fields.clientId.value;
+  if (clientId === undefined || clientId === '') return fail('Invalid sign-in request', 'client_id is missing: the sign-in link must carry the client_id of a registered application');
+  const client = deps.store.read((d) => findClient(d, clientId));
+  if (!client) return fail('Unknown application', `No application is registered with client_id ${JSON.stringify(clientId)}`);
+  const redirectUri = fields.redirectUri.value;
+  if (redirectUri === undefined || redirectUri === '') {
+    return fail('Invalid sign-in request', `redirect_uri is missing: give one of the redirect URIs registered for ${client.applicationName}`);
+  }
+  if (!client.redirectUris.includes(redirectUri)) {
+    // SANDBOX: the page lists the registered URIs to help partners fix their configuration.
+    return fail(
+      'Redirect URI not registered',
+      `redirect_uri ${JSON.stringify(redirectUri)} is not registered for ${client.applicationName}; registered: ${client.redirectUris.join(', ')}`,
+    );
+  }
+  const responseType = fields.responseType.value;
+  if (responseType !== 'code') {
+    return fail(
+      'Unsupported response type',
+      `response_type must be "code" (the authorization-code flow); ${responseType === undefined ? 'it is missing' : `got ${JSON.stringify(responseType)}`}`,
+    );
+  }
+  return { ok: true, client, request: { clientId, redirectUri, state: fields.state.value ?? null } };
+}
+
+function loginUrl(request: AuthorizationRequest): string {
+  const query = new URLSearchParams({ response_type: 'code', client_id: request.clientId, redirect_uri: request.redirectUri });
+  if (request.state !== null) query.set('state', request.state);
+  return `/login?${query.toString()}`;
+}
+
+const sessionCall = (fn: (done: (err?: unknown) => void) => void): Promise<void> =>
+  new Promise((resolve, reject) => fn((err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve())));
+
+/** The account clock's now, computed inside a store change (where the store must not be re-entered). */
+const nowOfData = (deps: Deps, data: DeepReadonly<Data>): NowOf => (accountId) => accountNowMs(deps.clock, clockRecordOf(data, accountId));
+
+/** The authorization host: /login, /oauth2/token, /logout. */
+export function oauthRouter(deps: Deps): Router {
+  const router = Router({ strict: true });
+  const session = loginSession(deps);
+  // Compared against when the e-mail is unknown, so a wrong e-mail takes as long as a wrong password.
+  let unknownUserHash: Promise<string> | undefined;
+
+  const signedInUser = (req: Request): DeepReadonly<UserRecord> | undefined => {
+    const userId = req.session.userId;
+    return userId === undefined ? undefined : deps.store.read((d) => d.users.find((u) => u.userId === userId));
+  };
+
+  const redirectWithCode = async (res: Response, request: AuthorizationRequest, user: DeepReadonly<UserRecord>): Promise<void> => {
+    const code = deps.ids.secret(32);
+    const nowMs = deps.clocks.now(user.accountId).getTime();
+    await deps.store.write((d) => {
+      pruneGrants(d, nowOfData(deps, d));
+      issueCode(d, { code, clientId: request.clientId, redirectUri: request.redirectUri, userId: user.userId, accountId: user.accountId, nowMs, ttlSeconds: deps.config.authorizationCodeTtlSeconds });
+    });
+    const target = new URL(request.redirectUri);
+    target.searchParams.set('code', code);
+    if (request.state !== null) target.searchParams.set('state', request.state);
+    res.set('Cache-Control', 'no-store').redirect(302, target.toString());
+  };
+
+  const showForm = (req: Request, res: Response, status: number, client: Client, request: AuthorizationRequest, extra: { email?: string; error?: string } = {}): void => {
+    req.session.csrfToken ??= deps.ids.secret(24);
+    sendHtml(res, status, renderLoginPage({ applicationName: client.applicationName, request, csrfToken: req.session.csrfToken, ...extra }));
+  };
+
+  router.get('/login', session, async (req, res) => {
+    const parsed = parseAuthorizationRequest(deps, req.query);
+    if (!parsed.ok) return sendHtml(res, 400, renderErrorPage(parsed.title, parsed.message));
+    // A browser that is already signed in goes straight back, as with a hosted login.
+    const user = signedInUser(req);
+    if (user) return redirectWithCode(res, parsed.request, user);
+    showForm(req, res, 200, parsed.client, parsed.request);
+  });
+
+  router.post('/login', session, async (req, res) => {
+    const body = (req.body ?? {}) as Params;
+    const parsed = parseAuthorizationRequest(deps, body);
+    if (!parsed.ok) return sendHtml(res, 400, renderErrorPage(parsed.title, parsed.message));
+    const { client, request } = parsed;
+    const csrf = readParam(body, 'csrf_token').value;
+    const expected = req.session.csrfToken;
+    if (csrf === undefined || expected === undefined || !secretsEqual(csrf, expected)) {
+      return sendHtml(
+        res,
+        403,
+        renderErrorPage('Sign-in form expired', 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); open the sign-in page again.', loginUrl(request)),
+      );
+    }
+    const email = readParam(body, 'email').value?.trim() ?? '';
+    const password = readParam(body, 'password').value ?? '';
+    // 422, as form frameworks answer a refused submission: the page is the form again, and scripts can tell it failed.
+    if (email === '' || password === '') return showForm(req, res, 422, client, request, { email, error: 'Enter your e-mail address and your password.' });
+    const user = deps.store.read((d) => d.users.find((u) => u.email === email.toLowerCase()));
+    unknownUserHash ??= hashPassword(deps.ids.secret(16));
+    const valid = await verifyPassword(password, user?.passwordHash ?? (await unknownUserHash));
+    if (!user || !valid) return showForm(req, res, 422, client, request, { email, error: 'The e-mail address or the password is not correct.' });
+    // A new session id at sign-in, so an id planted before it is worth nothing (session fixation).
+    await sessionCall((done) => req.session.regenerate(done));
+    req.session.userId = user.userId;
+    req.session.csrfToken = deps.ids.secret(24);
+    await sessionCall((done) => req.session.save(done));
+    await redirectWithCode(res, request, user);
+  });
+  allowOnly(router, '/login', ['GET', 'POST']);
+
+  router.get('/logout', session, async (req, res) => {
+    const clientId = readParam(req.query, 'client_id');
+    const logoutUri = readParam(req.query, 'logout_uri');
+    const problem = clientId.problem ?? logoutUri.problem;
+    if (problem) return sendHtml(res, 400, renderErrorPage('Invalid sign-out request', problem));
+    if (!clientId.value) return sendHtml(res, 400, renderErrorPage('Invalid sign-out request', 'client_id is missing: the sign-out link must carry the client_id of a registered application'));
+    const id = clientId.value;
+    const client = deps.store.read((d) => findClient(d, id));
+    if (!client) return sendHtml(res, 400, renderErrorPage('Unknown application', `No application is registered with client_id ${JSON.stringify(id)}`));
+    if (!logoutUri.value) {
+      return sendHtml(res, 400, renderErrorPage('Invalid sign-out request', `logout_uri is missing: give one of the sign-out URIs registered for ${client.applicationName}`));
+    }
+    if (!client.signOutUris.includes(logoutUri.value)) {
+      const registered = client.signOutUris.length > 0 ? `registered: ${client.signOutUris.join(', ')}` : 'it has no sign-out URI registered';
+      return sendHtml(res, 400, renderErrorPage('Sign-out URI not registered', `logout_uri ${JSON.stringify(logoutUri.value)} is not registered for ${client.applicationName}; ${registered}`));
+    }
+    await sessionCall((done) => req.session.destroy(done));
+    res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: deps.config.tls.mode !== 'off' });
+    res.set('Cache-Control', 'no-store').redirect(302, logoutUri.value);
+  });
+  allowOnly(router, '/logout', ['GET']);
+
+  router.post('/oauth2/token', async (req, res) => {
+    res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    if (!req.is('application/x-www-form-urlencoded')) {
+      throw oauthError('invalid_request', 'The token request must have an application/x-www-form-urlencoded body with grant_type and its parameters (RFC 6749 section 4.1.3)');
+    }
+    const body = (req.body ?? {}) as Params;
+    // RFC 6749 section 3.2: parameters must not be repeated.
+    const param = (name: string): string | undefined => {
+      const { value, problem } = readParam(body, name);
+      if (problem) throw oauthError('invalid_request', problem);
+      return value;
+    };
+    const client = deps.store.read((d) => authenticateClient(d, req.headers.authorization, { clientId: param('client_id'), clientSecret: param('client_secret') }));
+    const grantType = param('grant_type');
+    let issued: { response: TokenResponse; accountId: string; redirectUri: string };
+    if (grantType === 'authorization_code') issued = await exchangeCode(deps, client, param('code'), param('redirect_uri'));
+    else if (grantType === 'refresh_token') issued = await refresh(deps, client, param('refresh_token'));
+    else if (grantType === undefined) throw oauthError('invalid_request', 'grant_type is missing: use authorization_code or refresh_token');
+    else throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(grantType)} is not supported; use authorization_code or refresh_token`);
+    await deliverTokenResponse(deps, { accountId: issued.accountId, client, redirectUri: issued.redirectUri, response: issued.response });
+    res.json(issued.response);
+  });
+  allowOnly(router, '/oauth2/token', ['POST']);
+
+  return router;
+}
+
+async function exchangeCode(
+  deps: Deps,
+  client: Client,
+  code: string | undefined,
+  redirectUri: string | undefined,
+): Promise<{ response: TokenResponse; accountId: string; redirectUri: string }> {
+  if (code === undefined) throw oauthError('invalid_request', 'code is required with grant_type=authorization_code');
+  if (redirectUri === undefined) throw oauthError('invalid_request', 'redirect_uri is required: the same redirect_uri as in the authorization request');
+  const record = deps.store.read((d) => d.authorizationCodes.find((c) => c.code === code));
+  if (!record) throw oauthError('invalid_grant', 'The code is not valid: it is unknown, or so old that it was forgotten');
+  const nowMs = deps.clocks.now(record.accountId).getTime();
+  if (record.usedAt !== null) {
+    // RFC 6749 section 4.1.2: a code is single-use; a second use revokes what the first one issued.
+    const grantId = record.code;
+    await deps.store.write((d) => revokeGrant(d, grantId, new Date(nowMs).toISOString()));
+    throw oauthError('invalid_grant', `The code was already used at ${record.usedAt}; codes are single-use, so the tokens issued from it are now revoked`);
+  }
+  const problem = codeProblem(record, { clientId: client.clientId, redirectUri, nowMs });
+  if (problem) throw problem;
+  const { userId, accountId } = record;
+  if (!deps.store.read((d) => d.users.some((u) => u.userId === userId))) throw oauthError('invalid_grant', 'The user who signed in no longer exists');
+  const tokens = { accessToken: deps.ids.secret(32), refreshToken: deps.ids.secret(32) };
+  // Checked and spent in one synchronous step: no other request can use the code in between.
+  const response = await deps.store.write((d) => {
+    const stored = d.authorizationCodes.find((c) => c.code === code);
+    if (stored) stored.usedAt = new Date(nowMs).toISOString();
+    pruneGrants(d, nowOfData(deps, d));
+    return issueTokens(d, { ...tokens, clientId: client.clientId, userId, accountId, grantId: code, redirectUri, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds });
+  });
+  return { response, accountId, redirectUri };
+}
+
+/**
+ * Refresh with rotation: each refresh returns a new refresh token and spends the one sent.
+ * Sending a spent one again means two parties hold it, so the whole grant is revoked (OAuth 2.0
+ * Security BCP, RFC 9700 section 4.14.2). The access tokens issued before stay valid until they expire.
+ */
+async function refresh(deps: Deps, client: Client, refreshToken: string | undefined): Promise<{ response: TokenResponse; accountId: string; redirectUri: string }> {
+  if (refreshToken === undefined) throw oauthError('invalid_request', 'refresh_token is required with grant_type=refresh_token');
+  const record = deps.store.read((d) => d.refreshTokens.find((t) => t.refreshToken === refreshToken));
+  if (!record) throw oauthError('invalid_grant', 'The refresh_token is not valid: it is unknown, or so old that it was forgotten');
+  const nowMs = deps.clocks.now(record.accountId).getTime();
+  if (record.revokedAt !== null && record.clientId === client.clientId) {
+    const { grantId, revokedAt } = record;
+    await deps.store.write((d) => revokeGrant(d, grantId, new Date(nowMs).toISOString()));
+    throw oauthError(
+      'invalid_grant',
+      `The refresh_token was already used or revoked at ${revokedAt}; each refresh returns a new refresh_token, and reusing a spent one revokes every token of the grant: sign in again`,
+    );
+  }
+  const problem = refreshProblem(record, { clientId: client.clientId, nowMs });
+  if (problem) throw problem;
+  const { userId, accountId, grantId, redirectUri } = record;
+  if (!deps.store.read((d) => d.users.some((u) => u.userId === userId))) throw oauthError('invalid_grant', 'The user who signed in no longer exists');
+  const tokens = { accessToken: deps.ids.secret(32), refreshToken: deps.ids.secret(32) };
+  const response = await deps.store.write((d) => {
+    const stored = d.refreshTokens.find((t) => t.refreshToken === refreshToken);
+    if (stored) stored.revokedAt = new Date(nowMs).toISOString();
+    pruneGrants(d, nowOfData(deps, d));
+    return issueTokens(d, { ...tokens, clientId: client.clientId, userId, accountId, grantId, redirectUri, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds });
+  });
+  return { response, accountId, redirectUri };
+}
+
+/** /sandbox/oauth-clients: register an OAuth client, list the account's clients. */
+export function oauthSandboxRouter(deps: Deps): Router {
+  const router = Router({ strict: true });
+
+  router.post('/oauth-clients', async (req, res) => {
+    const { accountId } = authOf(res);
+    const registration = parseRegistration(req.body);
+    const chosenId = registration.clientId;
+    if (chosenId !== undefined && deps.store.read((d) => findClient(d, chosenId))) {
+      throw conflict('client_id_taken', `A client with clientId ${JSON.stringify(chosenId)} already exists; choose another or leave clientId out to get a generated one`);
+    }
+    const record = clientFromRegistration(registration, {
+      clientId: chosenId ?? deps.ids.secret(18),
+      clientSecret: registration.clientSecret ?? deps.ids.secret(32),
+      accountId,
+      now: deps.clocks.now(accountId),
+    });
+    await deps.store.write((d) => {
+      d.oauthClients.push(record);
+    });
+    res.status(201).json(presentRegisteredClient(record));
+  });
+
+  router.get('/oauth-clients', (_req, res) => {
+    const { accountId } = authOf(res);
+    const clients = deps.store.read((d) => d.oauthClients.filter((c) => c.registration?.accountId === accountId).map((c) => presentRegisteredClient(c)));
+    res.json({ oauthClients: clients });
+  });
+  allowOnly(router, '/oauth-clients', ['GET', 'POST']);
+
+  return router;
 }

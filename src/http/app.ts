@@ -6,6 +6,7 @@ import { accountSandboxRouter, accountsAdminRouter } from '../accounts/routes.js
 import { alertsSandboxRouter } from '../alerts/routes.js';
 import { requireAccount } from '../auth/authenticate.js';
 import { oauthRouter, oauthSandboxRouter } from '../auth/oauth-routes.js';
+import { dashboardRouter } from '../dashboard/routes.js';
 import type { Deps } from '../deps.js';
 import { applyFaults } from '../faults/faults.js';
 import { faultsRouter } from '../faults/routes.js';
@@ -60,6 +61,8 @@ export function createApp(deps: Deps): Express {
   sandbox.use(alertsSandboxRouter(deps));
   sandbox.use(scenariosSandboxRouter(deps));
   app.use('/sandbox', sandbox);
+
+  app.use(dashboardRouter(deps));
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

@@ -41,9 +41,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
-    if (appError instanceof OAuthError) {
+    // The token endpoint answers in RFC 6749 form whatever went wrong, body-parser errors included.
+    if (appError instanceof OAuthError || (req.path === '/oauth2/token' && appError.expose)) {
       res.setHeader('Cache-Control', 'no-store');
-      res.status(appError.status).json({ error: appError.code, error_description: appError.message });
+      const code = appError instanceof OAuthError ? appError.code : 'invalid_request';
+      res.status(appError.status).json({ error: code, error_description: appError.message });
       return;
     }
     const message = appError.expose ? appError.message : 'The sandbox hit an unexpected error; it has been logged.';

@@ -7,6 +7,7 @@ import { authOf } from '../http/request-context.js';
 import { allowOnly } from '../http/routing.js';
 import { findOwnLocation } from '../locations/lookup.js';
 import type { Data, DeepReadonly, SubscriptionRecord } from '../store/data.js';
+import { cancelPendingDeliveries } from '../webhooks/log.js';
 import { checkConfirmationToken, confirmationUrl, issueConfirmationToken, readConfirmationToken } from './confirmation.js';
 import { checkEndpoint } from './endpoint-policy.js';
 import { presentSubscription } from './presenter.js';
@@ -75,7 +76,19 @@ export function subscriptionsRouter(deps: Deps): Router {
     await deps.store.write((d) => {
       d.subscriptions.push(subscription);
     });
-    await sendConfirmation(deps, subscription);
+    const { deliveryId } = await sendConfirmation(deps, subscription);
+    // SANDBOX: production requires the endpoint to answer GET as well as POST with JSON; the sandbox checks
+    // it once the confirmation POST has had its first attempt, and records the outcome in the delivery log.
+    await deps.dispatcher.enqueue({
+      accountId,
+      kind: 'receiver_check',
+      subscriptionId: subscription.subscriptionId,
+      locationId,
+      method: 'GET',
+      target: endpoint,
+      payload: null,
+      afterDeliveryId: deliveryId,
+    });
     res.json(presentSubscription(subscription));
   });
 
@@ -131,6 +144,7 @@ export function subscriptionsRouter(deps: Deps): Router {
     await deps.store.write((d) => {
       d.subscriptions = d.subscriptions.filter((s) => s.subscriptionId !== subscriptionId);
       d.confirmationTokens = d.confirmationTokens.filter((t) => t.subscriptionId !== subscriptionId);
+      cancelPendingDeliveries(d, subscriptionId, 'cancelled: the subscription was deleted before this delivery succeeded');
     });
     // Production's DELETE has no documented body; the official Node client crashes on an empty 200, so we answer the deleted subscription.
     res.json(subscription);

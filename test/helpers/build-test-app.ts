@@ -6,6 +6,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { silentLogger, type Logger } from '../../src/core/logger.js';
 import { buildDeps, type Deps, type DepsOverrides } from '../../src/deps.js';
 import { createApp } from '../../src/http/app.js';
+import { loadScenarios } from '../../src/scenarios/catalog.js';
 import type { Data } from '../../src/store/data.js';
 import { loadFixtures, type FixtureSet } from '../../src/store/fixtures.js';
 import { openStore } from '../../src/store/lowdb-store.js';
@@ -40,6 +41,7 @@ export async function buildTestApp(
   const { fixtures, data } = await shippedFixtures();
   const clock = new ManualClock(options.start ?? TEST_START);
   const { store } = await openStore(config.dataFile, () => structuredClone(data));
-  const deps = buildDeps(config, store, fixtures, { clock, logger: options.logger ?? silentLogger, ...options.overrides });
+  const scenarios = options.overrides?.scenarios ?? (await loadScenarios(config.scenariosDir));
+  const deps = buildDeps(config, store, fixtures, { clock, logger: options.logger ?? silentLogger, scenarios, ...options.overrides });
   return { app: createApp(deps), deps, clock, store };
 }

@@ -33,6 +33,12 @@ describe('errors', () => {
     expect(res.body.parameter).toBe('body');
   });
 
+  it('answers an unreadable token request in RFC 6749 form', async () => {
+    const res = await request(t.app).post('/oauth2/token').set('Content-Type', 'application/json').send('{"grant_type": ').expect(400);
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('not valid JSON') });
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
   it('turns an unexpected exception into a JSON 500 without internals, and logs the stack', async () => {
     const logged: { msg: string; fields: Record<string, unknown> | undefined }[] = [];
     const logger: Logger = {

@@ -77,12 +77,13 @@ describe('startSandbox', () => {
     expect(ca).toContain('BEGIN CERTIFICATE');
     // Like the official Node client: https.request, trusting the sandbox's certificate.
     const body = await new Promise<string>((resolve, reject) => {
-      const req = httpsRequest({ host: 'localhost', port: sandbox.port, path: '/v1/locations', headers: auth, ca }, (res) => {
+      const req = httpsRequest({ host: '127.0.0.1', servername: 'localhost', port: sandbox.port, path: '/v1/locations', headers: auth, ca, timeout: 5000 }, (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));
         res.on('end', () => resolve(text));
       });
       req.on('error', reject);
+      req.on('timeout', () => req.destroy(new Error('the https request timed out')));
       req.end();
     });
     expect((JSON.parse(body) as { locations: unknown[] }).locations.length).toBeGreaterThan(0);

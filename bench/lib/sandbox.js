@@ -1,0 +1,43 @@
+// Builds the sandbox from dist/ the way the tests do (in-memory store, silent logs, a manual
+// clock) and listens on a free loopback port.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+
+import { buildInitialData } from '../../dist/accounts/initial-state.js';
+import { loadConfig } from '../../dist/config.js';
+import { ManualClock } from '../../dist/core/clock.js';
+import { silentLogger } from '../../dist/core/logger.js';
+import { buildDeps } from '../../dist/deps.js';
+import { createApp } from '../../dist/http/app.js';
+import { loadScenarios } from '../../dist/scenarios/catalog.js';
+import { loadFixtures } from '../../dist/store/fixtures.js';
+import { openStore } from '../../dist/store/lowdb-store.js';
+
+/** The instant the bench's clock stands at (the tests use the same one). */
+export const BENCH_NOW = new Date('2026-03-10T15:30:00Z');
+
+export const DEMO_API_KEY = 'demo_api_key_for_the_water_monitoring_sandbox';
+
+export async function startSandbox({ env = {}, now = BENCH_NOW } = {}) {
+  const config = loadConfig({ DATA_FILE: ':memory:', LOG_LEVEL: 'silent', ...env });
+  const fixtures = await loadFixtures('fixtures');
+  const clock = new ManualClock(now);
+  const { store } = await openStore(config.dataFile, () => buildInitialData(fixtures, now));
+  const scenarios = await loadScenarios(config.scenariosDir);
+  const deps = buildDeps(config, store, fixtures, { clock, logger: silentLogger, scenarios });
+  const server = createServer(createApp(deps));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${server.address().port}`;
+  deps.urls.publicUrl = url;
+  return {
+    deps,
+    store,
+    clock,
+    url,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -1,0 +1,161 @@
+// Webhook benchmark: fan-out latency of one alert to 1,000 confirmed subscriptions, and memory
+// before and after 100,000 deliveries. Runs against the built code in dist/ (npm run build) and
+// real HTTP receivers on loopback. Prints figures; asserts nothing.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+const SUBSCRIPTIONS = 1000;
+const RECEIVERS = 4;
+const TOTAL_DELIVERIES = 100_000;
+const LOCATION_ID = '2311f461-b957-4b4f-ad46-fe7cd7964881';
+const ACCOUNT_ID = '4a2f2cc5-2fd9-48f2-99bb-222913290605';
+
+/** A garbage collector without --expose-gc, so heap figures are comparable. */
+function collector() {
+  if (typeof globalThis.gc === 'function') return globalThis.gc;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc');
+}
+
+/** Minimal loopback receivers that count what they get and answer JSON. */
+async function startReceivers(n) {
+  const state = { count: 0, waiter: null };
+  const servers = [];
+  for (let i = 0; i < n; i++) {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+        state.count++;
+        if (state.waiter && state.count >= state.waiter.target) {
+          const { resolve } = state.waiter;
+          state.waiter = null;
+          resolve();
+        }
+      });
+    });
+    server.keepAliveTimeout = 60_000;
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    servers.push(server);
+  }
+  return {
+    urls: servers.map((s) => `http://127.0.0.1:${s.address().port}/hooks`),
+    get count() {
+      return state.count;
+    },
+    waitFor(target) {
+      if (state.count >= target) return Promise.resolve();
+      return new Promise((resolve) => {
+        state.waiter = { target, resolve };
+      });
+    },
+    async close() {
+      for (const s of servers) {
+        s.closeAllConnections();
+        await new Promise((r) => s.close(r));
+      }
+    },
+  };
+}
+
+async function buildSandbox() {
+  const dist = new URL('../dist/', import.meta.url);
+  const load = (path) => import(new URL(path, dist).href);
+  const [{ loadConfig }, { loadFixtures }, { buildInitialData }, { openStore }, { buildDeps }, { silentLogger }, service] = await Promise.all([
+    load('config.js'),
+    load('store/fixtures.js'),
+    load('accounts/initial-state.js'),
+    load('store/lowdb-store.js'),
+    load('deps.js'),
+    load('core/logger.js'),
+    load('alerts/service.js'),
+  ]);
+  const config = loadConfig({ DATA_FILE: ':memory:', LOG_LEVEL: 'silent' });
+  const fixtures = await loadFixtures(new URL('../fixtures', import.meta.url).pathname);
+  const { store } = await openStore(':memory:', () => buildInitialData(fixtures, new Date()));
+  const deps = buildDeps(config, store, fixtures, { logger: silentLogger });
+  return { deps, store, service, config };
+}
+
+const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+export async function run() {
+  const gc = collector();
+  const receivers = await startReceivers(RECEIVERS);
+  const { deps, store, service, config } = await buildSandbox();
+  try {
+    await store.write((d) => {
+      for (let i = 0; i < SUBSCRIPTIONS; i++) {
+        d.subscriptions.push({
+          subscriptionId: deps.ids.uuid(),
+          accountId: ACCOUNT_ID,
+          locationId: LOCATION_ID,
+          endpoint: `${receivers.urls[i % RECEIVERS]}/${i}`,
+          status: 'confirmed',
+          createdAt: new Date().toISOString(),
+        });
+      }
+    });
+
+    // 1. Fan-out: one alert, 1,000 receivers; the first from a cold process, then once warm.
+    const fanOut = async () => {
+      const target = receivers.count + SUBSCRIPTIONS;
+      const started = performance.now();
+      const { alert } = await service.startAlert(deps, ACCOUNT_ID, LOCATION_ID, { type: 'highLeak' });
+      await receivers.waitFor(target);
+      const ms = performance.now() - started;
+      await deps.dispatcher.idle();
+      await service.endAlert(deps, ACCOUNT_ID, LOCATION_ID, alert.alertId);
+      await receivers.waitFor(target + SUBSCRIPTIONS);
+      await deps.dispatcher.idle();
+      return ms;
+    };
+    const coldMs = await fanOut();
+    const warmMs = await fanOut();
+    const notDelivered = store.read((d) => d.deliveries.filter((x) => x.state !== 'delivered').length);
+    console.log(
+      `webhooks: 1 alert to ${SUBSCRIPTIONS} confirmed subscriptions on ${RECEIVERS} loopback receivers: all received in ` +
+        `${coldMs.toFixed(0)} ms cold, ${warmMs.toFixed(0)} ms warm (target < 2000 ms; concurrency ${config.webhook.concurrency}; not delivered: ${notDelivered})`,
+    );
+
+    // 2. Memory: keep alerting until 100,000 deliveries have been made.
+    gc();
+    const before = { heap: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss, log: store.read((d) => d.deliveries.length), sent: receivers.count };
+    const loopStart = performance.now();
+    let sent = receivers.count;
+    let type = 'ambientTemp';
+    while (sent < TOTAL_DELIVERIES) {
+      const { alert: a } = await service.startAlert(deps, ACCOUNT_ID, LOCATION_ID, { type });
+      await service.endAlert(deps, ACCOUNT_ID, LOCATION_ID, a.alertId);
+      sent += 2 * SUBSCRIPTIONS;
+      await receivers.waitFor(sent);
+      await deps.dispatcher.idle();
+      // Alert records are not bounded by the delivery log; keep the location's history small here.
+      type = type === 'ambientTemp' ? 'humidity' : 'ambientTemp';
+    }
+    const loopSeconds = (performance.now() - loopStart) / 1000;
+    gc();
+    const after = { heap: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss, log: store.read((d) => d.deliveries.length) };
+    console.log(
+      `webhooks: ${receivers.count} deliveries in total (${((receivers.count - before.sent) / loopSeconds).toFixed(0)}/s in the memory loop); ` +
+        `heap after GC ${mb(before.heap)} -> ${mb(after.heap)}, RSS ${mb(before.rss)} -> ${mb(after.rss)}; ` +
+        `delivery log ${before.log} -> ${after.log} records (limit ${config.webhook.logLimit} finished per account) (target: flat)`,
+    );
+  } finally {
+    await deps.dispatcher.idle();
+    await receivers.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  run().catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

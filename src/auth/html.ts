@@ -1,0 +1,37 @@
+/** Markup that is already safe to insert; only `html` and `trusted` make one. */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+
+/** Escapes text for an HTML text node or a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"'`]/g, (c) => ESCAPES[c] ?? c);
+}
+
+function render(value: unknown): string {
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+/**
+ * A template tag that escapes every interpolated value unless it is SafeHtml (nested `html`
+ * results, arrays of them). Escaping is the default, so forgetting it is not possible.
+ */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0] ?? '';
+  values.forEach((value, i) => {
+    out += render(value) + (strings[i + 1] ?? '');
+  });
+  return new SafeHtml(out);
+}
+
+/** Marks a constant of this code base (never request data) as markup, e.g. the page's CSS. */
+export const trusted = (markup: string): SafeHtml => new SafeHtml(markup);

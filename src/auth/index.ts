@@ -1,0 +1,5 @@
+/** What other features use of the auth feature. */
+export { loginSession, SESSION_COOKIE } from './session.js';
+export { escapeHtml, html, trusted, type SafeHtml } from './html.js';
+export { secretsEqual } from './clients.js';
+export { pruneGrants, revokeGrant } from './tokens.js';

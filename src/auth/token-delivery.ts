@@ -1,0 +1,36 @@
+import type { Deps } from '../deps.js';
+import { checkEndpoint } from '../subscriptions/endpoint-policy.js';
+import type { Client } from './clients.js';
+import type { TokenResponse } from './tokens.js';
+
+/**
+ * Production documents that the token response is also POSTed to the redirect URI. It goes
+ * through the webhook dispatcher, so it is retried and shows in the account's delivery log.
+ * Nothing here throws: a delivery problem never fails the token request.
+ */
+export async function deliverTokenResponse(
+  deps: Deps,
+  input: { accountId: string; client: Client; redirectUri: string; response: TokenResponse },
+): Promise<void> {
+  const { accountId, client, redirectUri, response } = input;
+  if (!deps.config.tokenDelivery || !client.postTokenToRedirectUri) return;
+  const log = deps.logger.child({ accountId, clientId: client.clientId, redirectUri });
+  // A custom scheme (waterapp://callback) names an app on a device, which cannot receive a POST.
+  if (!URL.canParse(redirectUri) || !['http:', 'https:'].includes(new URL(redirectUri).protocol)) {
+    log.debug('token delivery skipped: the redirect URI is not http(s)');
+    return;
+  }
+  if (deps.config.blockPrivateEndpoints) {
+    try {
+      checkEndpoint(redirectUri, 'any', true);
+    } catch {
+      log.warn('token delivery skipped: the redirect URI is a loopback or private address (BLOCK_PRIVATE_ENDPOINTS=true)');
+      return;
+    }
+  }
+  try {
+    await deps.dispatcher.enqueue({ accountId, kind: 'token', subscriptionId: null, locationId: null, target: redirectUri, payload: response });
+  } catch (error) {
+    log.error('token delivery could not be queued', { err: error });
+  }
+}

@@ -1,0 +1,156 @@
+import { oauthError } from '../core/errors.js';
+import type { AuthorizationCodeRecord, Data, DeepReadonly, RefreshTokenRecord } from '../store/data.js';
+
+/**
+ * Codes, access tokens and refresh tokens as operations over the store's document. Times are
+ * ms on the account's clock; callers pass `nowOf(accountId)`. Nothing here knows HTTP.
+ *
+ * A grant is everything issued from one authorization code: its access tokens and the chain
+ * of refresh tokens. Every token carries the grant's id (the code it came from), so a
+ * replayed code or a reused refresh token revokes the whole grant.
+ */
+
+/** How long spent, revoked and expired records are kept: replays within it still revoke the grant and get a precise error. */
+export const RETENTION_MS = 24 * 60 * 60 * 1000;
+// SANDBOX: production does not document a refresh-token lifetime; ours is 30 days from issue, and each refresh issues a new one.
+export const REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+
+export type NowOf = (accountId: string) => number;
+
+/** RFC 6749 section 5.1, exactly these keys. */
+export interface TokenResponse {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** Drops what has been dead for longer than RETENTION_MS, so the store does not grow without bound. */
+export function pruneGrants(data: Data, nowOf: NowOf): void {
+  const cache = new Map<string, number>();
+  const now = (accountId: string): number => {
+    let ms = cache.get(accountId);
+    if (ms === undefined) {
+      ms = nowOf(accountId);
+      cache.set(accountId, ms);
+    }
+    return ms;
+  };
+  const deadSince = (ms: number | null, accountId: string): boolean => ms !== null && ms + RETENTION_MS <= now(accountId);
+  const parse = (at: string | null): number | null => (at === null ? null : Date.parse(at));
+  data.authorizationCodes = data.authorizationCodes.filter((c) => !deadSince(Date.parse(c.expiresAt), c.accountId));
+  data.accessTokens = data.accessTokens.filter(
+    (t) => !deadSince(Date.parse(t.expiresAt), t.accountId) && !deadSince(parse(t.revokedAt), t.accountId),
+  );
+  data.refreshTokens = data.refreshTokens.filter(
+    (t) => !deadSince(refreshExpiresAtMs(t), t.accountId) && !deadSince(parse(t.revokedAt), t.accountId),
+  );
+}
+
+export function refreshExpiresAtMs(token: DeepReadonly<RefreshTokenRecord>): number {
+  return Date.parse(token.createdAt) + REFRESH_TOKEN_LIFETIME_MS;
+}
+
+export function issueCode(
+  data: Data,
+  input: { code: string; clientId: string; redirectUri: string; userId: string; accountId: string; nowMs: number; ttlSeconds: number },
+): AuthorizationCodeRecord {
+  const record: AuthorizationCodeRecord = {
+    code: input.code,
+    clientId: input.clientId,
+    redirectUri: input.redirectUri,
+    userId: input.userId,
+    accountId: input.accountId,
+    expiresAt: iso(input.nowMs + input.ttlSeconds * 1000),
+    usedAt: null,
+  };
+  data.authorizationCodes.push(record);
+  return record;
+}
+
+/**
+ * Why a code cannot be exchanged by this client for this redirect URI, as an invalid_grant
+ * error (RFC 6749 section 4.1.3), or null when it can. A used code is reported by the caller,
+ * which also revokes its grant.
+ */
+export function codeProblem(
+  code: DeepReadonly<AuthorizationCodeRecord>,
+  request: { clientId: string; redirectUri: string; nowMs: number },
+): ReturnType<typeof oauthError> | null {
+  if (code.clientId !== request.clientId) return oauthError('invalid_grant', 'The code was issued to another client');
+  if (Date.parse(code.expiresAt) <= request.nowMs) {
+    return oauthError('invalid_grant', `The code expired at ${code.expiresAt}; codes are valid for a few minutes: sign in again`);
+  }
+  if (code.redirectUri !== request.redirectUri) {
+    return oauthError(
+      'invalid_grant',
+      `redirect_uri must be exactly the one of the authorization request (${JSON.stringify(code.redirectUri)}); got ${JSON.stringify(request.redirectUri)}`,
+    );
+  }
+  return null;
+}
+
+/** Why a refresh token cannot be used by this client, or null. A spent or revoked one is reported by the caller. */
+export function refreshProblem(
+  token: DeepReadonly<RefreshTokenRecord>,
+  request: { clientId: string; nowMs: number },
+): ReturnType<typeof oauthError> | null {
+  if (token.clientId !== request.clientId) return oauthError('invalid_grant', 'The refresh_token was issued to another client');
+  const expiresAtMs = refreshExpiresAtMs(token);
+  if (expiresAtMs <= request.nowMs) {
+    return oauthError('invalid_grant', `The refresh_token expired at ${iso(expiresAtMs)}; sign in again through /login`);
+  }
+  return null;
+}
+
+/** Issues an access token and a refresh token of a grant. */
+export function issueTokens(
+  data: Data,
+  input: {
+    accessToken: string;
+    refreshToken: string;
+    clientId: string;
+    userId: string;
+    accountId: string;
+    grantId: string;
+    redirectUri: string;
+    nowMs: number;
+    ttlSeconds: number;
+  },
+): TokenResponse {
+  const { clientId, userId, accountId, grantId } = input;
+  data.accessTokens.push({
+    accessToken: input.accessToken,
+    clientId,
+    userId,
+    accountId,
+    grantId,
+    expiresAt: iso(input.nowMs + input.ttlSeconds * 1000),
+    revokedAt: null,
+  });
+  data.refreshTokens.push({
+    refreshToken: input.refreshToken,
+    clientId,
+    userId,
+    accountId,
+    grantId,
+    redirectUri: input.redirectUri,
+    createdAt: iso(input.nowMs),
+    revokedAt: null,
+  });
+  return { access_token: input.accessToken, refresh_token: input.refreshToken, token_type: 'Bearer', expires_in: input.ttlSeconds };
+}
+
+/** Revokes every access and refresh token of a grant that is not revoked yet; returns how many. */
+export function revokeGrant(data: Data, grantId: string, nowIso: string): number {
+  let count = 0;
+  for (const token of [...data.accessTokens, ...data.refreshTokens]) {
+    if (token.grantId === grantId && token.revokedAt === null) {
+      token.revokedAt = nowIso;
+      count++;
+    }
+  }
+  return count;
+}

@@ -1,0 +1,136 @@
+import { AppError } from '../core/errors.js';
+import type { Deps } from '../deps.js';
+import { findOwnLocation } from '../locations/lookup.js';
+import type { AlertRecord, Data, DeepReadonly, LocationRecord } from '../store/data.js';
+import { daysOfIsoDate, formatOffset } from './calendar.js';
+import { UsageModel } from './generator.js';
+import { UnsupportedTimeZoneError } from './local-hours.js';
+import { parseReadingsQuery, resolveRange } from './query.js';
+import { LocationUsage, BoundedMemo, YearTotals, type ExtraFlow, type PeriodTotals, type UsageScale } from './rollup.js';
+import { ZoneOffsetsCache } from './zone.js';
+
+/** Production's readings envelope, with exactly its keys. */
+export interface ReadingsEnvelope {
+  page: number;
+  perPage: number;
+  pageCount: number;
+  total: number;
+  readings: { time: string; volume: number }[];
+  units: 'gallons';
+}
+
+/** Production's summary, with exactly its keys. */
+export interface UsageSummary {
+  today: number;
+  thisMonth: number;
+  thisYear: number;
+  units: 'gallons';
+}
+
+// SANDBOX: volumes carry three decimals so that every sum is exact; production's summary shows unrounded floats.
+/** Milli-gallons (exact integers inside) to gallons with three decimals (at the edge). */
+export const toGallons = (milliGallons: number): number => milliGallons / 1000;
+
+/**
+ * Leak flow from the location's alerts: each alert with flowGpm > 0 adds that many gallons
+ * per minute over [startTime, stopTime), or up to now while it is active (stopTime 0).
+ */
+export function flowsFromAlerts(alerts: readonly DeepReadonly<AlertRecord>[], locationId: string, nowMs: number): ExtraFlow[] {
+  return alerts
+    .filter((a) => a.locationId === locationId && a.flowGpm > 0)
+    .map((a) => ({ fromMs: a.startTime * 1000, toMs: a.stopTime === 0 ? nowMs : a.stopTime * 1000, gpm: a.flowGpm }));
+}
+
+/**
+ * Readings of the account's locations. Holds bounded memos (zone offsets; per location and
+ * profile, the model and its yearly totals) that never change a result; each instance has its own.
+ */
+export class ReadingsService {
+  readonly #deps: Deps;
+  readonly #zones = new ZoneOffsetsCache();
+  readonly #models = new BoundedMemo<{ signature: string; model: UsageModel; totals: YearTotals }>(256);
+
+  constructor(deps: Deps) {
+    this.#deps = deps;
+  }
+
+  /** The usage of one of the account's locations as of the account's now (404 for others). */
+  usageOf(accountId: string, locationId: string): { usage: LocationUsage; nowMs: number } {
+    const nowMs = this.#deps.clocks.now(accountId).getTime();
+    const usage = this.#deps.store.read((data) => this.#usageFrom(data, findOwnLocation(data, accountId, locationId), nowMs));
+    return { usage, nowMs };
+  }
+
+  /** GET .../readings/water-usage */
+  readings(accountId: string, locationId: string, query: Record<string, unknown>): ReadingsEnvelope {
+    const { usage, nowMs } = this.usageOf(accountId, locationId);
+    const parsed = parseReadingsQuery(query);
+    const { fromMs, toMs } = resolveRange(parsed, nowMs);
+    const { total, buckets } = this.#explain(usage, () => usage.page(fromMs, toMs, parsed.groupBy, parsed.page, parsed.perPage));
+    return {
+      page: parsed.page,
+      perPage: parsed.perPage,
+      // Production documents pageCount as a string but sends a number everywhere; so do we.
+      pageCount: Math.ceil(total / parsed.perPage),
+      total,
+      readings: buckets.map((b) => ({ time: b.time, volume: toGallons(b.milliGallons) })),
+      units: 'gallons',
+    };
+  }
+
+  /** GET .../readings/water-usage/summary */
+  summary(accountId: string, locationId: string): UsageSummary {
+    const { usage, nowMs } = this.usageOf(accountId, locationId);
+    const totals = this.#explain(usage, () => usage.periodTotals(nowMs));
+    return { today: toGallons(totals.today), thisMonth: toGallons(totals.thisMonth), thisYear: toGallons(totals.thisYear), units: 'gallons' };
+  }
+
+  /** Today, this month and this year in milli-gallons, for other features (e.g. a dashboard). */
+  periodTotals(accountId: string, locationId: string): PeriodTotals {
+    const { usage, nowMs } = this.usageOf(accountId, locationId);
+    return this.#explain(usage, () => usage.periodTotals(nowMs));
+  }
+
+  #usageFrom(data: DeepReadonly<Data>, location: DeepReadonly<LocationRecord>, nowMs: number): LocationUsage {
+    const seed = this.#deps.config.seed;
+    const profileJson = JSON.stringify(location.profile);
+    // Everything the model and its totals depend on: a changed profile or zone gets a fresh model.
+    const signature = `${seed}|${location.timeZone}|${profileJson}`;
+    let memo = this.#models.get(location.locationId, () => this.#modelOf(location.locationId, signature, profileJson));
+    if (memo.signature !== signature) {
+      memo = this.#modelOf(location.locationId, signature, profileJson);
+      this.#models.set(location.locationId, memo);
+    }
+    const { model, totals } = memo;
+    const scales: UsageScale[] = (location.usageOverrides ?? []).map((o) => ({ fromMs: o.fromMs, toMs: o.toMs, scale: o.scale }));
+    return new LocationUsage({
+      model,
+      offsets: this.#zones.get(location.timeZone),
+      installDay: daysOfIsoDate(location.installDate),
+      scales,
+      flows: flowsFromAlerts(data.alerts, location.locationId, nowMs),
+      totals,
+    });
+  }
+
+  #modelOf(locationId: string, signature: string, profileJson: string): { signature: string; model: UsageModel; totals: YearTotals } {
+    const profile = JSON.parse(profileJson) as LocationRecord['profile'];
+    return { signature, model: new UsageModel(this.#deps.config.seed, locationId, profile), totals: new YearTotals() };
+  }
+
+  #explain<T>(usage: LocationUsage, run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      if (!(error instanceof UnsupportedTimeZoneError)) throw error;
+      // SANDBOX: production has no such limit; the sandbox's hourly model needs whole local hours.
+      const offsets = error.offsets.map(formatOffset).join(', ');
+      throw new AppError(
+        422,
+        'unsupported_time_zone',
+        `The location's time zone ${usage.source.offsets.zone} switches between UTC offsets whose minutes differ (${offsets}) in the requested period, ` +
+          'so its local hours are not all one hour long and the sandbox cannot build hourly readings there; ask for a period without that change (see docs/readings.md)',
+      );
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import request from 'supertest';
+
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { bearer, DEMO_API_KEY, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
+import { basicAuth } from '../helpers/oauth.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { listen } from './listening.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+let context: BrowserContext;
+let profileDir: string;
+let t: TestApp;
+let server: Awaited<ReturnType<typeof listen>>;
+let receiver: WebhookReceiver;
+let client: { client_id: string; client_secret: string };
+let page: Page;
+
+beforeAll(async () => {
+  // Fail loudly rather than skip: CI installs chromium in .ci/run.
+  if (!existsSync(CHROMIUM)) throw new Error(`The browser test needs Debian's chromium at ${CHROMIUM}: run apt-get install -y chromium`);
+  profileDir = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+afterAll(async () => {
+  await context?.close();
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  t = await buildTestApp();
+  server = await listen(t.app);
+  receiver = await WebhookReceiver.start();
+  const res = await request(t.app)
+    .post('/sandbox/oauth-clients')
+    .set(bearer(DEMO_API_KEY))
+    .send({
+      name: 'Pat Partner',
+      companyName: 'Partner Inc.',
+      email: 'pat@partner.example',
+      phone: '+1 555 0100 300',
+      applicationName: 'Browser Partner App',
+      applicationWebsite: 'https://partner.example',
+      description: 'Driven by headless Chromium',
+      redirectUri: receiver.url('/callback'),
+      signOutUri: receiver.url('/signed-out'),
+    })
+    .expect(201);
+  client = res.body as typeof client;
+  await context.clearCookies();
+  page = await context.newPage();
+});
+afterEach(async () => {
+  await page.close();
+  await t.deps.dispatcher.idle();
+  await receiver.close();
+  await server.close();
+});
+
+const loginUrl = (state: string, redirectUri = receiver.url('/callback')): string =>
+  `${server.baseUrl}/login?${new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, state }).toString()}`;
+
+async function submit(password: string): Promise<void> {
+  await page.fill('#password', password);
+  await Promise.all([page.waitForLoadState('load'), page.click('button[type=submit]')]);
+}
+
+describe('the login form in a real browser', () => {
+  it('signs in, exchanges the code, calls the API, skips the form when signed in, and signs out', async () => {
+    await page.goto(loginUrl('state-1'));
+    expect(await page.textContent('#application-name')).toBe('Browser Partner App');
+
+    await page.fill('#email', DEMO_USER.email);
+    await submit('not-the-password');
+    expect(await page.textContent('#login-error')).toContain('not correct');
+    expect(page.url()).toBe(`${server.baseUrl}/login`);
+    expect(await page.inputValue('#email')).toBe(DEMO_USER.email);
+
+    await page.fill('#password', DEMO_USER.password);
+    await Promise.all([page.waitForURL(`${receiver.url('/callback')}?**`), page.click('button[type=submit]')]);
+    const callback = new URL(page.url());
+    expect(callback.searchParams.get('state')).toBe('state-1');
+    const code = callback.searchParams.get('code')!;
+
+    const token = await fetch(`${server.baseUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: { Authorization: basicAuth(client.client_id, client.client_secret), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: receiver.url('/callback') }),
+    });
+    expect(token.status).toBe(200);
+    const tokens = (await token.json()) as { access_token: string };
+    const api = await fetch(`${server.baseUrl}/v1/locations`, { headers: bearer(tokens.access_token) });
+    expect(((await api.json()) as { total: number }).total).toBe(DEMO_LOCATIONS.length);
+    await t.deps.dispatcher.idle();
+    expect(receiver.received.find((r) => r.method === 'POST')?.body).toEqual(tokens);
+
+    const cookie = (await context.cookies(server.baseUrl)).find((c) => c.name === 'water_sandbox_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false });
+
+    // Signed in: the authorization request goes straight back with a new code.
+    await page.goto(loginUrl('state-2'));
+    await page.waitForURL(`${receiver.url('/callback')}?**`);
+    expect(new URL(page.url()).searchParams.get('state')).toBe('state-2');
+    expect(new URL(page.url()).searchParams.get('code')).not.toBe(code);
+
+    await page.goto(`${server.baseUrl}/logout?client_id=${encodeURIComponent(client.client_id)}&logout_uri=${encodeURIComponent(receiver.url('/signed-out'))}`);
+    await page.waitForURL(receiver.url('/signed-out'));
+
+    await page.goto(loginUrl('state-3'));
+    expect(page.url()).toContain(`${server.baseUrl}/login?`);
+    expect(await page.isVisible('#password')).toBe(true);
+  });
+
+  it('shows an error page and stays on the sandbox for an unregistered redirect URI', async () => {
+    const response = await page.goto(loginUrl('s', 'https://evil.example/cb'));
+    expect(response?.status()).toBe(400);
+    expect(page.url()).toContain(server.baseUrl);
+    expect(await page.textContent('#error-message')).toContain('is not registered for Browser Partner App');
+  });
+});

@@ -1,0 +1,108 @@
+import { parseBasicCredentials } from '../../src/auth/clients.js';
+import { escapeHtml, html, trusted } from '../../src/auth/html.js';
+import { uriProblem } from '../../src/auth/registration.js';
+import { pruneGrants, RETENTION_MS, revokeGrant } from '../../src/auth/tokens.js';
+import { OAuthError } from '../../src/core/errors.js';
+import { emptyData, type Data } from '../../src/store/data.js';
+
+describe('parseBasicCredentials', () => {
+  const basic = (text: string): string => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;
+
+  it('returns null without a header', () => {
+    expect(parseBasicCredentials(undefined)).toBeNull();
+  });
+
+  it('form-decodes each part after base64 (RFC 6749 section 2.3.1)', () => {
+    expect(parseBasicCredentials(basic('my+app%3A1:s%2Bcret%25+x'))).toEqual({ clientId: 'my app:1', clientSecret: 's+cret% x' });
+  });
+
+  it('splits at the first ":" so a secret may contain more', () => {
+    expect(parseBasicCredentials(basic('id:a:b'))).toEqual({ clientId: 'id', clientSecret: 'a:b' });
+  });
+
+  it('decodes UTF-8', () => {
+    expect(parseBasicCredentials(basic('%C3%BC:x'))).toEqual({ clientId: 'ü', clientSecret: 'x' });
+  });
+
+  it.each([['Bearer abc'], ['Basic'], ['Basic !!!'], [basic('no-colon')], [basic('id:%E0%A4%A')]])('refuses %s with invalid_client', (header) => {
+    expect(() => parseBasicCredentials(header)).toThrow(OAuthError);
+  });
+});
+
+describe('html', () => {
+  it('escapes every interpolated value', () => {
+    expect(html`<p title="${'"x"'}">${"<b>&'`"}</p>`.value).toBe('<p title="&quot;x&quot;">&lt;b&gt;&amp;&#39;&#96;</p>');
+  });
+
+  it('keeps nested html and trusted markup as they are', () => {
+    expect(html`<div>${html`<i>${'<'}</i>`}${trusted('<hr>')}${[html`<br>`, '<']}</div>`.value).toBe('<div><i>&lt;</i><hr><br>&lt;</div>');
+  });
+
+  it('renders null, undefined and false as nothing', () => {
+    expect(html`${null}${undefined}${false}${0}`.value).toBe('0');
+  });
+
+  it('escapeHtml leaves ordinary text alone', () => {
+    expect(escapeHtml('Demo Water App')).toBe('Demo Water App');
+  });
+});
+
+describe('uriProblem', () => {
+  it.each(['https://a.example/cb', 'http://localhost/cb', 'http://127.0.0.1:1/cb', 'http://[::1]/cb', 'waterapp://cb', 'com.example:/cb'])('accepts %s as a redirect URI', (uri) => {
+    expect(uriProblem('redirectUri', uri, true)).toBeNull();
+  });
+
+  it.each(['http://a.example/cb', 'http://localhost.evil.example/cb', 'http://127.0.0.2/cb', 'javascript:alert(1)', 'file:///etc/passwd', 'https://a.example/#x', 'cb'])(
+    'refuses %s as a redirect URI',
+    (uri) => {
+      expect(uriProblem('redirectUri', uri, true)).toMatch(/^redirectUri /);
+    },
+  );
+
+  it('refuses custom schemes for sign-out URIs', () => {
+    expect(uriProblem('signOutUri', 'waterapp://out', false)).toContain('signOutUri must use https');
+  });
+});
+
+describe('grants in the store', () => {
+  const DAY = 24 * 3600_000;
+  const at = (ms: number): string => new Date(ms).toISOString();
+
+  function dataWith(nowMs: number): Data {
+    const d = emptyData();
+    const base = { clientId: 'c', userId: 'u', accountId: 'a' };
+    d.authorizationCodes.push({ ...base, code: 'old', redirectUri: 'x', expiresAt: at(nowMs - RETENTION_MS), usedAt: null });
+    d.authorizationCodes.push({ ...base, code: 'recent', redirectUri: 'x', expiresAt: at(nowMs - RETENTION_MS + 1), usedAt: at(nowMs - DAY) });
+    d.accessTokens.push({ ...base, accessToken: 'expired-long-ago', grantId: 'g1', expiresAt: at(nowMs - RETENTION_MS), revokedAt: null });
+    d.accessTokens.push({ ...base, accessToken: 'live', grantId: 'g2', expiresAt: at(nowMs + 1000), revokedAt: null });
+    d.accessTokens.push({ ...base, accessToken: 'revoked-long-ago', grantId: 'g2', expiresAt: at(nowMs + 1000), revokedAt: at(nowMs - RETENTION_MS) });
+    d.refreshTokens.push({ ...base, refreshToken: 'spent-recently', grantId: 'g2', redirectUri: 'x', createdAt: at(nowMs - DAY), revokedAt: at(nowMs - 1000) });
+    d.refreshTokens.push({ ...base, refreshToken: 'too-old', grantId: 'g3', redirectUri: 'x', createdAt: at(nowMs - 31 * DAY), revokedAt: null });
+    d.refreshTokens.push({ ...base, refreshToken: 'live', grantId: 'g2', redirectUri: 'x', createdAt: at(nowMs), revokedAt: null });
+    return d;
+  }
+
+  it('pruneGrants drops what died more than RETENTION_MS ago and keeps the rest', () => {
+    const nowMs = Date.UTC(2026, 2, 10);
+    const d = dataWith(nowMs);
+    pruneGrants(d, () => nowMs);
+    expect(d.authorizationCodes.map((c) => c.code)).toEqual(['recent']);
+    expect(d.accessTokens.map((x) => x.accessToken)).toEqual(['live']);
+    expect(d.refreshTokens.map((x) => x.refreshToken)).toEqual(['spent-recently', 'live']);
+  });
+
+  it('pruneGrants reads each account clock', () => {
+    const nowMs = Date.UTC(2026, 2, 10);
+    const d = dataWith(nowMs);
+    pruneGrants(d, () => nowMs - 10 * DAY);
+    expect(d.accessTokens).toHaveLength(3);
+  });
+
+  it('revokeGrant revokes the live tokens of one grant only', () => {
+    const nowMs = Date.UTC(2026, 2, 10);
+    const d = dataWith(nowMs);
+    expect(revokeGrant(d, 'g2', at(nowMs))).toBe(2);
+    expect(d.accessTokens.find((x) => x.accessToken === 'live')?.revokedAt).toBe(at(nowMs));
+    expect(d.refreshTokens.find((x) => x.refreshToken === 'too-old')?.revokedAt).toBeNull();
+  });
+});

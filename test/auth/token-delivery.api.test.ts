@@ -1,0 +1,127 @@
+import request from 'supertest';
+
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY } from '../helpers/demo.js';
+import { basicAuth, loginAndGetToken, type OAuthTokens } from '../helpers/oauth.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+let t: TestApp;
+let receiver: WebhookReceiver;
+
+beforeEach(async () => {
+  receiver = await WebhookReceiver.start();
+});
+afterEach(async () => {
+  await t.deps.dispatcher.idle();
+  await receiver.close();
+});
+
+/** A client whose redirect URI is the receiver, and a login through it. */
+async function signInThroughReceiver(
+  env: Record<string, string> = {},
+  redirectUri = receiver.url('/callback'),
+  extra: Record<string, unknown> = {},
+): Promise<{ tokens: OAuthTokens; client: { client_id: string; client_secret: string } }> {
+  t = await buildTestApp({ env });
+  const res = await request(t.app)
+    .post('/sandbox/oauth-clients')
+    .set(bearer(DEMO_API_KEY))
+    .send({
+      name: 'Pat Partner',
+      companyName: 'Partner Inc.',
+      email: 'pat@partner.example',
+      phone: '+1 555 0100 300',
+      applicationName: 'Receiver App',
+      applicationWebsite: 'https://partner.example',
+      description: 'Receives the token POST',
+      redirectUri,
+      signOutUri: 'https://partner.example/out',
+      ...extra,
+    })
+    .expect(201);
+  const client = res.body as { client_id: string; client_secret: string };
+  const tokens = await loginAndGetToken(t.app, { clientId: client.client_id, clientSecret: client.client_secret, redirectUri });
+  return { tokens, client };
+}
+
+const tokenDeliveries = () => t.store.read((d) => d.deliveries.filter((x) => x.kind === 'token'));
+
+describe('token delivery to the redirect URI', () => {
+  it('POSTs the token response as JSON to the redirect URI and records it as delivered', async () => {
+    const { tokens } = await signInThroughReceiver();
+    await t.deps.dispatcher.idle();
+    await receiver.waitFor(1);
+    const post = receiver.received[0]!;
+    expect(post).toMatchObject({ method: 'POST', path: '/callback' });
+    expect(post.headers['content-type']).toMatch(/^application\/json/);
+    expect(post.body).toEqual(tokens);
+    expect(tokenDeliveries()).toEqual([
+      expect.objectContaining({ accountId: DEMO_ACCOUNT_ID, kind: 'token', target: receiver.url('/callback'), state: 'delivered', payload: tokens }),
+    ]);
+  });
+
+  it('delivers the response of a refresh too', async () => {
+    const { tokens, client } = await signInThroughReceiver();
+    const refreshed = await request(t.app)
+      .post('/oauth2/token')
+      .set('Authorization', basicAuth(client.client_id, client.client_secret))
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
+      .expect(200);
+    await t.deps.dispatcher.idle();
+    await receiver.waitFor(2);
+    expect(receiver.bodies()).toHaveLength(2);
+    expect(receiver.bodies()).toEqual(expect.arrayContaining([tokens, refreshed.body]));
+  });
+
+  it('never fails the token request when the redirect URI answers 500, and retries', async () => {
+    receiver.fallback = { status: 500, body: '{"error":"down"}' };
+    const { tokens } = await signInThroughReceiver();
+    await t.deps.dispatcher.idle();
+    expect(tokens.token_type).toBe('Bearer');
+    const [delivery] = tokenDeliveries();
+    expect(delivery).toMatchObject({ state: 'pending', attempts: [expect.objectContaining({ statusCode: 500 })] });
+    receiver.fallback = { status: 200, body: '{"ok":true}' };
+    t.clock.advance(1000);
+    await t.deps.dispatcher.runDue();
+    await t.deps.dispatcher.idle();
+    expect(tokenDeliveries()[0]).toMatchObject({ state: 'delivered' });
+  });
+
+  it('never fails the token request when nothing listens at the redirect URI', async () => {
+    const deadUrl = receiver.url('/callback');
+    await receiver.close();
+    receiver = await WebhookReceiver.start();
+    const { tokens } = await signInThroughReceiver({}, deadUrl);
+    await t.deps.dispatcher.idle();
+    expect(tokens.token_type).toBe('Bearer');
+    expect(tokenDeliveries()[0]).toMatchObject({ target: deadUrl, state: 'pending', attempts: [expect.objectContaining({ statusCode: null, error: expect.any(String) })] });
+  });
+
+  it('is switched off with TOKEN_DELIVERY=false', async () => {
+    await signInThroughReceiver({ TOKEN_DELIVERY: 'false' });
+    await t.deps.dispatcher.idle();
+    expect(tokenDeliveries()).toEqual([]);
+    expect(receiver.received).toEqual([]);
+  });
+
+  it('is skipped for a client registered with postTokenToRedirectUri: false', async () => {
+    await signInThroughReceiver({}, receiver.url('/callback'), { postTokenToRedirectUri: false });
+    await t.deps.dispatcher.idle();
+    expect(tokenDeliveries()).toEqual([]);
+    expect(receiver.received).toEqual([]);
+  });
+
+  it('is skipped for a custom-scheme redirect URI, which cannot receive a POST', async () => {
+    t = await buildTestApp();
+    await loginAndGetToken(t.app, { redirectUri: 'waterapp://callback' });
+    expect(tokenDeliveries()).toEqual([]);
+  });
+
+  it('is skipped for a loopback redirect URI when BLOCK_PRIVATE_ENDPOINTS=true', async () => {
+    await signInThroughReceiver({ BLOCK_PRIVATE_ENDPOINTS: 'true' });
+    await t.deps.dispatcher.idle();
+    expect(tokenDeliveries()).toEqual([]);
+    expect(receiver.received).toEqual([]);
+  });
+});

@@ -1,0 +1,105 @@
+import request from 'supertest';
+
+import { parseScenarioFile, type Scenario } from '../../src/scenarios/schema.js';
+import { runDueSteps } from '../../src/scenarios/runner.js';
+import type { DeliveryRecord } from '../../src/store/data.js';
+import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { advance, givenConfirmedSubscription, notificationsOf } from '../scenarios/given.js';
+
+/** A leak at once that ends at +90 s: with a 60 s backoff, a failed start notification is retried at +60 s, before the end. */
+function leakFor90Seconds(): Scenario {
+  const text = JSON.stringify({
+    description: 'a leak that ends after 90 seconds',
+    steps: [
+      { at: 0, do: 'startAlert', alert: 'leak', type: 'lowLeak' },
+      { at: '+90s', do: 'endAlert', alert: 'leak' },
+    ],
+    expect: { notifications: [] },
+  });
+  const { scenario, problems } = parseScenarioFile('inline', 'leak-90s', text);
+  if (!scenario) throw new Error(problems.join('\n'));
+  return scenario;
+}
+
+let t: TestApp;
+let receiver: WebhookReceiver;
+beforeEach(async () => {
+  t = await buildTestApp({ env: { WEBHOOK_BACKOFF_MS: '60000' }, overrides: { scenarios: new Map([['leak-90s', leakFor90Seconds()]]) } });
+  receiver = await WebhookReceiver.start();
+  await givenConfirmedSubscription(t, receiver, DEMO_LOCATION_ID);
+});
+afterEach(async () => {
+  await t.deps.dispatcher.idle();
+  await receiver.close();
+});
+
+const at = (seconds: number): string => new Date(TEST_START.getTime() + seconds * 1000).toISOString();
+const alertDeliveries = (): DeliveryRecord[] =>
+  t.store.read((d) => d.deliveries.filter((x) => x.kind === 'alert').map((x) => structuredClone(x) as DeliveryRecord));
+
+describe('advancing the clock through a retry and a scenario step', () => {
+  it('sends the retry due at +60 s before the step due at +90 s, each at its own virtual time', async () => {
+    receiver.script = [{ status: 503, body: '{"error":"busy"}' }];
+    const from = receiver.received.length;
+    await request(t.app).post('/sandbox/scenarios/leak-90s/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+
+    await advance(t, 120).expect(200);
+
+    expect(notificationsOf(receiver, from).map((n) => n.active)).toEqual([true, true, false]);
+    const [start, end] = alertDeliveries();
+    expect(start?.payload).toMatchObject({ active: true });
+    expect(start?.attempts.map((a) => [a.at, a.statusCode])).toEqual([
+      [at(0), 503],
+      [at(60), 200],
+    ]);
+    expect(end?.payload).toMatchObject({ active: false, stopTime: Date.parse(at(90)) / 1000 });
+    expect(end?.attempts.map((a) => [a.at, a.statusCode])).toEqual([[at(90), 200]]);
+    expect((await request(t.app).get('/sandbox/clock').set(bearer(DEMO_API_KEY))).body.now).toBe(at(120));
+  });
+
+  it('stops short of work due after the target and does it on a later advance', async () => {
+    receiver.script = [{ status: 500 }];
+    const from = receiver.received.length;
+    await request(t.app).post('/sandbox/scenarios/leak-90s/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+
+    await advance(t, 59).expect(200);
+    expect(notificationsOf(receiver, from)).toHaveLength(1);
+
+    await advance(t, 31).expect(200);
+    expect(notificationsOf(receiver, from).map((n) => n.active)).toEqual([true, true, false]);
+  });
+
+  it('applies a due step in real time when the running clock passes it (the background interval)', async () => {
+    const run = await request(t.app).post('/sandbox/scenarios/leak-90s/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+    t.clock.advance(89_000);
+    await runDueSteps(t.deps);
+    expect((await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY))).body.state).toBe('running');
+
+    t.clock.advance(1_500);
+    await runDueSteps(t.deps);
+    await t.deps.dispatcher.drain(DEMO_ACCOUNT_ID);
+    const status = await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY));
+    expect(status.body).toMatchObject({ state: 'completed', nextStepAt: null });
+    expect(status.body.log[1]).toMatchObject({ do: 'endAlert', ok: true, at: at(90.5), dueAt: at(90) });
+  });
+
+  it('leaves a frozen clock at its instant, so nothing falls due in real time', async () => {
+    await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ frozen: true }).expect(200);
+    const run = await request(t.app).post('/sandbox/scenarios/leak-90s/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+    t.clock.advance(3_600_000);
+    await runDueSteps(t.deps);
+    const status = await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY));
+    expect(status.body).toMatchObject({ state: 'running', nextStep: 1, nextStepAt: at(90) });
+  });
+
+  it('after the clock is set back, keeps pending work at its instants until the clock reaches them again', async () => {
+    const run = await request(t.app).post('/sandbox/scenarios/leak-90s/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+    await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ now: at(-3600) }).expect(200);
+    await advance(t, 3600 + 89).expect(200);
+    expect((await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY))).body.nextStep).toBe(1);
+    await advance(t, 1).expect(200);
+    expect((await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY))).body.state).toBe('completed');
+  });
+});

@@ -1,0 +1,57 @@
+import request from 'supertest';
+
+import type { DeliveryRecord, SubscriptionRecord } from '../../src/store/data.js';
+import type { TestApp } from '../helpers/build-test-app.js';
+import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+export const ALERT_PAYLOAD_KEYS = ['active', 'detectedTime', 'deviceId', 'locationId', 'peakStatus', 'peakValue', 'startTime', 'stopTime', 'subscriptionId', 'type'];
+
+/** A subscription stored directly, already confirmed, so a test about alerts sends no confirmation. */
+export async function givenSubscription(
+  t: TestApp,
+  endpoint: string,
+  options: { locationId?: string; accountId?: string; status?: SubscriptionRecord['status'] } = {},
+): Promise<string> {
+  const subscriptionId = t.deps.ids.uuid();
+  await t.store.write((d) => {
+    d.subscriptions.push({
+      subscriptionId,
+      accountId: options.accountId ?? DEMO_ACCOUNT_ID,
+      locationId: options.locationId ?? DEMO_LOCATION_ID,
+      endpoint,
+      status: options.status ?? 'confirmed',
+      createdAt: t.deps.clocks.now(options.accountId ?? DEMO_ACCOUNT_ID).toISOString(),
+    });
+  });
+  return subscriptionId;
+}
+
+/** The real flow: create the subscription, take the confirmation from the receiver, call the confirmationUrl. */
+export async function subscribeAndConfirm(t: TestApp, receiver: WebhookReceiver, locationId = DEMO_LOCATION_ID, key = DEMO_API_KEY): Promise<string> {
+  const before = receiver.received.filter((r) => r.method === 'POST').length;
+  const created = await request(t.app).post(`/v1/locations/${locationId}/subscriptions`).set(bearer(key)).send({ endpoint: receiver.url() }).expect(200);
+  await t.deps.dispatcher.drain();
+  const confirmation = receiver.received.filter((r) => r.method === 'POST')[before]?.body as { confirmationUrl: string };
+  const url = new URL(confirmation.confirmationUrl);
+  await request(t.app).get(`${url.pathname}${url.search}`).set(bearer(key)).expect(200);
+  return (created.body as { subscriptionId: string }).subscriptionId;
+}
+
+export function startAlert(t: TestApp, body: Record<string, unknown>, locationId = DEMO_LOCATION_ID, key = DEMO_API_KEY): request.Test {
+  return request(t.app).post(`/sandbox/locations/${locationId}/alerts`).set(bearer(key)).send(body);
+}
+
+export function endAlert(t: TestApp, alertId: string, locationId = DEMO_LOCATION_ID, key = DEMO_API_KEY): request.Test {
+  return request(t.app).post(`/sandbox/locations/${locationId}/alerts/${alertId}/end`).set(bearer(key));
+}
+
+/** The account's deliveries, oldest first, straight from the store. */
+export function deliveriesIn(t: TestApp, accountId = DEMO_ACCOUNT_ID): DeliveryRecord[] {
+  return t.store.read((d) => structuredClone(d.deliveries.filter((x) => x.accountId === accountId)) as DeliveryRecord[]);
+}
+
+/** POST bodies the receiver got (receiver checks arrive as GETs and are left out). */
+export function postedBodies<T = Record<string, unknown>>(receiver: WebhookReceiver): T[] {
+  return receiver.received.filter((r) => r.method === 'POST').map((r) => r.body as T);
+}
