@@ -4,6 +4,9 @@ import { AppError } from '../core/errors.js';
 import type { Deps } from '../deps.js';
 import { setAuth, type AuthContext } from '../http/request-context.js';
 
+/** The clientId of the access tokens the dashboard page gets; no OAuth client of that id exists. */
+export const DASHBOARD_CLIENT_ID = 'sandbox-dashboard';
+
 /** Reads `Authorization: Bearer <credential>`; null when the header is absent or carries no credential. */
 export function bearerCredential(header: string | undefined): string | null {
   if (header === undefined) return null;
@@ -17,7 +20,7 @@ export function bearerCredential(header: string | undefined): string | null {
  */
 export function resolveCredential(deps: Deps, credential: string): AuthContext {
   const apiKey = deps.store.read((d) => d.apiKeys.find((k) => k.apiKey === credential));
-  if (apiKey) return { accountId: apiKey.accountId, via: 'api_key', userId: null };
+  if (apiKey) return { accountId: apiKey.accountId, via: 'api_key', userId: null, internal: false };
 
   const token = deps.store.read((d) => d.accessTokens.find((t) => t.accessToken === credential));
   if (!token) {
@@ -29,7 +32,7 @@ export function resolveCredential(deps: Deps, credential: string): AuthContext {
   if (Date.parse(token.expiresAt) <= deps.clocks.now(token.accountId).getTime()) {
     throw new AppError(403, 'token_expired', `The access token expired at ${token.expiresAt}; refresh it through /oauth2/token`);
   }
-  return { accountId: token.accountId, via: 'access_token', userId: token.userId };
+  return { accountId: token.accountId, via: 'access_token', userId: token.userId, internal: token.clientId === DASHBOARD_CLIENT_ID };
 }
 
 export function requireAccount(deps: Deps): RequestHandler {

@@ -43,7 +43,8 @@ function countRequest(data: Data, accountId: string, nowMs: number): number | nu
  */
 export function applyFaults(deps: Deps): RequestHandler {
   return async (req, res, next) => {
-    const { accountId } = authOf(res);
+    const { accountId, internal } = authOf(res);
+    if (internal) return next();
     const path = req.baseUrl + req.path;
     const hasAny = deps.store.read((d) => d.faults.some((f) => f.accountId === accountId) || d.rateLimits.some((r) => r.accountId === accountId));
     if (!hasAny) return next();

@@ -4,6 +4,11 @@ import type { Response } from 'express';
 export interface AuthContext {
   accountId: string;
   via: 'api_key' | 'access_token';
+  /**
+   * The sandbox's own dashboard: its polling stays out of the account's request journal, and
+   * the partner's injected faults and rate limit do not apply to it.
+   */
+  internal: boolean;
   userId: string | null;
 }
 

@@ -21,7 +21,7 @@ export function requestLogger(deps: Deps): RequestHandler {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const auth = res.locals['auth'] as AuthContext | undefined;
       deps.logger.info('request', { method: req.method, path, status: res.statusCode, durationMs, accountId: auth?.accountId ?? null });
-      if (!auth || (req.method === 'GET' && path.startsWith('/sandbox/requests'))) return;
+      if (!auth || auth.internal || (req.method === 'GET' && path.startsWith('/sandbox/requests'))) return;
       const entry: JournalEntry = {
         accountId: auth.accountId,
         method: req.method,

@@ -1,5 +1,6 @@
 import request from 'supertest';
 
+import { DASHBOARD_CLIENT_ID } from '../../src/auth/index.js';
 import { JOURNAL_LIMIT_PER_ACCOUNT } from '../../src/journal/journal.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY } from '../helpers/demo.js';
@@ -140,6 +141,28 @@ describe('POST /sandbox/tokens/expire', () => {
   it("refuses another account's token with 404", async () => {
     await t.store.write((d) => void d.accessTokens.push(token('foreign', 'someone-else')));
     await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).send({ accessToken: 'foreign' }).expect(404);
+  });
+});
+
+describe("the dashboard's own requests", () => {
+  it('stay out of the journal and are not hit by injected faults or the rate limit', async () => {
+    await t.store.write((d) =>
+      void d.accessTokens.push({
+        accessToken: 'dashboard-token',
+        clientId: DASHBOARD_CLIENT_ID,
+        userId: 'u',
+        accountId: DEMO_ACCOUNT_ID,
+        expiresAt: new Date(t.clock.now().getTime() + 3_600_000).toISOString(),
+        revokedAt: null,
+        grantId: 'g',
+      }),
+    );
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ status: 503, times: null }).expect(201);
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ rateLimit: { requests: 1, perSeconds: 60 } }).expect(201);
+    for (let i = 0; i < 3; i++) await request(t.app).get('/v1/locations').set(bearer('dashboard-token')).expect(200);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
+    const journal = await request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY));
+    expect(journal.body.requests.map((r: { path: string }) => r.path)).toEqual(['/v1/locations', '/sandbox/faults', '/sandbox/faults']);
   });
 });
 

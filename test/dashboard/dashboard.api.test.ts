@@ -1,0 +1,230 @@
+import { Script } from 'node:vm';
+
+import request from 'supertest';
+
+import { DASHBOARD_CLIENT_ID } from '../../src/dashboard/access.js';
+import { DASHBOARD_SCRIPT } from '../../src/dashboard/client-script.js';
+import type { DashboardConfig } from '../../src/dashboard/page.js';
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { bearer, DEMO_ACCOUNT_ID, DEMO_LOCATION_ID, DEMO_LOCATIONS, DEMO_USER, OTHER_ACCOUNT_ID, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import { loginPath, submitLogin } from '../helpers/oauth.js';
+
+type Agent = ReturnType<typeof request.agent>;
+
+const HOSTILE = '<script>alert(1)</script>';
+const HOSTILE_ATTRIBUTE = '"><img src=x onerror=alert(2)>';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await buildTestApp();
+});
+
+const unescapeHtml = (text: string): string =>
+  text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&#96;/g, '`').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
+function csrfOf(html: string): string {
+  const match = /name="csrf_token" value="([^"]+)"/.exec(html);
+  if (!match) throw new Error(`no csrf_token field in:\n${html}`);
+  return unescapeHtml(match[1]!);
+}
+
+function configOf(html: string): DashboardConfig {
+  const match = /data-config="([^"]*)"/.exec(html);
+  if (!match) throw new Error(`no data-config in:\n${html}`);
+  return JSON.parse(unescapeHtml(match[1]!)) as DashboardConfig;
+}
+
+async function signIn(agent: Agent, credentials: { email: string; password: string } = DEMO_USER): Promise<request.Response> {
+  const form = await agent.get('/').expect(200);
+  return agent.post('/dashboard/sign-in').type('form').send({ csrf_token: csrfOf(form.text), ...credentials });
+}
+
+/** Signs in the demo user and returns the agent and the dashboard page. */
+async function openDashboard(): Promise<{ agent: Agent; page: request.Response; config: DashboardConfig }> {
+  const agent = request.agent(t.app);
+  await signIn(agent).then((res) => expect(res.status).toBe(303));
+  const page = await agent.get('/').expect(200);
+  return { agent, page, config: configOf(page.text) };
+}
+
+const namesOf = (accountId: string): string[] => t.store.read((d) => d.locations.filter((l) => l.accountId === accountId).map((l) => l.name));
+const dashboardTokens = () => t.store.read((d) => d.accessTokens.filter((x) => x.clientId === DASHBOARD_CLIENT_ID));
+
+describe('GET / without a signed-in session', () => {
+  it('shows the sign-in form and nothing of any account', async () => {
+    const res = await request(t.app).get('/').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('action="/dashboard/sign-in"');
+    expect(res.text).toContain('name="password"');
+    for (const name of [...namesOf(DEMO_ACCOUNT_ID), ...namesOf(OTHER_ACCOUNT_ID), 'Demo Household', 'Other Household', DEMO_LOCATION_ID]) {
+      expect(res.text).not.toContain(name);
+    }
+    expect(res.text).not.toContain('data-config');
+    expect(dashboardTokens()).toEqual([]);
+  });
+});
+
+describe('POST /dashboard/sign-in', () => {
+  it.each([
+    ['a wrong password', { email: DEMO_USER.email, password: 'not-the-password' }],
+    ['an unknown e-mail', { email: 'nobody@example.com', password: DEMO_USER.password }],
+  ])('with %s answers 422 with the form and an error, and signs nobody in', async (_case, credentials) => {
+    const agent = request.agent(t.app);
+    const res = await signIn(agent, credentials);
+    expect(res.status).toBe(422);
+    expect(res.text).toContain('id="sign-in-error"');
+    expect(res.text).toContain('not correct');
+    expect(res.text).toContain(`value="${credentials.email}"`);
+    const again = await agent.get('/').expect(200);
+    expect(again.text).toContain('name="password"');
+    expect(t.store.read((d) => d.sessions.filter((s) => s.session['userId'] !== undefined))).toEqual([]);
+  });
+
+  it('without the form\'s CSRF token answers 403 and signs nobody in', async () => {
+    const agent = request.agent(t.app);
+    await agent.get('/').expect(200);
+    const res = await agent.post('/dashboard/sign-in').type('form').send(DEMO_USER).expect(403);
+    expect(res.text).toContain('not sent from a current sign-in page');
+    expect((await agent.get('/')).text).toContain('name="password"');
+  });
+
+  it('with the right password redirects 303 to /, which then shows the dashboard', async () => {
+    const agent = request.agent(t.app);
+    const res = await signIn(agent);
+    expect(res.status).toBe(303);
+    expect(res.headers['location']).toBe('/');
+    const page = await agent.get('/').expect(200);
+    expect(page.text).toContain('id="dashboard"');
+    expect(page.text).not.toContain('name="password"');
+  });
+
+  it('accepts the e-mail in another case, as the login form of the authorization host does', async () => {
+    const res = await signIn(request.agent(t.app), { email: DEMO_USER.email.toUpperCase(), password: DEMO_USER.password });
+    expect(res.status).toBe(303);
+  });
+});
+
+describe('the signed-in dashboard', () => {
+  it('lists the account\'s locations, and only them', async () => {
+    const { page, config } = await openDashboard();
+    expect(page.text).toContain('Demo Household');
+    for (const name of namesOf(DEMO_ACCOUNT_ID)) expect(page.text).toContain(name);
+    for (const name of [...namesOf(OTHER_ACCOUNT_ID), 'Other Household', OTHER_LOCATION_ID]) expect(page.text).not.toContain(name);
+    expect(config.locations.map((l) => l.locationId)).toEqual(DEMO_LOCATIONS.map((l) => l.locationId));
+    expect(config.locations.map((l) => l.timeZone)).toEqual(DEMO_LOCATIONS.map((l) => l.timeZone));
+  });
+
+  it('embeds an access token of the signed-in account that works on /v1 and /sandbox', async () => {
+    const { config } = await openDashboard();
+    const locations = await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(200);
+    expect(locations.body.locations.map((l: { locationId: string }) => l.locationId)).toEqual(DEMO_LOCATIONS.map((l) => l.locationId));
+    await request(t.app).get(`/v1/locations/${OTHER_LOCATION_ID}`).set(bearer(config.accessToken)).expect(404);
+    await request(t.app).get('/sandbox/clock').set(bearer(config.accessToken)).expect(200);
+
+    const demoUserId = t.store.read((d) => d.users.find((u) => u.email === DEMO_USER.email)!.userId);
+    const record = t.store.read((d) => d.accessTokens.find((x) => x.accessToken === config.accessToken));
+    expect(record).toMatchObject({ clientId: DASHBOARD_CLIENT_ID, accountId: DEMO_ACCOUNT_ID, userId: demoUserId, revokedAt: null });
+    const expected = new Date(t.deps.clocks.now(DEMO_ACCOUNT_ID).getTime() + t.deps.config.accessTokenTtlSeconds * 1000).toISOString();
+    expect(record?.expiresAt).toBe(expected);
+    expect(config.tokenExpiresAt).toBe(expected);
+  });
+
+  it('reuses a fresh token on reload, and issues a new one once the account clock is past half its lifetime', async () => {
+    const { agent, config } = await openDashboard();
+    const ttl = t.deps.config.accessTokenTtlSeconds;
+    expect(configOf((await agent.get('/')).text).accessToken).toBe(config.accessToken);
+    expect(dashboardTokens()).toHaveLength(1);
+
+    await request(t.app).post('/sandbox/clock').set(bearer(config.accessToken)).send({ advanceSeconds: ttl * 0.6 }).expect(200);
+    const fresh = configOf((await agent.get('/')).text);
+    expect(fresh.accessToken).not.toBe(config.accessToken);
+    await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(200);
+
+    await request(t.app).post('/sandbox/clock').set(bearer(fresh.accessToken)).send({ advanceSeconds: ttl * 0.4 }).expect(200);
+    const refused = await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(403);
+    expect(refused.body.error).toBe('token_expired');
+    await request(t.app).get('/v1/locations').set(bearer(fresh.accessToken)).expect(200);
+  });
+
+  it('escapes hostile text in the account and location names', async () => {
+    await t.store.write((d) => {
+      d.locations.find((l) => l.locationId === DEMO_LOCATION_ID)!.name = HOSTILE;
+      d.accounts.find((a) => a.accountId === DEMO_ACCOUNT_ID)!.name = HOSTILE_ATTRIBUTE;
+    });
+    const { page, config } = await openDashboard();
+    expect(page.text).not.toContain(HOSTILE);
+    expect(page.text).not.toContain('<img');
+    expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page.text.match(/<script/g)).toHaveLength(1);
+    expect(config.locations[0]!.name).toBe(HOSTILE);
+  });
+
+  it('sends a nonce Content-Security-Policy that only its own script and style carry, and is never cached', async () => {
+    const { agent, page } = await openDashboard();
+    const csp = page.headers['content-security-policy'] as string;
+    const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeDefined();
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(page.text).toContain(`<script nonce="${nonce}">`);
+    expect(page.text).toContain(`<style nonce="${nonce}">`);
+    expect(page.headers['cache-control']).toBe('no-store');
+    const next = await agent.get('/');
+    expect(next.headers['content-security-policy']).not.toBe(csp);
+  });
+});
+
+describe('POST /dashboard/sign-out', () => {
+  it('ends the session and revokes the page\'s token', async () => {
+    const { agent, page, config } = await openDashboard();
+    const res = await agent.post('/dashboard/sign-out').type('form').send({ csrf_token: csrfOf(page.text) }).expect(303);
+    expect(res.headers['location']).toBe('/');
+    expect((await agent.get('/')).text).toContain('name="password"');
+    const refused = await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(403);
+    expect(refused.body.error).toBe('token_revoked');
+    expect(t.store.read((d) => d.sessions.filter((s) => s.session['userId'] !== undefined))).toEqual([]);
+  });
+
+  it('without the page\'s CSRF token answers 403 and keeps the session', async () => {
+    const { agent } = await openDashboard();
+    await agent.post('/dashboard/sign-out').type('form').send({}).expect(403);
+    expect((await agent.get('/')).text).toContain('id="dashboard"');
+  });
+});
+
+describe('the login session shared with the authorization host', () => {
+  it('signs the browser in on the dashboard after a sign-in on /login', async () => {
+    const agent = request.agent(t.app);
+    expect((await submitLogin(agent)).status).toBe(302);
+    expect((await agent.get('/').expect(200)).text).toContain('id="dashboard"');
+  });
+
+  it('lets /login skip its form after a sign-in on the dashboard', async () => {
+    const { agent } = await openDashboard();
+    const res = await agent.get(loginPath()).expect(302);
+    expect(res.headers['location']).toMatch(/^waterapp:\/\/callback\?code=/);
+  });
+
+  it('shows the sign-in form when the signed-in user no longer exists', async () => {
+    const { agent } = await openDashboard();
+    await t.store.write((d) => {
+      d.users = d.users.filter((u) => u.email !== DEMO_USER.email);
+    });
+    expect((await agent.get('/').expect(200)).text).toContain('name="password"');
+  });
+});
+
+describe('routing', () => {
+  it('answers other methods on / with 405 and sends a stray GET of the sign-in address to /', async () => {
+    const res = await request(t.app).post('/').expect(405);
+    expect(res.headers['allow']).toBe('GET, HEAD');
+    await request(t.app).get('/dashboard/sign-in').expect(303).expect('Location', '/');
+  });
+});
+
+describe('the inline script', () => {
+  it('parses as JavaScript and cannot end its script element early', () => {
+    expect(() => new Script(DASHBOARD_SCRIPT)).not.toThrow();
+    expect(DASHBOARD_SCRIPT).not.toMatch(/<\/script|<!--/i);
+  });
+});
