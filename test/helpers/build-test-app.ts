@@ -11,6 +11,7 @@ import type { Data } from '../../src/store/data.js';
 import { loadFixtures, type FixtureSet } from '../../src/store/fixtures.js';
 import { openStore } from '../../src/store/lowdb-store.js';
 import type { Store } from '../../src/store/store.js';
+import { loopbackOnlySender } from './loopback-only-sender.js';
 
 /** The instant every test app's clock starts at, unless a test says otherwise. */
 export const TEST_START = new Date('2026-03-10T15:30:00Z');
@@ -32,7 +33,8 @@ export interface TestApp {
 
 /**
  * The real wiring of main.ts (loadConfig → buildDeps → createApp) with a manual clock, a
- * silent logger and, unless `env.DATA_FILE` says otherwise, the in-memory store.
+ * silent logger, a sender that only reaches loopback hosts, and, unless `env.DATA_FILE` says
+ * otherwise, the in-memory store.
  */
 export async function buildTestApp(
   options: { env?: Record<string, string>; start?: Date; logger?: Logger; overrides?: Omit<DepsOverrides, 'clock'> } = {},
@@ -42,6 +44,6 @@ export async function buildTestApp(
   const clock = new ManualClock(options.start ?? TEST_START);
   const { store } = await openStore(config.dataFile, () => structuredClone(data));
   const scenarios = options.overrides?.scenarios ?? (await loadScenarios(config.scenariosDir));
-  const deps = buildDeps(config, store, fixtures, { clock, logger: options.logger ?? silentLogger, scenarios, ...options.overrides });
+  const deps = buildDeps(config, store, fixtures, { clock, logger: options.logger ?? silentLogger, sender: loopbackOnlySender, scenarios, ...options.overrides });
   return { app: createApp(deps), deps, clock, store };
 }

@@ -3,10 +3,11 @@ import { silentLogger } from '../../src/core/logger.js';
 import { ScenarioError } from '../../src/scenarios/catalog.js';
 import { startSandbox, type RunningSandbox } from '../../src/server.js';
 import { DEMO_ACCOUNT_ID, DEMO_LOCATION_ID, OTHER_ACCOUNT_ID, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import { loopbackOnlySender } from '../helpers/loopback-only-sender.js';
 
 const running: RunningSandbox[] = [];
 async function start(env: Record<string, string>): Promise<RunningSandbox> {
-  const sandbox = await startSandbox(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_FILE: ':memory:', ...env }), { logger: silentLogger });
+  const sandbox = await startSandbox(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_FILE: ':memory:', ...env }), { logger: silentLogger, sender: loopbackOnlySender });
   running.push(sandbox);
   return sandbox;
 }
