@@ -28,9 +28,16 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
+/** A start-up failure as one readable message; only unexpected errors carry a stack. */
+function describeStartupError(error: unknown): string {
+  if (error instanceof ConfigError || error instanceof FixtureError || error instanceof StoreFileError || error instanceof ScenarioError) return error.message;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return `${(error as Error).message}: another process uses this port; stop it or set PORT (0 picks a free port)`;
+  if (code === 'EACCES') return `${(error as Error).message}: not allowed to listen there; pick a PORT above 1023 or another HOST`;
+  return (error as Error).stack ?? String(error);
+}
+
 main().catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof FixtureError || error instanceof StoreFileError || error instanceof ScenarioError;
-  const detail = known ? (error as Error).message : ((error as Error).stack ?? String(error));
-  process.stderr.write(`water-sandbox failed to start.\n${detail}\n`);
+  process.stderr.write(`water-sandbox failed to start.\n${describeStartupError(error)}\n`);
   process.exitCode = 1;
 });
