@@ -5,7 +5,7 @@
  * few places where values are consumed in a fixed order.
  */
 
-/** 32-bit FNV-1a over the parts, then a murmur3-style finaliser for good bit mixing. */
+/** 32-bit FNV-1a over the parts, then murmur3's finaliser for good bit mixing. */
 export function hash32(...parts: (string | number)[]): number {
   let h = 0x811c9dc5;
   for (const part of parts) {
@@ -17,6 +17,11 @@ export function hash32(...parts: (string | number)[]): number {
     h ^= 0x1f; // separator, so ("ab","c") differs from ("a","bc")
     h = Math.imul(h, 0x01000193);
   }
+  return fmix32(h);
+}
+
+/** murmur3's 32-bit finaliser: spreads every input bit over the whole output. */
+export function fmix32(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -1,4 +1,4 @@
-import { hash32 } from '../core/random.js';
+import { fmix32, hash32 } from '../core/random.js';
 import type { DeepReadonly, UsageProfile } from '../store/data.js';
 import { civilFromDays, DAY_MS, daysFromCivil, HOUR_MS, weekdayOfDays } from './calendar.js';
 
@@ -129,18 +129,8 @@ export function cosineOfYear(x: number): number {
   return 1 - 16 * (t - 1) * (t - 1);
 }
 
-/** murmur3's 32-bit finaliser. */
-function fmix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
 /** A key for (key, n): integer hashing, far cheaper per hour than hashing strings. */
-const mix = (key: number, n: number): number => fmix((key + Math.imul(n | 0, 0x9e3779b1)) | 0);
+const mix = (key: number, n: number): number => fmix32((key + Math.imul(n | 0, 0x9e3779b1)) | 0);
 
 /** The k-th uniform draw in [0, 1) from a key. */
-const unit = (key: number, k: number): number => fmix(key ^ Math.imul(k + 1, 0x27d4eb2f)) / 0x100000000;
+const unit = (key: number, k: number): number => fmix32(key ^ Math.imul(k + 1, 0x27d4eb2f)) / 0x100000000;

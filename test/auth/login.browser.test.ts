@@ -1,39 +1,27 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 
+import { launchBrowser } from '../helpers/browser.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
-import { basicAuth } from '../helpers/oauth.js';
+import { basicAuth, partnerRegistration } from '../helpers/oauth.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { listen } from './listening.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-
 let context: BrowserContext;
-let profileDir: string;
 let t: TestApp;
 let server: Awaited<ReturnType<typeof listen>>;
 let receiver: WebhookReceiver;
 let client: { client_id: string; client_secret: string };
 let page: Page;
 
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
 beforeAll(async () => {
-  // Fail loudly rather than skip: CI installs chromium in .ci/run.
-  if (!existsSync(CHROMIUM)) throw new Error(`The browser test needs Debian's chromium at ${CHROMIUM}: run apt-get install -y chromium`);
-  profileDir = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchBrowser();
+  context = browser.context;
 });
 afterAll(async () => {
-  await context?.close();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  await browser?.close();
 });
 
 beforeEach(async () => {
@@ -43,17 +31,14 @@ beforeEach(async () => {
   const res = await request(t.app)
     .post('/sandbox/oauth-clients')
     .set(bearer(DEMO_API_KEY))
-    .send({
-      name: 'Pat Partner',
-      companyName: 'Partner Inc.',
-      email: 'pat@partner.example',
-      phone: '+1 555 0100 300',
-      applicationName: 'Browser Partner App',
-      applicationWebsite: 'https://partner.example',
-      description: 'Driven by headless Chromium',
-      redirectUri: receiver.url('/callback'),
-      signOutUri: receiver.url('/signed-out'),
-    })
+    .send(
+      partnerRegistration({
+        applicationName: 'Browser Partner App',
+        description: 'Driven by headless Chromium',
+        redirectUri: receiver.url('/callback'),
+        signOutUri: receiver.url('/signed-out'),
+      }),
+    )
     .expect(201);
   client = res.body as typeof client;
   await context.clearCookies();

@@ -3,7 +3,7 @@ import request from 'supertest';
 
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
-import { codeOf, formFields } from '../helpers/oauth.js';
+import { codeOf, formFields, partnerRegistration } from '../helpers/oauth.js';
 import { listen } from './listening.js';
 
 let t: TestApp;
@@ -85,19 +85,16 @@ describe('simple-oauth2 against the sandbox', () => {
     const registered = await request(t.app)
       .post('/sandbox/oauth-clients')
       .set(bearer(DEMO_API_KEY))
-      .send({
-        name: 'Pat Partner',
-        companyName: 'Partner Inc.',
-        email: 'pat@partner.example',
-        phone: '+1 555 0100 300',
-        applicationName: 'Encoded App',
-        applicationWebsite: 'https://partner.example',
-        description: 'Credentials with reserved characters',
-        redirectUri: DEMO_CLIENT.redirectUri,
-        signOutUri: 'https://partner.example/out',
-        clientId: "app:1 + x/&=?'",
-        clientSecret: "s3cr3t:with+plus %25 !*()'",
-      })
+      .send(
+        partnerRegistration({
+          applicationName: 'Encoded App',
+          description: 'Credentials with reserved characters',
+          redirectUri: DEMO_CLIENT.redirectUri,
+          signOutUri: 'https://partner.example/out',
+          clientId: "app:1 + x/&=?'",
+          clientSecret: "s3cr3t:with+plus %25 !*()'",
+        }),
+      )
       .expect(201);
     const client = oauthClient(registered.body.client_id, registered.body.client_secret);
     const { code } = await signInAt(client.authorizeURL({ redirect_uri: DEMO_CLIENT.redirectUri }));

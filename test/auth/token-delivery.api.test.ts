@@ -2,7 +2,7 @@ import request from 'supertest';
 
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY } from '../helpers/demo.js';
-import { basicAuth, loginAndGetToken, type OAuthTokens } from '../helpers/oauth.js';
+import { basicAuth, loginAndGetToken, type OAuthTokens, partnerRegistration } from '../helpers/oauth.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 let t: TestApp;
@@ -26,18 +26,15 @@ async function signInThroughReceiver(
   const res = await request(t.app)
     .post('/sandbox/oauth-clients')
     .set(bearer(DEMO_API_KEY))
-    .send({
-      name: 'Pat Partner',
-      companyName: 'Partner Inc.',
-      email: 'pat@partner.example',
-      phone: '+1 555 0100 300',
-      applicationName: 'Receiver App',
-      applicationWebsite: 'https://partner.example',
-      description: 'Receives the token POST',
-      redirectUri,
-      signOutUri: 'https://partner.example/out',
-      ...extra,
-    })
+    .send(
+      partnerRegistration({
+        applicationName: 'Receiver App',
+        description: 'Receives the token POST',
+        redirectUri,
+        signOutUri: 'https://partner.example/out',
+        ...extra,
+      }),
+    )
     .expect(201);
   const client = res.body as { client_id: string; client_secret: string };
   const tokens = await loginAndGetToken(t.app, { clientId: client.client_id, clientSecret: client.client_secret, redirectUri });

@@ -2,7 +2,7 @@ import request from 'supertest';
 
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATIONS, OTHER_LOCATIONS } from '../helpers/demo.js';
-import { basicAuth, codeOf, loginAndGetToken, NATIVE_REDIRECT_URI, submitLogin, type OAuthTokens } from '../helpers/oauth.js';
+import { basicAuth, codeOf, loginAndGetToken, NATIVE_REDIRECT_URI, type OAuthTokens, partnerRegistration, submitLogin } from '../helpers/oauth.js';
 
 const TOKEN_KEYS = ['access_token', 'expires_in', 'refresh_token', 'token_type'];
 const DEMO_BASIC = basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret);
@@ -33,18 +33,7 @@ async function registerClient(overrides: Record<string, string> = {}): Promise<{
   const res = await request(t.app)
     .post('/sandbox/oauth-clients')
     .set(bearer(DEMO_API_KEY))
-    .send({
-      name: 'Pat Partner',
-      companyName: 'Partner Inc.',
-      email: 'pat@partner.example',
-      phone: '+1 555 0100 300',
-      applicationName: 'Partner App',
-      applicationWebsite: 'https://partner.example',
-      description: 'Shows water use in the partner app',
-      redirectUri: NATIVE_REDIRECT_URI,
-      signOutUri: 'https://partner.example/signed-out',
-      ...overrides,
-    })
+    .send(partnerRegistration(overrides))
     .expect(201);
   return res.body as { client_id: string; client_secret: string };
 }

@@ -1,41 +1,29 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 
 import { listen } from '../auth/listening.js';
+import { launchBrowser } from '../helpers/browser.js';
 import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** Set to a file path to keep a full-page screenshot of the dashboard (for looking at the layout). */
 const SCREENSHOT = process.env['DASHBOARD_SCREENSHOT'];
 
 let context: BrowserContext;
-let profileDir: string;
 let t: TestApp;
 let server: Awaited<ReturnType<typeof listen>>;
 let receiver: WebhookReceiver;
 let page: Page;
 let problems: string[];
 
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
 beforeAll(async () => {
-  // Fail loudly rather than skip: CI installs chromium in .ci/run.
-  if (!existsSync(CHROMIUM)) throw new Error(`The browser test needs Debian's chromium at ${CHROMIUM}: run apt-get install -y chromium`);
-  profileDir = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchBrowser({ width: 1280, height: 800 });
+  context = browser.context;
 });
 afterAll(async () => {
-  await context?.close();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  await browser?.close();
 });
 
 beforeEach(async () => {

@@ -92,3 +92,19 @@ export async function loginAndGetToken(app: Express, options: LoginOptions = {})
   if (res.status !== 200) throw new Error(`POST /oauth2/token answered ${res.status}: ${res.text}`);
   return res.body as OAuthTokens;
 }
+
+/** A client registration as production's form asks for it; a test overrides what it cares about. */
+export function partnerRegistration(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'Pat Partner',
+    companyName: 'Partner Inc.',
+    email: 'pat@partner.example',
+    phone: '+1 555 0100 300',
+    applicationName: 'Partner App',
+    applicationWebsite: 'https://partner.example',
+    description: 'Shows water use in the partner app',
+    redirectUri: NATIVE_REDIRECT_URI,
+    signOutUri: 'https://partner.example/signed-out',
+    ...overrides,
+  };
+}

@@ -1,19 +1,8 @@
-import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/core/logger.js';
 import { ScenarioError } from '../../src/scenarios/catalog.js';
-import { startSandbox, type RunningSandbox } from '../../src/server.js';
 import { DEMO_ACCOUNT_ID, DEMO_LOCATION_ID, OTHER_ACCOUNT_ID, OTHER_LOCATION_ID } from '../helpers/demo.js';
-import { loopbackOnlySender } from '../helpers/loopback-only-sender.js';
+import { startTestSandbox as start, stopAllSandboxes } from '../helpers/start-sandbox.js';
 
-const running: RunningSandbox[] = [];
-async function start(env: Record<string, string>): Promise<RunningSandbox> {
-  const sandbox = await startSandbox(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_FILE: ':memory:', ...env }), { logger: silentLogger, sender: loopbackOnlySender });
-  running.push(sandbox);
-  return sandbox;
-}
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.stop()));
-});
+afterEach(stopAllSandboxes);
 
 describe('the SCENARIO start-up option', () => {
   it('plays the scenario at the demo account first location when no SCENARIO_LOCATION_ID is given', async () => {

@@ -5,21 +5,10 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/core/logger.js';
-import { startSandbox, type RunningSandbox } from '../../src/server.js';
 import { DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
-import { loopbackOnlySender } from '../helpers/loopback-only-sender.js';
+import { startTestSandbox as start, stopAllSandboxes } from '../helpers/start-sandbox.js';
 
-const running: RunningSandbox[] = [];
-async function start(env: Record<string, string>): Promise<RunningSandbox> {
-  const sandbox = await startSandbox(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_FILE: ':memory:', ...env }), { logger: silentLogger, sender: loopbackOnlySender });
-  running.push(sandbox);
-  return sandbox;
-}
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.stop()));
-});
+afterEach(stopAllSandboxes);
 
 const auth = { Authorization: `Bearer ${DEMO_API_KEY}` };
 

@@ -1,0 +1,18 @@
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { startSandbox, type RunningSandbox } from '../../src/server.js';
+import { loopbackOnlySender } from './loopback-only-sender.js';
+
+const running: RunningSandbox[] = [];
+
+/** The whole server as main.ts starts it, on 127.0.0.1 and a free port; `stopAllSandboxes` ends them. */
+export async function startTestSandbox(env: Record<string, string> = {}): Promise<RunningSandbox> {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_FILE: ':memory:', ...env });
+  const sandbox = await startSandbox(config, { logger: silentLogger, sender: loopbackOnlySender });
+  running.push(sandbox);
+  return sandbox;
+}
+
+export async function stopAllSandboxes(): Promise<void> {
+  await Promise.all(running.splice(0).map((s) => s.stop()));
+}
