@@ -1,6 +1,6 @@
-import { AppError } from '../../src/core/errors.js';
 import { ALERT_TYPE_SPECS, ALERT_TYPES, alertTimes, decideStart, fallbackOf, resolveStart, type StartRequest } from '../../src/alerts/rules.js';
 import type { AlertRecord, AlertType, LocationRecord } from '../../src/store/data.js';
+import { errorOf } from '../helpers/errors.js';
 
 const location = (overrides: Partial<LocationRecord> = {}): LocationRecord => ({
   locationId: 'loc-1',
@@ -33,16 +33,6 @@ const alert = (type: AlertType, overrides: Partial<AlertRecord> = {}): AlertReco
   flowGpm: 1,
   ...overrides,
 });
-
-function errorOf(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
 
 describe('resolveStart', () => {
   it.each(ALERT_TYPES)('fills realistic defaults for %s, on the first device', (type) => {

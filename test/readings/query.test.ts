@@ -1,16 +1,6 @@
-import { AppError } from '../../src/core/errors.js';
 import { MAX_RANGE_DAYS, parseReadingsQuery, parseTime, resolveRange } from '../../src/readings/query.js';
 import { at } from './usage-fixtures.js';
-
-function errorOf(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
+import { errorOf } from '../helpers/errors.js';
 
 describe('parseTime', () => {
   it.each([
