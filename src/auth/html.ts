@@ -35,3 +35,28 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
 
 /** Marks a constant of this code base (never request data) as markup, e.g. the page's CSS. */
 export const trusted = (markup: string): SafeHtml => new SafeHtml(markup);
+
+/**
+ * A whole page: the shared head (no indexing, no favicon request) with the page's own CSS and,
+ * when given, one inline script. With a `nonce`, the style and script carry it for a
+ * Content-Security-Policy.
+ */
+export function htmlDocument(input: { title: string; style: string; body: SafeHtml; nonce?: string; script?: string }): string {
+  const nonce = input.nonce === undefined ? '' : html` nonce="${input.nonce}"`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${input.title}</title>
+<link rel="icon" href="data:,">
+<style${nonce}>${trusted(input.style)}</style>
+</head>
+<body>
+${input.body}
+${input.script === undefined ? '' : html`<script${nonce}>${trusted(input.script)}</script>`}
+</body>
+</html>
+`.value;
+}

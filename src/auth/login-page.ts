@@ -1,4 +1,4 @@
-import { html, trusted, type SafeHtml } from './html.js';
+import { html, htmlDocument, type SafeHtml } from './html.js';
 
 /** The authorization request a login form carries through its hidden fields. */
 export interface AuthorizationRequest {
@@ -24,22 +24,9 @@ const STYLE = `
 `;
 
 function page(title: string, body: SafeHtml): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${title}</title>
-<style>${trusted(STYLE)}</style>
-</head>
-<body>
-<main>
+  return htmlDocument({ title, style: STYLE, body: html`<main>
 ${body}
-</main>
-</body>
-</html>
-`.value;
+</main>` });
 }
 
 /** The sign-in form of the authorization host. Every value is escaped by `html`. */

@@ -1,4 +1,4 @@
-import { html, trusted, type SafeHtml } from '../auth/index.js';
+import { html, htmlDocument, trusted, type SafeHtml } from '../auth/index.js';
 import { DASHBOARD_SCRIPT } from './client-script.js';
 import { DASHBOARD_STYLE, SIGN_IN_STYLE } from './style.js';
 
@@ -17,25 +17,6 @@ export interface DashboardView {
   user: { name: string; email: string };
   scenarios: { name: string; description: string }[];
   config: DashboardConfig;
-}
-
-function htmlDocument(input: { title: string; nonce: string; style: string; body: SafeHtml; script?: string }): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${input.title}</title>
-<link rel="icon" href="data:,">
-<style nonce="${input.nonce}">${trusted(input.style)}</style>
-</head>
-<body>
-${input.body}
-${input.script === undefined ? '' : html`<script nonce="${input.nonce}">${trusted(input.script)}</script>`}
-</body>
-</html>
-`.value;
 }
 
 /** The sign-in form of GET / (posts to /dashboard/sign-in). Every value is escaped by `html`. */

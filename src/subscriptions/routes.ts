@@ -32,21 +32,25 @@ function parseEndpointBody(body: unknown, deps: Deps): string {
   return checkEndpoint((body as { endpoint?: unknown }).endpoint, deps.config.endpointPolicy, deps.config.blockPrivateEndpoints);
 }
 
-/** Issues a confirmation token and queues the confirmation POST to the endpoint. */
-async function sendConfirmation(deps: Deps, subscription: DeepReadonly<SubscriptionRecord>): Promise<{ confirmationUrl: string; confirmationToken: string; deliveryId: string }> {
+/**
+ * Within one store change: a fresh confirmation token (replacing unused ones) and the
+ * confirmation POST to the endpoint, queued. The caller kicks the dispatcher after the write.
+ */
+function queueConfirmation(
+  deps: Deps,
+  data: Data,
+  subscription: DeepReadonly<SubscriptionRecord>,
+): { confirmationUrl: string; confirmationToken: string; deliveryId: string } {
   const token = deps.ids.secret(24);
-  const nowMs = deps.clocks.now(subscription.accountId).getTime();
-  await deps.store.write((d) =>
-    issueConfirmationToken(d, {
-      subscriptionId: subscription.subscriptionId,
-      accountId: subscription.accountId,
-      token,
-      nowMs,
-      ttlSeconds: deps.config.confirmationTokenTtlSeconds,
-    }),
-  );
+  issueConfirmationToken(data, {
+    subscriptionId: subscription.subscriptionId,
+    accountId: subscription.accountId,
+    token,
+    nowMs: deps.clocks.now(subscription.accountId).getTime(),
+    ttlSeconds: deps.config.confirmationTokenTtlSeconds,
+  });
   const message = { confirmationUrl: confirmationUrl(deps.urls.publicUrl, subscription.subscriptionId, token), confirmationToken: token };
-  const delivery = await deps.dispatcher.enqueue({
+  const delivery = deps.dispatcher.build({
     accountId: subscription.accountId,
     kind: 'confirmation',
     subscriptionId: subscription.subscriptionId,
@@ -54,6 +58,7 @@ async function sendConfirmation(deps: Deps, subscription: DeepReadonly<Subscript
     target: subscription.endpoint,
     payload: message,
   });
+  data.deliveries.push(delivery);
   return { ...message, deliveryId: delivery.deliveryId };
 }
 
@@ -73,22 +78,27 @@ export function subscriptionsRouter(deps: Deps): Router {
       status: 'pending',
       createdAt: deps.clocks.now(accountId).toISOString(),
     };
+    // The subscription, its token and both outgoing calls are stored in one change, so a restart
+    // never finds a subscription without its confirmation.
     await deps.store.write((d) => {
       d.subscriptions.push(subscription);
+      const { deliveryId } = queueConfirmation(deps, d, subscription);
+      // SANDBOX: production requires the endpoint to answer GET as well as POST with JSON; the sandbox checks
+      // it once the confirmation POST has had its first attempt, and records the outcome in the delivery log.
+      d.deliveries.push(
+        deps.dispatcher.build({
+          accountId,
+          kind: 'receiver_check',
+          subscriptionId: subscription.subscriptionId,
+          locationId,
+          method: 'GET',
+          target: endpoint,
+          payload: null,
+          afterDeliveryId: deliveryId,
+        }),
+      );
     });
-    const { deliveryId } = await sendConfirmation(deps, subscription);
-    // SANDBOX: production requires the endpoint to answer GET as well as POST with JSON; the sandbox checks
-    // it once the confirmation POST has had its first attempt, and records the outcome in the delivery log.
-    await deps.dispatcher.enqueue({
-      accountId,
-      kind: 'receiver_check',
-      subscriptionId: subscription.subscriptionId,
-      locationId,
-      method: 'GET',
-      target: endpoint,
-      payload: null,
-      afterDeliveryId: deliveryId,
-    });
+    deps.dispatcher.kick();
     res.json(presentSubscription(subscription));
   });
 
@@ -164,7 +174,8 @@ export function subscriptionsSandboxRouter(deps: Deps): Router {
     const { accountId } = authOf(res);
     const subscription = deps.store.read((d) => findOwnSubscription(d, accountId, req.params.subscriptionId));
     if (subscription.status === 'confirmed') throw conflict('already_confirmed', `Subscription ${subscription.subscriptionId} is already confirmed`);
-    const sent = await sendConfirmation(deps, subscription);
+    const sent = await deps.store.write((d) => queueConfirmation(deps, d, subscription));
+    deps.dispatcher.kick();
     res.json({ subscriptionId: subscription.subscriptionId, ...sent });
   });
   allowOnly(router, '/subscriptions/:subscriptionId/confirmation', ['POST']);
