@@ -1,7 +1,8 @@
 /**
- * Everything the sandbox keeps, as one JSON document. Records are internal shapes: the
- * public shapes of /v1 are built from them by each feature's presenter, so stored fields
- * never leak into responses.
+ * What the sandbox keeps about one account, as one document (AccountDoc), plus two per-account
+ * collections that grow with use and are stored apart: the delivery log and the request
+ * journal. Records are internal shapes: the public shapes of /v1 are built from them by each
+ * feature's presenter, so stored fields never leak into responses.
  */
 
 export type HomeAway = 'home' | 'away';
@@ -203,14 +204,14 @@ export interface DeliveryRecord {
   dueAtMs: number | null;
   /** The delivery this one sends again (POST /sandbox/deliveries/{id}/redeliver). */
   redeliveryOf?: string;
-  /** Not attempted before this delivery has had its first attempt (the receiver check waits for the confirmation). */
-  afterDeliveryId?: string;
+  /** A confirmation whose first attempt is followed by a GET check of the endpoint (production requires it to answer GET too). */
+  checkReceiverAfter?: boolean;
   /** Why the delivery ended without its attempts deciding it, e.g. its subscription was deleted. */
   note?: string;
 }
 
-export interface ClockRecord {
-  accountId: string;
+/** An account's virtual clock: the process clock plus an offset, or frozen at an instant. */
+export interface ClockSetting {
   /** Added to the process clock when not frozen. */
   offsetMs: number;
   /** When set, the account's now is this instant (ms since epoch) until unfrozen. */
@@ -230,13 +231,11 @@ export interface FaultRecord {
   createdAt: string;
 }
 
-/** A per-account fixed-window rate limit on /v1, set through /sandbox/faults. */
-export interface RateLimitRecord {
-  accountId: string;
+/** A per-account fixed-window rate limit on /v1, set through /sandbox/faults; windows start at `anchorMs` on the account clock. */
+export interface RateLimitSetting {
   requests: number;
   perSeconds: number;
-  windowStartMs: number;
-  count: number;
+  anchorMs: number;
 }
 
 export interface JournalEntry {
@@ -259,6 +258,8 @@ export interface ScenarioRunRecord {
   /** Index of the next step to apply. */
   nextStep: number;
   totalSteps: number;
+  /** When the next step falls due on the account clock; null once the run has ended. */
+  dueAtMs: number | null;
   state: 'running' | 'completed' | 'failed';
   /** Applied steps: `atMs` is the virtual time it ran, `dueAtMs` when it was due; a failed step has `ok: false`. */
   log: { step: number; atMs: number; dueAtMs: number; action: string; ok: boolean; result: string }[];
@@ -266,11 +267,15 @@ export interface ScenarioRunRecord {
   alertIds: Record<string, string>;
 }
 
-export interface Data {
-  schemaVersion: 1;
-  accounts: AccountRecord[];
+export const ACCOUNT_SCHEMA_VERSION = 2;
+
+/** One account and everything it owns, except its delivery log and request journal. */
+export interface AccountDoc {
+  schemaVersion: typeof ACCOUNT_SCHEMA_VERSION;
+  account: AccountRecord;
   users: UserRecord[];
   apiKeys: ApiKeyRecord[];
+  /** OAuth clients registered by this account through POST /sandbox/oauth-clients. */
   oauthClients: OAuthClientRecord[];
   locations: LocationRecord[];
   subscriptions: SubscriptionRecord[];
@@ -278,40 +283,33 @@ export interface Data {
   authorizationCodes: AuthorizationCodeRecord[];
   accessTokens: AccessTokenRecord[];
   refreshTokens: RefreshTokenRecord[];
-  sessions: SessionRecord[];
   alerts: AlertRecord[];
-  deliveries: DeliveryRecord[];
-  clocks: ClockRecord[];
+  clock: ClockSetting;
   faults: FaultRecord[];
-  rateLimits: RateLimitRecord[];
-  journal: JournalEntry[];
+  rateLimit: RateLimitSetting | null;
   runs: ScenarioRunRecord[];
-  /** Signs login-session cookies; generated on first use and kept so sessions survive restarts. */
-  sessionSecret: string | null;
 }
 
-export const emptyData = (): Data => ({
-  schemaVersion: 1,
-  accounts: [],
-  users: [],
-  apiKeys: [],
-  oauthClients: [],
-  locations: [],
-  subscriptions: [],
-  confirmationTokens: [],
-  authorizationCodes: [],
-  accessTokens: [],
-  refreshTokens: [],
-  sessions: [],
-  alerts: [],
-  deliveries: [],
-  clocks: [],
-  faults: [],
-  rateLimits: [],
-  journal: [],
-  runs: [],
-  sessionSecret: null,
-});
+export function emptyAccountDoc(account: AccountRecord): AccountDoc {
+  return {
+    schemaVersion: ACCOUNT_SCHEMA_VERSION,
+    account,
+    users: [],
+    apiKeys: [],
+    oauthClients: [],
+    locations: [],
+    subscriptions: [],
+    confirmationTokens: [],
+    authorizationCodes: [],
+    accessTokens: [],
+    refreshTokens: [],
+    alerts: [],
+    clock: { offsetMs: 0, frozenAtMs: null },
+    faults: [],
+    rateLimit: null,
+    runs: [],
+  };
+}
 
 export type DeepReadonly<T> = T extends (infer U)[]
   ? readonly DeepReadonly<U>[]

@@ -1,23 +1,191 @@
-import type { Data, DeepReadonly } from './data.js';
+import type session from 'express-session';
+
+import type { AccountDoc, AccountRecord, DeepReadonly, DeliveryKind, DeliveryRecord, DeliveryState, JournalEntry } from './data.js';
 
 /**
- * The sandbox's state, behind an interface so no lowdb type leaks into the features.
+ * The sandbox's state, per account, behind one interface with two implementations: the
+ * embedded one (lowdb files in DATA_DIR, or memory) and Redis (REDIS_URL, for replicas). Both
+ * pass test/store/contract.ts. No lowdb or Redis type leaks out of src/store.
  *
- * Every change is a synchronous function over the whole document, so two requests can never
- * interleave inside one change and no write is lost. Features validate their input before
- * they call `write`, so a rejected request leaves the state untouched.
+ * The cost of every operation depends on the account it touches, never on how many accounts
+ * are stored: look-ups go through indexes, and lists that grow with use are bounded.
  */
 export interface Store {
-  /** Reads state. The value passed in must not be kept beyond the call or changed. */
-  read<T>(fn: (data: DeepReadonly<Data>) => T): T;
-  /**
-   * Applies a change and persists it. By default the returned promise settles once the
-   * change is on disk; `durable: false` (journal entries and other high-volume bookkeeping)
-   * persists it with the next write or within a second.
-   */
-  write<T>(fn: (data: Data) => T, options?: { durable?: boolean }): Promise<T>;
+  readonly backend: StoreBackend;
+  /** Whether state survives a restart (false for DATA_DIR=:memory:). */
+  readonly persistent: boolean;
+  readonly accounts: AccountStore;
+  readonly deliveries: DeliveryStore;
+  readonly journal: JournalStore;
+  readonly counters: Counters;
+  readonly locks: Locks;
+  readonly events: EventBus;
+  readonly settings: Settings;
+  /** express-session's store for login sessions (connect-redis with Redis). */
+  readonly sessions: session.Store;
+  /** Whether the store can serve requests now, and why not. */
+  health(): Promise<StoreHealth>;
   /** Persists every pending change now. */
   flush(): Promise<void>;
-  /** Whether state survives a restart (false for `:memory:`). */
-  readonly persistent: boolean;
+  /** Flushes and releases files and connections. */
+  close(): Promise<void>;
+}
+
+export type StoreBackend = 'lowdb' | 'memory' | 'redis';
+
+export interface StoreHealth {
+  ok: boolean;
+  /** Why not, when `ok` is false. */
+  reason?: string;
+}
+
+/**
+ * Keys that resolve to the account owning them. The store keeps these indexes itself,
+ * derived from each account's document (see indexEntriesOf), so they cannot drift from it.
+ */
+export type IndexKind = 'apiKey' | 'email' | 'accessToken' | 'refreshToken' | 'authorizationCode' | 'oauthClient' | 'location' | 'subscription';
+
+/** Thrown by `create` and `update` when a key of the document already belongs to another account. */
+export class IndexConflictError extends Error {
+  constructor(
+    readonly kind: IndexKind,
+    readonly key: string,
+  ) {
+    super(`${kind} ${JSON.stringify(key)} already belongs to another account`);
+    this.name = 'IndexConflictError';
+  }
+}
+
+/** Thrown by `update` when the account does not exist (any more). */
+export class AccountMissingError extends Error {
+  constructor(readonly accountId: string) {
+    super(`No account ${accountId}`);
+    this.name = 'AccountMissingError';
+  }
+}
+
+export interface AccountSummary {
+  accountId: string;
+  name: string;
+  origin: AccountRecord['origin'];
+  createdAt: string;
+  /** Last request with the account's credentials, on the process clock (ms), or null. */
+  lastSeenMs: number | null;
+}
+
+export interface AccountStore {
+  /** The account owning `key`, or null. */
+  lookup(kind: IndexKind, key: string): Promise<string | null>;
+  /** The account's document, or null. It must not be changed, nor kept beyond the request. */
+  get(accountId: string): Promise<DeepReadonly<AccountDoc> | null>;
+  /**
+   * Read-modify-write of one account, atomic: `change` gets the current document (a copy it
+   * may change) and what else the change stores with it. Changes to one account are applied
+   * one at a time; changes to different accounts proceed independently. `change` must be
+   * synchronous and depend only on its arguments: a networked store may call it again when
+   * another replica changed the account meanwhile. When it throws, nothing is stored.
+   * Throws AccountMissingError when the account does not exist.
+   */
+  update<T>(accountId: string, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T>;
+  /** Stores a new account; false when one with that id exists already. */
+  create(doc: AccountDoc, deliveries?: readonly DeliveryRecord[]): Promise<boolean>;
+  /** Deletes the account with its deliveries, journal and index entries; false when absent. */
+  delete(accountId: string): Promise<boolean>;
+  /** Accounts in creation order, `limit` at a time, after the cursor of the previous page. */
+  list(page: { after?: string; limit: number }): Promise<{ accounts: AccountSummary[]; next: string | null }>;
+  count(): Promise<number>;
+  /** Records a request of the account at `atMs` (process clock); idle generated accounts expire from it. */
+  touch(accountId: string, atMs: number): Promise<void>;
+  /** Generated accounts with no request since `beforeMs` (or ever, and created before it), oldest first. */
+  idleSince(beforeMs: number, limit: number): Promise<string[]>;
+  /**
+   * Accounts with work due at `nowMs` on the process clock: a pending delivery or a scenario
+   * step whose time has come on the account's clock. Computed by the store whenever the
+   * account, its deliveries or its clock change, so finding them never scans all accounts.
+   */
+  due(nowMs: number, limit: number): Promise<string[]>;
+}
+
+export interface AccountTx {
+  /** New deliveries, stored atomically with the change. */
+  addDeliveries(records: readonly DeliveryRecord[]): void;
+}
+
+export interface DeliveryQuery {
+  subscriptionId?: string;
+  locationId?: string;
+  state?: DeliveryState;
+  kind?: DeliveryKind;
+  /** 0-based position in the filtered list, newest first. */
+  offset: number;
+  limit: number;
+}
+
+export interface DeliveryStore {
+  get(accountId: string, deliveryId: string): Promise<DeepReadonly<DeliveryRecord> | null>;
+  /** Newest first; `total` counts every match. */
+  list(accountId: string, query: DeliveryQuery): Promise<{ total: number; items: DeliveryRecord[] }>;
+  add(accountId: string, records: readonly DeliveryRecord[]): Promise<void>;
+  /**
+   * Read-modify-write of one delivery, atomic like AccountStore.update; null when it is gone.
+   * Ends any claim on it. When it leaves the `pending` state, the account's log is trimmed to
+   * its newest `logLimit` finished deliveries.
+   */
+  update<T>(accountId: string, deliveryId: string, change: (record: DeliveryRecord) => T): Promise<T | null>;
+  /**
+   * Claims up to `limit` pending deliveries due at `nowMs` on the account's clock (oldest due
+   * first) for `leaseMs`: nobody else gets them until they are updated or the lease ends,
+   * so each attempt is made by one replica, and a replica that dies mid-attempt hands them on.
+   */
+  claimDue(accountId: string, nowMs: number, owner: string, leaseMs: number, limit: number): Promise<DeliveryRecord[]>;
+  /** When the account's next pending delivery falls due on its clock, or null. */
+  nextDueMs(accountId: string): Promise<number | null>;
+  /** Ends the pending deliveries of a subscription as failed with `note`; returns how many. */
+  cancelPending(accountId: string, subscriptionId: string, note: string): Promise<number>;
+  /** Forgets the account's whole log. */
+  clear(accountId: string): Promise<void>;
+}
+
+export interface JournalStore {
+  /** Appends an entry in O(1), keeping the newest JOURNAL_LIMIT; not awaited on request paths. */
+  append(accountId: string, entry: JournalEntry): Promise<void>;
+  /** Newest first. */
+  list(accountId: string, limit: number): Promise<JournalEntry[]>;
+  clear(accountId: string): Promise<void>;
+}
+
+/** Entries kept per account in the request journal. */
+export const JOURNAL_LIMIT = 200;
+
+export interface Counters {
+  /**
+   * Adds one to `key` and returns the new count. A counter vanishes `ttlMs` after its first
+   * increment, so a caller that puts its time window in the key gets a fixed-window limit.
+   */
+  increment(key: string, ttlMs: number): Promise<number>;
+}
+
+export interface Locks {
+  /**
+   * Runs `fn` holding the named lock: one holder at a time, across replicas. Waits for the
+   * lock; a holder that dies loses it after `ttlMs` (renewed while `fn` runs).
+   */
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /** Takes the lock only if it is free (for background work that one replica should do). */
+  tryLock(name: string, ttlMs: number): Promise<(() => Promise<void>) | null>;
+}
+
+/** Messages between the parts of one sandbox, whichever replica they run in. */
+export interface EventBus {
+  publish(channel: string, message: unknown): Promise<void>;
+  /** Resolves once subscribed; the returned function unsubscribes. */
+  subscribe(channel: string, handler: (message: unknown) => void): Promise<() => Promise<void>>;
+}
+
+/** A few named values of the whole sandbox (the session secret, the fixtures' fingerprint). */
+export interface Settings {
+  get(name: string): Promise<string | null>;
+  set(name: string, value: string): Promise<void>;
+  /** Stores `value` unless the name has one; returns the stored value. */
+  setIfAbsent(name: string, value: string): Promise<string>;
 }

@@ -1,0 +1,667 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+import type session from 'express-session';
+
+import type { Clock } from '../../core/clock.js';
+import { hash32 } from '../../core/random.js';
+import type { AccountDoc, DeliveryRecord, JournalEntry } from '../data.js';
+import { ACCOUNT_SCHEMA_VERSION } from '../data.js';
+import { deliveryDueMs, diffEntries, earliest, indexEntriesOf, nextRunDueMs, processDueMs, splitIndexEntry } from '../derived.js';
+import {
+  AccountMissingError,
+  IndexConflictError,
+  JOURNAL_LIMIT,
+  type AccountStore,
+  type AccountSummary,
+  type AccountTx,
+  type DeliveryQuery,
+  type DeliveryStore,
+  type IndexKind,
+  type JournalStore,
+  type Settings,
+  type Store,
+  type StoreHealth,
+} from '../store.js';
+import { InProcessCounters, InProcessEvents, InProcessLocks } from './in-process.js';
+import { LowdbFile, StoreFileError } from './lowdb-file.js';
+import { LowdbSessionStore, type SessionsDocument } from './session-file.js';
+
+/**
+ * The embedded store: lowdb documents in DATA_DIR, or the same structures in memory.
+ *
+ *   store.json           schema version and settings
+ *   index/<00-ff>.json   the index, in 256 shards by hash: key → account, and each account's summary
+ *   accounts/<id>.json   one account: its document and its delivery log
+ *   journals/<id>.json   its request journal (written lazily: losing a second of it is harmless)
+ *   sessions.json        login sessions
+ *
+ * The whole index is held in memory (a few dozen bytes per key), so every look-up is a map
+ * access; account documents are loaded on first use and kept in a bounded cache, so memory
+ * follows the accounts in use, not the accounts stored. A change writes the account's own
+ * file and the index shards it touched, nothing else.
+ */
+
+export const STORE_SCHEMA_VERSION = 2;
+const SHARDS = 256;
+/** Finished deliveries may exceed the log limit by this fraction before a trim, so trimming costs little per delivery. */
+const TRIM_SLACK = 0.1;
+/** The journal may exceed its limit by this many entries before a trim. */
+const JOURNAL_SLACK = 50;
+
+interface AccountMeta {
+  name: string;
+  origin: 'fixture' | 'generated';
+  createdAt: string;
+  lastSeenMs: number | null;
+  /** When the account's next work falls due on the process clock; null when none is scheduled. */
+  dueAtMs: number | null;
+}
+
+interface ShardDocument {
+  entries: Record<string, string>;
+  accounts: Record<string, AccountMeta>;
+}
+
+interface AccountFileData {
+  doc: AccountDoc;
+  deliveries: DeliveryRecord[];
+}
+
+interface JournalFileData {
+  entries: JournalEntry[];
+}
+
+interface StoreFileData {
+  schemaVersion: number;
+  settings: Record<string, string>;
+}
+
+interface LoadedAccount {
+  file: LowdbFile<AccountFileData>;
+  byId: Map<string, DeliveryRecord>;
+  pending: Set<string>;
+  finished: number;
+  entries: Set<string>;
+  journal: LowdbFile<JournalFileData> | null;
+  /** Operations under way; a pinned account is not evicted. */
+  pins: number;
+}
+
+export interface EmbeddedStoreOptions {
+  /** Folder of the files; null keeps everything in memory. */
+  dir: string | null;
+  /** The process clock: session expiry, counters and last-seen times follow it. */
+  clock: Clock;
+  /** Finished deliveries kept per account. */
+  deliveryLogLimit: number;
+  /** How long a login session lasts after its last use. */
+  sessionTtlMs: number;
+  /** Accounts kept loaded (file mode); the rest are read from disk when used. */
+  cacheSize?: number;
+}
+
+/** What the store found when it opened: a fresh folder, or existing state. */
+export interface OpenedEmbeddedStore {
+  store: EmbeddedStore;
+  fresh: boolean;
+}
+
+export class EmbeddedStore implements Store {
+  readonly backend: 'lowdb' | 'memory';
+  readonly persistent: boolean;
+  readonly accounts: AccountStore;
+  readonly deliveries: DeliveryStore;
+  readonly journal: JournalStore;
+  readonly counters: InProcessCounters;
+  readonly locks = new InProcessLocks();
+  readonly events = new InProcessEvents();
+  readonly settings: Settings;
+  readonly sessions: session.Store;
+
+  readonly #dir: string | null;
+  readonly #options: EmbeddedStoreOptions;
+  readonly #shards: LowdbFile<ShardDocument>[];
+  readonly #storeFile: LowdbFile<StoreFileData>;
+  readonly #sessionFile: LowdbFile<SessionsDocument>;
+  readonly #loaded = new Map<string, LoadedAccount>();
+  readonly #loading = new Map<string, Promise<LoadedAccount | null>>();
+  /** Accounts with work scheduled, and when it falls due on the process clock. */
+  readonly #due = new Map<string, number>();
+  /** Claims on deliveries: who holds each, and until when (real time: a claim outlives no process). */
+  readonly #leases = new Map<string, { owner: string; untilMs: number }>();
+  #accountCount = 0;
+
+  private constructor(options: EmbeddedStoreOptions, shards: LowdbFile<ShardDocument>[], storeFile: LowdbFile<StoreFileData>, sessionFile: LowdbFile<SessionsDocument>) {
+    this.#options = options;
+    this.#dir = options.dir;
+    this.backend = options.dir === null ? 'memory' : 'lowdb';
+    this.persistent = options.dir !== null;
+    this.#shards = shards;
+    this.#storeFile = storeFile;
+    this.#sessionFile = sessionFile;
+    this.counters = new InProcessCounters(options.clock);
+    this.sessions = new LowdbSessionStore(sessionFile, options.clock, options.sessionTtlMs);
+    for (const shard of shards) {
+      for (const [accountId, meta] of Object.entries(shard.data.accounts)) {
+        this.#accountCount++;
+        if (meta.dueAtMs !== null) this.#due.set(accountId, meta.dueAtMs);
+      }
+    }
+    this.accounts = this.#accountStore();
+    this.deliveries = this.#deliveryStore();
+    this.journal = this.#journalStore();
+    this.settings = this.#settingsStore();
+  }
+
+  /** Opens the folder (or memory). A folder without store.json is fresh: nothing is read from it. */
+  static async open(options: EmbeddedStoreOptions): Promise<OpenedEmbeddedStore> {
+    const { dir } = options;
+    const path = (name: string): string | null => (dir === null ? null : join(dir, name));
+    let storeFile = dir === null ? null : await LowdbFile.open(join(dir, 'store.json'), validateStoreFile);
+    const fresh = storeFile === null;
+    storeFile ??= LowdbFile.create<StoreFileData>(path('store.json'), { schemaVersion: STORE_SCHEMA_VERSION, settings: {} });
+    const shards: LowdbFile<ShardDocument>[] = [];
+    const existing = fresh || dir === null ? new Set<string>() : new Set(await readdir(join(dir, 'index')).catch(() => []));
+    for (let i = 0; i < SHARDS; i++) {
+      const name = `${shardName(i)}.json`;
+      const file = existing.has(name) && dir !== null ? await LowdbFile.open(join(dir, 'index', name), validateShard) : null;
+      shards.push(file ?? LowdbFile.create<ShardDocument>(dir === null ? null : join(dir, 'index', name), { entries: {}, accounts: {} }));
+    }
+    const sessionFile = (fresh || dir === null ? null : await LowdbFile.open(join(dir, 'sessions.json'), validateSessions)) ?? LowdbFile.create<SessionsDocument>(path('sessions.json'), { sessions: {} });
+    const store = new EmbeddedStore(options, shards, storeFile, sessionFile);
+    if (fresh) await storeFile.save();
+    return { store, fresh };
+  }
+
+  health(): Promise<StoreHealth> {
+    return Promise.resolve({ ok: true });
+  }
+
+  async flush(): Promise<void> {
+    const files: { flush(): Promise<void> }[] = [this.#storeFile, this.#sessionFile, ...this.#shards];
+    for (const loaded of this.#loaded.values()) {
+      files.push(loaded.file);
+      if (loaded.journal) files.push(loaded.journal);
+    }
+    await Promise.all(files.map((f) => f.flush()));
+  }
+
+  close(): Promise<void> {
+    return this.flush();
+  }
+
+  /** How many account documents are in memory now (for tests and benchmarks). */
+  get loadedAccounts(): number {
+    return this.#loaded.size;
+  }
+
+  // ---- accounts -------------------------------------------------------------------------
+
+  #accountStore(): AccountStore {
+    return {
+      lookup: (kind: IndexKind, key: string) => Promise.resolve(this.#owner(`${kind}:${key}`)),
+      get: async (accountId) => (await this.#load(accountId))?.file.data.doc ?? null,
+      update: (accountId, change) => this.#update(accountId, change),
+      create: (doc, deliveries = []) => this.#create(doc, deliveries),
+      delete: (accountId) => this.#delete(accountId),
+      list: (page) => Promise.resolve(this.#list(page)),
+      count: () => Promise.resolve(this.#accountCount),
+      touch: (accountId, atMs) => {
+        const located = this.#meta(accountId);
+        if (located) {
+          located.meta.lastSeenMs = atMs;
+          void located.shard.save(false);
+        }
+        return Promise.resolve();
+      },
+      idleSince: (beforeMs, limit) => Promise.resolve(this.#idleSince(beforeMs, limit)),
+      due: (nowMs, limit) =>
+        Promise.resolve(
+          [...this.#due.entries()]
+            .filter(([, at]) => at <= nowMs)
+            .sort((a, b) => a[1] - b[1])
+            .slice(0, limit)
+            .map(([accountId]) => accountId),
+        ),
+    };
+  }
+
+  async #update<T>(accountId: string, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T> {
+    const loaded = await this.#load(accountId);
+    if (!loaded) throw new AccountMissingError(accountId);
+    // From here to the writes nothing awaits, so no other change of this account interleaves.
+    const draft = structuredClone(loaded.file.data.doc);
+    const added: DeliveryRecord[] = [];
+    const result = change(draft, { addDeliveries: (records) => added.push(...records) });
+    const entries = indexEntriesOf(draft);
+    const { added: newKeys, removed } = diffEntries(loaded.entries, entries);
+    for (const entry of newKeys) {
+      const owner = this.#owner(entry);
+      if (owner !== null && owner !== accountId) {
+        const { kind, key } = splitIndexEntry(entry);
+        throw new IndexConflictError(kind, key);
+      }
+    }
+    loaded.file.data.doc = draft;
+    for (const record of added) this.#addDelivery(loaded, record);
+    loaded.entries = entries;
+    const touched = new Set<LowdbFile<ShardDocument>>();
+    for (const entry of newKeys) touched.add(this.#setEntry(entry, accountId));
+    for (const entry of removed) touched.add(this.#deleteEntry(entry));
+    const metaShard = this.#refreshMeta(accountId, loaded);
+    if (metaShard) touched.add(metaShard);
+    loaded.pins++;
+    try {
+      await Promise.all([loaded.file.save(), ...[...touched].map((s) => s.save())]);
+    } finally {
+      loaded.pins--;
+      this.#evict();
+    }
+    return result;
+  }
+
+  async #create(doc: AccountDoc, deliveries: readonly DeliveryRecord[]): Promise<boolean> {
+    const accountId = doc.account.accountId;
+    if (this.#meta(accountId) || this.#loaded.has(accountId)) return false;
+    const entries = indexEntriesOf(doc);
+    for (const entry of entries) {
+      if (this.#owner(entry) !== null) {
+        const { kind, key } = splitIndexEntry(entry);
+        throw new IndexConflictError(kind, key);
+      }
+    }
+    const file = LowdbFile.create<AccountFileData>(this.#path('accounts', accountId), { doc: structuredClone(doc), deliveries: [] });
+    const loaded: LoadedAccount = { file, byId: new Map(), pending: new Set(), finished: 0, entries, journal: null, pins: 1 };
+    for (const record of deliveries) this.#addDelivery(loaded, structuredClone(record));
+    this.#loaded.set(accountId, loaded);
+    const touched = new Set<LowdbFile<ShardDocument>>();
+    const { shard } = this.#metaShard(accountId);
+    shard.data.accounts[accountId] = { name: doc.account.name, origin: doc.account.origin, createdAt: doc.account.createdAt, lastSeenMs: null, dueAtMs: null };
+    this.#accountCount++;
+    touched.add(shard);
+    for (const entry of entries) touched.add(this.#setEntry(entry, accountId));
+    this.#refreshMeta(accountId, loaded);
+    try {
+      await Promise.all([file.save(), ...[...touched].map((s) => s.save())]);
+    } finally {
+      loaded.pins--;
+      this.#evict();
+    }
+    return true;
+  }
+
+  async #delete(accountId: string): Promise<boolean> {
+    const loaded = await this.#load(accountId);
+    const located = this.#meta(accountId);
+    if (!loaded && !located) return false;
+    const touched = new Set<LowdbFile<ShardDocument>>();
+    for (const entry of loaded?.entries ?? []) touched.add(this.#deleteEntry(entry));
+    if (located) {
+      delete located.shard.data.accounts[accountId];
+      this.#accountCount--;
+      touched.add(located.shard);
+    }
+    this.#due.delete(accountId);
+    this.#loaded.delete(accountId);
+    for (const id of loaded?.byId.keys() ?? []) this.#leases.delete(id);
+    const removals = [this.#path('accounts', accountId), this.#path('journals', accountId)].flatMap((p) => (p === null ? [] : [p]));
+    await Promise.all([
+      ...[...touched].map((s) => s.save()),
+      loaded?.file.remove(),
+      loaded?.journal?.remove(),
+      ...removals.map((p) => rm(p, { force: true })),
+    ]);
+    return true;
+  }
+
+  #list(page: { after?: string; limit: number }): { accounts: AccountSummary[]; next: string | null } {
+    const all: AccountSummary[] = [];
+    for (const shard of this.#shards) {
+      for (const [accountId, m] of Object.entries(shard.data.accounts)) {
+        all.push({ accountId, name: m.name, origin: m.origin, createdAt: m.createdAt, lastSeenMs: m.lastSeenMs });
+      }
+    }
+    all.sort((a, b) => (a.createdAt === b.createdAt ? a.accountId.localeCompare(b.accountId) : a.createdAt.localeCompare(b.createdAt)));
+    const start = page.after === undefined ? 0 : all.findIndex((a) => a.accountId === page.after) + 1;
+    const accounts = all.slice(start, start + page.limit);
+    return { accounts, next: start + page.limit < all.length ? (accounts.at(-1)?.accountId ?? null) : null };
+  }
+
+  #idleSince(beforeMs: number, limit: number): string[] {
+    const idle: { accountId: string; lastMs: number }[] = [];
+    for (const shard of this.#shards) {
+      for (const [accountId, m] of Object.entries(shard.data.accounts)) {
+        if (m.origin !== 'generated') continue;
+        const lastMs = m.lastSeenMs ?? Date.parse(m.createdAt);
+        if (lastMs < beforeMs) idle.push({ accountId, lastMs });
+      }
+    }
+    return idle
+      .sort((a, b) => a.lastMs - b.lastMs)
+      .slice(0, limit)
+      .map((a) => a.accountId);
+  }
+
+  // ---- deliveries -----------------------------------------------------------------------
+
+  #deliveryStore(): DeliveryStore {
+    return {
+      get: async (accountId, deliveryId) => (await this.#load(accountId))?.byId.get(deliveryId) ?? null,
+      list: async (accountId, query) => this.#listDeliveries(await this.#load(accountId), query),
+      add: async (accountId, records) => {
+        const loaded = await this.#load(accountId);
+        if (!loaded) throw new AccountMissingError(accountId);
+        for (const record of records) this.#addDelivery(loaded, structuredClone(record));
+        await this.#saveAccount(accountId, loaded);
+      },
+      update: (accountId, deliveryId, change) => this.#updateDelivery(accountId, deliveryId, change),
+      claimDue: async (accountId, nowMs, owner, leaseMs, limit) => {
+        const loaded = await this.#load(accountId);
+        if (!loaded) return [];
+        const realNow = performance.now();
+        const due: DeliveryRecord[] = [];
+        for (const id of loaded.pending) {
+          const record = loaded.byId.get(id);
+          const at = record ? deliveryDueMs(record) : null;
+          if (!record || at === null || at > nowMs) continue;
+          const lease = this.#leases.get(id);
+          if (lease && lease.untilMs > realNow) continue;
+          due.push(record);
+        }
+        due.sort((a, b) => (a.dueAtMs ?? 0) - (b.dueAtMs ?? 0));
+        return due.slice(0, limit).map((record) => {
+          this.#leases.set(record.deliveryId, { owner, untilMs: realNow + leaseMs });
+          return structuredClone(record);
+        });
+      },
+      nextDueMs: async (accountId) => {
+        const loaded = await this.#load(accountId);
+        return loaded ? this.#nextDeliveryDueMs(loaded) : null;
+      },
+      cancelPending: async (accountId, subscriptionId, note) => {
+        const loaded = await this.#load(accountId);
+        if (!loaded) return 0;
+        let cancelled = 0;
+        for (const id of [...loaded.pending]) {
+          const record = loaded.byId.get(id);
+          if (!record || record.subscriptionId !== subscriptionId) continue;
+          Object.assign(record, { state: 'failed', dueAtMs: null, nextAttemptAt: null, note });
+          this.#finish(loaded, id);
+          cancelled++;
+        }
+        if (cancelled > 0) await this.#saveAccount(accountId, loaded);
+        return cancelled;
+      },
+      clear: async (accountId) => {
+        const loaded = await this.#load(accountId);
+        if (!loaded) return;
+        for (const id of loaded.byId.keys()) this.#leases.delete(id);
+        loaded.file.data.deliveries = [];
+        loaded.byId.clear();
+        loaded.pending.clear();
+        loaded.finished = 0;
+        await this.#saveAccount(accountId, loaded);
+      },
+    };
+  }
+
+  #listDeliveries(loaded: LoadedAccount | null, query: DeliveryQuery): { total: number; items: DeliveryRecord[] } {
+    if (!loaded) return { total: 0, items: [] };
+    const list = loaded.file.data.deliveries;
+    const items: DeliveryRecord[] = [];
+    let total = 0;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const x = list[i]!;
+      if (query.subscriptionId !== undefined && x.subscriptionId !== query.subscriptionId) continue;
+      if (query.locationId !== undefined && x.locationId !== query.locationId) continue;
+      if (query.state !== undefined && x.state !== query.state) continue;
+      if (query.kind !== undefined && x.kind !== query.kind) continue;
+      if (total >= query.offset && items.length < query.limit) items.push(structuredClone(x));
+      total++;
+    }
+    return { total, items };
+  }
+
+  async #updateDelivery<T>(accountId: string, deliveryId: string, change: (record: DeliveryRecord) => T): Promise<T | null> {
+    const loaded = await this.#load(accountId);
+    const current = loaded?.byId.get(deliveryId);
+    if (!loaded || !current) return null;
+    const draft = structuredClone(current);
+    const result = change(draft);
+    const list = loaded.file.data.deliveries;
+    list[list.indexOf(current)] = draft;
+    loaded.byId.set(deliveryId, draft);
+    this.#leases.delete(deliveryId);
+    if (draft.state === 'pending') loaded.pending.add(deliveryId);
+    else if (loaded.pending.has(deliveryId)) this.#finish(loaded, deliveryId);
+    await this.#saveAccount(accountId, loaded);
+    return result;
+  }
+
+  #addDelivery(loaded: LoadedAccount, record: DeliveryRecord): void {
+    loaded.file.data.deliveries.push(record);
+    loaded.byId.set(record.deliveryId, record);
+    if (record.state === 'pending') loaded.pending.add(record.deliveryId);
+    else loaded.finished++;
+  }
+
+  /** A delivery left the pending state: count it, and trim the log once it grew past its slack. */
+  #finish(loaded: LoadedAccount, deliveryId: string): void {
+    loaded.pending.delete(deliveryId);
+    loaded.finished++;
+    const limit = this.#options.deliveryLogLimit;
+    if (loaded.finished <= limit + Math.max(1, Math.ceil(limit * TRIM_SLACK))) return;
+    const list = loaded.file.data.deliveries;
+    let keep = limit;
+    const kept: DeliveryRecord[] = [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const x = list[i]!;
+      if (x.state === 'pending' || keep-- > 0) kept.push(x);
+      else loaded.byId.delete(x.deliveryId);
+    }
+    loaded.file.data.deliveries = kept.reverse();
+    loaded.finished = limit;
+  }
+
+  #nextDeliveryDueMs(loaded: LoadedAccount): number | null {
+    let min: number | null = null;
+    for (const id of loaded.pending) min = earliest(min, deliveryDueMs(loaded.byId.get(id)!));
+    return min;
+  }
+
+  async #saveAccount(accountId: string, loaded: LoadedAccount): Promise<void> {
+    const metaShard = this.#refreshMeta(accountId, loaded);
+    loaded.pins++;
+    try {
+      await Promise.all([loaded.file.save(), metaShard?.save()]);
+    } finally {
+      loaded.pins--;
+      this.#evict();
+    }
+  }
+
+  // ---- journal --------------------------------------------------------------------------
+
+  #journalStore(): JournalStore {
+    return {
+      append: async (accountId, entry) => {
+        const journal = await this.#journalOf(accountId);
+        if (!journal) return;
+        const entries = journal.data.entries;
+        entries.push(entry);
+        if (entries.length > JOURNAL_LIMIT + JOURNAL_SLACK) entries.splice(0, entries.length - JOURNAL_LIMIT);
+        await journal.save(false);
+      },
+      list: async (accountId, limit) => {
+        const entries = (await this.#journalOf(accountId))?.data.entries ?? [];
+        return entries.slice(-Math.min(limit, JOURNAL_LIMIT)).reverse();
+      },
+      clear: async (accountId) => {
+        const journal = await this.#journalOf(accountId);
+        if (!journal) return;
+        journal.data.entries = [];
+        await journal.save(false);
+      },
+    };
+  }
+
+  async #journalOf(accountId: string): Promise<LowdbFile<JournalFileData> | null> {
+    const loaded = await this.#load(accountId);
+    if (!loaded) return null;
+    if (!loaded.journal) {
+      const path = this.#path('journals', accountId);
+      const opened = path === null ? null : await LowdbFile.open(path, validateJournal).catch(() => null);
+      // Another call may have opened it while this one waited.
+      loaded.journal ??= opened ?? LowdbFile.create<JournalFileData>(path, { entries: [] });
+    }
+    return loaded.journal;
+  }
+
+  // ---- settings -------------------------------------------------------------------------
+
+  #settingsStore(): Settings {
+    const settings = (): Record<string, string> => this.#storeFile.data.settings;
+    return {
+      get: (name) => Promise.resolve(settings()[name] ?? null),
+      set: async (name, value) => {
+        settings()[name] = value;
+        await this.#storeFile.save();
+      },
+      setIfAbsent: async (name, value) => {
+        const existing = settings()[name];
+        if (existing !== undefined) return existing;
+        settings()[name] = value;
+        await this.#storeFile.save();
+        return value;
+      },
+    };
+  }
+
+  // ---- loading, the index and the cache --------------------------------------------------
+
+  #path(folder: string, accountId: string): string | null {
+    return this.#dir === null ? null : join(this.#dir, folder, `${accountId}.json`);
+  }
+
+  /** The account, loaded from disk on first use; null when it does not exist. */
+  #load(accountId: string): Promise<LoadedAccount | null> {
+    const loaded = this.#loaded.get(accountId);
+    if (loaded) {
+      // Most recently used last, so eviction takes the least recently used first.
+      this.#loaded.delete(accountId);
+      this.#loaded.set(accountId, loaded);
+      return Promise.resolve(loaded);
+    }
+    const path = this.#path('accounts', accountId);
+    if (path === null || !this.#meta(accountId)) return Promise.resolve(null);
+    let loading = this.#loading.get(accountId);
+    if (!loading) {
+      loading = LowdbFile.open(path, validateAccountFile)
+        .then((file) => {
+          if (!file) return null;
+          const account: LoadedAccount = { file, byId: new Map(), pending: new Set(), finished: 0, entries: indexEntriesOf(file.data.doc), journal: null, pins: 0 };
+          const records = file.data.deliveries;
+          file.data.deliveries = [];
+          for (const record of records) this.#addDelivery(account, record);
+          this.#loaded.set(accountId, account);
+          this.#evict();
+          return account;
+        })
+        .finally(() => this.#loading.delete(accountId));
+      this.#loading.set(accountId, loading);
+    }
+    return loading;
+  }
+
+  /** Drops least recently used accounts beyond the cache size, once their writes are done. */
+  #evict(): void {
+    const limit = this.#options.cacheSize ?? Number.POSITIVE_INFINITY;
+    if (this.#dir === null || this.#loaded.size <= limit) return;
+    for (const [accountId, loaded] of this.#loaded) {
+      if (this.#loaded.size <= limit) return;
+      if (loaded.pins > 0 || loaded.file.busy || loaded.journal?.busy) continue;
+      this.#loaded.delete(accountId);
+    }
+  }
+
+  #shardOf(text: string): LowdbFile<ShardDocument> {
+    return this.#shards[hash32(text) % SHARDS]!;
+  }
+
+  #owner(entry: string): string | null {
+    return this.#shardOf(entry).data.entries[entry] ?? null;
+  }
+
+  #setEntry(entry: string, accountId: string): LowdbFile<ShardDocument> {
+    const shard = this.#shardOf(entry);
+    shard.data.entries[entry] = accountId;
+    return shard;
+  }
+
+  #deleteEntry(entry: string): LowdbFile<ShardDocument> {
+    const shard = this.#shardOf(entry);
+    delete shard.data.entries[entry];
+    return shard;
+  }
+
+  #metaShard(accountId: string): { shard: LowdbFile<ShardDocument> } {
+    return { shard: this.#shardOf(`account:${accountId}`) };
+  }
+
+  #meta(accountId: string): { shard: LowdbFile<ShardDocument>; meta: AccountMeta } | null {
+    const { shard } = this.#metaShard(accountId);
+    const meta = shard.data.accounts[accountId];
+    return meta ? { shard, meta } : null;
+  }
+
+  /** Recomputes the account's due time and name in the index; returns the shard when they changed. */
+  #refreshMeta(accountId: string, loaded: LoadedAccount): LowdbFile<ShardDocument> | null {
+    const located = this.#meta(accountId);
+    if (!located) return null;
+    const { doc } = loaded.file.data;
+    const dueAtMs = processDueMs(earliest(nextRunDueMs(doc), this.#nextDeliveryDueMs(loaded)), doc.clock);
+    if (dueAtMs === null) this.#due.delete(accountId);
+    else this.#due.set(accountId, dueAtMs);
+    const { meta } = located;
+    if (meta.dueAtMs === dueAtMs && meta.name === doc.account.name) return null;
+    meta.dueAtMs = dueAtMs;
+    meta.name = doc.account.name;
+    return located.shard;
+  }
+}
+
+const shardName = (i: number): string => i.toString(16).padStart(2, '0');
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function validateStoreFile(parsed: unknown): StoreFileData {
+  if (!isObject(parsed) || parsed['schemaVersion'] !== STORE_SCHEMA_VERSION || !isObject(parsed['settings'])) {
+    throw new StoreFileError(`store.json is not a water-sandbox store of schemaVersion ${STORE_SCHEMA_VERSION}; point DATA_DIR at an empty folder to start afresh`);
+  }
+  return parsed as unknown as StoreFileData;
+}
+
+function validateShard(parsed: unknown): ShardDocument {
+  if (!isObject(parsed) || !isObject(parsed['entries']) || !isObject(parsed['accounts'])) throw new StoreFileError('an index shard of DATA_DIR is not valid');
+  return parsed as unknown as ShardDocument;
+}
+
+function validateAccountFile(parsed: unknown): AccountFileData {
+  const doc = isObject(parsed) ? parsed['doc'] : undefined;
+  if (!isObject(doc) || doc['schemaVersion'] !== ACCOUNT_SCHEMA_VERSION || !Array.isArray((parsed as { deliveries?: unknown }).deliveries)) {
+    throw new StoreFileError(`an account file of DATA_DIR is not of schemaVersion ${ACCOUNT_SCHEMA_VERSION}`);
+  }
+  return parsed as unknown as AccountFileData;
+}
+
+function validateJournal(parsed: unknown): JournalFileData {
+  return isObject(parsed) && Array.isArray(parsed['entries']) ? (parsed as unknown as JournalFileData) : { entries: [] };
+}
+
+function validateSessions(parsed: unknown): SessionsDocument {
+  return isObject(parsed) && isObject(parsed['sessions']) ? (parsed as unknown as SessionsDocument) : { sessions: {} };
+}

@@ -1,0 +1,87 @@
+import { EventEmitter } from 'node:events';
+
+import type { Clock } from '../../core/clock.js';
+import type { Counters, EventBus, Locks } from '../store.js';
+
+/**
+ * Counters, locks and events for a sandbox that is one process (the embedded store): plain
+ * memory is enough, since no other replica shares them. Rate-limit windows are short, so
+ * counters are not persisted across a restart.
+ */
+
+const SWEEP_EVERY = 1000;
+
+export class InProcessCounters implements Counters {
+  readonly #counts = new Map<string, { count: number; expiresAtMs: number }>();
+  #sinceSweep = 0;
+
+  constructor(private readonly clock: Clock) {}
+
+  increment(key: string, ttlMs: number): Promise<number> {
+    const nowMs = this.clock.now().getTime();
+    if (++this.#sinceSweep >= SWEEP_EVERY) this.#sweep(nowMs);
+    let entry = this.#counts.get(key);
+    if (!entry || entry.expiresAtMs <= nowMs) {
+      entry = { count: 0, expiresAtMs: nowMs + ttlMs };
+      this.#counts.set(key, entry);
+    }
+    entry.count += 1;
+    return Promise.resolve(entry.count);
+  }
+
+  #sweep(nowMs: number): void {
+    this.#sinceSweep = 0;
+    for (const [key, entry] of this.#counts) if (entry.expiresAtMs <= nowMs) this.#counts.delete(key);
+  }
+}
+
+/** Locks as promise chains: waiters run in arrival order, with no polling. */
+export class InProcessLocks implements Locks {
+  readonly #tails = new Map<string, Promise<unknown>>();
+
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#tails.get(name) ?? Promise.resolve();
+    const result = previous.then(fn);
+    const tail = result.catch(() => undefined);
+    this.#tails.set(name, tail);
+    void tail.then(() => {
+      if (this.#tails.get(name) === tail) this.#tails.delete(name);
+    });
+    return result;
+  }
+
+  tryLock(name: string): Promise<(() => Promise<void>) | null> {
+    if (this.#tails.has(name)) return Promise.resolve(null);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    this.#tails.set(name, held);
+    return Promise.resolve(async () => {
+      release();
+      if (this.#tails.get(name) === held) this.#tails.delete(name);
+    });
+  }
+}
+
+export class InProcessEvents implements EventBus {
+  readonly #emitter = new EventEmitter().setMaxListeners(0);
+
+  publish(channel: string, message: unknown): Promise<void> {
+    // Handlers run after the publisher's turn, as they would with a networked bus.
+    queueMicrotask(() => this.#emitter.emit(channel, message));
+    return Promise.resolve();
+  }
+
+  subscribe(channel: string, handler: (message: unknown) => void): Promise<() => Promise<void>> {
+    const safe = (message: unknown): void => {
+      try {
+        handler(message);
+      } catch {
+        // A subscriber's failure is its own; the publisher and other subscribers go on.
+      }
+    };
+    this.#emitter.on(channel, safe);
+    return Promise.resolve(async () => {
+      this.#emitter.off(channel, safe);
+    });
+  }
+}

@@ -1,0 +1,126 @@
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+import { Low, Memory } from 'lowdb';
+import { DataFile } from 'lowdb/node';
+
+/** Writes marked not durable (journals, last-seen times) reach the disk within this delay. */
+const LAZY_FLUSH_MS = 1000;
+
+export class StoreFileError extends Error {}
+
+/**
+ * One lowdb document: a JSON file (or memory, when `path` is null), written atomically
+ * (steno writes a temporary file and renames it, so a crash never leaves a half-written file).
+ * The adapter is built here explicitly: lowdb's JSONFilePreset silently keeps data in memory
+ * under NODE_ENV=test, which jest sets. Compact JSON, not lowdb's indented default: the files
+ * are read by the sandbox, and indentation doubles the bytes written.
+ *
+ * Writes are coalesced: changes made while a write is on its way are written together by the
+ * next one, so a burst of changes costs two serialisations, not one per change.
+ */
+export class LowdbFile<T> {
+  readonly #db: Low<T>;
+  readonly #path: string | null;
+  #scheduled: Promise<void> | null = null;
+  #inFlight: Promise<void> = Promise.resolve();
+  #lazyTimer: NodeJS.Timeout | null = null;
+  #folderReady = false;
+
+  private constructor(db: Low<T>, path: string | null) {
+    this.#db = db;
+    this.#path = path;
+  }
+
+  /** Opens the document; null when the file does not exist (or is empty). */
+  static async open<T>(path: string, validate: (parsed: unknown) => T): Promise<LowdbFile<T> | null> {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw new StoreFileError(`${path} cannot be read: ${(error as Error).message}`);
+    }
+    if (text.trim() === '') return null;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new StoreFileError(`${path} is not valid JSON (${(error as Error).message}); move it away, or DATA_DIR, to start afresh`);
+    }
+    const db = new Low<T>(new DataFile<T>(path, { parse: JSON.parse, stringify: JSON.stringify }), validate(parsed));
+    return new LowdbFile(db, path);
+  }
+
+  /** A new document with `data`, not written until `save`. `path` null keeps it in memory. */
+  static create<T>(path: string | null, data: T): LowdbFile<T> {
+    const adapter = path === null ? new Memory<T>() : new DataFile<T>(path, { parse: JSON.parse, stringify: JSON.stringify });
+    return new LowdbFile(new Low<T>(adapter, data), path);
+  }
+
+  get data(): T {
+    return this.#db.data;
+  }
+
+  set data(value: T) {
+    this.#db.data = value;
+  }
+
+  /** Persists the current data: now (durable) or within a second. */
+  save(durable = true): Promise<void> {
+    if (this.#path === null) return Promise.resolve();
+    if (!durable) {
+      this.#scheduleLazy();
+      return Promise.resolve();
+    }
+    return this.#requestWrite();
+  }
+
+  /** Writes pending changes now. */
+  async flush(): Promise<void> {
+    if (this.#lazyTimer) {
+      clearTimeout(this.#lazyTimer);
+      this.#lazyTimer = null;
+      await this.#requestWrite();
+    }
+    await this.#inFlight;
+  }
+
+  /** Whether a write is waiting or on its way. */
+  get busy(): boolean {
+    return this.#scheduled !== null || this.#lazyTimer !== null;
+  }
+
+  /** Deletes the file, after any write on its way. */
+  async remove(): Promise<void> {
+    if (this.#lazyTimer) clearTimeout(this.#lazyTimer);
+    this.#lazyTimer = null;
+    await this.#inFlight;
+    if (this.#path !== null) await rm(this.#path, { force: true });
+  }
+
+  #requestWrite(): Promise<void> {
+    if (!this.#scheduled) {
+      const next = this.#inFlight.then(async () => {
+        this.#scheduled = null;
+        if (!this.#folderReady) {
+          await mkdir(dirname(this.#path ?? '.'), { recursive: true });
+          this.#folderReady = true;
+        }
+        await this.#db.write();
+      });
+      this.#scheduled = next;
+      this.#inFlight = next.catch(() => undefined);
+    }
+    return this.#scheduled;
+  }
+
+  #scheduleLazy(): void {
+    if (this.#lazyTimer) return;
+    this.#lazyTimer = setTimeout(() => {
+      this.#lazyTimer = null;
+      this.#requestWrite().catch(() => undefined);
+    }, LAZY_FLUSH_MS);
+    this.#lazyTimer.unref();
+  }
+}

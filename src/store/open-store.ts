@@ -1,0 +1,74 @@
+import { readFile } from 'node:fs/promises';
+
+import type { SessionData } from 'express-session';
+
+import type { Clock } from '../core/clock.js';
+import { EmbeddedStore } from './embedded/embedded-store.js';
+import { StoreFileError } from './embedded/lowdb-file.js';
+import { isStateV01, migrateV01 } from './migrate-v01.js';
+import type { Store } from './store.js';
+
+export { StoreFileError };
+
+export interface StoreOptions {
+  /** DATA_DIR: a folder, or ":memory:". */
+  dataDir: string;
+  /** DATA_FILE: a single state file of version 0.1, migrated into a fresh DATA_DIR. */
+  legacyDataFile: string | null;
+  /** REDIS_URL, when state lives in Redis. */
+  redisUrl: string | null;
+  deliveryLogLimit: number;
+  sessionTtlMs: number;
+  /** Accounts kept loaded by the embedded store. */
+  cacheSize: number;
+}
+
+export interface OpenedStore {
+  store: Store;
+  /** Where the state came from: a fresh store, state already there, or a migrated 0.1 file. */
+  origin: 'fresh' | 'existing' | { migratedFrom: string; accounts: number };
+}
+
+/** Opens the configured store; a fresh one may take over a state file of version 0.1. */
+export async function openStore(options: StoreOptions, clock: Clock): Promise<OpenedStore> {
+  if (options.redisUrl !== null) throw new StoreFileError('REDIS_URL is not supported by this build');
+  const dir = options.dataDir === ':memory:' ? null : options.dataDir;
+  const { store, fresh } = await EmbeddedStore.open({ dir, clock, deliveryLogLimit: options.deliveryLogLimit, sessionTtlMs: options.sessionTtlMs, cacheSize: options.cacheSize });
+  if (!fresh) return { store, origin: 'existing' };
+  if (dir === null || options.legacyDataFile === null) return { store, origin: 'fresh' };
+  const migrated = await migrateLegacyFile(store, options.legacyDataFile);
+  return { store, origin: migrated === null ? 'fresh' : { migratedFrom: options.legacyDataFile, accounts: migrated } };
+}
+
+/**
+ * Copies a 0.1 state file into the store through its public operations (so it works for any
+ * backend) and leaves the file as it was. Returns the number of accounts, or null without a file.
+ */
+export async function migrateLegacyFile(store: Store, file: string): Promise<number | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new StoreFileError(`DATA_FILE ${file} cannot be read: ${(error as Error).message}`);
+  }
+  if (text.trim() === '') return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new StoreFileError(`DATA_FILE ${file} is not valid JSON (${(error as Error).message}); move it away to start from the fixtures`);
+  }
+  if (!isStateV01(parsed)) throw new StoreFileError(`DATA_FILE ${file} is not a water-sandbox 0.1 state file (schemaVersion 1); move it away to start from the fixtures`);
+  const state = migrateV01(parsed);
+  for (const account of state.accounts) {
+    await store.accounts.create(account.doc, account.deliveries);
+    for (const entry of account.journal) await store.journal.append(account.doc.account.accountId, entry);
+  }
+  for (const s of state.sessions) {
+    await new Promise<void>((resolve, reject) => store.sessions.set(s.sid, s.session as unknown as SessionData, (err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve())));
+  }
+  if (state.sessionSecret !== null) await store.settings.set('sessionSecret', state.sessionSecret);
+  await store.flush();
+  return state.accounts.length;
+}
