@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 
 import { LOG_LEVELS, type LogLevel } from './core/logger.js';
+import type { EndpointPolicy } from './subscriptions/endpoint-policy.js';
 
-export type EndpointPolicy = 'https-only' | 'https-or-loopback' | 'any';
 export type TlsConfig = { mode: 'off' } | { mode: 'self-signed' } | { mode: 'files'; certFile: string; keyFile: string };
 
 export interface Config {
@@ -12,7 +12,14 @@ export interface Config {
   readonly host: string;
   /** Base URL written into confirmation URLs; null means "http(s)://localhost:<the port actually bound>". */
   readonly publicUrl: string | null;
-  readonly dataFile: string;
+  /** Folder of the embedded store, or ":memory:". */
+  readonly dataDir: string;
+  /** A state file of version 0.1, migrated into a fresh DATA_DIR when it exists. */
+  readonly legacyDataFile: string | null;
+  /** When set, all state lives in this Redis and replicas share it. */
+  readonly redisUrl: string | null;
+  /** Seconds without a request after which a generated account is deleted; 0 = never. */
+  readonly accountTtlSeconds: number;
   readonly fixturesDir: string;
   readonly scenariosDir: string;
   readonly seed: number;
@@ -27,6 +34,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Whether a token response is also POSTed to the client's redirect URI, as production documents. */
   readonly tokenDelivery: boolean;
+  /** Put every account back to the fixtures at start-up (RESET=true, or serve --reset). */
+  readonly resetOnStart: boolean;
   /** A scenario to play at start-up, for demos. */
   readonly startupScenario: { readonly name: string; readonly locationId: string | null } | null;
 }
@@ -66,7 +75,15 @@ const schema = z.object({
   PORT: wholeNumber(0, 65535).optional(), // listening port; 0 picks a free one
   HOST: nonEmpty.optional(), // listening address
   PUBLIC_URL: baseUrl.optional(), // base of confirmationUrl and of redirects
-  DATA_FILE: nonEmpty.optional(), // lowdb state file, or :memory:
+  DATA_DIR: nonEmpty.optional(), // folder of the embedded lowdb store, or :memory:
+  DATA_FILE: nonEmpty.optional(), // a 0.1 state file to migrate into DATA_DIR
+  REDIS_URL: z
+    .string()
+    .trim()
+    .refine((v) => URL.canParse(v) && /^rediss?:$/.test(new URL(v).protocol), 'must be a redis:// or rediss:// URL such as redis://localhost:6379')
+    .optional(), // state in Redis, shared by replicas
+  ACCOUNT_TTL: wholeNumber(0, 315360000).optional(), // seconds idle before a generated account is deleted
+  RESET: boolean.optional(), // back to the fixtures at start-up
   FIXTURES_DIR: nonEmpty.optional(), // folder of *.json fixture files
   SCENARIOS_DIR: nonEmpty.optional(), // folder of *.json scenario files
   SEED: wholeNumber(0, 4294967295).optional(), // seed of every synthetic value
@@ -116,7 +133,10 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
     port: v.PORT ?? 8080,
     host: v.HOST ?? '0.0.0.0',
     publicUrl: v.PUBLIC_URL ?? null,
-    dataFile: v.DATA_FILE ?? './data/sandbox.json',
+    ...dataLocation(v.DATA_DIR, v.DATA_FILE),
+    redisUrl: v.REDIS_URL ?? null,
+    accountTtlSeconds: v.ACCOUNT_TTL ?? 2592000,
+    resetOnStart: v.RESET ?? false,
     fixturesDir: v.FIXTURES_DIR ?? './fixtures',
     scenariosDir: v.SCENARIOS_DIR ?? './scenarios',
     seed: v.SEED ?? 1,
@@ -138,6 +158,16 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
     tokenDelivery: v.TOKEN_DELIVERY ?? true,
     startupScenario: v.SCENARIO ? Object.freeze({ name: v.SCENARIO, locationId: v.SCENARIO_LOCATION_ID ?? null }) : null,
   });
+}
+
+/**
+ * DATA_DIR and the 0.1 file. Version 0.1 took DATA_FILE=:memory: for a store in memory; that
+ * still works, so CI configurations written for 0.1 keep running.
+ */
+function dataLocation(dataDir: string | undefined, dataFile: string | undefined): { dataDir: string; legacyDataFile: string | null } {
+  if (dataFile === ':memory:') return { dataDir: dataDir ?? ':memory:', legacyDataFile: null };
+  const dir = dataDir ?? './data';
+  return { dataDir: dir, legacyDataFile: dir === ':memory:' ? null : (dataFile ?? './data/sandbox.json') };
 }
 
 function resolveTls(

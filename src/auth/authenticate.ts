@@ -1,11 +1,22 @@
 import type { RequestHandler } from 'express';
 
+import { accountNowMs } from '../clock/account-clock.js';
+import type { Clock } from '../core/clock.js';
 import { AppError } from '../core/errors.js';
-import type { Deps } from '../deps.js';
 import { setAuth, type AuthContext } from '../http/request-context.js';
+import type { Store } from '../store/store.js';
 
 /** The clientId of the access tokens the dashboard page gets; no OAuth client of that id exists. */
 export const DASHBOARD_CLIENT_ID = 'sandbox-dashboard';
+
+/** Generated accounts record their last request at most this often; ACCOUNT_TTL counts from it. */
+const TOUCH_EVERY_MS = 60_000;
+const MAX_TOUCH_MEMORY = 10_000;
+
+export interface AuthenticateDeps {
+  store: Store;
+  clock: Clock;
+}
 
 /** Reads `Authorization: Bearer <credential>`; null when the header is absent or carries no credential. */
 export function bearerCredential(header: string | undefined): string | null {
@@ -14,29 +25,46 @@ export function bearerCredential(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
+const invalidCredential = (): AppError =>
+  new AppError(403, 'invalid_credentials', 'The API key or access token in the Authorization header is not valid for this sandbox');
+
 /**
  * Resolves an API key or an access token to its account, with production's split:
  * 401 when the header is missing or has no key; 403 when the key or token is invalid or expired.
  */
-export function resolveCredential(deps: Deps, credential: string): AuthContext {
-  const apiKey = deps.store.read((d) => d.apiKeys.find((k) => k.apiKey === credential));
-  if (apiKey) return { accountId: apiKey.accountId, via: 'api_key', userId: null, internal: false };
-
-  const token = deps.store.read((d) => d.accessTokens.find((t) => t.accessToken === credential));
-  if (!token) {
-    throw new AppError(403, 'invalid_credentials', 'The API key or access token in the Authorization header is not valid for this sandbox');
+export async function resolveCredential(deps: AuthenticateDeps, credential: string): Promise<AuthContext> {
+  const { accounts } = deps.store;
+  const keyOwner = await accounts.lookup('apiKey', credential);
+  if (keyOwner !== null) {
+    const doc = await accounts.get(keyOwner);
+    if (doc?.apiKeys.some((k) => k.apiKey === credential)) return { accountId: keyOwner, via: 'api_key', userId: null, internal: false, doc };
   }
+  const tokenOwner = await accounts.lookup('accessToken', credential);
+  const doc = tokenOwner === null ? null : await accounts.get(tokenOwner);
+  const token = doc?.accessTokens.find((t) => t.accessToken === credential);
+  if (!doc || !token) throw invalidCredential();
   if (token.revokedAt !== null) {
     throw new AppError(403, 'token_revoked', `The access token was revoked at ${token.revokedAt}; get a new one through /oauth2/token`);
   }
-  if (Date.parse(token.expiresAt) <= deps.clocks.now(token.accountId).getTime()) {
+  if (Date.parse(token.expiresAt) <= accountNowMs(deps.clock, doc.clock)) {
     throw new AppError(403, 'token_expired', `The access token expired at ${token.expiresAt}; refresh it through /oauth2/token`);
   }
-  return { accountId: token.accountId, via: 'access_token', userId: token.userId, internal: token.clientId === DASHBOARD_CLIENT_ID };
+  return { accountId: doc.account.accountId, via: 'access_token', userId: token.userId, internal: token.clientId === DASHBOARD_CLIENT_ID, doc };
 }
 
-export function requireAccount(deps: Deps): RequestHandler {
-  return (req, res, next) => {
+/** Authenticates /v1 and /sandbox requests, and notes the request time of generated accounts (their ACCOUNT_TTL counts from it). */
+export function requireAccount(deps: AuthenticateDeps): RequestHandler {
+  const touched = new Map<string, number>();
+  const touch = (auth: AuthContext): void => {
+    if (auth.doc.account.origin !== 'generated') return;
+    const nowMs = deps.clock.now().getTime();
+    const last = touched.get(auth.accountId);
+    if (last !== undefined && nowMs - last < TOUCH_EVERY_MS && nowMs >= last) return;
+    if (touched.size >= MAX_TOUCH_MEMORY) touched.clear();
+    touched.set(auth.accountId, nowMs);
+    void deps.store.accounts.touch(auth.accountId, nowMs);
+  };
+  return async (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined) {
       throw new AppError(401, 'missing_credentials', 'The Authorization header is missing; send "Authorization: Bearer <API key or access token>"');
@@ -45,7 +73,9 @@ export function requireAccount(deps: Deps): RequestHandler {
     if (credential === null) {
       throw new AppError(401, 'missing_credentials', 'The Authorization header has no key; its form is "Bearer <API key or access token>"');
     }
-    setAuth(res, resolveCredential(deps, credential));
+    const auth = await resolveCredential(deps, credential);
+    touch(auth);
+    setAuth(res, auth);
     next();
   };
 }

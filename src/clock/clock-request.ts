@@ -1,12 +1,13 @@
 import { AppError, invalidParameter } from '../core/errors.js';
 
-/** What a POST /sandbox/clock asks for: an optional freeze change, then an optional move. */
+/** What a POST /sandbox/clock asks for: back to real time, or an optional freeze change then an optional move. */
 export interface ClockChange {
+  realTime?: true;
   frozen?: boolean;
   move?: { to: 'instant'; ms: number } | { to: 'later'; ms: number };
 }
 
-const KEYS = ['now', 'frozen', 'advanceSeconds'];
+const KEYS = ['now', 'frozen', 'advanceSeconds', 'realTime'];
 export const MAX_ADVANCE_SECONDS = 10 * 365 * 24 * 3600;
 // A clock set outside these years is almost always a unit mistake (milliseconds for seconds).
 const EARLIEST_MS = Date.UTC(2000, 0, 1);
@@ -22,7 +23,7 @@ function isRealIsoInstant(text: string): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
 }
 
-const EXAMPLE = '{"advanceSeconds": 3600}, {"now": "2026-03-10T15:30:00Z"} or {"frozen": true}';
+const EXAMPLE = '{"advanceSeconds": 3600}, {"now": "2026-03-10T15:30:00Z"}, {"frozen": true} or {"realTime": true}';
 
 function parseNow(value: unknown): number {
   let ms: number;
@@ -62,11 +63,17 @@ export function parseClockChange(body: unknown): ClockChange {
   }
   const unknown = Object.keys(body).filter((k) => !KEYS.includes(k));
   if (unknown.length > 0) {
-    throw invalidParameter(unknown[0] ?? 'body', `The clock takes only now, frozen and advanceSeconds; remove ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
+    throw invalidParameter(unknown[0] ?? 'body', `The clock takes only now, frozen, advanceSeconds and realTime; remove ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
   }
-  const { now, frozen, advanceSeconds } = body as { now?: unknown; frozen?: unknown; advanceSeconds?: unknown };
+  const { now, frozen, advanceSeconds, realTime } = body as { now?: unknown; frozen?: unknown; advanceSeconds?: unknown; realTime?: unknown };
+  if (realTime !== undefined) {
+    if (realTime !== true) throw invalidParameter('realTime', `realTime must be true (back to the wall clock: running, no offset); got ${JSON.stringify(realTime)}`);
+    const other = Object.keys(body).find((k) => k !== 'realTime');
+    if (other !== undefined) throw invalidParameter(other, `realTime goes back to the wall clock on its own; remove ${JSON.stringify(other)}`);
+    return { realTime: true };
+  }
   if (now === undefined && frozen === undefined && advanceSeconds === undefined) {
-    throw invalidParameter('body', `Say what to do with the clock: give now, frozen or advanceSeconds, e.g. ${EXAMPLE}`);
+    throw invalidParameter('body', `Say what to do with the clock: give now, frozen, advanceSeconds or realTime, e.g. ${EXAMPLE}`);
   }
   if (now !== undefined && advanceSeconds !== undefined) {
     throw invalidParameter('advanceSeconds', 'Give either now (go to an instant) or advanceSeconds (move forward), not both');

@@ -1,5 +1,7 @@
 import type { Response } from 'express';
 
+import type { AccountDoc, DeepReadonly } from '../store/data.js';
+
 /** Who is calling: set by the authentication middleware on every /v1 and /sandbox request. */
 export interface AuthContext {
   accountId: string;
@@ -10,12 +12,19 @@ export interface AuthContext {
    */
   internal: boolean;
   userId: string | null;
+  /** The account's document as it was when the request was authenticated; changes go through the store. */
+  doc: DeepReadonly<AccountDoc>;
 }
 
 export function authOf(res: Response): AuthContext {
   const auth = res.locals['auth'] as AuthContext | undefined;
   if (!auth) throw new Error('authOf called on a route without the authentication middleware');
   return auth;
+}
+
+/** The caller's context, when the request was authenticated (the request logger runs for every request). */
+export function maybeAuthOf(res: Response): AuthContext | undefined {
+  return res.locals['auth'] as AuthContext | undefined;
 }
 
 export function setAuth(res: Response, auth: AuthContext): void {

@@ -133,11 +133,18 @@ export interface DeliveryStore {
    */
   update<T>(accountId: string, deliveryId: string, change: (record: DeliveryRecord) => T): Promise<T | null>;
   /**
-   * Claims up to `limit` pending deliveries due at `nowMs` on the account's clock (oldest due
-   * first) for `leaseMs`: nobody else gets them until they are updated or the lease ends,
-   * so each attempt is made by one replica, and a replica that dies mid-attempt hands them on.
+   * Pending deliveries due at `nowMs` on the account's clock that nobody has claimed, oldest
+   * due first, at most `limit`.
    */
-  claimDue(accountId: string, nowMs: number, owner: string, leaseMs: number, limit: number): Promise<DeliveryRecord[]>;
+  due(accountId: string, nowMs: number, limit: number): Promise<DeliveryRecord[]>;
+  /**
+   * Claims a delivery for `leaseMs` (real time): true when `owner` got it. Nobody else gets it
+   * until it is updated, released, or the lease ends, so each attempt is made by one replica,
+   * and the deliveries of a replica that dies mid-attempt are taken over.
+   */
+  claim(accountId: string, deliveryId: string, owner: string, leaseMs: number): Promise<boolean>;
+  /** Gives a claimed delivery back without an attempt (a replica stopping). */
+  release(accountId: string, deliveryId: string, owner: string): Promise<void>;
   /** When the account's next pending delivery falls due on its clock, or null. */
   nextDueMs(accountId: string): Promise<number | null>;
   /** Ends the pending deliveries of a subscription as failed with `note`; returns how many. */

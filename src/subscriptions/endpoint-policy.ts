@@ -1,7 +1,9 @@
 import { isIP } from 'node:net';
 
-import type { EndpointPolicy } from '../config.js';
 import { invalidParameter, type AppError } from '../core/errors.js';
+
+/** Which subscription endpoints are accepted (ENDPOINT_POLICY). */
+export type EndpointPolicy = 'https-only' | 'https-or-loopback' | 'any';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_ENDPOINT_LENGTH = 2048;

@@ -357,7 +357,7 @@ export class EmbeddedStore implements Store {
         await this.#saveAccount(accountId, loaded);
       },
       update: (accountId, deliveryId, change) => this.#updateDelivery(accountId, deliveryId, change),
-      claimDue: async (accountId, nowMs, owner, leaseMs, limit) => {
+      due: async (accountId, nowMs, limit) => {
         const loaded = await this.#load(accountId);
         if (!loaded) return [];
         const realNow = performance.now();
@@ -371,10 +371,20 @@ export class EmbeddedStore implements Store {
           due.push(record);
         }
         due.sort((a, b) => (a.dueAtMs ?? 0) - (b.dueAtMs ?? 0));
-        return due.slice(0, limit).map((record) => {
-          this.#leases.set(record.deliveryId, { owner, untilMs: realNow + leaseMs });
-          return structuredClone(record);
-        });
+        return due.slice(0, limit).map((record) => structuredClone(record));
+      },
+      claim: async (accountId, deliveryId, owner, leaseMs) => {
+        const loaded = await this.#load(accountId);
+        if (!loaded?.pending.has(deliveryId)) return false;
+        const realNow = performance.now();
+        const lease = this.#leases.get(deliveryId);
+        if (lease && lease.untilMs > realNow && lease.owner !== owner) return false;
+        this.#leases.set(deliveryId, { owner, untilMs: realNow + leaseMs });
+        return true;
+      },
+      release: (_accountId, deliveryId, owner) => {
+        if (this.#leases.get(deliveryId)?.owner === owner) this.#leases.delete(deliveryId);
+        return Promise.resolve();
       },
       nextDueMs: async (accountId) => {
         const loaded = await this.#load(accountId);
