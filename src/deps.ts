@@ -1,29 +1,35 @@
-import { createAccountClocks, type AccountClocks } from './clock/account-clock.js';
+import { fixtureClientsOf } from './accounts/index.js';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoIds, type Ids } from './core/ids.js';
 import { createJsonLogger, type Logger } from './core/logger.js';
-import type { ScenarioCatalog } from './scenarios/schema.js';
+import { ReadingsService } from './readings/index.js';
+import type { ScenarioCatalog } from './scenarios/index.js';
+import type { OAuthClientRecord } from './store/data.js';
 import type { FixtureSet } from './store/fixtures.js';
 import type { Store } from './store/store.js';
-import { Dispatcher } from './webhooks/dispatcher.js';
-import { fetchSender, type WebhookSender } from './webhooks/sender.js';
+import { Dispatcher, fetchSender, type WebhookSender } from './webhooks/index.js';
 
-/** Everything the features need from outside themselves. Built once by main.ts, or by tests with overrides. */
+/**
+ * Everything the features need from outside themselves, built once by server.ts (or by tests
+ * with overrides). Each feature declares the narrow part it uses; this object satisfies them all.
+ */
 export interface Deps {
   config: Config;
   /** The process clock; accounts' virtual clocks are built on it. */
   clock: Clock;
-  clocks: AccountClocks;
   ids: Ids;
   store: Store;
   logger: Logger;
   fixtures: FixtureSet;
+  fixtureClients: ReadonlyMap<string, OAuthClientRecord>;
   /** The scenario files of SCENARIOS_DIR, loaded and validated at start-up. */
   scenarios: ScenarioCatalog;
   sender: WebhookSender;
   dispatcher: Dispatcher;
-  /** Base URL for confirmation URLs and redirects; main.ts fills it in once the port is known. */
+  readings: ReadingsService;
+  sessionSecret: string;
+  /** Base URL for confirmation URLs and redirects; server.ts fills it in once the port is known. */
   urls: { publicUrl: string };
 }
 
@@ -35,25 +41,27 @@ export interface DepsOverrides {
   scenarios?: ScenarioCatalog;
 }
 
-export function buildDeps(config: Config, store: Store, fixtures: FixtureSet, overrides: DepsOverrides = {}): Deps {
+export async function buildDeps(config: Config, store: Store, fixtures: FixtureSet, overrides: DepsOverrides = {}): Promise<Deps> {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
   const logger = overrides.logger ?? createJsonLogger(config.logLevel);
   const sender = overrides.sender ?? fetchSender;
-  const clocks = createAccountClocks(clock, store);
-  const dispatcher = new Dispatcher({ store, clocks, ids, logger, sender }, config.webhook);
+  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender }, config.webhook);
   const scheme = config.tls.mode === 'off' ? 'http' : 'https';
   return {
     config,
     clock,
-    clocks,
     ids,
     store,
     logger,
     fixtures,
+    fixtureClients: fixtureClientsOf(fixtures, clock.now()),
     scenarios: overrides.scenarios ?? new Map(),
     sender,
     dispatcher,
+    readings: new ReadingsService({ clock, config }),
+    // Kept in the store, so login sessions survive restarts and are valid on every replica.
+    sessionSecret: await store.settings.setIfAbsent('sessionSecret', ids.secret(32)),
     urls: { publicUrl: config.publicUrl ?? `${scheme}://localhost:${config.port}` },
   };
 }

@@ -1,15 +1,16 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createJsonLogger } from './core/logger.js';
-import { ScenarioError } from './scenarios/catalog.js';
-import { startSandbox } from './server.js';
+import { ScenarioError } from './scenarios/index.js';
+import { describeStartup, startSandbox } from './server.js';
 import { FixtureError } from './store/fixtures.js';
-import { StoreFileError } from './store/lowdb-store.js';
+import { StoreFileError } from './store/open-store.js';
 
 /** The process entry: the only module that touches process.env, signals and exit codes. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createJsonLogger(config.logLevel);
   const sandbox = await startSandbox(config, { logger });
+  process.stderr.write(describeStartup(sandbox.report));
 
   const stop = (signal: string): void => {
     logger.info('stopping', { signal });

@@ -2,23 +2,42 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
-import { buildInitialData } from './accounts/initial-state.js';
+import { fixturesChanged, resetAllAccounts, seedFixtures, sweepIdleAccounts } from './accounts/index.js';
+import { createApp } from './app.js';
+import { SESSION_TTL_MS } from './auth/index.js';
 import type { Config } from './config.js';
 import { systemClock } from './core/clock.js';
 import { createJsonLogger } from './core/logger.js';
 import { buildDeps, type Deps, type DepsOverrides } from './deps.js';
-import { createApp } from './http/app.js';
 import { loadTls } from './http/tls.js';
-import { loadScenarios } from './scenarios/catalog.js';
-import { runDueSteps } from './scenarios/runner.js';
-import { resolveStartupRun, startStartupRun } from './scenarios/startup.js';
+import { loadScenarios, resolveStartupRun, runDueSteps, startStartupRun } from './scenarios/index.js';
 import { loadFixtures } from './store/fixtures.js';
-import { openStore } from './store/lowdb-store.js';
+import { openStore, type OpenedStore } from './store/open-store.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const DISPATCH_INTERVAL_MS = 250;
+const SWEEP_INTERVAL_MS = 60_000;
+/** Accounts the embedded store keeps loaded; the rest stay on disk until used. */
+const ACCOUNT_CACHE_SIZE = 2000;
+
+export interface StartupReport {
+  url: string;
+  publicUrl: string;
+  dashboardUrl: string;
+  docsUrl: string;
+  store: { backend: string; where: string; origin: OpenedStore['origin'] };
+  fixturesDir: string;
+  fixtureAccounts: number;
+  scenariosDir: string;
+  scenarios: string[];
+  /** Set when FIXTURES_DIR changed since the stored state was made and was not reloaded. */
+  fixturesChanged: boolean;
+  reset: boolean;
+  seed: number;
+  tlsCertificate: string | null;
+}
 
 export interface RunningSandbox {
   server: Server;
@@ -27,22 +46,40 @@ export interface RunningSandbox {
   url: string;
   /** Where the certificate's PEM is, when TLS is on. */
   tlsCertificate: string | null;
+  report: StartupReport;
   /** Stops accepting requests, lets in-flight requests and webhook attempts finish (bounded), flushes the store. */
   stop(): Promise<void>;
 }
 
-/** Loads fixtures and state, listens, and starts the background dispatcher: everything main.ts does but the process wiring. */
+/** Loads fixtures and state, listens, and starts the background work: everything main.ts does but the process wiring. */
 export async function startSandbox(config: Config, overrides: DepsOverrides = {}): Promise<RunningSandbox> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createJsonLogger(config.logLevel);
   const fixtures = await loadFixtures(config.fixturesDir);
   const scenarios = overrides.scenarios ?? (await loadScenarios(config.scenariosDir));
-  const { store, seeded } = await openStore(config.dataFile, () => buildInitialData(fixtures, clock.now()));
-  const deps = buildDeps(config, store, fixtures, { ...overrides, clock, logger, scenarios });
-  const startupRun = config.startupScenario ? resolveStartupRun(deps, config.startupScenario) : null;
+  const opened = await openStore(
+    {
+      dataDir: config.dataDir,
+      legacyDataFile: config.legacyDataFile,
+      redisUrl: config.redisUrl,
+      deliveryLogLimit: config.webhook.logLimit,
+      sessionTtlMs: SESSION_TTL_MS,
+      cacheSize: ACCOUNT_CACHE_SIZE,
+    },
+    clock,
+  );
+  const { store } = opened;
+  const deps = await buildDeps(config, store, fixtures, { ...overrides, clock, logger, scenarios });
+  await seedFixtures(deps);
+  if (config.resetOnStart) await resetAllAccounts(deps);
+  const changed = await fixturesChanged(deps);
+  if (changed) {
+    logger.warn('FIXTURES_DIR changed since the stored state was made; the stored state is kept. Reload with POST /sandbox/admin/reset, or start with --reset (RESET=true)', { fixturesDir: config.fixturesDir });
+  }
+  const startupRun = config.startupScenario ? await resolveStartupRun(deps, config.startupScenario) : null;
   const app = createApp(deps);
 
-  const certDir = config.dataFile === ':memory:' ? join(tmpdir(), 'water-sandbox') : dirname(config.dataFile);
+  const certDir = config.dataDir === ':memory:' ? join(tmpdir(), 'water-sandbox') : config.dataDir;
   const tls = await loadTls(config.tls, certDir, clock.now());
   const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
@@ -54,33 +91,45 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   });
   const port = (server.address() as AddressInfo).port;
   const scheme = tls ? 'https' : 'http';
-  deps.urls.publicUrl = config.publicUrl ?? `${scheme}://localhost:${port}`;
-  logger.warn('SANDBOX: this is a sandbox of the water-monitoring API; credentials and data are for testing only');
-  logger.info('listening', {
-    url: `${scheme}://${config.host}:${port}`,
-    port,
+  const localUrl = `${scheme}://localhost:${port}`;
+  deps.urls.publicUrl = config.publicUrl ?? localUrl;
+  const report: StartupReport = {
+    url: localUrl,
     publicUrl: deps.urls.publicUrl,
-    dataFile: config.dataFile,
-    stateFrom: seeded ? 'fixtures' : 'stored state',
+    dashboardUrl: `${deps.urls.publicUrl}/`,
+    docsUrl: `${deps.urls.publicUrl}/docs`,
+    store: { backend: store.backend, where: store.backend === 'redis' ? (config.redisUrl ?? '') : config.dataDir, origin: opened.origin },
+    fixturesDir: config.fixturesDir,
+    fixtureAccounts: fixtures.accounts.length,
+    scenariosDir: config.scenariosDir,
+    scenarios: [...scenarios.keys()],
+    fixturesChanged: changed,
+    reset: config.resetOnStart,
     seed: config.seed,
-    ...(tls ? { tlsCertificate: tls.certFile } : {}),
-  });
+    tlsCertificate: tls?.certFile ?? null,
+  };
+  logger.warn('SANDBOX: this is a sandbox of the water-monitoring API; credentials and data are for testing only');
+  logger.info('listening', { url: `${scheme}://${config.host}:${port}`, port, publicUrl: deps.urls.publicUrl, store: report.store, seed: config.seed, ...(tls ? { tlsCertificate: tls.certFile } : {}) });
 
   if (startupRun) await startStartupRun(deps, startupRun);
 
-  // Retries fall due on the accounts' clocks; this interval is what notices them in real time.
-  // The same interval applies scenario steps as the accounts' running clocks pass them.
+  // Retries and scenario steps fall due on the accounts' clocks; this interval notices them in real time.
   const dispatchTimer = setInterval(() => {
-    void deps.dispatcher.runDue();
+    void deps.dispatcher.poll();
     void runDueSteps(deps);
   }, DISPATCH_INTERVAL_MS);
   dispatchTimer.unref();
+  const sweepTimer = setInterval(() => {
+    sweepIdleAccounts(deps).catch((error: unknown) => logger.error('deleting idle accounts failed', { err: error }));
+  }, SWEEP_INTERVAL_MS);
+  sweepTimer.unref();
 
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       clearInterval(dispatchTimer);
-      // Attempts under way finish; nothing new starts.
+      clearInterval(sweepTimer);
+      // Attempts under way finish; nothing new starts, and pending deliveries stay in the store for the next start (or another replica).
       deps.dispatcher.stop();
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       force.unref();
@@ -89,10 +138,30 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
       await closed;
       clearTimeout(force);
       await Promise.race([deps.dispatcher.idle(), new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
-      await store.flush();
+      await store.close();
     })();
     return stopping;
   };
 
-  return { server, deps, port, url: `${scheme}://127.0.0.1:${port}`, tlsCertificate: tls?.certFile ?? null, stop };
+  return { server, deps, port, url: `${scheme}://127.0.0.1:${port}`, tlsCertificate: tls?.certFile ?? null, report, stop };
+}
+
+/** The start-up message for people: printed at every log level. */
+export function describeStartup(report: StartupReport): string {
+  const origin = report.store.origin;
+  const state =
+    origin === 'fresh' ? 'new, seeded from the fixtures' : origin === 'existing' ? 'kept from an earlier run' : `migrated from ${origin.migratedFrom} (${origin.accounts} accounts)`;
+  const lines = [
+    `water-sandbox is running at ${report.url}${report.publicUrl === report.url ? '' : ` (public URL ${report.publicUrl})`}`,
+    `  dashboard   ${report.dashboardUrl}   (sign in as demo@example.com / demo-password)`,
+    `  API docs    ${report.docsUrl}   (OpenAPI at ${report.publicUrl}/openapi.json)`,
+    `  demo key    Authorization: Bearer demo_api_key_for_the_water_monitoring_sandbox`,
+    `  state       ${report.store.backend} at ${report.store.where}: ${state}${report.reset ? '; reset to the fixtures (--reset)' : ''}`,
+    `  fixtures    ${report.fixtureAccounts} accounts from ${report.fixturesDir}; scenarios from ${report.scenariosDir}: ${report.scenarios.join(', ') || 'none'}`,
+  ];
+  if (report.tlsCertificate) lines.push(`  TLS         self-signed or given certificate at ${report.tlsCertificate}`);
+  if (report.fixturesChanged) {
+    lines.push(`  NOTE        ${report.fixturesDir} changed since this state was made, and the stored state was kept: reload it with POST /sandbox/admin/reset or start with --reset`);
+  }
+  return lines.join('\n') + '\n';
 }

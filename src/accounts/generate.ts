@@ -2,16 +2,14 @@ import { en, en_US, Faker } from '@faker-js/faker';
 
 import type { Ids } from '../core/ids.js';
 import { hashPassword } from '../core/passwords.js';
-import type { AccountRecord, ApiKeyRecord, LocationRecord, UserRecord } from '../store/data.js';
+import { emptyAccountDoc, type AccountDoc, type LocationRecord } from '../store/data.js';
 
 /** Zones for generated locations: mostly US zones with daylight saving time, and Phoenix without. */
 const TIME_ZONES = ['America/New_York', 'America/Chicago', 'America/Denver', 'America/Los_Angeles', 'America/Phoenix'];
 const PLACE_KINDS = ['Home', 'House', 'Cottage', 'Apartment', 'Cabin', 'Duplex'];
 
 export interface GeneratedAccount {
-  account: AccountRecord;
-  user: UserRecord;
-  apiKey: ApiKeyRecord;
+  doc: AccountDoc;
   password: string;
 }
 
@@ -48,25 +46,18 @@ export async function generateAccount(input: { seed: number; locationCount: numb
     };
   });
   const password = ids.secret(12);
-  const user: UserRecord = {
+  const doc = emptyAccountDoc({ accountId, name: input.name ?? `${lastName} Household`, origin: 'generated', initialLocations: structuredClone(locations), createdAt: now.toISOString() });
+  doc.locations = locations;
+  doc.users.push({
     userId: ids.uuid(),
     accountId,
     // The random part keeps e-mails unique however many accounts share a seed.
     email: `${faker.internet.username({ lastName }).toLowerCase().replace(/[^a-z0-9._-]/g, '')}.${ids.secret(4).toLowerCase().replace(/[^a-z0-9]/g, '')}@sandbox.example`,
     name: `${faker.person.firstName()} ${lastName}`,
-    passwordHash: await hashPassword(password),
-  };
-  return {
-    account: {
-      accountId,
-      name: input.name ?? `${lastName} Household`,
-      origin: 'generated',
-      initialLocations: structuredClone(locations),
-      createdAt: now.toISOString(),
-    },
-    user,
-    // About 54 URL-safe characters, like production's keys.
-    apiKey: { apiKey: `sbx_${ids.secret(38)}`, accountId },
-    password,
-  };
+    // SANDBOX: the password is 96 random bits made here, so a cheap hash is as safe as a slow one and keeps account creation fast.
+    passwordHash: await hashPassword(password, { cost: 'low' }),
+  });
+  // About 54 URL-safe characters, like production's keys.
+  doc.apiKeys.push({ apiKey: `sbx_${ids.secret(38)}`, accountId });
+  return { doc, password };
 }

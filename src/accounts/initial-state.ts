@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
+
 import { hashPassword } from '../core/passwords.js';
-import { emptyData, type AccountRecord, type Data, type LocationRecord, type OAuthClientRecord } from '../store/data.js';
+import { emptyAccountDoc, type AccountDoc, type LocationRecord, type OAuthClientRecord } from '../store/data.js';
 import type { AccountFixture, FixtureSet, LocationFixture } from '../store/fixtures.js';
 
 export function locationFromFixture(accountId: string, fixture: LocationFixture): LocationRecord {
@@ -15,20 +17,14 @@ export function locationFromFixture(accountId: string, fixture: LocationFixture)
   };
 }
 
-async function addFixtureAccount(data: Data, fixture: AccountFixture, now: Date): Promise<void> {
+/** The document of a fixture account as the fixtures describe it. */
+export async function accountDocFromFixture(fixture: AccountFixture, now: Date): Promise<AccountDoc> {
   const locations = fixture.locations.map((l) => locationFromFixture(fixture.accountId, l));
-  const account: AccountRecord = {
-    accountId: fixture.accountId,
-    name: fixture.name,
-    origin: 'fixture',
-    initialLocations: structuredClone(locations),
-    createdAt: now.toISOString(),
-  };
-  data.accounts.push(account);
-  data.apiKeys.push(...fixture.apiKeys.map((apiKey) => ({ apiKey, accountId: fixture.accountId })));
-  data.locations.push(...locations);
+  const doc = emptyAccountDoc({ accountId: fixture.accountId, name: fixture.name, origin: 'fixture', initialLocations: structuredClone(locations), createdAt: now.toISOString() });
+  doc.locations = locations;
+  doc.apiKeys = fixture.apiKeys.map((apiKey) => ({ apiKey, accountId: fixture.accountId }));
   for (const [index, user] of fixture.users.entries()) {
-    data.users.push({
+    doc.users.push({
       // Fixture users get stable ids so sessions and tokens survive an admin reset's reload.
       userId: `${fixture.accountId}:user:${index}`,
       accountId: fixture.accountId,
@@ -37,24 +33,28 @@ async function addFixtureAccount(data: Data, fixture: AccountFixture, now: Date)
       passwordHash: await hashPassword(user.password),
     });
   }
+  return doc;
 }
 
-function clientFromFixture(fixture: FixtureSet['oauthClients'][number], now: Date): OAuthClientRecord {
-  return {
-    clientId: fixture.clientId,
-    clientSecret: fixture.clientSecret,
-    applicationName: fixture.applicationName,
-    redirectUris: [...fixture.redirectUris],
-    signOutUris: [...fixture.signOutUris],
-    postTokenToRedirectUri: true,
-    createdAt: now.toISOString(),
-  };
+/** The OAuth clients of the fixtures, shared by every account, by clientId. */
+export function fixtureClientsOf(fixtures: FixtureSet, now: Date): Map<string, OAuthClientRecord> {
+  return new Map(
+    fixtures.oauthClients.map((c) => [
+      c.clientId,
+      {
+        clientId: c.clientId,
+        clientSecret: c.clientSecret,
+        applicationName: c.applicationName,
+        redirectUris: [...c.redirectUris],
+        signOutUris: [...c.signOutUris],
+        postTokenToRedirectUri: true,
+        createdAt: now.toISOString(),
+      },
+    ]),
+  );
 }
 
-/** The state of a store seeded from the fixtures. */
-export async function buildInitialData(fixtures: FixtureSet, now: Date): Promise<Data> {
-  const data = emptyData();
-  for (const account of fixtures.accounts) await addFixtureAccount(data, account, now);
-  data.oauthClients.push(...fixtures.oauthClients.map((c) => clientFromFixture(c, now)));
-  return data;
+/** Identifies the content of the fixtures, so a start-up can tell that they changed since the state was made. */
+export function fixturesFingerprint(fixtures: FixtureSet): string {
+  return createHash('sha256').update(JSON.stringify(fixtures)).digest('base64url').slice(0, 22);
 }

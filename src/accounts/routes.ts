@@ -1,13 +1,21 @@
 import { Router, type RequestHandler } from 'express';
 
+import { accountNowMs } from '../clock/account-clock.js';
 import { AppError, invalidParameter, notFound } from '../core/errors.js';
-import type { Deps } from '../deps.js';
+import type { Ids } from '../core/ids.js';
 import { authOf } from '../http/request-context.js';
-import { allowOnly } from '../http/routing.js';
-import { presentLocation } from '../locations/presenter.js';
-import { buildInitialData } from './initial-state.js';
+import { allowOnly, queryString } from '../http/routing.js';
+import { presentLocation } from '../locations/index.js';
 import { generateAccount } from './generate.js';
-import { resetAccountState } from './reset.js';
+import { resetAccount, resetAllAccounts, type LifecycleDeps } from './lifecycle.js';
+
+const DEFAULT_ADMIN_PAGE = 100;
+const MAX_ADMIN_PAGE = 1000;
+
+export interface AccountsDeps extends LifecycleDeps {
+  ids: Ids;
+  config: LifecycleDeps['config'] & { readonly seed: number; readonly adminToken: string | null };
+}
 
 const MAX_GENERATED_LOCATIONS = 10;
 
@@ -29,7 +37,7 @@ function wholeNumber(body: Record<string, unknown>, name: string, min: number, m
 }
 
 /** Global operations: open when ADMIN_TOKEN is unset, otherwise they need `Authorization: Bearer $ADMIN_TOKEN`. */
-function requireAdmin(deps: Deps): RequestHandler {
+function requireAdmin(deps: AccountsDeps): RequestHandler {
   return (req, _res, next) => {
     const token = deps.config.adminToken;
     if (token === null) return next();
@@ -43,7 +51,7 @@ function requireAdmin(deps: Deps): RequestHandler {
 }
 
 /** Account creation and the global admin calls: mounted before account authentication. */
-export function accountsAdminRouter(deps: Deps): Router {
+export function accountsAdminRouter(deps: AccountsDeps): Router {
   const router = Router({ strict: true });
   const admin = requireAdmin(deps);
 
@@ -55,47 +63,48 @@ export function accountsAdminRouter(deps: Deps): Router {
     if (name !== undefined && (typeof name !== 'string' || name.trim() === '' || name.length > 200)) {
       throw invalidParameter('name', 'name must be a non-empty string of at most 200 characters');
     }
-    const generated = await generateAccount({ seed, locationCount, ...(typeof name === 'string' ? { name: name.trim() } : {}) }, deps.ids, deps.clock.now());
-    const locations = await deps.store.write((d) => {
-      d.accounts.push(generated.account);
-      d.users.push(generated.user);
-      d.apiKeys.push(generated.apiKey);
-      d.locations.push(...structuredClone(generated.account.initialLocations));
-      return d.locations.filter((l) => l.accountId === generated.account.accountId).map((l) => presentLocation(d, l));
-    });
+    const { doc, password } = await generateAccount({ seed, locationCount, ...(typeof name === 'string' ? { name: name.trim() } : {}) }, deps.ids, deps.clock.now());
+    await deps.store.accounts.create(doc);
+    const user = doc.users[0]!;
     res.status(201).json({
-      accountId: generated.account.accountId,
-      name: generated.account.name,
+      accountId: doc.account.accountId,
+      name: doc.account.name,
       seed,
-      apiKey: generated.apiKey.apiKey,
-      user: { email: generated.user.email, password: generated.password },
-      locations,
+      apiKey: doc.apiKeys[0]!.apiKey,
+      user: { email: user.email, password },
+      locations: doc.locations.map((l) => presentLocation(doc, l)),
     });
   });
   allowOnly(router, '/accounts', ['POST']);
 
-  router.get('/admin/accounts', admin, (_req, res) => {
-    const accounts = deps.store.read((d) =>
-      d.accounts.map((a) => ({
-        accountId: a.accountId,
-        name: a.name,
-        origin: a.origin,
-        createdAt: a.createdAt,
-        locations: d.locations.filter((l) => l.accountId === a.accountId).length,
-        subscriptions: d.subscriptions.filter((s) => s.accountId === a.accountId).length,
-        users: d.users.filter((u) => u.accountId === a.accountId).map((u) => u.email),
-      })),
+  router.get('/admin/accounts', admin, async (req, res) => {
+    const limitText = queryString(req.query, 'limit');
+    const after = queryString(req.query, 'after');
+    const limit = limitText === undefined ? DEFAULT_ADMIN_PAGE : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ADMIN_PAGE) throw invalidParameter('limit', `limit must be a whole number from 1 to ${MAX_ADMIN_PAGE}`);
+    const page = await deps.store.accounts.list({ limit, ...(after === undefined ? {} : { after }) });
+    const accounts = await Promise.all(
+      page.accounts.map(async (a) => {
+        const doc = await deps.store.accounts.get(a.accountId);
+        return {
+          accountId: a.accountId,
+          name: a.name,
+          origin: a.origin,
+          createdAt: a.createdAt,
+          lastRequestAt: a.lastSeenMs === null ? null : new Date(a.lastSeenMs).toISOString(),
+          locations: doc?.locations.length ?? 0,
+          subscriptions: doc?.subscriptions.length ?? 0,
+          users: doc?.users.map((u) => u.email) ?? [],
+        };
+      }),
     );
-    res.json({ accounts });
+    res.json({ total: await deps.store.accounts.count(), accounts, next: page.next });
   });
   allowOnly(router, '/admin/accounts', ['GET']);
 
   router.post('/admin/reset', admin, async (_req, res) => {
-    const fresh = await buildInitialData(deps.fixtures, deps.clock.now());
-    await deps.store.write((d) => {
-      Object.assign(d, fresh);
-    });
-    res.json({ reset: 'all', accounts: fresh.accounts.length });
+    const { accounts } = await resetAllAccounts(deps);
+    res.json({ reset: 'all', accounts });
   });
   allowOnly(router, '/admin/reset', ['POST']);
 
@@ -103,32 +112,27 @@ export function accountsAdminRouter(deps: Deps): Router {
 }
 
 /** Per-account controls, behind the account's credentials. */
-export function accountSandboxRouter(deps: Deps): Router {
+export function accountSandboxRouter(deps: AccountsDeps): Router {
   const router = Router({ strict: true });
 
   router.post('/reset', async (_req, res) => {
     const { accountId } = authOf(res);
-    const locations = await deps.store.write((d) => {
-      resetAccountState(d, accountId);
-      return d.locations.filter((l) => l.accountId === accountId).map((l) => presentLocation(d, l));
-    });
-    res.json({ reset: accountId, locations });
+    const doc = await resetAccount(deps.store, accountId);
+    res.json({ reset: accountId, locations: doc.locations.map((l) => presentLocation(doc, l)) });
   });
   allowOnly(router, '/reset', ['POST']);
 
   router.post('/tokens/expire', async (req, res) => {
-    const { accountId } = authOf(res);
+    const { accountId, doc } = authOf(res);
     const body = objectBody(req.body, ['accessToken'], '{"accessToken": "..."}');
     const only = body['accessToken'];
     if (only !== undefined && typeof only !== 'string') throw invalidParameter('accessToken', 'accessToken must be a string');
-    const nowMs = deps.clocks.now(accountId).getTime();
-    if (only !== undefined && !deps.store.read((d) => d.accessTokens.some((t) => t.accessToken === only && t.accountId === accountId))) {
-      throw notFound('No such access token in this account');
-    }
-    const expired = await deps.store.write((d) => {
+    if (only !== undefined && !doc.accessTokens.some((t) => t.accessToken === only)) throw notFound('No such access token in this account');
+    const expired = await deps.store.accounts.update(accountId, (d) => {
+      const nowMs = accountNowMs(deps.clock, d.clock);
       let count = 0;
       for (const token of d.accessTokens) {
-        if (token.accountId !== accountId || (only !== undefined && token.accessToken !== only)) continue;
+        if (only !== undefined && token.accessToken !== only) continue;
         if (Date.parse(token.expiresAt) > nowMs) {
           token.expiresAt = new Date(nowMs).toISOString();
           count++;

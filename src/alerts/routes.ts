@@ -1,15 +1,13 @@
 import { Router } from 'express';
 
 import { AppError, invalidParameter, notFound } from '../core/errors.js';
-import type { Deps } from '../deps.js';
 import { pageOf, parsePaging } from '../http/pagination.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly, queryString } from '../http/routing.js';
-import { findOwnLocation } from '../locations/lookup.js';
 import type { AlertRecord, DeepReadonly } from '../store/data.js';
-import { deliveriesSandboxRouter } from '../webhooks/routes.js';
+import { findLocation } from '../store/lookups.js';
 import { isShownActive } from './presenter.js';
-import { endAlertDetailed, startAlertDetailed, type StartAlertInput } from './service.js';
+import { endAlertDetailed, startAlertDetailed, type AlertsDeps, type StartAlertInput } from './service.js';
 
 const START_FIELDS = ['type', 'deviceId', 'peakValue', 'peakStatus'];
 const DEFAULT_ALERTS_PER_PAGE = 50;
@@ -58,14 +56,14 @@ function startNote(outcome: string, requestedType: string, alert: DeepReadonly<A
   return null;
 }
 
-/** /sandbox/locations/{id}/alerts and /sandbox/deliveries. */
-export function alertsSandboxRouter(deps: Deps): Router {
+/** /sandbox/locations/{id}/alerts. */
+export function alertsSandboxRouter(deps: AlertsDeps): Router {
   const router = Router({ strict: true });
 
   router.post('/locations/:locationId/alerts', async (req, res) => {
-    const { accountId } = authOf(res);
+    const { accountId, doc } = authOf(res);
     const { locationId } = req.params;
-    deps.store.read((d) => findOwnLocation(d, accountId, locationId));
+    findLocation(doc, locationId);
     const input = parseStartBody(req.body);
     const result = await startAlertDetailed(deps, accountId, locationId, input);
     res.status(result.outcome === 'ignored' ? 200 : 201).json({
@@ -77,32 +75,27 @@ export function alertsSandboxRouter(deps: Deps): Router {
   });
 
   router.get('/locations/:locationId/alerts', (req, res) => {
-    const { accountId } = authOf(res);
+    const { doc } = authOf(res);
     const query = req.query as Record<string, unknown>;
     const active = queryString(query, 'active');
     if (active !== undefined && active !== 'true' && active !== 'false') throw invalidParameter('active', `active must be true or false; got ${JSON.stringify(active)}`);
     const paging = parsePaging(query, DEFAULT_ALERTS_PER_PAGE);
-    const alerts = deps.store.read((d) => {
-      findOwnLocation(d, accountId, req.params.locationId);
-      return d.alerts
-        .filter((a) => a.accountId === accountId && a.locationId === req.params.locationId && (active === undefined || a.active === (active === 'true')))
-        .reverse()
-        .map(presentSandboxAlert);
-    });
+    findLocation(doc, req.params.locationId);
+    const alerts = doc.alerts
+      .filter((a) => a.locationId === req.params.locationId && (active === undefined || a.active === (active === 'true')))
+      .reverse()
+      .map(presentSandboxAlert);
     res.json(pageOf('alerts', alerts, paging));
   });
   allowOnly(router, '/locations/:locationId/alerts', ['GET', 'POST']);
 
   router.get('/locations/:locationId/alerts/:alertId', (req, res) => {
-    const { accountId } = authOf(res);
+    const { doc } = authOf(res);
     const { locationId, alertId } = req.params;
-    const alert = deps.store.read((d) => {
-      findOwnLocation(d, accountId, locationId);
-      const found = d.alerts.find((a) => a.alertId === alertId && a.accountId === accountId && a.locationId === locationId);
-      if (!found) throw notFound(`No alert ${JSON.stringify(alertId)} at location ${locationId} in this account`);
-      return presentSandboxAlert(found);
-    });
-    res.json(alert);
+    findLocation(doc, locationId);
+    const found = doc.alerts.find((a) => a.alertId === alertId && a.locationId === locationId);
+    if (!found) throw notFound(`No alert ${JSON.stringify(alertId)} at location ${locationId} in this account`);
+    res.json(presentSandboxAlert(found));
   });
   allowOnly(router, '/locations/:locationId/alerts/:alertId', ['GET']);
 
@@ -121,6 +114,5 @@ export function alertsSandboxRouter(deps: Deps): Router {
   });
   allowOnly(router, '/locations/:locationId/alerts/:alertId/end', ['POST']);
 
-  router.use(deliveriesSandboxRouter(deps));
   return router;
 }

@@ -1,10 +1,26 @@
-import { epochSeconds } from '../core/clock.js';
+import { accountNow } from '../clock/account-clock.js';
+import { epochSeconds, type Clock } from '../core/clock.js';
 import { conflict, notFound } from '../core/errors.js';
-import type { Deps } from '../deps.js';
-import { findOwnLocation } from '../locations/lookup.js';
-import type { AlertRecord, AlertType, Data, DeepReadonly, DeliveryRecord } from '../store/data.js';
+import type { Ids } from '../core/ids.js';
+import type { Logger } from '../core/logger.js';
+import { publishAccountEvent } from '../live/events.js';
+import type { AccountDoc, AlertRecord, AlertType, DeepReadonly, DeliveryRecord } from '../store/data.js';
+import { findLocation } from '../store/lookups.js';
+import type { Store } from '../store/store.js';
+import type { Dispatcher } from '../webhooks/index.js';
 import { alertNotification } from './presenter.js';
 import { alertTimes, decideStart, fallbackOf, resolveStart } from './rules.js';
+
+/** Ended alerts kept per location; older ones are dropped when a new alert starts. */
+export const ENDED_ALERTS_KEPT_PER_LOCATION = 100;
+
+export interface AlertsDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  logger: Logger;
+  dispatcher: Dispatcher;
+}
 
 export interface StartAlertInput {
   type: AlertType;
@@ -35,63 +51,69 @@ export interface EndResult {
   notifications: number;
 }
 
-/** Builds one alert notification per confirmed subscription of the alert's location. */
-function notificationsFor(deps: Deps, data: DeepReadonly<Data>, alert: DeepReadonly<AlertRecord>): DeliveryRecord[] {
-  return data.subscriptions
-    .filter((s) => s.locationId === alert.locationId && s.accountId === alert.accountId && s.status === 'confirmed')
+/** One alert notification per confirmed subscription of the alert's location. */
+function notificationsFor(deps: AlertsDeps, doc: DeepReadonly<AccountDoc>, alert: DeepReadonly<AlertRecord>, nowMs: number): DeliveryRecord[] {
+  return doc.subscriptions
+    .filter((s) => s.locationId === alert.locationId && s.status === 'confirmed')
     .map((s) =>
-      deps.dispatcher.build({
-        accountId: alert.accountId,
-        kind: 'alert',
-        subscriptionId: s.subscriptionId,
-        locationId: alert.locationId,
-        target: s.endpoint,
-        payload: alertNotification(alert, s.subscriptionId),
-      }),
+      deps.dispatcher.build(
+        { accountId: alert.accountId, kind: 'alert', subscriptionId: s.subscriptionId, locationId: alert.locationId, target: s.endpoint, payload: alertNotification(alert, s.subscriptionId) },
+        nowMs,
+      ),
     );
+}
+
+/**
+ * Keeps a location's alert history bounded: active alerts (shown or superseded) stay, and of
+ * the ended ones the newest ENDED_ALERTS_KEPT_PER_LOCATION. A dropped leak no longer adds its
+ * flow to the readings of the hours it covered (documented in docs/alerts-and-webhooks.md).
+ */
+function trimHistory(doc: AccountDoc, locationId: string): void {
+  let ended = 0;
+  for (let i = doc.alerts.length - 1; i >= 0; i--) {
+    const a = doc.alerts[i]!;
+    if (a.locationId === locationId && !a.active && ++ended > ENDED_ALERTS_KEPT_PER_LOCATION) doc.alerts.splice(i, 1);
+  }
+}
+
+export async function startAlert(deps: AlertsDeps, accountId: string, locationId: string, input: StartAlertInput): Promise<AlertOutcome> {
+  const { outcome, alert } = await startAlertDetailed(deps, accountId, locationId, input);
+  return { outcome, alert };
 }
 
 /**
  * Validates (4xx AppErrors naming the field), applies the leak rules, stores, and enqueues one
  * notification per confirmed subscription of the location. The alert and its notifications are
- * stored in one write, so a restart never loses one without the other.
+ * stored in one change, so a restart never loses one without the other.
  */
-export async function startAlert(deps: Deps, accountId: string, locationId: string, input: StartAlertInput): Promise<AlertOutcome> {
-  const { outcome, alert } = await startAlertDetailed(deps, accountId, locationId, input);
-  return { outcome, alert };
-}
-
-export async function startAlertDetailed(deps: Deps, accountId: string, locationId: string, input: StartAlertInput): Promise<StartResult> {
-  const nowSeconds = epochSeconds(deps.clocks.now(accountId));
-  // Validation and the decision are made on a read; the write below follows with no await in between.
-  const { resolved, decision } = deps.store.read((d) => {
-    const location = findOwnLocation(d, accountId, locationId);
+export async function startAlertDetailed(deps: AlertsDeps, accountId: string, locationId: string, input: StartAlertInput): Promise<StartResult> {
+  const alertId = deps.ids.uuid();
+  const result = await deps.store.accounts.update(accountId, (doc, tx): StartResult => {
+    const location = findLocation(doc, locationId);
     const resolved = resolveStart(location, input);
     const decision = decideStart(
-      d.alerts.filter((a) => a.locationId === locationId && a.accountId === accountId),
+      doc.alerts.filter((a) => a.locationId === locationId),
       resolved.type,
     );
-    return { resolved, decision };
-  });
-  if (decision.outcome === 'ignored') {
-    return { outcome: 'ignored', alert: structuredClone(decision.inForce) as AlertRecord, requestedType: resolved.requestedType, notifications: 0 };
-  }
-  const alert: AlertRecord = {
-    alertId: deps.ids.uuid(),
-    accountId,
-    locationId,
-    deviceId: resolved.deviceId,
-    type: resolved.type,
-    active: true,
-    ...alertTimes(resolved.type, nowSeconds),
-    stopTime: 0,
-    peakValue: resolved.peakValue,
-    peakStatus: resolved.peakStatus,
-    flowGpm: resolved.flowGpm,
-  };
-  const notifications = await deps.store.write((d) => {
+    if (decision.outcome === 'ignored') {
+      return { outcome: 'ignored', alert: structuredClone(decision.inForce) as AlertRecord, requestedType: resolved.requestedType, notifications: 0 };
+    }
+    const now = accountNow(deps.clock, doc.clock);
+    const alert: AlertRecord = {
+      alertId,
+      accountId,
+      locationId,
+      deviceId: resolved.deviceId,
+      type: resolved.type,
+      active: true,
+      ...alertTimes(resolved.type, epochSeconds(now)),
+      stopTime: 0,
+      peakValue: resolved.peakValue,
+      peakStatus: resolved.peakStatus,
+      flowGpm: resolved.flowGpm,
+    };
     if (decision.outcome === 'escalated') {
-      const low = d.alerts.find((a) => a.alertId === decision.supersedes.alertId);
+      const low = doc.alerts.find((a) => a.alertId === decision.supersedes.alertId);
       if (low) {
         // The low leak's flow stops where the high one starts, so readings never count both;
         // it stays `active` (hidden) so the high leak can fall back to it.
@@ -99,56 +121,55 @@ export async function startAlertDetailed(deps: Deps, accountId: string, location
         low.stopTime = Math.max(low.startTime, alert.startTime);
       }
     }
-    d.alerts.push(alert);
-    const deliveries = notificationsFor(deps, d, alert);
-    d.deliveries.push(...deliveries);
-    return deliveries.length;
+    doc.alerts.push(alert);
+    trimHistory(doc, locationId);
+    const deliveries = notificationsFor(deps, doc, alert, now.getTime());
+    tx.addDeliveries(deliveries);
+    return { outcome: decision.outcome, alert: structuredClone(alert), requestedType: resolved.requestedType, notifications: deliveries.length };
   });
-  deps.dispatcher.kick();
-  deps.logger.info('alert started', { accountId, locationId, alertId: alert.alertId, type: alert.type, outcome: decision.outcome, notifications });
-  return { outcome: decision.outcome, alert: structuredClone(alert), requestedType: resolved.requestedType, notifications };
+  if (result.outcome !== 'ignored') {
+    deps.dispatcher.kick(accountId);
+    deps.logger.info('alert started', { accountId, locationId, alertId: result.alert.alertId, type: result.alert.type, outcome: result.outcome, notifications: result.notifications });
+    await publishAccountEvent(deps.store, accountId, { type: 'alert', alertId: result.alert.alertId, locationId, active: true });
+  }
+  return result;
 }
 
 /** Ends an active alert (404 for unknown/other account's alert, 409 if already ended) and notifies; applies the fall-back-to-low rule. */
-export async function endAlert(deps: Deps, accountId: string, locationId: string, alertId: string): Promise<AlertRecord> {
+export async function endAlert(deps: AlertsDeps, accountId: string, locationId: string, alertId: string): Promise<AlertRecord> {
   return (await endAlertDetailed(deps, accountId, locationId, alertId)).ended;
 }
 
-export async function endAlertDetailed(deps: Deps, accountId: string, locationId: string, alertId: string): Promise<EndResult> {
-  const nowSeconds = epochSeconds(deps.clocks.now(accountId));
-  const target = deps.store.read((d) => {
-    findOwnLocation(d, accountId, locationId);
-    let alert = d.alerts.find((a) => a.alertId === alertId && a.accountId === accountId && a.locationId === locationId);
+export async function endAlertDetailed(deps: AlertsDeps, accountId: string, locationId: string, alertId: string): Promise<EndResult> {
+  const resumedId = deps.ids.uuid();
+  const result = await deps.store.accounts.update(accountId, (doc, tx): EndResult => {
+    findLocation(doc, locationId);
+    let alert = doc.alerts.find((a) => a.alertId === alertId && a.locationId === locationId);
     if (!alert) throw notFound(`No alert ${JSON.stringify(alertId)} at location ${locationId} in this account`);
     // A low leak that fell back after a high one lives on as a new alert: ending the original ends that one.
     const seen = new Set<string>();
     while (alert.continuedBy !== undefined && !seen.has(alert.alertId)) {
       seen.add(alert.alertId);
-      const next: DeepReadonly<AlertRecord> | undefined = d.alerts.find((a) => a.alertId === alert?.continuedBy);
+      const next: AlertRecord | undefined = doc.alerts.find((a) => a.alertId === alert?.continuedBy);
       if (!next) break;
       alert = next;
     }
     if (!alert.active) throw conflict('alert_already_ended', `Alert ${alert.alertId} already ended at ${alert.stopTime} (epoch seconds)`);
-    return alert;
-  });
-
-  const result = await deps.store.write((d): { ended: AlertRecord; resumed: AlertRecord | null; deliveries: DeliveryRecord[] } | null => {
-    const alert = d.alerts.find((a) => a.alertId === target.alertId);
-    if (!alert) return null;
     alert.active = false;
     if (alert.supersededBy !== undefined) {
       // A low leak repaired while a high one hides it: it was never shown, so nobody is told, and
       // the high leak will not fall back to it. Its flow already stopped at the escalation.
-      return { ended: alert, resumed: null, deliveries: [] };
+      return { ended: structuredClone(alert), resumed: null, notifications: 0 };
     }
-    alert.stopTime = Math.max(alert.startTime, nowSeconds);
-    const deliveries = notificationsFor(deps, d, alert);
+    const now = accountNow(deps.clock, doc.clock);
+    alert.stopTime = Math.max(alert.startTime, epochSeconds(now));
+    const deliveries = notificationsFor(deps, doc, alert, now.getTime());
     let resumed: AlertRecord | null = null;
-    const low = fallbackOf(d.alerts, alert) as AlertRecord | undefined;
+    const low = fallbackOf(doc.alerts, alert) as AlertRecord | undefined;
     if (low) {
       // The low leak was past its threshold all along, so it is detected again at once.
       resumed = {
-        alertId: deps.ids.uuid(),
+        alertId: resumedId,
         accountId,
         locationId,
         deviceId: low.deviceId,
@@ -163,18 +184,15 @@ export async function endAlertDetailed(deps: Deps, accountId: string, locationId
       };
       low.active = false;
       low.continuedBy = resumed.alertId;
-      d.alerts.push(resumed);
-      deliveries.push(...notificationsFor(deps, d, resumed));
+      doc.alerts.push(resumed);
+      deliveries.push(...notificationsFor(deps, doc, resumed, now.getTime()));
     }
-    d.deliveries.push(...deliveries);
-    return { ended: alert, resumed, deliveries };
+    trimHistory(doc, locationId);
+    tx.addDeliveries(deliveries);
+    return { ended: structuredClone(alert), resumed: resumed ? structuredClone(resumed) : null, notifications: deliveries.length };
   });
-  if (!result) throw notFound(`No alert ${JSON.stringify(alertId)} at location ${locationId} in this account`);
-  deps.dispatcher.kick();
+  deps.dispatcher.kick(accountId);
   deps.logger.info('alert ended', { accountId, locationId, alertId: result.ended.alertId, type: result.ended.type, resumed: result.resumed?.alertId ?? null });
-  return {
-    ended: structuredClone(result.ended),
-    resumed: result.resumed ? structuredClone(result.resumed) : null,
-    notifications: result.deliveries.length,
-  };
+  await publishAccountEvent(deps.store, accountId, { type: 'alert', alertId: result.ended.alertId, locationId, active: false });
+  return result;
 }

@@ -1,12 +1,24 @@
 import { timingSafeEqual } from 'node:crypto';
 
 import { oauthError } from '../core/errors.js';
-import type { Data, DeepReadonly, OAuthClientRecord } from '../store/data.js';
+import type { DeepReadonly, OAuthClientRecord } from '../store/data.js';
+import type { Store } from '../store/store.js';
 
 export type Client = DeepReadonly<OAuthClientRecord>;
 
-export function findClient(data: DeepReadonly<Data>, clientId: string): Client | undefined {
-  return data.oauthClients.find((c) => c.clientId === clientId);
+export interface ClientsDeps {
+  store: Store;
+  /** The OAuth clients of the fixtures, by clientId: shared by every account. */
+  fixtureClients: ReadonlyMap<string, OAuthClientRecord>;
+}
+
+/** A client of the fixtures, or one registered by an account (found through the index). */
+export async function findClient(deps: ClientsDeps, clientId: string): Promise<Client | undefined> {
+  const fixed = deps.fixtureClients.get(clientId);
+  if (fixed) return fixed;
+  const owner = await deps.store.accounts.lookup('oauthClient', clientId);
+  const doc = owner === null ? null : await deps.store.accounts.get(owner);
+  return doc?.oauthClients.find((c) => c.clientId === clientId);
 }
 
 /** Compares secrets in constant time (for equal lengths). */
@@ -58,11 +70,11 @@ export function parseBasicCredentials(header: string | undefined): { clientId: s
  * or client_id and client_secret in the body (client_secret_post), never both (RFC 6749
  * section 2.3). Returns the client or throws invalid_client / invalid_request.
  */
-export function authenticateClient(
-  data: DeepReadonly<Data>,
+export async function authenticateClient(
+  deps: ClientsDeps,
   authorization: string | undefined,
   body: { clientId: string | undefined; clientSecret: string | undefined },
-): Client {
+): Promise<Client> {
   const basic = parseBasicCredentials(authorization);
   let clientId: string;
   let clientSecret: string;
@@ -90,7 +102,7 @@ export function authenticateClient(
     clientId = body.clientId;
     clientSecret = body.clientSecret;
   }
-  const client = findClient(data, clientId);
+  const client = await findClient(deps, clientId);
   // SANDBOX: the errors say which part failed, to help partners debug their configuration.
   if (!client) throw oauthError('invalid_client', `No client is registered with client_id ${JSON.stringify(clientId)}`);
   if (!secretsEqual(clientSecret, client.clientSecret)) {

@@ -1,6 +1,8 @@
 /** What other features use of the auth feature. */
-export { DASHBOARD_CLIENT_ID } from './authenticate.js';
-export { loginSession, SESSION_COOKIE } from './session.js';
-export { escapeHtml, html, htmlDocument, trusted, type SafeHtml } from './html.js';
-export { secretsEqual } from './clients.js';
+export { bearerCredential, DASHBOARD_CLIENT_ID, requireAccount, resolveCredential, type AuthenticateDeps } from './authenticate.js';
+export { findClient, secretsEqual, type ClientsDeps } from './clients.js';
+export { oauthRouter, oauthSandboxRouter, type OAuthDeps } from './oauth-routes.js';
+export { loginSession, sessionCall, SESSION_COOKIE, SESSION_TTL_MS, type SessionDeps } from './session.js';
+export { createLoginThrottle } from './throttle.js';
 export { pruneGrants, revokeGrant } from './tokens.js';
+export { createPasswordCheck, signedInUser, type UsersDeps } from './users.js';

@@ -1,4 +1,4 @@
-import { html, htmlDocument, type SafeHtml } from './html.js';
+import { html, htmlDocument, type SafeHtml } from '../http/html.js';
 
 /** The authorization request a login form carries through its hidden fields. */
 export interface AuthorizationRequest {

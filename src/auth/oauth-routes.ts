@@ -1,18 +1,30 @@
 import { Router, type Request, type Response } from 'express';
 
-import { accountNowMs, clockRecordOf } from '../clock/account-clock.js';
-import { conflict, oauthError } from '../core/errors.js';
-import { hashPassword, verifyPassword } from '../core/passwords.js';
-import type { Deps } from '../deps.js';
+import { accountNowMs } from '../clock/account-clock.js';
+import type { Clock } from '../core/clock.js';
+import { AppError, conflict, OAuthError, oauthError } from '../core/errors.js';
+import type { Ids } from '../core/ids.js';
+import type { Logger } from '../core/logger.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly } from '../http/routing.js';
-import type { Data, DeepReadonly, UserRecord } from '../store/data.js';
-import { authenticateClient, findClient, secretsEqual, type Client } from './clients.js';
+import type { DeepReadonly, UserRecord } from '../store/data.js';
+import { IndexConflictError } from '../store/store.js';
+import { authenticateClient, findClient, secretsEqual, type Client, type ClientsDeps } from './clients.js';
 import { renderErrorPage, renderLoginPage, type AuthorizationRequest } from './login-page.js';
 import { clientFromRegistration, parseRegistration, presentRegisteredClient } from './registration.js';
-import { loginSession, SESSION_COOKIE } from './session.js';
-import { deliverTokenResponse } from './token-delivery.js';
-import { codeProblem, issueCode, issueTokens, pruneGrants, refreshProblem, revokeGrant, type NowOf, type TokenResponse } from './tokens.js';
+import { loginSession, sessionCall, SESSION_COOKIE, type SessionDeps } from './session.js';
+import { deliverTokenResponse, type TokenDeliveryDeps } from './token-delivery.js';
+import { codeProblem, issueCode, issueTokens, pruneGrants, refreshProblem, revokeGrant, type TokenResponse } from './tokens.js';
+import { createLoginThrottle, createTokenThrottle } from './throttle.js';
+import { createPasswordCheck, signedInUser } from './users.js';
+
+export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps {
+  clock: Clock;
+  ids: Ids;
+  logger: Logger;
+  config: SessionDeps['config'] &
+    TokenDeliveryDeps['config'] & { readonly authorizationCodeTtlSeconds: number; readonly accessTokenTtlSeconds: number };
+}
 
 type Params = Record<string, unknown>;
 
@@ -45,7 +57,7 @@ type ParsedRequest = { ok: true; client: Client; request: AuthorizationRequest }
  * page, never redirected: an unknown client or unregistered redirect_uri cannot be trusted
  * with a redirect (section 4.1.2.1), and production shows a page for a bad response_type too.
  */
-function parseAuthorizationRequest(deps: Deps, params: Params): ParsedRequest {
+async function parseAuthorizationRequest(deps: ClientsDeps, params: Params): Promise<ParsedRequest> {
   const fail = (title: string, message: string): ParsedRequest => ({ ok: false, title, message });
   const fields = {
     clientId: readParam(params, 'client_id'),
@@ -56,7 +68,7 @@ function parseAuthorizationRequest(deps: Deps, params: Params): ParsedRequest {
   for (const field of Object.values(fields)) if (field.problem) return fail('Invalid sign-in request', field.problem);
   const clientId = fields.clientId.value;
   if (clientId === undefined || clientId === '') return fail('Invalid sign-in request', 'client_id is missing: the sign-in link must carry the client_id of a registered application');
-  const client = deps.store.read((d) => findClient(d, clientId));
+  const client = await findClient(deps, clientId);
   if (!client) return fail('Unknown application', `No application is registered with client_id ${JSON.stringify(clientId)}`);
   const redirectUri = fields.redirectUri.value;
   if (redirectUri === undefined || redirectUri === '') {
@@ -85,29 +97,18 @@ function loginUrl(request: AuthorizationRequest): string {
   return `/login?${query.toString()}`;
 }
 
-const sessionCall = (fn: (done: (err?: unknown) => void) => void): Promise<void> =>
-  new Promise((resolve, reject) => fn((err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve())));
-
-/** The account clock's now, computed inside a store change (where the store must not be re-entered). */
-const nowOfData = (deps: Deps, data: DeepReadonly<Data>): NowOf => (accountId) => accountNowMs(deps.clock, clockRecordOf(data, accountId));
-
 /** The authorization host: /login, /oauth2/token, /logout. */
-export function oauthRouter(deps: Deps): Router {
+export function oauthRouter(deps: OAuthDeps): Router {
   const router = Router({ strict: true });
   const session = loginSession(deps);
-  // Compared against when the e-mail is unknown, so a wrong e-mail takes as long as a wrong password.
-  let unknownUserHash: Promise<string> | undefined;
-
-  const signedInUser = (req: Request): DeepReadonly<UserRecord> | undefined => {
-    const userId = req.session.userId;
-    return userId === undefined ? undefined : deps.store.read((d) => d.users.find((u) => u.userId === userId));
-  };
+  const checkPassword = createPasswordCheck(deps);
+  const throttle = createLoginThrottle(deps);
 
   const redirectWithCode = async (res: Response, request: AuthorizationRequest, user: DeepReadonly<UserRecord>): Promise<void> => {
     const code = deps.ids.secret(32);
-    const nowMs = deps.clocks.now(user.accountId).getTime();
-    await deps.store.write((d) => {
-      pruneGrants(d, nowOfData(deps, d));
+    await deps.store.accounts.update(user.accountId, (d) => {
+      const nowMs = accountNowMs(deps.clock, d.clock);
+      pruneGrants(d, nowMs);
       issueCode(d, { code, clientId: request.clientId, redirectUri: request.redirectUri, userId: user.userId, accountId: user.accountId, nowMs, ttlSeconds: deps.config.authorizationCodeTtlSeconds });
     });
     const target = new URL(request.redirectUri);
@@ -122,17 +123,17 @@ export function oauthRouter(deps: Deps): Router {
   };
 
   router.get('/login', session, async (req, res) => {
-    const parsed = parseAuthorizationRequest(deps, req.query);
+    const parsed = await parseAuthorizationRequest(deps, req.query);
     if (!parsed.ok) return sendHtml(res, 400, renderErrorPage(parsed.title, parsed.message));
     // A browser that is already signed in goes straight back, as with a hosted login.
-    const user = signedInUser(req);
+    const user = await signedInUser(deps.store, req.session);
     if (user) return redirectWithCode(res, parsed.request, user);
     showForm(req, res, 200, parsed.client, parsed.request);
   });
 
   router.post('/login', session, async (req, res) => {
     const body = (req.body ?? {}) as Params;
-    const parsed = parseAuthorizationRequest(deps, body);
+    const parsed = await parseAuthorizationRequest(deps, body);
     if (!parsed.ok) return sendHtml(res, 400, renderErrorPage(parsed.title, parsed.message));
     const { client, request } = parsed;
     const csrf = readParam(body, 'csrf_token').value;
@@ -148,13 +149,23 @@ export function oauthRouter(deps: Deps): Router {
     const password = readParam(body, 'password').value ?? '';
     // 422, as form frameworks answer a refused submission: the page is the form again, and scripts can tell it failed.
     if (email === '' || password === '') return showForm(req, res, 422, client, request, { email, error: 'Enter your e-mail address and your password.' });
-    const user = deps.store.read((d) => d.users.find((u) => u.email === email.toLowerCase()));
-    unknownUserHash ??= hashPassword(deps.ids.secret(16));
-    const valid = await verifyPassword(password, user?.passwordHash ?? (await unknownUserHash));
-    if (!user || !valid) return showForm(req, res, 422, client, request, { email, error: 'The e-mail address or the password is not correct.' });
+    const address = req.ip ?? 'unknown';
+    try {
+      await throttle.check(address, email);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status !== 429) throw error;
+      res.set(error.headers ?? {});
+      return showForm(req, res, 429, client, request, { email, error: error.message });
+    }
+    const user = await checkPassword(email, password);
+    if (!user) {
+      await throttle.recordFailure(address, email);
+      return showForm(req, res, 422, client, request, { email, error: 'The e-mail address or the password is not correct.' });
+    }
     // A new session id at sign-in, so an id planted before it is worth nothing (session fixation).
     await sessionCall((done) => req.session.regenerate(done));
     req.session.userId = user.userId;
+    req.session.accountId = user.accountId;
     req.session.csrfToken = deps.ids.secret(24);
     await sessionCall((done) => req.session.save(done));
     await redirectWithCode(res, request, user);
@@ -167,8 +178,8 @@ export function oauthRouter(deps: Deps): Router {
     const problem = clientId.problem ?? logoutUri.problem;
     if (problem) return sendHtml(res, 400, renderErrorPage('Invalid sign-out request', problem));
     if (!clientId.value) return sendHtml(res, 400, renderErrorPage('Invalid sign-out request', 'client_id is missing: the sign-out link must carry the client_id of a registered application'));
+    const client = await findClient(deps, clientId.value);
     const id = clientId.value;
-    const client = deps.store.read((d) => findClient(d, id));
     if (!client) return sendHtml(res, 400, renderErrorPage('Unknown application', `No application is registered with client_id ${JSON.stringify(id)}`));
     if (!logoutUri.value) {
       return sendHtml(res, 400, renderErrorPage('Invalid sign-out request', `logout_uri is missing: give one of the sign-out URIs registered for ${client.applicationName}`));
@@ -183,6 +194,7 @@ export function oauthRouter(deps: Deps): Router {
   });
   allowOnly(router, '/logout', ['GET']);
 
+  const tokenThrottle = createTokenThrottle(deps);
   router.post('/oauth2/token', async (req, res) => {
     res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
     if (!req.is('application/x-www-form-urlencoded')) {
@@ -195,14 +207,22 @@ export function oauthRouter(deps: Deps): Router {
       if (problem) throw oauthError('invalid_request', problem);
       return value;
     };
-    const client = deps.store.read((d) => authenticateClient(d, req.headers.authorization, { clientId: param('client_id'), clientSecret: param('client_secret') }));
-    const grantType = param('grant_type');
+    const address = req.ip ?? 'unknown';
+    await tokenThrottle.check(address);
     let issued: { response: TokenResponse; accountId: string; redirectUri: string };
-    if (grantType === 'authorization_code') issued = await exchangeCode(deps, client, param('code'), param('redirect_uri'));
-    else if (grantType === 'refresh_token') issued = await refresh(deps, client, param('refresh_token'));
-    else if (grantType === undefined) throw oauthError('invalid_request', 'grant_type is missing: use authorization_code or refresh_token');
-    else throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(grantType)} is not supported; use authorization_code or refresh_token`);
-    await deliverTokenResponse(deps, { accountId: issued.accountId, client, redirectUri: issued.redirectUri, response: issued.response });
+    try {
+      const client = await authenticateClient(deps, req.headers.authorization, { clientId: param('client_id'), clientSecret: param('client_secret') });
+      const grantType = param('grant_type');
+      if (grantType === 'authorization_code') issued = await exchangeCode(deps, client, param('code'), param('redirect_uri'));
+      else if (grantType === 'refresh_token') issued = await refresh(deps, client, param('refresh_token'));
+      else if (grantType === undefined) throw oauthError('invalid_request', 'grant_type is missing: use authorization_code or refresh_token');
+      else throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(grantType)} is not supported; use authorization_code or refresh_token`);
+      await deliverTokenResponse(deps, { accountId: issued.accountId, client, redirectUri: issued.redirectUri, response: issued.response });
+    } catch (error) {
+      // Guessing client secrets, codes or refresh tokens is what the limit is for.
+      if (error instanceof OAuthError && (error.code === 'invalid_client' || error.code === 'invalid_grant')) await tokenThrottle.recordFailure(address);
+      throw error;
+    }
     res.json(issued.response);
   });
   allowOnly(router, '/oauth2/token', ['POST']);
@@ -210,36 +230,41 @@ export function oauthRouter(deps: Deps): Router {
   return router;
 }
 
+/** What a token request's grant check decided inside the store change. */
+type GrantOutcome = { ok: true; response: TokenResponse; redirectUri: string } | { ok: false; error: OAuthError };
+
 async function exchangeCode(
-  deps: Deps,
+  deps: OAuthDeps,
   client: Client,
   code: string | undefined,
   redirectUri: string | undefined,
 ): Promise<{ response: TokenResponse; accountId: string; redirectUri: string }> {
   if (code === undefined) throw oauthError('invalid_request', 'code is required with grant_type=authorization_code');
   if (redirectUri === undefined) throw oauthError('invalid_request', 'redirect_uri is required: the same redirect_uri as in the authorization request');
-  const record = deps.store.read((d) => d.authorizationCodes.find((c) => c.code === code));
-  if (!record) throw oauthError('invalid_grant', 'The code is not valid: it is unknown, or so old that it was forgotten');
-  const nowMs = deps.clocks.now(record.accountId).getTime();
-  if (record.usedAt !== null) {
-    // RFC 6749 section 4.1.2: a code is single-use; a second use revokes what the first one issued.
-    const grantId = record.code;
-    await deps.store.write((d) => revokeGrant(d, grantId, new Date(nowMs).toISOString()));
-    throw oauthError('invalid_grant', `The code was already used at ${record.usedAt}; codes are single-use, so the tokens issued from it are now revoked`);
-  }
-  const problem = codeProblem(record, { clientId: client.clientId, redirectUri, nowMs });
-  if (problem) throw problem;
-  const { userId, accountId } = record;
-  if (!deps.store.read((d) => d.users.some((u) => u.userId === userId))) throw oauthError('invalid_grant', 'The user who signed in no longer exists');
+  const unknown = oauthError('invalid_grant', 'The code is not valid: it is unknown, or so old that it was forgotten');
+  const accountId = await deps.store.accounts.lookup('authorizationCode', code);
+  if (accountId === null) throw unknown;
   const tokens = { accessToken: deps.ids.secret(32), refreshToken: deps.ids.secret(32) };
-  // Checked and spent in one synchronous step: no other request can use the code in between.
-  const response = await deps.store.write((d) => {
-    const stored = d.authorizationCodes.find((c) => c.code === code);
-    if (stored) stored.usedAt = new Date(nowMs).toISOString();
-    pruneGrants(d, nowOfData(deps, d));
-    return issueTokens(d, { ...tokens, clientId: client.clientId, userId, accountId, grantId: code, redirectUri, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds });
+  // Checked and spent in one change of the account: no other request can use the code in between.
+  const outcome = await deps.store.accounts.update(accountId, (d): GrantOutcome => {
+    const record = d.authorizationCodes.find((c) => c.code === code);
+    if (!record) return { ok: false, error: unknown };
+    const nowMs = accountNowMs(deps.clock, d.clock);
+    if (record.usedAt !== null) {
+      // RFC 6749 section 4.1.2: a code is single-use; a second use revokes what the first one issued.
+      revokeGrant(d, record.code, new Date(nowMs).toISOString());
+      return { ok: false, error: oauthError('invalid_grant', `The code was already used at ${record.usedAt}; codes are single-use, so the tokens issued from it are now revoked`) };
+    }
+    const problem = codeProblem(record, { clientId: client.clientId, redirectUri, nowMs });
+    if (problem) return { ok: false, error: problem };
+    if (!d.users.some((u) => u.userId === record.userId)) return { ok: false, error: oauthError('invalid_grant', 'The user who signed in no longer exists') };
+    record.usedAt = new Date(nowMs).toISOString();
+    pruneGrants(d, nowMs);
+    const response = issueTokens(d, { ...tokens, clientId: client.clientId, userId: record.userId, accountId, grantId: code, redirectUri, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds });
+    return { ok: true, response, redirectUri };
   });
-  return { response, accountId, redirectUri };
+  if (!outcome.ok) throw outcome.error;
+  return { response: outcome.response, accountId, redirectUri: outcome.redirectUri };
 }
 
 /**
@@ -247,60 +272,71 @@ async function exchangeCode(
  * Sending a spent one again means two parties hold it, so the whole grant is revoked (OAuth 2.0
  * Security BCP, RFC 9700 section 4.14.2). The access tokens issued before stay valid until they expire.
  */
-async function refresh(deps: Deps, client: Client, refreshToken: string | undefined): Promise<{ response: TokenResponse; accountId: string; redirectUri: string }> {
+async function refresh(deps: OAuthDeps, client: Client, refreshToken: string | undefined): Promise<{ response: TokenResponse; accountId: string; redirectUri: string }> {
   if (refreshToken === undefined) throw oauthError('invalid_request', 'refresh_token is required with grant_type=refresh_token');
-  const record = deps.store.read((d) => d.refreshTokens.find((t) => t.refreshToken === refreshToken));
-  if (!record) throw oauthError('invalid_grant', 'The refresh_token is not valid: it is unknown, or so old that it was forgotten');
-  const nowMs = deps.clocks.now(record.accountId).getTime();
-  if (record.revokedAt !== null && record.clientId === client.clientId) {
-    const { grantId, revokedAt } = record;
-    await deps.store.write((d) => revokeGrant(d, grantId, new Date(nowMs).toISOString()));
-    throw oauthError(
-      'invalid_grant',
-      `The refresh_token was already used or revoked at ${revokedAt}; each refresh returns a new refresh_token, and reusing a spent one revokes every token of the grant: sign in again`,
-    );
-  }
-  const problem = refreshProblem(record, { clientId: client.clientId, nowMs });
-  if (problem) throw problem;
-  const { userId, accountId, grantId, redirectUri } = record;
-  if (!deps.store.read((d) => d.users.some((u) => u.userId === userId))) throw oauthError('invalid_grant', 'The user who signed in no longer exists');
+  const unknown = oauthError('invalid_grant', 'The refresh_token is not valid: it is unknown, or so old that it was forgotten');
+  const accountId = await deps.store.accounts.lookup('refreshToken', refreshToken);
+  if (accountId === null) throw unknown;
   const tokens = { accessToken: deps.ids.secret(32), refreshToken: deps.ids.secret(32) };
-  const response = await deps.store.write((d) => {
-    const stored = d.refreshTokens.find((t) => t.refreshToken === refreshToken);
-    if (stored) stored.revokedAt = new Date(nowMs).toISOString();
-    pruneGrants(d, nowOfData(deps, d));
-    return issueTokens(d, { ...tokens, clientId: client.clientId, userId, accountId, grantId, redirectUri, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds });
+  const outcome = await deps.store.accounts.update(accountId, (d): GrantOutcome => {
+    const record = d.refreshTokens.find((t) => t.refreshToken === refreshToken);
+    if (!record) return { ok: false, error: unknown };
+    const nowMs = accountNowMs(deps.clock, d.clock);
+    if (record.revokedAt !== null && record.clientId === client.clientId) {
+      const { revokedAt } = record;
+      revokeGrant(d, record.grantId, new Date(nowMs).toISOString());
+      return {
+        ok: false,
+        error: oauthError(
+          'invalid_grant',
+          `The refresh_token was already used or revoked at ${revokedAt}; each refresh returns a new refresh_token, and reusing a spent one revokes every token of the grant: sign in again`,
+        ),
+      };
+    }
+    const problem = refreshProblem(record, { clientId: client.clientId, nowMs });
+    if (problem) return { ok: false, error: problem };
+    if (!d.users.some((u) => u.userId === record.userId)) return { ok: false, error: oauthError('invalid_grant', 'The user who signed in no longer exists') };
+    record.revokedAt = new Date(nowMs).toISOString();
+    const { userId, grantId, redirectUri } = record;
+    pruneGrants(d, nowMs);
+    const response = issueTokens(d, { ...tokens, clientId: client.clientId, userId, accountId, grantId, redirectUri, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds });
+    return { ok: true, response, redirectUri };
   });
-  return { response, accountId, redirectUri };
+  if (!outcome.ok) throw outcome.error;
+  return { response: outcome.response, accountId, redirectUri: outcome.redirectUri };
 }
 
 /** /sandbox/oauth-clients: register an OAuth client, list the account's clients. */
-export function oauthSandboxRouter(deps: Deps): Router {
+export function oauthSandboxRouter(deps: OAuthDeps): Router {
   const router = Router({ strict: true });
 
   router.post('/oauth-clients', async (req, res) => {
     const { accountId } = authOf(res);
     const registration = parseRegistration(req.body);
     const chosenId = registration.clientId;
-    if (chosenId !== undefined && deps.store.read((d) => findClient(d, chosenId))) {
-      throw conflict('client_id_taken', `A client with clientId ${JSON.stringify(chosenId)} already exists; choose another or leave clientId out to get a generated one`);
+    const taken = (): AppError =>
+      conflict('client_id_taken', `A client with clientId ${JSON.stringify(chosenId)} already exists; choose another or leave clientId out to get a generated one`);
+    if (chosenId !== undefined && (await findClient(deps, chosenId))) throw taken();
+    const clientId = chosenId ?? deps.ids.secret(18);
+    const clientSecret = registration.clientSecret ?? deps.ids.secret(32);
+    let record;
+    try {
+      record = await deps.store.accounts.update(accountId, (d) => {
+        const created = clientFromRegistration(registration, { clientId, clientSecret, accountId, now: new Date(accountNowMs(deps.clock, d.clock)) });
+        d.oauthClients.push(created);
+        return created;
+      });
+    } catch (error) {
+      // Another account registered the same clientId in the meantime.
+      if (error instanceof IndexConflictError) throw taken();
+      throw error;
     }
-    const record = clientFromRegistration(registration, {
-      clientId: chosenId ?? deps.ids.secret(18),
-      clientSecret: registration.clientSecret ?? deps.ids.secret(32),
-      accountId,
-      now: deps.clocks.now(accountId),
-    });
-    await deps.store.write((d) => {
-      d.oauthClients.push(record);
-    });
     res.status(201).json(presentRegisteredClient(record));
   });
 
   router.get('/oauth-clients', (_req, res) => {
-    const { accountId } = authOf(res);
-    const clients = deps.store.read((d) => d.oauthClients.filter((c) => c.registration?.accountId === accountId).map((c) => presentRegisteredClient(c)));
-    res.json({ oauthClients: clients });
+    const { doc } = authOf(res);
+    res.json({ oauthClients: doc.oauthClients.map((c) => presentRegisteredClient(c)) });
   });
   allowOnly(router, '/oauth-clients', ['GET', 'POST']);
 

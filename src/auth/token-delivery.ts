@@ -1,7 +1,14 @@
-import type { Deps } from '../deps.js';
-import { checkEndpoint } from '../subscriptions/endpoint-policy.js';
+import type { Logger } from '../core/logger.js';
+import { checkEndpoint } from '../subscriptions/index.js';
+import type { Dispatcher } from '../webhooks/index.js';
 import type { Client } from './clients.js';
 import type { TokenResponse } from './tokens.js';
+
+export interface TokenDeliveryDeps {
+  config: { readonly tokenDelivery: boolean; readonly blockPrivateEndpoints: boolean };
+  dispatcher: Dispatcher;
+  logger: Logger;
+}
 
 /**
  * Production documents that the token response is also POSTed to the redirect URI. It goes
@@ -9,7 +16,7 @@ import type { TokenResponse } from './tokens.js';
  * Nothing here throws: a delivery problem never fails the token request.
  */
 export async function deliverTokenResponse(
-  deps: Deps,
+  deps: TokenDeliveryDeps,
   input: { accountId: string; client: Client; redirectUri: string; response: TokenResponse },
 ): Promise<void> {
   const { accountId, client, redirectUri, response } = input;
@@ -29,7 +36,7 @@ export async function deliverTokenResponse(
     }
   }
   try {
-    await deps.dispatcher.enqueue({ accountId, kind: 'token', subscriptionId: null, locationId: null, target: redirectUri, payload: response });
+    await deps.dispatcher.enqueue(accountId, [{ accountId, kind: 'token', subscriptionId: null, locationId: null, target: redirectUri, payload: response }]);
   } catch (error) {
     log.error('token delivery could not be queued', { err: error });
   }

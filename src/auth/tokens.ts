@@ -1,9 +1,9 @@
 import { oauthError } from '../core/errors.js';
-import type { AuthorizationCodeRecord, Data, DeepReadonly, RefreshTokenRecord } from '../store/data.js';
+import type { AccountDoc, AuthorizationCodeRecord, DeepReadonly, RefreshTokenRecord } from '../store/data.js';
 
 /**
- * Codes, access tokens and refresh tokens as operations over the store's document. Times are
- * ms on the account's clock; callers pass `nowOf(accountId)`. Nothing here knows HTTP.
+ * Codes, access tokens and refresh tokens as operations over an account's document. Times are
+ * ms on the account's clock. Nothing here knows HTTP.
  *
  * A grant is everything issued from one authorization code: its access tokens and the chain
  * of refresh tokens. Every token carries the grant's id (the code it came from), so a
@@ -15,8 +15,6 @@ export const RETENTION_MS = 24 * 60 * 60 * 1000;
 // SANDBOX: production does not document a refresh-token lifetime; ours is 30 days from issue, and each refresh issues a new one.
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
-export type NowOf = (accountId: string) => number;
-
 /** RFC 6749 section 5.1, exactly these keys. */
 export interface TokenResponse {
   access_token: string;
@@ -27,26 +25,13 @@ export interface TokenResponse {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** Drops what has been dead for longer than RETENTION_MS, so the store does not grow without bound. */
-export function pruneGrants(data: Data, nowOf: NowOf): void {
-  const cache = new Map<string, number>();
-  const now = (accountId: string): number => {
-    let ms = cache.get(accountId);
-    if (ms === undefined) {
-      ms = nowOf(accountId);
-      cache.set(accountId, ms);
-    }
-    return ms;
-  };
-  const deadSince = (ms: number | null, accountId: string): boolean => ms !== null && ms + RETENTION_MS <= now(accountId);
+/** Drops what has been dead for longer than RETENTION_MS, so the document does not grow without bound. */
+export function pruneGrants(doc: AccountDoc, nowMs: number): void {
+  const deadSince = (ms: number | null): boolean => ms !== null && ms + RETENTION_MS <= nowMs;
   const parse = (at: string | null): number | null => (at === null ? null : Date.parse(at));
-  data.authorizationCodes = data.authorizationCodes.filter((c) => !deadSince(Date.parse(c.expiresAt), c.accountId));
-  data.accessTokens = data.accessTokens.filter(
-    (t) => !deadSince(Date.parse(t.expiresAt), t.accountId) && !deadSince(parse(t.revokedAt), t.accountId),
-  );
-  data.refreshTokens = data.refreshTokens.filter(
-    (t) => !deadSince(refreshExpiresAtMs(t), t.accountId) && !deadSince(parse(t.revokedAt), t.accountId),
-  );
+  doc.authorizationCodes = doc.authorizationCodes.filter((c) => !deadSince(Date.parse(c.expiresAt)));
+  doc.accessTokens = doc.accessTokens.filter((t) => !deadSince(Date.parse(t.expiresAt)) && !deadSince(parse(t.revokedAt)));
+  doc.refreshTokens = doc.refreshTokens.filter((t) => !deadSince(refreshExpiresAtMs(t)) && !deadSince(parse(t.revokedAt)));
 }
 
 export function refreshExpiresAtMs(token: DeepReadonly<RefreshTokenRecord>): number {
@@ -54,7 +39,7 @@ export function refreshExpiresAtMs(token: DeepReadonly<RefreshTokenRecord>): num
 }
 
 export function issueCode(
-  data: Data,
+  data: AccountDoc,
   input: { code: string; clientId: string; redirectUri: string; userId: string; accountId: string; nowMs: number; ttlSeconds: number },
 ): AuthorizationCodeRecord {
   const record: AuthorizationCodeRecord = {
@@ -107,7 +92,7 @@ export function refreshProblem(
 
 /** Issues an access token and a refresh token of a grant. */
 export function issueTokens(
-  data: Data,
+  data: AccountDoc,
   input: {
     accessToken: string;
     refreshToken: string;
@@ -144,7 +129,7 @@ export function issueTokens(
 }
 
 /** Revokes every access and refresh token of a grant that is not revoked yet; returns how many. */
-export function revokeGrant(data: Data, grantId: string, nowIso: string): number {
+export function revokeGrant(data: AccountDoc, grantId: string, nowIso: string): number {
   let count = 0;
   for (const token of [...data.accessTokens, ...data.refreshTokens]) {
     if (token.grantId === grantId && token.revokedAt === null) {

@@ -1,5 +1,5 @@
 import { DASHBOARD_CLIENT_ID } from '../auth/index.js';
-import type { Data } from '../store/data.js';
+import type { AccountDoc } from '../store/data.js';
 
 export { DASHBOARD_CLIENT_ID };
 
@@ -20,7 +20,7 @@ export interface DashboardTokenRequest {
  * least half its lifetime left is reused, so reloading the page does not pile up tokens;
  * otherwise a new one is issued, expiring like an OAuth access token on the account clock.
  */
-export function dashboardToken(data: Data, request: DashboardTokenRequest): { accessToken: string; expiresAt: string } {
+export function dashboardToken(data: AccountDoc, request: DashboardTokenRequest): { accessToken: string; expiresAt: string } {
   const { grantId, userId, accountId, nowMs, ttlSeconds } = request;
   const reusable = data.accessTokens.find(
     (t) =>

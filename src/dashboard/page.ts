@@ -1,4 +1,4 @@
-import { html, htmlDocument, trusted, type SafeHtml } from '../auth/index.js';
+import { html, htmlDocument, trusted, type SafeHtml } from '../http/html.js';
 import { DASHBOARD_SCRIPT } from './client-script.js';
 import { DASHBOARD_STYLE, SIGN_IN_STYLE } from './style.js';
 

@@ -1,12 +1,22 @@
 import { Router, type Request, type Response } from 'express';
 
-import { ALERT_TYPE_SPECS, ALERT_TYPES } from '../alerts/rules.js';
-import { loginSession, pruneGrants, revokeGrant, secretsEqual, SESSION_COOKIE } from '../auth/index.js';
-import { accountNowMs, clockRecordOf } from '../clock/account-clock.js';
-import { hashPassword, verifyPassword } from '../core/passwords.js';
-import type { Deps } from '../deps.js';
+import { ALERT_TYPE_SPECS, ALERT_TYPES } from '../alerts/index.js';
+import {
+  createLoginThrottle,
+  createPasswordCheck,
+  loginSession,
+  pruneGrants,
+  revokeGrant,
+  secretsEqual,
+  sessionCall,
+  SESSION_COOKIE,
+  signedInUser,
+  type SessionDeps,
+  type UsersDeps,
+} from '../auth/index.js';
+import { accountNowMs } from '../clock/account-clock.js';
+import { AppError } from '../core/errors.js';
 import { allowOnly } from '../http/routing.js';
-import type { DeepReadonly, UserRecord } from '../store/data.js';
 import { dashboardToken } from './access.js';
 import { renderDashboardErrorPage, renderDashboardPage, renderSignInPage, type DashboardConfig } from './page.js';
 
@@ -48,9 +58,6 @@ function sendPage(res: Response, status: number, nonce: string, body: string): v
     .send(body);
 }
 
-const sessionCall = (fn: (done: (err?: unknown) => void) => void): Promise<void> =>
-  new Promise((resolve, reject) => fn((err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve())));
-
 const formValue = (body: unknown, name: string): string | undefined => {
   const value = (body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : undefined;
@@ -65,18 +72,18 @@ const ALERT_TYPE_OPTIONS: DashboardConfig['alertTypes'] = ALERT_TYPES.map((type)
  * GET / (the demo dashboard, or its sign-in form), POST /dashboard/sign-in, POST /dashboard/sign-out.
  * SANDBOX: production serves no page on the API host; this one exists for demos and manual testing.
  */
-export function dashboardRouter(deps: Deps): Router {
+export interface DashboardDeps extends SessionDeps, UsersDeps {
+  scenarios: ReadonlyMap<string, { name: string; description: string }>;
+  config: SessionDeps['config'] & { readonly accessTokenTtlSeconds: number };
+}
+
+export function dashboardRouter(deps: DashboardDeps): Router {
   const router = Router({ strict: true });
   const session = loginSession(deps);
-  // Compared against when the e-mail is unknown, so a wrong e-mail takes as long as a wrong password.
-  let unknownUserHash: Promise<string> | undefined;
+  const checkPassword = createPasswordCheck(deps);
+  const throttle = createLoginThrottle(deps);
 
   const nonce = (): string => deps.ids.secret(18);
-
-  const signedInUser = (req: Request): DeepReadonly<UserRecord> | undefined => {
-    const userId = req.session.userId;
-    return userId === undefined ? undefined : deps.store.read((d) => d.users.find((u) => u.userId === userId));
-  };
 
   const showSignIn = (req: Request, res: Response, status: number, extra: { email?: string; error?: string } = {}): void => {
     req.session.csrfToken ??= deps.ids.secret(24);
@@ -91,22 +98,21 @@ export function dashboardRouter(deps: Deps): Router {
   };
 
   router.get('/', session, async (req, res) => {
-    const user = signedInUser(req);
+    const user = await signedInUser(deps.store, req.session);
     if (!user) return showSignIn(req, res, 200);
     const { accountId, userId } = user;
     req.session.csrfToken ??= deps.ids.secret(24);
     req.session.dashboardGrantId ??= `dashboard-${deps.ids.secret(18)}`;
     const grantId = req.session.dashboardGrantId;
-    const nowMs = deps.clocks.now(accountId).getTime();
     const newToken = deps.ids.secret(32);
-    const token = await deps.store.write((d) => {
-      pruneGrants(d, (id) => accountNowMs(deps.clock, clockRecordOf(d, id)));
-      return dashboardToken(d, { grantId, userId, accountId, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds, newToken });
+    const { token, view } = await deps.store.accounts.update(accountId, (d) => {
+      const nowMs = accountNowMs(deps.clock, d.clock);
+      pruneGrants(d, nowMs);
+      return {
+        token: dashboardToken(d, { grantId, userId, accountId, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds, newToken }),
+        view: { accountName: d.account.name, locations: d.locations.map((l) => ({ locationId: l.locationId, name: l.name, timeZone: l.timeZone })) },
+      };
     });
-    const view = deps.store.read((d) => ({
-      accountName: d.accounts.find((a) => a.accountId === accountId)?.name ?? accountId,
-      locations: d.locations.filter((l) => l.accountId === accountId).map((l) => ({ locationId: l.locationId, name: l.name, timeZone: l.timeZone })),
-    }));
     const n = nonce();
     sendPage(
       res,
@@ -133,13 +139,23 @@ export function dashboardRouter(deps: Deps): Router {
     const password = formValue(req.body, 'password') ?? '';
     // 422, as the authorization host's /login: the page is the form again, and scripts can tell it failed.
     if (email === '' || password === '') return showSignIn(req, res, 422, { email, error: 'Enter your e-mail address and your password.' });
-    const user = deps.store.read((d) => d.users.find((u) => u.email === email.toLowerCase()));
-    unknownUserHash ??= hashPassword(deps.ids.secret(16));
-    const valid = await verifyPassword(password, user?.passwordHash ?? (await unknownUserHash));
-    if (!user || !valid) return showSignIn(req, res, 422, { email, error: 'The e-mail address or the password is not correct.' });
+    const address = req.ip ?? 'unknown';
+    try {
+      await throttle.check(address, email);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status !== 429) throw error;
+      res.set(error.headers ?? {});
+      return showSignIn(req, res, 429, { email, error: error.message });
+    }
+    const user = await checkPassword(email, password);
+    if (!user) {
+      await throttle.recordFailure(address, email);
+      return showSignIn(req, res, 422, { email, error: 'The e-mail address or the password is not correct.' });
+    }
     // A new session id at sign-in, so an id planted before it is worth nothing (session fixation).
     await sessionCall((done) => req.session.regenerate(done));
     req.session.userId = user.userId;
+    req.session.accountId = user.accountId;
     req.session.csrfToken = deps.ids.secret(24);
     await sessionCall((done) => req.session.save(done));
     res.set('Cache-Control', 'no-store').redirect(303, '/');
@@ -160,11 +176,10 @@ export function dashboardRouter(deps: Deps): Router {
         renderDashboardErrorPage({ nonce: n, title: 'Sign-out refused', message: 'This sign-out was not sent from a current dashboard page of this browser; open the dashboard and use its Sign out button.' }),
       );
     }
-    const user = signedInUser(req);
+    const user = await signedInUser(deps.store, req.session);
     const grantId = req.session.dashboardGrantId;
     if (user && grantId !== undefined) {
-      const nowIso = deps.clocks.now(user.accountId).toISOString();
-      await deps.store.write((d) => revokeGrant(d, grantId, nowIso));
+      await deps.store.accounts.update(user.accountId, (d) => revokeGrant(d, grantId, new Date(accountNowMs(deps.clock, d.clock)).toISOString()));
     }
     // The login session is shared with the authorization host, so this signs the browser out there too.
     await sessionCall((done) => req.session.destroy(done));

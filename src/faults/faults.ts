@@ -1,9 +1,16 @@
 import type { RequestHandler } from 'express';
 
+import { accountNowMs } from '../clock/account-clock.js';
+import type { Clock } from '../core/clock.js';
 import { AppError } from '../core/errors.js';
-import type { Deps } from '../deps.js';
 import { authOf } from '../http/request-context.js';
-import type { Data, DeepReadonly, FaultRecord } from '../store/data.js';
+import type { AccountDoc, DeepReadonly, FaultRecord, RateLimitSetting } from '../store/data.js';
+import type { Store } from '../store/store.js';
+
+export interface FaultsDeps {
+  store: Store;
+  clock: Clock;
+}
 
 /** Whether a fault's method and path (exact, or a prefix ending in `*`) match the request. */
 export function faultMatches(fault: DeepReadonly<FaultRecord>, method: string, path: string): boolean {
@@ -12,49 +19,48 @@ export function faultMatches(fault: DeepReadonly<FaultRecord>, method: string, p
   return fault.path.endsWith('*') ? path.startsWith(fault.path.slice(0, -1)) : fault.path === path;
 }
 
-function takeFault(data: Data, accountId: string, method: string, path: string): FaultRecord | null {
-  const index = data.faults.findIndex((f) => f.accountId === accountId && faultMatches(f, method, path));
+function takeFault(doc: AccountDoc, method: string, path: string): FaultRecord | null {
+  const index = doc.faults.findIndex((f) => faultMatches(f, method, path));
   if (index < 0) return null;
-  const fault = data.faults[index]!;
+  const fault = doc.faults[index]!;
   if (fault.remaining !== null) {
     fault.remaining -= 1;
-    if (fault.remaining <= 0) data.faults.splice(index, 1);
+    if (fault.remaining <= 0) doc.faults.splice(index, 1);
   }
   return structuredClone(fault);
 }
 
-/** Counts the request in the account's rate-limit window; returns the seconds to wait when over the limit. */
-function countRequest(data: Data, accountId: string, nowMs: number): number | null {
-  const limit = data.rateLimits.find((r) => r.accountId === accountId);
-  if (!limit) return null;
+/**
+ * Counts the request in the account's fixed window (windows start at the limit's anchor on the
+ * account clock) and returns the seconds to wait when over the limit. The count lives in the
+ * store's counters, so with replicas it is one limit whichever replica answers.
+ */
+async function countRequest(store: Store, accountId: string, limit: DeepReadonly<RateLimitSetting>, nowMs: number): Promise<number | null> {
   const windowMs = limit.perSeconds * 1000;
-  if (nowMs >= limit.windowStartMs + windowMs || nowMs < limit.windowStartMs) {
-    limit.windowStartMs = nowMs;
-    limit.count = 0;
-  }
-  limit.count += 1;
-  if (limit.count <= limit.requests) return null;
-  return Math.max(1, Math.ceil((limit.windowStartMs + windowMs - nowMs) / 1000));
+  const window = Math.floor((nowMs - limit.anchorMs) / windowMs);
+  const count = await store.counters.increment(`rate:${accountId}:${limit.anchorMs}:${window}`, windowMs);
+  if (count <= limit.requests) return null;
+  return Math.max(1, Math.ceil((limit.anchorMs + (window + 1) * windowMs - nowMs) / 1000));
 }
 
 /**
  * Injected faults and the rate limit, applied to /v1 requests after authentication.
  * SANDBOX: production has its own limits; these are set by the partner to test error paths.
  */
-export function applyFaults(deps: Deps): RequestHandler {
+export function applyFaults(deps: FaultsDeps): RequestHandler {
   return async (req, res, next) => {
-    const { accountId, internal } = authOf(res);
-    if (internal) return next();
+    const { accountId, internal, doc } = authOf(res);
+    if (internal || (doc.rateLimit === null && doc.faults.length === 0)) return next();
     const path = req.baseUrl + req.path;
-    const hasAny = deps.store.read((d) => d.faults.some((f) => f.accountId === accountId) || d.rateLimits.some((r) => r.accountId === accountId));
-    if (!hasAny) return next();
-    const nowMs = deps.clocks.now(accountId).getTime();
-    const { fault, retryAfter } = await deps.store.write((d) => ({ retryAfter: countRequest(d, accountId, nowMs), fault: takeFault(d, accountId, req.method, path) }));
+    const nowMs = accountNowMs(deps.clock, doc.clock);
+    const retryAfter = doc.rateLimit === null ? null : await countRequest(deps.store, accountId, doc.rateLimit, nowMs);
     if (retryAfter !== null) {
       throw new AppError(429, 'rate_limited', `Too many requests for this account's rate limit; retry after ${retryAfter} s`, {
         headers: { 'Retry-After': String(retryAfter) },
       });
     }
+    if (!doc.faults.some((f) => faultMatches(f, req.method, path))) return next();
+    const fault = await deps.store.accounts.update(accountId, (d) => takeFault(d, req.method, path));
     if (!fault) return next();
     if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (fault.status === null) return next();

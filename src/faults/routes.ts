@@ -1,10 +1,12 @@
 import { Router } from 'express';
 
 import { invalidParameter } from '../core/errors.js';
-import type { Deps } from '../deps.js';
+import type { Ids } from '../core/ids.js';
+import { accountNowMs } from '../clock/account-clock.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly } from '../http/routing.js';
-import type { FaultRecord, RateLimitRecord } from '../store/data.js';
+import type { FaultRecord } from '../store/data.js';
+import type { FaultsDeps } from './faults.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'];
 const MAX_DELAY_MS = 60_000;
@@ -53,17 +55,15 @@ function parseRateLimit(value: unknown): { requests: number; perSeconds: number 
 }
 
 /** /sandbox/faults: queue failures for the account's next matching /v1 requests, or set a rate limit. */
-export function faultsRouter(deps: Deps): Router {
+export function faultsRouter(deps: FaultsDeps & { ids: Ids }): Router {
   const router = Router({ strict: true });
 
   router.get('/faults', (_req, res) => {
-    const { accountId } = authOf(res);
-    res.json(
-      deps.store.read((d) => ({
-        faults: d.faults.filter((f) => f.accountId === accountId).map(({ accountId: _a, remaining, ...f }) => ({ ...f, times: remaining })),
-        rateLimit: d.rateLimits.filter((r) => r.accountId === accountId).map((r) => ({ requests: r.requests, perSeconds: r.perSeconds }))[0] ?? null,
-      })),
-    );
+    const { doc } = authOf(res);
+    res.json({
+      faults: doc.faults.map(({ accountId: _a, remaining, ...f }) => ({ ...f, times: remaining })),
+      rateLimit: doc.rateLimit === null ? null : { requests: doc.rateLimit.requests, perSeconds: doc.rateLimit.perSeconds },
+    });
   });
 
   router.post('/faults', async (req, res) => {
@@ -73,20 +73,21 @@ export function faultsRouter(deps: Deps): Router {
       throw invalidParameter('body', 'The request body must be a JSON object such as {"status": 503, "times": 2} or {"rateLimit": {"requests": 10, "perSeconds": 60}}');
     }
     const fields = body as Record<string, unknown>;
-    const now = deps.clocks.now(accountId);
     if ('rateLimit' in fields) {
       if (Object.keys(fields).length > 1) throw invalidParameter('rateLimit', 'rateLimit is set on its own, without fault fields');
       const limit = parseRateLimit(fields['rateLimit']);
-      const record: RateLimitRecord = { accountId, ...limit, windowStartMs: now.getTime(), count: 0 };
-      await deps.store.write((d) => {
-        d.rateLimits = [...d.rateLimits.filter((r) => r.accountId !== accountId), record];
+      await deps.store.accounts.update(accountId, (d) => {
+        d.rateLimit = { ...limit, anchorMs: accountNowMs(deps.clock, d.clock) };
       });
       res.status(201).json({ rateLimit: limit });
       return;
     }
-    const fault: FaultRecord = { faultId: deps.ids.uuid(), accountId, createdAt: now.toISOString(), ...parseFault(fields) };
-    await deps.store.write((d) => {
-      d.faults.push(fault);
+    const input = parseFault(fields);
+    const faultId = deps.ids.uuid();
+    const fault = await deps.store.accounts.update(accountId, (d) => {
+      const record: FaultRecord = { faultId, accountId, createdAt: new Date(accountNowMs(deps.clock, d.clock)).toISOString(), ...input };
+      d.faults.push(record);
+      return record;
     });
     const { accountId: _a, remaining, ...shown } = fault;
     res.status(201).json({ ...shown, times: remaining });
@@ -94,11 +95,11 @@ export function faultsRouter(deps: Deps): Router {
 
   router.delete('/faults', async (_req, res) => {
     const { accountId } = authOf(res);
-    const removed = await deps.store.write((d) => {
-      const before = d.faults.length + d.rateLimits.length;
-      d.faults = d.faults.filter((f) => f.accountId !== accountId);
-      d.rateLimits = d.rateLimits.filter((r) => r.accountId !== accountId);
-      return before - d.faults.length - d.rateLimits.length;
+    const removed = await deps.store.accounts.update(accountId, (d) => {
+      const count = d.faults.length + (d.rateLimit === null ? 0 : 1);
+      d.faults = [];
+      d.rateLimit = null;
+      return count;
     });
     res.json({ removed });
   });

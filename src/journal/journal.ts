@@ -2,24 +2,31 @@ import { performance } from 'node:perf_hooks';
 
 import type { RequestHandler } from 'express';
 
-import type { Deps } from '../deps.js';
-import type { AuthContext } from '../http/request-context.js';
+import { accountNow } from '../clock/account-clock.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { maybeAuthOf } from '../http/request-context.js';
 import type { JournalEntry } from '../store/data.js';
+import type { Store } from '../store/store.js';
 
-/** Entries kept per account; older ones are dropped so memory stays flat. */
-export const JOURNAL_LIMIT_PER_ACCOUNT = 200;
+export interface JournalDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+}
 
 /**
  * One log line per request (method, path, status, duration, account) and, for calls made
- * with an account's credentials, an entry in that account's request journal.
+ * with an account's credentials, an entry in that account's request journal (an O(1) append
+ * to a bounded list, after the response is sent).
  */
-export function requestLogger(deps: Deps): RequestHandler {
+export function requestLogger(deps: JournalDeps): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     const path = req.path;
     res.on('finish', () => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
-      const auth = res.locals['auth'] as AuthContext | undefined;
+      const auth = maybeAuthOf(res);
       deps.logger.info('request', { method: req.method, path, status: res.statusCode, durationMs, accountId: auth?.accountId ?? null });
       if (!auth || auth.internal || (req.method === 'GET' && path.startsWith('/sandbox/requests'))) return;
       const entry: JournalEntry = {
@@ -28,21 +35,12 @@ export function requestLogger(deps: Deps): RequestHandler {
         path,
         query: { ...(req.query as Record<string, unknown>) },
         status: res.statusCode,
-        time: deps.clocks.now(auth.accountId).toISOString(),
+        time: accountNow(deps.clock, auth.doc.clock).toISOString(),
         durationMs,
         auth: auth.via,
       };
-      void deps.store.write((d) => appendBounded(d.journal, entry), { durable: false });
+      deps.store.journal.append(auth.accountId, entry).catch((error: unknown) => deps.logger.warn('journal append failed', { err: error }));
     });
     next();
   };
-}
-
-function appendBounded(journal: JournalEntry[], entry: JournalEntry): void {
-  journal.push(entry);
-  let count = 0;
-  for (const e of journal) if (e.accountId === entry.accountId) count++;
-  if (count <= JOURNAL_LIMIT_PER_ACCOUNT) return;
-  const oldest = journal.findIndex((e) => e.accountId === entry.accountId);
-  journal.splice(oldest, 1);
 }

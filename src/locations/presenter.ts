@@ -1,5 +1,5 @@
-import { isShownActive, presentAlert, type PublicAlert } from '../alerts/presenter.js';
-import type { Data, DeepReadonly, HomeAway, LocationRecord } from '../store/data.js';
+import { isShownActive, presentAlert, type PublicAlert } from '../alerts/index.js';
+import type { AccountDoc, DeepReadonly, HomeAway, LocationRecord } from '../store/data.js';
 
 /** Production's Location object, with exactly its keys. */
 export interface PublicLocation {
@@ -11,13 +11,13 @@ export interface PublicLocation {
   subscriptionIds: string[];
 }
 
-export function presentLocation(data: DeepReadonly<Data>, location: DeepReadonly<LocationRecord>): PublicLocation {
+export function presentLocation(doc: DeepReadonly<AccountDoc>, location: DeepReadonly<LocationRecord>): PublicLocation {
   return {
     locationId: location.locationId,
     name: location.name,
     homeAway: location.homeAway,
     devices: location.devices.map((d) => ({ deviceId: d.deviceId, type: d.type, connected: d.connected, calibrated: d.calibrated })),
-    alerts: data.alerts.filter((a) => a.locationId === location.locationId && isShownActive(a)).map(presentAlert),
-    subscriptionIds: data.subscriptions.filter((s) => s.locationId === location.locationId).map((s) => s.subscriptionId),
+    alerts: doc.alerts.filter((a) => a.locationId === location.locationId && isShownActive(a)).map(presentAlert),
+    subscriptionIds: doc.subscriptions.filter((s) => s.locationId === location.locationId).map((s) => s.subscriptionId),
   };
 }

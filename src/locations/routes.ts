@@ -1,12 +1,12 @@
 import { Router } from 'express';
 
 import { AppError, invalidParameter } from '../core/errors.js';
-import type { Deps } from '../deps.js';
 import { pageOf, parsePaging } from '../http/pagination.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly } from '../http/routing.js';
 import type { HomeAway } from '../store/data.js';
-import { findOwnLocation } from './lookup.js';
+import { findLocation, findLocationToChange } from '../store/lookups.js';
+import type { Store } from '../store/store.js';
 import { presentLocation } from './presenter.js';
 
 // Production's capture of GET /v1/locations shows perPage 50 when none is asked for.
@@ -32,30 +32,34 @@ export function parseLocationUpdate(body: unknown): { homeAway: HomeAway } {
   return { homeAway };
 }
 
-export function locationsRouter(deps: Deps): Router {
+export interface LocationsDeps {
+  store: Store;
+}
+
+export function locationsRouter(deps: LocationsDeps): Router {
   const router = Router({ strict: true });
 
   router.get('/locations', (req, res) => {
-    const { accountId } = authOf(res);
+    const { doc } = authOf(res);
     const paging = parsePaging(req.query, DEFAULT_LOCATIONS_PER_PAGE);
-    const locations = deps.store.read((d) => d.locations.filter((l) => l.accountId === accountId).map((l) => presentLocation(d, l)));
-    res.json(pageOf('locations', locations, paging));
+    res.json(pageOf('locations', doc.locations.map((l) => presentLocation(doc, l)), paging));
   });
   allowOnly(router, '/locations', ['GET']);
 
   router.get('/locations/:locationId', (req, res) => {
-    const { accountId } = authOf(res);
-    res.json(deps.store.read((d) => presentLocation(d, findOwnLocation(d, accountId, req.params.locationId))));
+    const { doc } = authOf(res);
+    res.json(presentLocation(doc, findLocation(doc, req.params.locationId)));
   });
 
   router.put('/locations/:locationId', async (req, res) => {
-    const { accountId } = authOf(res);
-    deps.store.read((d) => findOwnLocation(d, accountId, req.params.locationId));
+    const { accountId, doc } = authOf(res);
+    const { locationId } = req.params;
+    findLocation(doc, locationId);
     const { homeAway } = parseLocationUpdate(req.body);
-    const updated = await deps.store.write((d) => {
-      const location = d.locations.find((l) => l.locationId === req.params.locationId && l.accountId === accountId);
-      if (location) location.homeAway = homeAway;
-      return location ? presentLocation(d, location) : null;
+    const updated = await deps.store.accounts.update(accountId, (d) => {
+      const location = findLocationToChange(d, locationId);
+      location.homeAway = homeAway;
+      return presentLocation(d, location);
     });
     res.json(updated);
   });

@@ -1,22 +1,21 @@
 import { Router } from 'express';
 
-import type { Deps } from '../deps.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly } from '../http/routing.js';
-import { ReadingsService } from './service.js';
+import type { ReadingsService } from './service.js';
 
 /** GET /v1/locations/{id}/readings/water-usage and .../water-usage/summary. */
-export function readingsRouter(deps: Deps): Router {
+export function readingsRouter(deps: { readings: ReadingsService }): Router {
   const router = Router({ strict: true });
-  const readings = new ReadingsService(deps);
+  const { readings } = deps;
 
   router.get('/locations/:locationId/readings/water-usage', (req, res) => {
-    res.json(readings.readings(authOf(res).accountId, req.params.locationId, req.query as Record<string, unknown>));
+    res.json(readings.readings(authOf(res).doc, req.params.locationId, req.query as Record<string, unknown>));
   });
   allowOnly(router, '/locations/:locationId/readings/water-usage', ['GET']);
 
   router.get('/locations/:locationId/readings/water-usage/summary', (req, res) => {
-    res.json(readings.summary(authOf(res).accountId, req.params.locationId));
+    res.json(readings.summary(authOf(res).doc, req.params.locationId));
   });
   allowOnly(router, '/locations/:locationId/readings/water-usage/summary', ['GET']);
 

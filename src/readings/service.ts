@@ -1,7 +1,8 @@
+import { accountNowMs } from '../clock/account-clock.js';
+import type { Clock } from '../core/clock.js';
 import { AppError } from '../core/errors.js';
-import type { Deps } from '../deps.js';
-import { findOwnLocation } from '../locations/lookup.js';
-import type { AlertRecord, Data, DeepReadonly, LocationRecord } from '../store/data.js';
+import type { AccountDoc, AlertRecord, DeepReadonly, LocationRecord } from '../store/data.js';
+import { findLocation } from '../store/lookups.js';
 import { daysOfIsoDate, formatOffset } from './calendar.js';
 import { UsageModel } from './generator.js';
 import { UnsupportedTimeZoneError } from './local-hours.js';
@@ -41,29 +42,33 @@ export function flowsFromAlerts(alerts: readonly DeepReadonly<AlertRecord>[], lo
     .map((a) => ({ fromMs: a.startTime * 1000, toMs: a.stopTime === 0 ? nowMs : a.stopTime * 1000, gpm: a.flowGpm }));
 }
 
+export interface ReadingsDeps {
+  clock: Clock;
+  config: { readonly seed: number };
+}
+
 /**
  * Readings of the account's locations. Holds bounded memos (zone offsets; per location and
  * profile, the model and its yearly totals) that never change a result; each instance has its own.
  */
 export class ReadingsService {
-  readonly #deps: Deps;
+  readonly #deps: ReadingsDeps;
   readonly #zones = new ZoneOffsetsCache();
   readonly #models = new BoundedMemo<{ signature: string; model: UsageModel; totals: YearTotals }>(256);
 
-  constructor(deps: Deps) {
+  constructor(deps: ReadingsDeps) {
     this.#deps = deps;
   }
 
   /** The usage of one of the account's locations as of the account's now (404 for others). */
-  usageOf(accountId: string, locationId: string): { usage: LocationUsage; nowMs: number } {
-    const nowMs = this.#deps.clocks.now(accountId).getTime();
-    const usage = this.#deps.store.read((data) => this.#usageFrom(data, findOwnLocation(data, accountId, locationId), nowMs));
-    return { usage, nowMs };
+  usageOf(doc: DeepReadonly<AccountDoc>, locationId: string): { usage: LocationUsage; nowMs: number } {
+    const nowMs = accountNowMs(this.#deps.clock, doc.clock);
+    return { usage: this.#usageFrom(doc, findLocation(doc, locationId), nowMs), nowMs };
   }
 
   /** GET .../readings/water-usage */
-  readings(accountId: string, locationId: string, query: Record<string, unknown>): ReadingsEnvelope {
-    const { usage, nowMs } = this.usageOf(accountId, locationId);
+  readings(doc: DeepReadonly<AccountDoc>, locationId: string, query: Record<string, unknown>): ReadingsEnvelope {
+    const { usage, nowMs } = this.usageOf(doc, locationId);
     const parsed = parseReadingsQuery(query);
     const { fromMs, toMs } = resolveRange(parsed, nowMs);
     const { total, buckets } = this.#explain(usage, () => usage.page(fromMs, toMs, parsed.groupBy, parsed.page, parsed.perPage));
@@ -79,19 +84,19 @@ export class ReadingsService {
   }
 
   /** GET .../readings/water-usage/summary */
-  summary(accountId: string, locationId: string): UsageSummary {
-    const { usage, nowMs } = this.usageOf(accountId, locationId);
+  summary(doc: DeepReadonly<AccountDoc>, locationId: string): UsageSummary {
+    const { usage, nowMs } = this.usageOf(doc, locationId);
     const totals = this.#explain(usage, () => usage.periodTotals(nowMs));
     return { today: toGallons(totals.today), thisMonth: toGallons(totals.thisMonth), thisYear: toGallons(totals.thisYear), units: 'gallons' };
   }
 
   /** Today, this month and this year in milli-gallons, for other features (e.g. a dashboard). */
-  periodTotals(accountId: string, locationId: string): PeriodTotals {
-    const { usage, nowMs } = this.usageOf(accountId, locationId);
+  periodTotals(doc: DeepReadonly<AccountDoc>, locationId: string): PeriodTotals {
+    const { usage, nowMs } = this.usageOf(doc, locationId);
     return this.#explain(usage, () => usage.periodTotals(nowMs));
   }
 
-  #usageFrom(data: DeepReadonly<Data>, location: DeepReadonly<LocationRecord>, nowMs: number): LocationUsage {
+  #usageFrom(data: DeepReadonly<AccountDoc>, location: DeepReadonly<LocationRecord>, nowMs: number): LocationUsage {
     const seed = this.#deps.config.seed;
     const profileJson = JSON.stringify(location.profile);
     // Everything the model and its totals depend on: a changed profile or zone gets a fresh model.

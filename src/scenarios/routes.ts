@@ -1,27 +1,31 @@
 import { Router } from 'express';
 
+import { clockState } from '../clock/account-clock.js';
 import { parseClockChange } from '../clock/clock-request.js';
 import { changeAccountClock } from '../clock/time-travel.js';
-import type { Deps } from '../deps.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly } from '../http/routing.js';
+import { publishAccountEvent } from '../live/events.js';
+import { findRun } from '../store/lookups.js';
 import { presentRun, presentScenario, presentScenarioSummary } from './presenter.js';
-import { findOwnRun, findScenario, parseRunRequest, scenarioWork, startRun, stepDueMs } from './runner.js';
+import { findScenario, parseRunRequest, scenarioWork, startRun, stepDueMs, type ScenariosDeps } from './runner.js';
 
 /** /sandbox/clock, /sandbox/scenarios and /sandbox/runs. */
-export function scenariosSandboxRouter(deps: Deps): Router {
+export function scenariosSandboxRouter(deps: ScenariosDeps): Router {
   const router = Router({ strict: true });
   // Scenario steps first, then deliveries, at each instant the clock stops at.
   const work = [scenarioWork(deps), deps.dispatcher];
 
   router.get('/clock', (_req, res) => {
-    res.json(deps.clocks.state(authOf(res).accountId));
+    res.json(clockState(deps.clock, authOf(res).doc.clock));
   });
 
   router.post('/clock', async (req, res) => {
     const { accountId } = authOf(res);
     const change = parseClockChange(req.body);
-    res.json(await changeAccountClock(deps, accountId, change, work));
+    const state = await changeAccountClock(deps, accountId, change, work);
+    await publishAccountEvent(deps.store, accountId, { type: 'clock', ...state });
+    res.json(state);
   });
   allowOnly(router, '/clock', ['GET', 'POST']);
 
@@ -45,23 +49,14 @@ export function scenariosSandboxRouter(deps: Deps): Router {
   allowOnly(router, '/scenarios/:name/runs', ['POST']);
 
   router.get('/runs', (_req, res) => {
-    const { accountId } = authOf(res);
-    const runs = deps.store.read((d) =>
-      d.runs
-        .filter((r) => r.accountId === accountId)
-        .map((r) => presentRun(r, stepDueMs(deps, r)))
-        .reverse(),
-    );
-    res.json({ runs });
+    const { doc } = authOf(res);
+    res.json({ runs: doc.runs.map((r) => presentRun(r, stepDueMs(deps, r))).reverse() });
   });
   allowOnly(router, '/runs', ['GET']);
 
   router.get('/runs/:runId', (req, res) => {
-    const { accountId } = authOf(res);
-    res.json(deps.store.read((d) => {
-      const run = findOwnRun(d, accountId, req.params.runId);
-      return presentRun(run, stepDueMs(deps, run));
-    }));
+    const run = findRun(authOf(res).doc, req.params.runId);
+    res.json(presentRun(run, stepDueMs(deps, run)));
   });
   allowOnly(router, '/runs/:runId', ['GET']);
 

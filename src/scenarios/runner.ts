@@ -1,26 +1,25 @@
-import { endAlert, startAlert, type StartAlertInput } from '../alerts/service.js';
-import type { DueWork } from '../clock/time-travel.js';
+import { endAlert, startAlert, type AlertsDeps, type StartAlertInput } from '../alerts/index.js';
+import { accountNowMs } from '../clock/account-clock.js';
+import { timeLockOf, type DueWork } from '../clock/time-travel.js';
 import { AppError, invalidParameter, notFound } from '../core/errors.js';
-import type { Deps } from '../deps.js';
-import { findOwnLocation } from '../locations/lookup.js';
-import type { Data, DeepReadonly, ScenarioRunRecord } from '../store/data.js';
-import type { Scenario, ScenarioStep } from './schema.js';
+import { publishAccountEvent } from '../live/events.js';
+import type { AccountDoc, DeepReadonly, ScenarioRunRecord } from '../store/data.js';
+import { findLocation, findRun } from '../store/lookups.js';
+import type { Scenario, ScenarioCatalog, ScenarioStep } from './schema.js';
+
+export interface ScenariosDeps extends AlertsDeps {
+  scenarios: ScenarioCatalog;
+}
 
 /** Finished runs kept per account; older ones are dropped when a new run starts. */
 const KEPT_FINISHED_RUNS = 50;
 
 type RunRecord = DeepReadonly<ScenarioRunRecord>;
 
-export function findScenario(deps: Deps, name: string): Scenario {
+export function findScenario(deps: Pick<ScenariosDeps, 'scenarios'>, name: string): Scenario {
   const scenario = deps.scenarios.get(name);
   if (!scenario) throw notFound(`No scenario ${JSON.stringify(name)}; GET /sandbox/scenarios lists the scenarios of this sandbox`);
   return scenario;
-}
-
-export function findOwnRun(data: DeepReadonly<Data>, accountId: string, runId: string): RunRecord {
-  const run = data.runs.find((r) => r.runId === runId && r.accountId === accountId);
-  if (!run) throw notFound(`No scenario run ${JSON.stringify(runId)} in this account`);
-  return run;
 }
 
 /** Validates the body of POST /sandbox/scenarios/{name}/runs. */
@@ -45,9 +44,11 @@ const deviceIndexOf = (step: ScenarioStep): number | null =>
  * Starts a run of the scenario at the location: stored, then its steps due at once (offset 0)
  * are applied before this resolves. Validates first, so a refused request stores nothing.
  */
-export async function startRun(deps: Deps, accountId: string, scenarioName: string, locationId: string): Promise<RunRecord> {
+export async function startRun(deps: ScenariosDeps, accountId: string, scenarioName: string, locationId: string): Promise<RunRecord> {
   const scenario = findScenario(deps, scenarioName);
-  const location = deps.store.read((d) => findOwnLocation(d, accountId, locationId));
+  const doc = await deps.store.accounts.get(accountId);
+  if (!doc) throw notFound('This account no longer exists');
+  const location = findLocation(doc, locationId);
   const highestDevice = Math.max(-1, ...scenario.steps.map((s) => deviceIndexOf(s) ?? -1));
   if (highestDevice >= location.devices.length) {
     throw new AppError(
@@ -57,36 +58,42 @@ export async function startRun(deps: Deps, accountId: string, scenarioName: stri
       { details: { parameter: 'locationId' } },
     );
   }
-  return deps.clocks.exclusive(accountId, async () => {
-    const run: ScenarioRunRecord = {
-      runId: deps.ids.uuid(),
-      accountId,
-      scenario: scenario.name,
-      locationId,
-      startedAtMs: deps.clocks.now(accountId).getTime(),
-      nextStep: 0,
-      totalSteps: scenario.steps.length,
-      state: 'running',
-      log: [],
-      alertIds: {},
-    };
-    await deps.store.write((d) => {
+  const runId = deps.ids.uuid();
+  return deps.store.locks.withLock(timeLockOf(accountId), async () => {
+    await deps.store.accounts.update(accountId, (d) => {
+      const startedAtMs = accountNowMs(deps.clock, d.clock);
+      const run: ScenarioRunRecord = {
+        runId,
+        accountId,
+        scenario: scenario.name,
+        locationId,
+        startedAtMs,
+        nextStep: 0,
+        totalSteps: scenario.steps.length,
+        dueAtMs: null,
+        state: 'running',
+        log: [],
+        alertIds: {},
+      };
+      run.dueAtMs = stepDueMs(deps, run);
       d.runs.push(run);
-      pruneFinishedRuns(d, accountId);
+      pruneFinishedRuns(d);
     });
     await applyDueSteps(deps, accountId);
-    return deps.store.read((d) => structuredClone(findOwnRun(d, accountId, run.runId)) as RunRecord);
+    const after = await deps.store.accounts.get(accountId);
+    if (!after) throw notFound('This account no longer exists');
+    return structuredClone(findRun(after, runId)) as RunRecord;
   });
 }
 
-function pruneFinishedRuns(data: Data, accountId: string): void {
-  const finished = data.runs.filter((r) => r.accountId === accountId && r.state !== 'running');
+function pruneFinishedRuns(doc: AccountDoc): void {
+  const finished = doc.runs.filter((r) => r.state !== 'running');
   const drop = new Set(finished.slice(0, Math.max(0, finished.length - KEPT_FINISHED_RUNS)));
-  if (drop.size > 0) data.runs = data.runs.filter((r) => !drop.has(r));
+  if (drop.size > 0) doc.runs = doc.runs.filter((r) => !drop.has(r));
 }
 
 /** When the run's next step is due (virtual ms), or null when it has none. */
-export function stepDueMs(deps: Deps, run: RunRecord): number | null {
+export function stepDueMs(deps: Pick<ScenariosDeps, 'scenarios'>, run: RunRecord): number | null {
   if (run.state !== 'running') return null;
   const step = deps.scenarios.get(run.scenario)?.steps[run.nextStep];
   // A run whose scenario vanished (files changed across a restart) is due now, so it gets marked failed.
@@ -94,34 +101,46 @@ export function stepDueMs(deps: Deps, run: RunRecord): number | null {
 }
 
 /** The earliest due step of the account's running runs, or null. */
-export function nextStepDueMs(deps: Deps, accountId: string): number | null {
-  return deps.store.read((d) =>
-    d.runs.reduce<number | null>((min, run) => {
-      if (run.accountId !== accountId) return min;
-      const due = stepDueMs(deps, run);
-      return due !== null && (min === null || due < min) ? due : min;
-    }, null),
-  );
+export async function nextStepDueMs(deps: ScenariosDeps, accountId: string): Promise<number | null> {
+  const doc = await deps.store.accounts.get(accountId);
+  return (doc?.runs ?? []).reduce<number | null>((min, run) => {
+    const due = stepDueMs(deps, run);
+    return due !== null && (min === null || due < min) ? due : min;
+  }, null);
 }
 
-/** Applies, in time order, every step of the account's runs that is due on its clock. Call inside `clocks.exclusive`. */
-export async function applyDueSteps(deps: Deps, accountId: string): Promise<number> {
+/**
+ * Applies, in time order, every step of the account's runs that is due on its clock. Call
+ * holding the account's time lock (a clock move does; so does the background loop).
+ */
+export async function applyDueSteps(deps: ScenariosDeps, accountId: string): Promise<number> {
+  await syncDueTimes(deps, accountId);
   let applied = 0;
   for (;;) {
-    const nowMs = deps.clocks.now(accountId).getTime();
-    const next = deps.store.read((d) => {
-      let best: { runId: string; dueAtMs: number } | null = null;
-      for (const run of d.runs) {
-        if (run.accountId !== accountId) continue;
-        const due = stepDueMs(deps, run);
-        if (due !== null && due <= nowMs && (best === null || due < best.dueAtMs)) best = { runId: run.runId, dueAtMs: due };
-      }
-      return best;
-    });
+    const doc = await deps.store.accounts.get(accountId);
+    if (!doc) return applied;
+    const nowMs = accountNowMs(deps.clock, doc.clock);
+    let next: { runId: string; dueAtMs: number } | null = null;
+    for (const run of doc.runs) {
+      const due = stepDueMs(deps, run);
+      if (due !== null && due <= nowMs && (next === null || due < next.dueAtMs)) next = { runId: run.runId, dueAtMs: due };
+    }
     if (!next) return applied;
     await applyNextStep(deps, accountId, next.runId, next.dueAtMs);
     applied++;
   }
+}
+
+/**
+ * Keeps each run's stored due time equal to its scenario's, so the store knows when the
+ * account has work (a run migrated from 0.1, or a scenario file changed across a restart).
+ */
+async function syncDueTimes(deps: ScenariosDeps, accountId: string): Promise<void> {
+  const doc = await deps.store.accounts.get(accountId);
+  if (!doc?.runs.some((r) => r.dueAtMs !== stepDueMs(deps, r))) return;
+  await deps.store.accounts.update(accountId, (d) => {
+    for (const run of d.runs) run.dueAtMs = stepDueMs(deps, run);
+  });
 }
 
 interface StepResult {
@@ -133,8 +152,10 @@ interface StepResult {
   fatal?: boolean;
 }
 
-async function applyNextStep(deps: Deps, accountId: string, runId: string, dueAtMs: number): Promise<void> {
-  const run = deps.store.read((d) => structuredClone(findOwnRun(d, accountId, runId)) as ScenarioRunRecord);
+async function applyNextStep(deps: ScenariosDeps, accountId: string, runId: string, dueAtMs: number): Promise<void> {
+  const doc = await deps.store.accounts.get(accountId);
+  if (!doc) return;
+  const run = structuredClone(findRun(doc, runId)) as ScenarioRunRecord;
   const scenario = deps.scenarios.get(run.scenario);
   const step = scenario?.steps[run.nextStep];
   let outcome: StepResult;
@@ -148,10 +169,10 @@ async function applyNextStep(deps: Deps, accountId: string, runId: string, dueAt
       outcome = { ok: false, result: error instanceof AppError && error.expose ? error.message : `unexpected error: ${(error as Error).message}` };
     }
   }
-  const atMs = deps.clocks.now(accountId).getTime();
-  await deps.store.write((d) => {
+  const recorded = await deps.store.accounts.update(accountId, (d) => {
     const record = d.runs.find((r) => r.runId === runId);
-    if (!record) return;
+    if (!record) return null;
+    const atMs = accountNowMs(deps.clock, d.clock);
     record.log.push({ step: record.nextStep, atMs, dueAtMs, action: step?.do ?? 'none', ok: outcome.ok, result: outcome.result });
     if (outcome.label) {
       if (outcome.label.alertId === null) delete record.alertIds[outcome.label.name];
@@ -160,13 +181,16 @@ async function applyNextStep(deps: Deps, accountId: string, runId: string, dueAt
     record.nextStep++;
     if (outcome.fatal) record.state = 'failed';
     else if (record.nextStep >= record.totalSteps) record.state = 'completed';
+    record.dueAtMs = stepDueMs(deps, record);
+    return { state: record.state, nextStep: record.nextStep };
   });
+  if (recorded) await publishAccountEvent(deps.store, accountId, { type: 'run', runId, ...recorded });
   deps.logger.info('scenario step', { runId, accountId, scenario: run.scenario, step: run.nextStep, do: step?.do, ok: outcome.ok, result: outcome.result });
 }
 
-async function applyStep(deps: Deps, run: ScenarioRunRecord, step: ScenarioStep): Promise<StepResult> {
+async function applyStep(deps: ScenariosDeps, run: ScenarioRunRecord, step: ScenarioStep): Promise<StepResult> {
   const { accountId, locationId } = run;
-  const location = deps.store.read((d) => d.locations.find((l) => l.locationId === locationId && l.accountId === accountId));
+  const location = (await deps.store.accounts.get(accountId))?.locations.find((l) => l.locationId === locationId);
   if (!location) return { ok: false, fatal: true, result: `location ${locationId} no longer exists in this account; the run stops` };
   const deviceAt = (index: number): string => {
     const device = location.devices[index];
@@ -200,7 +224,7 @@ async function applyStep(deps: Deps, run: ScenarioRunRecord, step: ScenarioStep)
       return { ok: true, result: `ended ${ended.type} alert ${ended.alertId}`, label: { name: step.alert, alertId: null } };
     }
     case 'setHomeAway': {
-      await deps.store.write((d) => {
+      await deps.store.accounts.update(accountId, (d) => {
         const record = d.locations.find((l) => l.locationId === locationId);
         if (record) record.homeAway = step.homeAway;
       });
@@ -210,29 +234,30 @@ async function applyStep(deps: Deps, run: ScenarioRunRecord, step: ScenarioStep)
     case 'reconnectDevice': {
       const deviceId = deviceAt(step.device ?? 0);
       const connected = step.do === 'reconnectDevice';
-      await deps.store.write((d) => {
+      await deps.store.accounts.update(accountId, (d) => {
         const device = d.locations.find((l) => l.locationId === locationId)?.devices.find((x) => x.deviceId === deviceId);
         if (device) device.connected = connected;
       });
       return { ok: true, result: `device ${deviceId} ${connected ? 'connected' : 'disconnected'}` };
     }
     case 'setUsage': {
-      const nowMs = deps.clocks.now(accountId).getTime();
-      const toMs = step.for === undefined ? null : nowMs + step.for;
-      await deps.store.write((d) => {
+      const toMs = await deps.store.accounts.update(accountId, (d) => {
+        const nowMs = accountNowMs(deps.clock, d.clock);
+        const until = step.for === undefined ? null : nowMs + step.for;
         const record = d.locations.find((l) => l.locationId === locationId);
-        if (!record) return;
+        if (!record) return until;
         // A new usage change replaces the one in force.
         for (const o of record.usageOverrides ?? []) if (o.toMs === null || o.toMs > nowMs) o.toMs = Math.max(o.fromMs, nowMs);
-        if (step.scale !== 1) (record.usageOverrides ??= []).push({ fromMs: nowMs, toMs, scale: step.scale });
+        if (step.scale !== 1) (record.usageOverrides ??= []).push({ fromMs: nowMs, toMs: until, scale: step.scale });
+        return until;
       });
       return { ok: true, result: `usage scaled by ${step.scale}${toMs === null ? '' : ` until ${new Date(toMs).toISOString()}`}` };
     }
   }
 }
 
-/** Scenario steps as work the account clock runs when it moves. */
-export function scenarioWork(deps: Deps): DueWork {
+/** Scenario steps as work the account clock runs when it moves (the move holds the time lock). */
+export function scenarioWork(deps: ScenariosDeps): DueWork {
   return {
     nextDueMs: (accountId) => nextStepDueMs(deps, accountId),
     runDue: async (accountId) => {
@@ -242,25 +267,31 @@ export function scenarioWork(deps: Deps): DueWork {
 }
 
 /**
- * Applies due steps of every account in real time, as unfrozen clocks pass them; called by
- * the server's background interval. An account whose clock is being moved is skipped (the
- * move applies its steps). Never rejects.
+ * Applies due steps of every account whose running clock passed them in real time; called by
+ * the server's background interval. An account whose time lock is held (a clock move, or
+ * another replica applying its steps) is skipped: the holder applies them. Never rejects.
  */
-export async function runDueSteps(deps: Deps): Promise<void> {
-  const accounts = deps.store.read((d) => {
-    const due = new Set<string>();
-    for (const run of d.runs) {
-      if (due.has(run.accountId) || deps.clocks.isBusy(run.accountId)) continue;
-      const dueAt = stepDueMs(deps, run);
-      if (dueAt !== null && dueAt <= deps.clocks.now(run.accountId).getTime()) due.add(run.accountId);
-    }
-    return [...due];
-  });
+export async function runDueSteps(deps: ScenariosDeps): Promise<void> {
+  let accounts: string[];
+  try {
+    accounts = await deps.store.accounts.due(deps.clock.now().getTime(), 1000);
+  } catch (error) {
+    deps.logger.error('looking for due scenario steps failed', { err: error });
+    return;
+  }
   await Promise.all(
-    accounts.map((accountId) =>
-      deps.clocks.exclusive(accountId, () => applyDueSteps(deps, accountId)).catch((error: unknown) => {
+    accounts.map(async (accountId) => {
+      const doc = await deps.store.accounts.get(accountId);
+      if (!doc?.runs.some((r) => r.state === 'running')) return;
+      const release = await deps.store.locks.tryLock(timeLockOf(accountId), 30_000);
+      if (!release) return;
+      try {
+        await applyDueSteps(deps, accountId);
+      } catch (error) {
         deps.logger.error('applying scenario steps failed', { accountId, err: error });
-      }),
-    ),
+      } finally {
+        await release();
+      }
+    }),
   );
 }

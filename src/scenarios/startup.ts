@@ -1,7 +1,6 @@
-import type { Config } from '../config.js';
-import type { Deps } from '../deps.js';
+import type { FixtureSet } from '../store/fixtures.js';
 import { ScenarioError } from './catalog.js';
-import { startRun } from './runner.js';
+import { startRun, type ScenariosDeps } from './runner.js';
 
 const HEADING = 'Cannot play the start-up scenario:';
 
@@ -16,7 +15,10 @@ export interface StartupRun {
  * location defaults to the first location of the first fixture account (the demo account).
  * A problem is a ScenarioError, which stops start-up.
  */
-export function resolveStartupRun(deps: Deps, option: NonNullable<Config['startupScenario']>): StartupRun {
+export async function resolveStartupRun(
+  deps: ScenariosDeps & { fixtures: FixtureSet; config: { readonly scenariosDir: string } },
+  option: { readonly name: string; readonly locationId: string | null },
+): Promise<StartupRun> {
   if (!deps.scenarios.has(option.name)) {
     const known = [...deps.scenarios.keys()];
     throw new ScenarioError([
@@ -27,19 +29,19 @@ export function resolveStartupRun(deps: Deps, option: NonNullable<Config['startu
   if (locationId === undefined) {
     throw new ScenarioError(['SCENARIO is set but the fixtures have no location to play it at; set SCENARIO_LOCATION_ID'], HEADING);
   }
-  const location = deps.store.read((d) => d.locations.find((l) => l.locationId === locationId));
-  if (!location) {
+  const accountId = await deps.store.accounts.lookup('location', locationId);
+  if (accountId === null) {
     throw new ScenarioError([
       option.locationId === null
         ? `SCENARIO=${option.name}: the default location ${locationId} no longer exists in the stored state; set SCENARIO_LOCATION_ID`
         : `SCENARIO_LOCATION_ID=${JSON.stringify(locationId)}: no such location`,
     ], HEADING);
   }
-  return { accountId: location.accountId, scenario: option.name, locationId };
+  return { accountId, scenario: option.name, locationId };
 }
 
 /** Plays the start-up scenario: validated with `resolveStartupRun`, then started on the account's clock. */
-export async function startStartupRun(deps: Deps, run: StartupRun): Promise<void> {
+export async function startStartupRun(deps: ScenariosDeps, run: StartupRun): Promise<void> {
   const started = await startRun(deps, run.accountId, run.scenario, run.locationId);
   deps.logger.info('start-up scenario running', { runId: started.runId, scenario: run.scenario, locationId: run.locationId, accountId: run.accountId });
 }

@@ -170,6 +170,8 @@ export interface Counters {
    * increment, so a caller that puts its time window in the key gets a fixed-window limit.
    */
   increment(key: string, ttlMs: number): Promise<number>;
+  /** The count of `key` now (0 when it has none or it vanished). */
+  get(key: string): Promise<number>;
 }
 
 export interface Locks {

@@ -1,17 +1,22 @@
 import { AppError, invalidParameter } from '../core/errors.js';
-import type { ConfirmationTokenRecord, Data, DeepReadonly } from '../store/data.js';
+import type { AccountDoc, ConfirmationTokenRecord, DeepReadonly } from '../store/data.js';
+
+/** How long a used token is kept, so confirming twice gets a precise error rather than "unknown token". */
+const USED_TOKEN_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The confirmation handshake as a state machine over stored tokens:
  * issue (pending subscription) → confirm with the token (single use, before it expires) → confirmed.
- * Issuing a new token for a subscription replaces its unused ones.
+ * Issuing a new token for a subscription replaces its unused ones; used ones are forgotten a day later.
  */
 
 export function issueConfirmationToken(
-  data: Data,
+  data: AccountDoc,
   input: { subscriptionId: string; accountId: string; token: string; nowMs: number; ttlSeconds: number },
 ): ConfirmationTokenRecord {
-  data.confirmationTokens = data.confirmationTokens.filter((t) => t.subscriptionId !== input.subscriptionId || t.usedAt !== null);
+  data.confirmationTokens = data.confirmationTokens.filter(
+    (t) => t.usedAt !== null ? Date.parse(t.usedAt) + USED_TOKEN_RETENTION_MS > input.nowMs : t.subscriptionId !== input.subscriptionId,
+  );
   const record: ConfirmationTokenRecord = {
     token: input.token,
     subscriptionId: input.subscriptionId,
@@ -49,7 +54,7 @@ export function readConfirmationToken(query: Record<string, unknown>): string {
 
 /** Checks the token for the subscription; throws a 400 saying whether it is wrong, used or expired. */
 export function checkConfirmationToken(
-  data: DeepReadonly<Data>,
+  data: DeepReadonly<AccountDoc>,
   subscriptionId: string,
   token: string,
   nowMs: number,

@@ -1,26 +1,32 @@
 import { Router } from 'express';
 
+import { accountNowMs } from '../clock/account-clock.js';
+import type { Clock } from '../core/clock.js';
 import { AppError, conflict, invalidParameter, notFound } from '../core/errors.js';
-import type { Deps } from '../deps.js';
+import type { Ids } from '../core/ids.js';
 import { pageOf, parsePaging } from '../http/pagination.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly } from '../http/routing.js';
-import { findOwnLocation } from '../locations/lookup.js';
-import type { Data, DeepReadonly, SubscriptionRecord } from '../store/data.js';
-import { cancelPendingDeliveries } from '../webhooks/log.js';
+import type { AccountDoc, DeepReadonly, SubscriptionRecord } from '../store/data.js';
+import { findLocation, findSubscription } from '../store/lookups.js';
+import type { AccountTx, Store } from '../store/store.js';
+import { SUBSCRIPTION_DELETED_NOTE, type Dispatcher } from '../webhooks/index.js';
 import { checkConfirmationToken, confirmationUrl, issueConfirmationToken, readConfirmationToken } from './confirmation.js';
-import { checkEndpoint } from './endpoint-policy.js';
+import { checkEndpoint, type EndpointPolicy } from './endpoint-policy.js';
 import { presentSubscription } from './presenter.js';
 
 const DEFAULT_SUBSCRIPTIONS_PER_PAGE = 50;
 
-function findOwnSubscription(data: DeepReadonly<Data>, accountId: string, subscriptionId: string): DeepReadonly<SubscriptionRecord> {
-  const subscription = data.subscriptions.find((s) => s.subscriptionId === subscriptionId && s.accountId === accountId);
-  if (!subscription) throw notFound(`No subscription ${JSON.stringify(subscriptionId)} in this account`);
-  return subscription;
+export interface SubscriptionsDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  dispatcher: Dispatcher;
+  urls: { readonly publicUrl: string };
+  config: { readonly confirmationTokenTtlSeconds: number; readonly endpointPolicy: EndpointPolicy; readonly blockPrivateEndpoints: boolean };
 }
 
-function parseEndpointBody(body: unknown, deps: Deps): string {
+function parseEndpointBody(body: unknown, config: SubscriptionsDeps['config']): string {
   if (body === undefined) {
     throw new AppError(415, 'unsupported_media_type', 'The request body must be JSON with Content-Type: application/json, e.g. {"endpoint": "https://example.com/hooks"}');
   }
@@ -29,107 +35,95 @@ function parseEndpointBody(body: unknown, deps: Deps): string {
   }
   const unknown = Object.keys(body).filter((k) => k !== 'endpoint');
   if (unknown.length > 0) throw invalidParameter(unknown[0] ?? 'body', `A subscription takes only endpoint; remove ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
-  return checkEndpoint((body as { endpoint?: unknown }).endpoint, deps.config.endpointPolicy, deps.config.blockPrivateEndpoints);
+  return checkEndpoint((body as { endpoint?: unknown }).endpoint, config.endpointPolicy, config.blockPrivateEndpoints);
 }
 
 /**
  * Within one store change: a fresh confirmation token (replacing unused ones) and the
- * confirmation POST to the endpoint, queued. The caller kicks the dispatcher after the write.
+ * confirmation POST to the endpoint, stored with the change. The caller kicks the dispatcher.
  */
 function queueConfirmation(
-  deps: Deps,
-  data: Data,
+  deps: SubscriptionsDeps,
+  doc: AccountDoc,
+  tx: AccountTx,
   subscription: DeepReadonly<SubscriptionRecord>,
-): { confirmationUrl: string; confirmationToken: string; deliveryId: string } {
+  options: { checkReceiver: boolean },
+): { confirmationUrl: string; confirmationToken: string } {
   const token = deps.ids.secret(24);
-  issueConfirmationToken(data, {
-    subscriptionId: subscription.subscriptionId,
-    accountId: subscription.accountId,
-    token,
-    nowMs: deps.clocks.now(subscription.accountId).getTime(),
-    ttlSeconds: deps.config.confirmationTokenTtlSeconds,
-  });
+  const nowMs = accountNowMs(deps.clock, doc.clock);
+  issueConfirmationToken(doc, { subscriptionId: subscription.subscriptionId, accountId: subscription.accountId, token, nowMs, ttlSeconds: deps.config.confirmationTokenTtlSeconds });
   const message = { confirmationUrl: confirmationUrl(deps.urls.publicUrl, subscription.subscriptionId, token), confirmationToken: token };
-  const delivery = deps.dispatcher.build({
-    accountId: subscription.accountId,
-    kind: 'confirmation',
-    subscriptionId: subscription.subscriptionId,
-    locationId: subscription.locationId,
-    target: subscription.endpoint,
-    payload: message,
-  });
-  data.deliveries.push(delivery);
-  return { ...message, deliveryId: delivery.deliveryId };
+  const delivery = deps.dispatcher.build(
+    {
+      accountId: subscription.accountId,
+      kind: 'confirmation',
+      subscriptionId: subscription.subscriptionId,
+      locationId: subscription.locationId,
+      target: subscription.endpoint,
+      payload: message,
+      checkReceiverAfter: options.checkReceiver,
+    },
+    nowMs,
+  );
+  tx.addDeliveries([delivery]);
+  return message;
 }
 
-export function subscriptionsRouter(deps: Deps): Router {
+export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
   const router = Router({ strict: true });
 
   router.post('/locations/:locationId/subscriptions', async (req, res) => {
-    const { accountId } = authOf(res);
+    const { accountId, doc } = authOf(res);
     const { locationId } = req.params;
-    deps.store.read((d) => findOwnLocation(d, accountId, locationId));
-    const endpoint = parseEndpointBody(req.body, deps);
-    const subscription: SubscriptionRecord = {
-      subscriptionId: deps.ids.uuid(),
-      accountId,
-      locationId,
-      endpoint,
-      status: 'pending',
-      createdAt: deps.clocks.now(accountId).toISOString(),
-    };
-    // The subscription, its token and both outgoing calls are stored in one change, so a restart
+    findLocation(doc, locationId);
+    const endpoint = parseEndpointBody(req.body, deps.config);
+    const subscriptionId = deps.ids.uuid();
+    // The subscription, its token and its confirmation are stored in one change, so a restart
     // never finds a subscription without its confirmation.
-    await deps.store.write((d) => {
-      d.subscriptions.push(subscription);
-      const { deliveryId } = queueConfirmation(deps, d, subscription);
-      // SANDBOX: production requires the endpoint to answer GET as well as POST with JSON; the sandbox checks
-      // it once the confirmation POST has had its first attempt, and records the outcome in the delivery log.
-      d.deliveries.push(
-        deps.dispatcher.build({
-          accountId,
-          kind: 'receiver_check',
-          subscriptionId: subscription.subscriptionId,
-          locationId,
-          method: 'GET',
-          target: endpoint,
-          payload: null,
-          afterDeliveryId: deliveryId,
-        }),
-      );
+    const subscription = await deps.store.accounts.update(accountId, (d, tx) => {
+      findLocation(d, locationId);
+      // SANDBOX: production does not document a second subscription of one endpoint to one location.
+      // The sandbox answers with the existing one rather than a duplicate that would receive every
+      // alert twice; a pending one gets a fresh confirmation, as the partner evidently lost the first.
+      const existing = d.subscriptions.find((s) => s.locationId === locationId && s.endpoint === endpoint);
+      if (existing) {
+        if (existing.status === 'pending') queueConfirmation(deps, d, tx, existing, { checkReceiver: false });
+        return existing;
+      }
+      const created: SubscriptionRecord = { subscriptionId, accountId, locationId, endpoint, status: 'pending', createdAt: new Date(accountNowMs(deps.clock, d.clock)).toISOString() };
+      d.subscriptions.push(created);
+      queueConfirmation(deps, d, tx, created, { checkReceiver: true });
+      return created;
     });
-    deps.dispatcher.kick();
+    deps.dispatcher.kick(accountId);
     res.json(presentSubscription(subscription));
   });
 
   router.get('/locations/:locationId/subscriptions', (req, res) => {
-    const { accountId } = authOf(res);
+    const { doc } = authOf(res);
     const paging = parsePaging(req.query, DEFAULT_SUBSCRIPTIONS_PER_PAGE);
-    const subscriptions = deps.store.read((d) => {
-      const location = findOwnLocation(d, accountId, req.params.locationId);
-      return d.subscriptions.filter((s) => s.locationId === location.locationId).map(presentSubscription);
-    });
+    const location = findLocation(doc, req.params.locationId);
+    const subscriptions = doc.subscriptions.filter((s) => s.locationId === location.locationId).map(presentSubscription);
     res.json(pageOf('subscriptions', subscriptions, paging));
   });
   allowOnly(router, '/locations/:locationId/subscriptions', ['GET', 'POST']);
 
   router.get('/subscriptions', (req, res) => {
-    const { accountId } = authOf(res);
+    const { doc } = authOf(res);
     const paging = parsePaging(req.query, DEFAULT_SUBSCRIPTIONS_PER_PAGE);
-    const subscriptions = deps.store.read((d) => d.subscriptions.filter((s) => s.accountId === accountId).map(presentSubscription));
-    res.json(pageOf('subscriptions', subscriptions, paging));
+    res.json(pageOf('subscriptions', doc.subscriptions.map(presentSubscription), paging));
   });
   allowOnly(router, '/subscriptions', ['GET']);
 
   // The official Python client adds a slash before the query: /confirm/?confirmationToken=...
   router.get('/subscriptions/:subscriptionId/confirm{/}', async (req, res) => {
-    const { accountId } = authOf(res);
+    const { accountId, doc } = authOf(res);
     const { subscriptionId } = req.params;
-    deps.store.read((d) => findOwnSubscription(d, accountId, subscriptionId));
+    findSubscription(doc, subscriptionId);
     const token = readConfirmationToken(req.query);
-    const nowMs = deps.clocks.now(accountId).getTime();
-    deps.store.read((d) => checkConfirmationToken(d, subscriptionId, token, nowMs));
-    const confirmed = await deps.store.write((d) => {
+    const confirmed = await deps.store.accounts.update(accountId, (d) => {
+      const nowMs = accountNowMs(deps.clock, d.clock);
+      checkConfirmationToken(d, subscriptionId, token, nowMs);
       const record = d.confirmationTokens.find((t) => t.token === token && t.subscriptionId === subscriptionId);
       const subscription = d.subscriptions.find((s) => s.subscriptionId === subscriptionId);
       if (!record || !subscription) return null;
@@ -143,21 +137,24 @@ export function subscriptionsRouter(deps: Deps): Router {
   allowOnly(router, '/subscriptions/:subscriptionId/confirm{/}', ['GET']);
 
   router.get('/subscriptions/:subscriptionId', (req, res) => {
-    const { accountId } = authOf(res);
-    res.json(presentSubscription(deps.store.read((d) => findOwnSubscription(d, accountId, req.params.subscriptionId))));
+    res.json(presentSubscription(findSubscription(authOf(res).doc, req.params.subscriptionId)));
   });
 
   router.delete('/subscriptions/:subscriptionId', async (req, res) => {
-    const { accountId } = authOf(res);
+    const { accountId, doc } = authOf(res);
     const { subscriptionId } = req.params;
-    const subscription = presentSubscription(deps.store.read((d) => findOwnSubscription(d, accountId, subscriptionId)));
-    await deps.store.write((d) => {
+    findSubscription(doc, subscriptionId);
+    const deleted = await deps.store.accounts.update(accountId, (d) => {
+      const subscription = findSubscription(d, subscriptionId);
       d.subscriptions = d.subscriptions.filter((s) => s.subscriptionId !== subscriptionId);
       d.confirmationTokens = d.confirmationTokens.filter((t) => t.subscriptionId !== subscriptionId);
-      cancelPendingDeliveries(d, subscriptionId, 'cancelled: the subscription was deleted before this delivery succeeded');
+      return presentSubscription(subscription);
     });
+    // Not in the same change, so the delivery log is not rewritten with the account; the
+    // dispatcher also cancels any it meets whose subscription is gone.
+    await deps.store.deliveries.cancelPending(accountId, subscriptionId, SUBSCRIPTION_DELETED_NOTE);
     // Production's DELETE has no documented body; the official Node client crashes on an empty 200, so we answer the deleted subscription.
-    res.json(subscription);
+    res.json(deleted);
   });
   allowOnly(router, '/subscriptions/:subscriptionId', ['GET', 'DELETE']);
 
@@ -165,18 +162,22 @@ export function subscriptionsRouter(deps: Deps): Router {
 }
 
 /** /sandbox routes of this feature. */
-export function subscriptionsSandboxRouter(deps: Deps): Router {
+export function subscriptionsSandboxRouter(deps: SubscriptionsDeps): Router {
   const router = Router({ strict: true });
 
   // A fresh confirmation token for a pending subscription: sent to the endpoint again, and returned here
   // so a partner without a reachable endpoint can still confirm.
   router.post('/subscriptions/:subscriptionId/confirmation', async (req, res) => {
-    const { accountId } = authOf(res);
-    const subscription = deps.store.read((d) => findOwnSubscription(d, accountId, req.params.subscriptionId));
-    if (subscription.status === 'confirmed') throw conflict('already_confirmed', `Subscription ${subscription.subscriptionId} is already confirmed`);
-    const sent = await deps.store.write((d) => queueConfirmation(deps, d, subscription));
-    deps.dispatcher.kick();
-    res.json({ subscriptionId: subscription.subscriptionId, ...sent });
+    const { accountId, doc } = authOf(res);
+    const { subscriptionId } = req.params;
+    findSubscription(doc, subscriptionId);
+    const sent = await deps.store.accounts.update(accountId, (d, tx) => {
+      const subscription = findSubscription(d, subscriptionId);
+      if (subscription.status === 'confirmed') throw conflict('already_confirmed', `Subscription ${subscription.subscriptionId} is already confirmed`);
+      return queueConfirmation(deps, d, tx, subscription, { checkReceiver: false });
+    });
+    deps.dispatcher.kick(accountId);
+    res.json({ subscriptionId, ...sent });
   });
   allowOnly(router, '/subscriptions/:subscriptionId/confirmation', ['POST']);
 

@@ -1,10 +1,14 @@
-import type { AccountClocks } from '../clock/account-clock.js';
+import { hostname } from 'node:os';
+
+import { accountNow, accountNowMs } from '../clock/account-clock.js';
+import type { DueWork } from '../clock/time-travel.js';
+import type { Clock } from '../core/clock.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
-import type { Data, DeepReadonly, DeliveryAttempt, DeliveryKind, DeliveryRecord } from '../store/data.js';
+import { publishAccountEvent } from '../live/events.js';
+import type { DeliveryAttempt, DeliveryKind, DeliveryRecord } from '../store/data.js';
 import type { Store } from '../store/store.js';
 import { assessAnswer } from './assess.js';
-import { pruneDeliveryLog } from './log.js';
 import type { WebhookSender } from './sender.js';
 
 export interface NewDelivery {
@@ -17,8 +21,8 @@ export interface NewDelivery {
   payload: unknown;
   /** The delivery this one sends again. */
   redeliveryOf?: string;
-  /** Hold this delivery until that one has had its first attempt. */
-  afterDeliveryId?: string;
+  /** Follow the first attempt with a GET check of the endpoint (confirmations). */
+  checkReceiverAfter?: boolean;
 }
 
 export interface DispatcherOptions {
@@ -26,14 +30,27 @@ export interface DispatcherOptions {
   maxAttempts: number;
   backoffMs: number;
   concurrency: number;
-  /** Finished deliveries kept per account (default 1,000); pending ones are always kept. */
-  logLimit?: number;
 }
 
-const DEFAULT_LOG_LIMIT = 1000;
+export interface DispatcherDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  logger: Logger;
+  sender: WebhookSender;
+}
+
+/** Headers of every webhook, the same on each retry of one delivery, so receivers can drop duplicates. */
+export const DELIVERY_ID_HEADER = 'X-Sandbox-Delivery-Id';
+export const ATTEMPT_HEADER = 'X-Sandbox-Attempt';
+
+export const SUBSCRIPTION_DELETED_NOTE = 'cancelled: the subscription was deleted before this delivery succeeded';
 
 /** The receiver check is a diagnostic, not a message: one attempt, no retries. */
 const maxAttemptsOf = (kind: DeliveryKind, configured: number): number => (kind === 'receiver_check' ? 1 : configured);
+
+// While another replica holds due deliveries of an account, runDue waits for them this often.
+const CLAIMED_ELSEWHERE_POLL_MS = 50;
 
 const origins = new Map<string, string>();
 const MAX_CACHED_ORIGINS = 10_000;
@@ -53,34 +70,37 @@ function originOf(target: string): string {
  * The durable delivery queue. Deliveries live in the store with the virtual time their next
  * attempt is due (`dueAtMs`, on the account's clock); `runDue` sends what is due. Nothing is
  * scheduled with per-delivery timers, so advancing a clock or restarting the process needs
- * no special handling: the next `runDue` finds the work.
+ * no special handling: the next `runDue` finds the work. Each attempt is claimed in the store
+ * first, so with several replicas exactly one of them makes it.
  *
- * At most `concurrency` attempts are in flight, and at most a quarter of them to one origin,
- * so a slow or hanging endpoint (each attempt is cut at `timeoutMs`) never holds up the others.
+ * At most `concurrency` attempts are in flight in this process, and at most a quarter of them
+ * to one origin, so a slow or hanging endpoint (each attempt is cut at `timeoutMs`) never
+ * holds up the others.
  */
-export class Dispatcher {
+export class Dispatcher implements DueWork {
+  /** Who this process is, in the store's claims. */
+  readonly owner: string;
   readonly #inFlight = new Map<string, Promise<void>>();
   readonly #perOrigin = new Map<string, number>();
-  readonly #finishedSincePrune = new Map<string, number>();
+  readonly #running = new Map<string, Promise<void>>();
+  readonly #again = new Set<string>();
   readonly #perOriginLimit: number;
-  #pumpScheduled = false;
+  readonly #leaseMs: number;
   #stopped = false;
-  readonly #logLimit: number;
 
   constructor(
-    private readonly deps: { store: Store; clocks: AccountClocks; ids: Ids; logger: Logger; sender: WebhookSender },
+    private readonly deps: DispatcherDeps,
     private readonly options: DispatcherOptions,
   ) {
     this.#perOriginLimit = Math.max(1, Math.ceil(options.concurrency / 4));
-    this.#logLimit = options.logLimit ?? DEFAULT_LOG_LIMIT;
+    // Long enough for one attempt and its recording; a replica that dies holds nothing longer.
+    this.#leaseMs = options.timeoutMs + 10_000;
+    this.owner = `${hostname()}:${process.pid}:${deps.ids.secret(6)}`;
   }
 
-  /**
-   * A new pending delivery, due now on the account clock. It is not stored: push it in your own
-   * `store.write` (so it is saved atomically with the change that caused it), then call `kick()`.
-   */
-  build(input: NewDelivery): DeliveryRecord {
-    const now = this.deps.clocks.now(input.accountId);
+  /** A new pending delivery, due at `nowMs` on the account clock. Store it with the change that caused it, then `kick`. */
+  build(input: NewDelivery, nowMs: number): DeliveryRecord {
+    const now = new Date(nowMs).toISOString();
     return {
       deliveryId: this.deps.ids.uuid(),
       accountId: input.accountId,
@@ -92,79 +112,102 @@ export class Dispatcher {
       payload: input.payload,
       state: 'pending',
       attempts: [],
-      createdAt: now.toISOString(),
-      nextAttemptAt: now.toISOString(),
-      dueAtMs: now.getTime(),
+      createdAt: now,
+      nextAttemptAt: now,
+      dueAtMs: nowMs,
       ...(input.redeliveryOf === undefined ? {} : { redeliveryOf: input.redeliveryOf }),
-      ...(input.afterDeliveryId === undefined ? {} : { afterDeliveryId: input.afterDeliveryId }),
+      ...(input.checkReceiverAfter ? { checkReceiverAfter: true } : {}),
     };
   }
 
-  /** Stores a delivery due now and starts sending it without waiting for the answer. */
-  async enqueue(input: NewDelivery): Promise<DeliveryRecord> {
-    const [record] = await this.enqueueMany([input]);
-    if (!record) throw new Error('enqueueMany returned nothing');
-    return record;
+  /** Stores deliveries due now on the account clock and starts sending them without waiting for the answers. */
+  async enqueue(accountId: string, inputs: readonly NewDelivery[]): Promise<DeliveryRecord[]> {
+    const doc = await this.deps.store.accounts.get(accountId);
+    const nowMs = doc ? accountNowMs(this.deps.clock, doc.clock) : this.deps.clock.now().getTime();
+    const records = inputs.map((input) => this.build(input, nowMs));
+    await this.deps.store.deliveries.add(accountId, records);
+    this.kick(accountId);
+    return records;
   }
 
-  /** Stores several deliveries in one write and starts sending them. */
-  async enqueueMany(inputs: readonly NewDelivery[]): Promise<DeliveryRecord[]> {
-    const records = inputs.map((input) => this.build(input));
-    await this.deps.store.write((d) => {
-      d.deliveries.push(...records);
-    });
-    this.kick();
-    return records.map((r) => structuredClone(r));
-  }
-
-  /** Starts whatever is due, without waiting; call after storing deliveries yourself. */
-  kick(): void {
-    this.#pump();
-  }
-
-  /**
-   * Runs every delivery that is due now (optionally of one account), in due-time order, and
-   * resolves when each of them has had its attempt recorded, including those that had to wait
-   * for a free slot.
-   */
-  async runDue(accountId?: string): Promise<void> {
-    const targets = this.deps.store.read((d) => {
-      const eligible = this.#eligible(d, accountId, true);
-      return eligible.map((x) => ({ deliveryId: x.deliveryId, attempts: x.attempts.length }));
-    });
-    if (targets.length === 0) return;
-    const waiting = new Map(targets.map((t) => [t.deliveryId, t.attempts]));
-    for (;;) {
-      this.#pump();
-      this.deps.store.read((d) => {
-        for (const x of d.deliveries) {
-          const before = waiting.get(x.deliveryId);
-          if (before !== undefined && !this.#inFlight.has(x.deliveryId) && (x.attempts.length > before || x.state !== 'pending')) {
-            waiting.delete(x.deliveryId);
-          }
-        }
-        // Deliveries removed meanwhile (a reset, the bounded log) are no longer awaited.
-        if (waiting.size > 0) {
-          const present = new Set(d.deliveries.map((x) => x.deliveryId));
-          for (const id of waiting.keys()) if (!present.has(id)) waiting.delete(id);
-        }
+  /** Starts the account's due deliveries in the background; several kicks while it runs make one more round. */
+  kick(accountId: string): void {
+    if (this.#stopped) return;
+    if (this.#running.has(accountId)) {
+      this.#again.add(accountId);
+      return;
+    }
+    const run = this.runDue(accountId)
+      .catch((error: unknown) => this.deps.logger.error('webhook dispatch failed', { accountId, err: error }))
+      .finally(() => {
+        this.#running.delete(accountId);
+        if (this.#again.delete(accountId)) this.kick(accountId);
       });
-      if (waiting.size === 0) return;
-      const ours = [...waiting.keys()].flatMap((id) => this.#inFlight.get(id) ?? []);
-      const any = [...this.#inFlight.values()];
-      if (ours.length === 0 && any.length === 0) return; // nothing can move them now (e.g. the clock went back)
-      await Promise.race(ours.length > 0 ? ours : any);
+    this.#running.set(accountId, run);
+  }
+
+  /** Kicks every account with deliveries due now (the background interval calls this). Never rejects. */
+  async poll(): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      for (const accountId of await this.deps.store.accounts.due(this.deps.clock.now().getTime(), 1000)) this.kick(accountId);
+    } catch (error) {
+      this.deps.logger.error('looking for due deliveries failed', { err: error });
     }
   }
 
+  /**
+   * Attempts every delivery of the account that is due now on its clock (and those that fall
+   * due on the way, such as receiver checks), and resolves when each attempt is recorded,
+   * including attempts another replica made meanwhile.
+   */
+  async runDue(accountId: string): Promise<void> {
+    const mine = new Set<Promise<void>>();
+    let waitedMs = 0;
+    while (!this.#stopped) {
+      const doc = await this.deps.store.accounts.get(accountId);
+      if (!doc) break;
+      const nowMs = accountNowMs(this.deps.clock, doc.clock);
+      const free = this.options.concurrency - this.#inFlight.size;
+      if (free <= 0) {
+        await Promise.race(this.#inFlight.values());
+        continue;
+      }
+      const candidates = await this.deps.store.deliveries.due(accountId, nowMs, free * 4);
+      let startedNow = 0;
+      for (const candidate of candidates) {
+        if (this.#inFlight.size >= this.options.concurrency) break;
+        const origin = originOf(candidate.target);
+        if (this.#inFlight.has(candidate.deliveryId) || (this.#perOrigin.get(origin) ?? 0) >= this.#perOriginLimit) continue;
+        if (!(await this.deps.store.deliveries.claim(accountId, candidate.deliveryId, this.owner, this.#leaseMs))) continue;
+        if (this.#inFlight.has(candidate.deliveryId)) continue;
+        const attempt = this.#start(accountId, candidate, origin);
+        mine.add(attempt);
+        void attempt.finally(() => mine.delete(attempt));
+        startedNow++;
+      }
+      if (startedNow > 0) continue;
+      // An attempt of this round may add work (a receiver check) or free a slot of its origin.
+      if (mine.size > 0) {
+        await Promise.race(mine);
+        continue;
+      }
+      if (candidates.length > 0 && this.#inFlight.size > 0) {
+        await Promise.race(this.#inFlight.values());
+        continue;
+      }
+      const next = await this.deps.store.deliveries.nextDueMs(accountId);
+      if (next === null || next > nowMs || waitedMs >= this.#leaseMs) break;
+      // Due, but claimed by another replica: its attempt will be recorded within the lease.
+      await new Promise((resolve) => setTimeout(resolve, CLAIMED_ELSEWHERE_POLL_MS));
+      waitedMs += CLAIMED_ELSEWHERE_POLL_MS;
+    }
+    await Promise.all(mine);
+  }
+
   /** When the account's next pending attempt falls due (ms on its clock), or null. */
-  nextDueMs(accountId: string): number | null {
-    return this.deps.store.read((d) =>
-      d.deliveries.reduce<number | null>(
-        (min, x) => (x.accountId === accountId && x.state === 'pending' && x.dueAtMs !== null && (min === null || x.dueAtMs < min) ? x.dueAtMs : min),
-        null,
-      ),
-    );
+  nextDueMs(accountId: string): Promise<number | null> {
+    return this.deps.store.deliveries.nextDueMs(accountId);
   }
 
   /** Starts no new attempts from now on (shutdown); attempts in flight finish, and pending deliveries stay stored. */
@@ -172,11 +215,10 @@ export class Dispatcher {
     this.#stopped = true;
   }
 
-  /** Resolves when no attempt is in flight and none is about to start. */
+  /** Resolves when no attempt is in flight and no round is running. */
   async idle(): Promise<void> {
-    while (this.#inFlight.size > 0 || this.#pumpScheduled) {
-      if (this.#inFlight.size > 0) await Promise.all(this.#inFlight.values());
-      else await new Promise((resolve) => setImmediate(resolve));
+    while (this.#inFlight.size > 0 || this.#running.size > 0) {
+      await Promise.all([...this.#inFlight.values(), ...this.#running.values()]);
     }
   }
 
@@ -185,96 +227,57 @@ export class Dispatcher {
    * retries that fall due later on the account clock stay pending. Tests await this.
    */
   async drain(accountId?: string): Promise<void> {
-    for (;;) {
-      await this.runDue(accountId);
+    for (let round = 0; round < 1000 && !this.#stopped; round++) {
+      const accounts = accountId === undefined ? await this.deps.store.accounts.due(this.deps.clock.now().getTime(), 10_000) : [accountId];
+      await Promise.all(accounts.map((id) => this.runDue(id)));
       await this.idle();
-      if (this.#stopped) return;
-      const due = this.deps.store.read((d) => this.#eligible(d, accountId, false).length);
-      if (due === 0 && this.#inFlight.size === 0) return;
+      const left = accountId === undefined ? await this.deps.store.accounts.due(this.deps.clock.now().getTime(), 1) : await this.#dueNow(accountId);
+      if (left.length === 0) return;
     }
   }
 
-  /** Pending deliveries due now, oldest due first; in-flight ones included only when asked. */
-  #eligible(d: DeepReadonly<Data>, accountId: string | undefined, includeInFlight: boolean): DeepReadonly<DeliveryRecord>[] {
-    const nows = new Map<string, number>();
-    const nowOf = (account: string): number => {
-      let now = nows.get(account);
-      if (now === undefined) {
-        now = this.deps.clocks.now(account).getTime();
-        nows.set(account, now);
-      }
-      return now;
-    };
-    let byId: Map<string, DeepReadonly<DeliveryRecord>> | null = null;
-    const waitsForAnother = (afterId: string): boolean => {
-      byId ??= new Map(d.deliveries.map((x) => [x.deliveryId, x]));
-      const first = byId.get(afterId);
-      return first !== undefined && first.state === 'pending' && first.attempts.length === 0;
-    };
-    return d.deliveries
-      .filter(
-        (x) =>
-          x.state === 'pending' &&
-          x.dueAtMs !== null &&
-          (accountId === undefined || x.accountId === accountId) &&
-          (includeInFlight || !this.#inFlight.has(x.deliveryId)) &&
-          x.dueAtMs <= nowOf(x.accountId) &&
-          (x.afterDeliveryId === undefined || !waitsForAnother(x.afterDeliveryId)),
-      )
-      .sort((a, b) => (a.dueAtMs ?? 0) - (b.dueAtMs ?? 0));
+  async #dueNow(accountId: string): Promise<string[]> {
+    const doc = await this.deps.store.accounts.get(accountId);
+    if (!doc) return [];
+    const next = await this.nextDueMs(accountId);
+    return next !== null && next <= accountNowMs(this.deps.clock, doc.clock) ? [accountId] : [];
   }
 
-  #schedulePump(): void {
-    if (this.#pumpScheduled) return;
-    this.#pumpScheduled = true;
-    setImmediate(() => {
-      this.#pumpScheduled = false;
-      this.#pump();
-    });
-  }
-
-  /** Starts due deliveries while there are free slots, respecting the per-origin bound. */
-  #pump(): void {
-    if (this.#stopped || this.#inFlight.size >= this.options.concurrency) return;
-    const candidates = this.deps.store.read((d) => this.#eligible(d, undefined, false).map((x) => ({ deliveryId: x.deliveryId, target: x.target })));
-    for (const { deliveryId, target } of candidates) {
-      if (this.#inFlight.size >= this.options.concurrency) break;
-      const origin = originOf(target);
-      if ((this.#perOrigin.get(origin) ?? 0) >= this.#perOriginLimit) continue;
-      this.#start(deliveryId, origin);
-    }
-  }
-
-  #start(deliveryId: string, origin: string): void {
+  #start(accountId: string, delivery: DeliveryRecord, origin: string): Promise<void> {
     this.#perOrigin.set(origin, (this.#perOrigin.get(origin) ?? 0) + 1);
-    const promise = this.#attempt(deliveryId)
+    const promise = this.#attempt(accountId, delivery)
       .catch((error: unknown) => {
-        this.deps.logger.error('webhook attempt crashed', { deliveryId, err: error });
+        this.deps.logger.error('webhook attempt crashed', { deliveryId: delivery.deliveryId, err: error });
       })
       .finally(() => {
-        this.#inFlight.delete(deliveryId);
+        this.#inFlight.delete(delivery.deliveryId);
         const left = (this.#perOrigin.get(origin) ?? 1) - 1;
         if (left > 0) this.#perOrigin.set(origin, left);
         else this.#perOrigin.delete(origin);
-        // A freed slot may let a waiting delivery go; slots freed in the same turn share one scan.
-        this.#schedulePump();
       });
-    this.#inFlight.set(deliveryId, promise);
+    this.#inFlight.set(delivery.deliveryId, promise);
+    return promise;
   }
 
-  async #attempt(deliveryId: string): Promise<void> {
-    const found = this.deps.store.read((d) => {
-      const index = d.deliveries.findIndex((x) => x.deliveryId === deliveryId);
-      return index < 0 ? undefined : { index, delivery: d.deliveries[index] };
-    });
-    if (!found?.delivery) return;
-    const { delivery } = found;
-    const { accountId, kind, method, target } = delivery;
-    const at = this.deps.clocks.now(accountId);
+  async #attempt(accountId: string, delivery: DeliveryRecord): Promise<void> {
+    const { store, clock, logger } = this.deps;
+    const { deliveryId, kind, method, target } = delivery;
+    const before = await store.accounts.get(accountId);
+    if (!before) return;
+    // Production stops notifying a subscription once it is deleted.
+    if (delivery.subscriptionId !== null && kind !== 'token' && !before.subscriptions.some((s) => s.subscriptionId === delivery.subscriptionId)) {
+      await store.deliveries.update(accountId, deliveryId, (record) => {
+        if (record.state !== 'pending') return;
+        Object.assign(record, { state: 'failed', dueAtMs: null, nextAttemptAt: null, note: SUBSCRIPTION_DELETED_NOTE });
+      });
+      return;
+    }
+    const at = accountNow(clock, before.clock);
     const response = await this.deps.sender.send({
       method,
       url: target,
       ...(method === 'POST' ? { body: delivery.payload } : {}),
+      headers: { [DELIVERY_ID_HEADER]: deliveryId, [ATTEMPT_HEADER]: String(delivery.attempts.length + 1) },
       timeoutMs: this.options.timeoutMs,
     });
     const { ok, error, warnings } = assessAnswer(kind, method, response);
@@ -287,46 +290,35 @@ export class Dispatcher {
       warnings,
     };
     const logFields = { deliveryId, accountId, kind, method, target, ...attempt };
-    if (ok && warnings.length === 0) this.deps.logger.info('webhook attempt', logFields);
-    else this.deps.logger.warn(ok ? 'webhook attempt delivered with warnings' : 'webhook attempt failed', logFields);
+    if (ok && warnings.length === 0) logger.info('webhook attempt', logFields);
+    else logger.warn(ok ? 'webhook attempt delivered with warnings' : 'webhook attempt failed', logFields);
 
-    const pruned = await this.deps.store.write((d) => {
-      // The position seen before the attempt is usually still right; the log may have been pruned meanwhile.
-      const hinted = d.deliveries[found.index];
-      const record = hinted?.deliveryId === deliveryId ? hinted : d.deliveries.find((x) => x.deliveryId === deliveryId);
-      if (!record) return false;
+    // The clock may have moved during the attempt: the retry counts from the account's now after it.
+    const after = await store.accounts.get(accountId);
+    const nowMs = after ? accountNowMs(clock, after.clock) : at.getTime();
+    const recorded = await store.deliveries.update(accountId, deliveryId, (record) => {
       record.attempts.push(attempt);
       // Cancelled while the attempt was on its way: keep the attempt, not a new schedule.
-      if (record.state !== 'pending') return false;
-      if (ok) {
-        record.state = 'delivered';
-        record.dueAtMs = null;
-        record.nextAttemptAt = null;
-      } else if (record.attempts.length >= maxAttemptsOf(record.kind, this.options.maxAttempts)) {
-        record.state = 'failed';
+      if (record.state !== 'pending') return record.state;
+      if (ok || record.attempts.length >= maxAttemptsOf(record.kind, this.options.maxAttempts)) {
+        record.state = ok ? 'delivered' : 'failed';
         record.dueAtMs = null;
         record.nextAttemptAt = null;
       } else {
         // Doubling delays: backoff, 2 x backoff, 4 x backoff, ... on the account's clock.
         const delay = this.options.backoffMs * 2 ** (record.attempts.length - 1);
-        const nowMs = this.deps.clocks.now(record.accountId).getTime();
         record.dueAtMs = nowMs + delay;
         record.nextAttemptAt = new Date(nowMs + delay).toISOString();
-        return false;
       }
-      return this.#countFinished(d, record.accountId);
+      return record.state;
     });
-    if (pruned) this.deps.logger.debug('delivery log pruned', { accountId });
-  }
-
-  /** Prunes the account's log once it has grown a tenth past its limit, so pruning costs little per delivery. */
-  #countFinished(d: Data, accountId: string): boolean {
-    const count = (this.#finishedSincePrune.get(accountId) ?? 0) + 1;
-    if (count < Math.max(1, Math.ceil(this.#logLimit / 10))) {
-      this.#finishedSincePrune.set(accountId, count);
-      return false;
+    if (recorded === null) return;
+    if (delivery.checkReceiverAfter && delivery.attempts.length === 0) {
+      // SANDBOX: production requires the endpoint to answer GET as well as POST with JSON; the sandbox
+      // checks it once the confirmation POST has had its first attempt, and records the outcome in the log.
+      const check = this.build({ accountId, kind: 'receiver_check', subscriptionId: delivery.subscriptionId, locationId: delivery.locationId, method: 'GET', target, payload: null }, nowMs);
+      await store.deliveries.add(accountId, [check]);
     }
-    this.#finishedSincePrune.set(accountId, 0);
-    return pruneDeliveryLog(d, accountId, this.#logLimit) > 0;
+    await publishAccountEvent(store, accountId, { type: 'delivery', deliveryId, kind, state: recorded, attempt: attempt.at });
   }
 }

@@ -1,11 +1,12 @@
 import { Router } from 'express';
 
 import { invalidParameter, notFound } from '../core/errors.js';
-import type { Deps } from '../deps.js';
-import { pageOf, parsePaging } from '../http/pagination.js';
+import { parsePaging } from '../http/pagination.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly, queryString } from '../http/routing.js';
-import type { Data, DeepReadonly, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
+import type { DeliveryKind, DeliveryState } from '../store/data.js';
+import type { Store } from '../store/store.js';
+import type { Dispatcher } from './dispatcher.js';
 import { presentDelivery } from './presenter.js';
 
 const DEFAULT_DELIVERIES_PER_PAGE = 50;
@@ -13,10 +14,9 @@ const STATES: readonly DeliveryState[] = ['pending', 'delivered', 'failed'];
 const KINDS: readonly DeliveryKind[] = ['confirmation', 'alert', 'token', 'receiver_check'];
 const LIST_QUERY = ['subscriptionId', 'locationId', 'state', 'kind', 'page', 'perPage'];
 
-function findOwnDelivery(data: DeepReadonly<Data>, accountId: string, deliveryId: string): DeepReadonly<DeliveryRecord> {
-  const delivery = data.deliveries.find((x) => x.deliveryId === deliveryId && x.accountId === accountId);
-  if (!delivery) throw notFound(`No delivery ${JSON.stringify(deliveryId)} in this account (the log keeps the newest finished deliveries)`);
-  return delivery;
+export interface DeliveriesDeps {
+  store: Store;
+  dispatcher: Dispatcher;
 }
 
 function oneOf<T extends string>(query: Record<string, unknown>, name: string, values: readonly T[]): T | undefined {
@@ -26,11 +26,13 @@ function oneOf<T extends string>(query: Record<string, unknown>, name: string, v
   return value as T;
 }
 
+const missing = (deliveryId: string): Error => notFound(`No delivery ${JSON.stringify(deliveryId)} in this account (the log keeps the newest finished deliveries)`);
+
 /** /sandbox/deliveries: the account's delivery log, and redelivery. */
-export function deliveriesSandboxRouter(deps: Deps): Router {
+export function deliveriesSandboxRouter(deps: DeliveriesDeps): Router {
   const router = Router({ strict: true });
 
-  router.get('/deliveries', (req, res) => {
+  router.get('/deliveries', async (req, res) => {
     const { accountId } = authOf(res);
     const query = req.query as Record<string, unknown>;
     const unknown = Object.keys(query).filter((k) => !LIST_QUERY.includes(k));
@@ -39,27 +41,24 @@ export function deliveriesSandboxRouter(deps: Deps): Router {
     const locationId = queryString(query, 'locationId');
     const state = oneOf(query, 'state', STATES);
     const kind = oneOf(query, 'kind', KINDS);
-    const paging = parsePaging(query, DEFAULT_DELIVERIES_PER_PAGE);
-    const deliveries = deps.store.read((d) =>
-      d.deliveries
-        .filter(
-          (x) =>
-            x.accountId === accountId &&
-            (subscriptionId === undefined || x.subscriptionId === subscriptionId) &&
-            (locationId === undefined || x.locationId === locationId) &&
-            (state === undefined || x.state === state) &&
-            (kind === undefined || x.kind === kind),
-        )
-        .reverse(),
-    );
-    const page = pageOf('deliveries', deliveries, paging);
-    res.json({ ...page, deliveries: page.deliveries.map(presentDelivery) });
+    const { page, perPage } = parsePaging(query, DEFAULT_DELIVERIES_PER_PAGE);
+    const { total, items } = await deps.store.deliveries.list(accountId, {
+      ...(subscriptionId === undefined ? {} : { subscriptionId }),
+      ...(locationId === undefined ? {} : { locationId }),
+      ...(state === undefined ? {} : { state }),
+      ...(kind === undefined ? {} : { kind }),
+      offset: (page - 1) * perPage,
+      limit: perPage,
+    });
+    res.json({ page, perPage, pageCount: Math.ceil(total / perPage), total, deliveries: items.map(presentDelivery) });
   });
   allowOnly(router, '/deliveries', ['GET']);
 
-  router.get('/deliveries/:deliveryId', (req, res) => {
+  router.get('/deliveries/:deliveryId', async (req, res) => {
     const { accountId } = authOf(res);
-    res.json(presentDelivery(deps.store.read((d) => findOwnDelivery(d, accountId, req.params.deliveryId))));
+    const delivery = await deps.store.deliveries.get(accountId, req.params.deliveryId);
+    if (!delivery) throw missing(req.params.deliveryId);
+    res.json(presentDelivery(delivery));
   });
   allowOnly(router, '/deliveries/:deliveryId', ['GET']);
 
@@ -70,18 +69,21 @@ export function deliveriesSandboxRouter(deps: Deps): Router {
     if (body !== undefined && (typeof body !== 'object' || body === null || Object.keys(body).length > 0)) {
       throw invalidParameter('body', 'redeliver takes no body; send an empty request');
     }
-    const original = deps.store.read((d) => findOwnDelivery(d, accountId, req.params.deliveryId));
-    const copy = await deps.dispatcher.enqueue({
-      accountId,
-      kind: original.kind,
-      subscriptionId: original.subscriptionId,
-      locationId: original.locationId,
-      method: original.method,
-      target: original.target,
-      payload: structuredClone(original.payload),
-      redeliveryOf: original.deliveryId,
-    });
-    res.status(201).json(presentDelivery(copy));
+    const original = await deps.store.deliveries.get(accountId, req.params.deliveryId);
+    if (!original) throw missing(req.params.deliveryId);
+    const [copy] = await deps.dispatcher.enqueue(accountId, [
+      {
+        accountId,
+        kind: original.kind,
+        subscriptionId: original.subscriptionId,
+        locationId: original.locationId,
+        method: original.method,
+        target: original.target,
+        payload: structuredClone(original.payload),
+        redeliveryOf: original.deliveryId,
+      },
+    ]);
+    res.status(201).json(presentDelivery(copy!));
   });
   allowOnly(router, '/deliveries/:deliveryId/redeliver', ['POST']);
 

@@ -5,6 +5,8 @@ export interface WebhookRequest {
   method: 'POST' | 'GET';
   url: string;
   body?: unknown;
+  /** Extra headers, e.g. X-Sandbox-Delivery-Id and X-Sandbox-Attempt. */
+  headers?: Record<string, string>;
   timeoutMs: number;
 }
 
@@ -30,13 +32,13 @@ export const USER_AGENT = 'water-sandbox-webhooks/1';
 
 /** The real sender: global fetch with a per-attempt timeout. */
 export const fetchSender: WebhookSender = {
-  async send({ method, url, body, timeoutMs }) {
+  async send({ method, url, body, headers = {}, timeoutMs }) {
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
     try {
       const init: RequestInit = {
         method,
-        headers: { 'user-agent': USER_AGENT, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { 'user-agent': USER_AGENT, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         signal: AbortSignal.timeout(timeoutMs),
         redirect: 'manual',
       };

@@ -1,6 +1,6 @@
 import request from 'supertest';
 
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, changeDoc, deliveriesIn, docOf, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { ALERT_PAYLOAD_KEYS, endAlert, givenSubscription, postedBodies, startAlert, subscribeAndConfirm } from '../webhooks/support.js';
@@ -154,7 +154,7 @@ describe('the leak rules through the API', () => {
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     t.clock.advance(3_600_000);
     const high = await startAlert(t, { type: 'highLeak' }).expect(201);
-    const alerts = t.store.read((d) => d.alerts.map((a) => ({ type: a.type, startTime: a.startTime, stopTime: a.stopTime, flowGpm: a.flowGpm })));
+    const alerts = (await docOf(t)).alerts.map((a) => ({ type: a.type, startTime: a.startTime, stopTime: a.stopTime, flowGpm: a.flowGpm }));
     expect(alerts).toEqual([
       { type: 'lowLeak', startTime: NOW_S - 300, stopTime: high.body.startTime, flowGpm: 0.5 },
       { type: 'highLeak', startTime: NOW_S + 3600 - 300, stopTime: 0, flowGpm: 6 },
@@ -200,7 +200,7 @@ describe('validation and scoping', () => {
     const res = await startAlert(t, body as Record<string, unknown>).expect(400);
     expect(res.body).toMatchObject({ error: 'invalid_parameter', parameter });
     expect(res.body.message).toContain(parameter);
-    expect(t.store.read((d) => [d.alerts.length, d.deliveries.length])).toEqual([0, 0]);
+    expect([(await docOf(t)).alerts.length, (await deliveriesIn(t)).length]).toEqual([0, 0]);
   });
 
   it('refuses a body that is not JSON with 415', async () => {
@@ -244,8 +244,8 @@ describe('validation and scoping', () => {
   });
 
   it('dates alerts on the account virtual clock', async () => {
-    await t.store.write((d) => {
-      d.clocks.push({ accountId: DEMO_ACCOUNT_ID, offsetMs: 86_400_000, frozenAtMs: null });
+    await changeDoc(t, (d) => {
+      d.clock = { offsetMs: 86_400_000, frozenAtMs: null };
     });
     const res = await startAlert(t, { type: 'lowLeak' }).expect(201);
     expect(res.body.detectedTime).toBe(NOW_S + 86_400);

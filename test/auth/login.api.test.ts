@@ -1,6 +1,6 @@
 import request from 'supertest';
 
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, docOf, sessionsOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
 import { basicAuth, codeOf, formFields, loginPath, NATIVE_REDIRECT_URI, submitLogin } from '../helpers/oauth.js';
 
@@ -98,7 +98,7 @@ describe('signing in with the form', () => {
     expect(res.headers['location']).toBeUndefined();
     expect(res.text).toContain(`<div class="error" role="alert" id="login-error">${message}</div>`);
     expect(formFields(res.text)).toMatchObject({ client_id: DEMO_CLIENT.clientId, state: 's1' });
-    expect(t.store.read((d) => d.authorizationCodes)).toHaveLength(0);
+    expect((await docOf(t)).authorizationCodes).toHaveLength(0);
   });
 
   it('keeps the typed e-mail in the form after a failed attempt', async () => {
@@ -210,7 +210,7 @@ describe('GET /logout', () => {
     await submitLogin(agent);
     const res = await agent.get(logoutPath(DEMO_CLIENT.clientId, 'http://localhost:3000/signed-out')).expect(302);
     expect(res.headers['location']).toBe('http://localhost:3000/signed-out');
-    expect(t.store.read((d) => d.sessions)).toHaveLength(0);
+    expect(await sessionsOf(t)).toEqual({});
     const page = await agent.get(loginPath()).expect(200);
     expect(page.text).toContain('name="password"');
   });

@@ -1,9 +1,9 @@
 import { parseBasicCredentials } from '../../src/auth/clients.js';
-import { escapeHtml, html, trusted } from '../../src/auth/html.js';
+import { escapeHtml, html, trusted } from '../../src/http/html.js';
 import { uriProblem } from '../../src/auth/registration.js';
 import { pruneGrants, RETENTION_MS, revokeGrant } from '../../src/auth/tokens.js';
 import { OAuthError } from '../../src/core/errors.js';
-import { emptyData, type Data } from '../../src/store/data.js';
+import { emptyAccountDoc, type AccountDoc } from '../../src/store/data.js';
 
 describe('parseBasicCredentials', () => {
   const basic = (text: string): string => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;
@@ -68,8 +68,8 @@ describe('grants in the store', () => {
   const DAY = 24 * 3600_000;
   const at = (ms: number): string => new Date(ms).toISOString();
 
-  function dataWith(nowMs: number): Data {
-    const d = emptyData();
+  function dataWith(nowMs: number): AccountDoc {
+    const d = emptyAccountDoc({ accountId: 'a', name: 'A', origin: 'generated', initialLocations: [], createdAt: at(nowMs) });
     const base = { clientId: 'c', userId: 'u', accountId: 'a' };
     d.authorizationCodes.push({ ...base, code: 'old', redirectUri: 'x', expiresAt: at(nowMs - RETENTION_MS), usedAt: null });
     d.authorizationCodes.push({ ...base, code: 'recent', redirectUri: 'x', expiresAt: at(nowMs - RETENTION_MS + 1), usedAt: at(nowMs - DAY) });
@@ -85,16 +85,16 @@ describe('grants in the store', () => {
   it('pruneGrants drops what died more than RETENTION_MS ago and keeps the rest', () => {
     const nowMs = Date.UTC(2026, 2, 10);
     const d = dataWith(nowMs);
-    pruneGrants(d, () => nowMs);
+    pruneGrants(d, nowMs);
     expect(d.authorizationCodes.map((c) => c.code)).toEqual(['recent']);
     expect(d.accessTokens.map((x) => x.accessToken)).toEqual(['live']);
     expect(d.refreshTokens.map((x) => x.refreshToken)).toEqual(['spent-recently', 'live']);
   });
 
-  it('pruneGrants reads each account clock', () => {
+  it('pruneGrants measures from the now it is given (the account clock)', () => {
     const nowMs = Date.UTC(2026, 2, 10);
     const d = dataWith(nowMs);
-    pruneGrants(d, () => nowMs - 10 * DAY);
+    pruneGrants(d, nowMs - 10 * DAY);
     expect(d.accessTokens).toHaveLength(3);
   });
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
 
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, OTHER_API_KEY } from '../helpers/demo.js';
+import { buildTestApp, docOf, type TestApp } from '../helpers/build-test-app.js';
+import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, OTHER_ACCOUNT_ID, OTHER_API_KEY } from '../helpers/demo.js';
 import { loginAndGetToken, loginPath } from '../helpers/oauth.js';
 
 const VALID = {
@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 const register = (body: unknown, key = DEMO_API_KEY) => request(t.app).post('/sandbox/oauth-clients').set(bearer(key)).send(body as object);
-const clientCount = (): number => t.store.read((d) => d.oauthClients.length);
+const clientCount = async (): Promise<number> => (await docOf(t)).oauthClients.length + (await docOf(t, OTHER_ACCOUNT_ID)).oauthClients.length;
 
 describe('POST /sandbox/oauth-clients', () => {
   it('registers a client and answers 201 with client_id, client_secret and the registration', async () => {
@@ -35,7 +35,7 @@ describe('POST /sandbox/oauth-clients', () => {
 
   it('records the registering account', async () => {
     const res = await register(VALID).expect(201);
-    const record = t.store.read((d) => d.oauthClients.find((c) => c.clientId === res.body.client_id));
+    const record = (await docOf(t)).oauthClients.find((c) => c.clientId === res.body.client_id);
     expect(record?.registration?.accountId).toBe(DEMO_ACCOUNT_ID);
   });
 
@@ -62,10 +62,10 @@ describe('POST /sandbox/oauth-clients', () => {
   });
 
   it('refuses a chosen clientId that exists with 409 and stores nothing', async () => {
-    const before = clientCount();
+    const before = await clientCount();
     const res = await register({ ...VALID, clientId: 'demo-client' }).expect(409);
     expect(res.body.error).toBe('client_id_taken');
-    expect(clientCount()).toBe(before);
+    expect(await clientCount()).toBe(before);
   });
 
   it.each([
@@ -108,11 +108,11 @@ describe('POST /sandbox/oauth-clients', () => {
     ['clientId', 'tab\there', 'clientId must be visible ASCII characters'],
     ['postTokenToRedirectUri', 'no', 'postTokenToRedirectUri must be true or false'],
   ])('refuses %s %j with a 400 naming the field and the rule, and stores nothing', async (field, value, rule) => {
-    const before = clientCount();
+    const before = await clientCount();
     const res = await register({ ...VALID, [field]: value }).expect(400);
     expect(res.body).toMatchObject({ error: 'invalid_parameter', parameter: field });
     expect(res.body.message).toContain(rule);
-    expect(clientCount()).toBe(before);
+    expect(await clientCount()).toBe(before);
   });
 
   it.each(['name', 'companyName', 'email', 'phone', 'applicationName', 'applicationWebsite', 'description', 'redirectUri', 'signOutUri'])(

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 
 import { SESSION_TTL_MS } from '../../src/auth/session.js';
-import { buildTestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, sessionsOf } from '../helpers/build-test-app.js';
 import { formFields, loginPath } from '../helpers/oauth.js';
 import { DEMO_USER } from '../helpers/demo.js';
 
@@ -26,8 +26,8 @@ async function signIn(app: Parameters<typeof request>[0]): Promise<string> {
 }
 
 describe('login sessions', () => {
-  it('survive a restart on the same DATA_FILE: the browser is still signed in', async () => {
-    const env = { DATA_FILE: join(dir, 'state.json') };
+  it('survive a restart on the same DATA_DIR: the browser is still signed in', async () => {
+    const env = { DATA_DIR: join(dir, 'state') };
     const first = await buildTestApp({ env });
     const cookie = await signIn(first.app);
     await first.store.flush();
@@ -40,18 +40,15 @@ describe('login sessions', () => {
   it('keep the cookie-signing secret in the store', async () => {
     const t = await buildTestApp();
     await request(t.app).get(loginPath()).expect(200);
-    expect(t.store.read((d) => d.sessionSecret)).toMatch(/^[\w-]{40,}$/);
+    expect(await t.store.settings.get('sessionSecret')).toMatch(/^[\w-]{40,}$/);
   });
 
-  it('write the secret back after a global reset emptied it, so a restart keeps the sessions', async () => {
+  it('outlive a global reset: the fixture users keep their ids, so the browser stays signed in', async () => {
     const t = await buildTestApp();
-    const secret = t.store.read((d) => d.sessionSecret);
-    await t.store.write((d) => {
-      d.sessionSecret = null;
-      d.sessions = [];
-    });
-    await signIn(t.app);
-    expect(t.store.read((d) => d.sessionSecret)).toBe(secret);
+    const cookie = await signIn(t.app);
+    await request(t.app).post('/sandbox/admin/reset').expect(200);
+    const res = await request(t.app).get(loginPath()).set('Cookie', cookie).expect(302);
+    expect(res.headers['location']).toMatch(/^waterapp:\/\/callback\?code=/);
   });
 
   it('end a day after they were last used (process clock), and are then dropped from the store', async () => {
@@ -60,14 +57,16 @@ describe('login sessions', () => {
     t.clock.advance(SESSION_TTL_MS);
     const page = await request(t.app).get(loginPath()).set('Cookie', cookie).expect(200);
     expect(page.text).toContain('name="password"');
-    expect(t.store.read((d) => d.sessions.length)).toBe(1);
-    expect(t.store.read((d) => d.sessions[0]!.expiresAt)).toBe(new Date(t.clock.now().getTime() + SESSION_TTL_MS).toISOString());
+    const sid = decodeURIComponent(cookie.split('=')[1]!).replace(/^s:/, '').replace(/\.[^.]*$/, '');
+    const live = await sessionsOf(t);
+    expect(Object.keys(live)).toHaveLength(1);
+    expect(live[sid]).toBeUndefined();
   });
 
   it('are not created for a visitor who only hits an error page', async () => {
     const t = await buildTestApp();
     const res = await request(t.app).get(loginPath({ clientId: 'unknown' })).expect(400);
     expect(res.headers['set-cookie']).toBeUndefined();
-    expect(t.store.read((d) => d.sessions)).toEqual([]);
+    expect(await sessionsOf(t)).toEqual({});
   });
 });

@@ -1,6 +1,6 @@
 import request from 'supertest';
 
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, deliveriesIn, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY } from '../helpers/demo.js';
 import { basicAuth, loginAndGetToken, type OAuthTokens, partnerRegistration } from '../helpers/oauth.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -41,7 +41,7 @@ async function signInThroughReceiver(
   return { tokens, client };
 }
 
-const tokenDeliveries = () => t.store.read((d) => d.deliveries.filter((x) => x.kind === 'token'));
+const tokenDeliveries = async () => (await deliveriesIn(t)).filter((x) => x.kind === 'token');
 
 describe('token delivery to the redirect URI', () => {
   it('POSTs the token response as JSON to the redirect URI and records it as delivered', async () => {
@@ -52,7 +52,7 @@ describe('token delivery to the redirect URI', () => {
     expect(post).toMatchObject({ method: 'POST', path: '/callback' });
     expect(post.headers['content-type']).toMatch(/^application\/json/);
     expect(post.body).toEqual(tokens);
-    expect(tokenDeliveries()).toEqual([
+    expect(await tokenDeliveries()).toEqual([
       expect.objectContaining({ accountId: DEMO_ACCOUNT_ID, kind: 'token', target: receiver.url('/callback'), state: 'delivered', payload: tokens }),
     ]);
   });
@@ -76,13 +76,13 @@ describe('token delivery to the redirect URI', () => {
     const { tokens } = await signInThroughReceiver();
     await t.deps.dispatcher.idle();
     expect(tokens.token_type).toBe('Bearer');
-    const [delivery] = tokenDeliveries();
+    const [delivery] = await tokenDeliveries();
     expect(delivery).toMatchObject({ state: 'pending', attempts: [expect.objectContaining({ statusCode: 500 })] });
     receiver.fallback = { status: 200, body: '{"ok":true}' };
     t.clock.advance(1000);
-    await t.deps.dispatcher.runDue();
+    await t.deps.dispatcher.drain();
     await t.deps.dispatcher.idle();
-    expect(tokenDeliveries()[0]).toMatchObject({ state: 'delivered' });
+    expect((await tokenDeliveries())[0]).toMatchObject({ state: 'delivered' });
   });
 
   it('never fails the token request when nothing listens at the redirect URI', async () => {
@@ -92,33 +92,33 @@ describe('token delivery to the redirect URI', () => {
     const { tokens } = await signInThroughReceiver({}, deadUrl);
     await t.deps.dispatcher.idle();
     expect(tokens.token_type).toBe('Bearer');
-    expect(tokenDeliveries()[0]).toMatchObject({ target: deadUrl, state: 'pending', attempts: [expect.objectContaining({ statusCode: null, error: expect.any(String) })] });
+    expect((await tokenDeliveries())[0]).toMatchObject({ target: deadUrl, state: 'pending', attempts: [expect.objectContaining({ statusCode: null, error: expect.any(String) })] });
   });
 
   it('is switched off with TOKEN_DELIVERY=false', async () => {
     await signInThroughReceiver({ TOKEN_DELIVERY: 'false' });
     await t.deps.dispatcher.idle();
-    expect(tokenDeliveries()).toEqual([]);
+    expect(await tokenDeliveries()).toEqual([]);
     expect(receiver.received).toEqual([]);
   });
 
   it('is skipped for a client registered with postTokenToRedirectUri: false', async () => {
     await signInThroughReceiver({}, receiver.url('/callback'), { postTokenToRedirectUri: false });
     await t.deps.dispatcher.idle();
-    expect(tokenDeliveries()).toEqual([]);
+    expect(await tokenDeliveries()).toEqual([]);
     expect(receiver.received).toEqual([]);
   });
 
   it('is skipped for a custom-scheme redirect URI, which cannot receive a POST', async () => {
     t = await buildTestApp();
     await loginAndGetToken(t.app, { redirectUri: 'waterapp://callback' });
-    expect(tokenDeliveries()).toEqual([]);
+    expect(await tokenDeliveries()).toEqual([]);
   });
 
   it('is skipped for a loopback redirect URI when BLOCK_PRIVATE_ENDPOINTS=true', async () => {
     await signInThroughReceiver({ BLOCK_PRIVATE_ENDPOINTS: 'true' });
     await t.deps.dispatcher.idle();
-    expect(tokenDeliveries()).toEqual([]);
+    expect(await tokenDeliveries()).toEqual([]);
     expect(receiver.received).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import request from 'supertest';
 
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, changeDoc, docOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATIONS, OTHER_LOCATIONS } from '../helpers/demo.js';
 import { basicAuth, codeOf, loginAndGetToken, NATIVE_REDIRECT_URI, type OAuthTokens, partnerRegistration, submitLogin } from '../helpers/oauth.js';
 
@@ -315,9 +315,8 @@ describe('access tokens on the API', () => {
 
   it('expire on the account clock, not the process clock', async () => {
     const tokens = await loginAndGetToken(t.app);
-    await t.store.write((d) => {
-      d.clocks = d.clocks.filter((c) => c.accountId !== DEMO_ACCOUNT_ID);
-      d.clocks.push({ accountId: DEMO_ACCOUNT_ID, offsetMs: tokens.expires_in * 1000, frozenAtMs: null });
+    await changeDoc(t, (d) => {
+      d.clock = { offsetMs: tokens.expires_in * 1000, frozenAtMs: null };
     });
     const res = await request(t.app).get('/v1/locations').set(bearer(tokens.access_token)).expect(403);
     expect(res.body.error).toBe('token_expired');
@@ -338,11 +337,12 @@ describe('store hygiene', () => {
     await newCode();
     t.clock.advance(31 * 24 * 3600_000);
     await newCode();
-    const left = t.store.read((d) => ({
+    const d = await docOf(t);
+    const left = {
       codes: d.authorizationCodes.length,
       access: d.accessTokens.some((x) => x.accessToken === tokens.access_token),
       refresh: d.refreshTokens.some((x) => x.refreshToken === tokens.refresh_token),
-    }));
+    };
     expect(left).toEqual({ codes: 1, access: false, refresh: false });
   });
 });

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { parseScenarioFile, type Scenario } from '../../src/scenarios/schema.js';
 import { runDueSteps } from '../../src/scenarios/runner.js';
 import type { DeliveryRecord } from '../../src/store/data.js';
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, deliveriesIn, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { advance, givenConfirmedSubscription, notificationsOf } from '../scenarios/given.js';
@@ -36,8 +36,7 @@ afterEach(async () => {
 });
 
 const at = (seconds: number): string => new Date(TEST_START.getTime() + seconds * 1000).toISOString();
-const alertDeliveries = (): DeliveryRecord[] =>
-  t.store.read((d) => d.deliveries.filter((x) => x.kind === 'alert').map((x) => structuredClone(x) as DeliveryRecord));
+const alertDeliveries = async (): Promise<DeliveryRecord[]> => (await deliveriesIn(t)).filter((x) => x.kind === 'alert');
 
 describe('advancing the clock through a retry and a scenario step', () => {
   it('sends the retry due at +60 s before the step due at +90 s, each at its own virtual time', async () => {
@@ -48,7 +47,7 @@ describe('advancing the clock through a retry and a scenario step', () => {
     await advance(t, 120).expect(200);
 
     expect(notificationsOf(receiver, from).map((n) => n.active)).toEqual([true, true, false]);
-    const [start, end] = alertDeliveries();
+    const [start, end] = await alertDeliveries();
     expect(start?.payload).toMatchObject({ active: true });
     expect(start?.attempts.map((a) => [a.at, a.statusCode])).toEqual([
       [at(0), 503],

@@ -90,7 +90,7 @@ describe('POST /sandbox/clock', () => {
   });
 
   it.each([
-    [{}, 'body', 'now, frozen or advanceSeconds'],
+    [{}, 'body', 'now, frozen, advanceSeconds or realTime'],
     [[], 'body', 'JSON object'],
     ['"soon"', 'body', 'JSON object'],
     [{ advanceSeconds: 0 }, 'advanceSeconds', 'more than 0'],

@@ -9,7 +9,11 @@ describe('loadConfig', () => {
       port: 8080,
       host: '0.0.0.0',
       publicUrl: null,
-      dataFile: './data/sandbox.json',
+      dataDir: './data',
+      legacyDataFile: './data/sandbox.json',
+      redisUrl: null,
+      accountTtlSeconds: 2592000,
+      resetOnStart: false,
       fixturesDir: './fixtures',
       scenariosDir: './scenarios',
       seed: 1,
@@ -31,7 +35,10 @@ describe('loadConfig', () => {
         PORT: '0',
         HOST: '127.0.0.1',
         PUBLIC_URL: 'https://sandbox.example.com/',
-        DATA_FILE: ':memory:',
+        DATA_DIR: ':memory:',
+        REDIS_URL: 'redis://localhost:6379',
+        ACCOUNT_TTL: '0',
+        RESET: 'true',
         SEED: '42',
         TLS: 'self-signed',
         ADMIN_TOKEN: 'secret',
@@ -50,7 +57,11 @@ describe('loadConfig', () => {
       port: 0,
       host: '127.0.0.1',
       publicUrl: 'https://sandbox.example.com',
-      dataFile: ':memory:',
+      dataDir: ':memory:',
+      legacyDataFile: null,
+      redisUrl: 'redis://localhost:6379',
+      accountTtlSeconds: 0,
+      resetOnStart: true,
       seed: 42,
       tls: { mode: 'self-signed' },
       adminToken: 'secret',
@@ -92,6 +103,19 @@ describe('loadConfig', () => {
     [{ SCENARIO_LOCATION_ID: 'x' }, 'SCENARIO_LOCATION_ID'],
   ])('refuses %j', (env, fragment) => {
     expect(() => loadConfig(env, () => true)).toThrow(fragment);
+  });
+
+  it('migrates DATA_FILE into DATA_DIR, and still reads the 0.1 form DATA_FILE=:memory: as a store in memory', () => {
+    expect(loadConfig({ DATA_DIR: '/srv/state', DATA_FILE: '/srv/old.json' })).toMatchObject({ dataDir: '/srv/state', legacyDataFile: '/srv/old.json' });
+    expect(loadConfig({ DATA_FILE: ':memory:' })).toMatchObject({ dataDir: ':memory:', legacyDataFile: null });
+  });
+
+  it.each([
+    [{ REDIS_URL: 'http://localhost:6379' }, 'REDIS_URL="http://localhost:6379": must be a redis:// or rediss:// URL'],
+    [{ ACCOUNT_TTL: '-5' }, 'ACCOUNT_TTL="-5": must be a whole number'],
+    [{ RESET: 'please' }, 'RESET="please": must be true or false'],
+  ])('refuses %j with a message naming the variable and the rule', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
   });
 
   it('treats empty variables as unset', () => {

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { DASHBOARD_CLIENT_ID } from '../../src/dashboard/access.js';
 import { DASHBOARD_SCRIPT } from '../../src/dashboard/client-script.js';
 import type { DashboardConfig } from '../../src/dashboard/page.js';
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, changeDoc, docOf, sessionsOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_LOCATION_ID, DEMO_LOCATIONS, DEMO_USER, OTHER_ACCOUNT_ID, OTHER_LOCATION_ID } from '../helpers/demo.js';
 import { loginPath, submitLogin } from '../helpers/oauth.js';
 
@@ -47,8 +47,9 @@ async function openDashboard(): Promise<{ agent: Agent; page: request.Response; 
   return { agent, page, config: configOf(page.text) };
 }
 
-const namesOf = (accountId: string): string[] => t.store.read((d) => d.locations.filter((l) => l.accountId === accountId).map((l) => l.name));
-const dashboardTokens = () => t.store.read((d) => d.accessTokens.filter((x) => x.clientId === DASHBOARD_CLIENT_ID));
+const namesOf = async (accountId: string): Promise<string[]> => (await docOf(t, accountId)).locations.map((l) => l.name);
+const dashboardTokens = async () => (await docOf(t)).accessTokens.filter((x) => x.clientId === DASHBOARD_CLIENT_ID);
+const signedInSessions = async () => Object.values(await sessionsOf(t)).filter((s) => s['userId'] !== undefined);
 
 describe('GET / without a signed-in session', () => {
   it('shows the sign-in form and nothing of any account', async () => {
@@ -56,11 +57,11 @@ describe('GET / without a signed-in session', () => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.text).toContain('action="/dashboard/sign-in"');
     expect(res.text).toContain('name="password"');
-    for (const name of [...namesOf(DEMO_ACCOUNT_ID), ...namesOf(OTHER_ACCOUNT_ID), 'Demo Household', 'Other Household', DEMO_LOCATION_ID]) {
+    for (const name of [...await namesOf(DEMO_ACCOUNT_ID), ...await namesOf(OTHER_ACCOUNT_ID), 'Demo Household', 'Other Household', DEMO_LOCATION_ID]) {
       expect(res.text).not.toContain(name);
     }
     expect(res.text).not.toContain('data-config');
-    expect(dashboardTokens()).toEqual([]);
+    expect(await dashboardTokens()).toEqual([]);
   });
 });
 
@@ -77,7 +78,7 @@ describe('POST /dashboard/sign-in', () => {
     expect(res.text).toContain(`value="${credentials.email}"`);
     const again = await agent.get('/').expect(200);
     expect(again.text).toContain('name="password"');
-    expect(t.store.read((d) => d.sessions.filter((s) => s.session['userId'] !== undefined))).toEqual([]);
+    expect(await signedInSessions()).toEqual([]);
   });
 
   it('without the form\'s CSRF token answers 403 and signs nobody in', async () => {
@@ -108,8 +109,8 @@ describe('the signed-in dashboard', () => {
   it('lists the account\'s locations, and only them', async () => {
     const { page, config } = await openDashboard();
     expect(page.text).toContain('Demo Household');
-    for (const name of namesOf(DEMO_ACCOUNT_ID)) expect(page.text).toContain(name);
-    for (const name of [...namesOf(OTHER_ACCOUNT_ID), 'Other Household', OTHER_LOCATION_ID]) expect(page.text).not.toContain(name);
+    for (const name of await namesOf(DEMO_ACCOUNT_ID)) expect(page.text).toContain(name);
+    for (const name of [...await namesOf(OTHER_ACCOUNT_ID), 'Other Household', OTHER_LOCATION_ID]) expect(page.text).not.toContain(name);
     expect(config.locations.map((l) => l.locationId)).toEqual(DEMO_LOCATIONS.map((l) => l.locationId));
     expect(config.locations.map((l) => l.timeZone)).toEqual(DEMO_LOCATIONS.map((l) => l.timeZone));
   });
@@ -121,10 +122,11 @@ describe('the signed-in dashboard', () => {
     await request(t.app).get(`/v1/locations/${OTHER_LOCATION_ID}`).set(bearer(config.accessToken)).expect(404);
     await request(t.app).get('/sandbox/clock').set(bearer(config.accessToken)).expect(200);
 
-    const demoUserId = t.store.read((d) => d.users.find((u) => u.email === DEMO_USER.email)!.userId);
-    const record = t.store.read((d) => d.accessTokens.find((x) => x.accessToken === config.accessToken));
+    const doc = await docOf(t);
+    const demoUserId = doc.users.find((u) => u.email === DEMO_USER.email)!.userId;
+    const record = doc.accessTokens.find((x) => x.accessToken === config.accessToken);
     expect(record).toMatchObject({ clientId: DASHBOARD_CLIENT_ID, accountId: DEMO_ACCOUNT_ID, userId: demoUserId, revokedAt: null });
-    const expected = new Date(t.deps.clocks.now(DEMO_ACCOUNT_ID).getTime() + t.deps.config.accessTokenTtlSeconds * 1000).toISOString();
+    const expected = new Date(t.clock.now().getTime() + t.deps.config.accessTokenTtlSeconds * 1000).toISOString();
     expect(record?.expiresAt).toBe(expected);
     expect(config.tokenExpiresAt).toBe(expected);
   });
@@ -133,7 +135,7 @@ describe('the signed-in dashboard', () => {
     const { agent, config } = await openDashboard();
     const ttl = t.deps.config.accessTokenTtlSeconds;
     expect(configOf((await agent.get('/')).text).accessToken).toBe(config.accessToken);
-    expect(dashboardTokens()).toHaveLength(1);
+    expect(await dashboardTokens()).toHaveLength(1);
 
     await request(t.app).post('/sandbox/clock').set(bearer(config.accessToken)).send({ advanceSeconds: ttl * 0.6 }).expect(200);
     const fresh = configOf((await agent.get('/')).text);
@@ -147,9 +149,9 @@ describe('the signed-in dashboard', () => {
   });
 
   it('escapes hostile text in the account and location names', async () => {
-    await t.store.write((d) => {
+    await changeDoc(t, (d) => {
       d.locations.find((l) => l.locationId === DEMO_LOCATION_ID)!.name = HOSTILE;
-      d.accounts.find((a) => a.accountId === DEMO_ACCOUNT_ID)!.name = HOSTILE_ATTRIBUTE;
+      d.account.name = HOSTILE_ATTRIBUTE;
     });
     const { page, config } = await openDashboard();
     expect(page.text).not.toContain(HOSTILE);
@@ -182,7 +184,7 @@ describe('POST /dashboard/sign-out', () => {
     expect((await agent.get('/')).text).toContain('name="password"');
     const refused = await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(403);
     expect(refused.body.error).toBe('token_revoked');
-    expect(t.store.read((d) => d.sessions.filter((s) => s.session['userId'] !== undefined))).toEqual([]);
+    expect(await signedInSessions()).toEqual([]);
   });
 
   it('without the page\'s CSRF token answers 403 and keeps the session', async () => {
@@ -207,7 +209,7 @@ describe('the login session shared with the authorization host', () => {
 
   it('shows the sign-in form when the signed-in user no longer exists', async () => {
     const { agent } = await openDashboard();
-    await t.store.write((d) => {
+    await changeDoc(t, (d) => {
       d.users = d.users.filter((u) => u.email !== DEMO_USER.email);
     });
     expect((await agent.get('/').expect(200)).text).toContain('name="password"');

@@ -1,9 +1,10 @@
+import { clockState } from '../../src/clock/account-clock.js';
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 
 import { listen } from '../auth/listening.js';
 import { launchBrowser } from '../helpers/browser.js';
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, changeDoc, docOf, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -106,7 +107,7 @@ describe('the dashboard in a real browser', () => {
     const later = new Date(TEST_START.getTime() + 3600_000).toISOString();
     await page.click('button[data-advance="3600"]');
     await page.locator(`#clock-now[data-now="${later}"]`).waitFor();
-    expect(t.deps.clocks.state(DEMO_ACCOUNT_ID)).toMatchObject({ now: later, offsetSeconds: 3600 });
+    expect(clockState(t.clock, (await docOf(t)).clock)).toMatchObject({ now: later, offsetSeconds: 3600 });
     expect(await page.textContent('#flash')).toContain('Clock moved forward 1 hour.');
     // The chart range chosen before the reload is kept.
     await card.locator('svg.chart[data-mode="daily"] rect.bar').first().waitFor();
@@ -131,7 +132,7 @@ describe('the dashboard in a real browser', () => {
 
   it('shows hostile names as text, in the server-rendered page and in what the script renders', async () => {
     const hostile = '<img src=x onerror=alert(1)><script>alert(2)</script>';
-    await t.store.write((d) => {
+    await changeDoc(t, (d) => {
       d.locations.find((l) => l.locationId === DEMO_LOCATION_ID)!.name = hostile;
     });
     const subscriptionId = await subscribeReceiver(DEMO_LOCATION_ID, false);

@@ -1,26 +1,32 @@
 import type { Express } from 'express';
 
-import { buildInitialData } from '../../src/accounts/initial-state.js';
-import { loadConfig } from '../../src/config.js';
+import { accountDocFromFixture } from '../../src/accounts/initial-state.js';
+import { seedFixtures } from '../../src/accounts/lifecycle.js';
+import { createApp } from '../../src/app.js';
+import { SESSION_TTL_MS } from '../../src/auth/index.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { silentLogger, type Logger } from '../../src/core/logger.js';
 import { buildDeps, type Deps, type DepsOverrides } from '../../src/deps.js';
-import { createApp } from '../../src/http/app.js';
-import { loadScenarios } from '../../src/scenarios/catalog.js';
-import type { Data } from '../../src/store/data.js';
+import { loadScenarios } from '../../src/scenarios/index.js';
+import type { AccountDoc, DeepReadonly, DeliveryRecord } from '../../src/store/data.js';
 import { loadFixtures, type FixtureSet } from '../../src/store/fixtures.js';
-import { openStore } from '../../src/store/lowdb-store.js';
+import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
+import { DEMO_ACCOUNT_ID } from './demo.js';
 import { loopbackOnlySender } from './loopback-only-sender.js';
 
 /** The instant every test app's clock starts at, unless a test says otherwise. */
 export const TEST_START = new Date('2026-03-10T15:30:00Z');
 
-let fixturesOnce: Promise<{ fixtures: FixtureSet; data: Data }> | null = null;
+let fixturesOnce: Promise<{ fixtures: FixtureSet; docs: AccountDoc[] }> | null = null;
 
 /** The shipped fixtures, loaded and hashed once per test file (scrypt is slow on purpose). */
-export function shippedFixtures(): Promise<{ fixtures: FixtureSet; data: Data }> {
-  fixturesOnce ??= loadFixtures('fixtures').then(async (fixtures) => ({ fixtures, data: await buildInitialData(fixtures, TEST_START) }));
+export function shippedFixtures(): Promise<{ fixtures: FixtureSet; docs: AccountDoc[] }> {
+  fixturesOnce ??= loadFixtures('fixtures').then(async (fixtures) => ({
+    fixtures,
+    docs: await Promise.all(fixtures.accounts.map((f) => accountDocFromFixture(f, TEST_START))),
+  }));
   return fixturesOnce;
 }
 
@@ -31,19 +37,59 @@ export interface TestApp {
   store: Store;
 }
 
+/** The store options main.ts derives from a configuration. */
+export function storeOptionsOf(config: Config): Parameters<typeof openStore>[0] {
+  return {
+    dataDir: config.dataDir,
+    legacyDataFile: config.legacyDataFile,
+    redisUrl: config.redisUrl,
+    deliveryLogLimit: config.webhook.logLimit,
+    sessionTtlMs: SESSION_TTL_MS,
+    cacheSize: 2000,
+  };
+}
+
 /**
- * The real wiring of main.ts (loadConfig → buildDeps → createApp) with a manual clock, a
- * silent logger, a sender that only reaches loopback hosts, and, unless `env.DATA_FILE` says
- * otherwise, the in-memory store.
+ * The real wiring of server.ts (loadConfig → openStore → buildDeps → seed → createApp) with a
+ * manual clock, a silent logger, a sender that only reaches loopback hosts, and, unless
+ * `env.DATA_DIR` says otherwise, the in-memory store.
  */
 export async function buildTestApp(
   options: { env?: Record<string, string>; start?: Date; logger?: Logger; overrides?: Omit<DepsOverrides, 'clock'> } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ DATA_FILE: ':memory:', LOG_LEVEL: 'silent', ...options.env });
-  const { fixtures, data } = await shippedFixtures();
+  const config = loadConfig({ DATA_DIR: ':memory:', LOG_LEVEL: 'silent', ...options.env });
+  const { fixtures, docs } = await shippedFixtures();
   const clock = new ManualClock(options.start ?? TEST_START);
-  const { store } = await openStore(config.dataFile, () => structuredClone(data));
+  const { store } = await openStore(storeOptionsOf(config), clock);
   const scenarios = options.overrides?.scenarios ?? (await loadScenarios(config.scenariosDir));
-  const deps = buildDeps(config, store, fixtures, { clock, logger: options.logger ?? silentLogger, sender: loopbackOnlySender, scenarios, ...options.overrides });
+  const deps = await buildDeps(config, store, fixtures, { clock, logger: options.logger ?? silentLogger, sender: loopbackOnlySender, scenarios, ...options.overrides });
+  await seedFixtures(deps, docs);
   return { app: createApp(deps), deps, clock, store };
+}
+
+/** An account's document (the demo account's by default); fails the test when it is missing. */
+export async function docOf(t: { store: Store }, accountId = DEMO_ACCOUNT_ID): Promise<DeepReadonly<AccountDoc>> {
+  const doc = await t.store.accounts.get(accountId);
+  if (!doc) throw new Error(`no account ${accountId} in the store`);
+  return doc;
+}
+
+/** Changes an account's document directly (test set-up that the API cannot express). */
+export function changeDoc<T>(t: { store: Store }, change: (doc: AccountDoc) => T, accountId = DEMO_ACCOUNT_ID): Promise<T> {
+  return t.store.accounts.update(accountId, (doc) => change(doc));
+}
+
+/** The account's deliveries, oldest first, straight from the store. */
+export async function deliveriesIn(t: { store: Store }, accountId = DEMO_ACCOUNT_ID): Promise<DeliveryRecord[]> {
+  const { items } = await t.store.deliveries.list(accountId, { offset: 0, limit: 100_000 });
+  return items.reverse();
+}
+
+/** The live login sessions of the store, by session id. */
+export function sessionsOf(t: { store: Store }): Promise<Record<string, Record<string, unknown>>> {
+  return new Promise((resolve, reject) => {
+    const all = t.store.sessions.all?.bind(t.store.sessions);
+    if (!all) return reject(new Error('the session store cannot list its sessions'));
+    all((err, sessions) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve((sessions ?? {}) as unknown as Record<string, Record<string, unknown>>)));
+  });
 }

@@ -7,7 +7,7 @@ const running: RunningSandbox[] = [];
 
 /** The whole server as main.ts starts it, on 127.0.0.1 and a free port; `stopAllSandboxes` ends them. */
 export async function startTestSandbox(env: Record<string, string> = {}): Promise<RunningSandbox> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_FILE: ':memory:', ...env });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_DIR: ':memory:', ...env });
   const sandbox = await startSandbox(config, { logger: silentLogger, sender: loopbackOnlySender });
   running.push(sandbox);
   return sandbox;

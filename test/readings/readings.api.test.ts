@@ -1,7 +1,7 @@
 import request from 'supertest';
 
 import type { AlertRecord } from '../../src/store/data.js';
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
 
 const ENVELOPE_KEYS = ['page', 'pageCount', 'perPage', 'readings', 'total', 'units'];
@@ -79,8 +79,8 @@ describe('GET /v1/locations/{id}/readings/water-usage', () => {
   });
 
   it('follows the account clock, not the process clock', async () => {
-    await t.store.write((d) => {
-      d.clocks.push({ accountId: DEMO_ACCOUNT_ID, offsetMs: 0, frozenAtMs: Date.parse('2026-01-01T05:00:00Z') });
+    await changeDoc(t, (d) => {
+      d.clock = { offsetMs: 0, frozenAtMs: Date.parse('2026-01-01T05:00:00Z') };
     });
     const res = await get(`${usagePath()}?startTime=2025-12-31T05:00:00Z&groupBy=day`).expect(200);
     expect(res.body.readings.map((r: Reading) => r.time)).toEqual(['2025-12-31T00:00:00-05:00']);
@@ -178,7 +178,7 @@ describe('GET /v1/locations/{id}/readings/water-usage', () => {
   });
 
   it('answers 422 for a location whose zone changes the minutes of its offset in the range', async () => {
-    await t.store.write((d) => {
+    await changeDoc(t, (d) => {
       d.locations.find((l) => l.locationId === DEMO_LOCATION_ID)!.timeZone = 'Australia/Lord_Howe';
     });
     // Lord Howe moves from +10:30 to +11:00 on 2025-10-05.
@@ -208,7 +208,7 @@ describe('leaks and usage overrides in the readings', () => {
 
   it('an active leak adds its flow from its start up to now', async () => {
     const before = await hours();
-    await t.store.write((d) => {
+    await changeDoc(t, (d) => {
       d.alerts.push(leak({}));
     });
     const after = await hours();
@@ -218,7 +218,7 @@ describe('leaks and usage overrides in the readings', () => {
 
   it('an ended leak adds its flow only between start and stop, and alerts without flow add nothing', async () => {
     const before = await hours();
-    await t.store.write((d) => {
+    await changeDoc(t, (d) => {
       d.alerts.push(leak({ active: false, stopTime: Date.parse('2026-03-10T13:20:00Z') / 1000 }));
       d.alerts.push(leak({ alertId: 'a2', type: 'ambientTemp', flowGpm: 0 }));
     });
@@ -227,7 +227,7 @@ describe('leaks and usage overrides in the readings', () => {
 
   it('hours inside a usage override are scaled', async () => {
     const before = await hours();
-    await t.store.write((d) => {
+    await changeDoc(t, (d) => {
       d.locations.find((l) => l.locationId === DEMO_LOCATION_ID)!.usageOverrides = [
         { fromMs: Date.parse('2026-03-10T13:00:00Z'), toMs: Date.parse('2026-03-10T14:00:00Z'), scale: 2 },
       ];

@@ -1,9 +1,9 @@
 import request from 'supertest';
 
 import { DASHBOARD_CLIENT_ID } from '../../src/auth/index.js';
-import { JOURNAL_LIMIT_PER_ACCOUNT } from '../../src/journal/journal.js';
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY } from '../helpers/demo.js';
+import { JOURNAL_LIMIT } from '../../src/store/store.js';
+import { buildTestApp, changeDoc, type TestApp } from '../helpers/build-test-app.js';
+import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_ACCOUNT_ID, OTHER_API_KEY } from '../helpers/demo.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -107,10 +107,10 @@ describe('GET /sandbox/requests', () => {
   });
 
   it('keeps a bounded number of entries per account', async () => {
-    for (let i = 0; i < JOURNAL_LIMIT_PER_ACCOUNT + 5; i++) await request(t.app).get(`/v1/locations?page=${i + 1}`).set(bearer(DEMO_API_KEY));
-    expect(t.store.read((d) => d.journal.filter((e) => e.accountId === DEMO_ACCOUNT_ID).length)).toBe(JOURNAL_LIMIT_PER_ACCOUNT);
+    for (let i = 0; i < JOURNAL_LIMIT + 5; i++) await request(t.app).get(`/v1/locations?page=${i + 1}`).set(bearer(DEMO_API_KEY));
+    expect(await t.store.journal.list(DEMO_ACCOUNT_ID, 10_000)).toHaveLength(JOURNAL_LIMIT);
     const res = await request(t.app).get('/sandbox/requests?limit=1').set(bearer(DEMO_API_KEY));
-    expect(res.body.requests[0].query).toEqual({ page: String(JOURNAL_LIMIT_PER_ACCOUNT + 5) });
+    expect(res.body.requests[0].query).toEqual({ page: String(JOURNAL_LIMIT + 5) });
   });
 });
 
@@ -126,7 +126,7 @@ describe('POST /sandbox/tokens/expire', () => {
   });
 
   it('expires every access token of the account now, or just one', async () => {
-    await t.store.write((d) => void d.accessTokens.push(token('token-one'), token('token-two')));
+    await changeDoc(t, (d) => void d.accessTokens.push(token('token-one'), token('token-two')));
     await request(t.app).get('/v1/locations').set(bearer('token-one')).expect(200);
     const one = await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).send({ accessToken: 'token-one' }).expect(200);
     expect(one.body).toEqual({ expired: 1 });
@@ -139,14 +139,14 @@ describe('POST /sandbox/tokens/expire', () => {
   });
 
   it("refuses another account's token with 404", async () => {
-    await t.store.write((d) => void d.accessTokens.push(token('foreign', 'someone-else')));
+    await changeDoc(t, (d) => void d.accessTokens.push(token('foreign', OTHER_ACCOUNT_ID)), OTHER_ACCOUNT_ID);
     await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).send({ accessToken: 'foreign' }).expect(404);
   });
 });
 
 describe("the dashboard's own requests", () => {
   it('stay out of the journal and are not hit by injected faults or the rate limit', async () => {
-    await t.store.write((d) =>
+    await changeDoc(t, (d) =>
       void d.accessTokens.push({
         accessToken: 'dashboard-token',
         clientId: DASHBOARD_CLIENT_ID,

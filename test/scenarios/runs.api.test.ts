@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 
 import { parseScenarioFile, type Scenario } from '../../src/scenarios/schema.js';
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, docOf, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
 import { advance } from './given.js';
 
@@ -105,7 +105,7 @@ describe('POST /sandbox/scenarios/{name}/runs', () => {
     await advance(t, 60).expect(200);
     expect((await location()).body.devices[0].connected).toBe(false);
     await advance(t, 60).expect(200);
-    const overrides = t.store.read((d) => d.locations.find((l) => l.locationId === DEMO_LOCATION_ID)?.usageOverrides);
+    const overrides = (await docOf(t)).locations.find((l) => l.locationId === DEMO_LOCATION_ID)?.usageOverrides;
     expect(overrides).toEqual([{ fromMs: Date.parse(at(120)), toMs: Date.parse(at(120 + 3600)), scale: 3 }]);
     await advance(t, 120).expect(200);
     expect((await location()).body).toMatchObject({ homeAway: 'home', devices: [expect.objectContaining({ connected: true })] });
@@ -117,7 +117,7 @@ describe('POST /sandbox/scenarios/{name}/runs', () => {
     await startRun('double-end', { locationId: DEMO_LOCATION_ID }).expect(201);
     const [leak] = (await location()).body.alerts;
     // The partner ends the alert first, so the scenario's own end step finds it already ended.
-    const alertId = t.store.read((d) => d.alerts.find((a) => a.active)?.alertId);
+    const alertId = (await docOf(t)).alerts.find((a) => a.active)?.alertId;
     expect(leak.type).toBe('lowLeak');
     await request(t.app).post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts/${alertId as string}/end`).set(bearer(DEMO_API_KEY)).expect(200);
     await advance(t, 120).expect(200);
@@ -137,7 +137,7 @@ describe('POST /sandbox/scenarios/{name}/runs', () => {
     expect(DEMO_LOCATIONS[0]!.devices).toHaveLength(1);
     const res = await startRun('second-device', { locationId: DEMO_LOCATION_ID }).expect(400);
     expect(res.body).toMatchObject({ error: 'scenario_not_applicable', parameter: 'locationId' });
-    expect(t.store.read((d) => d.runs.length)).toBe(0);
+    expect((await docOf(t)).runs).toHaveLength(0);
   });
 
   it('answers 404 for an unknown scenario', async () => {
@@ -147,7 +147,7 @@ describe('POST /sandbox/scenarios/{name}/runs', () => {
   it.each([OTHER_LOCATION_ID, 'invalid-locationid'])('answers 404 for location %s, which is not in the account', async (locationId) => {
     const res = await startRun('cold-snap', { locationId }).expect(404);
     expect(res.body.error).toBe('not_found');
-    expect(t.store.read((d) => d.runs.length)).toBe(0);
+    expect((await docOf(t)).runs).toHaveLength(0);
   });
 
   it.each([
@@ -158,7 +158,7 @@ describe('POST /sandbox/scenarios/{name}/runs', () => {
   ])('refuses %j with a 400 naming %s', async (body, parameter) => {
     const res = await startRun('cold-snap', body).expect(400);
     expect(res.body).toMatchObject({ error: 'invalid_parameter', parameter });
-    expect(t.store.read((d) => d.runs.length)).toBe(0);
+    expect((await docOf(t)).runs).toHaveLength(0);
   });
 });
 
@@ -177,25 +177,25 @@ describe('GET /sandbox/runs/{runId}', () => {
 });
 
 describe('a run across a restart', () => {
-  it('is kept in the store and carries on where it was after the sandbox restarts on the same DATA_FILE', async () => {
-    const dataFile = join(await mkdtemp(join(tmpdir(), 'runs-')), 'state.json');
-    t = await buildTestApp({ env: { DATA_FILE: dataFile } });
+  it('is kept in the store and carries on where it was after the sandbox restarts on the same DATA_DIR', async () => {
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'runs-')), 'state');
+    t = await buildTestApp({ env: { DATA_DIR: dataDir } });
     const { body: run } = await startRun('cold-snap', { locationId: DEMO_LOCATION_ID }).expect(201);
     await t.store.flush();
 
-    t = await buildTestApp({ env: { DATA_FILE: dataFile } });
+    t = await buildTestApp({ env: { DATA_DIR: dataDir } });
     expect((await getRun(run.runId)).body).toMatchObject({ state: 'running', nextStep: 1 });
     await advance(t, 6 * 3600).expect(200);
     expect((await getRun(run.runId)).body).toMatchObject({ state: 'completed', completedAt: at(6 * 3600) });
   });
 
   it('is marked failed, with the reason in its log, when its scenario file is gone after the restart', async () => {
-    const dataFile = join(await mkdtemp(join(tmpdir(), 'runs-')), 'state.json');
-    t = await buildTestApp({ env: { DATA_FILE: dataFile } });
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'runs-')), 'state');
+    t = await buildTestApp({ env: { DATA_DIR: dataDir } });
     const { body: run } = await startRun('cold-snap', { locationId: DEMO_LOCATION_ID }).expect(201);
     await t.store.flush();
 
-    t = await buildTestApp({ env: { DATA_FILE: dataFile }, overrides: { scenarios: new Map() } });
+    t = await buildTestApp({ env: { DATA_DIR: dataDir }, overrides: { scenarios: new Map() } });
     await advance(t, 60).expect(200);
     const after = (await getRun(run.runId)).body;
     expect(after.state).toBe('failed');

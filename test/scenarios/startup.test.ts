@@ -1,4 +1,5 @@
 import { ScenarioError } from '../../src/scenarios/catalog.js';
+import { docOf } from '../helpers/build-test-app.js';
 import { DEMO_ACCOUNT_ID, DEMO_LOCATION_ID, OTHER_ACCOUNT_ID, OTHER_LOCATION_ID } from '../helpers/demo.js';
 import { startTestSandbox as start, stopAllSandboxes } from '../helpers/start-sandbox.js';
 
@@ -7,14 +8,16 @@ afterEach(stopAllSandboxes);
 describe('the SCENARIO start-up option', () => {
   it('plays the scenario at the demo account first location when no SCENARIO_LOCATION_ID is given', async () => {
     const sandbox = await start({ SCENARIO: 'cold-snap' });
-    const runs = sandbox.deps.store.read((d) => d.runs.map((r) => ({ accountId: r.accountId, locationId: r.locationId, scenario: r.scenario, nextStep: r.nextStep })));
+    const doc = await docOf(sandbox.deps);
+    const runs = doc.runs.map((r) => ({ accountId: r.accountId, locationId: r.locationId, scenario: r.scenario, nextStep: r.nextStep }));
     expect(runs).toEqual([{ accountId: DEMO_ACCOUNT_ID, locationId: DEMO_LOCATION_ID, scenario: 'cold-snap', nextStep: 1 }]);
-    expect(sandbox.deps.store.read((d) => d.alerts.filter((a) => a.active).map((a) => a.type))).toEqual(['ambientTemp']);
+    expect(doc.alerts.filter((a) => a.active).map((a) => a.type)).toEqual(['ambientTemp']);
   });
 
   it('plays it at SCENARIO_LOCATION_ID, on that location account', async () => {
     const sandbox = await start({ SCENARIO: 'cold-snap', SCENARIO_LOCATION_ID: OTHER_LOCATION_ID });
-    expect(sandbox.deps.store.read((d) => d.runs.map((r) => [r.accountId, r.locationId]))).toEqual([[OTHER_ACCOUNT_ID, OTHER_LOCATION_ID]]);
+    expect((await docOf(sandbox.deps)).runs).toEqual([]);
+    expect((await docOf(sandbox.deps, OTHER_ACCOUNT_ID)).runs.map((r) => [r.accountId, r.locationId])).toEqual([[OTHER_ACCOUNT_ID, OTHER_LOCATION_ID]]);
   });
 
   it('stops start-up with a ScenarioError listing the known scenarios when the name is unknown', async () => {

@@ -19,12 +19,12 @@ describe('startSandbox', () => {
     expect(sandbox.deps.urls.publicUrl).toBe(`http://localhost:${sandbox.port}`);
     const res = await fetch(`${sandbox.url}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(await res.json()).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/), store: 'memory' });
   });
 
-  it('keeps state across a stop and a start on the same DATA_FILE', async () => {
-    const dataFile = join(await mkdtemp(join(tmpdir(), 'sandbox-')), 'state.json');
-    const first = await start({ DATA_FILE: dataFile });
+  it('keeps state across a stop and a start on the same DATA_DIR', async () => {
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'sandbox-')), 'state');
+    const first = await start({ DATA_DIR: dataDir });
     const put = await fetch(`${first.url}/v1/locations/${DEMO_LOCATION_ID}`, {
       method: 'PUT',
       headers: { ...auth, 'content-type': 'application/json' },
@@ -33,7 +33,7 @@ describe('startSandbox', () => {
     expect(put.status).toBe(200);
     await first.stop();
 
-    const second = await start({ DATA_FILE: dataFile });
+    const second = await start({ DATA_DIR: dataDir });
     const res = await fetch(`${second.url}/v1/locations/${DEMO_LOCATION_ID}`, { headers: auth });
     expect(((await res.json()) as { homeAway: string }).homeAway).toBe('away');
   });
@@ -59,8 +59,8 @@ describe('startSandbox', () => {
   });
 
   it('serves https with a generated certificate when TLS=self-signed, and writes the PEM for clients to trust', async () => {
-    const dataFile = join(await mkdtemp(join(tmpdir(), 'sandbox-tls-')), 'state.json');
-    const sandbox = await start({ TLS: 'self-signed', DATA_FILE: dataFile });
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'sandbox-tls-')), 'state');
+    const sandbox = await start({ TLS: 'self-signed', DATA_DIR: dataDir });
     expect(sandbox.url).toMatch(/^https:/);
     expect(sandbox.deps.urls.publicUrl).toBe(`https://localhost:${sandbox.port}`);
     const ca = await readFile(sandbox.tlsCertificate!, 'utf8');

@@ -33,7 +33,7 @@ describe('GET /sandbox/deliveries', () => {
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
-    const subscriptionId = await createSubscription();
+    const subscriptionId = await createSubscription(receiver.url('/second'));
     await t.deps.dispatcher.drain();
 
     const res = await list().expect(200);
@@ -50,7 +50,7 @@ describe('GET /sandbox/deliveries', () => {
       subscriptionId,
       locationId: DEMO_LOCATION_ID,
       method: 'POST',
-      target: receiver.url(),
+      target: receiver.url('/second'),
       payload: { confirmationUrl: expect.stringContaining(`/v1/subscriptions/${subscriptionId}/confirm?confirmationToken=`), confirmationToken: expect.any(String) },
       createdAt: TEST_START.toISOString(),
       nextAttemptAt: null,
@@ -102,7 +102,7 @@ describe('GET /sandbox/deliveries', () => {
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
-    const [delivery] = deliveriesIn(t);
+    const [delivery] = (await deliveriesIn(t));
     const theirs = await list('', OTHER_API_KEY).expect(200);
     expect(theirs.body.total).toBe(0);
     await request(t.app).get(`/sandbox/deliveries/${delivery!.deliveryId}`).set(bearer(OTHER_API_KEY)).expect(404);
@@ -118,7 +118,7 @@ describe('POST /sandbox/deliveries/{id}/redeliver', () => {
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'ambientTemp' }).expect(201);
     await t.deps.dispatcher.drain();
-    const [failed] = deliveriesIn(t);
+    const [failed] = (await deliveriesIn(t));
     expect(failed!.state).toBe('failed');
 
     const res = await request(t.app).post(`/sandbox/deliveries/${failed!.deliveryId}/redeliver`).set(bearer(DEMO_API_KEY)).expect(201);
@@ -133,7 +133,7 @@ describe('POST /sandbox/deliveries/{id}/redeliver', () => {
     await request(t.app).post('/sandbox/deliveries/nope/redeliver').set(bearer(DEMO_API_KEY)).expect(404);
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
-    const [delivery] = deliveriesIn(t);
+    const [delivery] = (await deliveriesIn(t));
     const res = await request(t.app).post(`/sandbox/deliveries/${delivery!.deliveryId}/redeliver`).set(bearer(DEMO_API_KEY)).send({ target: 'x' }).expect(400);
     expect(res.body.parameter).toBe('body');
   });
@@ -144,7 +144,7 @@ describe('receiver checks', () => {
     const subscriptionId = await createSubscription();
     await t.deps.dispatcher.drain();
     expect(receiver.received.map((r) => r.method)).toEqual(['POST', 'GET']);
-    const check = deliveriesIn(t).find((x) => x.kind === 'receiver_check')!;
+    const check = (await deliveriesIn(t)).find((x) => x.kind === 'receiver_check')!;
     expect(check).toMatchObject({ subscriptionId, state: 'delivered', method: 'GET', attempts: [expect.objectContaining({ statusCode: 200, warnings: [] })] });
   });
 
@@ -154,7 +154,7 @@ describe('receiver checks', () => {
     await t.deps.dispatcher.drain();
     t.clock.advance(60_000);
     await t.deps.dispatcher.drain();
-    const check = deliveriesIn(t).find((x) => x.kind === 'receiver_check')!;
+    const check = (await deliveriesIn(t)).find((x) => x.kind === 'receiver_check')!;
     expect(check.state).toBe('failed');
     expect(check.attempts).toEqual([
       expect.objectContaining({
@@ -171,7 +171,7 @@ describe('receiver checks', () => {
     receiver.script = [{ status: 200 }, { status: 200, body: '<html>hi</html>', contentType: 'text/html' }];
     await createSubscription();
     await t.deps.dispatcher.drain();
-    const check = deliveriesIn(t).find((x) => x.kind === 'receiver_check')!;
+    const check = (await deliveriesIn(t)).find((x) => x.kind === 'receiver_check')!;
     expect(check.state).toBe('delivered');
     expect(check.attempts[0]!.warnings).toEqual(['GET answered 200 but its body is not JSON: production requires the endpoint to answer GET with JSON']);
   });
@@ -180,11 +180,11 @@ describe('receiver checks', () => {
     receiver.script = [{ status: 404, body: 'nope', contentType: 'text/plain' }];
     await createSubscription();
     await t.deps.dispatcher.drain();
-    const confirmation = () => deliveriesIn(t).find((x) => x.kind === 'confirmation')!;
-    expect(confirmation()).toMatchObject({ state: 'pending', attempts: [expect.objectContaining({ statusCode: 404, warnings: ['POST answered 404: production requires the endpoint to answer POST with 2xx and a JSON body'] })] });
+    const confirmation = async () => (await deliveriesIn(t)).find((x) => x.kind === 'confirmation')!;
+    expect(await confirmation()).toMatchObject({ state: 'pending', attempts: [expect.objectContaining({ statusCode: 404, warnings: ['POST answered 404: production requires the endpoint to answer POST with 2xx and a JSON body'] })] });
     t.clock.advance(1000);
     await t.deps.dispatcher.drain();
-    expect(confirmation().state).toBe('delivered');
+    expect((await confirmation()).state).toBe('delivered');
   });
 });
 
@@ -195,7 +195,7 @@ describe('deleting a subscription', () => {
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
     await request(t.app).delete(`/v1/subscriptions/${subscriptionId}`).set(bearer(DEMO_API_KEY)).expect(200);
-    const [delivery] = deliveriesIn(t);
+    const [delivery] = (await deliveriesIn(t));
     expect(delivery).toMatchObject({ state: 'failed', nextAttemptAt: null, dueAtMs: null, note: 'cancelled: the subscription was deleted before this delivery succeeded' });
     t.clock.advance(60_000);
     await t.deps.dispatcher.drain();
@@ -208,14 +208,14 @@ describe('the dispatcher seam for the clock', () => {
     receiver.script = [{ status: 500 }];
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
-    const accountId = deliveriesIn(t)[0]!.accountId;
-    expect(t.deps.dispatcher.nextDueMs(accountId)).toBe(TEST_START.getTime());
+    const accountId = (await deliveriesIn(t))[0]!.accountId;
+    expect(await t.deps.dispatcher.nextDueMs(accountId)).toBe(TEST_START.getTime());
     await t.deps.dispatcher.runDue(accountId);
-    expect(deliveriesIn(t)[0]!.attempts).toHaveLength(1);
-    expect(t.deps.dispatcher.nextDueMs(accountId)).toBe(TEST_START.getTime() + 1000);
+    expect((await deliveriesIn(t))[0]!.attempts).toHaveLength(1);
+    expect(await t.deps.dispatcher.nextDueMs(accountId)).toBe(TEST_START.getTime() + 1000);
     t.clock.advance(1000);
     await t.deps.dispatcher.runDue(accountId);
-    expect(deliveriesIn(t)[0]!.state).toBe('delivered');
-    expect(t.deps.dispatcher.nextDueMs(accountId)).toBeNull();
+    expect((await deliveriesIn(t))[0]!.state).toBe('delivered');
+    expect(await t.deps.dispatcher.nextDueMs(accountId)).toBeNull();
   });
 });

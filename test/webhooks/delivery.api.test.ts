@@ -7,7 +7,7 @@ import request from 'supertest';
 import type { Logger } from '../../src/core/logger.js';
 import { NOT_JSON_WARNING } from '../../src/webhooks/assess.js';
 import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY } from '../helpers/demo.js';
+import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY } from '../helpers/demo.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesIn, givenSubscription, postedBodies, startAlert } from './support.js';
 
@@ -33,7 +33,7 @@ afterEach(async () => {
 
 /** Advances the test clock to the next pending attempt and runs it. */
 async function advanceToNextAttempt(t: TestApp): Promise<void> {
-  const [delivery] = deliveriesIn(t).filter((x) => x.state === 'pending');
+  const [delivery] = (await deliveriesIn(t)).filter((x) => x.state === 'pending');
   if (!delivery?.dueAtMs) throw new Error('nothing pending');
   t.clock.set(delivery.dueAtMs);
   await t.deps.dispatcher.drain();
@@ -48,7 +48,7 @@ describe('retries', () => {
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
 
-    let [delivery] = deliveriesIn(t);
+    let [delivery] = (await deliveriesIn(t));
     expect(delivery).toMatchObject({ state: 'pending', nextAttemptAt: new Date(TEST_START.getTime() + 1000).toISOString() });
     expect(delivery!.attempts).toEqual([
       { at: TEST_START.toISOString(), statusCode: 500, latencyMs: expect.any(Number), error: 'HTTP 500', responseExcerpt: '{"error":"boom"}', warnings: [] },
@@ -61,7 +61,7 @@ describe('retries', () => {
 
     t.clock.advance(1);
     await t.deps.dispatcher.drain();
-    [delivery] = deliveriesIn(t);
+    [delivery] = (await deliveriesIn(t));
     expect(delivery).toMatchObject({ state: 'delivered', nextAttemptAt: null, dueAtMs: null });
     expect(delivery!.attempts.map((a) => [a.statusCode, a.error])).toEqual([
       [500, 'HTTP 500'],
@@ -80,11 +80,11 @@ describe('retries', () => {
 
     const dueTimes: number[] = [];
     for (let i = 0; i < 3; i++) {
-      dueTimes.push(deliveriesIn(t)[0]!.dueAtMs! - t.clock.now().getTime());
+      dueTimes.push((await deliveriesIn(t))[0]!.dueAtMs! - t.clock.now().getTime());
       await advanceToNextAttempt(t);
     }
     expect(dueTimes).toEqual([1000, 2000, 4000]);
-    const [delivery] = deliveriesIn(t);
+    const [delivery] = (await deliveriesIn(t));
     expect(delivery).toMatchObject({ state: 'failed', dueAtMs: null, nextAttemptAt: null });
     expect(delivery!.attempts).toHaveLength(4);
     expect(r.received).toHaveLength(4);
@@ -97,10 +97,10 @@ describe('retries', () => {
     await givenSubscription(t, r.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
-    expect(deliveriesIn(t)[0]!.attempts[0]).toMatchObject({ statusCode: null, error: 'timed out after 150 ms', responseExcerpt: null });
+    expect((await deliveriesIn(t))[0]!.attempts[0]).toMatchObject({ statusCode: null, error: 'timed out after 150 ms', responseExcerpt: null });
 
     await advanceToNextAttempt(t);
-    expect(deliveriesIn(t)[0]!.state).toBe('delivered');
+    expect((await deliveriesIn(t))[0]!.state).toBe('delivered');
   });
 
   it('records a connection reset as a failed attempt and retries', async () => {
@@ -110,12 +110,12 @@ describe('retries', () => {
     await givenSubscription(t, r.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
-    const [first] = deliveriesIn(t)[0]!.attempts;
+    const [first] = (await deliveriesIn(t))[0]!.attempts;
     expect(first).toMatchObject({ statusCode: null, responseExcerpt: null });
     expect(first!.error).toEqual(expect.any(String));
 
     await advanceToNextAttempt(t);
-    expect(deliveriesIn(t)[0]!.state).toBe('delivered');
+    expect((await deliveriesIn(t))[0]!.state).toBe('delivered');
   });
 
   it('retries a refused connection (nothing listening)', async () => {
@@ -128,7 +128,7 @@ describe('retries', () => {
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
     await advanceToNextAttempt(t);
-    const [delivery] = deliveriesIn(t);
+    const [delivery] = (await deliveriesIn(t));
     expect(delivery!.state).toBe('failed');
     expect(delivery!.attempts.map((a) => a.error)).toEqual([expect.stringContaining('ECONNREFUSED'), expect.stringContaining('ECONNREFUSED')]);
   });
@@ -150,7 +150,7 @@ describe('answers that are not JSON', () => {
     await givenSubscription(t, r.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
-    const [delivery] = deliveriesIn(t);
+    const [delivery] = (await deliveriesIn(t));
     expect(delivery!.state).toBe('delivered');
     expect(delivery!.attempts[0]).toMatchObject({ statusCode: 200, error: null, responseExcerpt: 'OK', warnings: [NOT_JSON_WARNING] });
     expect(lines).toEqual([{ msg: 'webhook attempt delivered with warnings', fields: expect.objectContaining({ deliveryId: delivery!.deliveryId, warnings: [NOT_JSON_WARNING] }) }]);
@@ -163,7 +163,7 @@ describe('answers that are not JSON', () => {
     await givenSubscription(t, r.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
-    expect(deliveriesIn(t)[0]).toMatchObject({ state: 'delivered', attempts: [expect.objectContaining({ statusCode: 204, warnings: [NOT_JSON_WARNING] })] });
+    expect((await deliveriesIn(t))[0]).toMatchObject({ state: 'delivered', attempts: [expect.objectContaining({ statusCode: 204, warnings: [NOT_JSON_WARNING] })] });
   });
 });
 
@@ -179,14 +179,14 @@ describe('concurrency', () => {
     await startAlert(t, { type: 'highLeak' }).expect(201);
 
     await fast.waitFor(1);
-    const byTarget = (target: string) => deliveriesIn(t).filter((x) => x.target.startsWith(target));
+    const byTarget = async (target: string) => (await deliveriesIn(t)).filter((x) => x.target.startsWith(target));
     // The fast receiver got its alert while the first slow attempt is still hanging.
     expect(slow.received.length).toBeLessThanOrEqual(1);
-    expect(byTarget(slow.url('')).every((x) => x.attempts.length === 0)).toBe(true);
+    expect((await byTarget(slow.url(''))).every((x) => x.attempts.length === 0)).toBe(true);
     await slow.close();
     receivers.splice(receivers.indexOf(slow), 1);
     await t.deps.dispatcher.idle();
-    expect(byTarget(fast.url())[0]!.state).toBe('delivered');
+    expect((await byTarget(fast.url()))[0]!.state).toBe('delivered');
   });
 
   it('delivers an alert to many subscriptions, each exactly once', async () => {
@@ -197,7 +197,7 @@ describe('concurrency', () => {
     await startAlert(t, { type: 'highLeak' }).expect(201);
     await t.deps.dispatcher.drain();
     expect(postedBodies<{ subscriptionId: string }>(r).map((b) => b.subscriptionId).sort()).toEqual(ids.sort());
-    expect(deliveriesIn(t).every((x) => x.state === 'delivered')).toBe(true);
+    expect((await deliveriesIn(t)).every((x) => x.state === 'delivered')).toBe(true);
   });
 });
 
@@ -215,7 +215,7 @@ describe('the bounded log', () => {
       await request(t.app).post(`/sandbox/locations/${started.body.locationId}/alerts/${started.body.alertId}/end`).set(bearer(DEMO_API_KEY)).expect(200);
       await t.deps.dispatcher.drain();
     }
-    const log = deliveriesIn(t);
+    const log = (await deliveriesIn(t));
     const finished = log.filter((x) => x.state !== 'pending');
     expect(finished).toHaveLength(5);
     expect(log.filter((x) => x.state === 'pending')).toHaveLength(12);
@@ -234,7 +234,7 @@ describe('stopping', () => {
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
     expect(r.received).toHaveLength(0);
-    expect(deliveriesIn(t).map((x) => [x.state, x.attempts.length])).toEqual([['pending', 0]]);
+    expect((await deliveriesIn(t)).map((x) => [x.state, x.attempts.length])).toEqual([['pending', 0]]);
   });
 });
 
@@ -242,7 +242,7 @@ describe('a restart', () => {
   it('resumes pending deliveries from the data file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'water-sandbox-'));
     try {
-      const env = { DATA_FILE: join(dir, 'state.json') };
+      const env = { DATA_DIR: join(dir, 'state') };
       const r = await receiver();
       r.script = [{ status: 500 }];
 
@@ -252,20 +252,17 @@ describe('a restart', () => {
       await first.deps.dispatcher.drain();
       // A second delivery that was never attempted before the "crash".
       await givenSubscription(first, r.url('/second'));
-      const never = first.deps.dispatcher.build({ accountId: deliveriesIn(first)[0]!.accountId, kind: 'alert', subscriptionId: null, locationId: null, target: r.url('/second'), payload: { hello: 1 } });
-      never.dueAtMs = TEST_START.getTime() + 500;
-      await first.store.write((d) => {
-        d.deliveries.push(never);
-      });
+      const never = first.deps.dispatcher.build({ accountId: DEMO_ACCOUNT_ID, kind: 'alert', subscriptionId: null, locationId: null, target: r.url('/second'), payload: { hello: 1 } }, TEST_START.getTime() + 500);
+      await first.store.deliveries.add(DEMO_ACCOUNT_ID, [never]);
       await first.store.flush();
-      expect(deliveriesIn(first).map((x) => [x.state, x.attempts.length])).toEqual([
+      expect((await deliveriesIn(first)).map((x) => [x.state, x.attempts.length])).toEqual([
         ['pending', 1],
         ['pending', 0],
       ]);
 
       const second = await app(env, { start: new Date(TEST_START.getTime() + 1000) });
       await second.deps.dispatcher.drain();
-      expect(deliveriesIn(second).map((x) => [x.state, x.attempts.length])).toEqual([
+      expect((await deliveriesIn(second)).map((x) => [x.state, x.attempts.length])).toEqual([
         ['delivered', 2],
         ['delivered', 1],
       ]);

@@ -1,7 +1,7 @@
 import request from 'supertest';
 
-import type { DeliveryRecord, SubscriptionRecord } from '../../src/store/data.js';
-import type { TestApp } from '../helpers/build-test-app.js';
+import type { SubscriptionRecord } from '../../src/store/data.js';
+import { changeDoc, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -14,16 +14,21 @@ export async function givenSubscription(
   options: { locationId?: string; accountId?: string; status?: SubscriptionRecord['status'] } = {},
 ): Promise<string> {
   const subscriptionId = t.deps.ids.uuid();
-  await t.store.write((d) => {
-    d.subscriptions.push({
-      subscriptionId,
-      accountId: options.accountId ?? DEMO_ACCOUNT_ID,
-      locationId: options.locationId ?? DEMO_LOCATION_ID,
-      endpoint,
-      status: options.status ?? 'confirmed',
-      createdAt: t.deps.clocks.now(options.accountId ?? DEMO_ACCOUNT_ID).toISOString(),
-    });
-  });
+  const accountId = options.accountId ?? DEMO_ACCOUNT_ID;
+  await changeDoc(
+    t,
+    (d) => {
+      d.subscriptions.push({
+        subscriptionId,
+        accountId,
+        locationId: options.locationId ?? DEMO_LOCATION_ID,
+        endpoint,
+        status: options.status ?? 'confirmed',
+        createdAt: t.clock.now().toISOString(),
+      });
+    },
+    accountId,
+  );
   return subscriptionId;
 }
 
@@ -46,10 +51,7 @@ export function endAlert(t: TestApp, alertId: string, locationId = DEMO_LOCATION
   return request(t.app).post(`/sandbox/locations/${locationId}/alerts/${alertId}/end`).set(bearer(key));
 }
 
-/** The account's deliveries, oldest first, straight from the store. */
-export function deliveriesIn(t: TestApp, accountId = DEMO_ACCOUNT_ID): DeliveryRecord[] {
-  return t.store.read((d) => structuredClone(d.deliveries.filter((x) => x.accountId === accountId)) as DeliveryRecord[]);
-}
+export { deliveriesIn } from '../helpers/build-test-app.js';
 
 /** POST bodies the receiver got (receiver checks arrive as GETs and are left out). */
 export function postedBodies<T = Record<string, unknown>>(receiver: WebhookReceiver): T[] {

@@ -45,8 +45,6 @@ import { LowdbSessionStore, type SessionsDocument } from './session-file.js';
 
 export const STORE_SCHEMA_VERSION = 2;
 const SHARDS = 256;
-/** Finished deliveries may exceed the log limit by this fraction before a trim, so trimming costs little per delivery. */
-const TRIM_SLACK = 0.1;
 /** The journal may exceed its limit by this many entries before a trim. */
 const JOURNAL_SLACK = 50;
 
@@ -377,8 +375,9 @@ export class EmbeddedStore implements Store {
         const loaded = await this.#load(accountId);
         if (!loaded?.pending.has(deliveryId)) return false;
         const realNow = performance.now();
+        // A live claim is exclusive, even against its own owner: two rounds of one process must not both send.
         const lease = this.#leases.get(deliveryId);
-        if (lease && lease.untilMs > realNow && lease.owner !== owner) return false;
+        if (lease && lease.untilMs > realNow) return false;
         this.#leases.set(deliveryId, { owner, untilMs: realNow + leaseMs });
         return true;
       },
@@ -457,22 +456,19 @@ export class EmbeddedStore implements Store {
     else loaded.finished++;
   }
 
-  /** A delivery left the pending state: count it, and trim the log once it grew past its slack. */
+  /** A delivery left the pending state: count it, and drop the oldest finished one beyond the log limit. */
   #finish(loaded: LoadedAccount, deliveryId: string): void {
     loaded.pending.delete(deliveryId);
     loaded.finished++;
-    const limit = this.#options.deliveryLogLimit;
-    if (loaded.finished <= limit + Math.max(1, Math.ceil(limit * TRIM_SLACK))) return;
     const list = loaded.file.data.deliveries;
-    let keep = limit;
-    const kept: DeliveryRecord[] = [];
-    for (let i = list.length - 1; i >= 0; i--) {
-      const x = list[i]!;
-      if (x.state === 'pending' || keep-- > 0) kept.push(x);
-      else loaded.byId.delete(x.deliveryId);
+    while (loaded.finished > this.#options.deliveryLogLimit) {
+      // Finished deliveries are mostly in creation order, so the oldest is near the front.
+      const oldest = list.findIndex((x) => x.state !== 'pending');
+      if (oldest < 0) break;
+      loaded.byId.delete(list[oldest]!.deliveryId);
+      list.splice(oldest, 1);
+      loaded.finished--;
     }
-    loaded.file.data.deliveries = kept.reverse();
-    loaded.finished = limit;
   }
 
   #nextDeliveryDueMs(loaded: LoadedAccount): number | null {

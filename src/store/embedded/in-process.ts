@@ -29,6 +29,11 @@ export class InProcessCounters implements Counters {
     return Promise.resolve(entry.count);
   }
 
+  get(key: string): Promise<number> {
+    const entry = this.#counts.get(key);
+    return Promise.resolve(entry && entry.expiresAtMs > this.clock.now().getTime() ? entry.count : 0);
+  }
+
   #sweep(nowMs: number): void {
     this.#sinceSweep = 0;
     for (const [key, entry] of this.#counts) if (entry.expiresAtMs <= nowMs) this.#counts.delete(key);

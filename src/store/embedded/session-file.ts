@@ -49,10 +49,17 @@ export class LowdbSessionStore extends session.Store {
     this.#finish(this.file.save(false), callback);
   }
 
-  /** Live sessions (for tests and the admin view). */
-  count(): number {
+  /** How many live sessions there are (express-session's optional `length`). */
+  override length(callback: (err: unknown, length?: number) => void): void {
     const nowMs = this.#nowMs();
-    return Object.values(this.file.data.sessions).filter((s) => s.expiresAtMs > nowMs).length;
+    callback(null, Object.values(this.file.data.sessions).filter((s) => s.expiresAtMs > nowMs).length);
+  }
+
+  /** Every live session (express-session's optional `all`). */
+  override all(callback: (err: unknown, sessions?: SessionData[] | { [sid: string]: SessionData } | null) => void): void {
+    const nowMs = this.#nowMs();
+    const live = Object.entries(this.file.data.sessions).filter(([, s]) => s.expiresAtMs > nowMs);
+    callback(null, Object.fromEntries(live.map(([sid, s]) => [sid, structuredClone(s.session) as unknown as SessionData])));
   }
 
   #prune(nowMs: number): void {

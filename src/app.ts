@@ -2,24 +2,25 @@ import type { IncomingMessage } from 'node:http';
 
 import express, { Router, type Express } from 'express';
 
-import { accountSandboxRouter, accountsAdminRouter } from '../accounts/routes.js';
-import { alertsSandboxRouter } from '../alerts/routes.js';
-import { requireAccount } from '../auth/authenticate.js';
-import { oauthRouter, oauthSandboxRouter } from '../auth/oauth-routes.js';
-import { dashboardRouter } from '../dashboard/routes.js';
-import type { Deps } from '../deps.js';
-import { applyFaults } from '../faults/faults.js';
-import { faultsRouter } from '../faults/routes.js';
-import { requestLogger } from '../journal/journal.js';
-import { journalRouter } from '../journal/routes.js';
-import { locationsRouter } from '../locations/routes.js';
-import { readingsRouter } from '../readings/routes.js';
-import { scenariosSandboxRouter } from '../scenarios/routes.js';
-import { subscriptionsRouter, subscriptionsSandboxRouter } from '../subscriptions/routes.js';
-import { errorHandler, notFoundHandler } from './error-handler.js';
+import { accountSandboxRouter, accountsAdminRouter } from './accounts/index.js';
+import { alertsSandboxRouter } from './alerts/index.js';
+import { oauthRouter, oauthSandboxRouter, requireAccount } from './auth/index.js';
+import { dashboardRouter } from './dashboard/index.js';
+import type { Deps } from './deps.js';
+import { applyFaults, faultsRouter } from './faults/index.js';
+import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { journalRouter, requestLogger } from './journal/index.js';
+import { locationsRouter } from './locations/index.js';
+import { readingsRouter } from './readings/index.js';
+import { scenariosSandboxRouter } from './scenarios/index.js';
+import { subscriptionsRouter, subscriptionsSandboxRouter } from './subscriptions/index.js';
+import { deliveriesSandboxRouter } from './webhooks/index.js';
 
 /** Request bodies above this are refused with 413 (documented in the README). */
 export const BODY_LIMIT = '100kb';
+
+/** The version of the sandbox, reported by /healthz. */
+export const VERSION = '0.2.0';
 
 // JSON is parsed when declared, and also when no Content-Type is sent at all (many scripts omit it).
 const isJsonRequest = (req: IncomingMessage): boolean => {
@@ -27,15 +28,18 @@ const isJsonRequest = (req: IncomingMessage): boolean => {
   return type === undefined ? Number(req.headers['content-length'] ?? 0) > 0 : /^application\/([\w.+-]+\+)?json\b/i.test(type);
 };
 
-/** The whole sandbox as an Express app, with no listening: main.ts listens, tests use supertest. */
+/** The whole sandbox as an Express app, with no listening: server.ts listens, tests use supertest. */
 export function createApp(deps: Deps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Behind a proxy on a private network (compose, a load balancer), the client's address comes from X-Forwarded-For.
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
 
   app.use(requestLogger(deps));
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+  app.get('/healthz', async (_req, res) => {
+    const health = await deps.store.health();
+    res.status(health.ok ? 200 : 503).json({ status: health.ok ? 'ok' : 'unavailable', version: VERSION, store: deps.store.backend, ...(health.ok ? {} : { reason: health.reason }) });
   });
   app.use(express.json({ limit: BODY_LIMIT, type: isJsonRequest, strict: false }));
   app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
@@ -59,6 +63,7 @@ export function createApp(deps: Deps): Express {
   sandbox.use(subscriptionsSandboxRouter(deps));
   sandbox.use(oauthSandboxRouter(deps));
   sandbox.use(alertsSandboxRouter(deps));
+  sandbox.use(deliveriesSandboxRouter(deps));
   sandbox.use(scenariosSandboxRouter(deps));
   app.use('/sandbox', sandbox);
 

@@ -1,0 +1,3 @@
+/** What the composition root uses of the journal. */
+export { requestLogger } from './journal.js';
+export { journalRouter } from './routes.js';

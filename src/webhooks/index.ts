@@ -1,0 +1,5 @@
+/** What other features use of webhooks. */
+export { ATTEMPT_HEADER, DELIVERY_ID_HEADER, Dispatcher, SUBSCRIPTION_DELETED_NOTE, type DispatcherOptions, type NewDelivery } from './dispatcher.js';
+export { deliveriesSandboxRouter } from './routes.js';
+export { presentDelivery, type DeliveryView } from './presenter.js';
+export { fetchSender, type WebhookRequest, type WebhookResponse, type WebhookSender } from './sender.js';
