@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 
 import { LOG_LEVELS, type LogLevel } from './core/logger.js';
+import type { TlsConfig } from './http/tls.js';
 import type { EndpointPolicy } from './subscriptions/endpoint-policy.js';
 
-export type TlsConfig = { mode: 'off' } | { mode: 'self-signed' } | { mode: 'files'; certFile: string; keyFile: string };
 
 export interface Config {
   readonly port: number;

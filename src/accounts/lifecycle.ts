@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { publishAccountEvent } from '../live/events.js';
+import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, DeepReadonly } from '../store/data.js';
 import type { FixtureSet } from '../store/fixtures.js';
 import type { Store } from '../store/store.js';
@@ -29,7 +29,7 @@ export async function seedFixtures(deps: LifecycleDeps, prepared?: readonly Acco
     const now = deps.clock.now();
     // `prepared`: the same documents made once (tests start many sandboxes, and hashing the passwords is slow on purpose).
     const docs = prepared ?? (await Promise.all(deps.fixtures.accounts.map((fixture) => accountDocFromFixture(fixture, now))));
-    for (const doc of docs) await deps.store.accounts.create(structuredClone(doc) as AccountDoc);
+    for (const doc of docs) await deps.store.accounts.create(structuredClone(doc));
     await deps.store.settings.set(FIXTURES_FINGERPRINT, fixturesFingerprint(deps.fixtures));
     await deps.store.settings.set(SEEDED, now.toISOString());
     return true;

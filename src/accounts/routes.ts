@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 
-import { accountNowMs } from '../clock/account-clock.js';
+import { accountNowMs } from '../clock/index.js';
 import { AppError, invalidParameter, notFound } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import { authOf } from '../http/request-context.js';

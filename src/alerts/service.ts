@@ -1,9 +1,9 @@
-import { accountNow } from '../clock/account-clock.js';
+import { accountNow } from '../clock/index.js';
 import { epochSeconds, type Clock } from '../core/clock.js';
 import { conflict, notFound } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
-import { publishAccountEvent } from '../live/events.js';
+import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, AlertRecord, AlertType, DeepReadonly, DeliveryRecord } from '../store/data.js';
 import { findLocation } from '../store/lookups.js';
 import type { Store } from '../store/store.js';
@@ -96,7 +96,7 @@ export async function startAlertDetailed(deps: AlertsDeps, accountId: string, lo
       resolved.type,
     );
     if (decision.outcome === 'ignored') {
-      return { outcome: 'ignored', alert: structuredClone(decision.inForce) as AlertRecord, requestedType: resolved.requestedType, notifications: 0 };
+      return { outcome: 'ignored', alert: structuredClone(decision.inForce), requestedType: resolved.requestedType, notifications: 0 };
     }
     const now = accountNow(deps.clock, doc.clock);
     const alert: AlertRecord = {

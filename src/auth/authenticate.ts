@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 
-import { accountNowMs } from '../clock/account-clock.js';
+import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { AppError } from '../core/errors.js';
 import { setAuth, type AuthContext } from '../http/request-context.js';

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 
-import { accountNowMs } from '../clock/account-clock.js';
+import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { AppError, conflict, OAuthError, oauthError } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
@@ -13,9 +13,9 @@ import { authenticateClient, findClient, secretsEqual, type Client, type Clients
 import { renderErrorPage, renderLoginPage, type AuthorizationRequest } from './login-page.js';
 import { clientFromRegistration, parseRegistration, presentRegisteredClient } from './registration.js';
 import { loginSession, sessionCall, SESSION_COOKIE, type SessionDeps } from './session.js';
+import { createLoginThrottle, createTokenThrottle } from './throttle.js';
 import { deliverTokenResponse, type TokenDeliveryDeps } from './token-delivery.js';
 import { codeProblem, issueCode, issueTokens, pruneGrants, refreshProblem, revokeGrant, type TokenResponse } from './tokens.js';
-import { createLoginThrottle, createTokenThrottle } from './throttle.js';
 import { createPasswordCheck, signedInUser } from './users.js';
 
 export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps {

@@ -53,4 +53,4 @@ export function loginSession(deps: SessionDeps): RequestHandler {
 }
 
 export const sessionCall = (fn: (done: (err?: unknown) => void) => void): Promise<void> =>
-  new Promise((resolve, reject) => fn((err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve())));
+  new Promise((resolve, reject) => fn((err) => (err ? reject(err instanceof Error ? err : new Error(`session store: ${JSON.stringify(err)}`)) : resolve())));

@@ -14,7 +14,7 @@ import {
   type SessionDeps,
   type UsersDeps,
 } from '../auth/index.js';
-import { accountNowMs } from '../clock/account-clock.js';
+import { accountNowMs } from '../clock/index.js';
 import { AppError } from '../core/errors.js';
 import { allowOnly } from '../http/routing.js';
 import { dashboardToken } from './access.js';

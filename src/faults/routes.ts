@@ -1,8 +1,8 @@
 import { Router } from 'express';
 
+import { accountNowMs } from '../clock/index.js';
 import { invalidParameter } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
-import { accountNowMs } from '../clock/account-clock.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly } from '../http/routing.js';
 import type { FaultRecord } from '../store/data.js';

@@ -3,7 +3,9 @@ import { join, resolve } from 'node:path';
 
 import { generate } from 'selfsigned';
 
-import type { TlsConfig } from '../config.js';
+
+/** TLS: off, a certificate generated at start-up, or given files. */
+export type TlsConfig = { mode: 'off' } | { mode: 'self-signed' } | { mode: 'files'; certFile: string; keyFile: string };
 
 export interface TlsMaterial {
   cert: string;

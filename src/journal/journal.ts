@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 
 import type { RequestHandler } from 'express';
 
-import { accountNow } from '../clock/account-clock.js';
+import { accountNow } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { maybeAuthOf } from '../http/request-context.js';

@@ -90,7 +90,7 @@ export class UsageModel {
       t.laundry.push({ hour, gallons: 20 + 10 * unit(dayKey, 16 + i) });
     }
     const irrigates = this.#irrigation !== null && this.#irrigationMonths[month]! && this.#irrigationWeekdays[weekday]! && unit(dayKey, 30) >= 0.15;
-    t.irrigationGallons = irrigates ? this.#irrigation!.gallonsPerDay * (0.9 + 0.2 * unit(dayKey, 31)) : 0;
+    t.irrigationGallons = irrigates ? this.#irrigation.gallonsPerDay * (0.9 + 0.2 * unit(dayKey, 31)) : 0;
     this.#day = day;
     return t;
   }

@@ -10,7 +10,7 @@ export function readingsRouter(deps: { readings: ReadingsService }): Router {
   const { readings } = deps;
 
   router.get('/locations/:locationId/readings/water-usage', (req, res) => {
-    res.json(readings.readings(authOf(res).doc, req.params.locationId, req.query as Record<string, unknown>));
+    res.json(readings.readings(authOf(res).doc, req.params.locationId, req.query));
   });
   allowOnly(router, '/locations/:locationId/readings/water-usage', ['GET']);
 

@@ -1,4 +1,4 @@
-import { accountNowMs } from '../clock/account-clock.js';
+import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { AppError } from '../core/errors.js';
 import type { AccountDoc, AlertRecord, DeepReadonly, LocationRecord } from '../store/data.js';

@@ -1,11 +1,9 @@
 import { Router } from 'express';
 
-import { clockState } from '../clock/account-clock.js';
-import { parseClockChange } from '../clock/clock-request.js';
-import { changeAccountClock } from '../clock/time-travel.js';
+import { changeAccountClock, clockState, parseClockChange } from '../clock/index.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly } from '../http/routing.js';
-import { publishAccountEvent } from '../live/events.js';
+import { publishAccountEvent } from '../live/index.js';
 import { findRun } from '../store/lookups.js';
 import { presentRun, presentScenario, presentScenarioSummary } from './presenter.js';
 import { findScenario, parseRunRequest, scenarioWork, startRun, stepDueMs, type ScenariosDeps } from './runner.js';

@@ -1,8 +1,7 @@
 import { endAlert, startAlert, type AlertsDeps, type StartAlertInput } from '../alerts/index.js';
-import { accountNowMs } from '../clock/account-clock.js';
-import { timeLockOf, type DueWork } from '../clock/time-travel.js';
+import { accountNowMs, type DueWork, timeLockOf } from '../clock/index.js';
 import { AppError, invalidParameter, notFound } from '../core/errors.js';
-import { publishAccountEvent } from '../live/events.js';
+import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, DeepReadonly, ScenarioRunRecord } from '../store/data.js';
 import { findLocation, findRun } from '../store/lookups.js';
 import type { Scenario, ScenarioCatalog, ScenarioStep } from './schema.js';
@@ -82,7 +81,7 @@ export async function startRun(deps: ScenariosDeps, accountId: string, scenarioN
     await applyDueSteps(deps, accountId);
     const after = await deps.store.accounts.get(accountId);
     if (!after) throw notFound('This account no longer exists');
-    return structuredClone(findRun(after, runId)) as RunRecord;
+    return structuredClone(findRun(after, runId));
   });
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { ALERT_TYPES } from '../alerts/rules.js';
+import { ALERT_TYPES } from '../alerts/index.js';
 import type { AlertType } from '../store/data.js';
 import { formatPath } from '../store/fixtures.js';
 
@@ -196,7 +196,7 @@ export function parseScenarioFile(file: string, name: string, text: string): { s
 
 /** The JSON Schema of scenario files, generated from the zod schema (input side: what a file contains). */
 export function scenarioJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(scenarioFileSchema, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+  return z.toJSONSchema(scenarioFileSchema, { io: 'input', target: 'draft-2020-12' });
 }
 
 /** The text of scenarios/scenario.schema.json. */

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 
-import { accountNowMs } from '../clock/account-clock.js';
+import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { AppError, conflict, invalidParameter, notFound } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';

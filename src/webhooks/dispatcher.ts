@@ -1,11 +1,10 @@
 import { hostname } from 'node:os';
 
-import { accountNow, accountNowMs } from '../clock/account-clock.js';
-import type { DueWork } from '../clock/time-travel.js';
+import { accountNow, accountNowMs, type DueWork } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
-import { publishAccountEvent } from '../live/events.js';
+import { publishAccountEvent } from '../live/index.js';
 import type { DeliveryAttempt, DeliveryKind, DeliveryRecord } from '../store/data.js';
 import type { Store } from '../store/store.js';
 import { assessAnswer } from './assess.js';

@@ -60,7 +60,7 @@ export const fetchSender: WebhookSender = {
 
 async function readLimited(response: Response): Promise<string> {
   if (!response.body) return '';
-  const reader = response.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

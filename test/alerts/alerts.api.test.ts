@@ -1,7 +1,7 @@
 import request from 'supertest';
 
 import { buildTestApp, changeDoc, deliveriesIn, docOf, TEST_START, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { ALERT_PAYLOAD_KEYS, endAlert, givenSubscription, postedBodies, startAlert, subscribeAndConfirm } from '../webhooks/support.js';
 

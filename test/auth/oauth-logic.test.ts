@@ -1,8 +1,8 @@
 import { parseBasicCredentials } from '../../src/auth/clients.js';
-import { escapeHtml, html, trusted } from '../../src/http/html.js';
 import { uriProblem } from '../../src/auth/registration.js';
 import { pruneGrants, RETENTION_MS, revokeGrant } from '../../src/auth/tokens.js';
 import { OAuthError } from '../../src/core/errors.js';
+import { escapeHtml, html, trusted } from '../../src/http/html.js';
 import { emptyAccountDoc, type AccountDoc } from '../../src/store/data.js';
 
 describe('parseBasicCredentials', () => {

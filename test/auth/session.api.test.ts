@@ -6,8 +6,8 @@ import request from 'supertest';
 
 import { SESSION_TTL_MS } from '../../src/auth/session.js';
 import { buildTestApp, sessionsOf } from '../helpers/build-test-app.js';
-import { formFields, loginPath } from '../helpers/oauth.js';
 import { DEMO_USER } from '../helpers/demo.js';
+import { formFields, loginPath } from '../helpers/oauth.js';
 
 let dir: string;
 beforeEach(() => {

@@ -1,7 +1,7 @@
 import request from 'supertest';
 
 import { buildTestApp, changeDoc, docOf, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATIONS, OTHER_LOCATIONS } from '../helpers/demo.js';
+import { bearer, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATIONS, OTHER_LOCATIONS } from '../helpers/demo.js';
 import { basicAuth, codeOf, loginAndGetToken, NATIVE_REDIRECT_URI, type OAuthTokens, partnerRegistration, submitLogin } from '../helpers/oauth.js';
 
 const TOKEN_KEYS = ['access_token', 'expires_in', 'refresh_token', 'token_type'];

@@ -1,7 +1,7 @@
 import request from 'supertest';
 
-import { parseScenarioFile, type Scenario } from '../../src/scenarios/schema.js';
 import { runDueSteps } from '../../src/scenarios/runner.js';
+import { parseScenarioFile, type Scenario } from '../../src/scenarios/schema.js';
 import type { DeliveryRecord } from '../../src/store/data.js';
 import { buildTestApp, deliveriesIn, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';

@@ -1,11 +1,11 @@
-import { clockState } from '../../src/clock/account-clock.js';
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 
+import { clockState } from '../../src/clock/account-clock.js';
 import { listen } from '../auth/listening.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { buildTestApp, changeDoc, docOf, TEST_START, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
+import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /** Set to a file path to keep a full-page screenshot of the dashboard (for looking at the layout). */

@@ -1,6 +1,6 @@
 import { MAX_RANGE_DAYS, parseReadingsQuery, parseTime, resolveRange } from '../../src/readings/query.js';
-import { at } from './usage-fixtures.js';
 import { errorOf } from '../helpers/errors.js';
+import { at } from './usage-fixtures.js';
 
 describe('parseTime', () => {
   it.each([

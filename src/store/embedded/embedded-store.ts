@@ -661,7 +661,7 @@ function validateAccountFile(parsed: unknown): AccountFileData {
   if (!isObject(doc) || doc['schemaVersion'] !== ACCOUNT_SCHEMA_VERSION || !Array.isArray((parsed as { deliveries?: unknown }).deliveries)) {
     throw new StoreFileError(`an account file of DATA_DIR is not of schemaVersion ${ACCOUNT_SCHEMA_VERSION}`);
   }
-  return parsed as unknown as AccountFileData;
+  return parsed as AccountFileData;
 }
 
 function validateJournal(parsed: unknown): JournalFileData {

@@ -60,9 +60,10 @@ export class InProcessLocks implements Locks {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     this.#tails.set(name, held);
-    return Promise.resolve(async () => {
+    return Promise.resolve(() => {
       release();
       if (this.#tails.get(name) === held) this.#tails.delete(name);
+      return Promise.resolve();
     });
   }
 }
@@ -85,8 +86,9 @@ export class InProcessEvents implements EventBus {
       }
     };
     this.#emitter.on(channel, safe);
-    return Promise.resolve(async () => {
+    return Promise.resolve(() => {
       this.#emitter.off(channel, safe);
+      return Promise.resolve();
     });
   }
 }

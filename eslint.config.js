@@ -1,0 +1,95 @@
+// Lint: typescript-eslint's type-checked rules, and the house's import rules: no cycles (type
+// imports included), and imports run down the floors below only. `npm run lint`; `npm test` runs it.
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import tseslint from 'typescript-eslint';
+
+/**
+ * The floors of src/, lowest first. A folder may import its own files and the index.ts of
+ * any folder on a lower floor (core, store and http whole); never one on its own or a higher
+ * floor. The composition root (app.ts, deps.ts, server.ts, main.ts, config.ts, cli/) sits on top.
+ */
+const FLOORS = [
+  'core',
+  'store',
+  'http',
+  'live',
+  'clock',
+  'webhooks',
+  'readings',
+  'alerts',
+  'locations',
+  'subscriptions',
+  'journal',
+  'faults',
+  'auth',
+  'scenarios',
+  'accounts',
+  'dashboard',
+];
+/** Plumbing that features use in parts, not through an index. */
+const OPEN_FLOORS = new Set(['core', 'store', 'http']);
+
+const floorZones = FLOORS.flatMap((folder, index) => [
+  {
+    target: `./src/${folder}`,
+    from: ['./src/*.ts', ...FLOORS.slice(index + 1).map((above) => `./src/${above}/**`)],
+    message: `src/${folder} is below the folders it imports here; depend downwards only (see eslint.config.js FLOORS).`,
+  },
+  // A feature reaches a lower feature through its index.ts only.
+  ...FLOORS.slice(0, index)
+    .filter((below) => !OPEN_FLOORS.has(below))
+    .map((below) => ({
+      target: `./src/${folder}`,
+      from: `./src/${below}/**`,
+      except: [`**/src/${below}/index.ts`],
+      message: `import src/${below} through its index.ts`,
+    })),
+]);
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/**', 'test/**/fixtures/**', '*.js'] },
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    plugins: { 'import-x': importX },
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-self-import': 'error',
+      'import-x/order': ['error', { groups: ['builtin', 'external', ['parent', 'sibling', 'index']], 'newlines-between': 'always', alphabetize: { order: 'asc', caseInsensitive: true } }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones: floorZones }],
+      // Every "now" comes from an injected clock; process.env is read in main.ts and config only.
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'Use the injected Clock (core/clock.ts).' },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Use the injected Clock (core/clock.ts).' },
+      ],
+    },
+  },
+  {
+    files: ['src/core/clock.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: {
+      // Tests await supertest chains and use jest's loose typing where it reads better.
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+);
