@@ -9,7 +9,8 @@ import { dashboardRouter } from './dashboard/index.js';
 import type { Deps } from './deps.js';
 import { applyFaults, faultsRouter } from './faults/index.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
-import { journalRouter, requestLogger } from './journal/index.js';
+import { requestLog } from './http/request-log.js';
+import { journalRouter, recordInJournal } from './journal/index.js';
 import { locationsRouter } from './locations/index.js';
 import { readingsRouter } from './readings/index.js';
 import { scenariosSandboxRouter } from './scenarios/index.js';
@@ -36,7 +37,8 @@ export function createApp(deps: Deps): Express {
   // Behind a proxy on a private network (compose, a load balancer), the client's address comes from X-Forwarded-For.
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
 
-  app.use(requestLogger(deps));
+  app.use(requestLog(deps.logger));
+  app.use(recordInJournal(deps));
   app.get('/healthz', async (_req, res) => {
     const health = await deps.store.health();
     res.status(health.ok ? 200 : 503).json({ status: health.ok ? 'ok' : 'unavailable', version: VERSION, store: deps.store.backend, ...(health.ok ? {} : { reason: health.reason }) });

@@ -2,7 +2,7 @@ import { fixtureClientsOf } from './accounts/index.js';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoIds, type Ids } from './core/ids.js';
-import { createJsonLogger, type Logger } from './core/logger.js';
+import { createLogger, type Logger } from './core/logger.js';
 import { ReadingsService } from './readings/index.js';
 import type { ScenarioCatalog } from './scenarios/index.js';
 import type { OAuthClientRecord } from './store/data.js';
@@ -44,7 +44,7 @@ export interface DepsOverrides {
 export async function buildDeps(config: Config, store: Store, fixtures: FixtureSet, overrides: DepsOverrides = {}): Promise<Deps> {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
-  const logger = overrides.logger ?? createJsonLogger(config.logLevel);
+  const logger = overrides.logger ?? createLogger(config.logLevel);
   const sender = overrides.sender ?? fetchSender;
   const dispatcher = new Dispatcher({ store, clock, ids, logger, sender }, config.webhook);
   const scheme = config.tls.mode === 'off' ? 'http' : 'https';

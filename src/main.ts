@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
-import { createJsonLogger } from './core/logger.js';
+import { createLogger, flushLogger } from './core/logger.js';
 import { ScenarioError } from './scenarios/index.js';
 import { describeStartup, startSandbox } from './server.js';
 import { FixtureError } from './store/fixtures.js';
@@ -8,7 +8,7 @@ import { StoreFileError } from './store/open-store.js';
 /** The process entry: the only module that touches process.env, signals and exit codes. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const logger = createJsonLogger(config.logLevel);
+  const logger = createLogger(config.logLevel);
   const sandbox = await startSandbox(config, { logger });
   process.stderr.write(describeStartup(sandbox.report));
 
@@ -16,8 +16,9 @@ async function main(): Promise<void> {
     logger.info('stopping', { signal });
     sandbox
       .stop()
-      .then(() => {
+      .then(async () => {
         logger.info('stopped');
+        await flushLogger(logger);
         process.exitCode = 0;
       })
       .catch((error: unknown) => {

@@ -9,7 +9,7 @@ import { createApp } from './app.js';
 import { SESSION_TTL_MS } from './auth/index.js';
 import type { Config } from './config.js';
 import { systemClock } from './core/clock.js';
-import { createJsonLogger } from './core/logger.js';
+import { createLogger } from './core/logger.js';
 import { buildDeps, type Deps, type DepsOverrides } from './deps.js';
 import { loadTls } from './http/tls.js';
 import { loadScenarios, resolveStartupRun, runDueSteps, startStartupRun } from './scenarios/index.js';
@@ -54,7 +54,7 @@ export interface RunningSandbox {
 /** Loads fixtures and state, listens, and starts the background work: everything main.ts does but the process wiring. */
 export async function startSandbox(config: Config, overrides: DepsOverrides = {}): Promise<RunningSandbox> {
   const clock = overrides.clock ?? systemClock;
-  const logger = overrides.logger ?? createJsonLogger(config.logLevel);
+  const logger = overrides.logger ?? createLogger(config.logLevel);
   const fixtures = await loadFixtures(config.fixturesDir);
   const scenarios = overrides.scenarios ?? (await loadScenarios(config.scenariosDir));
   const opened = await openStore(
@@ -156,7 +156,7 @@ export function describeStartup(report: StartupReport): string {
     `  dashboard   ${report.dashboardUrl}   (sign in as demo@example.com / demo-password)`,
     `  API docs    ${report.docsUrl}   (OpenAPI at ${report.publicUrl}/openapi.json)`,
     `  demo key    Authorization: Bearer demo_api_key_for_the_water_monitoring_sandbox`,
-    `  state       ${report.store.backend} at ${report.store.where}: ${state}${report.reset ? '; reset to the fixtures (--reset)' : ''}`,
+    `  state       ${report.store.backend === 'memory' ? 'in memory only' : `${report.store.backend} at ${report.store.where}`}: ${state}${report.reset ? '; reset to the fixtures (--reset)' : ''}`,
     `  fixtures    ${report.fixtureAccounts} accounts from ${report.fixturesDir}; scenarios from ${report.scenariosDir}: ${report.scenarios.join(', ') || 'none'}`,
   ];
   if (report.tlsCertificate) lines.push(`  TLS         self-signed or given certificate at ${report.tlsCertificate}`);

@@ -1,40 +1,74 @@
-import { systemClock, type Clock } from './clock.js';
+import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
+/** Structured logs: a message and its fields. Features log through this; tests pass a recording one. */
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
+  /** The pino logger behind it, for pino-http; absent for loggers made in tests. */
+  readonly pino?: PinoLogger;
 }
 
-/** Structured JSON logs, one object per line. `time` is the process clock's, not an account's virtual time. */
-export function createJsonLogger(
-  level: LogLevel,
-  write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
-  bound: Record<string, unknown> = {},
-  clock: Clock = systemClock,
-): Logger {
-  const threshold = LOG_LEVELS.indexOf(level);
-  const emit = (lvl: LogLevel, msg: string, fields: Record<string, unknown> = {}): void => {
-    if (LOG_LEVELS.indexOf(lvl) < threshold) return;
-    write(JSON.stringify({ time: clock.now().toISOString(), level: lvl, msg, ...bound, ...fields }, errorReplacer));
-  };
+/** Secrets never reach a log line, whatever object carries them. */
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.clientSecret',
+  '*.client_secret',
+  '*.access_token',
+  '*.refresh_token',
+  '*.accessToken',
+  '*.refreshToken',
+  '*.apiKey',
+  '*.confirmationToken',
+];
+
+function wrap(logger: PinoLogger): Logger {
   return {
-    debug: (msg, fields) => emit('debug', msg, fields),
-    info: (msg, fields) => emit('info', msg, fields),
-    warn: (msg, fields) => emit('warn', msg, fields),
-    error: (msg, fields) => emit('error', msg, fields),
-    child: (fields) => createJsonLogger(level, write, { ...bound, ...fields }, clock),
+    debug: (msg, fields) => logger.debug(fields ?? {}, msg),
+    info: (msg, fields) => logger.info(fields ?? {}, msg),
+    warn: (msg, fields) => logger.warn(fields ?? {}, msg),
+    error: (msg, fields) => logger.error(fields ?? {}, msg),
+    child: (fields) => wrap(logger.child(fields)),
+    pino: logger,
   };
 }
 
-function errorReplacer(_key: string, value: unknown): unknown {
-  return value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
+/**
+ * JSON logs with pino, one object per line on stdout, written asynchronously (a slow terminal
+ * or pipe never blocks a request); `flushLogger` before exit. `time` is the wall clock's, not an
+ * account's virtual time.
+ */
+export function createLogger(level: LogLevel, destination: DestinationStream = pino.destination({ dest: 1, sync: false })): Logger {
+  return wrap(
+    pino(
+      {
+        level,
+        base: null,
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label) => ({ level: label }) },
+        redact: { paths: REDACT, censor: '[redacted]' },
+        serializers: { err: pino.stdSerializers.err },
+      },
+      destination,
+    ),
+  );
+}
+
+/** Writes what the logger buffered; call before the process exits. */
+export function flushLogger(logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    if (!logger.pino) return resolve();
+    logger.pino.flush(() => resolve());
+  });
 }
 
 export const silentLogger: Logger = {

@@ -1,3 +1,3 @@
 /** What the composition root uses of the journal. */
-export { requestLogger } from './journal.js';
+export { recordInJournal } from './journal.js';
 export { journalRouter } from './routes.js';

@@ -16,18 +16,16 @@ export interface JournalDeps {
 }
 
 /**
- * One log line per request (method, path, status, duration, account) and, for calls made
- * with an account's credentials, an entry in that account's request journal (an O(1) append
- * to a bounded list, after the response is sent).
+ * For calls made with an account's credentials, an entry in that account's request journal:
+ * an O(1) append to a bounded list, after the response is sent.
  */
-export function requestLogger(deps: JournalDeps): RequestHandler {
+export function recordInJournal(deps: JournalDeps): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     const path = req.path;
     res.on('finish', () => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const auth = maybeAuthOf(res);
-      deps.logger.info('request', { method: req.method, path, status: res.statusCode, durationMs, accountId: auth?.accountId ?? null });
       if (!auth || auth.internal || (req.method === 'GET' && path.startsWith('/sandbox/requests'))) return;
       const entry: JournalEntry = {
         accountId: auth.accountId,
