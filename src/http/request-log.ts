@@ -26,5 +26,5 @@ export function requestLog(logger: Logger): RequestHandler {
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
     quietReqLogger: true,
-  }) as unknown as RequestHandler;
+  });
 }
