@@ -14,9 +14,9 @@ const daysBefore = (date, days) => new Date(date.getTime() - days * 86_400_000);
 
 export async function run({ sandbox, bare }) {
   // The fixtures' locations were installed in 2022-2024: add one with twelve years of data.
-  const accountId = sandbox.deps.store.read((d) => d.apiKeys.find((k) => k.apiKey === DEMO_API_KEY).accountId);
+  const accountId = await sandbox.store.accounts.lookup('apiKey', DEMO_API_KEY);
   const locationId = randomUUID();
-  await sandbox.store.write((d) => {
+  await sandbox.store.accounts.update(accountId, (d) => {
     d.locations.push({
       locationId,
       accountId,

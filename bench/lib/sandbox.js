@@ -3,28 +3,34 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 
-import { buildInitialData } from '../../dist/accounts/initial-state.js';
+import { seedFixtures } from '../../dist/accounts/lifecycle.js';
+import { createApp } from '../../dist/app.js';
+import { SESSION_TTL_MS } from '../../dist/auth/index.js';
 import { loadConfig } from '../../dist/config.js';
 import { ManualClock } from '../../dist/core/clock.js';
 import { silentLogger } from '../../dist/core/logger.js';
 import { buildDeps } from '../../dist/deps.js';
-import { createApp } from '../../dist/http/app.js';
-import { loadScenarios } from '../../dist/scenarios/catalog.js';
+import { loadScenarios } from '../../dist/scenarios/index.js';
 import { loadFixtures } from '../../dist/store/fixtures.js';
-import { openStore } from '../../dist/store/lowdb-store.js';
+import { openStore } from '../../dist/store/open-store.js';
 
 /** The instant the bench's clock stands at (the tests use the same one). */
 export const BENCH_NOW = new Date('2026-03-10T15:30:00Z');
 
 export const DEMO_API_KEY = 'demo_api_key_for_the_water_monitoring_sandbox';
+export const DEMO_ACCOUNT_ID = '4a2f2cc5-2fd9-48f2-99bb-222913290605';
 
 export async function startSandbox({ env = {}, now = BENCH_NOW } = {}) {
-  const config = loadConfig({ DATA_FILE: ':memory:', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ DATA_DIR: ':memory:', LOG_LEVEL: 'silent', ...env });
   const fixtures = await loadFixtures('fixtures');
   const clock = new ManualClock(now);
-  const { store } = await openStore(config.dataFile, () => buildInitialData(fixtures, now));
+  const { store } = await openStore(
+    { dataDir: config.dataDir, legacyDataFile: null, redisUrl: config.redisUrl, deliveryLogLimit: config.webhook.logLimit, sessionTtlMs: SESSION_TTL_MS, cacheSize: 2000 },
+    clock,
+  );
   const scenarios = await loadScenarios(config.scenariosDir);
-  const deps = buildDeps(config, store, fixtures, { clock, logger: silentLogger, scenarios });
+  const deps = await buildDeps(config, store, fixtures, { clock, logger: silentLogger, scenarios });
+  await seedFixtures(deps);
   const server = createServer(createApp(deps));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -38,6 +44,7 @@ export async function startSandbox({ env = {}, now = BENCH_NOW } = {}) {
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await store.close();
     },
   };
 }

@@ -18,7 +18,7 @@ export function locationFromFixture(accountId: string, fixture: LocationFixture)
 }
 
 /** The document of a fixture account as the fixtures describe it. */
-export async function accountDocFromFixture(fixture: AccountFixture, now: Date): Promise<AccountDoc> {
+export function accountDocFromFixture(fixture: AccountFixture, now: Date): AccountDoc {
   const locations = fixture.locations.map((l) => locationFromFixture(fixture.accountId, l));
   const doc = emptyAccountDoc({ accountId: fixture.accountId, name: fixture.name, origin: 'fixture', initialLocations: structuredClone(locations), createdAt: now.toISOString() });
   doc.locations = locations;
@@ -30,7 +30,7 @@ export async function accountDocFromFixture(fixture: AccountFixture, now: Date):
       accountId: fixture.accountId,
       email: user.email,
       name: user.name,
-      passwordHash: await hashPassword(user.password),
+      passwordHash: hashPassword(user.password),
     });
   }
   return doc;

@@ -27,8 +27,8 @@ export async function seedFixtures(deps: LifecycleDeps, prepared?: readonly Acco
   return deps.store.locks.withLock('seed', async () => {
     if ((await deps.store.settings.get(SEEDED)) !== null) return false;
     const now = deps.clock.now();
-    // `prepared`: the same documents made once (tests start many sandboxes, and hashing the passwords is slow on purpose).
-    const docs = prepared ?? (await Promise.all(deps.fixtures.accounts.map((fixture) => accountDocFromFixture(fixture, now))));
+    // `prepared`: the same documents made once, for tests that start many sandboxes.
+    const docs = prepared ?? deps.fixtures.accounts.map((fixture) => accountDocFromFixture(fixture, now));
     for (const doc of docs) await deps.store.accounts.create(structuredClone(doc));
     await deps.store.settings.set(FIXTURES_FINGERPRINT, fixturesFingerprint(deps.fixtures));
     await deps.store.settings.set(SEEDED, now.toISOString());
@@ -71,7 +71,7 @@ export async function resetAllAccounts(deps: LifecycleDeps): Promise<{ accounts:
     }
     const now = deps.clock.now();
     for (const fixture of deps.fixtures.accounts) {
-      await deps.store.accounts.create(await accountDocFromFixture(fixture, now));
+      await deps.store.accounts.create(accountDocFromFixture(fixture, now));
       await publishAccountEvent(deps.store, fixture.accountId, { type: 'reset' });
     }
     await deps.store.settings.set(FIXTURES_FINGERPRINT, fixturesFingerprint(deps.fixtures));

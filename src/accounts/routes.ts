@@ -63,7 +63,7 @@ export function accountsAdminRouter(deps: AccountsDeps): Router {
     if (name !== undefined && (typeof name !== 'string' || name.trim() === '' || name.length > 200)) {
       throw invalidParameter('name', 'name must be a non-empty string of at most 200 characters');
     }
-    const { doc, password } = await generateAccount({ seed, locationCount, ...(typeof name === 'string' ? { name: name.trim() } : {}) }, deps.ids, deps.clock.now());
+    const { doc, password } = generateAccount({ seed, locationCount, ...(typeof name === 'string' ? { name: name.trim() } : {}) }, deps.ids, deps.clock.now());
     await deps.store.accounts.create(doc);
     const user = doc.users[0]!;
     res.status(201).json({

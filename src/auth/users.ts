@@ -22,14 +22,13 @@ export async function signedInUser(store: Store, session: { userId?: string; acc
  * throwaway hash, so it takes as long as a wrong password and does not reveal which e-mails exist.
  */
 export function createPasswordCheck(deps: UsersDeps): (email: string, password: string) => Promise<DeepReadonly<UserRecord> | null> {
-  let unknownUserHash: Promise<string> | undefined;
+  const unknownUserHash = hashPassword(deps.ids.secret(16));
   return async (email, password) => {
     const normalized = email.toLowerCase();
     const owner = await deps.store.accounts.lookup('email', normalized);
     const doc = owner === null ? null : await deps.store.accounts.get(owner);
     const user = doc?.users.find((u) => u.email === normalized) ?? null;
-    unknownUserHash ??= hashPassword(deps.ids.secret(16));
-    const valid = await verifyPassword(password, user?.passwordHash ?? (await unknownUserHash));
+    const valid = await verifyPassword(password, user?.passwordHash ?? unknownUserHash);
     return user && valid ? user : null;
   };
 }

@@ -1,7 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-import { generate } from 'selfsigned';
 
 
 /** TLS: off, a certificate generated at start-up, or given files. */
@@ -26,6 +25,8 @@ export async function loadTls(tls: TlsConfig, certDir: string, now: Date): Promi
   if (tls.mode === 'files') {
     return { cert: await readFile(tls.certFile, 'utf8'), key: await readFile(tls.keyFile, 'utf8'), certFile: resolve(tls.certFile) };
   }
+  // Loaded only when TLS is on: it takes a tenth of a second to import.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',

@@ -22,7 +22,7 @@ export interface UserRecord {
   accountId: string;
   email: string;
   name: string;
-  /** `scrypt$<salt>$<hash>`, both base64url. */
+  /** `sha256$<salt>$<hash>` (or `scrypt$...` from version 0.1), both base64url; see core/passwords.ts. */
   passwordHash: string;
 }
 

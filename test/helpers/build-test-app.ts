@@ -21,11 +21,11 @@ export const TEST_START = new Date('2026-03-10T15:30:00Z');
 
 let fixturesOnce: Promise<{ fixtures: FixtureSet; docs: AccountDoc[] }> | null = null;
 
-/** The shipped fixtures, loaded and hashed once per test file (scrypt is slow on purpose). */
+/** The shipped fixtures, loaded once per test file. */
 export function shippedFixtures(): Promise<{ fixtures: FixtureSet; docs: AccountDoc[] }> {
-  fixturesOnce ??= loadFixtures('fixtures').then(async (fixtures) => ({
+  fixturesOnce ??= loadFixtures('fixtures').then((fixtures) => ({
     fixtures,
-    docs: await Promise.all(fixtures.accounts.map((f) => accountDocFromFixture(f, TEST_START))),
+    docs: fixtures.accounts.map((f) => accountDocFromFixture(f, TEST_START)),
   }));
   return fixturesOnce;
 }

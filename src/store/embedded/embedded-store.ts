@@ -32,7 +32,7 @@ import { LowdbSessionStore, type SessionsDocument } from './session-file.js';
  * The embedded store: lowdb documents in DATA_DIR, or the same structures in memory.
  *
  *   store.json           schema version and settings
- *   index/<00-ff>.json   the index, in 256 shards by hash: key → account, and each account's summary
+ *   index/<00-ff>.json   the index, in 256 shards by hash of the account: each account's summary and keys
  *   accounts/<id>.json   one account: its document and its delivery log
  *   journals/<id>.json   its request journal (written lazily: losing a second of it is harmless)
  *   sessions.json        login sessions
@@ -40,7 +40,8 @@ import { LowdbSessionStore, type SessionsDocument } from './session-file.js';
  * The whole index is held in memory (a few dozen bytes per key), so every look-up is a map
  * access; account documents are loaded on first use and kept in a bounded cache, so memory
  * follows the accounts in use, not the accounts stored. A change writes the account's own
- * file and the index shards it touched, nothing else.
+ * file and, when its keys or summary changed, its own index shard: nothing of other accounts
+ * but their neighbours in that shard.
  */
 
 export const STORE_SCHEMA_VERSION = 2;
@@ -55,10 +56,11 @@ interface AccountMeta {
   lastSeenMs: number | null;
   /** When the account's next work falls due on the process clock; null when none is scheduled. */
   dueAtMs: number | null;
+  /** The account's index keys (see indexEntriesOf). */
+  entries: string[];
 }
 
 interface ShardDocument {
-  entries: Record<string, string>;
   accounts: Record<string, AccountMeta>;
 }
 
@@ -125,6 +127,8 @@ export class EmbeddedStore implements Store {
   readonly #sessionFile: LowdbFile<SessionsDocument>;
   readonly #loaded = new Map<string, LoadedAccount>();
   readonly #loading = new Map<string, Promise<LoadedAccount | null>>();
+  /** Every index key, and the account it resolves to: built from the shards at start-up. */
+  readonly #owners = new Map<string, string>();
   /** Accounts with work scheduled, and when it falls due on the process clock. */
   readonly #due = new Map<string, number>();
   /** Claims on deliveries: who holds each, and until when (real time: a claim outlives no process). */
@@ -145,6 +149,7 @@ export class EmbeddedStore implements Store {
       for (const [accountId, meta] of Object.entries(shard.data.accounts)) {
         this.#accountCount++;
         if (meta.dueAtMs !== null) this.#due.set(accountId, meta.dueAtMs);
+        for (const entry of meta.entries) this.#owners.set(entry, accountId);
       }
     }
     this.accounts = this.#accountStore();
@@ -165,7 +170,7 @@ export class EmbeddedStore implements Store {
     for (let i = 0; i < SHARDS; i++) {
       const name = `${shardName(i)}.json`;
       const file = existing.has(name) && dir !== null ? await LowdbFile.open(join(dir, 'index', name), validateShard) : null;
-      shards.push(file ?? LowdbFile.create<ShardDocument>(dir === null ? null : join(dir, 'index', name), { entries: {}, accounts: {} }));
+      shards.push(file ?? LowdbFile.create<ShardDocument>(dir === null ? null : join(dir, 'index', name), { accounts: {} }));
     }
     const sessionFile = (fresh || dir === null ? null : await LowdbFile.open(join(dir, 'sessions.json'), validateSessions)) ?? LowdbFile.create<SessionsDocument>(path('sessions.json'), { sessions: {} });
     const store = new EmbeddedStore(options, shards, storeFile, sessionFile);
@@ -245,14 +250,12 @@ export class EmbeddedStore implements Store {
     loaded.file.data.doc = draft;
     for (const record of added) this.#addDelivery(loaded, record);
     loaded.entries = entries;
-    const touched = new Set<LowdbFile<ShardDocument>>();
-    for (const entry of newKeys) touched.add(this.#setEntry(entry, accountId));
-    for (const entry of removed) touched.add(this.#deleteEntry(entry));
-    const metaShard = this.#refreshMeta(accountId, loaded);
-    if (metaShard) touched.add(metaShard);
+    const keysChanged = newKeys.length > 0 || removed.length > 0;
+    if (keysChanged) this.#setEntries(accountId, newKeys, removed);
+    const metaShard = this.#refreshMeta(accountId, loaded, keysChanged);
     loaded.pins++;
     try {
-      await Promise.all([loaded.file.save(), ...[...touched].map((s) => s.save())]);
+      await Promise.all([loaded.file.save(), metaShard?.save()]);
     } finally {
       loaded.pins--;
       this.#evict();
@@ -274,15 +277,13 @@ export class EmbeddedStore implements Store {
     const loaded: LoadedAccount = { file, byId: new Map(), pending: new Set(), finished: 0, entries, journal: null, pins: 1 };
     for (const record of deliveries) this.#addDelivery(loaded, structuredClone(record));
     this.#loaded.set(accountId, loaded);
-    const touched = new Set<LowdbFile<ShardDocument>>();
     const { shard } = this.#metaShard(accountId);
-    shard.data.accounts[accountId] = { name: doc.account.name, origin: doc.account.origin, createdAt: doc.account.createdAt, lastSeenMs: null, dueAtMs: null };
+    shard.data.accounts[accountId] = { name: doc.account.name, origin: doc.account.origin, createdAt: doc.account.createdAt, lastSeenMs: null, dueAtMs: null, entries: [] };
     this.#accountCount++;
-    touched.add(shard);
-    for (const entry of entries) touched.add(this.#setEntry(entry, accountId));
-    this.#refreshMeta(accountId, loaded);
+    this.#setEntries(accountId, [...entries], []);
+    this.#refreshMeta(accountId, loaded, true);
     try {
-      await Promise.all([file.save(), ...[...touched].map((s) => s.save())]);
+      await Promise.all([file.save(), shard.save()]);
     } finally {
       loaded.pins--;
       this.#evict();
@@ -294,19 +295,17 @@ export class EmbeddedStore implements Store {
     const loaded = await this.#load(accountId);
     const located = this.#meta(accountId);
     if (!loaded && !located) return false;
-    const touched = new Set<LowdbFile<ShardDocument>>();
-    for (const entry of loaded?.entries ?? []) touched.add(this.#deleteEntry(entry));
     if (located) {
+      for (const entry of located.meta.entries) if (this.#owners.get(entry) === accountId) this.#owners.delete(entry);
       delete located.shard.data.accounts[accountId];
       this.#accountCount--;
-      touched.add(located.shard);
     }
     this.#due.delete(accountId);
     this.#loaded.delete(accountId);
     for (const id of loaded?.byId.keys() ?? []) this.#leases.delete(id);
     const removals = [this.#path('accounts', accountId), this.#path('journals', accountId)].flatMap((p) => (p === null ? [] : [p]));
     await Promise.all([
-      ...[...touched].map((s) => s.save()),
+      located?.shard.save(),
       loaded?.file.remove(),
       loaded?.journal?.remove(),
       ...removals.map((p) => rm(p, { force: true })),
@@ -592,28 +591,18 @@ export class EmbeddedStore implements Store {
     }
   }
 
-  #shardOf(text: string): LowdbFile<ShardDocument> {
-    return this.#shards[hash32(text) % SHARDS]!;
-  }
-
   #owner(entry: string): string | null {
-    return this.#shardOf(entry).data.entries[entry] ?? null;
+    return this.#owners.get(entry) ?? null;
   }
 
-  #setEntry(entry: string, accountId: string): LowdbFile<ShardDocument> {
-    const shard = this.#shardOf(entry);
-    shard.data.entries[entry] = accountId;
-    return shard;
-  }
-
-  #deleteEntry(entry: string): LowdbFile<ShardDocument> {
-    const shard = this.#shardOf(entry);
-    delete shard.data.entries[entry];
-    return shard;
+  /** Adds and removes index keys of the account, in memory; its shard is written with its summary. */
+  #setEntries(accountId: string, added: readonly string[], removed: readonly string[]): void {
+    for (const entry of removed) if (this.#owners.get(entry) === accountId) this.#owners.delete(entry);
+    for (const entry of added) this.#owners.set(entry, accountId);
   }
 
   #metaShard(accountId: string): { shard: LowdbFile<ShardDocument> } {
-    return { shard: this.#shardOf(`account:${accountId}`) };
+    return { shard: this.#shards[hash32(accountId) % SHARDS]! };
   }
 
   #meta(accountId: string): { shard: LowdbFile<ShardDocument>; meta: AccountMeta } | null {
@@ -622,8 +611,8 @@ export class EmbeddedStore implements Store {
     return meta ? { shard, meta } : null;
   }
 
-  /** Recomputes the account's due time and name in the index; returns the shard when they changed. */
-  #refreshMeta(accountId: string, loaded: LoadedAccount): LowdbFile<ShardDocument> | null {
+  /** Recomputes the account's due time, name and keys in the index; returns the shard when they changed. */
+  #refreshMeta(accountId: string, loaded: LoadedAccount, keysChanged = false): LowdbFile<ShardDocument> | null {
     const located = this.#meta(accountId);
     if (!located) return null;
     const { doc } = loaded.file.data;
@@ -631,9 +620,10 @@ export class EmbeddedStore implements Store {
     if (dueAtMs === null) this.#due.delete(accountId);
     else this.#due.set(accountId, dueAtMs);
     const { meta } = located;
-    if (meta.dueAtMs === dueAtMs && meta.name === doc.account.name) return null;
+    if (meta.dueAtMs === dueAtMs && meta.name === doc.account.name && !keysChanged) return null;
     meta.dueAtMs = dueAtMs;
     meta.name = doc.account.name;
+    if (keysChanged) meta.entries = [...loaded.entries];
     return located.shard;
   }
 }
@@ -652,7 +642,7 @@ function validateStoreFile(parsed: unknown): StoreFileData {
 }
 
 function validateShard(parsed: unknown): ShardDocument {
-  if (!isObject(parsed) || !isObject(parsed['entries']) || !isObject(parsed['accounts'])) throw new StoreFileError('an index shard of DATA_DIR is not valid');
+  if (!isObject(parsed) || !isObject(parsed['accounts'])) throw new StoreFileError('an index shard of DATA_DIR is not valid');
   return parsed as unknown as ShardDocument;
 }
 
