@@ -20,7 +20,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 const DISPATCH_INTERVAL_MS = 250;
 const SWEEP_INTERVAL_MS = 60_000;
 /** Accounts the embedded store keeps loaded; the rest stay on disk until used. */
-const ACCOUNT_CACHE_SIZE = 2000;
+const ACCOUNT_CACHE_SIZE = 500;
 
 export interface StartupReport {
   url: string;

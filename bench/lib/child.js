@@ -5,11 +5,18 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
+/** The V8 flags of `npm start` and the image (package.json), so the bench measures what users run. */
+const START_FLAGS = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+  .scripts.start.split('&&')
+  .at(-1)
+  .trim()
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));
 
-/** Starts the sandbox with `env` (PORT=0 by default) and resolves once /healthz answers 200. */
-export async function startChild(env = {}) {
+/** Starts the sandbox with `env` (PORT=0 by default) and resolves once /healthz answers 200; `nodeArgs` e.g. --cpu-prof. */
+export async function startChild(env = {}, nodeArgs = []) {
   const started = performance.now();
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...START_FLAGS, ...nodeArgs, MAIN], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

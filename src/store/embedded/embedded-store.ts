@@ -48,6 +48,13 @@ export const STORE_SCHEMA_VERSION = 2;
 const SHARDS = 256;
 /** The journal may exceed its limit by this many entries before a trim. */
 const JOURNAL_SLACK = 50;
+/**
+ * How soon bookkeeping reaches the disk: journals within a few seconds, last-request times
+ * (which only decide when an idle account expires, days later) within a minute. Written
+ * sooner, a hosted sandbox's active accounts would rewrite their files every second.
+ */
+const JOURNAL_FLUSH_MS = 5000;
+const LAST_SEEN_FLUSH_MS = 60_000;
 
 interface AccountMeta {
   name: string;
@@ -215,7 +222,7 @@ export class EmbeddedStore implements Store {
         const located = this.#meta(accountId);
         if (located) {
           located.meta.lastSeenMs = atMs;
-          void located.shard.save(false);
+          void located.shard.save(false, LAST_SEEN_FLUSH_MS);
         }
         return Promise.resolve();
       },
@@ -497,7 +504,7 @@ export class EmbeddedStore implements Store {
         const entries = journal.data.entries;
         entries.push(entry);
         if (entries.length > JOURNAL_LIMIT + JOURNAL_SLACK) entries.splice(0, entries.length - JOURNAL_LIMIT);
-        await journal.save(false);
+        await journal.save(false, JOURNAL_FLUSH_MS);
       },
       list: async (accountId, limit) => {
         const entries = (await this.#journalOf(accountId))?.data.entries ?? [];
@@ -507,7 +514,7 @@ export class EmbeddedStore implements Store {
         const journal = await this.#journalOf(accountId);
         if (!journal) return;
         journal.data.entries = [];
-        await journal.save(false);
+        await journal.save(false, JOURNAL_FLUSH_MS);
       },
     };
   }

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { DataFile } from 'lowdb/node';
 
-/** Writes marked not durable (journals, last-seen times) reach the disk within this delay. */
+/** Writes marked not durable reach the disk within this delay, unless the caller gives another. */
 const LAZY_FLUSH_MS = 1000;
 
 export class StoreFileError extends Error {}
@@ -66,11 +66,11 @@ export class LowdbFile<T> {
     this.#db.data = value;
   }
 
-  /** Persists the current data: now (durable) or within a second. */
-  save(durable = true): Promise<void> {
+  /** Persists the current data: now (durable), or within `withinMs` (bookkeeping a crash may lose). */
+  save(durable = true, withinMs = LAZY_FLUSH_MS): Promise<void> {
     if (this.#path === null) return Promise.resolve();
     if (!durable) {
-      this.#scheduleLazy();
+      this.#scheduleLazy(withinMs);
       return Promise.resolve();
     }
     return this.#requestWrite();
@@ -115,12 +115,12 @@ export class LowdbFile<T> {
     return this.#scheduled;
   }
 
-  #scheduleLazy(): void {
+  #scheduleLazy(withinMs: number): void {
     if (this.#lazyTimer) return;
     this.#lazyTimer = setTimeout(() => {
       this.#lazyTimer = null;
       this.#requestWrite().catch(() => undefined);
-    }, LAZY_FLUSH_MS);
+    }, withinMs);
     this.#lazyTimer.unref();
   }
 }
