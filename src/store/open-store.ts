@@ -29,15 +29,43 @@ export interface OpenedStore {
   origin: 'fresh' | 'existing' | { migratedFrom: string; accounts: number };
 }
 
+/**
+ * Setting that marks a migration under way ('started') or finished ('done'). The store is no
+ * longer fresh once it is open (store.json is written at once), so without it a migration that
+ * failed or was killed half-way would be taken for existing state on the next open.
+ */
+const MIGRATION_SETTING = 'legacyMigration';
+
 /** Opens the configured store; a fresh one may take over a state file of version 0.1. */
 export async function openStore(options: StoreOptions, clock: Clock): Promise<OpenedStore> {
   if (options.redisUrl !== null) throw new StoreFileError('REDIS_URL is not supported by this build');
   const dir = options.dataDir === ':memory:' ? null : options.dataDir;
   const { store, fresh } = await EmbeddedStore.open({ dir, clock, deliveryLogLimit: options.deliveryLogLimit, sessionTtlMs: options.sessionTtlMs, cacheSize: options.cacheSize });
-  if (!fresh) return { store, origin: 'existing' };
-  if (dir === null || options.legacyDataFile === null) return { store, origin: 'fresh' };
-  const migrated = await migrateLegacyFile(store, options.legacyDataFile);
-  return { store, origin: migrated === null ? 'fresh' : { migratedFrom: options.legacyDataFile, accounts: migrated } };
+  const interrupted = !fresh && (await store.settings.get(MIGRATION_SETTING)) === 'started';
+  if (!fresh && !interrupted) return { store, origin: 'existing' };
+  try {
+    // Only the interrupted migration can have stored accounts: start again from nothing.
+    if (interrupted) await deleteAllAccounts(store);
+    if (dir === null || options.legacyDataFile === null) {
+      if (interrupted) await store.settings.set(MIGRATION_SETTING, 'abandoned');
+      return { store, origin: 'fresh' };
+    }
+    await store.settings.set(MIGRATION_SETTING, 'started');
+    const migrated = await migrateLegacyFile(store, options.legacyDataFile);
+    await store.settings.set(MIGRATION_SETTING, 'done');
+    return { store, origin: migrated === null ? 'fresh' : { migratedFrom: options.legacyDataFile, accounts: migrated } };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+async function deleteAllAccounts(store: Store): Promise<void> {
+  for (;;) {
+    const { accounts } = await store.accounts.list({ limit: 100 });
+    if (accounts.length === 0) return;
+    for (const { accountId } of accounts) await store.accounts.delete(accountId);
+  }
 }
 
 /**

@@ -133,7 +133,7 @@ export class EmbeddedStore implements Store {
   readonly #storeFile: LowdbFile<StoreFileData>;
   readonly #sessionFile: LowdbFile<SessionsDocument>;
   readonly #loaded = new Map<string, LoadedAccount>();
-  readonly #loading = new Map<string, Promise<LoadedAccount | null>>();
+  readonly #loading = new Map<string, { waiters: number; promise: Promise<LoadedAccount | null> }>();
   /** Every index key, and the account it resolves to: built from the shards at start-up. */
   readonly #owners = new Map<string, string>();
   /** Accounts with work scheduled, and when it falls due on the process clock. */
@@ -179,6 +179,7 @@ export class EmbeddedStore implements Store {
       const file = existing.has(name) && dir !== null ? await LowdbFile.open(join(dir, 'index', name), validateShard) : null;
       shards.push(file ?? LowdbFile.create<ShardDocument>(dir === null ? null : join(dir, 'index', name), { accounts: {} }));
     }
+    if (!fresh && dir !== null) await forgetAccountsWithoutFile(dir, shards);
     const sessionFile = (fresh || dir === null ? null : await LowdbFile.open(join(dir, 'sessions.json'), validateSessions)) ?? LowdbFile.create<SessionsDocument>(path('sessions.json'), { sessions: {} });
     const store = new EmbeddedStore(options, shards, storeFile, sessionFile);
     if (fresh) await storeFile.save();
@@ -196,6 +197,7 @@ export class EmbeddedStore implements Store {
       if (loaded.journal) files.push(loaded.journal);
     }
     await Promise.all(files.map((f) => f.flush()));
+    this.#evict();
   }
 
   close(): Promise<void> {
@@ -212,7 +214,7 @@ export class EmbeddedStore implements Store {
   #accountStore(): AccountStore {
     return {
       lookup: (kind: IndexKind, key: string) => Promise.resolve(this.#owner(`${kind}:${key}`)),
-      get: async (accountId) => (await this.#load(accountId))?.file.data.doc ?? null,
+      get: (accountId) => this.#with(accountId, (loaded) => loaded?.file.data.doc ?? null),
       update: (accountId, change) => this.#update(accountId, change),
       create: (doc, deliveries = []) => this.#create(doc, deliveries),
       delete: (accountId) => this.#delete(accountId),
@@ -238,8 +240,11 @@ export class EmbeddedStore implements Store {
     };
   }
 
-  async #update<T>(accountId: string, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T> {
-    const loaded = await this.#load(accountId);
+  #update<T>(accountId: string, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T> {
+    return this.#with(accountId, (loaded) => this.#updateLoaded(accountId, loaded, change));
+  }
+
+  async #updateLoaded<T>(accountId: string, loaded: LoadedAccount | null, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T> {
     if (!loaded) throw new AccountMissingError(accountId);
     // From here to the writes nothing awaits, so no other change of this account interleaves.
     const draft = structuredClone(loaded.file.data.doc);
@@ -254,19 +259,15 @@ export class EmbeddedStore implements Store {
         throw new IndexConflictError(kind, key);
       }
     }
-    loaded.file.data.doc = draft;
-    for (const record of added) this.#addDelivery(loaded, record);
+    // Stored as copies: the change (and whatever it returned) may keep references to the draft
+    // and its records, and must not be able to change stored state through them.
+    loaded.file.data.doc = structuredClone(draft);
+    for (const record of added) this.#addDelivery(loaded, structuredClone(record));
     loaded.entries = entries;
     const keysChanged = newKeys.length > 0 || removed.length > 0;
     if (keysChanged) this.#setEntries(accountId, newKeys, removed);
     const metaShard = this.#refreshMeta(accountId, loaded, keysChanged);
-    loaded.pins++;
-    try {
-      await Promise.all([loaded.file.save(), metaShard?.save()]);
-    } finally {
-      loaded.pins--;
-      this.#evict();
-    }
+    await Promise.all([loaded.file.save(), metaShard?.save()]);
     return result;
   }
 
@@ -280,7 +281,7 @@ export class EmbeddedStore implements Store {
         throw new IndexConflictError(kind, key);
       }
     }
-    const file = LowdbFile.create<AccountFileData>(this.#path('accounts', accountId), { doc: structuredClone(doc), deliveries: [] });
+    const file = LowdbFile.create<AccountFileData>(this.#path('accounts', accountId), { doc: structuredClone(doc), deliveries: [] }, this.#onWritten);
     const loaded: LoadedAccount = { file, byId: new Map(), pending: new Set(), finished: 0, entries, journal: null, pins: 1 };
     for (const record of deliveries) this.#addDelivery(loaded, structuredClone(record));
     this.#loaded.set(accountId, loaded);
@@ -298,12 +299,15 @@ export class EmbeddedStore implements Store {
     return true;
   }
 
-  async #delete(accountId: string): Promise<boolean> {
-    const loaded = await this.#load(accountId);
+  #delete(accountId: string): Promise<boolean> {
+    return this.#with(accountId, (loaded) => this.#deleteLoaded(accountId, loaded));
+  }
+
+  async #deleteLoaded(accountId: string, loaded: LoadedAccount | null): Promise<boolean> {
     const located = this.#meta(accountId);
     if (!loaded && !located) return false;
+    this.#setEntries(accountId, [], [...(loaded?.entries ?? []), ...(located?.meta.entries ?? [])]);
     if (located) {
-      for (const entry of located.meta.entries) if (this.#owners.get(entry) === accountId) this.#owners.delete(entry);
       delete located.shard.data.accounts[accountId];
       this.#accountCount--;
     }
@@ -327,10 +331,17 @@ export class EmbeddedStore implements Store {
         all.push({ accountId, name: m.name, origin: m.origin, createdAt: m.createdAt, lastSeenMs: m.lastSeenMs });
       }
     }
-    all.sort((a, b) => (a.createdAt === b.createdAt ? a.accountId.localeCompare(b.accountId) : a.createdAt.localeCompare(b.createdAt)));
-    const start = page.after === undefined ? 0 : all.findIndex((a) => a.accountId === page.after) + 1;
+    const order = (a: { createdAt: string; accountId: string }, b: { createdAt: string; accountId: string }): number =>
+      a.createdAt === b.createdAt ? a.accountId.localeCompare(b.accountId) : a.createdAt.localeCompare(b.createdAt);
+    all.sort(order);
+    // The cursor is the last account's place in the order, not only its id: the account may be
+    // deleted before the next page is asked for (idle expiry), and the next page still starts after it.
+    const after = page.after === undefined ? null : parseCursor(page.after);
+    const found = after === null ? 0 : all.findIndex((a) => order(a, after) > 0);
+    const start = found === -1 ? all.length : found;
     const accounts = all.slice(start, start + page.limit);
-    return { accounts, next: start + page.limit < all.length ? (accounts.at(-1)?.accountId ?? null) : null };
+    const last = accounts.at(-1);
+    return { accounts, next: start + page.limit < all.length && last ? `${last.createdAt}/${last.accountId}` : null };
   }
 
   #idleSince(beforeMs: number, limit: number): string[] {
@@ -352,73 +363,70 @@ export class EmbeddedStore implements Store {
 
   #deliveryStore(): DeliveryStore {
     return {
-      get: async (accountId, deliveryId) => (await this.#load(accountId))?.byId.get(deliveryId) ?? null,
-      list: async (accountId, query) => this.#listDeliveries(await this.#load(accountId), query),
-      add: async (accountId, records) => {
-        const loaded = await this.#load(accountId);
-        if (!loaded) throw new AccountMissingError(accountId);
-        for (const record of records) this.#addDelivery(loaded, structuredClone(record));
-        await this.#saveAccount(accountId, loaded);
-      },
-      update: (accountId, deliveryId, change) => this.#updateDelivery(accountId, deliveryId, change),
-      due: async (accountId, nowMs, limit) => {
-        const loaded = await this.#load(accountId);
-        if (!loaded) return [];
-        const realNow = performance.now();
-        const due: DeliveryRecord[] = [];
-        for (const id of loaded.pending) {
-          const record = loaded.byId.get(id);
-          const at = record ? deliveryDueMs(record) : null;
-          if (!record || at === null || at > nowMs) continue;
-          const lease = this.#leases.get(id);
-          if (lease && lease.untilMs > realNow) continue;
-          due.push(record);
-        }
-        due.sort((a, b) => (a.dueAtMs ?? 0) - (b.dueAtMs ?? 0));
-        return due.slice(0, limit).map((record) => structuredClone(record));
-      },
-      claim: async (accountId, deliveryId, owner, leaseMs) => {
-        const loaded = await this.#load(accountId);
-        if (!loaded?.pending.has(deliveryId)) return false;
-        const realNow = performance.now();
-        // A live claim is exclusive, even against its own owner: two rounds of one process must not both send.
-        const lease = this.#leases.get(deliveryId);
-        if (lease && lease.untilMs > realNow) return false;
-        this.#leases.set(deliveryId, { owner, untilMs: realNow + leaseMs });
-        return true;
-      },
+      get: (accountId, deliveryId) => this.#with(accountId, (loaded) => loaded?.byId.get(deliveryId) ?? null),
+      list: (accountId, query) => this.#with(accountId, (loaded) => this.#listDeliveries(loaded, query)),
+      add: (accountId, records) =>
+        this.#with(accountId, async (loaded) => {
+          if (!loaded) throw new AccountMissingError(accountId);
+          for (const record of records) this.#addDelivery(loaded, structuredClone(record));
+          await this.#saveAccount(accountId, loaded);
+        }),
+      update: (accountId, deliveryId, change) => this.#with(accountId, (loaded) => this.#updateDelivery(accountId, loaded, deliveryId, change)),
+      due: (accountId, nowMs, limit) =>
+        this.#with(accountId, (loaded) => {
+          if (!loaded) return [];
+          const realNow = performance.now();
+          const due: DeliveryRecord[] = [];
+          for (const id of loaded.pending) {
+            const record = loaded.byId.get(id);
+            const at = record ? deliveryDueMs(record) : null;
+            if (!record || at === null || at > nowMs) continue;
+            const lease = this.#leases.get(id);
+            if (lease && lease.untilMs > realNow) continue;
+            due.push(record);
+          }
+          due.sort((a, b) => (a.dueAtMs ?? 0) - (b.dueAtMs ?? 0));
+          return due.slice(0, limit).map((record) => structuredClone(record));
+        }),
+      claim: (accountId, deliveryId, owner, leaseMs) =>
+        this.#with(accountId, (loaded) => {
+          if (!loaded?.pending.has(deliveryId)) return false;
+          const realNow = performance.now();
+          // A live claim is exclusive, even against its own owner: two rounds of one process must not both send.
+          const lease = this.#leases.get(deliveryId);
+          if (lease && lease.untilMs > realNow) return false;
+          this.#leases.set(deliveryId, { owner, untilMs: realNow + leaseMs });
+          return true;
+        }),
       release: (_accountId, deliveryId, owner) => {
         if (this.#leases.get(deliveryId)?.owner === owner) this.#leases.delete(deliveryId);
         return Promise.resolve();
       },
-      nextDueMs: async (accountId) => {
-        const loaded = await this.#load(accountId);
-        return loaded ? this.#nextDeliveryDueMs(loaded) : null;
-      },
-      cancelPending: async (accountId, subscriptionId, note) => {
-        const loaded = await this.#load(accountId);
-        if (!loaded) return 0;
-        let cancelled = 0;
-        for (const id of [...loaded.pending]) {
-          const record = loaded.byId.get(id);
-          if (!record || record.subscriptionId !== subscriptionId) continue;
-          Object.assign(record, { state: 'failed', dueAtMs: null, nextAttemptAt: null, note });
-          this.#finish(loaded, id);
-          cancelled++;
-        }
-        if (cancelled > 0) await this.#saveAccount(accountId, loaded);
-        return cancelled;
-      },
-      clear: async (accountId) => {
-        const loaded = await this.#load(accountId);
-        if (!loaded) return;
-        for (const id of loaded.byId.keys()) this.#leases.delete(id);
-        loaded.file.data.deliveries = [];
-        loaded.byId.clear();
-        loaded.pending.clear();
-        loaded.finished = 0;
-        await this.#saveAccount(accountId, loaded);
-      },
+      nextDueMs: (accountId) => this.#with(accountId, (loaded) => (loaded ? this.#nextDeliveryDueMs(loaded) : null)),
+      cancelPending: (accountId, subscriptionId, note) =>
+        this.#with(accountId, async (loaded) => {
+          if (!loaded) return 0;
+          let cancelled = 0;
+          for (const id of [...loaded.pending]) {
+            const record = loaded.byId.get(id);
+            if (!record || record.subscriptionId !== subscriptionId) continue;
+            Object.assign(record, { state: 'failed', dueAtMs: null, nextAttemptAt: null, note });
+            this.#finish(loaded, id);
+            cancelled++;
+          }
+          if (cancelled > 0) await this.#saveAccount(accountId, loaded);
+          return cancelled;
+        }),
+      clear: (accountId) =>
+        this.#with(accountId, async (loaded) => {
+          if (!loaded) return;
+          for (const id of loaded.byId.keys()) this.#leases.delete(id);
+          loaded.file.data.deliveries = [];
+          loaded.byId.clear();
+          loaded.pending.clear();
+          loaded.finished = 0;
+          await this.#saveAccount(accountId, loaded);
+        }),
     };
   }
 
@@ -439,12 +447,13 @@ export class EmbeddedStore implements Store {
     return { total, items };
   }
 
-  async #updateDelivery<T>(accountId: string, deliveryId: string, change: (record: DeliveryRecord) => T): Promise<T | null> {
-    const loaded = await this.#load(accountId);
+  async #updateDelivery<T>(accountId: string, loaded: LoadedAccount | null, deliveryId: string, change: (record: DeliveryRecord) => T): Promise<T | null> {
     const current = loaded?.byId.get(deliveryId);
     if (!loaded || !current) return null;
-    const draft = structuredClone(current);
-    const result = change(draft);
+    const changed = structuredClone(current);
+    const result = change(changed);
+    // A copy is stored: the change may keep references to its draft (see #updateLoaded).
+    const draft = structuredClone(changed);
     const list = loaded.file.data.deliveries;
     list[list.indexOf(current)] = draft;
     loaded.byId.set(deliveryId, draft);
@@ -483,50 +492,47 @@ export class EmbeddedStore implements Store {
     return min;
   }
 
+  /** Saves the account's file and, when its summary changed, its index shard (the caller holds the account, see #with). */
   async #saveAccount(accountId: string, loaded: LoadedAccount): Promise<void> {
     const metaShard = this.#refreshMeta(accountId, loaded);
-    loaded.pins++;
-    try {
-      await Promise.all([loaded.file.save(), metaShard?.save()]);
-    } finally {
-      loaded.pins--;
-      this.#evict();
-    }
+    await Promise.all([loaded.file.save(), metaShard?.save()]);
   }
 
   // ---- journal --------------------------------------------------------------------------
 
   #journalStore(): JournalStore {
     return {
-      append: async (accountId, entry) => {
-        const journal = await this.#journalOf(accountId);
-        if (!journal) return;
-        const entries = journal.data.entries;
-        entries.push(entry);
-        if (entries.length > JOURNAL_LIMIT + JOURNAL_SLACK) entries.splice(0, entries.length - JOURNAL_LIMIT);
-        await journal.save(false, JOURNAL_FLUSH_MS);
-      },
-      list: async (accountId, limit) => {
-        const entries = (await this.#journalOf(accountId))?.data.entries ?? [];
-        return entries.slice(-Math.min(limit, JOURNAL_LIMIT)).reverse();
-      },
-      clear: async (accountId) => {
-        const journal = await this.#journalOf(accountId);
-        if (!journal) return;
-        journal.data.entries = [];
-        await journal.save(false, JOURNAL_FLUSH_MS);
-      },
+      append: (accountId, entry) =>
+        this.#with(accountId, async (loaded) => {
+          const journal = await this.#journalOf(accountId, loaded);
+          if (!journal) return;
+          const entries = journal.data.entries;
+          entries.push(entry);
+          if (entries.length > JOURNAL_LIMIT + JOURNAL_SLACK) entries.splice(0, entries.length - JOURNAL_LIMIT);
+          await journal.save(false, JOURNAL_FLUSH_MS);
+        }),
+      list: (accountId, limit) =>
+        this.#with(accountId, async (loaded) => {
+          const entries = (await this.#journalOf(accountId, loaded))?.data.entries ?? [];
+          return entries.slice(-Math.min(limit, JOURNAL_LIMIT)).reverse();
+        }),
+      clear: (accountId) =>
+        this.#with(accountId, async (loaded) => {
+          const journal = await this.#journalOf(accountId, loaded);
+          if (!journal) return;
+          journal.data.entries = [];
+          await journal.save(false, JOURNAL_FLUSH_MS);
+        }),
     };
   }
 
-  async #journalOf(accountId: string): Promise<LowdbFile<JournalFileData> | null> {
-    const loaded = await this.#load(accountId);
+  async #journalOf(accountId: string, loaded: LoadedAccount | null): Promise<LowdbFile<JournalFileData> | null> {
     if (!loaded) return null;
     if (!loaded.journal) {
       const path = this.#path('journals', accountId);
-      const opened = path === null ? null : await LowdbFile.open(path, validateJournal).catch(() => null);
+      const opened = path === null ? null : await LowdbFile.open(path, validateJournal, this.#onWritten).catch(() => null);
       // Another call may have opened it while this one waited.
-      loaded.journal ??= opened ?? LowdbFile.create<JournalFileData>(path, { entries: [] });
+      loaded.journal ??= opened ?? LowdbFile.create<JournalFileData>(path, { entries: [] }, this.#onWritten);
     }
     return loaded.journal;
   }
@@ -557,37 +563,83 @@ export class EmbeddedStore implements Store {
     return this.#dir === null ? null : join(this.#dir, folder, `${accountId}.json`);
   }
 
-  /** The account, loaded from disk on first use; null when it does not exist. */
-  #load(accountId: string): Promise<LoadedAccount | null> {
+  /**
+   * Runs `fn` with the account (null when it does not exist) held in the cache: an account in
+   * use is never evicted, since a change made to an evicted copy could be overwritten by a
+   * copy loaded again from its file meanwhile, and a lazy write of an evicted copy would be
+   * missed by flush and close.
+   */
+  async #with<T>(accountId: string, fn: (loaded: LoadedAccount | null) => T | Promise<T>): Promise<T> {
+    const loaded = await this.#acquire(accountId);
+    try {
+      return await fn(loaded);
+    } finally {
+      if (loaded) {
+        loaded.pins--;
+        this.#evict();
+      }
+    }
+  }
+
+  /**
+   * The account, loaded from disk on first use, with a pin taken for the caller (see #with);
+   * null when it does not exist. The pin is taken synchronously, before any other operation can
+   * run an eviction: also for callers that wait for a load under way.
+   */
+  #acquire(accountId: string): Promise<LoadedAccount | null> {
     const loaded = this.#loaded.get(accountId);
     if (loaded) {
       // Most recently used last, so eviction takes the least recently used first.
       this.#loaded.delete(accountId);
       this.#loaded.set(accountId, loaded);
+      loaded.pins++;
       return Promise.resolve(loaded);
     }
     const path = this.#path('accounts', accountId);
     if (path === null || !this.#meta(accountId)) return Promise.resolve(null);
     let loading = this.#loading.get(accountId);
     if (!loading) {
-      loading = LowdbFile.open(path, validateAccountFile)
+      const started: { waiters: number; promise: Promise<LoadedAccount | null> } = { waiters: 0, promise: Promise.resolve(null) };
+      started.promise = LowdbFile.open(path, validateAccountFile, this.#onWritten)
         .then((file) => {
           if (!file) return null;
-          const account: LoadedAccount = { file, byId: new Map(), pending: new Set(), finished: 0, entries: indexEntriesOf(file.data.doc), journal: null, pins: 0 };
+          // One pin per caller waiting for this load.
+          const account: LoadedAccount = { file, byId: new Map(), pending: new Set(), finished: 0, entries: indexEntriesOf(file.data.doc), journal: null, pins: started.waiters };
           const records = file.data.deliveries;
           file.data.deliveries = [];
           for (const record of records) this.#addDelivery(account, record);
           this.#loaded.set(accountId, account);
-          this.#evict();
+          this.#restoreEntries(accountId, account);
           return account;
         })
         .finally(() => this.#loading.delete(accountId));
+      loading = started;
       this.#loading.set(accountId, loading);
     }
-    return loading;
+    loading.waiters++;
+    return loading.promise;
   }
 
-  /** Drops least recently used accounts beyond the cache size, once their writes are done. */
+  /**
+   * Puts back the document's keys that the index lacks: a process killed after writing the
+   * account's file but before the index shards of its change (see forgetAccountsWithoutFile)
+   * leaves keys that would otherwise never resolve. A key another account took meanwhile stays
+   * with it.
+   */
+  #restoreEntries(accountId: string, loaded: LoadedAccount): void {
+    const missing = [...loaded.entries].filter((entry) => this.#owner(entry) === null);
+    if (missing.length === 0) return;
+    this.#setEntries(accountId, missing, []);
+    const located = this.#meta(accountId);
+    if (!located) return;
+    located.meta.entries = [...new Set([...located.meta.entries, ...missing])];
+    void located.shard.save().catch(() => undefined);
+  }
+
+  /** Called when a file's writes are all done: an account that waited for them may now be evicted. */
+  readonly #onWritten = (): void => this.#evict();
+
+  /** Drops least recently used accounts beyond the cache size, once nobody uses them and their writes are done. */
   #evict(): void {
     const limit = this.#options.cacheSize ?? Number.POSITIVE_INFINITY;
     if (this.#dir === null || this.#loaded.size <= limit) return;
@@ -598,11 +650,12 @@ export class EmbeddedStore implements Store {
     }
   }
 
+  /** The account owning the key, or null. */
   #owner(entry: string): string | null {
     return this.#owners.get(entry) ?? null;
   }
 
-  /** Adds and removes index keys of the account, in memory; its shard is written with its summary. */
+  /** Adds and removes index keys of the account in memory; its shard is written with its summary. */
   #setEntries(accountId: string, added: readonly string[], removed: readonly string[]): void {
     for (const entry of removed) if (this.#owners.get(entry) === accountId) this.#owners.delete(entry);
     for (const entry of added) this.#owners.set(entry, accountId);
@@ -636,6 +689,27 @@ export class EmbeddedStore implements Store {
 }
 
 const shardName = (i: number): string => i.toString(16).padStart(2, '0');
+
+/** A cursor of AccountStore.list: `<createdAt>/<accountId>` (an ISO time has no "/"). */
+function parseCursor(cursor: string): { createdAt: string; accountId: string } {
+  const slash = cursor.indexOf('/');
+  return slash === -1 ? { createdAt: '', accountId: cursor } : { createdAt: cursor.slice(0, slash), accountId: cursor.slice(slash + 1) };
+}
+
+/**
+ * A change writes several files (the account's, index shards), each atomically but not all at
+ * once; a process killed in between leaves some written and some not. An account in the index
+ * whose file is missing was being created or deleted then (neither was acknowledged): it does
+ * not exist. Costs one directory listing at open, no file read.
+ */
+async function forgetAccountsWithoutFile(dir: string, shards: LowdbFile<ShardDocument>[]): Promise<void> {
+  const files = new Set(await readdir(join(dir, 'accounts')).catch(() => []));
+  for (const shard of shards) {
+    const missing = Object.keys(shard.data.accounts).filter((accountId) => !files.has(`${accountId}.json`));
+    for (const accountId of missing) delete shard.data.accounts[accountId];
+    if (missing.length > 0) await shard.save();
+  }
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

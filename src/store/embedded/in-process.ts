@@ -46,13 +46,14 @@ export class InProcessLocks implements Locks {
 
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.#tails.get(name) ?? Promise.resolve();
-    const result = previous.then(fn);
-    const tail = result.catch(() => undefined);
+    let release!: () => void;
+    const tail = new Promise<void>((resolve) => (release = resolve));
     this.#tails.set(name, tail);
-    void tail.then(() => {
+    // The lock is free again before the caller sees the result, so a tryLock right after succeeds.
+    return previous.then(fn).finally(() => {
       if (this.#tails.get(name) === tail) this.#tails.delete(name);
+      release();
     });
-    return result;
   }
 
   tryLock(name: string): Promise<(() => Promise<void>) | null> {

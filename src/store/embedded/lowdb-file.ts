@@ -25,15 +25,22 @@ export class LowdbFile<T> {
   #scheduled: Promise<void> | null = null;
   #inFlight: Promise<void> = Promise.resolve();
   #lazyTimer: NodeJS.Timeout | null = null;
+  /** Writes started and not finished yet. */
+  #writing = 0;
   #folderReady = false;
+  readonly #onWritten: (() => void) | undefined;
 
-  private constructor(db: Low<T>, path: string | null) {
+  private constructor(db: Low<T>, path: string | null, onWritten?: () => void) {
     this.#db = db;
     this.#path = path;
+    this.#onWritten = onWritten;
   }
 
-  /** Opens the document; null when the file does not exist (or is empty). */
-  static async open<T>(path: string, validate: (parsed: unknown) => T): Promise<LowdbFile<T> | null> {
+  /**
+   * Opens the document; null when the file does not exist (or is empty). `onWritten` is called
+   * whenever the file stops being busy (its writes are all done).
+   */
+  static async open<T>(path: string, validate: (parsed: unknown) => T, onWritten?: () => void): Promise<LowdbFile<T> | null> {
     let text: string;
     try {
       text = await readFile(path, 'utf8');
@@ -49,13 +56,13 @@ export class LowdbFile<T> {
       throw new StoreFileError(`${path} is not valid JSON (${(error as Error).message}); move it away, or DATA_DIR, to start afresh`);
     }
     const db = new Low<T>(new DataFile<T>(path, { parse: JSON.parse, stringify: JSON.stringify }), validate(parsed));
-    return new LowdbFile(db, path);
+    return new LowdbFile(db, path, onWritten);
   }
 
   /** A new document with `data`, not written until `save`. `path` null keeps it in memory. */
-  static create<T>(path: string | null, data: T): LowdbFile<T> {
+  static create<T>(path: string | null, data: T, onWritten?: () => void): LowdbFile<T> {
     const adapter = path === null ? new Memory<T>() : new DataFile<T>(path, { parse: JSON.parse, stringify: JSON.stringify });
-    return new LowdbFile(new Low<T>(adapter, data), path);
+    return new LowdbFile(new Low<T>(adapter, data), path, onWritten);
   }
 
   get data(): T {
@@ -86,9 +93,9 @@ export class LowdbFile<T> {
     await this.#inFlight;
   }
 
-  /** Whether a write is waiting or on its way. */
+  /** Whether a write is waiting or on its way (a document is not dropped from memory until its writes are done). */
   get busy(): boolean {
-    return this.#scheduled !== null || this.#lazyTimer !== null;
+    return this.#scheduled !== null || this.#lazyTimer !== null || this.#writing > 0;
   }
 
   /** Deletes the file, after any write on its way. */
@@ -103,11 +110,17 @@ export class LowdbFile<T> {
     if (!this.#scheduled) {
       const next = this.#inFlight.then(async () => {
         this.#scheduled = null;
-        if (!this.#folderReady) {
-          await mkdir(dirname(this.#path ?? '.'), { recursive: true });
-          this.#folderReady = true;
+        this.#writing++;
+        try {
+          if (!this.#folderReady) {
+            await mkdir(dirname(this.#path ?? '.'), { recursive: true });
+            this.#folderReady = true;
+          }
+          await this.#db.write();
+        } finally {
+          this.#writing--;
+          if (!this.busy) this.#onWritten?.();
         }
-        await this.#db.write();
       });
       this.#scheduled = next;
       this.#inFlight = next.catch(() => undefined);

@@ -1,0 +1,1135 @@
+import type { SessionData } from 'express-session';
+
+import { ManualClock } from '../../src/core/clock.js';
+import type { AccountDoc, DeliveryRecord } from '../../src/store/data.js';
+import { AccountMissingError, IndexConflictError, JOURNAL_LIMIT, type IndexKind, type Store } from '../../src/store/store.js';
+import { givenAccount, givenDelivery, givenFault, givenJournalEntry, INDEX_KINDS, indexedKeys, iso, keyOf, T0 } from './builders.js';
+
+/** Claims what `due` offers, one delivery at a time, as the dispatcher does; returns what `owner` got. */
+async function claimDue(store: Store, accountId: string, nowMs: number, owner: string, leaseMs: number, limit: number): Promise<DeliveryRecord[]> {
+  const claimed: DeliveryRecord[] = [];
+  for (const candidate of await store.deliveries.due(accountId, nowMs, limit)) {
+    if (await store.deliveries.claim(accountId, candidate.deliveryId, owner, leaseMs)) claimed.push(candidate);
+  }
+  return claimed;
+}
+
+/**
+ * The behaviour every Store backend must have, as one suite. A backend plugs in with
+ *
+ *   describeStoreContract('the redis store', (clock, options) => openRedisForTest(clock, options), { expiresOn: 'realTime', persistent: true });
+ *
+ * `open` is called for each test with a fresh ManualClock (at T0) and must return an empty
+ * store (a fresh folder, a fresh key prefix…); a few tests open a second one with other options
+ * (deliveryLogLimit, sessionTtlMs) next to the first. `reopen`, for persistent backends, closes
+ * the store and opens the same state again; `close` releases whatever store is current.
+ *
+ * Time: the store is given the clock as its process clock. Counters and sessions of the
+ * embedded store expire on that clock; a networked store may expire them in real time (Redis
+ * PX/EX), so those tests either advance the clock or wait (polling, with a deadline) for a short
+ * real TTL, as `expiresOn` says. Delivery claims (`leaseMs`) are real time in every backend.
+ */
+
+export interface StoreContractOptions {
+  deliveryLogLimit: number;
+  sessionTtlMs: number;
+}
+
+export interface StoreUnderTest {
+  store: Store;
+  /** Persistent backends: closes the store and opens the same state again. */
+  reopen?: () => Promise<Store>;
+  /** Closes the current store (and removes what the test made, e.g. a temp folder). */
+  close(): Promise<void>;
+}
+
+export type OpenStoreForContract = (clock: ManualClock, options: StoreContractOptions) => Promise<StoreUnderTest>;
+
+export interface StoreContractCapabilities {
+  /** What counters and sessions expire on: the injected clock, or real time. */
+  expiresOn: 'clock' | 'realTime';
+  /** Whether the backend keeps state across `reopen` (the restart tests run only then). */
+  persistent: boolean;
+}
+
+export const DEFAULT_CONTRACT_OPTIONS: StoreContractOptions = { deliveryLogLimit: 1000, sessionTtlMs: 3_600_000 };
+
+/** Finished deliveries a backend may keep beyond `deliveryLogLimit` before it trims (see DeliveryStore.update). */
+export const logSlack = (limit: number): number => Math.max(1, Math.ceil(limit * 0.1));
+
+const FAR = Number.MAX_SAFE_INTEGER;
+
+export function describeStoreContract(name: string, open: OpenStoreForContract, capabilities: StoreContractCapabilities): void {
+  const onClockIt = capabilities.expiresOn === 'clock' ? it : it.skip;
+  /** A TTL that expires quickly in the backend's time: advanced on the clock, or waited for. */
+  const shortTtlMs = capabilities.expiresOn === 'clock' ? 60_000 : 300;
+
+  describe(`${name}: the Store contract`, () => {
+    let clock: ManualClock;
+    let current: StoreUnderTest[] = [];
+    let store: Store;
+
+    const openStore = async (options: Partial<StoreContractOptions> = {}): Promise<StoreUnderTest> => {
+      const opened = await open(clock, { ...DEFAULT_CONTRACT_OPTIONS, ...options });
+      current.push(opened);
+      return opened;
+    };
+
+    beforeEach(async () => {
+      clock = new ManualClock(T0);
+      store = (await openStore()).store;
+    });
+
+    afterEach(async () => {
+      const closing = current;
+      current = [];
+      for (const opened of closing) await opened.close();
+    });
+
+    const create = async (s: Store, doc: AccountDoc, deliveries?: DeliveryRecord[]): Promise<AccountDoc> => {
+      expect(await s.accounts.create(doc, deliveries)).toBe(true);
+      return doc;
+    };
+    const docOf = async (s: Store, accountId: string): Promise<AccountDoc> => {
+      const doc = await s.accounts.get(accountId);
+      if (doc === null) throw new Error(`account ${accountId} is missing`);
+      return structuredClone(doc) as AccountDoc;
+    };
+
+    // ---- per-account isolation -----------------------------------------------------------
+
+    describe('per-account isolation', () => {
+      it("when two accounts are changed, each document holds only its own changes", async () => {
+        await create(store, givenAccount('a'));
+        await create(store, givenAccount('b'));
+        await store.accounts.update('a', (doc) => void doc.faults.push(givenFault('a', 'fault-a')));
+        await store.accounts.update('b', (doc) => void (doc.account.name = 'Bee'));
+
+        const a = await docOf(store, 'a');
+        const b = await docOf(store, 'b');
+        expect(a.account).toMatchObject({ accountId: 'a', name: 'Account a' });
+        expect(a.faults.map((f) => f.faultId)).toEqual(['fault-a']);
+        expect(b.account).toMatchObject({ accountId: 'b', name: 'Bee' });
+        expect(b.faults).toEqual([]);
+      });
+
+      it('every key resolves to the account owning it, never to another one', async () => {
+        await create(store, givenAccount('a'));
+        await create(store, givenAccount('b'));
+        for (const kind of INDEX_KINDS) {
+          expect(await store.accounts.lookup(kind, keyOf(kind, 'a'))).toBe('a');
+          expect(await store.accounts.lookup(kind, keyOf(kind, 'b'))).toBe('b');
+        }
+      });
+
+      it("a key of one kind does not resolve under another kind", async () => {
+        const doc = givenAccount('a', { withKeys: false });
+        indexedKeys.apiKey.add(doc, 'shared-text');
+        await create(store, doc);
+        expect(await store.accounts.lookup('apiKey', 'shared-text')).toBe('a');
+        for (const kind of INDEX_KINDS.filter((k) => k !== 'apiKey')) expect(await store.accounts.lookup(kind, 'shared-text')).toBeNull();
+      });
+
+      it("deliveries and journals of two accounts never mix", async () => {
+        await create(store, givenAccount('a'));
+        await create(store, givenAccount('b'));
+        await store.deliveries.add('a', [givenDelivery('a', 'd-a')]);
+        await store.deliveries.add('b', [givenDelivery('b', 'd-b')]);
+        await store.journal.append('a', givenJournalEntry('a', 1));
+        await store.journal.append('b', givenJournalEntry('b', 2));
+
+        expect((await store.deliveries.list('a', { offset: 0, limit: 10 })).items.map((d) => d.deliveryId)).toEqual(['d-a']);
+        expect((await store.deliveries.list('b', { offset: 0, limit: 10 })).items.map((d) => d.deliveryId)).toEqual(['d-b']);
+        expect(await store.deliveries.get('b', 'd-a')).toBeNull();
+        expect(await store.deliveries.get('a', 'd-b')).toBeNull();
+        expect(await store.deliveries.update('b', 'd-a', (d) => (d.state = 'failed'))).toBeNull();
+        expect((await store.deliveries.get('a', 'd-a'))?.state).toBe('pending');
+        expect((await store.journal.list('a', 10)).map((e) => e.accountId)).toEqual(['a']);
+        expect((await store.journal.list('b', 10)).map((e) => e.accountId)).toEqual(['b']);
+      });
+    });
+
+    // ---- indexes ---------------------------------------------------------------------------
+
+    describe.each(INDEX_KINDS)('the %s index', (kind: IndexKind) => {
+      it('resolves a key of a created account', async () => {
+        await create(store, givenAccount('a'));
+        expect(await store.accounts.lookup(kind, keyOf(kind, 'a'))).toBe('a');
+        expect(await store.accounts.lookup(kind, 'no-such-key')).toBeNull();
+      });
+
+      it('resolves a key added by an update, and the keys from before still resolve', async () => {
+        await create(store, givenAccount('a'));
+        await store.accounts.update('a', (doc) => indexedKeys[kind].add(doc, 'added-later'));
+        expect(await store.accounts.lookup(kind, 'added-later')).toBe('a');
+        expect(await store.accounts.lookup(kind, keyOf(kind, 'a'))).toBe('a');
+      });
+
+      it('stops resolving a key once an update removes it from the document', async () => {
+        await create(store, givenAccount('a'));
+        await store.accounts.update('a', (doc) => indexedKeys[kind].remove(doc, keyOf(kind, 'a')));
+        expect(await store.accounts.lookup(kind, keyOf(kind, 'a'))).toBeNull();
+      });
+
+      it('stops resolving the keys of a deleted account, and they can be used again', async () => {
+        await create(store, givenAccount('a'));
+        expect(await store.accounts.delete('a')).toBe(true);
+        expect(await store.accounts.lookup(kind, keyOf(kind, 'a'))).toBeNull();
+
+        const reuse = givenAccount('c', { withKeys: false });
+        indexedKeys[kind].add(reuse, keyOf(kind, 'a'));
+        await create(store, reuse);
+        expect(await store.accounts.lookup(kind, keyOf(kind, 'a'))).toBe('c');
+      });
+
+      it("an update taking another account's key throws IndexConflictError and stores nothing", async () => {
+        await create(store, givenAccount('a'));
+        await create(store, givenAccount('b'));
+        const before = await docOf(store, 'b');
+
+        const taking = store.accounts.update('b', (doc, tx) => {
+          indexedKeys[kind].add(doc, 'fresh-key');
+          indexedKeys[kind].add(doc, keyOf(kind, 'a'));
+          doc.account.name = 'should not be stored';
+          tx.addDeliveries([givenDelivery('b', 'not-stored')]);
+        });
+        await expect(taking).rejects.toBeInstanceOf(IndexConflictError);
+        await expect(taking).rejects.toMatchObject({ kind, key: keyOf(kind, 'a') });
+
+        expect(await docOf(store, 'b')).toEqual(before);
+        expect(await store.accounts.lookup(kind, keyOf(kind, 'a'))).toBe('a');
+        expect(await store.accounts.lookup(kind, 'fresh-key')).toBeNull();
+        expect(await store.deliveries.get('b', 'not-stored')).toBeNull();
+        expect(await store.accounts.due(FAR, 10)).toEqual([]);
+      });
+
+      it("a create taking another account's key throws IndexConflictError and stores nothing", async () => {
+        await create(store, givenAccount('a'));
+        const clashing = givenAccount('b');
+        indexedKeys[kind].add(clashing, keyOf(kind, 'a'));
+
+        await expect(store.accounts.create(clashing, [givenDelivery('b', 'not-stored')])).rejects.toMatchObject({ name: 'IndexConflictError', kind, key: keyOf(kind, 'a') });
+
+        expect(await store.accounts.get('b')).toBeNull();
+        expect(await store.accounts.count()).toBe(1);
+        expect((await store.accounts.list({ limit: 10 })).accounts.map((s) => s.accountId)).toEqual(['a']);
+        expect(await store.accounts.lookup(kind, keyOf(kind, 'a'))).toBe('a');
+        for (const k of INDEX_KINDS) expect(await store.accounts.lookup(k, keyOf(k, 'b'))).toBeNull();
+        expect(await store.accounts.due(FAR, 10)).toEqual([]);
+        // Nothing was left behind: the same account without the clash can be created.
+        await create(store, givenAccount('b'));
+        expect(await store.accounts.lookup(kind, keyOf(kind, 'b'))).toBe('b');
+      });
+    });
+
+    // ---- update semantics ------------------------------------------------------------------
+
+    describe('accounts.update', () => {
+      it("returns the change's result and stores what it did", async () => {
+        await create(store, givenAccount('a'));
+        const result = await store.accounts.update('a', (doc) => {
+          doc.clock.offsetMs = 5000;
+          return { faults: doc.faults.length };
+        });
+        expect(result).toEqual({ faults: 0 });
+        expect((await docOf(store, 'a')).clock.offsetMs).toBe(5000);
+      });
+
+      it('gives the change a copy: changing it after the update resolved stores nothing', async () => {
+        await create(store, givenAccount('a'));
+        let seen: AccountDoc | undefined;
+        await store.accounts.update('a', (doc) => {
+          doc.account.name = 'changed';
+          seen = doc;
+        });
+        seen!.account.name = 'changed afterwards';
+        seen!.faults.push(givenFault('a', 'late'));
+        indexedKeys.apiKey.add(seen!, 'late-key');
+
+        const stored = await docOf(store, 'a');
+        expect(stored.account.name).toBe('changed');
+        expect(stored.faults).toEqual([]);
+        expect(await store.accounts.lookup('apiKey', 'late-key')).toBeNull();
+      });
+
+      it('when the change throws, rejects with its error and stores nothing, not even its deliveries or keys', async () => {
+        await create(store, givenAccount('a'));
+        const before = await docOf(store, 'a');
+        const failure = new Error('the change failed');
+
+        await expect(
+          store.accounts.update('a', (doc, tx) => {
+            doc.account.name = 'half-done';
+            indexedKeys.accessToken.add(doc, 'half-done-token');
+            tx.addDeliveries([givenDelivery('a', 'half-done-delivery')]);
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
+
+        expect(await docOf(store, 'a')).toEqual(before);
+        expect(await store.accounts.lookup('accessToken', 'half-done-token')).toBeNull();
+        expect(await store.deliveries.get('a', 'half-done-delivery')).toBeNull();
+        expect((await store.deliveries.list('a', { offset: 0, limit: 10 })).total).toBe(0);
+        expect(await store.accounts.due(FAR, 10)).toEqual([]);
+      });
+
+      it('throws AccountMissingError for an account that never existed or was deleted', async () => {
+        await expect(store.accounts.update('nobody', () => 1)).rejects.toBeInstanceOf(AccountMissingError);
+        await create(store, givenAccount('a'));
+        await store.accounts.delete('a');
+        await expect(store.accounts.update('a', () => 1)).rejects.toMatchObject({ name: 'AccountMissingError', accountId: 'a' });
+      });
+
+      it('stores deliveries added through tx.addDeliveries together with the change, as copies', async () => {
+        await create(store, givenAccount('a'));
+        const d1 = givenDelivery('a', 'd1', { subscriptionId: 'sub-new' });
+        await store.accounts.update('a', (doc, tx) => {
+          indexedKeys.subscription.add(doc, 'sub-new');
+          tx.addDeliveries([d1, givenDelivery('a', 'd2', { subscriptionId: 'sub-new', kind: 'confirmation' })]);
+        });
+        d1.state = 'failed'; // the caller's record is its own
+        expect(await store.accounts.lookup('subscription', 'sub-new')).toBe('a');
+        expect(await store.deliveries.get('a', 'd1')).toEqual(givenDelivery('a', 'd1', { subscriptionId: 'sub-new' }));
+        const listed = await store.deliveries.list('a', { subscriptionId: 'sub-new', offset: 0, limit: 10 });
+        expect(listed.total).toBe(2);
+        expect(listed.items.map((d) => d.deliveryId)).toEqual(['d2', 'd1']);
+        expect(await store.accounts.due(T0, 10)).toEqual(['a']);
+      });
+
+      it('create stores the deliveries given with the account', async () => {
+        await create(store, givenAccount('a'), [givenDelivery('a', 'd1', { state: 'delivered' }), givenDelivery('a', 'd2')]);
+        expect((await store.deliveries.list('a', { offset: 0, limit: 10 })).items.map((d) => [d.deliveryId, d.state])).toEqual([
+          ['d2', 'pending'],
+          ['d1', 'delivered'],
+        ]);
+        expect(await store.deliveries.nextDueMs('a')).toBe(T0);
+      });
+
+      it('create returns false for an existing account id and leaves that account as it was', async () => {
+        await create(store, givenAccount('a', { name: 'first' }));
+        expect(await store.accounts.create(givenAccount('a', { name: 'second' }))).toBe(false);
+        expect((await docOf(store, 'a')).account.name).toBe('first');
+        expect(await store.accounts.count()).toBe(1);
+      });
+    });
+
+    // ---- concurrency -----------------------------------------------------------------------
+
+    describe('concurrent read-modify-writes', () => {
+      it('200 concurrent updates of one account each land, applied one at a time', async () => {
+        await create(store, givenAccount('a'));
+        const results = await Promise.all(
+          Array.from({ length: 200 }, (_, i) =>
+            store.accounts.update('a', (doc) => {
+              doc.faults.push(givenFault('a', `f${i}`));
+              doc.rateLimit = { requests: (doc.rateLimit?.requests ?? 0) + 1, perSeconds: 60, anchorMs: T0 };
+              return doc.faults.length;
+            }),
+          ),
+        );
+        const doc = await docOf(store, 'a');
+        expect(doc.rateLimit?.requests).toBe(200);
+        expect(new Set(doc.faults.map((f) => f.faultId))).toEqual(new Set(Array.from({ length: 200 }, (_, i) => `f${i}`)));
+        // Each change saw every change before it: the results are 1..200, each once.
+        expect([...results].sort((x, y) => x - y)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+      });
+
+      it('concurrent updates of two accounts both land', async () => {
+        await create(store, givenAccount('a'));
+        await create(store, givenAccount('b'));
+        await Promise.all(
+          Array.from({ length: 200 }, (_, i) => {
+            const id = i % 2 === 0 ? 'a' : 'b';
+            return store.accounts.update(id, (doc) => void doc.faults.push(givenFault(id, `f${i}`)));
+          }),
+        );
+        expect((await docOf(store, 'a')).faults).toHaveLength(100);
+        expect((await docOf(store, 'b')).faults).toHaveLength(100);
+      });
+
+      it('concurrent updates adding deliveries and keys all land', async () => {
+        await create(store, givenAccount('a'));
+        await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            store.accounts.update('a', (doc, tx) => {
+              indexedKeys.accessToken.add(doc, `token-${i}`);
+              tx.addDeliveries([givenDelivery('a', `d${i}`)]);
+            }),
+          ),
+        );
+        expect((await store.deliveries.list('a', { offset: 0, limit: 100 })).total).toBe(50);
+        for (let i = 0; i < 50; i++) expect(await store.accounts.lookup('accessToken', `token-${i}`)).toBe('a');
+      });
+
+      it('concurrent updates of one delivery each land', async () => {
+        await create(store, givenAccount('a'), [givenDelivery('a', 'd')]);
+        await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            store.deliveries.update('a', 'd', (d) => void d.attempts.push({ at: iso(T0 + i), statusCode: 500, latencyMs: i, error: null, responseExcerpt: null, warnings: [] })),
+          ),
+        );
+        expect((await store.deliveries.get('a', 'd'))?.attempts.map((x) => x.latencyMs).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+      });
+    });
+
+    // ---- deliveries ------------------------------------------------------------------------
+
+    describe('deliveries', () => {
+      beforeEach(async () => {
+        await create(store, givenAccount('a'));
+      });
+
+      it('get returns an added delivery as it was added, and null for an unknown id or account', async () => {
+        const record = givenDelivery('a', 'd1', { kind: 'confirmation', subscriptionId: 's9', locationId: 'l9' });
+        await store.deliveries.add('a', [record]);
+        expect(await store.deliveries.get('a', 'd1')).toEqual(record);
+        expect(await store.deliveries.get('a', 'nope')).toBeNull();
+        expect(await store.deliveries.get('nobody', 'd1')).toBeNull();
+      });
+
+      it('list is newest first, filters by subscription, location, state and kind, pages by offset and limit, and counts every match', async () => {
+        await store.deliveries.add('a', [
+          givenDelivery('a', 'd1', { subscriptionId: 's1', locationId: 'l1', state: 'delivered', kind: 'confirmation' }),
+          givenDelivery('a', 'd2', { subscriptionId: 's1', locationId: 'l1', state: 'failed', kind: 'alert' }),
+          givenDelivery('a', 'd3', { subscriptionId: 's2', locationId: 'l2', state: 'pending', kind: 'alert' }),
+        ]);
+        await store.deliveries.add('a', [
+          givenDelivery('a', 'd4', { subscriptionId: 's1', locationId: 'l2', state: 'delivered', kind: 'alert' }),
+          givenDelivery('a', 'd5', { subscriptionId: null, locationId: null, state: 'delivered', kind: 'token' }),
+        ]);
+        const ids = async (query: Partial<Parameters<Store['deliveries']['list']>[1]>): Promise<[number, string[]]> => {
+          const { total, items } = await store.deliveries.list('a', { offset: 0, limit: 100, ...query });
+          return [total, items.map((d) => d.deliveryId)];
+        };
+        expect(await ids({})).toEqual([5, ['d5', 'd4', 'd3', 'd2', 'd1']]);
+        expect(await ids({ subscriptionId: 's1' })).toEqual([3, ['d4', 'd2', 'd1']]);
+        expect(await ids({ locationId: 'l2' })).toEqual([2, ['d4', 'd3']]);
+        expect(await ids({ state: 'delivered' })).toEqual([3, ['d5', 'd4', 'd1']]);
+        expect(await ids({ kind: 'alert' })).toEqual([3, ['d4', 'd3', 'd2']]);
+        expect(await ids({ subscriptionId: 's1', kind: 'alert', state: 'delivered' })).toEqual([1, ['d4']]);
+        expect(await ids({ offset: 1, limit: 2 })).toEqual([5, ['d4', 'd3']]);
+        expect(await ids({ kind: 'alert', offset: 2, limit: 5 })).toEqual([3, ['d2']]);
+        expect(await ids({ offset: 10, limit: 5 })).toEqual([5, []]);
+        expect(await ids({ subscriptionId: 'none' })).toEqual([0, []]);
+      });
+
+      it('list of an account without deliveries, or of no account, is empty', async () => {
+        expect(await store.deliveries.list('a', { offset: 0, limit: 10 })).toEqual({ total: 0, items: [] });
+        expect(await store.deliveries.list('nobody', { offset: 0, limit: 10 })).toEqual({ total: 0, items: [] });
+      });
+
+      it("update gives the change a copy, stores what it did and returns its result; null when the delivery is unknown", async () => {
+        await store.deliveries.add('a', [givenDelivery('a', 'd1')]);
+        let seen: DeliveryRecord | undefined;
+        const result = await store.deliveries.update('a', 'd1', (d) => {
+          d.state = 'delivered';
+          d.dueAtMs = null;
+          seen = d;
+          return 'done';
+        });
+        expect(result).toBe('done');
+        seen!.state = 'failed';
+        expect((await store.deliveries.get('a', 'd1'))?.state).toBe('delivered');
+        expect(await store.deliveries.update('a', 'nope', () => 'x')).toBeNull();
+        expect(await store.deliveries.update('nobody', 'd1', () => 'x')).toBeNull();
+      });
+
+      it('update whose change throws rejects and stores nothing', async () => {
+        await store.deliveries.add('a', [givenDelivery('a', 'd1')]);
+        await expect(
+          store.deliveries.update('a', 'd1', (d) => {
+            d.state = 'failed';
+            throw new Error('no');
+          }),
+        ).rejects.toThrow('no');
+        expect(await store.deliveries.get('a', 'd1')).toEqual(givenDelivery('a', 'd1'));
+      });
+
+      it('claimDue takes only pending deliveries due at the given virtual now, oldest due first, up to the limit', async () => {
+        await store.deliveries.add('a', [
+          givenDelivery('a', 'late', { dueAtMs: T0 + 3000 }),
+          givenDelivery('a', 'second', { dueAtMs: T0 + 1000 }),
+          givenDelivery('a', 'first', { dueAtMs: T0 + 500 }),
+          givenDelivery('a', 'exactly-now', { dueAtMs: T0 + 2000 }),
+          { ...givenDelivery('a', 'finished', { state: 'failed' }), dueAtMs: T0 },
+          givenDelivery('a', 'unscheduled', { dueAtMs: null }),
+        ]);
+        expect((await claimDue(store, 'a', T0 + 2000, 'one', 60_000, 2)).map((d) => d.deliveryId)).toEqual(['first', 'second']);
+        expect((await claimDue(store, 'a', T0 + 2000, 'one', 60_000, 10)).map((d) => d.deliveryId)).toEqual(['exactly-now']);
+        expect(await claimDue(store, 'a', T0 + 2000, 'one', 60_000, 10)).toEqual([]);
+        expect(await claimDue(store, 'nobody', T0 + 2000, 'one', 60_000, 10)).toEqual([]);
+      });
+
+      it('a claimed delivery is not claimed by another owner until it is updated', async () => {
+        await store.deliveries.add('a', [givenDelivery('a', 'd1', { dueAtMs: T0 })]);
+        const claimed = await claimDue(store, 'a', T0, 'replica-1', 60_000, 10);
+        expect(claimed).toEqual([givenDelivery('a', 'd1', { dueAtMs: T0 })]);
+        expect(await claimDue(store, 'a', T0 + 10_000, 'replica-2', 60_000, 10)).toEqual([]);
+
+        // The attempt failed and is retried later: the update ends the claim.
+        await store.deliveries.update('a', 'd1', (d) => {
+          d.attempts.push({ at: iso(T0), statusCode: 503, latencyMs: 3, error: null, responseExcerpt: null, warnings: [] });
+          d.dueAtMs = T0 + 5000;
+        });
+        expect(await claimDue(store, 'a', T0 + 4999, 'replica-2', 60_000, 10)).toEqual([]);
+        expect((await claimDue(store, 'a', T0 + 5000, 'replica-2', 60_000, 10)).map((d) => [d.deliveryId, d.attempts.length])).toEqual([['d1', 1]]);
+      });
+
+      it('a claim is exclusive, even for its own owner, and release hands it back without an attempt', async () => {
+        await store.deliveries.add('a', [givenDelivery('a', 'd1', { dueAtMs: T0 })]);
+        expect(await store.deliveries.claim('a', 'd1', 'replica-1', 60_000)).toBe(true);
+        expect(await store.deliveries.claim('a', 'd1', 'replica-1', 60_000)).toBe(false);
+        expect(await store.deliveries.claim('a', 'd1', 'replica-2', 60_000)).toBe(false);
+        expect(await store.deliveries.due('a', T0, 10)).toEqual([]);
+        await store.deliveries.release('a', 'd1', 'replica-2');
+        expect(await store.deliveries.claim('a', 'd1', 'replica-2', 60_000)).toBe(false);
+        await store.deliveries.release('a', 'd1', 'replica-1');
+        expect((await store.deliveries.due('a', T0, 10)).map((d) => d.deliveryId)).toEqual(['d1']);
+        expect(await store.deliveries.claim('a', 'd1', 'replica-2', 60_000)).toBe(true);
+        expect(await store.deliveries.claim('a', 'unknown', 'replica-2', 60_000)).toBe(false);
+      });
+
+      it('a claim whose lease ended (the claimer died) is handed on to another owner', async () => {
+        await store.deliveries.add('a', [givenDelivery('a', 'd1', { dueAtMs: T0 })]);
+        expect(await claimDue(store, 'a', T0, 'dies', 50, 10)).toHaveLength(1);
+        const handedOn = await eventually(async () => {
+          const claimed = await claimDue(store, 'a', T0, 'survivor', 60_000, 10);
+          return claimed.length > 0 ? claimed : null;
+        });
+        expect(handedOn.map((d) => d.deliveryId)).toEqual(['d1']);
+      });
+
+      it("nextDueMs is the earliest pending delivery's due time on the account clock, or null", async () => {
+        expect(await store.deliveries.nextDueMs('a')).toBeNull();
+        await store.deliveries.add('a', [
+          givenDelivery('a', 'd1', { dueAtMs: T0 + 900 }),
+          givenDelivery('a', 'd2', { dueAtMs: T0 + 300 }),
+          { ...givenDelivery('a', 'd3', { state: 'delivered' }), dueAtMs: T0 },
+        ]);
+        expect(await store.deliveries.nextDueMs('a')).toBe(T0 + 300);
+        await store.deliveries.update('a', 'd2', (d) => void Object.assign(d, { state: 'delivered', dueAtMs: null }));
+        expect(await store.deliveries.nextDueMs('a')).toBe(T0 + 900);
+        await store.deliveries.update('a', 'd1', (d) => void Object.assign(d, { state: 'failed', dueAtMs: null }));
+        expect(await store.deliveries.nextDueMs('a')).toBeNull();
+        expect(await store.deliveries.nextDueMs('nobody')).toBeNull();
+      });
+
+      it("cancelPending fails the subscription's pending deliveries with the note and leaves the rest", async () => {
+        await store.deliveries.add('a', [
+          givenDelivery('a', 'p1', { subscriptionId: 's1', dueAtMs: T0 }),
+          givenDelivery('a', 'p2', { subscriptionId: 's1', dueAtMs: T0 + 10 }),
+          givenDelivery('a', 'done', { subscriptionId: 's1', state: 'delivered' }),
+          givenDelivery('a', 'other', { subscriptionId: 's2', dueAtMs: T0 + 20 }),
+        ]);
+        expect(await store.deliveries.cancelPending('a', 's1', 'subscription deleted')).toBe(2);
+
+        for (const id of ['p1', 'p2']) expect(await store.deliveries.get('a', id)).toMatchObject({ state: 'failed', note: 'subscription deleted', dueAtMs: null });
+        expect(await store.deliveries.get('a', 'done')).toEqual(givenDelivery('a', 'done', { subscriptionId: 's1', state: 'delivered' }));
+        expect((await store.deliveries.get('a', 'other'))?.state).toBe('pending');
+        expect(await store.deliveries.nextDueMs('a')).toBe(T0 + 20);
+        expect((await claimDue(store, 'a', FAR, 'x', 60_000, 10)).map((d) => d.deliveryId)).toEqual(['other']);
+        expect(await store.deliveries.cancelPending('a', 's1', 'again')).toBe(0);
+      });
+
+      it("clear forgets the account's whole log and its due work, and no other account's", async () => {
+        await create(store, givenAccount('b'), [givenDelivery('b', 'b1')]);
+        await store.deliveries.add('a', [givenDelivery('a', 'd1'), givenDelivery('a', 'd2', { state: 'delivered' })]);
+        await store.deliveries.clear('a');
+        expect(await store.deliveries.list('a', { offset: 0, limit: 10 })).toEqual({ total: 0, items: [] });
+        expect(await store.deliveries.get('a', 'd1')).toBeNull();
+        expect(await store.deliveries.nextDueMs('a')).toBeNull();
+        expect(await store.accounts.due(FAR, 10)).toEqual(['b']);
+        expect((await store.deliveries.list('b', { offset: 0, limit: 10 })).total).toBe(1);
+      });
+
+      it('keeps the newest deliveryLogLimit finished deliveries (plus the slack), trims the oldest, and keeps every pending one', async () => {
+        const limit = 10;
+        const s = (await openStore({ deliveryLogLimit: limit })).store;
+        // Pending deliveries older than everything else: they must survive every trim.
+        await create(s, givenAccount('a'), Array.from({ length: 5 }, (_, i) => givenDelivery('a', `waiting-${i}`, { dueAtMs: T0 + 1e9 })));
+        const finishedIds: string[] = [];
+        for (let i = 0; i < 40; i++) {
+          const id = `d${String(i).padStart(2, '0')}`;
+          await s.deliveries.add('a', [givenDelivery('a', id)]);
+          await s.deliveries.update('a', id, (d) => void Object.assign(d, { state: i % 3 === 0 ? 'failed' : 'delivered', dueAtMs: null }));
+          finishedIds.push(id);
+          const { total } = await s.deliveries.list('a', { state: 'delivered', offset: 0, limit: 100 });
+          const { total: failed } = await s.deliveries.list('a', { state: 'failed', offset: 0, limit: 100 });
+          expect(total + failed).toBeLessThanOrEqual(limit + logSlack(limit));
+        }
+        const { items } = await s.deliveries.list('a', { offset: 0, limit: 100 });
+        const kept = items.filter((d) => d.state !== 'pending').map((d) => d.deliveryId);
+        expect(kept.length).toBeGreaterThanOrEqual(limit);
+        expect(kept.length).toBeLessThanOrEqual(limit + logSlack(limit));
+        // The newest ones, newest first: trimming went oldest first.
+        expect(kept).toEqual(finishedIds.slice(-kept.length).reverse());
+        expect(items.filter((d) => d.state === 'pending').map((d) => d.deliveryId)).toEqual(['waiting-4', 'waiting-3', 'waiting-2', 'waiting-1', 'waiting-0']);
+        expect(await s.deliveries.get('a', 'd00')).toBeNull();
+        expect(await s.deliveries.get('a', 'waiting-0')).not.toBeNull();
+      });
+    });
+
+    // ---- due hints -------------------------------------------------------------------------
+
+    describe('accounts.due', () => {
+      it('lists an account with a pending delivery from the instant it is due, not before', async () => {
+        await create(store, givenAccount('a'), [givenDelivery('a', 'd1', { dueAtMs: T0 + 1000 })]);
+        expect(await store.accounts.due(T0 + 999, 10)).toEqual([]);
+        expect(await store.accounts.due(T0 + 1000, 10)).toEqual(['a']);
+      });
+
+      it('shifts the process-clock due time by the account clock offset, also when the offset changes later', async () => {
+        await create(store, givenAccount('a'));
+        await store.deliveries.add('a', [givenDelivery('a', 'd1', { dueAtMs: T0 + 7_200_000 + 1000 })]);
+        expect(await store.accounts.due(T0 + 1000, 10)).toEqual([]);
+        await store.accounts.update('a', (doc) => void (doc.clock.offsetMs = 7_200_000));
+        expect(await store.accounts.due(T0 + 999, 10)).toEqual([]);
+        expect(await store.accounts.due(T0 + 1000, 10)).toEqual(['a']);
+      });
+
+      it('a frozen clock already at the due time makes the work due at once', async () => {
+        const doc = givenAccount('a');
+        doc.clock = { offsetMs: 0, frozenAtMs: T0 + 86_400_000 };
+        await create(store, doc, [givenDelivery('a', 'd1', { dueAtMs: T0 + 86_400_000 })]);
+        expect(await store.accounts.due(T0, 10)).toEqual(['a']);
+      });
+
+      it('a frozen clock short of the due time never makes it due, until the clock is moved', async () => {
+        const doc = givenAccount('a');
+        doc.clock = { offsetMs: 0, frozenAtMs: T0 };
+        await create(store, doc, [givenDelivery('a', 'd1', { dueAtMs: T0 + 5000 })]);
+        expect(await store.accounts.due(FAR, 10)).toEqual([]);
+
+        await store.accounts.update('a', (d) => void (d.clock.frozenAtMs = T0 + 5000));
+        expect(await store.accounts.due(T0, 10)).toEqual(['a']);
+
+        await store.accounts.update('a', (d) => void (d.clock = { offsetMs: -10_000, frozenAtMs: null }));
+        expect(await store.accounts.due(T0 + 14_999, 10)).toEqual([]);
+        expect(await store.accounts.due(T0 + 15_000, 10)).toEqual(['a']);
+      });
+
+      it('a running scenario run counts as work due at its step time; an ended run does not', async () => {
+        await create(store, givenAccount('a'));
+        const run = { runId: 'r1', accountId: 'a', scenario: 'leak', locationId: 'loc', startedAtMs: T0, nextStep: 0, totalSteps: 2, dueAtMs: T0 + 2000, state: 'running' as const, log: [], alertIds: {} };
+        await store.accounts.update('a', (doc) => void doc.runs.push(run));
+        expect(await store.accounts.due(T0 + 1999, 10)).toEqual([]);
+        expect(await store.accounts.due(T0 + 2000, 10)).toEqual(['a']);
+        await store.accounts.update('a', (doc) => void (doc.runs[0]!.state = 'completed'));
+        expect(await store.accounts.due(FAR, 10)).toEqual([]);
+      });
+
+      it('accounts without work are not listed, and one stops being listed when its last pending delivery ends', async () => {
+        await create(store, givenAccount('idle'));
+        await create(store, givenAccount('busy'), [givenDelivery('busy', 'd1', { dueAtMs: T0 }), givenDelivery('busy', 'done', { state: 'delivered' })]);
+        expect(await store.accounts.due(FAR, 10)).toEqual(['busy']);
+        await store.deliveries.update('busy', 'd1', (d) => void Object.assign(d, { state: 'delivered', dueAtMs: null }));
+        expect(await store.accounts.due(FAR, 10)).toEqual([]);
+      });
+
+      it('cancelPending and delete take an account off the list', async () => {
+        await create(store, givenAccount('a'), [givenDelivery('a', 'd1', { subscriptionId: 's1', dueAtMs: T0 })]);
+        await create(store, givenAccount('b'), [givenDelivery('b', 'd1', { dueAtMs: T0 })]);
+        await store.deliveries.cancelPending('a', 's1', 'gone');
+        expect(await store.accounts.due(FAR, 10)).toEqual(['b']);
+        await store.accounts.delete('b');
+        expect(await store.accounts.due(FAR, 10)).toEqual([]);
+      });
+
+      it('returns at most `limit` accounts', async () => {
+        for (const id of ['a', 'b', 'c']) await create(store, givenAccount(id), [givenDelivery(id, 'd', { dueAtMs: T0 })]);
+        const two = await store.accounts.due(T0, 2);
+        expect(two).toHaveLength(2);
+        expect(new Set([...two, ...(await store.accounts.due(T0, 10))])).toEqual(new Set(['a', 'b', 'c']));
+      });
+    });
+
+    // ---- lifetimes -------------------------------------------------------------------------
+
+    describe('account lifetimes', () => {
+      const HOUR = 3_600_000;
+
+      it('idleSince lists generated accounts with no request since the instant, oldest first, never fixture accounts', async () => {
+        await create(store, givenAccount('fixture', { origin: 'fixture', createdAtMs: T0 - 5 * HOUR }));
+        await create(store, givenAccount('g1', { origin: 'generated', createdAtMs: T0 - 3 * HOUR }));
+        await create(store, givenAccount('g2', { origin: 'generated', createdAtMs: T0 - 2 * HOUR }));
+        await create(store, givenAccount('young', { origin: 'generated', createdAtMs: T0 }));
+        expect(await store.accounts.idleSince(T0 - HOUR, 10)).toEqual(['g1', 'g2']);
+
+        await store.accounts.touch('g1', T0 - HOUR / 2);
+        await store.accounts.touch('fixture', T0 - 10 * HOUR);
+        expect(await store.accounts.idleSince(T0 - HOUR, 10)).toEqual(['g2']);
+        expect(await store.accounts.idleSince(T0 + 1, 10)).toEqual(['g2', 'g1', 'young']);
+        expect(await store.accounts.idleSince(T0 + 1, 2)).toEqual(['g2', 'g1']);
+        await expect(store.accounts.touch('nobody', T0)).resolves.toBeUndefined();
+      });
+
+      it('touch shows as lastSeenMs in the account list', async () => {
+        await create(store, givenAccount('g1', { origin: 'generated' }));
+        expect((await store.accounts.list({ limit: 10 })).accounts[0]?.lastSeenMs).toBeNull();
+        await store.accounts.touch('g1', T0 + 42);
+        expect((await store.accounts.list({ limit: 10 })).accounts[0]?.lastSeenMs).toBe(T0 + 42);
+      });
+
+      it('delete removes the document, its deliveries, journal and index entries, and leaves other accounts whole', async () => {
+        await create(store, givenAccount('a', { origin: 'generated', createdAtMs: T0 - HOUR }), [givenDelivery('a', 'd1')]);
+        await create(store, givenAccount('b'), [givenDelivery('b', 'd1')]);
+        await store.journal.append('a', givenJournalEntry('a', 1));
+        await store.journal.append('b', givenJournalEntry('b', 1));
+
+        expect(await store.accounts.delete('a')).toBe(true);
+        expect(await store.accounts.delete('a')).toBe(false);
+
+        expect(await store.accounts.get('a')).toBeNull();
+        expect(await store.deliveries.get('a', 'd1')).toBeNull();
+        expect(await store.deliveries.list('a', { offset: 0, limit: 10 })).toEqual({ total: 0, items: [] });
+        expect(await store.journal.list('a', 10)).toEqual([]);
+        for (const kind of INDEX_KINDS) expect(await store.accounts.lookup(kind, keyOf(kind, 'a'))).toBeNull();
+        expect(await store.accounts.count()).toBe(1);
+        expect((await store.accounts.list({ limit: 10 })).accounts.map((s) => s.accountId)).toEqual(['b']);
+        expect(await store.accounts.idleSince(FAR, 10)).toEqual([]);
+        expect(await store.accounts.due(FAR, 10)).toEqual(['b']);
+
+        for (const kind of INDEX_KINDS) expect(await store.accounts.lookup(kind, keyOf(kind, 'b'))).toBe('b');
+        expect(await store.deliveries.get('b', 'd1')).not.toBeNull();
+        expect(await store.journal.list('b', 10)).toHaveLength(1);
+      });
+
+      it('a deleted account can be created again, with nothing of its former self', async () => {
+        await create(store, givenAccount('a'), [givenDelivery('a', 'old')]);
+        await store.journal.append('a', givenJournalEntry('a', 1));
+        await store.accounts.delete('a');
+        await create(store, givenAccount('a', { withKeys: false, name: 'reborn' }));
+        expect((await docOf(store, 'a')).account.name).toBe('reborn');
+        expect(await store.deliveries.get('a', 'old')).toBeNull();
+        expect(await store.journal.list('a', 10)).toEqual([]);
+        expect(await store.accounts.lookup('apiKey', keyOf('apiKey', 'a'))).toBeNull();
+      });
+    });
+
+    // ---- journal ---------------------------------------------------------------------------
+
+    describe('journal', () => {
+      it('lists entries newest first, up to the limit asked, per account', async () => {
+        await create(store, givenAccount('a'));
+        await create(store, givenAccount('b'));
+        for (let i = 1; i <= 3; i++) await store.journal.append('a', givenJournalEntry('a', i));
+        await store.journal.append('b', givenJournalEntry('b', 9));
+        expect(await store.journal.list('a', 10)).toEqual([givenJournalEntry('a', 3), givenJournalEntry('a', 2), givenJournalEntry('a', 1)]);
+        expect(await store.journal.list('a', 2)).toEqual([givenJournalEntry('a', 3), givenJournalEntry('a', 2)]);
+        expect(await store.journal.list('b', 10)).toEqual([givenJournalEntry('b', 9)]);
+        expect(await store.journal.list('nobody', 10)).toEqual([]);
+      });
+
+      it(`keeps only the newest ${JOURNAL_LIMIT} entries`, async () => {
+        await create(store, givenAccount('a'));
+        const n = JOURNAL_LIMIT + 60;
+        for (let i = 0; i < n; i++) await store.journal.append('a', givenJournalEntry('a', i));
+        const listed = await store.journal.list('a', 10_000);
+        expect(listed).toHaveLength(JOURNAL_LIMIT);
+        expect(listed[0]).toEqual(givenJournalEntry('a', n - 1));
+        expect(listed.at(-1)).toEqual(givenJournalEntry('a', n - JOURNAL_LIMIT));
+      });
+
+      it("clear empties one account's journal, and appending goes on after it", async () => {
+        await create(store, givenAccount('a'));
+        await create(store, givenAccount('b'));
+        await store.journal.append('a', givenJournalEntry('a', 1));
+        await store.journal.append('b', givenJournalEntry('b', 1));
+        await store.journal.clear('a');
+        expect(await store.journal.list('a', 10)).toEqual([]);
+        expect(await store.journal.list('b', 10)).toHaveLength(1);
+        await store.journal.append('a', givenJournalEntry('a', 2));
+        expect(await store.journal.list('a', 10)).toEqual([givenJournalEntry('a', 2)]);
+      });
+    });
+
+    // ---- counters, locks, events, settings ------------------------------------------------
+
+    describe('counters', () => {
+      it('count up from one, each key on its own', async () => {
+        expect(await store.counters.increment('k1', 60_000)).toBe(1);
+        expect(await store.counters.increment('k1', 60_000)).toBe(2);
+        expect(await store.counters.increment('k2', 60_000)).toBe(1);
+        expect(await store.counters.increment('k1', 60_000)).toBe(3);
+      });
+
+      it('concurrent increments each get their own count', async () => {
+        const counts = await Promise.all(Array.from({ length: 100 }, () => store.counters.increment('k', 60_000)));
+        expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+      });
+
+      it('start again from one once the TTL has passed', async () => {
+        expect(await store.counters.increment('k', shortTtlMs)).toBe(1);
+        expect(await store.counters.increment('k', shortTtlMs)).toBe(2);
+        clock.advance(shortTtlMs);
+        // Each poll increments; the first after expiry counts 1 again.
+        await eventually(async () => (await store.counters.increment('k', shortTtlMs)) === 1 || null);
+        expect(await store.counters.increment('k', shortTtlMs)).toBe(2);
+      });
+
+      onClockIt('on the store clock, the window is fixed by the first increment, not renewed by later ones', async () => {
+        expect(await store.counters.increment('k', 60_000)).toBe(1);
+        clock.advance(59_999);
+        expect(await store.counters.increment('k', 60_000)).toBe(2);
+        clock.advance(1);
+        expect(await store.counters.increment('k', 60_000)).toBe(1);
+      });
+    });
+
+    describe('locks', () => {
+      it('withLock runs one holder at a time and returns what fn returns', async () => {
+        let active = 0;
+        let most = 0;
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.locks.withLock('job', async () => {
+              active++;
+              most = Math.max(most, active);
+              await turns(3);
+              active--;
+              return i;
+            }),
+          ),
+        );
+        expect(most).toBe(1);
+        expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      });
+
+      it('withLock passes on a rejection and frees the lock', async () => {
+        await expect(store.locks.withLock('job', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+        await expect(withDeadline(store.locks.withLock('job', () => Promise.resolve('next')))).resolves.toBe('next');
+      });
+
+      it('locks of different names do not wait for each other', async () => {
+        const gate = deferred<void>();
+        const a = store.locks.withLock('a', () => gate.promise);
+        await expect(withDeadline(store.locks.withLock('b', () => Promise.resolve('b ran')))).resolves.toBe('b ran');
+        gate.resolve();
+        await a;
+      });
+
+      it('tryLock returns null while the lock is held, and a withLock waits for its release', async () => {
+        const release = await store.locks.tryLock('sweep', 60_000);
+        expect(release).not.toBeNull();
+        expect(await store.locks.tryLock('sweep', 60_000)).toBeNull();
+        expect(await store.locks.tryLock('other', 60_000)).not.toBeNull();
+
+        const order: string[] = [];
+        const waiting = store.locks.withLock('sweep', () => Promise.resolve(void order.push('withLock ran')));
+        await turns(5);
+        order.push('released');
+        await release!();
+        await withDeadline(waiting);
+        expect(order).toEqual(['released', 'withLock ran']);
+        const again = await store.locks.tryLock('sweep', 60_000);
+        expect(again).not.toBeNull();
+        await again!();
+      });
+
+      it('tryLock returns null while withLock holds the lock', async () => {
+        const gate = deferred<void>();
+        const holding = store.locks.withLock('job', () => gate.promise);
+        await eventually(async () => {
+          const release = await store.locks.tryLock('job', 60_000);
+          if (release === null) return true;
+          await release(); // withLock had not taken it yet
+          return null;
+        });
+        gate.resolve();
+        await holding;
+        expect(await store.locks.tryLock('job', 60_000)).not.toBeNull();
+      });
+    });
+
+    describe('events', () => {
+      it('a message reaches the subscribers of its channel only', async () => {
+        const onA: unknown[] = [];
+        const onB: unknown[] = [];
+        const onA2: unknown[] = [];
+        await store.events.subscribe('a', (m) => onA.push(m));
+        await store.events.subscribe('a', (m) => onA2.push(m));
+        await store.events.subscribe('b', (m) => onB.push(m));
+        await store.events.publish('a', { kind: 'first', values: [1, 2] });
+        await store.events.publish('b', 'second');
+        await eventually(() => (onA.length > 0 && onA2.length > 0 && onB.length > 0) || null);
+        expect(onA).toEqual([{ kind: 'first', values: [1, 2] }]);
+        expect(onA2).toEqual([{ kind: 'first', values: [1, 2] }]);
+        // Published after the message of `a`: had that one leaked here, it would have come first.
+        expect(onB).toEqual(['second']);
+      });
+
+      it('unsubscribe stops the messages of that subscriber only', async () => {
+        const gone: unknown[] = [];
+        const staying: unknown[] = [];
+        const unsubscribe = await store.events.subscribe('c', (m) => gone.push(m));
+        await store.events.subscribe('c', (m) => staying.push(m));
+        await store.events.publish('c', 1);
+        await eventually(() => (gone.length === 1 && staying.length === 1) || null);
+        await unsubscribe();
+        await store.events.publish('c', 2);
+        await eventually(() => staying.length === 2 || null);
+        expect(gone).toEqual([1]);
+        expect(staying).toEqual([1, 2]);
+      });
+    });
+
+    describe('settings', () => {
+      it('get is null until set; set replaces; setIfAbsent keeps an existing value and stores a missing one', async () => {
+        expect(await store.settings.get('sessionSecret')).toBeNull();
+        await store.settings.set('sessionSecret', 's1');
+        expect(await store.settings.get('sessionSecret')).toBe('s1');
+        await store.settings.set('sessionSecret', 's2');
+        expect(await store.settings.get('sessionSecret')).toBe('s2');
+        expect(await store.settings.setIfAbsent('sessionSecret', 'ignored')).toBe('s2');
+        expect(await store.settings.setIfAbsent('fixtures', 'abc')).toBe('abc');
+        expect(await store.settings.get('fixtures')).toBe('abc');
+      });
+
+      it('concurrent setIfAbsent calls agree on one value', async () => {
+        const values = await Promise.all(Array.from({ length: 10 }, (_, i) => store.settings.setIfAbsent('secret', `v${i}`)));
+        expect(new Set(values).size).toBe(1);
+        expect(await store.settings.get('secret')).toBe(values[0]);
+      });
+    });
+
+    // ---- sessions --------------------------------------------------------------------------
+
+    describe('sessions', () => {
+      it('set then get returns the session; destroy removes it; an unknown sid has none', async () => {
+        const sessions = sessionApi(store);
+        const data = givenSession('u1');
+        await sessions.set('sid-1', data);
+        expect(await sessions.get('sid-1')).toEqual(data);
+        expect(await sessions.get('sid-unknown')).toBeFalsy();
+        await sessions.set('sid-1', givenSession('u2'));
+        expect(await sessions.get('sid-1')).toEqual(givenSession('u2'));
+        await sessions.destroy('sid-1');
+        expect(await sessions.get('sid-1')).toBeFalsy();
+      });
+
+      it('a session expires sessionTtlMs after it was stored', async () => {
+        const ttl = capabilities.expiresOn === 'clock' ? 60_000 : 1000;
+        const sessions = sessionApi((await openStore({ sessionTtlMs: ttl })).store);
+        await sessions.set('sid-1', givenSession('u1'));
+        expect(await sessions.get('sid-1')).toEqual(givenSession('u1'));
+        clock.advance(ttl);
+        await eventually(async () => !(await sessions.get('sid-1')) || null);
+        expect(await sessions.get('sid-1')).toBeFalsy();
+      });
+
+      onClockIt('touch extends a session by sessionTtlMs from the touch', async () => {
+        const sessions = sessionApi((await openStore({ sessionTtlMs: 60_000 })).store);
+        await sessions.set('sid-1', givenSession('u1'));
+        clock.advance(50_000);
+        await sessions.touch('sid-1', givenSession('u1'));
+        clock.advance(50_000);
+        expect(await sessions.get('sid-1')).toEqual(givenSession('u1'));
+        clock.advance(10_000);
+        expect(await sessions.get('sid-1')).toBeFalsy();
+      });
+    });
+
+    // ---- list and count --------------------------------------------------------------------
+
+    describe('accounts.list and count', () => {
+      it('pages through the accounts in creation order with a cursor', async () => {
+        expect(await store.accounts.count()).toBe(0);
+        expect(await store.accounts.list({ limit: 2 })).toEqual({ accounts: [], next: null });
+        const ids = ['e', 'c', 'a', 'd', 'b'];
+        for (const [i, id] of ids.entries()) await create(store, givenAccount(id, { createdAtMs: T0 + i * 1000, origin: i % 2 ? 'generated' : 'fixture' }));
+        expect(await store.accounts.count()).toBe(5);
+
+        const seen: string[] = [];
+        let after: string | undefined;
+        let pages = 0;
+        for (;;) {
+          const page = await store.accounts.list(after === undefined ? { limit: 2 } : { after, limit: 2 });
+          pages++;
+          expect(page.accounts.length).toBeLessThanOrEqual(2);
+          seen.push(...page.accounts.map((s) => s.accountId));
+          if (page.next === null) break;
+          after = page.next;
+          if (pages > 5) throw new Error('the cursor never ends');
+        }
+        expect(seen).toEqual(ids);
+        expect(pages).toBe(3);
+      });
+
+      it('summaries carry name, origin, creation time and last request, and follow updates', async () => {
+        await create(store, givenAccount('a', { createdAtMs: T0, origin: 'generated', name: 'Ada' }));
+        await store.accounts.update('a', (doc) => void (doc.account.name = 'Ada Lovelace'));
+        await store.accounts.touch('a', T0 + 5);
+        expect((await store.accounts.list({ limit: 10 })).accounts).toEqual([{ accountId: 'a', name: 'Ada Lovelace', origin: 'generated', createdAt: iso(T0), lastSeenMs: T0 + 5 }]);
+      });
+
+      it('count and list follow deletes', async () => {
+        for (const [i, id] of ['a', 'b', 'c'].entries()) await create(store, givenAccount(id, { createdAtMs: T0 + i }));
+        await store.accounts.delete('b');
+        expect(await store.accounts.count()).toBe(2);
+        expect((await store.accounts.list({ limit: 10 })).accounts.map((s) => s.accountId)).toEqual(['a', 'c']);
+        const first = await store.accounts.list({ limit: 1 });
+        expect(first.accounts.map((s) => s.accountId)).toEqual(['a']);
+        expect(await store.accounts.list({ after: first.next!, limit: 10 })).toMatchObject({ accounts: [{ accountId: 'c' }], next: null });
+      });
+
+      it('a page after a cursor whose account was deleted meanwhile goes on after it, not from the start', async () => {
+        for (const [i, id] of ['a', 'b', 'c', 'd'].entries()) await create(store, givenAccount(id, { createdAtMs: T0 + i, origin: 'generated' }));
+        const first = await store.accounts.list({ limit: 2 });
+        expect(first.accounts.map((s) => s.accountId)).toEqual(['a', 'b']);
+        // An idle-account sweep deletes the account the cursor points at, between two pages.
+        await store.accounts.delete('b');
+        const second = await store.accounts.list({ after: first.next!, limit: 2 });
+        expect(second.accounts.map((s) => s.accountId)).toEqual(['c', 'd']);
+        expect(second.next).toBeNull();
+      });
+    });
+
+    // ---- restart ---------------------------------------------------------------------------
+
+    if (!capabilities.persistent) {
+      it('says it is not persistent and offers no reopen', async () => {
+        const opened = await openStore();
+        expect(opened.store.persistent).toBe(false);
+        expect(opened.reopen).toBeUndefined();
+      });
+      return;
+    }
+
+    describe('after a restart (reopen)', () => {
+      it('everything stored is still there: documents, deliveries, journal, settings, sessions, look-ups, due hints, lifetimes', async () => {
+        const opened = current[0]!;
+        expect(opened.store.persistent).toBe(true);
+        const s = opened.store;
+        const a = givenAccount('a', { createdAtMs: T0 - 2000 });
+        a.clock.offsetMs = 7_200_000;
+        await create(s, a, [givenDelivery('a', 'done', { state: 'delivered' })]);
+        await create(s, givenAccount('g', { origin: 'generated', createdAtMs: T0 - 1000 }));
+        await create(s, givenAccount('gone'));
+        await s.accounts.update('a', (doc, tx) => {
+          indexedKeys.apiKey.add(doc, 'added-key');
+          indexedKeys.email.remove(doc, keyOf('email', 'a'));
+          doc.runs.push({ runId: 'r1', accountId: 'a', scenario: 's', locationId: 'l', startedAtMs: T0, nextStep: 1, totalSteps: 3, dueAtMs: T0 + 7_200_000 + 60_000, state: 'running', log: [], alertIds: {} });
+          tx.addDeliveries([givenDelivery('a', 'waiting', { dueAtMs: T0 + 7_200_000 + 1000 })]);
+        });
+        await s.deliveries.update('a', 'waiting', (d) => void d.attempts.push({ at: iso(T0), statusCode: 500, latencyMs: 9, error: null, responseExcerpt: 'oops', warnings: ['w'] }));
+        await s.deliveries.add('a', [givenDelivery('a', 'failed', { state: 'failed' })]);
+        for (let i = 0; i < 5; i++) await s.journal.append('a', givenJournalEntry('a', i));
+        await s.accounts.touch('g', T0 - 500);
+        await s.accounts.delete('gone');
+        await s.settings.set('sessionSecret', 'secret');
+        await sessionApi(s).set('sid-1', givenSession('u1'));
+
+        const docBefore = await docOf(s, 'a');
+        const deliveriesBefore = await s.deliveries.list('a', { offset: 0, limit: 100 });
+        const listBefore = await s.accounts.list({ limit: 10 });
+
+        const r = await opened.reopen!();
+
+        expect(await docOf(r, 'a')).toEqual(docBefore);
+        expect(await r.deliveries.list('a', { offset: 0, limit: 100 })).toEqual(deliveriesBefore);
+        expect(deliveriesBefore.items.map((d) => [d.deliveryId, d.state])).toEqual([
+          ['failed', 'failed'],
+          ['waiting', 'pending'],
+          ['done', 'delivered'],
+        ]);
+        expect(await r.journal.list('a', 10)).toEqual([4, 3, 2, 1, 0].map((i) => givenJournalEntry('a', i)));
+        expect(await r.settings.get('sessionSecret')).toBe('secret');
+        expect(await sessionApi(r).get('sid-1')).toEqual(givenSession('u1'));
+        expect(await r.accounts.list({ limit: 10 })).toEqual(listBefore);
+        expect(await r.accounts.count()).toBe(2);
+        expect(await r.accounts.get('gone')).toBeNull();
+
+        expect(await r.accounts.lookup('apiKey', 'added-key')).toBe('a');
+        expect(await r.accounts.lookup('email', keyOf('email', 'a'))).toBeNull();
+        for (const kind of INDEX_KINDS) {
+          if (kind !== 'email') expect(await r.accounts.lookup(kind, keyOf(kind, 'a'))).toBe('a');
+          expect(await r.accounts.lookup(kind, keyOf(kind, 'g'))).toBe('g');
+          expect(await r.accounts.lookup(kind, keyOf(kind, 'gone'))).toBeNull();
+        }
+
+        expect(await r.accounts.due(T0 + 999, 10)).toEqual([]);
+        expect(await r.accounts.due(T0 + 1000, 10)).toEqual(['a']);
+        expect(await r.deliveries.nextDueMs('a')).toBe(T0 + 7_200_000 + 1000);
+        expect((await claimDue(r, 'a', T0 + 7_200_000 + 1000, 'x', 60_000, 10)).map((d) => d.deliveryId)).toEqual(['waiting']);
+        expect(await r.accounts.idleSince(T0, 10)).toEqual(['g']);
+        expect(await r.accounts.idleSince(T0 - 500, 10)).toEqual([]);
+
+        // And it goes on working.
+        await r.accounts.update('a', (doc) => indexedKeys.apiKey.add(doc, 'after-restart'));
+        expect(await r.accounts.lookup('apiKey', 'after-restart')).toBe('a');
+      });
+
+      it('a second restart keeps changes made after the first one', async () => {
+        const opened = current[0]!;
+        await create(opened.store, givenAccount('a'));
+        const first = await opened.reopen!();
+        await first.accounts.update('a', (doc) => void (doc.account.name = 'renamed'));
+        await first.deliveries.add('a', [givenDelivery('a', 'd1')]);
+        await first.journal.append('a', givenJournalEntry('a', 1));
+        const second = await opened.reopen!();
+        expect((await docOf(second, 'a')).account.name).toBe('renamed');
+        expect((await second.deliveries.get('a', 'd1'))?.state).toBe('pending');
+        expect(await second.journal.list('a', 10)).toEqual([givenJournalEntry('a', 1)]);
+        expect((await second.accounts.list({ limit: 10 })).accounts[0]?.name).toBe('renamed');
+      });
+    });
+  });
+}
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+/** Polls `check` until it returns something other than null (or false), or fails after the deadline. */
+export async function eventually<T>(check: () => T | null | false | Promise<T | null | false>, timeoutMs = 5000): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== null && value !== false) return value;
+    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Lets other work run for `n` turns of the event loop. */
+export async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Fails instead of hanging when `promise` does not settle in time. */
+export async function withDeadline<T>(promise: Promise<T>, timeoutMs = 5000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not settle within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function givenSession(userId: string): SessionData {
+  return { cookie: { originalMaxAge: 3_600_000, httpOnly: true, path: '/', secure: false, sameSite: 'lax' }, userId, csrfToken: `csrf-${userId}` } as unknown as SessionData;
+}
+
+/** express-session's callback API as promises. */
+export function sessionApi(store: Store): {
+  get(sid: string): Promise<SessionData | null | undefined>;
+  set(sid: string, data: SessionData): Promise<void>;
+  destroy(sid: string): Promise<void>;
+  touch(sid: string, data: SessionData): Promise<void>;
+} {
+  const s = store.sessions;
+  const done = (resolve: () => void, reject: (e: Error) => void) => (err?: unknown) => (err ? reject(err instanceof Error ? err : new Error(JSON.stringify(err))) : resolve());
+  return {
+    get: (sid) => new Promise((resolve, reject) => s.get(sid, (err, data) => (err ? reject(err instanceof Error ? err : new Error(JSON.stringify(err))) : resolve(data)))),
+    set: (sid, data) => new Promise((resolve, reject) => s.set(sid, data, done(resolve, reject))),
+    destroy: (sid) => new Promise((resolve, reject) => s.destroy(sid, done(resolve, reject))),
+    touch: (sid, data) => new Promise((resolve, reject) => (s.touch ? s.touch(sid, data, () => resolve()) : reject(new Error('the session store has no touch')))),
+  };
+}

@@ -1,0 +1,262 @@
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ManualClock } from '../../src/core/clock.js';
+import { EmbeddedStore, STORE_SCHEMA_VERSION, type EmbeddedStoreOptions } from '../../src/store/embedded/embedded-store.js';
+import { StoreFileError } from '../../src/store/embedded/lowdb-file.js';
+import { givenAccount, givenDelivery, givenFault, givenJournalEntry, keyOf, T0 } from './builders.js';
+import { describeStoreContract, eventually, givenSession, sessionApi, type StoreContractOptions, type StoreUnderTest } from './contract.js';
+
+const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'water-store-'));
+
+async function openEmbedded(options: Omit<EmbeddedStoreOptions, 'clock'> & { clock: ManualClock }): Promise<EmbeddedStore> {
+  return (await EmbeddedStore.open(options)).store;
+}
+
+describeStoreContract(
+  'the embedded store in memory',
+  async (clock: ManualClock, options: StoreContractOptions): Promise<StoreUnderTest> => {
+    const store = await openEmbedded({ dir: null, clock, ...options });
+    return { store, close: () => store.close() };
+  },
+  { expiresOn: 'clock', persistent: false },
+);
+
+describeStoreContract(
+  'the embedded store on lowdb files',
+  async (clock: ManualClock, options: StoreContractOptions): Promise<StoreUnderTest> => {
+    const dir = await tempDir();
+    // A small cache, so the contract also runs with accounts read back from their files.
+    const openHere = (): Promise<EmbeddedStore> => openEmbedded({ dir, clock, cacheSize: 2, ...options });
+    let store = await openHere();
+    return {
+      store,
+      reopen: async () => {
+        await store.close();
+        store = await openHere();
+        return store;
+      },
+      close: async () => {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  },
+  { expiresOn: 'clock', persistent: true },
+);
+
+describe('the embedded store on lowdb files', () => {
+  let dir: string;
+  let clock: ManualClock;
+  const opened: EmbeddedStore[] = [];
+  const open = async (cacheSize?: number): Promise<EmbeddedStore> => {
+    const store = await openEmbedded({ dir, clock, deliveryLogLimit: 100, sessionTtlMs: 3_600_000, ...(cacheSize === undefined ? {} : { cacheSize }) });
+    opened.push(store);
+    return store;
+  };
+
+  beforeEach(async () => {
+    dir = await tempDir();
+    clock = new ManualClock(T0);
+  });
+
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  describe('the bounded cache', () => {
+    const ids = ['a1', 'a2', 'a3', 'a4', 'a5'];
+
+    it('keeps at most cacheSize accounts loaded after each use, and evicted accounts read back whole', async () => {
+      const store = await open(2);
+      for (const id of ids) {
+        await store.accounts.create(givenAccount(id), [givenDelivery(id, `d-${id}`)]);
+        expect(store.loadedAccounts).toBeLessThanOrEqual(2);
+      }
+      for (const id of ids) {
+        await store.accounts.update(id, (doc) => void doc.faults.push(givenFault(id, `f-${id}`)));
+        await store.deliveries.update(id, `d-${id}`, (d) => void (d.state = 'delivered'));
+        expect(store.loadedAccounts).toBeLessThanOrEqual(2);
+      }
+      for (const id of ids) {
+        const doc = await store.accounts.get(id);
+        expect(doc?.account.accountId).toBe(id);
+        expect(doc?.faults.map((f) => f.faultId)).toEqual([`f-${id}`]);
+        expect((await store.deliveries.get(id, `d-${id}`))?.state).toBe('delivered');
+        expect(await store.accounts.lookup('apiKey', keyOf('apiKey', id))).toBe(id);
+        expect(store.loadedAccounts).toBeLessThanOrEqual(2);
+      }
+    });
+
+    it('an account with a journal write waiting stays loaded until the write is done, then is evicted; its journal reads back', async () => {
+      const store = await open(2);
+      for (const id of ids) {
+        await store.accounts.create(givenAccount(id));
+        await store.journal.append(id, givenJournalEntry(id, 1));
+      }
+      // Journal writes are lazy; the cache comes back to its size once they are done.
+      await store.flush();
+      await eventually(() => store.loadedAccounts <= 2 || null);
+      for (const id of ids) expect(await store.journal.list(id, 10)).toEqual([givenJournalEntry(id, 1)]);
+      for (const id of ids) await store.journal.append(id, givenJournalEntry(id, 2));
+      await store.flush();
+      expect(store.loadedAccounts).toBeLessThanOrEqual(2);
+      for (const id of ids) expect(await store.journal.list(id, 10)).toEqual([givenJournalEntry(id, 2), givenJournalEntry(id, 1)]);
+    });
+
+    it('concurrent updates of more accounts than the cache holds lose nothing', async () => {
+      const store = await open(2);
+      for (const id of ids) await store.accounts.create(givenAccount(id));
+      await Promise.all(
+        Array.from({ length: 500 }, (_, i) => {
+          const id = ids[i % ids.length]!;
+          return store.accounts.update(id, (doc) => void doc.faults.push(givenFault(id, `f${i}`)));
+        }),
+      );
+      expect(store.loadedAccounts).toBeLessThanOrEqual(2);
+      for (const [n, id] of ids.entries()) {
+        const faults = (await store.accounts.get(id))?.faults.map((f) => f.faultId) ?? [];
+        expect(new Set(faults)).toEqual(new Set(Array.from({ length: 100 }, (_, k) => `f${k * ids.length + n}`)));
+      }
+      // And what is on disk agrees: a fresh process sees the same.
+      await store.close();
+      const again = await open(2);
+      for (const id of ids) expect((await again.accounts.get(id))?.faults).toHaveLength(100);
+    });
+
+    it('workers updating more accounts than the cache holds, each waiting for its last update, lose nothing', async () => {
+      const store = await open(2);
+      for (const id of ids) await store.accounts.create(givenAccount(id));
+      const workers = Array.from({ length: 8 }, async (_, w) => {
+        for (let i = 0; i < 40; i++) {
+          const id = ids[(w + i) % ids.length]!;
+          await store.accounts.update(id, (doc) => void doc.faults.push(givenFault(id, `w${w}-${i}`)));
+        }
+      });
+      await Promise.all(workers);
+      const count = async (s: EmbeddedStore): Promise<number> => {
+        let total = 0;
+        for (const id of ids) total += (await s.accounts.get(id))?.faults.length ?? 0;
+        return total;
+      };
+      expect(await count(store)).toBe(8 * 40);
+      await store.close();
+      expect(await count(await open(2))).toBe(8 * 40);
+    });
+
+    it('concurrent journal appends and updates of more accounts than the cache holds lose nothing', async () => {
+      const store = await open(2);
+      for (const id of ids) await store.accounts.create(givenAccount(id));
+      await Promise.all(
+        Array.from({ length: 300 }, (_, i) => {
+          const id = ids[i % ids.length]!;
+          return i % 2 === 0 ? store.journal.append(id, givenJournalEntry(id, i)) : store.accounts.update(id, (doc) => void doc.faults.push(givenFault(id, `f${i}`)));
+        }),
+      );
+      await store.close();
+      const again = await open(2);
+      for (const [n, id] of ids.entries()) {
+        const expected = Array.from({ length: 300 }, (_, i) => i).filter((i) => i % ids.length === n && i % 2 === 0);
+        expect(new Set((await again.journal.list(id, 1000)).map((e) => e.query['n']))).toEqual(new Set(expected.map(String)));
+      }
+    });
+  });
+
+  describe('files', () => {
+    it('keeps one file per account, and an update of one account rewrites only its own file', async () => {
+      const store = await open();
+      await store.accounts.create(givenAccount('a'));
+      await store.accounts.create(givenAccount('b'));
+      await store.flush();
+      const fileOf = (id: string): string => join(dir, 'accounts', `${id}.json`);
+      const before = { b: await stat(fileOf('b')), bText: await readFile(fileOf('b'), 'utf8') };
+
+      await store.accounts.update('a', (doc) => void (doc.account.name = 'changed'));
+      await store.deliveries.add('a', [givenDelivery('a', 'd1')]);
+      await store.flush();
+
+      const afterB = await stat(fileOf('b'));
+      expect(afterB.ino).toBe(before.b.ino);
+      expect(afterB.mtimeMs).toBe(before.b.mtimeMs);
+      expect(await readFile(fileOf('b'), 'utf8')).toBe(before.bText);
+      const a = JSON.parse(await readFile(fileOf('a'), 'utf8')) as { doc: { account: { name: string } }; deliveries: { deliveryId: string }[] };
+      expect(a.doc.account.name).toBe('changed');
+      expect(a.deliveries.map((d) => d.deliveryId)).toEqual(['d1']);
+    });
+
+    it('lays the folder out as its header comment says, with no temporary file left', async () => {
+      const store = await open();
+      await store.accounts.create(givenAccount('a'));
+      await store.accounts.create(givenAccount('b'));
+      await store.journal.append('a', givenJournalEntry('a', 1));
+      await store.settings.set('sessionSecret', 's');
+      await sessionApi(store).set('sid', givenSession('u'));
+      await store.close();
+
+      const top = (await readdir(dir)).sort();
+      expect(top).toEqual(['accounts', 'index', 'journals', 'sessions.json', 'store.json']);
+      expect((await readdir(join(dir, 'accounts'))).sort()).toEqual(['a.json', 'b.json']);
+      expect(await readdir(join(dir, 'journals'))).toEqual(['a.json']);
+      const shards = await readdir(join(dir, 'index'));
+      expect(shards.length).toBeGreaterThan(0);
+      for (const name of shards) expect(name).toMatch(/^[0-9a-f]{2}\.json$/);
+
+      expect(JSON.parse(await readFile(join(dir, 'store.json'), 'utf8'))).toEqual({ schemaVersion: STORE_SCHEMA_VERSION, settings: { sessionSecret: 's' } });
+      const account = JSON.parse(await readFile(join(dir, 'accounts', 'a.json'), 'utf8')) as Record<string, unknown>;
+      expect(Object.keys(account).sort()).toEqual(['deliveries', 'doc']);
+      expect(JSON.parse(await readFile(join(dir, 'journals', 'a.json'), 'utf8'))).toEqual({ entries: [givenJournalEntry('a', 1)] });
+      expect(Object.keys((JSON.parse(await readFile(join(dir, 'sessions.json'), 'utf8')) as { sessions: object }).sessions)).toEqual(['sid']);
+
+      // Every account summary is in exactly one shard, with its keys; no key belongs to two accounts.
+      const entries: Record<string, string> = {};
+      const accounts: string[] = [];
+      for (const name of shards) {
+        const shard = JSON.parse(await readFile(join(dir, 'index', name), 'utf8')) as { accounts: Record<string, { entries: string[] }> };
+        for (const [owner, summary] of Object.entries(shard.accounts)) {
+          for (const key of summary.entries) {
+            expect(entries[key]).toBeUndefined();
+            entries[key] = owner;
+          }
+        }
+        accounts.push(...Object.keys(shard.accounts));
+      }
+      expect(accounts.sort()).toEqual(['a', 'b']);
+      expect(entries[`apiKey:${keyOf('apiKey', 'a')}`]).toBe('a');
+      expect(Object.keys(entries)).toHaveLength(16);
+    });
+
+    it('delete removes the account file and its journal file', async () => {
+      const store = await open();
+      await store.accounts.create(givenAccount('a'));
+      await store.journal.append('a', givenJournalEntry('a', 1));
+      await store.flush();
+      await store.accounts.delete('a');
+      await store.flush();
+      expect(await readdir(join(dir, 'accounts'))).toEqual([]);
+      expect(await readdir(join(dir, 'journals'))).toEqual([]);
+    });
+
+    it('reports a fresh folder first, existing state on the next open', async () => {
+      expect((await EmbeddedStore.open({ dir, clock, deliveryLogLimit: 10, sessionTtlMs: 1000 })).fresh).toBe(true);
+      const second = await EmbeddedStore.open({ dir, clock, deliveryLogLimit: 10, sessionTtlMs: 1000 });
+      opened.push(second.store);
+      expect(second.fresh).toBe(false);
+    });
+
+    it('refuses a store.json of another schema version with a StoreFileError', async () => {
+      const store = await open();
+      await store.close();
+      const { writeFile } = await import('node:fs/promises');
+      await writeFile(join(dir, 'store.json'), JSON.stringify({ schemaVersion: 1, settings: {} }));
+      await expect(EmbeddedStore.open({ dir, clock, deliveryLogLimit: 10, sessionTtlMs: 1000 })).rejects.toBeInstanceOf(StoreFileError);
+    });
+  });
+
+  it('in memory it reports backend memory, not persistent', async () => {
+    const store = await openEmbedded({ dir: null, clock, deliveryLogLimit: 10, sessionTtlMs: 1000 });
+    expect([store.backend, store.persistent]).toEqual(['memory', false]);
+    expect(await store.health()).toEqual({ ok: true });
+  });
+});
