@@ -1,5 +1,3 @@
-import type { IncomingMessage } from 'node:http';
-
 import express, { Router, type Express } from 'express';
 
 import { accountSandboxRouter, accountsAdminRouter } from '../accounts/routes.js';
@@ -17,15 +15,11 @@ import { readingsRouter } from '../readings/routes.js';
 import { scenariosSandboxRouter } from '../scenarios/routes.js';
 import { subscriptionsRouter, subscriptionsSandboxRouter } from '../subscriptions/routes.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
+import { parseBodies } from './json-body.js';
+import { rejectMalformedPercentEncoding } from './percent-encoding.js';
 
 /** Request bodies above this are refused with 413 (documented in the README). */
 export const BODY_LIMIT = '100kb';
-
-// JSON is parsed when declared, and also when no Content-Type is sent at all (many scripts omit it).
-const isJsonRequest = (req: IncomingMessage): boolean => {
-  const type = req.headers['content-type'];
-  return type === undefined ? Number(req.headers['content-length'] ?? 0) > 0 : /^application\/([\w.+-]+\+)?json\b/i.test(type);
-};
 
 /** The whole sandbox as an Express app, with no listening: main.ts listens, tests use supertest. */
 export function createApp(deps: Deps): Express {
@@ -34,11 +28,11 @@ export function createApp(deps: Deps): Express {
   app.set('etag', false);
 
   app.use(requestLogger(deps));
+  app.use(rejectMalformedPercentEncoding);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.use(express.json({ limit: BODY_LIMIT, type: isJsonRequest, strict: false }));
-  app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
+  app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox'] }));
 
   app.use(oauthRouter(deps));
 
