@@ -1,5 +1,3 @@
-import type { IncomingMessage } from 'node:http';
-
 import express, { Router, type Express } from 'express';
 
 import { accountSandboxRouter, accountsAdminRouter } from './accounts/index.js';
@@ -9,6 +7,8 @@ import { dashboardRouter } from './dashboard/index.js';
 import type { Deps } from './deps.js';
 import { applyFaults, faultsRouter } from './faults/index.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { parseBodies } from './http/json-body.js';
+import { rejectMalformedPercentEncoding } from './http/percent-encoding.js';
 import { requestLog } from './http/request-log.js';
 import { journalRouter, recordInJournal } from './journal/index.js';
 import { locationsRouter } from './locations/index.js';
@@ -23,12 +23,6 @@ export const BODY_LIMIT = '100kb';
 /** The version of the sandbox, reported by /healthz. */
 export const VERSION = '0.2.0';
 
-// JSON is parsed when declared, and also when no Content-Type is sent at all (many scripts omit it).
-const isJsonRequest = (req: IncomingMessage): boolean => {
-  const type = req.headers['content-type'];
-  return type === undefined ? Number(req.headers['content-length'] ?? 0) > 0 : /^application\/([\w.+-]+\+)?json\b/i.test(type);
-};
-
 /** The whole sandbox as an Express app, with no listening: server.ts listens, tests use supertest. */
 export function createApp(deps: Deps): Express {
   const app = express();
@@ -39,12 +33,12 @@ export function createApp(deps: Deps): Express {
 
   app.use(requestLog(deps.logger));
   app.use(recordInJournal(deps));
+  app.use(rejectMalformedPercentEncoding);
   app.get('/healthz', async (_req, res) => {
     const health = await deps.store.health();
     res.status(health.ok ? 200 : 503).json({ status: health.ok ? 'ok' : 'unavailable', version: VERSION, store: deps.store.backend, ...(health.ok ? {} : { reason: health.reason }) });
   });
-  app.use(express.json({ limit: BODY_LIMIT, type: isJsonRequest, strict: false }));
-  app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
+  app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox'] }));
 
   app.use(oauthRouter(deps));
 

@@ -1,10 +1,12 @@
 import { Router, type RequestHandler } from 'express';
 
+import { secretsEqual } from '../auth/index.js';
 import { accountNowMs } from '../clock/index.js';
-import { AppError, invalidParameter, notFound } from '../core/errors.js';
+import { invalidParameter, notFound } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly, queryString } from '../http/routing.js';
+import { readBearerCredential, refusedCredentials } from '../http/www-authenticate.js';
 import { presentLocation } from '../locations/index.js';
 import { generateAccount } from './generate.js';
 import { resetAccount, resetAllAccounts, type LifecycleDeps } from './lifecycle.js';
@@ -41,11 +43,9 @@ function requireAdmin(deps: AccountsDeps): RequestHandler {
   return (req, _res, next) => {
     const token = deps.config.adminToken;
     if (token === null) return next();
-    const header = req.headers.authorization;
-    if (header === undefined || !/^Bearer\s+\S/i.test(header)) {
-      throw new AppError(401, 'missing_credentials', 'This call needs "Authorization: Bearer <ADMIN_TOKEN>" (ADMIN_TOKEN is set on this sandbox)');
+    if (!secretsEqual(readBearerCredential(req.headers.authorization, 'Authorization: Bearer <ADMIN_TOKEN>'), token)) {
+      throw refusedCredentials('invalid_credentials', 'The admin token is not valid');
     }
-    if (header.replace(/^Bearer\s+/i, '').trim() !== token) throw new AppError(403, 'invalid_credentials', 'The admin token is not valid');
     next();
   };
 }

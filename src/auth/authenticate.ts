@@ -2,8 +2,8 @@ import type { RequestHandler } from 'express';
 
 import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
-import { AppError } from '../core/errors.js';
 import { setAuth, type AuthContext } from '../http/request-context.js';
+import { ACCOUNT_AUTHORIZATION, readBearerCredential, refusedCredentials } from '../http/www-authenticate.js';
 import type { Store } from '../store/store.js';
 
 /** The clientId of the access tokens the dashboard page gets; no OAuth client of that id exists. */
@@ -18,15 +18,7 @@ export interface AuthenticateDeps {
   clock: Clock;
 }
 
-/** Reads `Authorization: Bearer <credential>`; null when the header is absent or carries no credential. */
-export function bearerCredential(header: string | undefined): string | null {
-  if (header === undefined) return null;
-  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1] ?? null;
-}
-
-const invalidCredential = (): AppError =>
-  new AppError(403, 'invalid_credentials', 'The API key or access token in the Authorization header is not valid for this sandbox');
+const invalidCredential = (): Error => refusedCredentials('invalid_credentials', 'The API key or access token in the Authorization header is not valid for this sandbox');
 
 /**
  * Resolves an API key or an access token to its account, with production's split:
@@ -44,10 +36,10 @@ export async function resolveCredential(deps: AuthenticateDeps, credential: stri
   const token = doc?.accessTokens.find((t) => t.accessToken === credential);
   if (!doc || !token) throw invalidCredential();
   if (token.revokedAt !== null) {
-    throw new AppError(403, 'token_revoked', `The access token was revoked at ${token.revokedAt}; get a new one through /oauth2/token`);
+    throw refusedCredentials('token_revoked', `The access token was revoked at ${token.revokedAt}; get a new one through /oauth2/token`);
   }
   if (Date.parse(token.expiresAt) <= accountNowMs(deps.clock, doc.clock)) {
-    throw new AppError(403, 'token_expired', `The access token expired at ${token.expiresAt}; refresh it through /oauth2/token`);
+    throw refusedCredentials('token_expired', `The access token expired at ${token.expiresAt}; refresh it through /oauth2/token`);
   }
   return { accountId: doc.account.accountId, via: 'access_token', userId: token.userId, internal: token.clientId === DASHBOARD_CLIENT_ID, doc };
 }
@@ -65,14 +57,7 @@ export function requireAccount(deps: AuthenticateDeps): RequestHandler {
     void deps.store.accounts.touch(auth.accountId, nowMs);
   };
   return async (req, res, next) => {
-    const header = req.headers.authorization;
-    if (header === undefined) {
-      throw new AppError(401, 'missing_credentials', 'The Authorization header is missing; send "Authorization: Bearer <API key or access token>"');
-    }
-    const credential = bearerCredential(header);
-    if (credential === null) {
-      throw new AppError(401, 'missing_credentials', 'The Authorization header has no key; its form is "Bearer <API key or access token>"');
-    }
+    const credential = readBearerCredential(req.headers.authorization, ACCOUNT_AUTHORIZATION);
     const auth = await resolveCredential(deps, credential);
     touch(auth);
     setAuth(res, auth);

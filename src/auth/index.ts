@@ -1,5 +1,5 @@
 /** What other features use of the auth feature. */
-export { bearerCredential, DASHBOARD_CLIENT_ID, requireAccount, resolveCredential, type AuthenticateDeps } from './authenticate.js';
+export { DASHBOARD_CLIENT_ID, requireAccount, resolveCredential, type AuthenticateDeps } from './authenticate.js';
 export { findClient, secretsEqual, type ClientsDeps } from './clients.js';
 export { oauthRouter, oauthSandboxRouter, type OAuthDeps } from './oauth-routes.js';
 export { loginSession, sessionCall, SESSION_COOKIE, SESSION_TTL_MS, type SessionDeps } from './session.js';

@@ -2,34 +2,13 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 
 import { AppError, OAuthError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-
-interface BodyParserError extends Error {
-  type?: string;
-  status?: number;
-  limit?: number;
-}
-
-/** Errors that body-parser raises, as AppErrors with a sentence a client can act on. */
-function fromBodyParser(error: BodyParserError): AppError | null {
-  switch (error.type) {
-    case 'entity.parse.failed':
-      return new AppError(400, 'invalid_json', `The request body is not valid JSON: ${error.message}`);
-    case 'entity.too.large':
-      return new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${error.limit ?? 'the allowed'} bytes`);
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new AppError(415, 'unsupported_media_type', `The request body's encoding is not supported: ${error.message}`);
-    case 'request.aborted':
-      return new AppError(400, 'request_aborted', 'The request body was not completely received');
-    default:
-      return null;
-  }
-}
+import { fromBodyParsing } from './json-body.js';
+import { fromParameterDecoding } from './percent-encoding.js';
 
 /** The only place error bodies are shaped. /v1 and /sandbox: {error, message, ...details}; the token endpoint: RFC 6749 {error, error_description}. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    const appError = error instanceof AppError ? error : fromBodyParser(error as BodyParserError);
+    const appError = error instanceof AppError ? error : (fromBodyParsing(error) ?? fromParameterDecoding(error));
     if (res.headersSent) {
       logger.error('error after the response started', { path: req.path, err: error });
       res.end();
@@ -42,7 +21,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
     // The token endpoint answers in RFC 6749 form whatever went wrong, body-parser errors included.
-    if (appError instanceof OAuthError || (req.path === '/oauth2/token' && appError.expose)) {
+    if (appError instanceof OAuthError || (req.path.toLowerCase() === '/oauth2/token' && appError.expose)) {
       res.setHeader('Cache-Control', 'no-store');
       const code = appError instanceof OAuthError ? appError.code : 'invalid_request';
       res.status(appError.status).json({ error: code, error_description: appError.message });

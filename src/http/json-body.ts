@@ -1,0 +1,131 @@
+import express, { type Request, type RequestHandler } from 'express';
+
+import { AppError } from '../core/errors.js';
+
+/** Deeper bodies are refused: JSON.stringify and structuredClone overflow the stack a few thousand levels down. */
+export const MAX_JSON_DEPTH = 64;
+
+const MAX_FORM_PARAMETERS = 1000;
+
+/** application/json and any application/<something>+json. */
+const isJsonMediaType = (contentType: string): boolean => /^\s*application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType);
+
+function hasBody(req: Request): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  const length = req.headers['content-length'];
+  return length !== undefined && Number(length) > 0;
+}
+
+/** Whether a parsed JSON value nests arrays and objects deeper than `limit`; walked without recursion, which is what overflows. */
+function depthExceeds(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+function mediaTypeOf(contentType: string): string {
+  const essence = contentType.split(';')[0]!.trim().toLowerCase();
+  return /^[\w.+-]+\/[\w.+-]+$/.test(essence) ? essence : JSON.stringify(contentType.slice(0, 100));
+}
+
+/** 415 for a body sent as something other than JSON where only JSON is read. */
+function notJson(contentType: string): AppError {
+  const type = mediaTypeOf(contentType);
+  const sentAs = type === 'application/x-www-form-urlencoded' ? `${type} (what curl -d sends)` : type;
+  return new AppError(
+    415,
+    'unsupported_media_type',
+    `The request body is sent as ${sentAs}, but this API reads JSON bodies only: send the header "Content-Type: application/json" ` +
+      `(with curl: -H 'Content-Type: application/json', or --json '<body>' in curl 7.82+)`,
+    // RFC 9110 section 15.5.16: Accept names the media types that would have been accepted.
+    { headers: { Accept: 'application/json' } },
+  );
+}
+
+/**
+ * Request body parsing for the whole app, skipped on GET and HEAD (a body sent with them is
+ * ignored). Under `jsonOnlyUnder` (the API: /v1, /sandbox) a body is JSON: declared as JSON,
+ * or sent with no Content-Type at all; a non-empty body of any other type is a 415, and an
+ * empty one is no body. Elsewhere (the login forms, the token endpoint) form bodies are read
+ * as well. Either way a JSON body nested deeper than MAX_JSON_DEPTH is a 400.
+ */
+export function parseBodies(options: { limit: string; jsonOnlyUnder: string[] }): RequestHandler {
+  const jsonOnly = new RegExp(`^(${options.jsonOnlyUnder.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(/|$)`, 'i');
+  const readJson = express.json({ limit: options.limit, type: () => true, strict: false });
+  const readForm = express.urlencoded({ limit: options.limit, extended: false, parameterLimit: MAX_FORM_PARAMETERS });
+  const readBytes = express.raw({ limit: options.limit, type: () => true });
+
+  const json: RequestHandler = (req, res, next) =>
+    readJson(req, res, (error?: unknown) => {
+      if (error !== undefined) return next(error);
+      if (depthExceeds(req.body, MAX_JSON_DEPTH)) {
+        return next(
+          new AppError(400, 'invalid_json', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; this API accepts at most ${MAX_JSON_DEPTH}`),
+        );
+      }
+      next();
+    });
+
+  return (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    const contentType = req.headers['content-type'];
+    // Many scripts send JSON without declaring it.
+    if (contentType === undefined) return hasBody(req) ? json(req, res, next) : next();
+    if (isJsonMediaType(contentType)) return json(req, res, next);
+    if (!jsonOnly.test(req.path)) return readForm(req, res, next);
+    if (!hasBody(req)) return next();
+    if (req.headers['transfer-encoding'] === undefined) return next(notJson(contentType));
+    // A chunked body may still turn out empty; read it to know.
+    readBytes(req, res, (error?: unknown) => {
+      if (error !== undefined) return next(error);
+      const empty = !Buffer.isBuffer(req.body) || req.body.length === 0;
+      req.body = undefined;
+      next(empty ? undefined : notJson(contentType));
+    });
+  };
+}
+
+interface HttpError extends Error {
+  type?: string;
+  status?: number;
+  expose?: boolean;
+  limit?: number;
+}
+
+/**
+ * The errors body-parser raises, as AppErrors with a sentence a client can act on; null for
+ * anything else. Other 4xx errors of the http-errors kind (status and expose set, as
+ * body-parser sets them on a body that fails to decompress) keep their status.
+ */
+export function fromBodyParsing(error: unknown): AppError | null {
+  if (!(error instanceof Error)) return null;
+  const { type, status, expose, limit } = error as HttpError;
+  switch (type) {
+    case 'entity.parse.failed':
+      return new AppError(400, 'invalid_json', `The request body is not valid JSON: ${error.message}`);
+    case 'entity.too.large':
+      return new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${limit ?? 'the allowed'} bytes`);
+    case 'parameters.too.many':
+      return new AppError(413, 'payload_too_large', `The form body has more than ${MAX_FORM_PARAMETERS} parameters`);
+    case 'charset.unsupported':
+      return new AppError(415, 'unsupported_media_type', `The request body's charset is not supported (${error.message}); send UTF-8`);
+    case 'encoding.unsupported':
+      return new AppError(415, 'unsupported_media_type', `The request body's Content-Encoding is not supported (${error.message}); send it uncompressed, or as gzip, deflate or br`, {
+        headers: { 'Accept-Encoding': 'gzip, deflate, br' },
+      });
+    case 'request.aborted':
+      return new AppError(400, 'request_aborted', 'The request body was not completely received');
+    case 'request.size.invalid':
+      return new AppError(400, 'invalid_body', 'The request body is not as long as its Content-Length header says');
+    default:
+      if (typeof status === 'number' && status >= 400 && status < 500 && expose === true) {
+        return new AppError(status, 'invalid_body', `The request body could not be read: ${error.message}`);
+      }
+      return null;
+  }
+}
