@@ -1,0 +1,64 @@
+import request from 'supertest';
+
+import { FAILED_LOGINS_PER_ACCOUNT, FAILED_LOGINS_PER_ADDRESS, FAILED_TOKEN_REQUESTS_PER_ADDRESS, LOGIN_WINDOW_MS } from '../../src/auth/throttle.js';
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
+import { basicAuth, codeOf, formFields, loginPath } from '../helpers/oauth.js';
+
+let t: TestApp;
+beforeEach(async () => {
+  // Start on a window boundary, so each window's length is exact.
+  t = await buildTestApp({ start: new Date(Math.ceil(Date.parse('2026-03-10T15:30:00Z') / LOGIN_WINDOW_MS) * LOGIN_WINDOW_MS) });
+});
+
+/** One sign-in attempt from `address` (the sandbox trusts X-Forwarded-For from a loopback proxy). */
+async function signIn(password: string, address: string, email = DEMO_USER.email): Promise<request.Response> {
+  const agent = request.agent(t.app);
+  const page = await agent.get(loginPath()).set('X-Forwarded-For', address).expect(200);
+  return agent.post('/login').set('X-Forwarded-For', address).type('form').send({ ...formFields(page.text), email, password });
+}
+
+describe('failed sign-ins on the login form', () => {
+  it(`are limited per client address: after ${FAILED_LOGINS_PER_ADDRESS}, even the right password gets the form with 429 and Retry-After`, async () => {
+    for (let i = 0; i < FAILED_LOGINS_PER_ADDRESS; i++) expect((await signIn('wrong', '203.0.113.5')).status).toBe(422);
+    const blocked = await signIn(DEMO_USER.password, '203.0.113.5');
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers['retry-after']).toBe(String(LOGIN_WINDOW_MS / 1000));
+    expect(blocked.text).toContain('Too many failed sign-ins from this address');
+    expect(blocked.text).toContain('name="password"');
+    // Another address signs in as the same user.
+    expect((await signIn(DEMO_USER.password, '198.51.100.7')).status).toBe(302);
+  });
+
+  it(`are limited per account across addresses, and the demo user is free again when the window ends`, async () => {
+    for (let i = 0; i < FAILED_LOGINS_PER_ACCOUNT; i++) await signIn('wrong', `192.0.2.${i}`);
+    const blocked = await signIn(DEMO_USER.password, '198.51.100.9');
+    expect(blocked.status).toBe(429);
+    expect(blocked.text).toContain('for this account');
+    t.clock.advance(LOGIN_WINDOW_MS);
+    expect((await signIn(DEMO_USER.password, '198.51.100.9')).status).toBe(302);
+  });
+
+  it('count only failures: a partner signing in again and again is never limited', async () => {
+    for (let i = 0; i < FAILED_LOGINS_PER_ADDRESS + 5; i++) expect((await signIn(DEMO_USER.password, '203.0.113.8')).status).toBe(302);
+  });
+});
+
+describe('failed token requests', () => {
+  const token = (form: Record<string, string>, address: string) =>
+    request(t.app).post('/oauth2/token').set('X-Forwarded-For', address).set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret)).type('form').send(form);
+
+  it(`are limited per client address with an RFC 6749 429 and Retry-After, and a valid code is refused until the window ends`, async () => {
+    for (let i = 0; i < FAILED_TOKEN_REQUESTS_PER_ADDRESS; i++) {
+      await token({ grant_type: 'authorization_code', code: `guess-${i}`, redirect_uri: 'waterapp://callback' }, '203.0.113.9').expect(400);
+    }
+    const agent = request.agent(t.app);
+    const page = await agent.get(loginPath()).expect(200);
+    const code = codeOf(await agent.post('/login').type('form').send({ ...formFields(page.text), ...DEMO_USER }));
+    const refused = await token({ grant_type: 'authorization_code', code, redirect_uri: 'waterapp://callback' }, '203.0.113.9').expect(429);
+    expect(refused.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringContaining('Too many failed token requests') });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    t.clock.advance(LOGIN_WINDOW_MS);
+    await token({ grant_type: 'authorization_code', code, redirect_uri: 'waterapp://callback' }, '203.0.113.9').expect(200);
+  });
+});
