@@ -13,10 +13,10 @@ describe('the Dockerfile', () => {
     expect(report.totalIssues).toBe(0);
   });
 
-  it('builds on Node 20, runs as the node user, checks /healthz and starts the compiled server', async () => {
+  it('builds on Node 24, runs as the node user, checks /healthz and starts the compiled server', async () => {
     const text = await readFile('Dockerfile', 'utf8');
     const froms = [...text.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
-    expect(new Set(froms)).toEqual(new Set(['node:20-bookworm-slim']));
+    expect(new Set(froms)).toEqual(new Set(['node:24-bookworm-slim']));
     expect(text).toMatch(/^USER node$/m);
     expect(text).toMatch(/^HEALTHCHECK .*CMD \["node", "dist\/healthcheck.js"\]$/m);
     expect(text).toMatch(/^CMD \["node", "dist\/main.js"\]$/m);
