@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,8 +28,20 @@ const WEAKENING = new Set(['--disable-web-security', '--allow-running-insecure-c
 const run = promisify(execFile);
 
 /**
+ * Run in a child process: the package's own unpacking (chromium, fonts, swiftshader), plus the
+ * NSS libraries it ships for Amazon Linux, which it unpacks only there.
+ */
+const UNPACK = `
+const [entry, libraries] = process.argv.slice(1);
+const { default: chromium } = await import(entry);
+const { inflate } = await import(new URL('./lambdafs.js', entry).href);
+await chromium.executablePath();
+await inflate(libraries);
+`;
+
+/**
  * The npm Chromium, unpacked once per version into its own directory under the temp dir and
- * reused by every test file, worker and run afterwards.
+ * reused by every test file, worker and run afterwards; returns that directory.
  *
  * `chromium.executablePath()` unpacks to `<tmpdir>/chromium` and takes any file already there as
  * the binary, even a half-written one: jest workers starting together, a run killed while
@@ -50,12 +62,13 @@ async function unpackedChromium(): Promise<string> {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   const dir = join(tmpdir(), `water-sandbox-chromium-${version}`);
   const binary = join(dir, 'chromium');
-  if (existsSync(binary)) return binary;
+  if (existsSync(binary)) return dir;
 
   const staging = mkdtempSync(`${dir}.unpacking-`);
   try {
-    const script = 'const { default: chromium } = await import(process.argv[1]); await chromium.executablePath();';
-    await run(process.execPath, ['--input-type=module', '--eval', script, entry], { env: { ...process.env, TMPDIR: staging } });
+    await run(process.execPath, ['--input-type=module', '--eval', UNPACK, entry, join(root, 'bin', 'al2023.tar.br')], { env: { ...process.env, TMPDIR: staging } });
+    // The package's fonts.conf names /tmp/fonts; this one names where its fonts are here.
+    writeFileSync(join(staging, 'fonts.conf'), `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${join(dir, 'fonts')}</dir>\n  <cachedir>${join(dir, 'fonts-cache')}</cachedir>\n</fontconfig>\n`);
     try {
       renameSync(staging, dir);
     } catch (error) {
@@ -64,28 +77,47 @@ async function unpackedChromium(): Promise<string> {
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
-  return binary;
+  return dir;
 }
 
-let executable: Promise<{ path: string; args: string[] }> | undefined;
+/**
+ * What a machine with only Node and npm (a slim container) lacks for the npm Chromium, taken from
+ * the package and only when missing, so a machine's own always come first: the NSS libraries
+ * Chromium links (the package's are the Amazon Linux 2023 build, which needs glibc 2.34), and a
+ * font configuration (without any font the pages never finish laying out).
+ */
+async function environmentFor(dir: string): Promise<Record<string, string | undefined>> {
+  const env = { ...process.env };
+  const linked = await run(join(dir, 'chromium'), ['--version']).then(
+    () => true,
+    (error: { stderr?: unknown }) => !String(error.stderr).includes('error while loading shared libraries'),
+  );
+  if (!linked) env['LD_LIBRARY_PATH'] = [join(dir, 'al2023', 'lib'), env['LD_LIBRARY_PATH']].filter(Boolean).join(':');
+  if (!existsSync('/etc/fonts/fonts.conf') && !env['FONTCONFIG_FILE'] && !env['FONTCONFIG_PATH']) env['FONTCONFIG_FILE'] = join(dir, 'fonts.conf');
+  return env;
+}
 
-/** Which Chromium to drive and its flags; resolved once per test file (jest gives each file its own modules). */
-function browserToLaunch(): Promise<{ path: string; args: string[] }> {
-  executable ??= (async () => {
+type Launch = { path: string; args: string[]; env: Record<string, string | undefined> };
+let toLaunch: Promise<Launch> | undefined;
+
+/** Which Chromium to drive, its flags and environment; resolved once per test file (jest gives each file its own modules). */
+function browserToLaunch(): Promise<Launch> {
+  toLaunch ??= (async () => {
     if (CHROMIUM_PATH !== undefined) {
       if (!existsSync(CHROMIUM_PATH)) throw new Error(`CHROMIUM_PATH is set to ${CHROMIUM_PATH}, which does not exist`);
-      return { path: CHROMIUM_PATH, args: FLAGS };
+      return { path: CHROMIUM_PATH, args: FLAGS, env: process.env };
     }
+    const dir = await unpackedChromium();
     const args = [...chromium.args.filter((arg) => !WEAKENING.has(arg)), ...FLAGS];
-    return { path: await unpackedChromium(), args };
+    return { path: join(dir, 'chromium'), args, env: await environmentFor(dir) };
   })();
-  return executable;
+  return toLaunch;
 }
 
 /** Headless Chromium with a fresh context (its own cookies and storage). */
 export async function launchBrowser(viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
-  const { path, args } = await browserToLaunch();
-  const browser = await playwright.launch({ executablePath: path, args, headless: true });
+  const { path, args, env } = await browserToLaunch();
+  const browser = await playwright.launch({ executablePath: path, args, env, headless: true });
   try {
     const context = await browser.newContext(viewport ? { viewport } : {});
     return { context, close: () => browser.close() };
