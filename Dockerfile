@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build stage: dev dependencies and the TypeScript compiler.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,15 +9,16 @@ COPY src ./src
 RUN npm run build
 
 # Production dependencies only.
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
+    DATA_DIR=/data \
     DATA_FILE=/data/sandbox.json \
     FIXTURES_DIR=/app/fixtures \
     SCENARIOS_DIR=/app/scenarios
@@ -32,4 +33,5 @@ VOLUME ["/data"]
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD ["node", "dist/healthcheck.js"]
-CMD ["node", "dist/main.js"]
+# The same V8 heap flags as npm start (package.json): the sandbox lives in far less, and V8 left alone grows its heap lazily.
+CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=2", "dist/main.js"]
