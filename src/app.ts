@@ -31,19 +31,19 @@ export function createApp(deps: Deps): Express {
   // Behind a proxy on a private network (compose, a load balancer), the client's address comes from X-Forwarded-For.
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
 
-  app.use(requestLog(deps.logger));
-  app.use(recordInJournal(deps));
   app.use(rejectMalformedPercentEncoding);
+  app.use(requestLog(deps.logger));
   app.get('/healthz', async (_req, res) => {
     const health = await deps.store.health();
     res.status(health.ok ? 200 : 503).json({ status: health.ok ? 'ok' : 'unavailable', version: VERSION, store: deps.store.backend, ...(health.ok ? {} : { reason: health.reason }) });
   });
   app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox'] }));
 
-  app.use(oauthRouter(deps));
-
+  // The API first: a /v1 request then meets no layer of the other hosts' routers on its way.
+  const journal = recordInJournal(deps);
   const v1 = Router({ strict: true });
   v1.use(requireAccount(deps));
+  v1.use(journal);
   v1.use(applyFaults(deps));
   v1.use(locationsRouter(deps));
   v1.use(subscriptionsRouter(deps));
@@ -53,6 +53,7 @@ export function createApp(deps: Deps): Express {
   const sandbox = Router({ strict: true });
   sandbox.use(accountsAdminRouter(deps));
   sandbox.use(requireAccount(deps));
+  sandbox.use(journal);
   sandbox.use(accountSandboxRouter(deps));
   sandbox.use(journalRouter(deps));
   sandbox.use(faultsRouter(deps));
@@ -63,6 +64,7 @@ export function createApp(deps: Deps): Express {
   sandbox.use(scenariosSandboxRouter(deps));
   app.use('/sandbox', sandbox);
 
+  app.use(oauthRouter(deps));
   app.use(dashboardRouter(deps));
 
   app.use(notFoundHandler);

@@ -1,30 +1,33 @@
+import { performance } from 'node:perf_hooks';
+
 import type { RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
 
 import type { Logger } from '../core/logger.js';
 import { maybeAuthOf } from './request-context.js';
 
+// A confirmation token in a URL is a credential: it never reaches the log.
+const redactUrl = (url: string): string => (url.includes('confirmationToken') ? url.replace(/(confirmationToken=?)[^&]*/g, '$1[redacted]') : url);
+
 /**
- * One log line per request with pino-http: method, path, status, duration and the account,
- * with credentials redacted. Loggers without pino (tests) get no request lines.
+ * One log line per request: method, URL, status, duration and the account, written by pino
+ * (asynchronously, with its redaction). Not pino-http: its child logger per request, with
+ * redaction set up each time, cost a tenth of a plain request's time here (bench: GET a
+ * location), even with logging off; this writes one line and nothing when the level is off.
  */
 export function requestLog(logger: Logger): RequestHandler {
-  if (!logger.pino) return (_req, _res, next) => next();
-  return pinoHttp({
-    logger: logger.pino,
-    customSuccessMessage: () => 'request',
-    customErrorMessage: () => 'request',
-    // Called when the request starts and again when it ends; the account is known only then.
-    customProps: (_req, res) => {
-      const accountId = maybeAuthOf(res as Parameters<typeof maybeAuthOf>[0])?.accountId;
-      return accountId === undefined ? {} : { accountId };
-    },
-    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-    serializers: {
-      // A confirmation token in a URL is a credential: it never reaches the log.
-      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.replace(/(confirmationToken=?)[^&]*/g, '$1[redacted]') }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    quietReqLogger: true,
-  });
+  if (logger.pino && !logger.pino.isLevelEnabled('info')) return (_req, _res, next) => next();
+  return (req, res, next) => {
+    const started = performance.now();
+    res.once('finish', () => {
+      const auth = maybeAuthOf(res);
+      logger.info('request', {
+        method: req.method,
+        url: redactUrl(req.originalUrl),
+        status: res.statusCode,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        ...(auth ? { accountId: auth.accountId } : {}),
+      });
+    });
+    next();
+  };
 }

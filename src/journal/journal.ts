@@ -17,13 +17,13 @@ export interface JournalDeps {
 
 /**
  * For calls made with an account's credentials, an entry in that account's request journal:
- * an O(1) append to a bounded list, after the response is sent.
+ * an O(1) append to a bounded list, after the response is sent. Mounted after authentication.
  */
 export function recordInJournal(deps: JournalDeps): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
-    const path = req.path;
-    res.on('finish', () => {
+    const path = req.baseUrl + req.path;
+    res.once('finish', () => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const auth = maybeAuthOf(res);
       if (!auth || auth.internal || (req.method === 'GET' && path.startsWith('/sandbox/requests'))) return;
