@@ -144,6 +144,8 @@ export async function run({ args }) {
   let sandbox = await startChild({ DATA_DIR: dir, ENDPOINT_POLICY: 'https-or-loopback' });
   try {
     const demo = [{ key: DEMO_API_KEY, locationId: DEMO_LOCATION_ID, email: 'demo@example.com', password: 'demo-password' }];
+    // A first pass warms the process up (JIT, caches), so the baseline is not paying for it.
+    await measureOperations(sandbox.url, receiver, demo, 'warm-up');
     const one = await measureOperations(sandbox.url, receiver, demo, 'one');
     const oneRss = sandbox.rssMb();
     console.log(`1 account: GET ${one.get.rps.toFixed(0)} req/s (p99 ${one.get.p99} ms), PUT ${one.put.toFixed(2)} ms, subscribe ${one.subscribe.toFixed(2)} ms, code exchange ${one.exchange.toFixed(2)} ms, create account ${one.create.toFixed(2)} ms; RSS ${oneRss.toFixed(0)} MB`);
