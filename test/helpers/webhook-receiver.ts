@@ -25,7 +25,7 @@ export class WebhookReceiver {
   script: Reply[] = [];
   fallback: Reply = { status: 200, body: '{"ok":true}' };
   readonly #server: Server;
-  readonly #waiters: { count: number; resolve: () => void }[] = [];
+  readonly #waiters: { done: () => boolean; resolve: () => void }[] = [];
   readonly #hanging = new Set<ServerResponse>();
 
   private constructor() {
@@ -49,8 +49,19 @@ export class WebhookReceiver {
 
   /** Resolves once at least `count` requests have arrived. */
   waitFor(count: number): Promise<void> {
-    if (this.received.length >= count) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ count, resolve }));
+    return this.waitUntil(() => this.received.length >= count);
+  }
+
+  /** Resolves once `count` of the received requests match (one by default). */
+  async waitForMatching(matches: (request: ReceivedRequest) => boolean, count = 1): Promise<ReceivedRequest[]> {
+    const matching = (): ReceivedRequest[] => this.received.filter(matches);
+    await this.waitUntil(() => matching().length >= count);
+    return matching();
+  }
+
+  private waitUntil(done: () => boolean): Promise<void> {
+    if (done()) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ done, resolve }));
   }
 
   bodies<T = Record<string, unknown>>(): T[] {
@@ -75,7 +86,7 @@ export class WebhookReceiver {
     }
     this.received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, rawBody });
     for (const waiter of [...this.#waiters]) {
-      if (this.received.length >= waiter.count) {
+      if (waiter.done()) {
         this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
         waiter.resolve();
       }

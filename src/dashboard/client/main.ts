@@ -23,11 +23,16 @@ function start(): void {
   const root = byId('dashboard');
   const config = JSON.parse(root.dataset['config'] ?? '{}') as PageConfig;
   let live: LiveConnection | null = null;
+  let ended = false;
 
   const signedOut = (): void => {
+    if (ended) return;
+    ended = true;
     live?.stop();
     setLive('offline', 'signed out');
-    root.replaceChildren(
+    // Hidden rather than removed: the panels' timers keep finding their elements.
+    for (const child of root.children) if (child instanceof HTMLElement) child.hidden = true;
+    root.prepend(
       el('section', { className: 'card signed-out', role: 'alert' }, [
         el('h2', { text: 'You are signed out' }),
         el('p', { text: 'This browser\u2019s session ended (signed out in another tab, or it expired). Nothing else changed in the sandbox.' }),
