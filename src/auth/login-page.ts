@@ -15,7 +15,7 @@ const STYLE = `
   h1 { font-size: 1.35rem; margin: 0 0 .25rem; }
   p.lead { margin: 0 0 1.5rem; color: #4a5b68; }
   label { display: block; font-weight: 600; margin: 1rem 0 .35rem; }
-  input[type=email], input[type=password] { box-sizing: border-box; width: 100%; padding: .6rem .7rem; font: inherit; border: 1px solid #b8c7d3; border-radius: 6px; }
+  input[type=email], input[type=password] { box-sizing: border-box; width: 100%; padding: .6rem .7rem; font: inherit; border: 1px solid #71859a; border-radius: 6px; }
   :focus-visible { outline: 3px solid #0b3d91; outline-offset: 2px; }
   input:focus-visible { outline-offset: 0; }
   button { margin-top: 1.5rem; width: 100%; padding: .7rem; font: inherit; font-weight: 600; color: #fff; background: #17659a; border: 0; border-radius: 6px; cursor: pointer; }

@@ -21,8 +21,8 @@ import { allowOnly, queryString } from '../http/routing.js';
 import type { LiveStreams } from '../live/index.js';
 import { dashboardToken } from './access.js';
 import { loadDashboardAssets } from './assets.js';
-import { renderDashboardErrorPage, renderDashboardPage, renderSignInPage } from './page.js';
 import { DASHBOARD_PATHS, type PageConfig, type TokenAnswer } from './page-config.js';
+import { renderDashboardErrorPage, renderDashboardPage, renderSignInPage } from './page.js';
 
 declare module 'express-session' {
   interface SessionData {

@@ -12,7 +12,7 @@ const BASE = `
   button, input { font: inherit; }
   button { padding: .45rem .8rem; font-weight: 600; color: #fff; background: var(--brand); border: 0; border-radius: 6px; cursor: pointer; }
   button:hover { background: var(--brand-dark); }
-  input { padding: .4rem .55rem; border: 1px solid #8fa3b3; border-radius: 6px; background: #fff; color: var(--ink); }
+  input { padding: .4rem .55rem; border: 1px solid #71859a; border-radius: 6px; background: #fff; color: var(--ink); }
   :focus-visible { outline: 3px solid #0b3d91; outline-offset: 2px; }
   input:focus-visible { outline-offset: 0; }
   a { color: var(--brand); }

@@ -1,6 +1,6 @@
 import type { ClockState } from './api-types.js';
 import type { Context } from './context.js';
-import { badge, byId, el } from './dom.js';
+import { badge, byId } from './dom.js';
 import { duration, fullTime } from './format.js';
 import { busy, confirmAction } from './widgets.js';
 

@@ -1,6 +1,6 @@
 import type { AlertTypeOption, PageConfig } from '../page-config.js';
-import { describeError, SignedOut, type Api } from './api.js';
 import type { ClockState, Location } from './api-types.js';
+import { describeError, SignedOut, type Api } from './api.js';
 import { byId, el } from './dom.js';
 
 /** The parts of the page that reload their data when told (by live events, actions or the fallback poll). */

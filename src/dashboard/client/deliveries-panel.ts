@@ -1,8 +1,8 @@
 import type { Delivery, Paged, Subscription } from './api-types.js';
 import type { Context } from './context.js';
+import { deliveryTitle, lastAnswer } from './delivery-text.js';
 import { badge, byId, el, emptyState, replaceKeepingFocus } from './dom.js';
 import { shortId, shortTime } from './format.js';
-import { deliveryTitle, lastAnswer } from './delivery-text.js';
 import type { Inspector } from './inspector.js';
 
 const PER_PAGE = 30;

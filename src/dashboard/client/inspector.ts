@@ -1,8 +1,8 @@
 import type { Delivery, DeliveryAttempt } from './api-types.js';
 import type { Context } from './context.js';
+import { deliveryTitle, lastAnswer } from './delivery-text.js';
 import { badge, byId, el } from './dom.js';
 import { prettyJson, shortId, shortTime } from './format.js';
-import { deliveryTitle, lastAnswer } from './delivery-text.js';
 import { busy, idWithCopy } from './widgets.js';
 
 /**

@@ -1,6 +1,6 @@
 import { DASHBOARD_PATHS } from '../page-config.js';
-import { ApiError } from './api.js';
 import type { Delivery, Paged, Subscription } from './api-types.js';
+import { ApiError } from './api.js';
 import type { Context } from './context.js';
 import { badge, byId, el, emptyState, replaceKeepingFocus } from './dom.js';
 import { busy, confirmAction, idWithCopy } from './widgets.js';
