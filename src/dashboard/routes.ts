@@ -267,13 +267,14 @@ export function dashboardRouter(deps: DashboardDeps): Router {
 
   // SANDBOX: a webhook receiver for demos without one of their own: it answers GET and POST with
   // JSON, 200 or the status asked for, so a presenter can show a delivery succeed or fail and retry.
-  router.all(DASHBOARD_PATHS.demoReceiver, (req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'HEAD') return next();
+  const demoReceiver = (req: Request, res: Response): void => {
     const statusText = queryString(req.query, 'status') ?? '200';
     if (!/^[2-5]\d\d$/.test(statusText)) throw invalidParameter('status', `status must be an HTTP status from 200 to 599; got ${JSON.stringify(statusText)}`);
     const status = Number(statusText);
     res.status(status).json(status < 300 ? { received: true } : { error: 'demo_failure', message: `The demo receiver answers ${status} because its URL asks it to (?status=${status})` });
-  });
+  };
+  router.get(DASHBOARD_PATHS.demoReceiver, demoReceiver);
+  router.post(DASHBOARD_PATHS.demoReceiver, demoReceiver);
   allowOnly(router, DASHBOARD_PATHS.demoReceiver, ['GET', 'POST']);
 
   return router;
