@@ -47,6 +47,17 @@ const floorZones = FLOORS.flatMap((folder, index) => [
     })),
 ]);
 
+/**
+ * The dashboard's browser code is bundled for the browser: it may import itself, the one shared
+ * module of types and paths (no server imports), and packages; nothing else of the server.
+ */
+const clientZone = {
+  target: './src/dashboard/client',
+  from: './src',
+  except: ['./dashboard/client', './dashboard/page-config.ts'],
+  message: 'the browser code (src/dashboard/client) imports only itself and src/dashboard/page-config.ts; server code would end up in the bundle',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/**', 'test/**/fixtures/**', '*.js'] },
   {
@@ -67,7 +78,7 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: floorZones }],
+      'import-x/no-restricted-paths': ['error', { zones: [...floorZones, clientZone] }],
       // Every "now" comes from an injected clock; process.env is read in main.ts and config only.
       'no-restricted-syntax': [
         'error',

@@ -8,5 +8,7 @@ export default {
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } }],
   },
+  // The dashboard's browser bundle (dist/dashboard-assets), built or found up to date.
+  globalSetup: '<rootDir>/test/global-setup.mjs',
   testTimeout: 20000,
 };

@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoIds, type Ids } from './core/ids.js';
 import { createLogger, type Logger } from './core/logger.js';
+import { LiveStreams } from './live/index.js';
 import { ReadingsService } from './readings/index.js';
 import type { ScenarioCatalog } from './scenarios/index.js';
 import type { OAuthClientRecord } from './store/data.js';
@@ -28,6 +29,8 @@ export interface Deps {
   sender: WebhookSender;
   dispatcher: Dispatcher;
   readings: ReadingsService;
+  /** The dashboard's server-sent event streams, closed at shutdown. */
+  liveStreams: LiveStreams;
   sessionSecret: string;
   /** Base URL for confirmation URLs and redirects; server.ts fills it in once the port is known. */
   urls: { publicUrl: string };
@@ -60,6 +63,7 @@ export async function buildDeps(config: Config, store: Store, fixtures: FixtureS
     sender,
     dispatcher,
     readings: new ReadingsService({ clock, config }),
+    liveStreams: new LiveStreams({ store }),
     // Kept in the store, so login sessions survive restarts and are valid on every replica.
     sessionSecret: await store.settings.setIfAbsent('sessionSecret', ids.secret(32)),
     urls: { publicUrl: config.publicUrl ?? `${scheme}://localhost:${config.port}` },

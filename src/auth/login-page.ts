@@ -9,17 +9,19 @@ export interface AuthorizationRequest {
 
 const STYLE = `
   :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-  body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: #eef4f8; color: #1d2b36; }
-  main { width: min(24rem, 92vw); background: #fff; border-radius: 12px; padding: 2rem; box-shadow: 0 8px 30px rgba(20, 60, 90, .12); }
+  * { box-sizing: border-box; }
+  body { margin: 0; min-height: 100vh; display: grid; place-items: center; padding: 1rem; background: #eef4f8; color: #1d2b36; }
+  main { width: 100%; max-width: 24rem; min-width: 0; background: #fff; border-radius: 12px; padding: clamp(1.25rem, 5vw, 2rem); box-shadow: 0 8px 30px rgba(20, 60, 90, .12); overflow-wrap: break-word; }
   h1 { font-size: 1.35rem; margin: 0 0 .25rem; }
   p.lead { margin: 0 0 1.5rem; color: #4a5b68; }
   label { display: block; font-weight: 600; margin: 1rem 0 .35rem; }
-  input[type=email], input[type=password] { box-sizing: border-box; width: 100%; padding: .6rem .7rem; font: inherit; border: 1px solid #b8c7d3; border-radius: 6px; }
-  input:focus { outline: 2px solid #1f7ab8; outline-offset: 1px; }
-  button { margin-top: 1.5rem; width: 100%; padding: .7rem; font: inherit; font-weight: 600; color: #fff; background: #1f7ab8; border: 0; border-radius: 6px; cursor: pointer; }
-  button:hover { background: #17628f; }
+  input[type=email], input[type=password] { box-sizing: border-box; width: 100%; padding: .6rem .7rem; font: inherit; border: 1px solid #71859a; border-radius: 6px; }
+  :focus-visible { outline: 3px solid #0b3d91; outline-offset: 2px; }
+  input:focus-visible { outline-offset: 0; }
+  button { margin-top: 1.5rem; width: 100%; padding: .7rem; font: inherit; font-weight: 600; color: #fff; background: #17659a; border: 0; border-radius: 6px; cursor: pointer; }
+  button:hover { background: #0f4f7a; }
   .error { background: #fdecea; color: #8a1c12; border: 1px solid #f3b8b0; border-radius: 6px; padding: .6rem .8rem; margin-bottom: 1rem; }
-  .note { margin-top: 1.5rem; font-size: .8rem; color: #6b7b87; }
+  .note { margin-top: 1.5rem; font-size: .85rem; color: #51616d; }
   code { overflow-wrap: anywhere; }
 `;
 

@@ -1,22 +1,14 @@
 import { html, htmlDocument, trusted, type SafeHtml } from '../http/html.js';
-import { DASHBOARD_SCRIPT } from './client-script.js';
-import { DASHBOARD_STYLE, SIGN_IN_STYLE } from './style.js';
-
-/** What the page's script needs, embedded (escaped) in a data attribute. */
-export interface DashboardConfig {
-  accessToken: string;
-  tokenExpiresAt: string;
-  locations: { locationId: string; name: string; timeZone: string }[];
-  alertTypes: { type: string; meaning: string; unit: string; defaultPeakValue: number; min: number; max: number; minExclusive: boolean }[];
-}
+import type { DashboardAssets } from './assets.js';
+import { DASHBOARD_PATHS, type PageConfig } from './page-config.js';
+import { SIGN_IN_STYLE } from './style.js';
 
 export interface DashboardView {
-  nonce: string;
   csrfToken: string;
   accountName: string;
   user: { name: string; email: string };
-  scenarios: { name: string; description: string }[];
-  config: DashboardConfig;
+  config: PageConfig;
+  assets: Pick<DashboardAssets, 'script' | 'style'>;
 }
 
 /** The sign-in form of GET / (posts to /dashboard/sign-in). Every value is escaped by `html`. */
@@ -42,117 +34,186 @@ ${input.error ? html`<div class="error" role="alert" id="sign-in-error">${input.
   });
 }
 
-function locationCard(location: DashboardConfig['locations'][number], index: number, view: DashboardView): SafeHtml {
-  const headingId = `location-${index}-name`;
-  return html`<section class="card location" data-location-id="${location.locationId}" aria-labelledby="${headingId}">
-  <div class="location-head">
-    <h2 id="${headingId}">${location.name}</h2>
-    <span class="tz">${location.timeZone} · <span data-field="local-time"></span></span>
-  </div>
-  <div class="location-sub">
-    <ul class="devices" data-field="devices"></ul>
-    <span class="home-away"><span class="badge" data-field="home-away">…</span><button type="button" class="secondary" data-action="toggle-home-away" disabled>…</button></span>
-  </div>
-  <h3>Active alerts</h3>
-  <ul class="alerts" data-field="alerts"><li class="none">Loading…</li></ul>
-  <div class="chart-head">
-    <h3>Water use</h3>
-    <div class="toggle" role="group" aria-label="Chart range">
-      <button type="button" data-chart="hourly" aria-pressed="true">7 days · hourly</button><button type="button" data-chart="daily" aria-pressed="false">30 days · daily</button>
+const asset = (name: string): string => `${DASHBOARD_PATHS.assets}${name}`;
+
+function clockBar(): SafeHtml {
+  return html`<section class="card clock" id="clock" aria-labelledby="clock-title">
+    <h2 id="clock-title" class="visually-hidden">Virtual clock</h2>
+    <div class="clock-read">
+      <div class="clock-now" id="clock-now" aria-live="off">…</div>
+      <div class="clock-meta" id="clock-meta">the account's virtual clock</div>
     </div>
-  </div>
-  <svg class="chart" data-field="chart" viewBox="0 0 720 230" preserveAspectRatio="xMinYMin meet" role="img" aria-label="Water use at ${location.name}"></svg>
-  <dl class="summary">
-    <div><dt>Today</dt><dd data-field="today">–</dd></div>
-    <div><dt>This month</dt><dd data-field="this-month">–</dd></div>
-    <div><dt>This year</dt><dd data-field="this-year">–</dd></div>
-  </dl>
-  <div class="actions">
-    <div>
-      <h3>Start an alert</h3>
-      <form data-action="start-alert">
-        <select name="type" aria-label="Alert type">
-          ${view.config.alertTypes.map((t) => html`<option value="${t.type}">${t.type} (${t.meaning})</option>`)}
-        </select>
-        <label class="inline">Peak <input type="number" name="peakValue" step="any" aria-describedby="${headingId}-peak-hint"></label>
-        <button type="submit">Start alert</button>
-        <span class="hint" id="${headingId}-peak-hint" data-field="peak-hint"></span>
-      </form>
-      <p class="message" data-field="alert-message" role="status"></p>
+    <div class="clock-buttons" role="group" aria-label="Clock and account controls">
+      <button type="button" data-advance="3600">+1 h</button>
+      <button type="button" data-advance="86400">+1 day</button>
+      <button type="button" data-advance="604800">+7 days</button>
+      <button type="button" class="secondary" id="freeze">Freeze</button>
+      <button type="button" class="secondary" id="real-time">Back to real time</button>
+      <button type="button" class="danger" id="reset">Reset account</button>
     </div>
-    <div>
-      <h3>Run a scenario</h3>
-      <form data-action="run-scenario">
-        <select name="scenario" aria-label="Scenario"${view.scenarios.length === 0 ? trusted(' disabled') : ''}>
-          ${view.scenarios.length === 0 ? html`<option value="">no scenarios in SCENARIOS_DIR</option>` : view.scenarios.map((s) => html`<option value="${s.name}" title="${s.description}">${s.name}</option>`)}
-        </select>
-        <button type="submit"${view.scenarios.length === 0 ? trusted(' disabled') : ''}>Run</button>
-        <span class="hint" data-field="scenario-description">${view.scenarios[0]?.description ?? ''}</span>
-      </form>
-      <p class="message" data-field="run-message" role="status"></p>
-      <ul class="runs" data-field="runs"></ul>
-    </div>
-  </div>
-</section>`;
+  </section>`;
 }
 
-/** The signed-in dashboard: the server renders names and structure (escaped); the script fills in live data through the API. */
+function locationSection(view: DashboardView): SafeHtml {
+  const { config } = view;
+  return html`<section class="card" id="location-panel" role="tabpanel" aria-labelledby="location-name">
+        <div class="location-head">
+          <h2 id="location-name">${config.locations[0]?.name ?? 'No location'}</h2>
+          <span class="tz" id="location-zone">${config.locations[0]?.timeZone ?? ''}</span>
+          <span class="detail" id="location-id"></span>
+        </div>
+        <div class="location-sub">
+          <ul class="devices" id="devices" aria-label="Devices"></ul>
+          <span class="home-away"><span class="badge" id="home-away">…</span><button type="button" class="secondary small" id="toggle-home-away" disabled>Set away</button></span>
+        </div>
+        <h3 id="alerts-title">Alerts in force</h3>
+        <ul class="alerts" id="alerts" aria-labelledby="alerts-title"><li class="empty">Loading…</li></ul>
+        <form id="start-alert" class="inline-form">
+          <div class="field"><label for="alert-type">Alert type</label>
+            <select id="alert-type" name="type">
+              ${config.alertTypes.map((t) => html`<option value="${t.type}">${t.type} (${t.meaning})</option>`)}
+            </select></div>
+          <div class="field"><label for="alert-peak">Peak value (optional)</label>
+            <input type="number" id="alert-peak" name="peakValue" step="any" aria-describedby="alert-peak-hint"></div>
+          <button type="submit">Start alert</button>
+          <p class="hint" id="alert-peak-hint"></p>
+        </form>
+      </section>`;
+}
+
+function usageSection(): SafeHtml {
+  return html`<section class="card" aria-labelledby="usage-title">
+        <div class="section-head">
+          <h2 id="usage-title">Water use</h2>
+          <div class="toggle" role="group" aria-label="Chart view">
+            <button type="button" data-view="hour" aria-pressed="true">Hours</button><button type="button" data-view="day" aria-pressed="false">Days</button><button type="button" data-view="month" aria-pressed="false">Months</button>
+          </div>
+        </div>
+        <p class="hint" id="chart-caption"></p>
+        <div class="chart" id="chart"></div>
+        <dl class="summary">
+          <div><dt>Today</dt><dd id="today">–</dd></div>
+          <div><dt>This month</dt><dd id="this-month">–</dd></div>
+          <div><dt>This year</dt><dd id="this-year">–</dd></div>
+        </dl>
+      </section>`;
+}
+
+function scenariosSection(view: DashboardView): SafeHtml {
+  const { scenarios } = view.config;
+  return html`<section class="card" aria-labelledby="scenarios-title">
+        <h2 id="scenarios-title">Scenarios</h2>
+        <form id="run-scenario" class="inline-form">
+          <div class="field"><label for="scenario">Scenario</label>
+            <select id="scenario" name="scenario" aria-describedby="scenario-description"${scenarios.length === 0 ? trusted(' disabled') : ''}>
+              ${scenarios.length === 0 ? html`<option value="">no scenarios in SCENARIOS_DIR</option>` : scenarios.map((s) => html`<option value="${s.name}">${s.name}</option>`)}
+            </select></div>
+          <button type="submit"${scenarios.length === 0 ? trusted(' disabled') : ''}>Run</button>
+          <p class="hint" id="scenario-description"></p>
+        </form>
+        <ul class="runs" id="runs" aria-label="Scenario runs at this location"></ul>
+      </section>`;
+}
+
+function subscriptionsSection(): SafeHtml {
+  return html`<section class="card" aria-labelledby="subscriptions-title">
+        <h2 id="subscriptions-title">Subscriptions <span class="count" id="subscriptions-count"></span></h2>
+        <ul class="rows" id="subscriptions" aria-labelledby="subscriptions-title"><li class="empty">Loading…</li></ul>
+        <form id="add-subscription" class="inline-form">
+          <div class="field wide"><label for="endpoint">Subscribe an endpoint to <span id="subscribe-location"></span></label>
+            <input type="url" id="endpoint" name="endpoint" required placeholder="https://your-app.example/webhooks" aria-describedby="endpoint-hint"></div>
+          <button type="submit">Subscribe</button>
+          <p class="hint" id="endpoint-hint">No receiver of your own? Use the sandbox's <button type="button" class="link" data-demo-receiver="200">demo receiver</button> (answers 200) or its <button type="button" class="link" data-demo-receiver="500">failing one</button> (answers 500, to see retries).</p>
+        </form>
+      </section>`;
+}
+
+function deliveriesSection(): SafeHtml {
+  return html`<section class="card" aria-labelledby="deliveries-title">
+        <h2 id="deliveries-title">Deliveries <span class="count" id="deliveries-count"></span></h2>
+        <form class="filters" id="delivery-filters" aria-label="Filter deliveries">
+          <label class="visually-hidden" for="filter-subscription">Subscription</label>
+          <select id="filter-subscription"><option value="">All subscriptions</option></select>
+          <label class="visually-hidden" for="filter-kind">Kind</label>
+          <select id="filter-kind">
+            <option value="">All kinds</option><option value="alert">Alerts</option><option value="confirmation">Confirmations</option><option value="receiver_check">Receiver checks</option><option value="token">Token deliveries</option>
+          </select>
+          <label class="visually-hidden" for="filter-state">State</label>
+          <select id="filter-state">
+            <option value="">All states</option><option value="pending">Pending</option><option value="delivered">Delivered</option><option value="failed">Failed</option>
+          </select>
+        </form>
+        <ul class="rows" id="deliveries" aria-labelledby="deliveries-title"><li class="empty">Loading…</li></ul>
+      </section>`;
+}
+
+function journalSection(): SafeHtml {
+  return html`<section class="card" aria-labelledby="journal-title">
+        <h2 id="journal-title">Request journal <span class="count" id="journal-count"></span></h2>
+        <p class="hint">What apps sent with this account's API keys and tokens, newest first (this page's own calls are not recorded).
+          <label class="check"><input type="checkbox" id="journal-errors-only"> Errors only</label></p>
+        <ul class="rows" id="journal" aria-labelledby="journal-title"><li class="empty">Loading…</li></ul>
+      </section>`;
+}
+
+/**
+ * The signed-in dashboard: the server renders the structure and every name (escaped); the
+ * bundled script (src/dashboard/client) fills in live data through the API. No inline script
+ * or style: the configuration travels in the escaped `data-config` attribute.
+ */
 export function renderDashboardPage(view: DashboardView): string {
-  return htmlDocument({
-    title: `${view.accountName} - Water sandbox dashboard`,
-    nonce: view.nonce,
-    style: DASHBOARD_STYLE,
-    script: DASHBOARD_SCRIPT,
-    body: html`<header class="top">
+  const { config } = view;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${view.accountName} - Water sandbox dashboard</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${asset(view.assets.style)}">
+<script src="${asset(view.assets.script)}" defer></script>
+</head>
+<body>
+<a class="skip" href="#dashboard">Skip to the dashboard</a>
+<header class="top">
   <h1>Water sandbox</h1>
-  <span id="account-name">${view.accountName}</span>
-  <span class="live" id="live">connecting…</span>
+  <span class="account" id="account-name">${view.accountName}</span>
+  <span class="live" id="live" role="status" data-state="connecting">connecting…</span>
   <span class="who">Signed in as <strong>${view.user.name}</strong> (${view.user.email})</span>
   <form method="post" action="/dashboard/sign-out">
     <input type="hidden" name="csrf_token" value="${view.csrfToken}">
     <button type="submit" id="sign-out">Sign out</button>
   </form>
 </header>
-<main class="wrap" id="dashboard" data-config="${JSON.stringify(view.config)}">
-  <div id="flash" role="status"></div>
-  <noscript><p class="error">The dashboard needs JavaScript to load its data.</p></noscript>
-  <section class="card clock" aria-label="Virtual clock">
-    <div>
-      <div class="clock-now" id="clock-now">…</div>
-      <div class="clock-meta" id="clock-meta">the account's virtual clock</div>
-    </div>
-    <div class="clock-buttons">
-      <button type="button" data-advance="3600">+1 h</button>
-      <button type="button" data-advance="86400">+1 day</button>
-      <button type="button" data-advance="604800">+7 days</button>
-      <button type="button" class="secondary" id="freeze">Freeze</button>
-    </div>
-  </section>
-  <div class="locations">
-    ${view.config.locations.map((location, i) => locationCard(location, i, view))}
+<main class="wrap" id="dashboard" tabindex="-1" data-config="${JSON.stringify(config)}">
+  <div id="flash" role="status" aria-live="polite"></div>
+  <noscript><p class="message bad">The dashboard needs JavaScript to load its data.</p></noscript>
+  ${clockBar()}
+  <div class="location-tabs" role="tablist" aria-label="Locations">
+    ${config.locations.map(
+      (l, i) =>
+        html`<button type="button" role="tab" id="tab-${l.locationId}" data-location-id="${l.locationId}" aria-controls="location-panel" aria-selected="${i === 0 ? 'true' : 'false'}"${i === 0 ? '' : trusted(' tabindex="-1"')}>${l.name}</button>`,
+    )}
   </div>
-  <div class="bottom">
-    <section class="card" aria-labelledby="subscriptions-title">
-      <h2 id="subscriptions-title">Subscriptions <span class="count" id="subscriptions-count"></span></h2>
-      <div class="table-scroll">
-        <table>
-          <thead><tr><th>Location</th><th>Endpoint</th><th>Status</th><th>Subscription id</th></tr></thead>
-          <tbody id="subscriptions-body"><tr><td colspan="4" class="none">Loading…</td></tr></tbody>
-        </table>
-      </div>
-    </section>
-    <section class="card" aria-labelledby="deliveries-title">
-      <h2 id="deliveries-title">Delivery log <span class="count" id="deliveries-count"></span></h2>
-      <div class="table-scroll">
-        <table>
-          <thead><tr><th>Time</th><th>Kind</th><th>Target</th><th>State</th><th>Attempts</th><th>Last answer</th></tr></thead>
-          <tbody id="deliveries-body"><tr><td colspan="6" class="none">Loading…</td></tr></tbody>
-        </table>
-      </div>
-    </section>
+  <div class="grid">
+    <div class="col">
+      ${locationSection(view)}
+      ${usageSection()}
+      ${scenariosSection(view)}
+    </div>
+    <div class="col">
+      ${subscriptionsSection()}
+      ${deliveriesSection()}
+      ${journalSection()}
+    </div>
   </div>
-</main>`,
-  });
+</main>
+<dialog id="inspector" aria-labelledby="inspector-title"></dialog>
+<dialog id="confirm-dialog" aria-labelledby="confirm-title"></dialog>
+</body>
+</html>
+`.value;
 }
 
 /** A small error page in the dashboard's look (e.g. a sign-out form from another page). */

@@ -15,10 +15,14 @@ import {
   type UsersDeps,
 } from '../auth/index.js';
 import { accountNowMs } from '../clock/index.js';
-import { AppError } from '../core/errors.js';
-import { allowOnly } from '../http/routing.js';
+import { AppError, invalidParameter } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { allowOnly, queryString } from '../http/routing.js';
+import type { LiveStreams } from '../live/index.js';
 import { dashboardToken } from './access.js';
-import { renderDashboardErrorPage, renderDashboardPage, renderSignInPage, type DashboardConfig } from './page.js';
+import { loadDashboardAssets } from './assets.js';
+import { DASHBOARD_PATHS, type PageConfig, type TokenAnswer } from './page-config.js';
+import { renderDashboardErrorPage, renderDashboardPage, renderSignInPage } from './page.js';
 
 declare module 'express-session' {
   interface SessionData {
@@ -28,14 +32,15 @@ declare module 'express-session' {
 }
 
 /**
- * Only this page's nonce may run a script or style. No connect-src beyond 'self': the
- * script calls this sandbox only. form-action 'self' holds because both forms redirect to /.
+ * The forms' pages: only this response's nonce may style them, and nothing may run. The
+ * signed-in page: its script and style sheet come from this origin only (the bundled assets),
+ * with no inline script or style. Both: the page talks to this sandbox only (connect-src covers
+ * fetch and the event stream), is never framed, and its forms post here.
  */
-const contentSecurityPolicy = (nonce: string): string =>
+const contentSecurityPolicy = (source: { nonce: string } | 'assets'): string =>
   [
     "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
+    ...(source === 'assets' ? ["script-src 'self'", "style-src 'self'"] : [`style-src 'nonce-${source.nonce}'`]),
     "connect-src 'self'",
     'img-src data:',
     "form-action 'self'",
@@ -43,14 +48,14 @@ const contentSecurityPolicy = (nonce: string): string =>
     "base-uri 'none'",
   ].join('; ');
 
-function sendPage(res: Response, status: number, nonce: string, body: string): void {
+function sendPage(res: Response, status: number, source: { nonce: string } | 'assets', body: string): void {
   res
     .status(status)
     .set({
       'Content-Type': 'text/html; charset=utf-8',
       // The signed-in page carries an access token: never cache it.
       'Cache-Control': 'no-store',
-      'Content-Security-Policy': contentSecurityPolicy(nonce),
+      'Content-Security-Policy': contentSecurityPolicy(source),
       'X-Frame-Options': 'DENY',
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
@@ -63,18 +68,27 @@ const formValue = (body: unknown, name: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
-const ALERT_TYPE_OPTIONS: DashboardConfig['alertTypes'] = ALERT_TYPES.map((type) => {
+const ALERT_TYPE_OPTIONS: PageConfig['alertTypes'] = ALERT_TYPES.map((type) => {
   const spec = ALERT_TYPE_SPECS[type];
-  return { type, meaning: spec.meaning, unit: spec.unit, defaultPeakValue: spec.defaultPeakValue, min: spec.min, max: spec.max, minExclusive: spec.minExclusive === true };
+  return { type, meaning: spec.meaning, unit: spec.unit, leak: spec.leak, defaultPeakValue: spec.defaultPeakValue, min: spec.min, max: spec.max, minExclusive: spec.minExclusive === true };
 });
 
+/** The assets are immutable: their names change with their content. */
+const ASSET_CACHING = 'public, max-age=31536000, immutable';
+
 /**
- * GET / (the demo dashboard, or its sign-in form), POST /dashboard/sign-in, POST /dashboard/sign-out.
+ * GET / (the demo dashboard, or its sign-in form), POST /dashboard/sign-in and /sign-out, and
+ * what the signed-in page uses besides the public API: its assets, a fresh access token, its
+ * event stream, and a demo webhook receiver.
  * SANDBOX: production serves no page on the API host; this one exists for demos and manual testing.
  */
 export interface DashboardDeps extends SessionDeps, UsersDeps {
-  scenarios: ReadonlyMap<string, { name: string; description: string }>;
+  scenarios: ReadonlyMap<string, { name: string; description: string; durationMs: number; steps: readonly unknown[] }>;
   config: SessionDeps['config'] & { readonly accessTokenTtlSeconds: number };
+  liveStreams: LiveStreams;
+  logger: Logger;
+  /** Where the bundled browser code is; dist/dashboard-assets by default. */
+  dashboardAssetsDir?: string;
 }
 
 export function dashboardRouter(deps: DashboardDeps): Router {
@@ -82,13 +96,15 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   const session = loginSession(deps);
   const checkPassword = createPasswordCheck(deps);
   const throttle = createLoginThrottle(deps);
+  const assets = loadDashboardAssets(deps.dashboardAssetsDir);
+  if ('missing' in assets) deps.logger.error('the dashboard page is not built; run npm run build', { reason: assets.missing });
 
   const nonce = (): string => deps.ids.secret(18);
 
   const showSignIn = (req: Request, res: Response, status: number, extra: { email?: string; error?: string } = {}): void => {
     req.session.csrfToken ??= deps.ids.secret(24);
     const n = nonce();
-    sendPage(res, status, n, renderSignInPage({ nonce: n, csrfToken: req.session.csrfToken, ...extra }));
+    sendPage(res, status, { nonce: n }, renderSignInPage({ nonce: n, csrfToken: req.session.csrfToken, ...extra }));
   };
 
   const csrfValid = (req: Request): boolean => {
@@ -97,34 +113,51 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     return given !== undefined && expected !== undefined && secretsEqual(given, expected);
   };
 
-  router.get('/', session, async (req, res) => {
-    const user = await signedInUser(deps.store, req.session);
-    if (!user) return showSignIn(req, res, 200);
-    const { accountId, userId } = user;
-    req.session.csrfToken ??= deps.ids.secret(24);
+  /** The page's access token for this browser session: reused while it has half its life left. */
+  const pageToken = async (req: Request, user: { accountId: string; userId: string }): Promise<TokenAnswer & { accountName: string; locations: PageConfig['locations'] }> => {
     req.session.dashboardGrantId ??= `dashboard-${deps.ids.secret(18)}`;
     const grantId = req.session.dashboardGrantId;
     const newToken = deps.ids.secret(32);
-    const { token, view } = await deps.store.accounts.update(accountId, (d) => {
+    const { accountId, userId } = user;
+    return deps.store.accounts.update(accountId, (d) => {
       const nowMs = accountNowMs(deps.clock, d.clock);
       pruneGrants(d, nowMs);
-      return {
-        token: dashboardToken(d, { grantId, userId, accountId, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds, newToken }),
-        view: { accountName: d.account.name, locations: d.locations.map((l) => ({ locationId: l.locationId, name: l.name, timeZone: l.timeZone })) },
-      };
+      const token = dashboardToken(d, { grantId, userId, accountId, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds, newToken });
+      return { ...token, accountName: d.account.name, locations: d.locations.map((l) => ({ locationId: l.locationId, name: l.name, timeZone: l.timeZone })) };
     });
-    const n = nonce();
+  };
+
+  router.get('/', session, async (req, res) => {
+    const user = await signedInUser(deps.store, req.session);
+    if (!user) return showSignIn(req, res, 200);
+    if ('missing' in assets) {
+      const n = nonce();
+      return sendPage(
+        res,
+        503,
+        { nonce: n },
+        renderDashboardErrorPage({ nonce: n, title: 'Dashboard not built', message: `The dashboard's browser code is not built (${assets.missing}). Run npm run build, then start the sandbox again.` }),
+      );
+    }
+    req.session.csrfToken ??= deps.ids.secret(24);
+    const token = await pageToken(req, user);
     sendPage(
       res,
       200,
-      n,
+      'assets',
       renderDashboardPage({
-        nonce: n,
         csrfToken: req.session.csrfToken,
-        accountName: view.accountName,
+        accountName: token.accountName,
         user: { name: user.name, email: user.email },
-        scenarios: [...deps.scenarios.values()].map((s) => ({ name: s.name, description: s.description })),
-        config: { accessToken: token.accessToken, tokenExpiresAt: token.expiresAt, locations: view.locations, alertTypes: ALERT_TYPE_OPTIONS },
+        assets,
+        config: {
+          accessToken: token.accessToken,
+          tokenExpiresAt: token.expiresAt,
+          csrfToken: req.session.csrfToken,
+          locations: token.locations,
+          alertTypes: ALERT_TYPE_OPTIONS,
+          scenarios: [...deps.scenarios.values()].map((s) => ({ name: s.name, description: s.description, steps: s.steps.length, durationSeconds: s.durationMs / 1000 })),
+        },
       }),
     );
   });
@@ -172,7 +205,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
       return sendPage(
         res,
         403,
-        n,
+        { nonce: n },
         renderDashboardErrorPage({ nonce: n, title: 'Sign-out refused', message: 'This sign-out was not sent from a current dashboard page of this browser; open the dashboard and use its Sign out button.' }),
       );
     }
@@ -187,6 +220,62 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     res.set('Cache-Control', 'no-store').redirect(303, '/');
   });
   allowOnly(router, '/dashboard/sign-out', ['POST']);
+
+  /** The signed-in user of a request that must come from the page: its session, and its CSRF token in a header. */
+  const pageCaller = async (req: Request): Promise<{ accountId: string; userId: string }> => {
+    const user = await signedInUser(deps.store, req.session);
+    if (!user) throw new AppError(401, 'signed_out', 'This browser is not signed in to the dashboard (any more); open / and sign in');
+    return user;
+  };
+
+  // The page renews its token here when the API refuses it (the account clock moved past its expiry,
+  // tokens were expired or revoked), so a demo never stops for a sign-in. The login session, a day
+  // on the process clock, is what keeps the presenter signed in.
+  router.post(DASHBOARD_PATHS.token, session, async (req, res) => {
+    const given = req.get('x-csrf-token');
+    const expected = req.session.csrfToken;
+    if (given === undefined || expected === undefined || !secretsEqual(given, expected)) {
+      throw new AppError(403, 'csrf_refused', 'A page token is issued only to the dashboard page of this browser session (X-CSRF-Token missing or wrong); reload the page');
+    }
+    const token = await pageToken(req, await pageCaller(req));
+    res.set('Cache-Control', 'no-store').json({ accessToken: token.accessToken, expiresAt: token.expiresAt } satisfies TokenAnswer);
+  });
+  allowOnly(router, DASHBOARD_PATHS.token, ['POST']);
+
+  // The account's events for the signed-in page, as server-sent events. A GET with the session
+  // cookie (EventSource sends no other credentials); it ends when the session does.
+  router.get(DASHBOARD_PATHS.events, session, async (req, res) => {
+    const { accountId } = await pageCaller(req);
+    const sessionId = req.sessionID;
+    const stillAllowed = (): Promise<boolean> =>
+      new Promise((resolve) => deps.store.sessions.get(sessionId, (error, data) => resolve(!error && data?.accountId === accountId && data.userId !== undefined)));
+    const opened = await deps.liveStreams.open(accountId, res, { stillAllowed });
+    if (!opened) {
+      throw new AppError(429, 'too_many_streams', `This account has ${deps.liveStreams.limits.perAccount} dashboard tabs open on this sandbox already; close one`, {
+        headers: { 'Retry-After': '30' },
+      });
+    }
+  });
+  allowOnly(router, DASHBOARD_PATHS.events, ['GET']);
+
+  router.get(`${DASHBOARD_PATHS.assets}:file`, (req, res) => {
+    const file = 'missing' in assets ? undefined : assets.files.get(req.params.file);
+    if (!file) throw new AppError(404, 'not_found', `No dashboard asset ${JSON.stringify(req.params.file)}; the page names the current ones`);
+    res.set({ 'Content-Type': file.contentType, 'Cache-Control': ASSET_CACHING, 'X-Content-Type-Options': 'nosniff' }).send(file.body);
+  });
+  allowOnly(router, `${DASHBOARD_PATHS.assets}:file`, ['GET']);
+
+  // SANDBOX: a webhook receiver for demos without one of their own: it answers GET and POST with
+  // JSON, 200 or the status asked for, so a presenter can show a delivery succeed or fail and retry.
+  const demoReceiver = (req: Request, res: Response): void => {
+    const statusText = queryString(req.query, 'status') ?? '200';
+    if (!/^[2-5]\d\d$/.test(statusText)) throw invalidParameter('status', `status must be an HTTP status from 200 to 599; got ${JSON.stringify(statusText)}`);
+    const status = Number(statusText);
+    res.status(status).json(status < 300 ? { received: true } : { error: 'demo_failure', message: `The demo receiver answers ${status} because its URL asks it to (?status=${status})` });
+  };
+  router.get(DASHBOARD_PATHS.demoReceiver, demoReceiver);
+  router.post(DASHBOARD_PATHS.demoReceiver, demoReceiver);
+  allowOnly(router, DASHBOARD_PATHS.demoReceiver, ['GET', 'POST']);
 
   return router;
 }

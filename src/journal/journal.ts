@@ -1,11 +1,12 @@
 import { performance } from 'node:perf_hooks';
 
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 
 import { accountNow } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { maybeAuthOf } from '../http/request-context.js';
+import { publishAccountEvent } from '../live/index.js';
 import type { JournalEntry } from '../store/data.js';
 import type { Store } from '../store/store.js';
 
@@ -15,18 +16,46 @@ export interface JournalDeps {
   logger: Logger;
 }
 
+/** How much of an error answer's body an entry keeps: error bodies are a sentence or two of JSON. */
+export const JOURNAL_ERROR_BODY_LIMIT = 1000;
+
+function bodyText(body: unknown): string {
+  if (typeof body === 'string') return body;
+  if (Buffer.isBuffer(body)) return body.toString('utf8');
+  return body === undefined || body === null ? '' : JSON.stringify(body);
+}
+
+const excerpt = (text: string): string => (text.length > JOURNAL_ERROR_BODY_LIMIT ? `${text.slice(0, JOURNAL_ERROR_BODY_LIMIT)}…` : text);
+
+/**
+ * Notes the body of an error answer as it is sent. Every JSON answer (res.json, the error
+ * handler's included) goes through res.send, so wrapping it on this response sees them all.
+ */
+function captureErrorBody(res: Response): () => string | undefined {
+  let captured: string | undefined;
+  const send = res.send;
+  res.send = function (this: Response, body?: unknown) {
+    if (this.statusCode >= 400 && captured === undefined) captured = excerpt(bodyText(body));
+    return send.call(this, body);
+  } as Response['send'];
+  return () => captured;
+}
+
 /**
  * For calls made with an account's credentials, an entry in that account's request journal:
  * an O(1) append to a bounded list, after the response is sent. Mounted after authentication.
+ * The account's event stream hears of it, so an open dashboard shows the request as it happens.
  */
 export function recordInJournal(deps: JournalDeps): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     const path = req.baseUrl + req.path;
+    const errorBody = captureErrorBody(res);
     res.once('finish', () => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const auth = maybeAuthOf(res);
       if (!auth || auth.internal || (req.method === 'GET' && path.startsWith('/sandbox/requests'))) return;
+      const body = res.statusCode >= 400 ? errorBody() : undefined;
       const entry: JournalEntry = {
         accountId: auth.accountId,
         method: req.method,
@@ -36,8 +65,12 @@ export function recordInJournal(deps: JournalDeps): RequestHandler {
         time: accountNow(deps.clock, auth.doc.clock).toISOString(),
         durationMs,
         auth: auth.via,
+        ...(body === undefined ? {} : { errorBody: body }),
       };
-      deps.store.journal.append(auth.accountId, entry).catch((error: unknown) => deps.logger.warn('journal append failed', { err: error }));
+      deps.store.journal
+        .append(auth.accountId, entry)
+        .then(() => publishAccountEvent(deps.store, auth.accountId, { type: 'request', method: entry.method, path, status: entry.status }))
+        .catch((error: unknown) => deps.logger.warn('journal append failed', { err: error }));
     });
     next();
   };

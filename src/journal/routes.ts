@@ -5,7 +5,7 @@ import { authOf } from '../http/request-context.js';
 import { allowOnly, queryString } from '../http/routing.js';
 import { JOURNAL_LIMIT, type Store } from '../store/store.js';
 
-/** GET /sandbox/requests: the account's recent requests, newest first, optionally filtered. */
+/** GET /sandbox/requests: the account's recent requests, newest first, optionally filtered; error answers with the start of their body. */
 export function journalRouter(deps: { store: Store }): Router {
   const router = Router({ strict: true });
 
@@ -29,7 +29,8 @@ export function journalRouter(deps: { store: Store }): Router {
           (statusText === undefined || e.status === Number(statusText)),
       )
       .slice(0, limit)
-      .map(({ accountId: _omit, ...entry }) => entry);
+      // errorBody: null for answers below 400, so every entry has the same keys.
+      .map(({ accountId: _omit, errorBody, ...entry }) => ({ ...entry, errorBody: errorBody ?? null }));
     res.json({ requests });
   });
   allowOnly(router, '/requests', ['GET']);

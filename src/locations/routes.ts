@@ -4,6 +4,7 @@ import { AppError, invalidParameter } from '../core/errors.js';
 import { pageOf, parsePaging } from '../http/pagination.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly } from '../http/routing.js';
+import { publishAccountEvent } from '../live/index.js';
 import type { HomeAway } from '../store/data.js';
 import { findLocation, findLocationToChange } from '../store/lookups.js';
 import type { Store } from '../store/store.js';
@@ -61,6 +62,7 @@ export function locationsRouter(deps: LocationsDeps): Router {
       location.homeAway = homeAway;
       return presentLocation(d, location);
     });
+    await publishAccountEvent(deps.store, accountId, { type: 'location', locationId, homeAway });
     res.json(updated);
   });
   allowOnly(router, '/locations/:locationId', ['GET', 'PUT']);

@@ -247,6 +247,8 @@ export interface JournalEntry {
   time: string;
   durationMs: number;
   auth: 'api_key' | 'access_token';
+  /** For an answer of status 400 or more: the start of its body (JOURNAL_ERROR_BODY_LIMIT characters), so a partner sees why it failed. */
+  errorBody?: string;
 }
 
 export interface ScenarioRunRecord {

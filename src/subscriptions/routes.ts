@@ -7,6 +7,7 @@ import type { Ids } from '../core/ids.js';
 import { pageOf, parsePaging } from '../http/pagination.js';
 import { authOf } from '../http/request-context.js';
 import { allowOnly } from '../http/routing.js';
+import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, DeepReadonly, SubscriptionRecord } from '../store/data.js';
 import { findLocation, findSubscription } from '../store/lookups.js';
 import type { AccountTx, Store } from '../store/store.js';
@@ -96,6 +97,7 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
       return created;
     });
     deps.dispatcher.kick(accountId);
+    await publishAccountEvent(deps.store, accountId, { type: 'subscription', subscriptionId: subscription.subscriptionId, locationId, status: subscription.status });
     res.json(presentSubscription(subscription));
   });
 
@@ -132,6 +134,7 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
       return presentSubscription(subscription);
     });
     if (!confirmed) throw notFound(`No subscription ${JSON.stringify(subscriptionId)} in this account`);
+    await publishAccountEvent(deps.store, accountId, { type: 'subscription', subscriptionId, locationId: confirmed.locationId, status: 'confirmed' });
     res.json(confirmed);
   });
   allowOnly(router, '/subscriptions/:subscriptionId/confirm{/}', ['GET']);
@@ -153,6 +156,7 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
     // Not in the same change, so the delivery log is not rewritten with the account; the
     // dispatcher also cancels any it meets whose subscription is gone.
     await deps.store.deliveries.cancelPending(accountId, subscriptionId, SUBSCRIPTION_DELETED_NOTE);
+    await publishAccountEvent(deps.store, accountId, { type: 'subscription', subscriptionId, locationId: deleted.locationId, status: 'deleted' });
     // Production's DELETE has no documented body; the official Node client crashes on an empty 200, so we answer the deleted subscription.
     res.json(deleted);
   });

@@ -30,6 +30,11 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 export const USER_AGENT = 'water-sandbox-webhooks/1';
 
+/** The headers of every webhook request, besides the dispatcher's X-Sandbox-Delivery-Id and X-Sandbox-Attempt. */
+export function webhookHeaders(hasBody: boolean): Record<string, string> {
+  return { 'User-Agent': USER_AGENT, Accept: 'application/json', ...(hasBody ? { 'Content-Type': 'application/json' } : {}) };
+}
+
 /** The real sender: global fetch with a per-attempt timeout. */
 export const fetchSender: WebhookSender = {
   async send({ method, url, body, headers = {}, timeoutMs }) {
@@ -38,7 +43,7 @@ export const fetchSender: WebhookSender = {
     try {
       const init: RequestInit = {
         method,
-        headers: { 'user-agent': USER_AGENT, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        headers: { ...webhookHeaders(body !== undefined), ...headers },
         signal: AbortSignal.timeout(timeoutMs),
         redirect: 'manual',
       };

@@ -5,6 +5,7 @@ import { launchBrowser } from '../helpers/browser.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
 import { basicAuth, partnerRegistration } from '../helpers/oauth.js';
+import { horizontalOverflow, screenshot, seriousAccessibilityViolations, WIDTHS } from '../helpers/page-checks.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { listen } from './listening.js';
 
@@ -110,5 +111,20 @@ describe('the login form in a real browser', () => {
     expect(response?.status()).toBe(400);
     expect(page.url()).toContain(server.baseUrl);
     expect(await page.textContent('#error-message')).toContain('is not registered for Browser Partner App');
+  });
+});
+
+describe.each(WIDTHS)('the login form at %i px wide', (width) => {
+  it('fits the screen, with its error shown, and passes an accessibility scan', async () => {
+    await page.setViewportSize({ width, height: 844 });
+    await page.goto(loginUrl('state-narrow'));
+    expect(await horizontalOverflow(page)).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.fill('#email', DEMO_USER.email);
+    await submit('not-the-password');
+    await page.locator('#login-error').waitFor();
+    expect(await horizontalOverflow(page)).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    process.stdout.write(`login screenshot: ${await screenshot(page, `login-${width}`)}\n`);
   });
 });

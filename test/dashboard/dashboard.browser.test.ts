@@ -1,38 +1,38 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 
-import { clockState } from '../../src/clock/account-clock.js';
 import { listen } from '../auth/listening.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { buildTestApp, changeDoc, docOf, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { horizontalOverflow, screenshot, seriousAccessibilityViolations, WIDTHS } from '../helpers/page-checks.js';
+import { WebhookReceiver, type ReceivedRequest } from '../helpers/webhook-receiver.js';
 
-/** Set to a file path to keep a full-page screenshot of the dashboard (for looking at the layout). */
-const SCREENSHOT = process.env['DASHBOARD_SCREENSHOT'];
-
-let context: BrowserContext;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let t: TestApp;
 let server: Awaited<ReturnType<typeof listen>>;
 let receiver: WebhookReceiver;
+let context: BrowserContext;
 let page: Page;
 let problems: string[];
+const screenshots: string[] = [];
+/** A browser test drives a whole page: more than jest's default time. */
+const BROWSER_TEST_MS = 60_000;
 
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
 beforeAll(async () => {
-  browser = await launchBrowser({ width: 1280, height: 800 });
+  // The browser's own zone is neither location's: every time on the page must be a location's.
+  browser = await launchBrowser(undefined, { timezoneId: 'Europe/Berlin' });
   context = browser.context;
 });
 afterAll(async () => {
   await browser?.close();
+  if (screenshots.length > 0) process.stdout.write(`dashboard screenshots:\n${screenshots.map((p) => `  ${p}\n`).join('')}`);
 });
 
-beforeEach(async () => {
-  t = await buildTestApp();
-  server = await listen(t.app);
-  receiver = await WebhookReceiver.start();
+async function openPage(width: number): Promise<void> {
   await context.clearCookies();
   page = await context.newPage();
+  await page.setViewportSize({ width, height: 844 });
   // Script errors and Content-Security-Policy refusals would leave the page half-working.
   problems = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -40,110 +40,213 @@ beforeEach(async () => {
     if (message.type() === 'error' && /Content.Security.Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
   });
   page.on('dialog', (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
+    problems.push(`browser dialog: ${dialog.message()}`);
     void dialog.dismiss();
   });
+}
+
+beforeEach(async () => {
+  t = await buildTestApp();
+  server = await listen(t.app);
+  receiver = await WebhookReceiver.start();
 });
 afterEach(async () => {
-  await page.close();
+  for (const open of context.pages()) await open.close();
   await t.deps.dispatcher.idle();
   await receiver.close();
   await server.close();
 });
-
-/** Subscribes the receiver to the location with the demo API key; confirms it unless told not to. */
-async function subscribeReceiver(locationId: string, confirm = true): Promise<string> {
-  const before = receiver.received.length;
-  const res = await request(t.app).post(`/v1/locations/${locationId}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: receiver.url() }).expect(200);
-  await receiver.waitFor(before + 1);
-  if (confirm) {
-    const { confirmationUrl } = receiver.received[before]!.body as { confirmationUrl: string };
-    const url = new URL(confirmationUrl);
-    await request(t.app).get(url.pathname + url.search).set(bearer(DEMO_API_KEY)).expect(200);
-  }
-  await t.deps.dispatcher.idle();
-  return (res.body as { subscriptionId: string }).subscriptionId;
-}
 
 async function signIn(): Promise<void> {
   await page.goto(`${server.baseUrl}/`);
   await page.fill('#email', DEMO_USER.email);
   await page.fill('#password', DEMO_USER.password);
   await Promise.all([page.waitForURL(`${server.baseUrl}/`), page.click('button[type=submit]')]);
-  await page.locator('#dashboard').waitFor();
+  await page.locator('#dashboard[data-ready="true"]').waitFor();
+  await page.locator('#live[data-state="live"]').waitFor();
 }
 
+/** Everything the page loads on arrival is on screen. */
+async function loaded(): Promise<void> {
+  await page.locator('#chart canvas').first().waitFor();
+  await page.locator('#subscriptions li').first().waitFor();
+  await page.locator('#deliveries li').first().waitFor();
+  await page.locator('#journal li').first().waitFor();
+  await page.locator('#clock-now[data-now]').waitFor();
+}
+
+/** Counts the times the page itself navigates (a reload included). */
+function navigationCounter(): () => number {
+  let count = 0;
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) count += 1;
+  });
+  return () => count;
+}
+
+describe.each(WIDTHS)('the dashboard at %i px wide', (width) => {
+  it('fits the screen and passes an accessibility scan, signed out and signed in', async () => {
+    await openPage(width);
+    await page.goto(`${server.baseUrl}/`);
+    expect(await horizontalOverflow(page)).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    screenshots.push(await screenshot(page, `sign-in-${width}`));
+
+    // A failed request of the partner's app, so the journal shows an error answer.
+    await request(t.app).get('/v1/locations/not-a-location').set(bearer(DEMO_API_KEY)).expect(404);
+    await signIn();
+    await loaded();
+    await page.locator('#journal li.error').first().waitFor();
+    expect(await horizontalOverflow(page)).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    screenshots.push(await screenshot(page, `dashboard-${width}`));
+    expect(problems).toEqual([]);
+  }, BROWSER_TEST_MS);
+
+  it('runs the whole alert demo from the page, live and without reloading', async () => {
+    await openPage(width);
+    await signIn();
+    await loaded();
+    const navigations = navigationCounter();
+    await page.evaluate("window.demoMarker = 'the same page'");
+
+    // Subscribe the receiver and confirm it, as a partner's app would.
+    await page.fill('#endpoint', receiver.url());
+    await page.click('#add-subscription button[type=submit]');
+    const row = page.locator('#subscriptions li[data-subscription-id]');
+    await row.and(page.locator('[data-status="pending"]')).waitFor();
+    await receiver.waitFor(1);
+    await row.locator('button[data-action="confirm"]').click();
+    await page.locator('#subscriptions li[data-status="confirmed"]').waitFor();
+    const subscriptionId = (await row.getAttribute('data-subscription-id'))!;
+
+    // Start a leak: the receiver gets it and the delivery shows up by itself.
+    await page.selectOption('#alert-type', 'lowLeak');
+    await page.click('#start-alert button[type=submit]');
+    await page.locator('#alerts li[data-alert-type="lowLeak"]').waitFor();
+    const isLeakPost = (r: ReceivedRequest): boolean => r.method === 'POST' && (r.body as { type?: string } | null)?.type === 'lowLeak';
+    const [sent] = await receiver.waitForMatching(isLeakPost);
+    if (!sent) throw new Error('no alert arrived');
+    expect(sent.body).toMatchObject({ subscriptionId, locationId: DEMO_LOCATION_ID, type: 'lowLeak', active: true });
+    const deliveryId = sent.headers['x-sandbox-delivery-id'] as string;
+    const delivery = page.locator(`#deliveries li[data-delivery-id="${deliveryId}"][data-state="delivered"]`);
+    await delivery.waitFor();
+    expect(await delivery.textContent()).toMatch(/alert · lowLeak start.*POST http:\/\/127\.0\.0\.1:\d+\/hooks.*1 attempt · 200 · \d+ ms/);
+
+    // Open it: the request as sent and the receiver's answer.
+    await delivery.locator('button.row-open').click();
+    const inspector = page.locator(`dialog#inspector[open][data-delivery-id="${deliveryId}"]`);
+    await inspector.waitFor();
+    expect(await inspector.locator('#inspector-url').textContent()).toBe(`POST ${receiver.url()}`);
+    const headers = await inspector.locator('#inspector-headers').textContent();
+    expect(headers).toContain(`X-Sandbox-Delivery-Id${deliveryId}`);
+    expect(headers).toContain('X-Sandbox-Attempt1');
+    expect(headers).toContain('Content-Typeapplication/json');
+    expect(JSON.parse((await inspector.locator('#inspector-body').textContent())!)).toEqual(sent.body);
+    expect(await inspector.locator('li[data-attempt="1"]').textContent()).toContain('{\n  "ok": true\n}');
+    expect(await horizontalOverflow(page)).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    screenshots.push(await screenshot(page, `inspector-${width}`, false));
+
+    // Redeliver it: the same body again, as a new delivery.
+    await inspector.locator('#redeliver').click();
+    const again = (await receiver.waitForMatching(isLeakPost, 2))[1]!;
+    expect(again.body).toEqual(sent.body);
+    const copyId = again.headers['x-sandbox-delivery-id'] as string;
+    expect(copyId).not.toBe(deliveryId);
+    await page.locator(`dialog#inspector[open][data-delivery-id="${copyId}"][data-state="delivered"]`).waitFor();
+    await page.keyboard.press('Escape');
+    await page.locator('dialog#inspector[open]').waitFor({ state: 'detached' });
+    await page.locator(`#deliveries li[data-delivery-id="${copyId}"]`).waitFor();
+
+    // A scenario played by moving the clock a day (past the page's token too): no reload.
+    await page.selectOption('#scenario', 'slow-leak-escalates');
+    await page.click('#run-scenario button[type=submit]');
+    await page.locator('#runs li[data-state="running"]').waitFor();
+    await page.click('button[data-advance="86400"]');
+    await page.locator('#runs li[data-state="completed"]').waitFor();
+    const dayLater = new Date(TEST_START.getTime() + 86_400_000).toISOString();
+    await page.locator(`#clock-now[data-now="${dayLater}"]`).waitFor();
+    await page.locator('#chart[data-leaks]:not([data-leaks="0"]) canvas').waitFor();
+
+    await page.click('#real-time');
+    await page.locator(`#clock-now[data-now="${TEST_START.toISOString()}"]`).waitFor();
+    expect((await docOf(t)).clock).toEqual({ offsetMs: 0, frozenAtMs: null });
+
+    // Reset asks first.
+    await page.click('#reset');
+    await page.locator('#confirm-dialog[open]').waitFor();
+    await page.click('#confirm-dialog button[data-answer="confirm"]');
+    await page.locator('#subscriptions li.empty').waitFor();
+    await page.locator('#deliveries li.empty').waitFor();
+    await page.locator('#alerts li.empty').waitFor();
+    expect((await docOf(t)).subscriptions).toEqual([]);
+
+    expect(navigations()).toBe(0);
+    expect(await page.evaluate('window.demoMarker')).toBe('the same page');
+    expect(problems).toEqual([]);
+  }, BROWSER_TEST_MS);
+});
+
 describe('the dashboard in a real browser', () => {
-  it('signs in, draws the chart, starts and ends an alert that a confirmed receiver gets, and moves the clock', async () => {
-    const subscriptionId = await subscribeReceiver(DEMO_LOCATION_ID);
+  it('renews its access token from the session when the API refuses it, without reloading', async () => {
+    await openPage(1280);
     await signIn();
-
-    const card = page.locator(`[data-location-id="${DEMO_LOCATION_ID}"]`);
-    await card.locator('svg.chart[data-buckets="168"] rect.bar').first().waitFor();
-    expect(await card.locator('svg.chart rect.bar').count()).toBe(168);
-    expect(await card.locator('svg.chart text').allTextContents()).toContain('gallons per hour, last 7 days (location time)');
-    await page.locator(`#subscriptions-body tr[data-subscription-id="${subscriptionId}"][data-status="confirmed"]`).waitFor();
-
-    const sent = receiver.received.length;
-    await card.locator('select[name=type]').selectOption('lowLeak');
-    await card.locator('form[data-action="start-alert"] button[type=submit]').click();
-    await receiver.waitFor(sent + 1);
-    expect(receiver.received[sent]!.body).toMatchObject({ subscriptionId, locationId: DEMO_LOCATION_ID, type: 'lowLeak', active: true, stopTime: 0 });
-    const logged = page.locator('#deliveries-body tr[data-kind="alert"][data-state="delivered"]').first();
-    await logged.waitFor();
-    expect(await logged.textContent()).toMatch(/alert · lowLeak start.*POST http:\/\/127\.0\.0\.1:\d+\/hooks.*delivered.*200 · \d+ ms/);
-    await card.locator('.alerts li[data-alert-type="lowLeak"]').waitFor();
-
-    await card.locator('[data-chart="daily"]').click();
-    await card.locator('svg.chart[data-mode="daily"][data-buckets="30"]').waitFor();
-    if (SCREENSHOT) await page.screenshot({ path: SCREENSHOT, fullPage: true });
-
-    await card.locator('button[data-action="end-alert"]').click();
-    await receiver.waitFor(sent + 2);
-    expect(receiver.received[sent + 1]!.body).toMatchObject({ type: 'lowLeak', active: false });
-    await card.locator('.alerts li.none').waitFor();
-
-    // +1 h also outlives the page's token (ACCESS_TOKEN_TTL is an hour): the page reloads with a fresh one.
-    const later = new Date(TEST_START.getTime() + 3600_000).toISOString();
-    await page.click('button[data-advance="3600"]');
-    await page.locator(`#clock-now[data-now="${later}"]`).waitFor();
-    expect(clockState(t.clock, (await docOf(t)).clock)).toMatchObject({ now: later, offsetSeconds: 3600 });
-    expect(await page.textContent('#flash')).toContain('Clock moved forward 1 hour.');
-    // The chart range chosen before the reload is kept.
-    await card.locator('svg.chart[data-mode="daily"] rect.bar').first().waitFor();
-    expect(problems).toEqual([]);
-  });
-
-  it('reloads itself with a fresh access token when the API refuses the old one', async () => {
-    await signIn();
-    await page.locator('#deliveries-body tr').first().waitFor();
-    const tokenOnPage = async (): Promise<string> => (JSON.parse((await page.getAttribute('#dashboard', 'data-config'))!) as { accessToken: string }).accessToken;
-    const first = await tokenOnPage();
-
-    const reloaded = page.waitForEvent('load');
+    await loaded();
+    const navigations = navigationCounter();
     await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).send({}).expect(200);
-    await reloaded;
-    const second = await tokenOnPage();
-    expect(second).not.toBe(first);
-    await page.locator('#live:not(.offline)').waitFor();
-    await request(t.app).get('/v1/locations').set(bearer(second)).expect(200);
+    await page.click('#toggle-home-away');
+    await page.locator('#home-away.away').waitFor();
+    expect((await docOf(t)).locations.find((l) => l.locationId === DEMO_LOCATION_ID)?.homeAway).toBe('away');
+    expect(navigations()).toBe(0);
     expect(problems).toEqual([]);
-  });
+  }, BROWSER_TEST_MS);
+
+  it('shows changes made by other clients as they happen', async () => {
+    await openPage(1280);
+    await signIn();
+    await loaded();
+    await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).send({ homeAway: 'away' }).expect(200);
+    await page.locator('#home-away.away').waitFor();
+    await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 7200 }).expect(200);
+    await page.locator(`#clock-now[data-now="${new Date(TEST_START.getTime() + 7_200_000).toISOString()}"]`).waitFor();
+    await request(t.app).get('/v1/subscriptions/nope').set(bearer(DEMO_API_KEY)).expect(404);
+    const failed = page.locator('#journal li.error').first();
+    await failed.waitFor();
+    expect(await failed.textContent()).toContain('GET /v1/subscriptions/nope');
+    await failed.locator('summary').click();
+    expect(await failed.locator('pre').textContent()).toContain('"error": "not_found"');
+    expect(problems).toEqual([]);
+  }, BROWSER_TEST_MS);
+
+  it('says so, and offers to sign in again, when the session ends in another tab', async () => {
+    await openPage(1280);
+    await signIn();
+    await loaded();
+    const other = await context.newPage();
+    await other.goto(`${server.baseUrl}/`);
+    await Promise.all([other.waitForURL(`${server.baseUrl}/`), other.click('#sign-out')]);
+    // The next thing the page does (here: it hears of the clock move and reloads its data) finds the session gone.
+    await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 7200 }).expect(200);
+    await page.locator('.signed-out a[href="/"]').waitFor();
+    expect(problems).toEqual([]);
+  }, BROWSER_TEST_MS);
 
   it('shows hostile names as text, in the server-rendered page and in what the script renders', async () => {
     const hostile = '<img src=x onerror=alert(1)><script>alert(2)</script>';
     await changeDoc(t, (d) => {
       d.locations.find((l) => l.locationId === DEMO_LOCATION_ID)!.name = hostile;
     });
-    const subscriptionId = await subscribeReceiver(DEMO_LOCATION_ID, false);
+    await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: receiver.url() }).expect(200);
+    await openPage(1280);
     await signIn();
-
-    expect(await page.textContent(`[data-location-id="${DEMO_LOCATION_ID}"] h2`)).toBe(hostile);
-    const row = page.locator(`#subscriptions-body tr[data-subscription-id="${subscriptionId}"]`);
+    await loaded();
+    expect(await page.textContent('#location-name')).toBe(hostile);
+    const row = page.locator('#subscriptions li[data-subscription-id]');
     await row.waitFor();
-    expect(await row.locator('td').first().textContent()).toBe(hostile);
+    expect(await row.textContent()).toContain(hostile);
     expect(await page.locator('img').count()).toBe(0);
-    expect(await page.locator(`[data-location-id]`).count()).toBe(DEMO_LOCATIONS.length);
+    expect(await page.locator('[role="tab"][data-location-id]').count()).toBe(DEMO_LOCATIONS.length);
     expect(problems).toEqual([]);
-  });
+  }, BROWSER_TEST_MS);
 });

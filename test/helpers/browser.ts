@@ -114,12 +114,18 @@ function browserToLaunch(): Promise<Launch> {
   return toLaunch;
 }
 
-/** Headless Chromium with a fresh context (its own cookies and storage). */
-export async function launchBrowser(viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+/**
+ * Headless Chromium with a fresh context (its own cookies and storage), in US English: left to
+ * itself, Chromium takes the machine's locale, and C.UTF-8 gives en-US@posix, which Intl refuses.
+ */
+export async function launchBrowser(
+  viewport?: { width: number; height: number },
+  options: { timezoneId?: string } = {},
+): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   const { path, args, env } = await browserToLaunch();
   const browser = await playwright.launch({ executablePath: path, args, env, headless: true });
   try {
-    const context = await browser.newContext(viewport ? { viewport } : {});
+    const context = await browser.newContext({ locale: 'en-US', ...(viewport ? { viewport } : {}), ...options });
     return { context, close: () => browser.close() };
   } catch (error) {
     await browser.close();

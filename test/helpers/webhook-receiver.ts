@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,8 +26,14 @@ export class WebhookReceiver {
   script: Reply[] = [];
   fallback: Reply = { status: 200, body: '{"ok":true}' };
   readonly #server: Server;
-  readonly #waiters: { count: number; resolve: () => void }[] = [];
+  readonly #waiters: { done: () => boolean; resolve: () => void }[] = [];
   readonly #hanging = new Set<ServerResponse>();
+  /**
+   * Every URL of this receiver starts with it. A loopback port is reused as soon as it is
+   * closed, so a request meant for an earlier receiver on the same port (a retry of another
+   * test's sandbox, or another test run on the machine) must not count as received here.
+   */
+  readonly #prefix = `/r-${randomBytes(6).toString('hex')}`;
 
   private constructor() {
     this.#server = createServer((req, res) => void this.#handle(req, res));
@@ -44,13 +51,24 @@ export class WebhookReceiver {
   }
 
   url(path = '/hooks'): string {
-    return `http://127.0.0.1:${this.port}${path}`;
+    return `http://127.0.0.1:${this.port}${this.#prefix}${path}`;
   }
 
   /** Resolves once at least `count` requests have arrived. */
   waitFor(count: number): Promise<void> {
-    if (this.received.length >= count) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ count, resolve }));
+    return this.waitUntil(() => this.received.length >= count);
+  }
+
+  /** Resolves once `count` of the received requests match (one by default). */
+  async waitForMatching(matches: (request: ReceivedRequest) => boolean, count = 1): Promise<ReceivedRequest[]> {
+    const matching = (): ReceivedRequest[] => this.received.filter(matches);
+    await this.waitUntil(() => matching().length >= count);
+    return matching();
+  }
+
+  private waitUntil(done: () => boolean): Promise<void> {
+    if (done()) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ done, resolve }));
   }
 
   bodies<T = Record<string, unknown>>(): T[] {
@@ -64,6 +82,12 @@ export class WebhookReceiver {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '';
+    if (!url.startsWith(this.#prefix)) {
+      req.resume();
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not this receiver"}');
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const rawBody = Buffer.concat(chunks).toString('utf8');
@@ -73,9 +97,9 @@ export class WebhookReceiver {
     } catch {
       // keep the raw text
     }
-    this.received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, rawBody });
+    this.received.push({ method: req.method ?? '', path: url.slice(this.#prefix.length), headers: req.headers, body, rawBody });
     for (const waiter of [...this.#waiters]) {
-      if (this.received.length >= waiter.count) {
+      if (waiter.done()) {
         this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
         waiter.resolve();
       }

@@ -1,6 +1,7 @@
 import type { Express, Router } from 'express';
 import request from 'supertest';
 
+import { loadDashboardAssets } from '../../src/dashboard/assets.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { partnerRegistration } from '../helpers/oauth.js';
 
@@ -14,6 +15,8 @@ export interface RouteIds {
   deliveryId: string;
   runId: string;
   scenario: string;
+  /** The dashboard's script asset. */
+  file: string;
 }
 
 /** One route of /v1 or /sandbox, with a request that succeeds for the demo account on a fresh test app. */
@@ -81,6 +84,11 @@ export const OTHER_ROUTES: { method: Method; path: string }[] = [
   { method: 'get', path: '/dashboard/sign-in' },
   { method: 'post', path: '/dashboard/sign-in' },
   { method: 'post', path: '/dashboard/sign-out' },
+  { method: 'post', path: '/dashboard/token' },
+  { method: 'get', path: '/dashboard/events' },
+  { method: 'get', path: '/dashboard/assets/:file' },
+  { method: 'get', path: '/dashboard/demo-receiver' },
+  { method: 'post', path: '/dashboard/demo-receiver' },
 ];
 
 export const routeName = (route: { method: Method; path: string }): string => `${route.method.toUpperCase()} ${route.path}`;
@@ -91,6 +99,12 @@ export const fillPath = (template: string, ids: RouteIds): string =>
     if (value === undefined) throw new Error(`no id for :${key}`);
     return value;
   });
+
+function dashboardScript(): string {
+  const assets = loadDashboardAssets();
+  if ('missing' in assets) throw new Error(assets.missing);
+  return assets.script;
+}
 
 /** A subscription, an active alert, its deliveries and a scenario run of the demo account, for the templates. */
 export async function givenRouteIds(app: Express): Promise<RouteIds> {
@@ -107,6 +121,7 @@ export async function givenRouteIds(app: Express): Promise<RouteIds> {
     deliveryId: (deliveries.body.deliveries as { deliveryId: string }[])[0]!.deliveryId,
     runId: run.body.runId as string,
     scenario,
+    file: dashboardScript(),
   };
 }
 

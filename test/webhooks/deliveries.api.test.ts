@@ -5,7 +5,7 @@ import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helper
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesIn, givenSubscription, startAlert } from './support.js';
 
-const DELIVERY_KEYS = ['attempts', 'createdAt', 'deliveryId', 'kind', 'locationId', 'method', 'nextAttemptAt', 'note', 'payload', 'redeliveryOf', 'state', 'subscriptionId', 'target'];
+const DELIVERY_KEYS = ['attempts', 'createdAt', 'deliveryId', 'kind', 'locationId', 'method', 'nextAttemptAt', 'note', 'payload', 'redeliveryOf', 'requestHeaders', 'state', 'subscriptionId', 'target'];
 const ATTEMPT_KEYS = ['at', 'error', 'latencyMs', 'responseExcerpt', 'statusCode', 'warnings'];
 
 type Delivery = Record<string, unknown> & { deliveryId: string; attempts: Record<string, unknown>[] };

@@ -52,6 +52,18 @@ describe('webhook headers', () => {
   });
 });
 
+describe('the delivery log\'s requestHeaders', () => {
+  it('are the headers the receiver got on the first attempt', async () => {
+    await givenSubscription(t, receiver.url());
+    await startAlert(t, { type: 'lowLeak' }).expect(201);
+    await t.deps.dispatcher.drain();
+    const [view] = (await request(t.app).get('/sandbox/deliveries?kind=alert').set(bearer(DEMO_API_KEY)).expect(200)).body.deliveries;
+    const got = receiver.received.find((r) => r.method === 'POST' && r.headers[DELIVERY_ID_HEADER.toLowerCase()] === view.deliveryId)!;
+    expect(Object.keys(view.requestHeaders).sort()).toEqual(['Accept', 'Content-Type', 'User-Agent', DELIVERY_ID_HEADER, ATTEMPT_HEADER].sort());
+    for (const [name, value] of Object.entries(view.requestHeaders as Record<string, string>)) expect(got.headers[name.toLowerCase()]).toBe(value);
+  });
+});
+
 describe('subscribing the same endpoint twice to one location', () => {
   it('answers the existing subscription rather than a duplicate that would receive every alert twice', async () => {
     const first = await subscribe(receiver.url()).expect(200);

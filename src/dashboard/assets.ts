@@ -1,0 +1,56 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Where the page's bundled browser code lives: dist/dashboard-assets of the package. This file
+ * is src/dashboard/assets.ts in development and tests, and dist/dashboard/assets.js when
+ * built; both are two folders below the package root.
+ */
+export const ASSETS_SUBDIR = 'dist/dashboard-assets';
+export const ASSETS_DIR = fileURLToPath(new URL(`../../${ASSETS_SUBDIR}`, import.meta.url));
+
+export const MANIFEST_FILE = 'manifest.json';
+
+/** What the bundler writes next to the files (see build-assets.ts). */
+export interface AssetManifest {
+  /** File names (with their content hash) of the page's script and style sheet. */
+  script: string;
+  style: string;
+  /** Every file of the build, the two above included, with source maps. */
+  files: string[];
+  /** What the build was made from: a hash per input file, and the bundler and its settings. */
+  fingerprint: { builder: string; inputs: Record<string, string> };
+}
+
+export interface DashboardAssets {
+  script: string;
+  style: string;
+  /** File name → its bytes and content type. */
+  files: ReadonlyMap<string, { body: Buffer; contentType: string }>;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+};
+
+const contentTypeOf = (name: string): string => CONTENT_TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream';
+
+/**
+ * Reads the built assets into memory (a few hundred kilobytes): they are served from there with
+ * long-lived caching. Answers why not when they are missing, so the page can say how to build them.
+ */
+export function loadDashboardAssets(dir: string = ASSETS_DIR): DashboardAssets | { missing: string } {
+  const manifestPath = join(dir, MANIFEST_FILE);
+  if (!existsSync(manifestPath)) return { missing: `${manifestPath} does not exist` };
+  try {
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as AssetManifest;
+    const files = new Map(manifest.files.map((name) => [name, { body: readFileSync(join(dir, name)), contentType: contentTypeOf(name) }]));
+    if (!files.has(manifest.script) || !files.has(manifest.style)) return { missing: `${manifestPath} names no script or style sheet` };
+    return { script: manifest.script, style: manifest.style, files };
+  } catch (error) {
+    return { missing: `${manifestPath} could not be read: ${(error as Error).message}` };
+  }
+}

@@ -1,0 +1,69 @@
+import type { Run } from './api-types.js';
+import type { Context } from './context.js';
+import { badge, byId, el, emptyState } from './dom.js';
+import { duration, shortTime } from './format.js';
+import { busy } from './widgets.js';
+
+const RUNS_SHOWN = 5;
+
+/** Run a scenario against the selected location, and follow each run's progress as its steps fall due. */
+export class ScenariosPanel {
+  constructor(private readonly ctx: Context) {
+    const form = byId<HTMLFormElement>('run-scenario', HTMLFormElement);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.#run(form);
+    });
+    const select = document.getElementById('scenario');
+    select?.addEventListener('change', () => this.#describe());
+    this.#describe();
+    ctx.onSelect(() => ctx.refresh('runs'));
+  }
+
+  #describe(): void {
+    const select = document.getElementById('scenario');
+    if (!(select instanceof HTMLSelectElement)) return;
+    const scenario = this.ctx.config.scenarios.find((s) => s.name === select.value);
+    byId('scenario-description').textContent = scenario
+      ? `${scenario.description} (${scenario.steps} steps over ${duration(scenario.durationSeconds)} of virtual time: advance the clock to play them.)`
+      : '';
+  }
+
+  async refresh(): Promise<void> {
+    const { runs } = await this.ctx.api.get<{ runs: Run[] }>('/sandbox/runs');
+    const locationId = this.ctx.selected;
+    const mine = runs.filter((r) => r.locationId === locationId).slice(0, RUNS_SHOWN);
+    const zone = this.ctx.zoneOf(locationId);
+    byId('runs').replaceChildren(
+      ...(mine.length === 0
+        ? [emptyState('No scenario has run here yet. Pick one and Run it, then move the clock forward to play its steps.')]
+        : mine.map((run) => {
+            const last = run.log[run.log.length - 1];
+            return el('li', { 'data-run-id': run.runId, 'data-state': run.state }, [
+              el('div', { className: 'run-head' }, [badge(run.state), ' ', el('strong', { text: run.scenario })]),
+              el('div', { className: 'run-progress' }, [
+                el('progress', { max: run.steps, value: run.nextStep, 'aria-label': `${run.scenario}: step ${run.nextStep} of ${run.steps}` }),
+                el('span', { text: ` step ${run.nextStep} of ${run.steps}` }),
+                run.nextStepAt ? el('span', { className: 'detail', text: ` · next at ${shortTime(run.nextStepAt, zone)}` }) : null,
+              ]),
+              last ? el('div', { className: last.ok ? 'detail' : 'detail bad', text: `${last.ok ? '' : 'failed: '}${last.result}` }) : null,
+            ]);
+          })),
+    );
+  }
+
+  async #run(form: HTMLFormElement): Promise<void> {
+    const select = document.getElementById('scenario');
+    if (!(select instanceof HTMLSelectElement) || select.value === '') return;
+    const name = select.value;
+    try {
+      const run = await busy(form.querySelector('button[type="submit"]'), () =>
+        this.ctx.api.post<Run>(`/sandbox/scenarios/${encodeURIComponent(name)}/runs`, { locationId: this.ctx.selected }),
+      );
+      this.ctx.announce(`Scenario ${run.scenario} started: ${run.steps} steps. Advance the clock to play them.`);
+      this.ctx.refresh('runs', 'alerts', 'deliveries');
+    } catch (error) {
+      this.ctx.fail(error);
+    }
+  }
+}
