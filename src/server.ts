@@ -131,6 +131,8 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
       clearInterval(sweepTimer);
       // Attempts under way finish; nothing new starts, and pending deliveries stay in the store for the next start (or another replica).
       deps.dispatcher.stop();
+      // `listen` streams never end by themselves; their CLIs reconnect (to another replica, or after a restart).
+      deps.relays.closeAll();
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       force.unref();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
