@@ -109,6 +109,9 @@ const schema = z.object({
   SCENARIO_LOCATION_ID: nonEmpty.optional(), // its location (default: the demo account's first)
 });
 
+/** Every variable loadConfig reads (`water-sandbox serve` has a flag for each). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
+
 /**
  * Reads the configuration from environment variables. Pure apart from `fileExists`; every
  * problem is collected and reported at once in a ConfigError. FIXTURES_DIR and SCENARIOS_DIR

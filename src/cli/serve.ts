@@ -1,12 +1,9 @@
 import { Option, type Command } from 'commander';
 
-import { ConfigError, loadConfig, type Config } from '../config.js';
-import { createLogger, flushLogger } from '../core/logger.js';
-import { ScenarioError } from '../scenarios/index.js';
-import { describeStartup, startSandbox } from '../server.js';
-import { FixtureError } from '../store/fixtures.js';
-import { StoreFileError } from '../store/open-store.js';
+import type { Config, ConfigError } from '../config.js';
 import { CliError, type CliContext } from './context.js';
+
+// The server's modules are loaded by `serve` only, so client commands start quickly.
 
 /**
  * The V8 flags `serve` runs with: `npm start` and the Dockerfile's CMD pass the same (a test
@@ -88,7 +85,8 @@ export function hasHeapFlags(execArgv: readonly string[], nodeOptions: string | 
 }
 
 /** The configuration of `serve`: the environment, overridden by the flags, validated by loadConfig (exit 2 on a bad value). */
-export function serveConfig(options: Record<string, unknown>, env: CliContext['env']): Config {
+export async function serveConfig(options: Record<string, unknown>, env: CliContext['env']): Promise<Config> {
+  const { ConfigError, loadConfig } = await import('../config.js');
   const fromFlags = variablesFromFlags(options);
   try {
     return loadConfig({ ...env, ...fromFlags });
@@ -99,7 +97,8 @@ export function serveConfig(options: Record<string, unknown>, env: CliContext['e
 }
 
 /** A start-up failure as one readable message; only unexpected errors carry a stack. */
-function describeStartupError(error: unknown): string {
+async function describeStartupError(error: unknown): Promise<string> {
+  const [{ ScenarioError }, { FixtureError }, { StoreFileError }] = await Promise.all([import('../scenarios/index.js'), import('../store/fixtures.js'), import('../store/open-store.js')]);
   if (error instanceof FixtureError || error instanceof StoreFileError || error instanceof ScenarioError) return error.message;
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') return `${(error as Error).message}: another process uses this port; stop it or set --port (PORT; 0 picks a free port)`;
@@ -112,14 +111,15 @@ function describeStartupError(error: unknown): string {
  * itself with `node <SERVE_V8_FLAGS> ...` where Node can (see CliContext.reexec).
  */
 export async function runServe(options: Record<string, unknown>, ctx: CliContext): Promise<number> {
-  const config = serveConfig(options, ctx.env);
+  const config = await serveConfig(options, ctx.env);
   if (!hasHeapFlags(ctx.execArgv, ctx.env['NODE_OPTIONS'])) ctx.reexec(SERVE_V8_FLAGS);
+  const [{ createLogger, flushLogger }, { describeStartup, startSandbox }] = await Promise.all([import('../core/logger.js'), import('../server.js')]);
   const logger = createLogger(config.logLevel);
   let sandbox;
   try {
     sandbox = await startSandbox(config, { logger });
   } catch (error) {
-    throw new CliError(`water-sandbox failed to start.\n${describeStartupError(error)}`);
+    throw new CliError(`water-sandbox failed to start.\n${await describeStartupError(error)}`);
   }
   ctx.stderr(describeStartup(sandbox.report));
   const signal = await ctx.untilStopSignal();
