@@ -115,6 +115,9 @@ export class RelayHub {
     });
     const acceptTimer = setTimeout(() => accepted || settle({ type: 'not_connected' }), Math.min(ACCEPT_WAIT_MS, request.timeoutMs));
     const answerTimer = setTimeout(() => settle({ type: 'timeout' }), request.timeoutMs);
+    // Bounded waits that hold nothing up: the server (or a test) decides when the process ends.
+    acceptTimer.unref();
+    answerTimer.unref();
     try {
       await events.publish(requestChannel(relayId), { ...request, requestId } satisfies RelayRequest);
       return await outcome;

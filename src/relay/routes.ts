@@ -74,7 +74,7 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
     res.flushHeaders();
     const send = (event: string, data: unknown): void => void res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     const detach = await deps.relays.attach(relayId, (request: RelayRequest) => send('request', request));
-    const ping = setInterval(() => res.write(': ping\n\n'), RELAY_PING_MS);
+    const ping = setInterval(() => res.write(': ping\n\n'), RELAY_PING_MS).unref();
     const untrack = deps.relays.track(() => res.end());
     res.on('close', () => {
       clearInterval(ping);
