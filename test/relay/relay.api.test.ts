@@ -250,3 +250,26 @@ describe('shutdown', () => {
     await expect(listener.ended).resolves.toBeUndefined();
   });
 });
+
+describe('malformed input on the relay routes', () => {
+  it.each([
+    ['GET', '/sandbox/relays/%E0%A4%A/requests'],
+    ['POST', '/sandbox/relays/default.x/replies/%zz'],
+    ['GET', '/relay/%FF'],
+  ])('%s %s is a 400 invalid_percent_encoding', async (method, path) => {
+    const t = await buildTestApp();
+    const response = await request(t.app)[method === 'GET' ? 'get' : 'post'](path).set(bearer(DEMO_API_KEY));
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('invalid_percent_encoding');
+  });
+
+  it('a reply that is not JSON is a 415, broken JSON a 400; an unknown relay id a 404 before anything is read', async () => {
+    const t = await buildTestApp();
+    const { relayId } = await openRelay(t);
+    const path = `/sandbox/relays/${relayId}/replies/00000000-0000-4000-8000-000000000000`;
+    await request(t.app).post(path).set(bearer(DEMO_API_KEY)).set('content-type', 'text/plain').send('200').expect(415);
+    await request(t.app).post(path).set(bearer(DEMO_API_KEY)).set('content-type', 'application/json').send('{"status":').expect(400);
+    await request(t.app).get('/sandbox/relays/garbage/requests').set(bearer(DEMO_API_KEY)).expect(404);
+    await request(t.app).get('/relay/garbage').set(bearer(DEMO_API_KEY)).expect(404);
+  });
+});
