@@ -10,6 +10,14 @@ let stopSignal: Promise<string> | null = null;
 
 type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
 
+// `water-sandbox scenario list | head -1`: a reader that stops early is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 runCli(process.argv.slice(2), {
   env: process.env,
   stdout: (text) => void process.stdout.write(text),

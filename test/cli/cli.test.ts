@@ -91,6 +91,17 @@ describe('serve (the default command)', () => {
     expect(await serve.exited).toEqual({ code: 0, signal: null });
   });
 
+  // process.execve exists from Node 22.15 / 23.11 (the container's Node 24); on older Nodes serve runs without the flags.
+  const canReexec = typeof (process as { execve?: unknown }).execve === 'function' && process.platform === 'linux';
+  (canReexec ? it : it.skip)('replaces itself with node and the V8 flags of npm start: the same pid, the flags on its command line', async () => {
+    const serve = new CliProcess(['--port', '0', '--host', '127.0.0.1', '--data-dir', ':memory:', '--log-level', 'silent']);
+    await serve.waitFor(/running at http:\/\/localhost:\d+/, { stream: 'stderr' });
+    const commandLine = (await readFile(`/proc/${serve.pid}/cmdline`, 'utf8')).split('\0');
+    expect(commandLine.slice(1, 3)).toEqual(['--max-old-space-size=256', '--max-semi-space-size=2']);
+    serve.kill('SIGTERM');
+    expect(await serve.exited).toEqual({ code: 0, signal: null });
+  });
+
   it('a start-up failure that is not a usage error exits 1', async () => {
     const { code, stderr } = await runCliProcess(['--port', '0', '--data-dir', ':memory:', '--fixtures-dir', join(tmpdir(), 'no-such-folder-here')]);
     expect(code).toBe(1);
