@@ -16,6 +16,7 @@ const FLOORS = [
   'live',
   'clock',
   'webhooks',
+  'relay',
   'readings',
   'alerts',
   'locations',

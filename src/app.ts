@@ -12,16 +12,15 @@ import { rejectMalformedPercentEncoding } from './http/percent-encoding.js';
 import { requestLog } from './http/request-log.js';
 import { journalRouter, recordInJournal } from './journal/index.js';
 import { locationsRouter } from './locations/index.js';
+import { VERSION } from './package-info.js';
 import { readingsRouter } from './readings/index.js';
+import { relayEndpointRouter, relaySandboxRouter } from './relay/index.js';
 import { scenariosSandboxRouter } from './scenarios/index.js';
 import { subscriptionsRouter, subscriptionsSandboxRouter } from './subscriptions/index.js';
 import { deliveriesSandboxRouter } from './webhooks/index.js';
 
 /** Request bodies above this are refused with 413 (documented in the README). */
 export const BODY_LIMIT = '100kb';
-
-/** The version of the sandbox, reported by /healthz. */
-export const VERSION = '0.2.0';
 
 /** The whole sandbox as an Express app, with no listening: server.ts listens, tests use supertest. */
 export function createApp(deps: Deps): Express {
@@ -37,7 +36,7 @@ export function createApp(deps: Deps): Express {
     const health = await deps.store.health();
     res.status(health.ok ? 200 : 503).json({ status: health.ok ? 'ok' : 'unavailable', version: VERSION, store: deps.store.backend, ...(health.ok ? {} : { reason: health.reason }) });
   });
-  app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox'] }));
+  app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));
 
   // The API first: a /v1 request then meets no layer of the other hosts' routers on its way.
   const journal = recordInJournal(deps);
@@ -62,9 +61,13 @@ export function createApp(deps: Deps): Express {
   sandbox.use(alertsSandboxRouter(deps));
   sandbox.use(deliveriesSandboxRouter(deps));
   sandbox.use(scenariosSandboxRouter(deps));
+  sandbox.use(relaySandboxRouter(deps));
   app.use('/sandbox', sandbox);
 
   app.use(oauthRouter(deps));
+  // A relay endpoint called over HTTP (by hand, with the owning account's credentials).
+  app.use('/relay', requireAccount(deps), relayEndpointRouter(deps));
+
   app.use(dashboardRouter(deps));
 
   app.use(notFoundHandler);

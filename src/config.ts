@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { z } from 'zod';
 
 import { LOG_LEVELS, type LogLevel } from './core/logger.js';
 import type { TlsConfig } from './http/tls.js';
+import { PACKAGE_ROOT } from './package-info.js';
 import type { EndpointPolicy } from './subscriptions/endpoint-policy.js';
 
 
@@ -107,11 +109,16 @@ const schema = z.object({
   SCENARIO_LOCATION_ID: nonEmpty.optional(), // its location (default: the demo account's first)
 });
 
+/** Every variable loadConfig reads (`water-sandbox serve` has a flag for each). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
+
 /**
  * Reads the configuration from environment variables. Pure apart from `fileExists`; every
- * problem is collected and reported at once in a ConfigError.
+ * problem is collected and reported at once in a ConfigError. FIXTURES_DIR and SCENARIOS_DIR
+ * default to ./fixtures and ./scenarios, or to the package's own folders (under `packageRoot`)
+ * where the working directory has none: `npx water-sandbox` anywhere runs the demo.
  */
-export function loadConfig(env: Record<string, string | undefined>, fileExists: (path: string) => boolean = existsSync): Config {
+export function loadConfig(env: Record<string, string | undefined>, fileExists: (path: string) => boolean = existsSync, packageRoot: string = PACKAGE_ROOT): Config {
   // An empty variable counts as unset, as shells and compose files often produce them.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   // Each variable is parsed on its own, so the rules that combine variables still see the valid ones.
@@ -137,8 +144,8 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
     redisUrl: v.REDIS_URL ?? null,
     accountTtlSeconds: v.ACCOUNT_TTL ?? 2592000,
     resetOnStart: v.RESET ?? false,
-    fixturesDir: v.FIXTURES_DIR ?? './fixtures',
-    scenariosDir: v.SCENARIOS_DIR ?? './scenarios',
+    fixturesDir: v.FIXTURES_DIR ?? defaultFolder('fixtures', packageRoot, fileExists),
+    scenariosDir: v.SCENARIOS_DIR ?? defaultFolder('scenarios', packageRoot, fileExists),
     seed: v.SEED ?? 1,
     tls,
     adminToken: v.ADMIN_TOKEN ?? null,
@@ -158,6 +165,12 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
     tokenDelivery: v.TOKEN_DELIVERY ?? true,
     startupScenario: v.SCENARIO ? Object.freeze({ name: v.SCENARIO, locationId: v.SCENARIO_LOCATION_ID ?? null }) : null,
   });
+}
+
+/** ./<name> when the working directory has it, else the package's own (the shipped demo data). */
+function defaultFolder(name: string, packageRoot: string, fileExists: (path: string) => boolean): string {
+  const local = `./${name}`;
+  return fileExists(local) ? local : join(packageRoot, name);
 }
 
 /**

@@ -5,6 +5,7 @@ import { cryptoIds, type Ids } from './core/ids.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { LiveStreams } from './live/index.js';
 import { ReadingsService } from './readings/index.js';
+import { RelayHub, relayAwareSender } from './relay/index.js';
 import type { ScenarioCatalog } from './scenarios/index.js';
 import type { OAuthClientRecord } from './store/data.js';
 import type { FixtureSet } from './store/fixtures.js';
@@ -26,8 +27,11 @@ export interface Deps {
   fixtureClients: ReadonlyMap<string, OAuthClientRecord>;
   /** The scenario files of SCENARIOS_DIR, loaded and validated at start-up. */
   scenarios: ScenarioCatalog;
+  /** Sends webhooks: relay endpoints through `listen` connections, the rest over HTTP. */
   sender: WebhookSender;
   dispatcher: Dispatcher;
+  /** `water-sandbox listen` connections and their endpoints. */
+  relays: RelayHub;
   readings: ReadingsService;
   /** The dashboard's server-sent event streams, closed at shutdown. */
   liveStreams: LiveStreams;
@@ -48,9 +52,12 @@ export async function buildDeps(config: Config, store: Store, fixtures: FixtureS
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
   const logger = overrides.logger ?? createLogger(config.logLevel);
-  const sender = overrides.sender ?? fetchSender;
-  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender }, config.webhook);
   const scheme = config.tls.mode === 'off' ? 'http' : 'https';
+  const urls = { publicUrl: config.publicUrl ?? `${scheme}://localhost:${config.port}` };
+  // Kept in the store like the session secret, so every replica recognises the same relay ids, across restarts.
+  const relays = new RelayHub({ store, ids, logger, urls }, await store.settings.setIfAbsent('relaySecret', ids.secret(32)));
+  const sender = relayAwareSender(relays, overrides.sender ?? fetchSender);
+  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender }, config.webhook);
   return {
     config,
     clock,
@@ -62,10 +69,11 @@ export async function buildDeps(config: Config, store: Store, fixtures: FixtureS
     scenarios: overrides.scenarios ?? new Map(),
     sender,
     dispatcher,
+    relays,
     readings: new ReadingsService({ clock, config }),
     liveStreams: new LiveStreams({ store }),
     // Kept in the store, so login sessions survive restarts and are valid on every replica.
     sessionSecret: await store.settings.setIfAbsent('sessionSecret', ids.secret(32)),
-    urls: { publicUrl: config.publicUrl ?? `${scheme}://localhost:${config.port}` },
+    urls,
   };
 }

@@ -1,45 +1,47 @@
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger, flushLogger } from './core/logger.js';
-import { ScenarioError } from './scenarios/index.js';
-import { describeStartup, startSandbox } from './server.js';
-import { FixtureError } from './store/fixtures.js';
-import { StoreFileError } from './store/open-store.js';
+#!/usr/bin/env node
+import { runCli } from './cli/program.js';
 
-/** The process entry: the only module that touches process.env, signals and exit codes. */
-async function main(): Promise<void> {
-  const config = loadConfig(process.env);
-  const logger = createLogger(config.logLevel);
-  const sandbox = await startSandbox(config, { logger });
-  process.stderr.write(describeStartup(sandbox.report));
+/**
+ * The process entry, and the package's `bin` (water-sandbox): the only module that touches
+ * process.argv, process.env, signals and exit codes. `node dist/main.js` with no command is
+ * `serve`, so `npm start` and the Dockerfile's CMD run the sandbox.
+ */
+let stopSignal: Promise<string> | null = null;
 
-  const stop = (signal: string): void => {
-    logger.info('stopping', { signal });
-    sandbox
-      .stop()
-      .then(async () => {
-        logger.info('stopped');
-        await flushLogger(logger);
-        process.exitCode = 0;
-      })
-      .catch((error: unknown) => {
-        logger.error('stopping failed', { err: error });
-        process.exitCode = 1;
-      });
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
+
+// `water-sandbox scenario list | head -1`: a reader that stops early is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
 }
 
-/** A start-up failure as one readable message; only unexpected errors carry a stack. */
-function describeStartupError(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof FixtureError || error instanceof StoreFileError || error instanceof ScenarioError) return error.message;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return `${(error as Error).message}: another process uses this port; stop it or set PORT (0 picks a free port)`;
-  if (code === 'EACCES') return `${(error as Error).message}: not allowed to listen there; pick a PORT above 1023 or another HOST`;
-  return (error as Error).stack ?? String(error);
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`water-sandbox failed to start.\n${describeStartupError(error)}\n`);
-  process.exitCode = 1;
-});
+runCli(process.argv.slice(2), {
+  env: process.env,
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  untilStopSignal: () =>
+    (stopSignal ??= new Promise((resolve) => {
+      // A second signal while stopping is ignored: stopping is bounded, and Ctrl-C in a terminal
+      // may reach the process twice (from the terminal and from a wrapper such as npm).
+      const stop = (signal: string): void => resolve(signal);
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    })),
+  execArgv: process.execArgv,
+  reexec: (nodeFlags) => {
+    // process.execve (Node 22.15+, 23.11+; not on Windows) replaces this process: same pid, no parent left waiting.
+    const execve = (process as { execve?: Execve }).execve;
+    if (typeof execve !== 'function' || process.platform === 'win32') return false;
+    return execve.call(process, process.execPath, [process.execPath, ...nodeFlags, ...process.execArgv, ...process.argv.slice(1)], process.env);
+  },
+})
+  .then((code) => {
+    process.exitCode = code;
+  })
+  .catch((error: unknown) => {
+    process.stderr.write(`water-sandbox: ${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  });

@@ -131,8 +131,10 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
       clearInterval(sweepTimer);
       // Attempts under way finish; nothing new starts, and pending deliveries stay in the store for the next start (or another replica).
       deps.dispatcher.stop();
-      // Event streams never end on their own; server.close() would wait for them.
+      // Event streams and `listen` streams never end on their own; server.close() would wait for them.
+      // The CLIs of `listen` reconnect (to another replica, or after a restart).
       deps.liveStreams.closeAll();
+      deps.relays.closeAll();
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       force.unref();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -54,7 +54,8 @@ export function recordInJournal(deps: JournalDeps): RequestHandler {
     res.once('finish', () => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const auth = maybeAuthOf(res);
-      if (!auth || auth.internal || (req.method === 'GET' && path.startsWith('/sandbox/requests'))) return;
+      // Reading the journal, and the plumbing of `water-sandbox listen` (a reply per webhook), stay out of it.
+      if (!auth || auth.internal || (req.method === 'GET' && path.startsWith('/sandbox/requests')) || path.startsWith('/sandbox/relays')) return;
       const body = res.statusCode >= 400 ? errorBody() : undefined;
       const entry: JournalEntry = {
         accountId: auth.accountId,

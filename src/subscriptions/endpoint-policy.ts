@@ -21,11 +21,15 @@ function isLoopbackOrPrivate(hostname: string): boolean {
   return false;
 }
 
+/** Whether a URL is this sandbox's own relay endpoint (`water-sandbox listen`): of the calling account, of another, or neither. */
+export type RelayEndpointCheck = (url: URL) => 'own' | 'foreign' | null;
+
 /**
  * Checks a subscription endpoint against ENDPOINT_POLICY and BLOCK_PRIVATE_ENDPOINTS.
- * Returns the normalised URL or throws a 400 naming `endpoint` and the rule.
+ * Returns the normalised URL or throws a 400 naming `endpoint` and the rule. The calling
+ * account's relay endpoints pass every policy: they are the sandbox's own URL.
  */
-export function checkEndpoint(endpoint: unknown, policy: EndpointPolicy, blockPrivate: boolean): string {
+export function checkEndpoint(endpoint: unknown, policy: EndpointPolicy, blockPrivate: boolean, relay?: RelayEndpointCheck): string {
   const fail = (rule: string): AppError => invalidParameter('endpoint', rule);
   if (endpoint === undefined) throw fail('endpoint is required: the https URL that receives the confirmation and alert POSTs');
   if (typeof endpoint !== 'string') throw fail(`endpoint must be a string URL; got ${JSON.stringify(endpoint)}`);
@@ -34,6 +38,9 @@ export function checkEndpoint(endpoint: unknown, policy: EndpointPolicy, blockPr
   const url = new URL(endpoint);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fail(`endpoint must use https; got ${url.protocol.replace(':', '')}`);
   if (url.hash) throw fail('endpoint must not have a #fragment');
+  const relayed = relay?.(url) ?? null;
+  if (relayed === 'own') return url.toString();
+  if (relayed === 'foreign') throw fail('endpoint is a relay endpoint of another account: use the one water-sandbox listen prints for this account');
   if (url.protocol === 'http:') {
     if (policy === 'https-only') throw fail('endpoint must use https (ENDPOINT_POLICY=https-only, as production requires)');
     // SANDBOX: production requires https; plain http is accepted for loopback receivers so partners can test locally.

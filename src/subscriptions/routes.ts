@@ -13,7 +13,7 @@ import { findLocation, findSubscription } from '../store/lookups.js';
 import type { AccountTx, Store } from '../store/store.js';
 import { SUBSCRIPTION_DELETED_NOTE, type Dispatcher } from '../webhooks/index.js';
 import { checkConfirmationToken, confirmationUrl, issueConfirmationToken, readConfirmationToken } from './confirmation.js';
-import { checkEndpoint, type EndpointPolicy } from './endpoint-policy.js';
+import { checkEndpoint, type EndpointPolicy, type RelayEndpointCheck } from './endpoint-policy.js';
 import { presentSubscription } from './presenter.js';
 
 const DEFAULT_SUBSCRIPTIONS_PER_PAGE = 50;
@@ -25,9 +25,11 @@ export interface SubscriptionsDeps {
   dispatcher: Dispatcher;
   urls: { readonly publicUrl: string };
   config: { readonly confirmationTokenTtlSeconds: number; readonly endpointPolicy: EndpointPolicy; readonly blockPrivateEndpoints: boolean };
+  /** Recognises the sandbox's relay endpoints (`water-sandbox listen`). */
+  relays?: { classifyEndpoint(accountId: string, url: URL): 'own' | 'foreign' | null };
 }
 
-function parseEndpointBody(body: unknown, config: SubscriptionsDeps['config']): string {
+function parseEndpointBody(body: unknown, config: SubscriptionsDeps['config'], relay?: RelayEndpointCheck): string {
   if (body === undefined) {
     throw new AppError(415, 'unsupported_media_type', 'The request body must be JSON with Content-Type: application/json, e.g. {"endpoint": "https://example.com/hooks"}');
   }
@@ -36,7 +38,7 @@ function parseEndpointBody(body: unknown, config: SubscriptionsDeps['config']): 
   }
   const unknown = Object.keys(body).filter((k) => k !== 'endpoint');
   if (unknown.length > 0) throw invalidParameter(unknown[0] ?? 'body', `A subscription takes only endpoint; remove ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
-  return checkEndpoint((body as { endpoint?: unknown }).endpoint, config.endpointPolicy, config.blockPrivateEndpoints);
+  return checkEndpoint((body as { endpoint?: unknown }).endpoint, config.endpointPolicy, config.blockPrivateEndpoints, relay);
 }
 
 /**
@@ -77,7 +79,8 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
     const { accountId, doc } = authOf(res);
     const { locationId } = req.params;
     findLocation(doc, locationId);
-    const endpoint = parseEndpointBody(req.body, deps.config);
+    const relays = deps.relays;
+    const endpoint = parseEndpointBody(req.body, deps.config, relays && ((url) => relays.classifyEndpoint(accountId, url)));
     const subscriptionId = deps.ids.uuid();
     // The subscription, its token and its confirmation are stored in one change, so a restart
     // never finds a subscription without its confirmation.

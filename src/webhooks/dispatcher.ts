@@ -278,6 +278,7 @@ export class Dispatcher implements DueWork {
       ...(method === 'POST' ? { body: delivery.payload } : {}),
       headers: { [DELIVERY_ID_HEADER]: deliveryId, [ATTEMPT_HEADER]: String(delivery.attempts.length + 1) },
       timeoutMs: this.options.timeoutMs,
+      accountId,
     });
     const { ok, error, warnings } = assessAnswer(kind, method, response);
     const attempt: DeliveryAttempt = {

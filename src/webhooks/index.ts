@@ -2,4 +2,4 @@
 export { ATTEMPT_HEADER, DELIVERY_ID_HEADER, Dispatcher, SUBSCRIPTION_DELETED_NOTE, type DispatcherOptions, type NewDelivery } from './dispatcher.js';
 export { deliveriesSandboxRouter } from './routes.js';
 export { presentDelivery, type DeliveryView } from './presenter.js';
-export { fetchSender, type WebhookRequest, type WebhookResponse, type WebhookSender } from './sender.js';
+export { describeAnswerBody, fetchSender, headersOf, type WebhookRequest, type WebhookResponse, type WebhookSender } from './sender.js';

@@ -1,6 +1,6 @@
 import type { DeepReadonly, DeliveryAttempt, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
 import { ATTEMPT_HEADER, DELIVERY_ID_HEADER } from './dispatcher.js';
-import { webhookHeaders } from './sender.js';
+import { headersOf } from './sender.js';
 
 /** A delivery as /sandbox/deliveries shows it: what was sent, where, and every answer. */
 export interface DeliveryView {
@@ -29,7 +29,7 @@ export function presentDelivery(x: DeepReadonly<DeliveryRecord>): DeliveryView {
     locationId: x.locationId,
     method: x.method,
     target: x.target,
-    requestHeaders: { ...webhookHeaders(x.method === 'POST'), [DELIVERY_ID_HEADER]: x.deliveryId, [ATTEMPT_HEADER]: '1' },
+    requestHeaders: headersOf({ body: x.method === 'POST' ? x.payload : undefined, headers: { [DELIVERY_ID_HEADER]: x.deliveryId, [ATTEMPT_HEADER]: '1' } }),
     payload: structuredClone(x.payload),
     state: x.state,
     attempts: x.attempts.map((a) => ({ ...a, warnings: [...a.warnings] })),

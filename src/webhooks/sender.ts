@@ -8,6 +8,8 @@ export interface WebhookRequest {
   /** Extra headers, e.g. X-Sandbox-Delivery-Id and X-Sandbox-Attempt. */
   headers?: Record<string, string>;
   timeoutMs: number;
+  /** The account whose delivery this is (relays use it to keep accounts apart). */
+  accountId?: string;
 }
 
 /** What came back, or why nothing did. Never throws: every outcome is data for the delivery log. */
@@ -30,20 +32,25 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 export const USER_AGENT = 'water-sandbox-webhooks/1';
 
-/** The headers of every webhook request, besides the dispatcher's X-Sandbox-Delivery-Id and X-Sandbox-Attempt. */
-export function webhookHeaders(hasBody: boolean): Record<string, string> {
-  return { 'User-Agent': USER_AGENT, Accept: 'application/json', ...(hasBody ? { 'Content-Type': 'application/json' } : {}) };
+/** The headers of a webhook request as sent: ours, then the request's own (X-Sandbox-Delivery-Id, X-Sandbox-Attempt). */
+export function headersOf({ body, headers = {} }: { body?: unknown; headers?: Record<string, string> | undefined }): Record<string, string> {
+  return { 'User-Agent': USER_AGENT, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers };
+}
+
+/** What the delivery log keeps of an answer's body. */
+export function describeAnswerBody(text: string): Pick<WebhookResponse, 'responseExcerpt' | 'bodyIsJson'> {
+  return { responseExcerpt: text.slice(0, EXCERPT_CHARS), bodyIsJson: isJson(text) };
 }
 
 /** The real sender: global fetch with a per-attempt timeout. */
 export const fetchSender: WebhookSender = {
-  async send({ method, url, body, headers = {}, timeoutMs }) {
+  async send({ method, url, body, headers, timeoutMs }) {
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
     try {
       const init: RequestInit = {
         method,
-        headers: { ...webhookHeaders(body !== undefined), ...headers },
+        headers: headersOf({ body, headers }),
         signal: AbortSignal.timeout(timeoutMs),
         redirect: 'manual',
       };
@@ -54,8 +61,7 @@ export const fetchSender: WebhookSender = {
         statusCode: response.status,
         latencyMs: elapsed(),
         error: null,
-        responseExcerpt: text.slice(0, EXCERPT_CHARS),
-        bodyIsJson: isJson(text),
+        ...describeAnswerBody(text),
       };
     } catch (error) {
       return { statusCode: null, latencyMs: elapsed(), error: describeFetchError(error, timeoutMs), responseExcerpt: null, bodyIsJson: false };

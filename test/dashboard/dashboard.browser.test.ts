@@ -131,7 +131,7 @@ describe.each(WIDTHS)('the dashboard at %i px wide', (width) => {
     const deliveryId = sent.headers['x-sandbox-delivery-id'] as string;
     const delivery = page.locator(`#deliveries li[data-delivery-id="${deliveryId}"][data-state="delivered"]`);
     await delivery.waitFor();
-    expect(await delivery.textContent()).toMatch(/alert · lowLeak start.*POST http:\/\/127\.0\.0\.1:\d+\/hooks.*1 attempt · 200 · \d+ ms/);
+    expect(await delivery.textContent()).toMatch(/alert · lowLeak start.*POST http:\/\/127\.0\.0\.1:\d+\/r-[0-9a-f]+\/hooks.*1 attempt · 200 · \d+ ms/);
 
     // Open it: the request as sent and the receiver's answer.
     await delivery.locator('button.row-open').click();

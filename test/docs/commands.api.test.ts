@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js';
@@ -27,6 +28,18 @@ const hasCurl = ((): boolean => {
     return false;
   }
 })();
+
+/**
+ * A folder with `water-sandbox` in it, as `npm link` would put it on PATH: the CLI's sources run
+ * by Node through @swc/core, as the CLI tests run them (a fresh clone has no dist/).
+ */
+function cliOnPath(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'docs-bin-'));
+  const bin = join(dir, 'water-sandbox');
+  writeFileSync(bin, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(resolve('test/store/crash/register-ts.mjs'))} ${JSON.stringify(resolve('src/main.ts'))} "$@"\n`);
+  chmodSync(bin, 0o755);
+  return dir;
+}
 
 function script(blocks: readonly ShellBlock[]): string {
   const parts = ['set -eo pipefail', `source ${JSON.stringify(resolve('test/docs/strict-curl.sh'))}`];
@@ -65,7 +78,9 @@ describe('every runnable block of the docs', () => {
       try {
         const sandbox = await startTestSandbox();
         const blocks = shellBlocks(file).filter((b) => !b.skip);
-        const { code, stdout, stderr } = await run(script(blocks), { API: sandbox.url, RECEIVER: receiver.url() });
+        // The CLI's own defaults name the sandbox: SANDBOX_URL, as the README says.
+        const env = { API: sandbox.url, RECEIVER: receiver.url(), SANDBOX_URL: sandbox.url, PATH: `${cliOnPath()}:${process.env['PATH'] ?? ''}`, NODE_OPTIONS: '' };
+        const { code, stdout, stderr } = await run(script(blocks), env);
         const failedAt = [...stderr.matchAll(/^### (.+)$/gm)].at(-1)?.[1];
         // On failure, name the block and show what it printed.
         expect({ code, failedAt: code === 0 ? null : failedAt, stderr: code === 0 ? '' : stderr.slice(-2000), stdout: code === 0 ? '' : stdout.slice(-2000) }).toEqual({

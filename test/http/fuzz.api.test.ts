@@ -6,7 +6,7 @@ import { listen } from '../auth/listening.js';
 import { buildTestApp, docOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATIONS, OTHER_ACCOUNT_ID, OTHER_API_KEY, OTHER_LOCATIONS } from '../helpers/demo.js';
 import { basicAuth } from '../helpers/oauth.js';
-import { API_ROUTES, fillPath, givenRouteIds, OTHER_ROUTES, registeredRoutes, type RouteIds } from './route-table.js';
+import { API_ROUTES, fillPath, givenRouteIds, OTHER_ROUTES, registeredRoutes, RELAY_ROUTES, type RouteIds } from './route-table.js';
 
 /**
  * Malformed requests on every route: never a 5xx; every error is JSON with a string `message`
@@ -270,7 +270,7 @@ const property = (focus: Focus) => async () => {
 describe(`${TOTAL_RUNS} fuzzed requests over every route`, () => {
   it('the table covers every route the app registers', () => {
     const normalise = (route: string): string => route.replace(/:\w+/g, ':').replace('{/}', '');
-    const table = ROUTES.map((route) => normalise(`${route.method.toUpperCase()} ${route.path}`));
+    const table = [...ROUTES, ...RELAY_ROUTES].map((route) => normalise(`${route.method.toUpperCase()} ${route.path}`));
     // Express keeps no mount points, so a registered `GET /locations` is looked for under each one.
     const missing = registeredRoutes(t.app)
       .map(normalise)

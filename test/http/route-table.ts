@@ -91,6 +91,22 @@ export const OTHER_ROUTES: { method: Method; path: string }[] = [
   { method: 'post', path: '/dashboard/demo-receiver' },
 ];
 
+/**
+ * The relay's routes (water-sandbox listen): a stream that stays open until the client leaves,
+ * and an endpoint that waits for a listener's answer (502 when none is connected). The generic
+ * request harnesses (fuzz, percent-encoding, JSON bodies, auth matrix) cannot drive them, so
+ * they are listed here for the route coverage check only; test/relay/relay.api.test.ts covers
+ * them, authentication and malformed input included.
+ */
+export const RELAY_ROUTES: { method: Method; path: string }[] = [
+  { method: 'post', path: '/sandbox/relays' },
+  { method: 'get', path: '/sandbox/relays/:relayId/requests' },
+  { method: 'post', path: '/sandbox/relays/:relayId/replies/:requestId' },
+  // Mounted at /relay; Express keeps no mount points, so the coverage check sees /:relayId.
+  { method: 'get', path: '/:relayId' },
+  { method: 'post', path: '/:relayId' },
+];
+
 export const routeName = (route: { method: Method; path: string }): string => `${route.method.toUpperCase()} ${route.path}`;
 
 export const fillPath = (template: string, ids: RouteIds): string =>

@@ -1,0 +1,223 @@
+import { resolveTarget, SandboxClient, type ClientOptions } from './client.js';
+import { CliError, type CliContext } from './context.js';
+import { formatDuration, parseDuration } from './duration.js';
+
+export interface CommonOptions extends ClientOptions {
+  json?: boolean;
+}
+
+export function clientFor(options: ClientOptions, ctx: CliContext): SandboxClient {
+  const { baseUrl, apiKey } = resolveTarget(options, ctx.env);
+  return new SandboxClient(baseUrl, apiKey);
+}
+
+const seg = encodeURIComponent;
+
+/** A value as a POSIX shell word: bare when it is safe, else in single quotes. */
+export function shellWord(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+interface CreatedAccount {
+  accountId: string;
+  apiKey: string;
+  user: { email: string; password: string };
+  locations: { locationId: string }[];
+}
+
+/**
+ * `accounts create`: a fresh account, as shell lines. `shell` (the default) ends with an
+ * `export` line, for `eval "$(water-sandbox accounts create)"`; `env` is plain NAME=value
+ * lines (for `>> "$GITHUB_ENV"` or an env file); `json` is the sandbox's answer.
+ */
+export async function accountsCreate(
+  options: CommonOptions & { seed?: string; locations?: string; name?: string; adminToken?: string; format?: string },
+  ctx: CliContext,
+): Promise<number> {
+  const format = options.json ? 'json' : (options.format ?? 'shell');
+  if (!['shell', 'env', 'json'].includes(format)) throw new CliError(`--format must be shell, env or json; got ${JSON.stringify(format)}`, 2);
+  const client = clientFor(options, ctx);
+  const body: Record<string, unknown> = {};
+  if (options.seed !== undefined) body['seed'] = wholeNumber('--seed', options.seed);
+  if (options.locations !== undefined) body['locations'] = wholeNumber('--locations', options.locations);
+  if (options.name !== undefined) body['name'] = options.name;
+  // Account creation needs no account key; with ADMIN_TOKEN set on the sandbox it needs that token.
+  const adminToken = options.adminToken ?? (ctx.env['ADMIN_TOKEN'] || null);
+  const { body: account } = await client.call<CreatedAccount>('POST', '/sandbox/accounts', body, { credential: adminToken });
+  if (format === 'json') {
+    ctx.stdout(`${JSON.stringify(account, null, 2)}\n`);
+    return 0;
+  }
+  const variables: [string, string][] = [
+    ['SANDBOX_URL', client.baseUrl],
+    ['WATER_API_KEY', account.apiKey],
+    ['WATER_ACCOUNT_ID', account.accountId],
+    ['WATER_USER_EMAIL', account.user.email],
+    ['WATER_USER_PASSWORD', account.user.password],
+    ['WATER_LOCATION_ID', account.locations[0]?.locationId ?? ''],
+    ['WATER_LOCATION_IDS', account.locations.map((l) => l.locationId).join(' ')],
+  ];
+  const lines = variables.map(([name, value]) => `${name}=${format === 'env' ? value : shellWord(value)}`);
+  if (format === 'shell') lines.push(`export ${variables.map(([name]) => name).join(' ')}`);
+  ctx.stdout(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+function wholeNumber(flag: string, text: string): number {
+  if (!/^\d+$/.test(text)) throw new CliError(`${flag} must be a whole number; got ${JSON.stringify(text)}`, 2);
+  return Number(text);
+}
+
+function number(flag: string, text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) throw new CliError(`${flag} must be a number; got ${JSON.stringify(text)}`, 2);
+  return value;
+}
+
+interface AlertAnswer {
+  alertId: string;
+  type: string;
+  active: boolean;
+  note?: string | null;
+  notifications?: unknown;
+}
+
+const notificationCount = (value: unknown): string => (typeof value === 'number' ? `, ${value} notification${value === 1 ? '' : 's'}` : '');
+
+/** `trigger <alertType> --location <id>`: prints the alert id (stdout) and what happened (stderr). */
+export async function trigger(
+  alertType: string,
+  options: CommonOptions & { location: string; device?: string; peakValue?: string; peakStatus?: string },
+  ctx: CliContext,
+): Promise<number> {
+  const client = clientFor(options, ctx);
+  const body: Record<string, unknown> = { type: alertType };
+  if (options.device !== undefined) body['deviceId'] = options.device;
+  if (options.peakValue !== undefined) body['peakValue'] = number('--peak-value', options.peakValue);
+  if (options.peakStatus !== undefined) body['peakStatus'] = options.peakStatus === 'null' ? null : options.peakStatus;
+  const { body: alert } = await client.call<AlertAnswer>('POST', `/sandbox/locations/${seg(options.location)}/alerts`, body);
+  if (options.json) ctx.stdout(`${JSON.stringify(alert, null, 2)}\n`);
+  else {
+    ctx.stdout(`${alert.alertId}\n`);
+    ctx.stderr(`started ${alert.type} alert ${alert.alertId} at location ${options.location}${notificationCount(alert.notifications)}${alert.note ? ` (${alert.note})` : ''}\n`);
+  }
+  return 0;
+}
+
+/** `end <alertId> --location <id>`. */
+export async function end(alertId: string, options: CommonOptions & { location: string }, ctx: CliContext): Promise<number> {
+  const client = clientFor(options, ctx);
+  const { body: alert } = await client.call<AlertAnswer & { resumed: { alertId: string; type: string } | null }>(
+    'POST',
+    `/sandbox/locations/${seg(options.location)}/alerts/${seg(alertId)}/end`,
+  );
+  if (options.json) ctx.stdout(`${JSON.stringify(alert, null, 2)}\n`);
+  else {
+    ctx.stdout(`${alert.alertId}\n`);
+    const resumed = alert.resumed ? `; ${alert.resumed.type} alert ${alert.resumed.alertId} is in force again` : '';
+    ctx.stderr(`ended ${alert.type} alert ${alert.alertId}${notificationCount(alert.notifications)}${resumed}\n`);
+  }
+  return 0;
+}
+
+interface ClockState {
+  now: string;
+  offsetSeconds: number;
+  frozen: boolean;
+}
+
+function printClock(clock: ClockState, options: CommonOptions, ctx: CliContext): number {
+  if (options.json) ctx.stdout(`${JSON.stringify(clock, null, 2)}\n`);
+  else {
+    ctx.stdout(`${clock.now}\n`);
+    const offset = clock.offsetSeconds === 0 ? 'no offset' : `offset ${clock.offsetSeconds > 0 ? '+' : ''}${clock.offsetSeconds} s`;
+    ctx.stderr(`account clock: ${clock.now} (${offset}, ${clock.frozen ? 'frozen' : 'running'})\n`);
+  }
+  return 0;
+}
+
+/** `clock show|advance|set|real`: GET or POST /sandbox/clock; prints the clock's now (stdout) and its state (stderr). */
+export async function clock(action: 'show' | 'advance' | 'set' | 'real', value: string | undefined, options: CommonOptions & { freeze?: boolean }, ctx: CliContext): Promise<number> {
+  const client = clientFor(options, ctx);
+  if (action === 'show') return printClock((await client.call<ClockState>('GET', '/sandbox/clock')).body, options, ctx);
+  let body: Record<string, unknown>;
+  if (action === 'real') body = { realTime: true };
+  else if (action === 'advance') body = { advanceSeconds: parseDuration(value ?? '') };
+  // Epoch seconds as a number; anything else as the sandbox reads it (ISO 8601 with a zone).
+  else body = { now: /^\d+$/.test(value ?? '') ? Number(value) : value };
+  if (options.freeze && action !== 'real') body['frozen'] = true;
+  return printClock((await client.call<ClockState>('POST', '/sandbox/clock', body)).body, options, ctx);
+}
+
+interface ScenarioSummary {
+  name: string;
+  description: string;
+  durationSeconds: number;
+  steps: number;
+}
+
+/** `scenario list`. */
+export async function scenarioList(options: CommonOptions, ctx: CliContext): Promise<number> {
+  const { body } = await clientFor(options, ctx).call<{ scenarios: ScenarioSummary[] }>('GET', '/sandbox/scenarios');
+  if (options.json) ctx.stdout(`${JSON.stringify(body, null, 2)}\n`);
+  else for (const s of body.scenarios) ctx.stdout(`${s.name.padEnd(22)} ${formatDuration(s.durationSeconds).padEnd(8)} ${s.steps} steps  ${s.description}\n`);
+  return 0;
+}
+
+interface Run {
+  runId: string;
+  scenario: string;
+  locationId: string;
+  state: 'running' | 'completed' | 'failed';
+  startedAt: string;
+  steps: number;
+  nextStep: number;
+  nextStepAt: string | null;
+  log: { step: number; do: string; at: string; ok: boolean; result: string }[];
+}
+
+/**
+ * `scenario run <name> --location <id>`: starts the run and prints each step as it is applied,
+ * until the run completes (exit 0) or fails (exit 1). Runs play on the account clock: in real
+ * time, or with --fast by moving that clock to each next step (the clock stays moved).
+ */
+export async function scenarioRun(
+  name: string,
+  options: CommonOptions & { location: string; fast?: boolean; pollMs?: string },
+  ctx: CliContext,
+  sleep: (ms: number) => Promise<void>,
+): Promise<number> {
+  const client = clientFor(options, ctx);
+  const pollMs = options.pollMs === undefined ? 1000 : wholeNumber('--poll-ms', options.pollMs);
+  // With --json, only the finished run is printed.
+  const say = options.json ? (): void => undefined : (text: string): void => ctx.stdout(text);
+  let { body: run } = await client.call<Run>('POST', `/sandbox/scenarios/${seg(name)}/runs`, { locationId: options.location });
+  say(`run ${run.runId}: ${run.scenario} at location ${run.locationId}, ${run.steps} steps${options.fast ? ', played fast on the account clock' : ''}\n`);
+  const started = Date.parse(run.startedAt);
+  let printed = 0;
+  let announced: string | null = null;
+  for (;;) {
+    for (const entry of run.log.slice(printed)) {
+      const offset = formatDuration((Date.parse(entry.at) - started) / 1000);
+      say(`step ${entry.step + 1}/${run.steps} ${offset.padEnd(7)} ${entry.do}: ${entry.ok ? entry.result : `FAILED: ${entry.result}`}\n`);
+    }
+    printed = run.log.length;
+    if (run.state !== 'running') break;
+    if (options.fast && run.nextStepAt !== null) {
+      const { body: now } = await client.call<ClockState>('GET', '/sandbox/clock');
+      // At least a millisecond: an advance runs what is due, even a step the server's interval has not reached yet.
+      const advanceSeconds = Math.max(Date.parse(run.nextStepAt) - Date.parse(now.now), 1) / 1000;
+      await client.call('POST', '/sandbox/clock', { advanceSeconds });
+    } else {
+      if (run.nextStepAt !== null && run.nextStepAt !== announced) {
+        announced = run.nextStepAt;
+        say(`next step at ${run.nextStepAt} on the account clock (use --fast, or water-sandbox clock advance, to get there now)\n`);
+      }
+      await sleep(pollMs);
+    }
+    run = (await client.call<Run>('GET', `/sandbox/runs/${seg(run.runId)}`)).body;
+  }
+  say(`run ${run.runId} ${run.state}\n`);
+  if (options.json) ctx.stdout(`${JSON.stringify(run, null, 2)}\n`);
+  return run.state === 'completed' ? 0 : 1;
+}

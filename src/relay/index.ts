@@ -1,0 +1,4 @@
+/** What the composition root uses of relays (`water-sandbox listen`). */
+export { DEFAULT_RELAY_NAME, RelayHub, type RelayDeps } from './hub.js';
+export { relayEndpointRouter, relaySandboxRouter, type RelayRoutesDeps } from './routes.js';
+export { relayAwareSender } from './sender.js';
