@@ -1,21 +1,5 @@
-import type { DeepReadonly, DeliveryAttempt, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
-
-/** A delivery as /sandbox/deliveries shows it: what was sent, where, and every answer. */
-export interface DeliveryView {
-  deliveryId: string;
-  kind: DeliveryKind;
-  subscriptionId: string | null;
-  locationId: string | null;
-  method: 'POST' | 'GET';
-  target: string;
-  payload: unknown;
-  state: DeliveryState;
-  attempts: DeliveryAttempt[];
-  createdAt: string;
-  nextAttemptAt: string | null;
-  redeliveryOf: string | null;
-  note: string | null;
-}
+import type { DeepReadonly, DeliveryRecord } from '../store/data.js';
+import type { DeliveryView } from './operations.js';
 
 export function presentDelivery(x: DeepReadonly<DeliveryRecord>): DeliveryView {
   return {
