@@ -8,10 +8,12 @@ import type { Deps } from './deps.js';
 import { applyFaults, faultsRouter } from './faults/index.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { parseBodies } from './http/json-body.js';
+import { operationRouter } from './http/operation.js';
 import { rejectMalformedPercentEncoding } from './http/percent-encoding.js';
 import { requestLog } from './http/request-log.js';
 import { journalRouter, recordInJournal } from './journal/index.js';
 import { locationsRouter } from './locations/index.js';
+import { healthOp, openApiRouter } from './openapi/index.js';
 import { readingsRouter } from './readings/index.js';
 import { scenariosSandboxRouter } from './scenarios/index.js';
 import { subscriptionsRouter, subscriptionsSandboxRouter } from './subscriptions/index.js';
@@ -34,10 +36,13 @@ export function createApp(deps: Deps): Express {
   app.use(requestLog(deps.logger));
   app.use(recordInJournal(deps));
   app.use(rejectMalformedPercentEncoding);
-  app.get('/healthz', async (_req, res) => {
+  const service = operationRouter('');
+  service.handle(healthOp, async (_input, _req, res) => {
     const health = await deps.store.health();
     res.status(health.ok ? 200 : 503).json({ status: health.ok ? 'ok' : 'unavailable', version: VERSION, store: deps.store.backend, ...(health.ok ? {} : { reason: health.reason }) });
   });
+  app.use(service.done());
+  app.use(openApiRouter({ urls: deps.urls, version: VERSION }));
   app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox'] }));
 
   app.use(oauthRouter(deps));
