@@ -9,4 +9,6 @@ export default {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } }],
   },
   testTimeout: 20000,
+  // Checks every response of the app against /openapi.json (test/helpers/openapi-check.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/openapi-check-setup.ts'],
 };

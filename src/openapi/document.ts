@@ -258,7 +258,10 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
     components: {
       schemas: { ...output.schemas, ...input.schemas },
       responses: {
-        NotFound: { description: 'not_found: no such route (also invalid_percent_encoding, and the authentication and body errors met on the way).', content: { 'application/json': { schema: ref('Error') } } },
+        NotFound: {
+          description: 'not_found: no such route (also invalid_percent_encoding, and the authentication and body errors met on the way; in RFC 6749 form on /oauth2/token).',
+          content: { 'application/json': { schema: { oneOf: [ref('Error'), ref('OAuthError')] } } },
+        },
         MethodNotAllowed: {
           description: 'method_not_allowed: the path does not serve this method; Allow lists the ones it does.',
           headers: { Allow: { ...header('GET, POST, ...'), required: true } },

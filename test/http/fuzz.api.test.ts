@@ -63,6 +63,7 @@ const fuzzedIds: fc.Arbitrary<RouteIds> = fc.record({
   deliveryId: segment,
   runId: segment,
   scenario: segment,
+  file: segment,
 });
 
 const insertAt = (text: string, insert: string, at: number): string => {

@@ -14,6 +14,8 @@ export interface RouteIds {
   deliveryId: string;
   runId: string;
   scenario: string;
+  /** A file of /docs/assets. */
+  file: string;
 }
 
 /** One route of /v1 or /sandbox, with a request that succeeds for the demo account on a fresh test app. */
@@ -70,9 +72,13 @@ export const API_ROUTES: ApiRoute[] = [
   { method: 'get', path: '/sandbox/runs/:runId', ok: 200, guard: 'account' },
 ];
 
-/** The routes outside /v1 and /sandbox: the health check, the auth host and the dashboard pages. */
+/** The routes outside /v1 and /sandbox: the health check, the API description and its page, the auth host and the dashboard pages. */
 export const OTHER_ROUTES: { method: Method; path: string }[] = [
   { method: 'get', path: '/healthz' },
+  { method: 'get', path: '/openapi.json' },
+  { method: 'get', path: '/docs' },
+  { method: 'get', path: '/docs/init.js' },
+  { method: 'get', path: '/docs/assets/:file' },
   { method: 'get', path: '/login' },
   { method: 'post', path: '/login' },
   { method: 'get', path: '/logout' },
@@ -107,6 +113,7 @@ export async function givenRouteIds(app: Express): Promise<RouteIds> {
     deliveryId: (deliveries.body.deliveries as { deliveryId: string }[])[0]!.deliveryId,
     runId: run.body.runId as string,
     scenario,
+    file: 'swagger-ui.css',
   };
 }
 
