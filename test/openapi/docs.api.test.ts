@@ -1,8 +1,10 @@
 import request from 'supertest';
 
 import { buildOpenApiDocument } from '../../src/openapi/index.js';
+import { describeStartup } from '../../src/server.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY } from '../helpers/demo.js';
+import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -58,5 +60,21 @@ describe('GET /docs', () => {
   it('serves only the files it needs', async () => {
     await request(t.app).get('/docs/assets/package.json').expect(404);
     await request(t.app).get('/docs/assets/..%2Fpackage.json').expect(404);
+  });
+});
+
+describe('the start-up message', () => {
+  afterAll(() => stopAllSandboxes());
+
+  it('names a /docs and an /openapi.json that the running sandbox serves', async () => {
+    const sandbox = await startTestSandbox();
+    const message = describeStartup(sandbox.report);
+    expect(message).toContain(`${sandbox.report.publicUrl}/docs`);
+    expect(message).toContain(`${sandbox.report.publicUrl}/openapi.json`);
+    const onServer = (url: string): string => url.replace(sandbox.report.publicUrl, sandbox.url);
+    const docs = await fetch(onServer(sandbox.report.docsUrl));
+    expect([docs.status, docs.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')]);
+    const document = (await (await fetch(onServer(`${sandbox.report.publicUrl}/openapi.json`))).json()) as { servers: { url: string }[] };
+    expect(document.servers[0]!.url).toBe(sandbox.report.publicUrl);
   });
 });
