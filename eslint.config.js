@@ -27,6 +27,7 @@ const FLOORS = [
   'scenarios',
   'accounts',
   'dashboard',
+  'openapi',
 ];
 /** Plumbing that features use in parts, not through an index. */
 const OPEN_FLOORS = new Set(['core', 'store', 'http']);

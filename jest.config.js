@@ -11,4 +11,6 @@ export default {
   // The dashboard's browser bundle (dist/dashboard-assets), built or found up to date.
   globalSetup: '<rootDir>/test/global-setup.mjs',
   testTimeout: 20000,
+  // Checks every response of the app against /openapi.json (test/helpers/openapi-check.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/openapi-check-setup.ts'],
 };

@@ -8,10 +8,12 @@ import type { Deps } from './deps.js';
 import { applyFaults, faultsRouter } from './faults/index.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { parseBodies } from './http/json-body.js';
+import { operationRouter } from './http/operation.js';
 import { rejectMalformedPercentEncoding } from './http/percent-encoding.js';
 import { requestLog } from './http/request-log.js';
 import { journalRouter, recordInJournal } from './journal/index.js';
 import { locationsRouter } from './locations/index.js';
+import { healthOp, openApiRouter } from './openapi/index.js';
 import { VERSION } from './package-info.js';
 import { readingsRouter } from './readings/index.js';
 import { relayEndpointRouter, relaySandboxRouter } from './relay/index.js';
@@ -32,10 +34,13 @@ export function createApp(deps: Deps): Express {
 
   app.use(rejectMalformedPercentEncoding);
   app.use(requestLog(deps.logger));
-  app.get('/healthz', async (_req, res) => {
+  const service = operationRouter('');
+  service.handle(healthOp, async (_input, _req, res) => {
     const health = await deps.store.health();
     res.status(health.ok ? 200 : 503).json({ status: health.ok ? 'ok' : 'unavailable', version: VERSION, store: deps.store.backend, ...(health.ok ? {} : { reason: health.reason }) });
   });
+  app.use(service.done());
+  app.use(openApiRouter({ urls: deps.urls, version: VERSION }));
   app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));
 
   // The API first: a /v1 request then meets no layer of the other hosts' routers on its way.

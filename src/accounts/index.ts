@@ -1,4 +1,5 @@
 /** What the composition root uses of accounts. */
 export { fixtureClientsOf } from './initial-state.js';
 export { fixturesChanged, resetAllAccounts, seedFixtures, sweepIdleAccounts } from './lifecycle.js';
+export { accountsOperations } from './operations.js';
 export { accountSandboxRouter, accountsAdminRouter } from './routes.js';

@@ -1,6 +1,5 @@
 import { conflict, invalidParameter } from '../core/errors.js';
 import type { AlertRecord, AlertType, DeepReadonly, LocationRecord } from '../store/data.js';
-import { isShownActive } from './presenter.js';
 
 export type PeakStatus = 'too_high' | 'too_low' | null;
 
@@ -151,4 +150,9 @@ export function alertTimes(type: AlertType, nowSeconds: number): { startTime: nu
 export function fallbackOf(locationAlerts: ActiveAlerts, high: DeepReadonly<AlertRecord>): DeepReadonly<AlertRecord> | undefined {
   if (high.type !== 'highLeak') return undefined;
   return locationAlerts.find((a) => a.active && a.supersededBy === high.alertId && a.type === 'lowLeak');
+}
+
+/** Alerts shown in a location's `alerts`: active ones that were not replaced by an escalation. */
+export function isShownActive(alert: DeepReadonly<AlertRecord>): boolean {
+  return alert.active && alert.supersededBy === undefined;
 }

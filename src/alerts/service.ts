@@ -24,10 +24,10 @@ export interface AlertsDeps {
 
 export interface StartAlertInput {
   type: AlertType;
-  deviceId?: string;
-  peakValue?: number;
-  peakStatus?: 'too_high' | 'too_low' | null;
-  flowGpm?: number;
+  deviceId?: string | undefined;
+  peakValue?: number | undefined;
+  peakStatus?: 'too_high' | 'too_low' | null | undefined;
+  flowGpm?: number | undefined;
 }
 
 export interface AlertOutcome {

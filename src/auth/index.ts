@@ -2,6 +2,7 @@
 export { DASHBOARD_CLIENT_ID, requireAccount, resolveCredential, type AuthenticateDeps } from './authenticate.js';
 export { findClient, secretsEqual, type ClientsDeps } from './clients.js';
 export { oauthRouter, oauthSandboxRouter, type OAuthDeps } from './oauth-routes.js';
+export { authOperations } from './operations.js';
 export { loginSession, sessionCall, SESSION_COOKIE, SESSION_TTL_MS, type SessionDeps } from './session.js';
 export { createLoginThrottle } from './throttle.js';
 export { pruneGrants, revokeGrant } from './tokens.js';

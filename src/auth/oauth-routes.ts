@@ -1,16 +1,17 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 
 import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { AppError, conflict, OAuthError, oauthError } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
+import { operationRouter, safeInput } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
-import { allowOnly } from '../http/routing.js';
 import type { DeepReadonly, UserRecord } from '../store/data.js';
 import { IndexConflictError } from '../store/store.js';
 import { authenticateClient, findClient, secretsEqual, type Client, type ClientsDeps } from './clients.js';
 import { renderErrorPage, renderLoginPage, type AuthorizationRequest } from './login-page.js';
+import { AuthorizationQuery, listClientsOp, LoginForm, loginOp, loginPageOp, LogoutQuery, logoutOp, registerClientOp, TokenForm, tokenOp } from './operations.js';
 import { clientFromRegistration, parseRegistration, presentRegisteredClient } from './registration.js';
 import { loginSession, sessionCall, SESSION_COOKIE, type SessionDeps } from './session.js';
 import { createLoginThrottle, createTokenThrottle } from './throttle.js';
@@ -26,14 +27,12 @@ export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps {
     TokenDeliveryDeps['config'] & { readonly authorizationCodeTtlSeconds: number; readonly accessTokenTtlSeconds: number };
 }
 
-type Params = Record<string, unknown>;
-
-/** One form or query parameter: its text, absent, or a problem (given twice, or not text). */
-function readParam(params: Params, name: string): { value?: string; problem?: string } {
-  const value = params[name];
-  if (value === undefined) return {};
-  if (typeof value !== 'string') return { problem: `${name} must be given once, as text` };
-  return { value };
+/** The parameters of an authorization request, as the schemas read them. */
+interface AuthorizationParams {
+  client_id?: string | undefined;
+  redirect_uri?: string | undefined;
+  response_type?: string | undefined;
+  state?: string | undefined;
 }
 
 function sendHtml(res: Response, status: number, body: string): void {
@@ -57,20 +56,13 @@ type ParsedRequest = { ok: true; client: Client; request: AuthorizationRequest }
  * page, never redirected: an unknown client or unregistered redirect_uri cannot be trusted
  * with a redirect (section 4.1.2.1), and production shows a page for a bad response_type too.
  */
-async function parseAuthorizationRequest(deps: ClientsDeps, params: Params): Promise<ParsedRequest> {
+async function parseAuthorizationRequest(deps: ClientsDeps, params: AuthorizationParams): Promise<ParsedRequest> {
   const fail = (title: string, message: string): ParsedRequest => ({ ok: false, title, message });
-  const fields = {
-    clientId: readParam(params, 'client_id'),
-    redirectUri: readParam(params, 'redirect_uri'),
-    responseType: readParam(params, 'response_type'),
-    state: readParam(params, 'state'),
-  };
-  for (const field of Object.values(fields)) if (field.problem) return fail('Invalid sign-in request', field.problem);
-  const clientId = fields.clientId.value;
+  const clientId = params.client_id;
   if (clientId === undefined || clientId === '') return fail('Invalid sign-in request', 'client_id is missing: the sign-in link must carry the client_id of a registered application');
   const client = await findClient(deps, clientId);
   if (!client) return fail('Unknown application', `No application is registered with client_id ${JSON.stringify(clientId)}`);
-  const redirectUri = fields.redirectUri.value;
+  const redirectUri = params.redirect_uri;
   if (redirectUri === undefined || redirectUri === '') {
     return fail('Invalid sign-in request', `redirect_uri is missing: give one of the redirect URIs registered for ${client.applicationName}`);
   }
@@ -81,14 +73,14 @@ async function parseAuthorizationRequest(deps: ClientsDeps, params: Params): Pro
       `redirect_uri ${JSON.stringify(redirectUri)} is not registered for ${client.applicationName}; registered: ${client.redirectUris.join(', ')}`,
     );
   }
-  const responseType = fields.responseType.value;
+  const responseType = params.response_type;
   if (responseType !== 'code') {
     return fail(
       'Unsupported response type',
       `response_type must be "code" (the authorization-code flow); ${responseType === undefined ? 'it is missing' : `got ${JSON.stringify(responseType)}`}`,
     );
   }
-  return { ok: true, client, request: { clientId, redirectUri, state: fields.state.value ?? null } };
+  return { ok: true, client, request: { clientId, redirectUri, state: params.state ?? null } };
 }
 
 function loginUrl(request: AuthorizationRequest): string {
@@ -99,7 +91,7 @@ function loginUrl(request: AuthorizationRequest): string {
 
 /** The authorization host: /login, /oauth2/token, /logout. */
 export function oauthRouter(deps: OAuthDeps): Router {
-  const router = Router({ strict: true });
+  const api = operationRouter('');
   const session = loginSession(deps);
   const checkPassword = createPasswordCheck(deps);
   const throttle = createLoginThrottle(deps);
@@ -122,99 +114,108 @@ export function oauthRouter(deps: OAuthDeps): Router {
     sendHtml(res, status, renderLoginPage({ applicationName: client.applicationName, request, csrfToken: req.session.csrfToken, ...extra }));
   };
 
-  router.get('/login', session, async (req, res) => {
-    const parsed = await parseAuthorizationRequest(deps, req.query);
-    if (!parsed.ok) return sendHtml(res, 400, renderErrorPage(parsed.title, parsed.message));
-    // A browser that is already signed in goes straight back, as with a hosted login.
-    const user = await signedInUser(deps.store, req.session);
-    if (user) return redirectWithCode(res, parsed.request, user);
-    showForm(req, res, 200, parsed.client, parsed.request);
-  });
+  api.handle(
+    loginPageOp,
+    async (_input, req, res) => {
+      const query = safeInput(AuthorizationQuery, req.query, 'query');
+      if (!query.ok) return sendHtml(res, 400, renderErrorPage('Invalid sign-in request', query.message));
+      const parsed = await parseAuthorizationRequest(deps, query.data);
+      if (!parsed.ok) return sendHtml(res, 400, renderErrorPage(parsed.title, parsed.message));
+      // A browser that is already signed in goes straight back, as with a hosted login.
+      const user = await signedInUser(deps.store, req.session);
+      if (user) return redirectWithCode(res, parsed.request, user);
+      showForm(req, res, 200, parsed.client, parsed.request);
+    },
+    session,
+  );
 
-  router.post('/login', session, async (req, res) => {
-    const body = (req.body ?? {}) as Params;
-    const parsed = await parseAuthorizationRequest(deps, body);
-    if (!parsed.ok) return sendHtml(res, 400, renderErrorPage(parsed.title, parsed.message));
-    const { client, request } = parsed;
-    const csrf = readParam(body, 'csrf_token').value;
-    const expected = req.session.csrfToken;
-    if (csrf === undefined || expected === undefined || !secretsEqual(csrf, expected)) {
-      return sendHtml(
-        res,
-        403,
-        renderErrorPage('Sign-in form expired', 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); open the sign-in page again.', loginUrl(request)),
-      );
-    }
-    const email = readParam(body, 'email').value?.trim() ?? '';
-    const password = readParam(body, 'password').value ?? '';
-    // 422, as form frameworks answer a refused submission: the page is the form again, and scripts can tell it failed.
-    if (email === '' || password === '') return showForm(req, res, 422, client, request, { email, error: 'Enter your e-mail address and your password.' });
-    const address = req.ip ?? 'unknown';
-    try {
-      await throttle.check(address, email);
-    } catch (error) {
-      if (!(error instanceof AppError) || error.status !== 429) throw error;
-      res.set(error.headers ?? {});
-      return showForm(req, res, 429, client, request, { email, error: error.message });
-    }
-    const user = await checkPassword(email, password);
-    if (!user) {
-      await throttle.recordFailure(address, email);
-      return showForm(req, res, 422, client, request, { email, error: 'The e-mail address or the password is not correct.' });
-    }
-    // A new session id at sign-in, so an id planted before it is worth nothing (session fixation).
-    await sessionCall((done) => req.session.regenerate(done));
-    req.session.userId = user.userId;
-    req.session.accountId = user.accountId;
-    req.session.csrfToken = deps.ids.secret(24);
-    await sessionCall((done) => req.session.save(done));
-    await redirectWithCode(res, request, user);
-  });
-  allowOnly(router, '/login', ['GET', 'POST']);
+  api.handle(
+    loginOp,
+    async (_input, req, res) => {
+      const form = safeInput(LoginForm, req.body ?? {}, 'body');
+      if (!form.ok) return sendHtml(res, 400, renderErrorPage('Invalid sign-in request', form.message));
+      const body = form.data;
+      const parsed = await parseAuthorizationRequest(deps, body);
+      if (!parsed.ok) return sendHtml(res, 400, renderErrorPage(parsed.title, parsed.message));
+      const { client, request } = parsed;
+      const csrf = body.csrf_token;
+      const expected = req.session.csrfToken;
+      if (csrf === undefined || expected === undefined || !secretsEqual(csrf, expected)) {
+        return sendHtml(
+          res,
+          403,
+          renderErrorPage('Sign-in form expired', 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); open the sign-in page again.', loginUrl(request)),
+        );
+      }
+      const email = body.email?.trim() ?? '';
+      const password = body.password ?? '';
+      // 422, as form frameworks answer a refused submission: the page is the form again, and scripts can tell it failed.
+      if (email === '' || password === '') return showForm(req, res, 422, client, request, { email, error: 'Enter your e-mail address and your password.' });
+      const address = req.ip ?? 'unknown';
+      try {
+        await throttle.check(address, email);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 429) throw error;
+        res.set(error.headers ?? {});
+        return showForm(req, res, 429, client, request, { email, error: error.message });
+      }
+      const user = await checkPassword(email, password);
+      if (!user) {
+        await throttle.recordFailure(address, email);
+        return showForm(req, res, 422, client, request, { email, error: 'The e-mail address or the password is not correct.' });
+      }
+      // A new session id at sign-in, so an id planted before it is worth nothing (session fixation).
+      await sessionCall((done) => req.session.regenerate(done));
+      req.session.userId = user.userId;
+      req.session.accountId = user.accountId;
+      req.session.csrfToken = deps.ids.secret(24);
+      await sessionCall((done) => req.session.save(done));
+      await redirectWithCode(res, request, user);
+    },
+    session,
+  );
 
-  router.get('/logout', session, async (req, res) => {
-    const clientId = readParam(req.query, 'client_id');
-    const logoutUri = readParam(req.query, 'logout_uri');
-    const problem = clientId.problem ?? logoutUri.problem;
-    if (problem) return sendHtml(res, 400, renderErrorPage('Invalid sign-out request', problem));
-    if (!clientId.value) return sendHtml(res, 400, renderErrorPage('Invalid sign-out request', 'client_id is missing: the sign-out link must carry the client_id of a registered application'));
-    const client = await findClient(deps, clientId.value);
-    const id = clientId.value;
-    if (!client) return sendHtml(res, 400, renderErrorPage('Unknown application', `No application is registered with client_id ${JSON.stringify(id)}`));
-    if (!logoutUri.value) {
-      return sendHtml(res, 400, renderErrorPage('Invalid sign-out request', `logout_uri is missing: give one of the sign-out URIs registered for ${client.applicationName}`));
-    }
-    if (!client.signOutUris.includes(logoutUri.value)) {
-      const registered = client.signOutUris.length > 0 ? `registered: ${client.signOutUris.join(', ')}` : 'it has no sign-out URI registered';
-      return sendHtml(res, 400, renderErrorPage('Sign-out URI not registered', `logout_uri ${JSON.stringify(logoutUri.value)} is not registered for ${client.applicationName}; ${registered}`));
-    }
-    await sessionCall((done) => req.session.destroy(done));
-    res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: deps.config.tls.mode !== 'off' });
-    res.set('Cache-Control', 'no-store').redirect(302, logoutUri.value);
-  });
-  allowOnly(router, '/logout', ['GET']);
+  api.handle(
+    logoutOp,
+    async (_input, req, res) => {
+      const query = safeInput(LogoutQuery, req.query, 'query');
+      if (!query.ok) return sendHtml(res, 400, renderErrorPage('Invalid sign-out request', query.message));
+      const { client_id: id, logout_uri: logoutUri } = query.data;
+      if (!id) return sendHtml(res, 400, renderErrorPage('Invalid sign-out request', 'client_id is missing: the sign-out link must carry the client_id of a registered application'));
+      const client = await findClient(deps, id);
+      if (!client) return sendHtml(res, 400, renderErrorPage('Unknown application', `No application is registered with client_id ${JSON.stringify(id)}`));
+      if (!logoutUri) {
+        return sendHtml(res, 400, renderErrorPage('Invalid sign-out request', `logout_uri is missing: give one of the sign-out URIs registered for ${client.applicationName}`));
+      }
+      if (!client.signOutUris.includes(logoutUri)) {
+        const registered = client.signOutUris.length > 0 ? `registered: ${client.signOutUris.join(', ')}` : 'it has no sign-out URI registered';
+        return sendHtml(res, 400, renderErrorPage('Sign-out URI not registered', `logout_uri ${JSON.stringify(logoutUri)} is not registered for ${client.applicationName}; ${registered}`));
+      }
+      await sessionCall((done) => req.session.destroy(done));
+      res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: deps.config.tls.mode !== 'off' });
+      res.set('Cache-Control', 'no-store').redirect(302, logoutUri);
+    },
+    session,
+  );
 
   const tokenThrottle = createTokenThrottle(deps);
-  router.post('/oauth2/token', async (req, res) => {
+  api.handle(tokenOp, async (_input, req, res) => {
     res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
     if (!req.is('application/x-www-form-urlencoded')) {
       throw oauthError('invalid_request', 'The token request must have an application/x-www-form-urlencoded body with grant_type and its parameters (RFC 6749 section 4.1.3)');
     }
-    const body = (req.body ?? {}) as Params;
-    // RFC 6749 section 3.2: parameters must not be repeated.
-    const param = (name: string): string | undefined => {
-      const { value, problem } = readParam(body, name);
-      if (problem) throw oauthError('invalid_request', problem);
-      return value;
-    };
     const address = req.ip ?? 'unknown';
     await tokenThrottle.check(address);
+    // RFC 6749 section 3.2: parameters must not be repeated.
+    const form = safeInput(TokenForm, req.body ?? {}, 'body');
+    if (!form.ok) throw oauthError('invalid_request', form.message);
+    const body = form.data;
     let issued: { response: TokenResponse; accountId: string; redirectUri: string };
     try {
-      const client = await authenticateClient(deps, req.headers.authorization, { clientId: param('client_id'), clientSecret: param('client_secret') });
-      const grantType = param('grant_type');
-      if (grantType === 'authorization_code') issued = await exchangeCode(deps, client, param('code'), param('redirect_uri'));
-      else if (grantType === 'refresh_token') issued = await refresh(deps, client, param('refresh_token'));
+      const client = await authenticateClient(deps, req.headers.authorization, { clientId: body.client_id, clientSecret: body.client_secret });
+      const grantType = body.grant_type;
+      if (grantType === 'authorization_code') issued = await exchangeCode(deps, client, body.code, body.redirect_uri);
+      else if (grantType === 'refresh_token') issued = await refresh(deps, client, body.refresh_token);
       else if (grantType === undefined) throw oauthError('invalid_request', 'grant_type is missing: use authorization_code or refresh_token');
       else throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(grantType)} is not supported; use authorization_code or refresh_token`);
       await deliverTokenResponse(deps, { accountId: issued.accountId, client, redirectUri: issued.redirectUri, response: issued.response });
@@ -225,9 +226,8 @@ export function oauthRouter(deps: OAuthDeps): Router {
     }
     res.json(issued.response);
   });
-  allowOnly(router, '/oauth2/token', ['POST']);
 
-  return router;
+  return api.done();
 }
 
 /** What a token request's grant check decided inside the store change. */
@@ -308,10 +308,11 @@ async function refresh(deps: OAuthDeps, client: Client, refreshToken: string | u
 
 /** /sandbox/oauth-clients: register an OAuth client, list the account's clients. */
 export function oauthSandboxRouter(deps: OAuthDeps): Router {
-  const router = Router({ strict: true });
+  const api = operationRouter('/sandbox');
 
-  router.post('/oauth-clients', async (req, res) => {
+  api.handle(registerClientOp, async (_input, req, res) => {
     const { accountId } = authOf(res);
+    // parseRegistration runs registerClientOp's body schema and lists every problem.
     const registration = parseRegistration(req.body);
     const chosenId = registration.clientId;
     const taken = (): AppError =>
@@ -334,11 +335,10 @@ export function oauthSandboxRouter(deps: OAuthDeps): Router {
     res.status(201).json(presentRegisteredClient(record));
   });
 
-  router.get('/oauth-clients', (_req, res) => {
+  api.handle(listClientsOp, (_input, _req, res) => {
     const { doc } = authOf(res);
     res.json({ oauthClients: doc.oauthClients.map((c) => presentRegisteredClient(c)) });
   });
-  allowOnly(router, '/oauth-clients', ['GET', 'POST']);
 
-  return router;
+  return api.done();
 }

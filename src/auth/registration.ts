@@ -71,7 +71,7 @@ const credential = (field: string, min: number) =>
     .max(128, `${field} must be at most 128 characters`)
     .regex(VSCHAR_TEXT, `${field} must be visible ASCII characters (spaces allowed inside), as RFC 6749 appendix A defines client credentials`);
 
-const registrationSchema = z.strictObject({
+export const registrationSchema = z.strictObject({
   name: text('name', 200),
   companyName: text('companyName', 200),
   email: z.email({ error: required('email', 'an e-mail address such as dev@example.com') }).max(254, 'email must be at most 254 characters'),

@@ -26,7 +26,7 @@ export interface ListenOptions extends CommonOptions {
 const SILENCE_MS = 40_000;
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 10_000;
-/** The sandbox keeps this much of an answer (MAX_ANSWER_BODY_CHARS in src/relay/routes.ts). */
+/** The sandbox keeps this much of an answer (MAX_ANSWER_BODY_CHARS in src/relay/operations.ts). */
 const MAX_ANSWER_CHARS = 32_768;
 /** Headers of one hop, not passed on to the local URL. */
 const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'te', 'trailer']);

@@ -1,4 +1,7 @@
+import { z } from 'zod';
+
 import { AppError, invalidParameter } from '../core/errors.js';
+import { jsonObject, onAnyObject, quotedList } from '../http/schemas.js';
 
 /** What a POST /sandbox/clock asks for: back to real time, or an optional freeze change then an optional move. */
 export interface ClockChange {
@@ -7,7 +10,6 @@ export interface ClockChange {
   move?: { to: 'instant'; ms: number } | { to: 'later'; ms: number };
 }
 
-const KEYS = ['now', 'frozen', 'advanceSeconds', 'realTime'];
 export const MAX_ADVANCE_SECONDS = 10 * 365 * 24 * 3600;
 // A clock set outside these years is almost always a unit mistake (milliseconds for seconds).
 const EARLIEST_MS = Date.UTC(2000, 0, 1);
@@ -50,54 +52,90 @@ function parseNow(value: unknown): number {
   return ms;
 }
 
-/**
- * Validates the body of POST /sandbox/clock. One intent (`now`, `frozen` or `advanceSeconds`),
- * or `frozen` together with one of the two moves.
- */
-export function parseClockChange(body: unknown): ClockChange {
-  if (body === undefined) {
-    throw new AppError(415, 'unsupported_media_type', `The request body must be JSON with Content-Type: application/json, e.g. ${EXAMPLE}`);
+/** A parse error of one field as a zod issue with the same message. */
+function asIssue<T>(read: () => T, ctx: z.RefinementCtx): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    ctx.addIssue({ code: 'custom', message: error.message });
+    return z.NEVER;
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalidParameter('body', `The request body must be a JSON object such as ${EXAMPLE}`);
-  }
-  const unknown = Object.keys(body).filter((k) => !KEYS.includes(k));
-  if (unknown.length > 0) {
-    throw invalidParameter(unknown[0] ?? 'body', `The clock takes only now, frozen, advanceSeconds and realTime; remove ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
-  }
-  const { now, frozen, advanceSeconds, realTime } = body as { now?: unknown; frozen?: unknown; advanceSeconds?: unknown; realTime?: unknown };
-  if (realTime !== undefined) {
-    if (realTime !== true) throw invalidParameter('realTime', `realTime must be true (back to the wall clock: running, no offset); got ${JSON.stringify(realTime)}`);
-    const other = Object.keys(body).find((k) => k !== 'realTime');
-    if (other !== undefined) throw invalidParameter(other, `realTime goes back to the wall clock on its own; remove ${JSON.stringify(other)}`);
-    return { realTime: true };
-  }
-  if (now === undefined && frozen === undefined && advanceSeconds === undefined) {
-    throw invalidParameter('body', `Say what to do with the clock: give now, frozen, advanceSeconds or realTime, e.g. ${EXAMPLE}`);
-  }
-  if (now !== undefined && advanceSeconds !== undefined) {
-    throw invalidParameter('advanceSeconds', 'Give either now (go to an instant) or advanceSeconds (move forward), not both');
-  }
-  const change: ClockChange = {};
-  if (frozen !== undefined) {
-    if (typeof frozen !== 'boolean') throw invalidParameter('frozen', `frozen must be true or false; got ${JSON.stringify(frozen)}`);
-    change.frozen = frozen;
-  }
-  if (now !== undefined) change.move = { to: 'instant', ms: parseNow(now) };
-  if (advanceSeconds !== undefined) {
-    if (typeof advanceSeconds !== 'number' || !Number.isFinite(advanceSeconds)) {
-      throw invalidParameter('advanceSeconds', `advanceSeconds must be a number of seconds; got ${JSON.stringify(advanceSeconds)}`);
-    }
-    if (advanceSeconds <= 0) {
-      throw invalidParameter(
-        'advanceSeconds',
-        `advanceSeconds must be more than 0: the clock moves forward only; to go back in time set {"now": "<ISO 8601>"}; got ${advanceSeconds}`,
-      );
-    }
-    if (advanceSeconds > MAX_ADVANCE_SECONDS) {
-      throw invalidParameter('advanceSeconds', `advanceSeconds must be at most ${MAX_ADVANCE_SECONDS} (10 years); got ${advanceSeconds}`);
-    }
-    change.move = { to: 'later', ms: Math.round(advanceSeconds * 1000) };
-  }
-  return change;
 }
+
+/**
+ * The body of POST /sandbox/clock. One intent (`now`, `frozen` or `advanceSeconds`), or
+ * `frozen` together with one of the two moves; or `realTime` on its own.
+ */
+export const ClockChangeBody = jsonObject(
+  {
+    realTime: z
+      .unknown()
+      .superRefine((value, ctx) => {
+        if (value !== true) ctx.addIssue({ code: 'custom', message: `realTime must be true (back to the wall clock: running, no offset); got ${JSON.stringify(value)}` });
+      })
+      .optional()
+      .meta({ const: true, description: 'Back to the wall clock: running, no offset. On its own.' }),
+    frozen: z
+      .unknown()
+      .superRefine((value, ctx) => {
+        if (typeof value !== 'boolean') ctx.addIssue({ code: 'custom', message: `frozen must be true or false; got ${JSON.stringify(value)}` });
+      })
+      .transform((value) => value as boolean)
+      .optional()
+      .meta({ type: 'boolean', description: 'Freeze the clock at its instant (true) or let it run from there (false).' }),
+    now: z
+      .unknown()
+      .transform((value, ctx) => asIssue(() => parseNow(value), ctx))
+      .optional()
+      .meta({
+        type: ['string', 'number'],
+        description: 'Go to this instant: ISO 8601 with a time zone, or epoch seconds; from 2000 to 2099. Moving forward runs the work due on the way (scenario steps, webhook retries) at its own instants.',
+        examples: ['2026-03-10T15:30:00Z'],
+      }),
+    advanceSeconds: z
+      .unknown()
+      .superRefine((value, ctx) => {
+        if (typeof value !== 'number' || !Number.isFinite(value)) {
+          ctx.addIssue({ code: 'custom', message: `advanceSeconds must be a number of seconds; got ${JSON.stringify(value)}` });
+        } else if (value <= 0) {
+          ctx.addIssue({ code: 'custom', message: `advanceSeconds must be more than 0: the clock moves forward only; to go back in time set {"now": "<ISO 8601>"}; got ${value}` });
+        } else if (value > MAX_ADVANCE_SECONDS) {
+          ctx.addIssue({ code: 'custom', message: `advanceSeconds must be at most ${MAX_ADVANCE_SECONDS} (10 years); got ${value}` });
+        }
+      })
+      .transform((value) => value as number)
+      .optional()
+      .meta({ type: 'number', exclusiveMinimum: 0, maximum: MAX_ADVANCE_SECONDS, description: 'Move forward this many seconds, running the work due on the way.' }),
+  },
+  {
+    notObject: `The request body must be a JSON object such as ${EXAMPLE}`,
+    unknownKeys: (keys) => `The clock takes only now, frozen, advanceSeconds and realTime; remove ${quotedList(keys)}`,
+  },
+)
+  .superRefine(
+    (body, ctx) => {
+      const keys = Object.keys(body).filter((k) => body[k as keyof typeof body] !== undefined);
+      if (keys.includes('realTime')) {
+        const other = keys.find((k) => k !== 'realTime');
+        if (other !== undefined) ctx.addIssue({ code: 'custom', path: [other], message: `realTime goes back to the wall clock on its own; remove ${JSON.stringify(other)}` });
+        return;
+      }
+      if (keys.length === 0) ctx.addIssue({ code: 'custom', path: [], message: `Say what to do with the clock: give now, frozen, advanceSeconds or realTime, e.g. ${EXAMPLE}` });
+      else if (keys.includes('now') && keys.includes('advanceSeconds')) {
+        ctx.addIssue({ code: 'custom', path: ['advanceSeconds'], message: 'Give either now (go to an instant) or advanceSeconds (move forward), not both' });
+      }
+    },
+    // These rules are about which fields are there: reported before what is wrong inside one.
+    onAnyObject,
+  )
+  .transform((body): ClockChange => {
+    if (body.realTime !== undefined) return { realTime: true };
+    const change: ClockChange = {};
+    if (body.frozen !== undefined) change.frozen = body.frozen;
+    if (body.now !== undefined) change.move = { to: 'instant', ms: body.now };
+    if (body.advanceSeconds !== undefined) change.move = { to: 'later', ms: Math.round(body.advanceSeconds * 1000) };
+    return change;
+  });
+
+export const CLOCK_CHANGE_EXAMPLE = { advanceSeconds: 3600 };

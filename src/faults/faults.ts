@@ -7,6 +7,9 @@ import { authOf } from '../http/request-context.js';
 import type { AccountDoc, DeepReadonly, FaultRecord, RateLimitSetting } from '../store/data.js';
 import type { Store } from '../store/store.js';
 
+/** Set on every answer made by an injected fault. */
+export const FAULT_HEADER = 'X-Sandbox-Fault';
+
 export interface FaultsDeps {
   store: Store;
   clock: Clock;
@@ -64,6 +67,8 @@ export function applyFaults(deps: FaultsDeps): RequestHandler {
     if (!fault) return next();
     if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (fault.status === null) return next();
+    // SANDBOX: marks the answer as injected, so partners' logs (and the sandbox's own response checks) can tell it from a real one.
+    res.set(FAULT_HEADER, 'injected');
     res.status(fault.status).json(fault.body ?? { error: 'injected_fault', message: `Fault injected through /sandbox/faults: ${fault.status} for ${req.method} ${path}` });
   };
 }

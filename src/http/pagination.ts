@@ -1,34 +1,19 @@
-import { invalidParameter } from '../core/errors.js';
-import { queryString } from './routing.js';
+import { z } from 'zod';
 
-export const MAX_PER_PAGE = 100;
+import { parseInput } from './operation.js';
+import { MAX_PER_PAGE, pagingQuery } from './schemas.js';
+
+export { MAX_PER_PAGE };
 
 export interface Paging {
   page: number;
   perPage: number;
 }
 
-const POSITIVE_INTEGER = /^\d+$/;
-
-/** Reads `page` (1-based) and `perPage` (1 to 100). */
+/** Reads `page` (1-based) and `perPage` (1 to 100) with the paging schema; other keys are left to the caller. */
 export function parsePaging(query: Record<string, unknown>, defaultPerPage: number): Paging {
-  const pageText = queryString(query, 'page');
-  const perPageText = queryString(query, 'perPage');
-  let page = 1;
-  let perPage = defaultPerPage;
-  if (pageText !== undefined) {
-    if (!POSITIVE_INTEGER.test(pageText) || Number(pageText) < 1) {
-      throw invalidParameter('page', `page must be a whole number of 1 or more (pages are 1-based; the first page is page=1); got ${JSON.stringify(pageText)}`);
-    }
-    page = Number(pageText);
-  }
-  if (perPageText !== undefined) {
-    if (!POSITIVE_INTEGER.test(perPageText) || Number(perPageText) < 1 || Number(perPageText) > MAX_PER_PAGE) {
-      throw invalidParameter('perPage', `perPage must be a whole number from 1 to ${MAX_PER_PAGE}; got ${JSON.stringify(perPageText)}`);
-    }
-    perPage = Number(perPageText);
-  }
-  return { page, perPage };
+  const { page, perPage } = parseInput(z.object(pagingQuery(defaultPerPage)), query, 'query');
+  return { page: page ?? 1, perPage: perPage ?? defaultPerPage };
 }
 
 /** The list envelope shared by every list of the API; `key` names the array. */

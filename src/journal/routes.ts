@@ -1,39 +1,25 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 
-import { invalidParameter } from '../core/errors.js';
+import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
-import { allowOnly, queryString } from '../http/routing.js';
 import { JOURNAL_LIMIT, type Store } from '../store/store.js';
+import { listRequestsOp } from './operations.js';
 
 /** GET /sandbox/requests: the account's recent requests, newest first, optionally filtered; error answers with the start of their body. */
 export function journalRouter(deps: { store: Store }): Router {
-  const router = Router({ strict: true });
+  const api = operationRouter('/sandbox');
 
-  router.get('/requests', async (req, res) => {
+  api.handle(listRequestsOp, async ({ query }, _req, res) => {
     const { accountId } = authOf(res);
-    const limitText = queryString(req.query, 'limit');
-    const method = queryString(req.query, 'method')?.toUpperCase();
-    const pathPrefix = queryString(req.query, 'path');
-    const statusText = queryString(req.query, 'status');
-    const limit = limitText === undefined ? JOURNAL_LIMIT : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > JOURNAL_LIMIT) {
-      throw invalidParameter('limit', `limit must be a whole number from 1 to ${JOURNAL_LIMIT}`);
-    }
-    if (statusText !== undefined && !/^[1-5]\d\d$/.test(statusText)) throw invalidParameter('status', 'status must be an HTTP status code such as 404');
+    const { limit = JOURNAL_LIMIT, method, path: pathPrefix, status } = query();
     // Filters apply to the bounded journal, newest first; `limit` caps the answer.
     const requests = (await deps.store.journal.list(accountId, JOURNAL_LIMIT))
-      .filter(
-        (e) =>
-          (method === undefined || e.method === method) &&
-          (pathPrefix === undefined || e.path.startsWith(pathPrefix)) &&
-          (statusText === undefined || e.status === Number(statusText)),
-      )
+      .filter((e) => (method === undefined || e.method === method) && (pathPrefix === undefined || e.path.startsWith(pathPrefix)) && (status === undefined || e.status === status))
       .slice(0, limit)
       // errorBody: null for answers below 400, so every entry has the same keys.
       .map(({ accountId: _omit, errorBody, ...entry }) => ({ ...entry, errorBody: errorBody ?? null }));
     res.json({ requests });
   });
-  allowOnly(router, '/requests', ['GET']);
 
-  return router;
+  return api.done();
 }

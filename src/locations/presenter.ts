@@ -1,15 +1,6 @@
-import { isShownActive, presentAlert, type PublicAlert } from '../alerts/index.js';
-import type { AccountDoc, DeepReadonly, HomeAway, LocationRecord } from '../store/data.js';
-
-/** Production's Location object, with exactly its keys. */
-export interface PublicLocation {
-  locationId: string;
-  name: string;
-  homeAway: HomeAway;
-  devices: { deviceId: string; type: 'monitor'; connected: boolean; calibrated: boolean }[];
-  alerts: PublicAlert[];
-  subscriptionIds: string[];
-}
+import { isShownActive, presentAlert } from '../alerts/index.js';
+import type { AccountDoc, DeepReadonly, LocationRecord } from '../store/data.js';
+import type { PublicLocation } from './schemas.js';
 
 export function presentLocation(doc: DeepReadonly<AccountDoc>, location: DeepReadonly<LocationRecord>): PublicLocation {
   return {

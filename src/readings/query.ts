@@ -1,6 +1,8 @@
-import { invalidParameter } from '../core/errors.js';
-import { parsePaging } from '../http/pagination.js';
-import { queryString } from '../http/routing.js';
+import { z } from 'zod';
+
+import { AppError, invalidParameter } from '../core/errors.js';
+import { parseInput } from '../http/operation.js';
+import { pagingQuery, queryText } from '../http/schemas.js';
 import { DAY_MS, daysFromCivil, daysInMonth, formatLocalIso, HOUR_MS, MINUTE_MS } from './calendar.js';
 import type { GroupBy } from './local-hours.js';
 
@@ -32,27 +34,70 @@ export interface ReadingsQuery {
 
 const TIME_FORMS = 'ISO 8601 with a UTC offset (2026-01-01T00:00:00Z, 2026-01-01T00:00:00.000-05:00) or epoch seconds (1767225600)';
 
+/** An instant parameter: the text as parseTime reads it; its errors become the issue's message. */
+const instant = (name: string, description: string) =>
+  queryText(name)
+    .transform((text, ctx) => {
+      // An empty startTime counts as missing (the required rule says what to send).
+      if (text === '') return undefined;
+      try {
+        return parseTime(name, text);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+        return z.NEVER;
+      }
+    })
+    .meta({ description: `${description}: ${TIME_FORMS}.`, examples: ['2026-03-01T00:00:00Z', '1772323200'] });
+
+/**
+ * The query of GET .../readings/water-usage. Every problem is a 400 naming its parameter;
+ * parameters are checked in the order listed, then endTime against startTime.
+ */
+export const ReadingsQuerySchema = z
+  .looseObject({
+    startTime: instant('startTime', 'Start of the range (required)').optional(),
+    endTime: instant('endTime', 'End of the range (default: the account clock\'s now; never past it)').optional(),
+    groupBy: queryText('groupBy')
+      .superRefine((text, ctx) => {
+        if (!(GROUP_BY_VALUES as readonly string[]).includes(text)) {
+          ctx.addIssue({ code: 'custom', message: `groupBy must be one of ${GROUP_BY_VALUES.join(', ')} (default hour); got ${JSON.stringify(text)}` });
+        }
+      })
+      .transform((text) => text as GroupBy)
+      .optional()
+      .meta({ enum: [...GROUP_BY_VALUES], default: 'hour', description: 'Bucket size; buckets start on the location\'s local hour, day, month or year.' }),
+    ...pagingQuery(DEFAULT_READINGS_PER_PAGE),
+  })
+  .superRefine(
+    (query, ctx) => {
+      // A startTime that failed its own check is reported by that check.
+      if (query.startTime !== undefined) return;
+      ctx.addIssue({ code: 'custom', path: ['startTime'], message: `startTime is required: the start of the range, as ${TIME_FORMS}${nearMiss(query, 'startTime')}` });
+    },
+    // Checked even when other parameters are wrong: a missing startTime is reported first.
+    { when: () => true },
+  )
+  .superRefine((query, ctx) => {
+    const { startTime, endTime } = query;
+    if (startTime !== undefined && endTime !== undefined && endTime < startTime) {
+      ctx.addIssue({ code: 'custom', path: ['endTime'], message: `endTime must not be before startTime; got startTime ${iso(startTime)} and endTime ${iso(endTime)}` });
+    }
+  })
+  .transform(
+    (query): ReadingsQuery => ({
+      startMs: query.startTime ?? 0,
+      endMs: query.endTime ?? null,
+      groupBy: query.groupBy ?? 'hour',
+      page: query.page ?? 1,
+      perPage: query.perPage ?? DEFAULT_READINGS_PER_PAGE,
+    }),
+  )
+  .meta({ required: ['startTime'] });
+
 /** Parses and validates the query of GET .../readings/water-usage; every problem is a 400 naming its parameter. */
 export function parseReadingsQuery(query: Record<string, unknown>): ReadingsQuery {
-  const startText = queryString(query, 'startTime');
-  if (startText === undefined || startText === '') {
-    throw invalidParameter('startTime', `startTime is required: the start of the range, as ${TIME_FORMS}${nearMiss(query, 'startTime')}`);
-  }
-  const startMs = parseTime('startTime', startText);
-  const endText = queryString(query, 'endTime');
-  const endMs = endText === undefined ? null : parseTime('endTime', endText);
-
-  const groupText = queryString(query, 'groupBy');
-  if (groupText !== undefined && !(GROUP_BY_VALUES as readonly string[]).includes(groupText)) {
-    throw invalidParameter('groupBy', `groupBy must be one of ${GROUP_BY_VALUES.join(', ')} (default hour); got ${JSON.stringify(groupText)}`);
-  }
-  const groupBy = (groupText ?? 'hour') as GroupBy;
-  const { page, perPage } = parsePaging(query, DEFAULT_READINGS_PER_PAGE);
-
-  if (endMs !== null && endMs < startMs) {
-    throw invalidParameter('endTime', `endTime must not be before startTime; got startTime ${iso(startMs)} and endTime ${iso(endMs)}`);
-  }
-  return { startMs, endMs, groupBy, page, perPage };
+  return parseInput(ReadingsQuerySchema, query, 'query');
 }
 
 /**

@@ -1,23 +1,26 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 
+import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
-import { allowOnly } from '../http/routing.js';
+import { findLocation } from '../store/lookups.js';
+import { getWaterUsageOp, getWaterUsageSummaryOp } from './operations.js';
 import type { ReadingsService } from './service.js';
 
 /** GET /v1/locations/{id}/readings/water-usage and .../water-usage/summary. */
 export function readingsRouter(deps: { readings: ReadingsService }): Router {
-  const router = Router({ strict: true });
+  const api = operationRouter('/v1');
   const { readings } = deps;
 
-  router.get('/locations/:locationId/readings/water-usage', (req, res) => {
-    res.json(readings.readings(authOf(res).doc, req.params.locationId, req.query));
+  api.handle(getWaterUsageOp, ({ params, query }, _req, res) => {
+    const { doc } = authOf(res);
+    // An unknown location is a 404 whatever the query says.
+    findLocation(doc, params.locationId);
+    res.json(readings.readings(doc, params.locationId, query()));
   });
-  allowOnly(router, '/locations/:locationId/readings/water-usage', ['GET']);
 
-  router.get('/locations/:locationId/readings/water-usage/summary', (req, res) => {
-    res.json(readings.summary(authOf(res).doc, req.params.locationId));
+  api.handle(getWaterUsageSummaryOp, ({ params }, _req, res) => {
+    res.json(readings.summary(authOf(res).doc, params.locationId));
   });
-  allowOnly(router, '/locations/:locationId/readings/water-usage/summary', ['GET']);
 
-  return router;
+  return api.done();
 }

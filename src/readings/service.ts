@@ -6,27 +6,11 @@ import { findLocation } from '../store/lookups.js';
 import { daysOfIsoDate, formatOffset } from './calendar.js';
 import { UsageModel } from './generator.js';
 import { UnsupportedTimeZoneError } from './local-hours.js';
-import { parseReadingsQuery, resolveRange } from './query.js';
+import { resolveRange, type ReadingsQuery } from './query.js';
 import { LocationUsage, BoundedMemo, YearTotals, type ExtraFlow, type PeriodTotals, type UsageScale } from './rollup.js';
+import type { ReadingsEnvelope, UsageSummary } from './schemas.js';
 import { ZoneOffsetsCache } from './zone.js';
 
-/** Production's readings envelope, with exactly its keys. */
-export interface ReadingsEnvelope {
-  page: number;
-  perPage: number;
-  pageCount: number;
-  total: number;
-  readings: { time: string; volume: number }[];
-  units: 'gallons';
-}
-
-/** Production's summary, with exactly its keys. */
-export interface UsageSummary {
-  today: number;
-  thisMonth: number;
-  thisYear: number;
-  units: 'gallons';
-}
 
 // SANDBOX: volumes carry three decimals so that every sum is exact; production's summary shows unrounded floats.
 /** Milli-gallons (exact integers inside) to gallons with three decimals (at the edge). */
@@ -67,9 +51,8 @@ export class ReadingsService {
   }
 
   /** GET .../readings/water-usage */
-  readings(doc: DeepReadonly<AccountDoc>, locationId: string, query: Record<string, unknown>): ReadingsEnvelope {
+  readings(doc: DeepReadonly<AccountDoc>, locationId: string, parsed: ReadingsQuery): ReadingsEnvelope {
     const { usage, nowMs } = this.usageOf(doc, locationId);
-    const parsed = parseReadingsQuery(query);
     const { fromMs, toMs } = resolveRange(parsed, nowMs);
     const { total, buckets } = this.#explain(usage, () => usage.page(fromMs, toMs, parsed.groupBy, parsed.page, parsed.perPage));
     return {

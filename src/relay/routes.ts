@@ -1,11 +1,11 @@
-import { Router, type Request, type Response } from 'express';
-import { z } from 'zod';
+import type { Request, Response, Router } from 'express';
 
 import { AppError, invalidParameter, notFound } from '../core/errors.js';
+import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
-import { allowOnly } from '../http/routing.js';
-import { DEFAULT_RELAY_NAME, RELAY_NAME, type RelayHub } from './hub.js';
+import { DEFAULT_RELAY_NAME, type RelayHub } from './hub.js';
 import type { RelayRequest } from './messages.js';
+import { callRelayGetOp, callRelayPostOp, openRelayOp, relayReplyOp, relayRequestsOp } from './operations.js';
 import { describeMissingAnswer } from './sender.js';
 
 export interface RelayRoutesDeps {
@@ -15,33 +15,10 @@ export interface RelayRoutesDeps {
 
 /** A comment line down an idle stream this often, so proxies keep it open and the CLI notices a dead one. */
 export const RELAY_PING_MS = 15_000;
-/** Bodies of the local answer kept (the delivery log keeps the first 500 characters). */
-export const MAX_ANSWER_BODY_CHARS = 32_768;
-
-/** POST /sandbox/relays: which relay (by name) to open. */
-export const openRelayBody = z.strictObject({ name: z.string().regex(RELAY_NAME, 'name is 1 to 40 lowercase letters, digits and dashes, starting with a letter or digit').optional() });
-
-/** POST /sandbox/relays/{relayId}/replies/{requestId}: the local URL's answer, or why there is none. */
-export const relayReplyBody = z.union([
-  z.strictObject({
-    status: z.number().int().min(100).max(599),
-    headers: z.record(z.string(), z.string()).optional(),
-    body: z.string().max(MAX_ANSWER_BODY_CHARS).optional(),
-  }),
-  z.strictObject({ error: z.string().min(1).max(1000) }),
-]);
 
 const REQUEST_ID = /^[0-9a-f-]{36}$/;
 /** Headers that belong to one hop, or that the relay itself sets, and are never passed on. */
 const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'te', 'trailer', 'proxy-authorization', 'proxy-connection', 'authorization', 'cookie', 'expect']);
-
-function parseBody<T>(schema: z.ZodType<T>, body: unknown, example: string): T {
-  const parsed = schema.safeParse(body ?? {});
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const path = issue?.path.join('.') || 'body';
-  throw invalidParameter(path, `${issue?.message ?? 'invalid body'} (${path}); e.g. ${example}`);
-}
 
 function ownedRelay(deps: RelayRoutesDeps, accountId: string, relayId: string): string {
   // Another account's relay answers like one that does not exist.
@@ -51,20 +28,19 @@ function ownedRelay(deps: RelayRoutesDeps, accountId: string, relayId: string): 
 
 /** /sandbox/relays: what `water-sandbox listen` uses (mounted behind account authentication). */
 export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
-  const router = Router({ strict: true });
+  const api = operationRouter('/sandbox');
 
-  router.post('/relays', (req, res) => {
+  api.handle(openRelayOp, ({ body }, _req, res) => {
     const { accountId } = authOf(res);
-    const name = parseBody(openRelayBody, req.body, '{"name": "default"}').name ?? DEFAULT_RELAY_NAME;
+    const name = body()?.name ?? DEFAULT_RELAY_NAME;
     const relayId = deps.relays.relayIdFor(accountId, name);
     res.json({ relayId, name, endpoint: deps.relays.endpointOf(relayId) });
   });
-  allowOnly(router, '/relays', ['POST']);
 
   // The relay's requests as server-sent events: `ready` once attached, then one `request` per webhook.
-  router.get('/relays/:relayId/requests', async (req, res) => {
+  api.handle(relayRequestsOp, async ({ params }, _req, res) => {
     const { accountId } = authOf(res);
-    const relayId = ownedRelay(deps, accountId, req.params.relayId);
+    const relayId = ownedRelay(deps, accountId, params.relayId);
     res.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -83,24 +59,22 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
     });
     send('ready', { relayId, endpoint: deps.relays.endpointOf(relayId) });
   });
-  allowOnly(router, '/relays/:relayId/requests', ['GET']);
 
-  router.post('/relays/:relayId/replies/:requestId', async (req, res) => {
+  api.handle(relayReplyOp, async ({ params, body }, _req, res) => {
     const { accountId } = authOf(res);
-    const relayId = ownedRelay(deps, accountId, req.params.relayId);
-    const { requestId } = req.params;
+    const relayId = ownedRelay(deps, accountId, params.relayId);
+    const { requestId } = params;
     if (!REQUEST_ID.test(requestId)) throw invalidParameter('requestId', `requestId must be the id of a request the relay stream sent; got ${JSON.stringify(requestId)}`);
-    const reply = parseBody(relayReplyBody, req.body, '{"status": 200, "headers": {"content-type": "application/json"}, "body": "{}"} or {"error": "ECONNREFUSED"}');
+    const reply = body();
     await deps.relays.answer(
       relayId,
       requestId,
-      'error' in reply ? { type: 'error', error: reply.error } : { type: 'answer', status: reply.status, headers: reply.headers ?? {}, body: reply.body ?? '' },
+      reply.error !== undefined ? { type: 'error', error: reply.error } : { type: 'answer', status: reply.status ?? 200, headers: reply.headers ?? {}, body: reply.body ?? '' },
     );
     res.status(202).json({ status: 'accepted' });
   });
-  allowOnly(router, '/relays/:relayId/replies/:requestId', ['POST']);
 
-  return router;
+  return api.done();
 }
 
 /** A gateway error whose message is meant for the caller (AppErrors of 5xx hide theirs). */
@@ -110,7 +84,7 @@ class RelayGatewayError extends AppError {
   }
 }
 
-function forwardedHeaders(req: Request<{ relayId: string }>): Record<string, string> {
+function forwardedHeaders(req: Request): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_HEADERS.has(name)) continue;
@@ -126,10 +100,10 @@ function forwardedHeaders(req: Request<{ relayId: string }>): Record<string, str
  * trying a listener by hand. The Authorization header is not passed on.
  */
 export function relayEndpointRouter(deps: RelayRoutesDeps): Router {
-  const router = Router({ strict: true });
-  const handle = async (req: Request<{ relayId: string }>, res: Response): Promise<void> => {
+  const api = operationRouter('/relay');
+  const handle = async ({ params }: { params: { relayId: string } }, req: Request, res: Response): Promise<void> => {
     const { accountId } = authOf(res);
-    const { relayId } = req.params;
+    const { relayId } = params;
     if (!deps.relays.owns(accountId, relayId)) throw notFound(`No relay ${JSON.stringify(relayId)} in this account`);
     const timeoutMs = deps.config.webhook.timeoutMs;
     const outcome = await deps.relays.forward(relayId, {
@@ -149,8 +123,7 @@ export function relayEndpointRouter(deps: RelayRoutesDeps): Router {
     const message = describeMissingAnswer(outcome, relayId, timeoutMs);
     throw new RelayGatewayError(outcome.type === 'timeout' ? 504 : 502, outcome.type === 'timeout' ? 'relay_timeout' : 'relay_not_connected', message);
   };
-  router.get('/:relayId', handle);
-  router.post('/:relayId', handle);
-  allowOnly(router, '/:relayId', ['GET', 'POST']);
-  return router;
+  api.handle(callRelayGetOp, handle);
+  api.handle(callRelayPostOp, handle);
+  return api.done();
 }

@@ -1,6 +1,6 @@
 import { endAlert, startAlert, type AlertsDeps, type StartAlertInput } from '../alerts/index.js';
 import { accountNowMs, type DueWork, timeLockOf } from '../clock/index.js';
-import { AppError, invalidParameter, notFound } from '../core/errors.js';
+import { AppError, notFound } from '../core/errors.js';
 import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, DeepReadonly, ScenarioRunRecord } from '../store/data.js';
 import { findLocation, findRun } from '../store/lookups.js';
@@ -19,21 +19,6 @@ export function findScenario(deps: Pick<ScenariosDeps, 'scenarios'>, name: strin
   const scenario = deps.scenarios.get(name);
   if (!scenario) throw notFound(`No scenario ${JSON.stringify(name)}; GET /sandbox/scenarios lists the scenarios of this sandbox`);
   return scenario;
-}
-
-/** Validates the body of POST /sandbox/scenarios/{name}/runs. */
-export function parseRunRequest(body: unknown): { locationId: string } {
-  const example = '{"locationId": "<a locationId from GET /v1/locations>"}';
-  if (body === undefined) {
-    throw new AppError(415, 'unsupported_media_type', `The request body must be JSON with Content-Type: application/json, e.g. ${example}`);
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', `The request body must be a JSON object such as ${example}`);
-  const unknown = Object.keys(body).filter((k) => k !== 'locationId');
-  if (unknown.length > 0) throw invalidParameter(unknown[0] ?? 'body', `A run takes only locationId; remove ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
-  const { locationId } = body as { locationId?: unknown };
-  if (locationId === undefined) throw invalidParameter('locationId', `locationId is required: the location the scenario plays at, e.g. ${example}`);
-  if (typeof locationId !== 'string' || locationId === '') throw invalidParameter('locationId', `locationId must be a location id string; got ${JSON.stringify(locationId)}`);
-  return { locationId };
 }
 
 const deviceIndexOf = (step: ScenarioStep): number | null =>

@@ -1,4 +1,4 @@
-import { AppError, invalidParameter } from '../core/errors.js';
+import { AppError } from '../core/errors.js';
 import type { AccountDoc, ConfirmationTokenRecord, DeepReadonly } from '../store/data.js';
 
 /** How long a used token is kept, so confirming twice gets a precise error rather than "unknown token". */
@@ -33,24 +33,6 @@ export function confirmationUrl(publicUrl: string, subscriptionId: string, token
 }
 
 const TOKEN_KEY = 'confirmationToken';
-
-/**
- * Reads the token from the query. The official Node client (0.4.0) sends
- * `?confirmationToken<token>` with no `=`; that gets a 400 explaining the fix.
- */
-export function readConfirmationToken(query: Record<string, unknown>): string {
-  const value = query[TOKEN_KEY];
-  if (typeof value === 'string' && value !== '') return value;
-  if (value !== undefined && typeof value !== 'string') throw invalidParameter(TOKEN_KEY, 'confirmationToken must be given once');
-  const glued = Object.keys(query).find((k) => k.startsWith(TOKEN_KEY) && k.length > TOKEN_KEY.length);
-  if (glued !== undefined) {
-    throw invalidParameter(
-      TOKEN_KEY,
-      'The query has "confirmationToken<token>" with no "=" between the name and the token; send ?confirmationToken=<token>, as in the confirmationUrl (the official Node client 0.4.0 has this bug)',
-    );
-  }
-  throw invalidParameter(TOKEN_KEY, 'confirmationToken is required: call the confirmationUrl from the confirmation message as it is');
-}
 
 /** Checks the token for the subscription; throws a 400 saying whether it is wrong, used or expired. */
 export function checkConfirmationToken(

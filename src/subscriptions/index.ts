@@ -1,4 +1,6 @@
 /** What other features use of subscriptions. */
 export { checkEndpoint, type EndpointPolicy } from './endpoint-policy.js';
-export { presentSubscription, type PublicSubscription } from './presenter.js';
+export { subscriptionsOperations } from './operations.js';
+export { presentSubscription } from './presenter.js';
 export { subscriptionsRouter, subscriptionsSandboxRouter, type SubscriptionsDeps } from './routes.js';
+export { Subscription, type PublicSubscription } from './schemas.js';

@@ -1,12 +1,5 @@
-import type { DeepReadonly, SubscriptionRecord, SubscriptionStatus } from '../store/data.js';
-
-/** Production's Subscription object, with exactly its keys. */
-export interface PublicSubscription {
-  subscriptionId: string;
-  locationId: string;
-  endpoint: string;
-  status: SubscriptionStatus;
-}
+import type { DeepReadonly, SubscriptionRecord } from '../store/data.js';
+import type { PublicSubscription } from './schemas.js';
 
 export function presentSubscription(s: DeepReadonly<SubscriptionRecord>): PublicSubscription {
   return { subscriptionId: s.subscriptionId, locationId: s.locationId, endpoint: s.endpoint, status: s.status };

@@ -1,22 +1,30 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 
 import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
-import { AppError, conflict, invalidParameter, notFound } from '../core/errors.js';
+import { conflict, notFound } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
-import { pageOf, parsePaging } from '../http/pagination.js';
+import { operationRouter } from '../http/operation.js';
+import { pageOf } from '../http/pagination.js';
 import { authOf } from '../http/request-context.js';
-import { allowOnly } from '../http/routing.js';
 import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, DeepReadonly, SubscriptionRecord } from '../store/data.js';
 import { findLocation, findSubscription } from '../store/lookups.js';
 import type { AccountTx, Store } from '../store/store.js';
 import { SUBSCRIPTION_DELETED_NOTE, type Dispatcher } from '../webhooks/index.js';
-import { checkConfirmationToken, confirmationUrl, issueConfirmationToken, readConfirmationToken } from './confirmation.js';
+import { checkConfirmationToken, confirmationUrl, issueConfirmationToken } from './confirmation.js';
 import { checkEndpoint, type EndpointPolicy, type RelayEndpointCheck } from './endpoint-policy.js';
+import {
+  confirmSubscriptionOp,
+  createSubscriptionOp,
+  deleteSubscriptionOp,
+  getSubscriptionOp,
+  listLocationSubscriptionsOp,
+  listSubscriptionsOp,
+  resendConfirmationOp,
+} from './operations.js';
 import { presentSubscription } from './presenter.js';
-
-const DEFAULT_SUBSCRIPTIONS_PER_PAGE = 50;
+import { DEFAULT_SUBSCRIPTIONS_PER_PAGE } from './schemas.js';
 
 export interface SubscriptionsDeps {
   store: Store;
@@ -27,18 +35,6 @@ export interface SubscriptionsDeps {
   config: { readonly confirmationTokenTtlSeconds: number; readonly endpointPolicy: EndpointPolicy; readonly blockPrivateEndpoints: boolean };
   /** Recognises the sandbox's relay endpoints (`water-sandbox listen`). */
   relays?: { classifyEndpoint(accountId: string, url: URL): 'own' | 'foreign' | null };
-}
-
-function parseEndpointBody(body: unknown, config: SubscriptionsDeps['config'], relay?: RelayEndpointCheck): string {
-  if (body === undefined) {
-    throw new AppError(415, 'unsupported_media_type', 'The request body must be JSON with Content-Type: application/json, e.g. {"endpoint": "https://example.com/hooks"}');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalidParameter('body', 'The request body must be a JSON object such as {"endpoint": "https://example.com/hooks"}');
-  }
-  const unknown = Object.keys(body).filter((k) => k !== 'endpoint');
-  if (unknown.length > 0) throw invalidParameter(unknown[0] ?? 'body', `A subscription takes only endpoint; remove ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
-  return checkEndpoint((body as { endpoint?: unknown }).endpoint, config.endpointPolicy, config.blockPrivateEndpoints, relay);
 }
 
 /**
@@ -73,14 +69,15 @@ function queueConfirmation(
 }
 
 export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
-  const router = Router({ strict: true });
+  const api = operationRouter('/v1');
 
-  router.post('/locations/:locationId/subscriptions', async (req, res) => {
+  api.handle(createSubscriptionOp, async ({ params, body }, _req, res) => {
     const { accountId, doc } = authOf(res);
-    const { locationId } = req.params;
+    const { locationId } = params;
     findLocation(doc, locationId);
     const relays = deps.relays;
-    const endpoint = parseEndpointBody(req.body, deps.config, relays && ((url) => relays.classifyEndpoint(accountId, url)));
+    const relayCheck: RelayEndpointCheck | undefined = relays && ((url) => relays.classifyEndpoint(accountId, url));
+    const endpoint = checkEndpoint(body().endpoint, deps.config.endpointPolicy, deps.config.blockPrivateEndpoints, relayCheck);
     const subscriptionId = deps.ids.uuid();
     // The subscription, its token and its confirmation are stored in one change, so a restart
     // never finds a subscription without its confirmation.
@@ -104,28 +101,26 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
     res.json(presentSubscription(subscription));
   });
 
-  router.get('/locations/:locationId/subscriptions', (req, res) => {
+  api.handle(listLocationSubscriptionsOp, ({ params, query }, _req, res) => {
     const { doc } = authOf(res);
-    const paging = parsePaging(req.query, DEFAULT_SUBSCRIPTIONS_PER_PAGE);
-    const location = findLocation(doc, req.params.locationId);
+    const { page = 1, perPage = DEFAULT_SUBSCRIPTIONS_PER_PAGE } = query();
+    const location = findLocation(doc, params.locationId);
     const subscriptions = doc.subscriptions.filter((s) => s.locationId === location.locationId).map(presentSubscription);
-    res.json(pageOf('subscriptions', subscriptions, paging));
+    res.json(pageOf('subscriptions', subscriptions, { page, perPage }));
   });
-  allowOnly(router, '/locations/:locationId/subscriptions', ['GET', 'POST']);
 
-  router.get('/subscriptions', (req, res) => {
+  api.handle(listSubscriptionsOp, ({ query }, _req, res) => {
     const { doc } = authOf(res);
-    const paging = parsePaging(req.query, DEFAULT_SUBSCRIPTIONS_PER_PAGE);
-    res.json(pageOf('subscriptions', doc.subscriptions.map(presentSubscription), paging));
+    const { page = 1, perPage = DEFAULT_SUBSCRIPTIONS_PER_PAGE } = query();
+    res.json(pageOf('subscriptions', doc.subscriptions.map(presentSubscription), { page, perPage }));
   });
-  allowOnly(router, '/subscriptions', ['GET']);
 
-  // The official Python client adds a slash before the query: /confirm/?confirmationToken=...
-  router.get('/subscriptions/:subscriptionId/confirm{/}', async (req, res) => {
+  // The official Python client adds a slash before the query: /confirm/?confirmationToken=... (trailingSlash).
+  api.handle(confirmSubscriptionOp, async ({ params, query }, _req, res) => {
     const { accountId, doc } = authOf(res);
-    const { subscriptionId } = req.params;
+    const { subscriptionId } = params;
     findSubscription(doc, subscriptionId);
-    const token = readConfirmationToken(req.query);
+    const token = query().confirmationToken;
     const confirmed = await deps.store.accounts.update(accountId, (d) => {
       const nowMs = accountNowMs(deps.clock, d.clock);
       checkConfirmationToken(d, subscriptionId, token, nowMs);
@@ -140,15 +135,14 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
     await publishAccountEvent(deps.store, accountId, { type: 'subscription', subscriptionId, locationId: confirmed.locationId, status: 'confirmed' });
     res.json(confirmed);
   });
-  allowOnly(router, '/subscriptions/:subscriptionId/confirm{/}', ['GET']);
 
-  router.get('/subscriptions/:subscriptionId', (req, res) => {
-    res.json(presentSubscription(findSubscription(authOf(res).doc, req.params.subscriptionId)));
+  api.handle(getSubscriptionOp, ({ params }, _req, res) => {
+    res.json(presentSubscription(findSubscription(authOf(res).doc, params.subscriptionId)));
   });
 
-  router.delete('/subscriptions/:subscriptionId', async (req, res) => {
+  api.handle(deleteSubscriptionOp, async ({ params }, _req, res) => {
     const { accountId, doc } = authOf(res);
-    const { subscriptionId } = req.params;
+    const { subscriptionId } = params;
     findSubscription(doc, subscriptionId);
     const deleted = await deps.store.accounts.update(accountId, (d) => {
       const subscription = findSubscription(d, subscriptionId);
@@ -163,20 +157,19 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
     // Production's DELETE has no documented body; the official Node client crashes on an empty 200, so we answer the deleted subscription.
     res.json(deleted);
   });
-  allowOnly(router, '/subscriptions/:subscriptionId', ['GET', 'DELETE']);
 
-  return router;
+  return api.done();
 }
 
 /** /sandbox routes of this feature. */
 export function subscriptionsSandboxRouter(deps: SubscriptionsDeps): Router {
-  const router = Router({ strict: true });
+  const api = operationRouter('/sandbox');
 
   // A fresh confirmation token for a pending subscription: sent to the endpoint again, and returned here
   // so a partner without a reachable endpoint can still confirm.
-  router.post('/subscriptions/:subscriptionId/confirmation', async (req, res) => {
+  api.handle(resendConfirmationOp, async ({ params }, _req, res) => {
     const { accountId, doc } = authOf(res);
-    const { subscriptionId } = req.params;
+    const { subscriptionId } = params;
     findSubscription(doc, subscriptionId);
     const sent = await deps.store.accounts.update(accountId, (d, tx) => {
       const subscription = findSubscription(d, subscriptionId);
@@ -186,7 +179,6 @@ export function subscriptionsSandboxRouter(deps: SubscriptionsDeps): Router {
     deps.dispatcher.kick(accountId);
     res.json({ subscriptionId, ...sent });
   });
-  allowOnly(router, '/subscriptions/:subscriptionId/confirmation', ['POST']);
 
-  return router;
+  return api.done();
 }

@@ -1,25 +1,7 @@
-import type { DeepReadonly, DeliveryAttempt, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
+import type { DeepReadonly, DeliveryRecord } from '../store/data.js';
 import { ATTEMPT_HEADER, DELIVERY_ID_HEADER } from './dispatcher.js';
+import type { DeliveryView } from './operations.js';
 import { headersOf } from './sender.js';
-
-/** A delivery as /sandbox/deliveries shows it: what was sent, where, and every answer. */
-export interface DeliveryView {
-  deliveryId: string;
-  kind: DeliveryKind;
-  subscriptionId: string | null;
-  locationId: string | null;
-  method: 'POST' | 'GET';
-  target: string;
-  /** The request's headers on its first attempt; X-Sandbox-Attempt counts up on each retry. */
-  requestHeaders: Record<string, string>;
-  payload: unknown;
-  state: DeliveryState;
-  attempts: DeliveryAttempt[];
-  createdAt: string;
-  nextAttemptAt: string | null;
-  redeliveryOf: string | null;
-  note: string | null;
-}
 
 export function presentDelivery(x: DeepReadonly<DeliveryRecord>): DeliveryView {
   return {

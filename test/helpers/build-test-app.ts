@@ -15,6 +15,7 @@ import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { DEMO_ACCOUNT_ID } from './demo.js';
 import { loopbackOnlySender } from './loopback-only-sender.js';
+import { checkedAgainstDocument } from './openapi-check.js';
 
 /** The instant every test app's clock starts at, unless a test says otherwise. */
 export const TEST_START = new Date('2026-03-10T15:30:00Z');
@@ -52,7 +53,8 @@ export function storeOptionsOf(config: Config): Parameters<typeof openStore>[0] 
 /**
  * The real wiring of server.ts (loadConfig → openStore → buildDeps → seed → createApp) with a
  * manual clock, a silent logger, a sender that only reaches loopback hosts, and, unless
- * `env.DATA_DIR` says otherwise, the in-memory store.
+ * `env.DATA_DIR` says otherwise, the in-memory store. Every response of the app is checked
+ * against /openapi.json (openapi-check.ts).
  */
 export async function buildTestApp(
   options: { env?: Record<string, string>; start?: Date; logger?: Logger; overrides?: Omit<DepsOverrides, 'clock'> } = {},
@@ -64,7 +66,7 @@ export async function buildTestApp(
   const scenarios = options.overrides?.scenarios ?? (await loadScenarios(config.scenariosDir));
   const deps = await buildDeps(config, store, fixtures, { clock, logger: options.logger ?? silentLogger, sender: loopbackOnlySender, scenarios, ...options.overrides });
   await seedFixtures(deps, docs);
-  return { app: createApp(deps), deps, clock, store };
+  return { app: checkedAgainstDocument(createApp(deps)), deps, clock, store };
 }
 
 /** An account's document (the demo account's by default); fails the test when it is missing. */

@@ -2,6 +2,7 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { startSandbox, type RunningSandbox } from '../../src/server.js';
 import { loopbackOnlySender } from './loopback-only-sender.js';
+import { observe } from './openapi-check.js';
 
 const running: RunningSandbox[] = [];
 
@@ -9,6 +10,8 @@ const running: RunningSandbox[] = [];
 export async function startTestSandbox(env: Record<string, string> = {}): Promise<RunningSandbox> {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_DIR: ':memory:', ...env });
   const sandbox = await startSandbox(config, { logger: silentLogger, sender: loopbackOnlySender });
+  // Its responses are checked against /openapi.json too; first, so it sees every response whole.
+  sandbox.server.prependListener('request', observe);
   running.push(sandbox);
   return sandbox;
 }

@@ -15,7 +15,7 @@ export interface RouteIds {
   deliveryId: string;
   runId: string;
   scenario: string;
-  /** The dashboard's script asset. */
+  /** A file name in the route (the dashboard's script asset, a file of /docs/assets). */
   file: string;
 }
 
@@ -73,9 +73,13 @@ export const API_ROUTES: ApiRoute[] = [
   { method: 'get', path: '/sandbox/runs/:runId', ok: 200, guard: 'account' },
 ];
 
-/** The routes outside /v1 and /sandbox: the health check, the auth host and the dashboard pages. */
+/** The routes outside /v1 and /sandbox: the health check, the API description and its page, the auth host and the dashboard pages. */
 export const OTHER_ROUTES: { method: Method; path: string }[] = [
   { method: 'get', path: '/healthz' },
+  { method: 'get', path: '/openapi.json' },
+  { method: 'get', path: '/docs' },
+  { method: 'get', path: '/docs/init.js' },
+  { method: 'get', path: '/docs/assets/:file' },
   { method: 'get', path: '/login' },
   { method: 'post', path: '/login' },
   { method: 'get', path: '/logout' },

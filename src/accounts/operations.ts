@@ -1,0 +1,165 @@
+import { z } from 'zod';
+
+import { operation } from '../http/operation.js';
+import { isoInstant, jsonObject, queryText } from '../http/schemas.js';
+import { Location } from '../locations/index.js';
+
+export const MAX_GENERATED_LOCATIONS = 10;
+export const DEFAULT_ADMIN_PAGE = 100;
+const MAX_ADMIN_PAGE = 1000;
+
+const wholeNumber = (name: string, min: number, max: number, description: string) =>
+  z
+    .unknown()
+    .superRefine((value, ctx) => {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}` });
+      }
+    })
+    .transform((value) => value as number)
+    .meta({ type: 'integer', minimum: min, maximum: max, description });
+
+/** A body of only `allowed` fields; no body at all is an empty one. */
+const optionalObject = <S extends z.ZodRawShape>(shape: S, example: string) => {
+  const body = jsonObject(shape, {
+    notObject: `The request body must be a JSON object such as ${example}`,
+    unknownKeys: (keys) => `Unknown field ${JSON.stringify(keys[0])}; allowed: ${Object.keys(shape).join(', ')}`,
+  });
+  // Every field is optional, so no body reads as {}.
+  return body.optional().transform((value) => value ?? ({} as z.output<typeof body>));
+};
+
+export const AccountCreate = optionalObject(
+  {
+    seed: wholeNumber('seed', 0, 4294967295, 'Chooses the household (names, time zones, household sizes, irrigation); default SEED.').optional(),
+    locations: wholeNumber('locations', 1, MAX_GENERATED_LOCATIONS, 'How many locations (default 2).').optional(),
+    name: z
+      .string({ error: 'name must be a non-empty string of at most 200 characters' })
+      .refine((name) => name.trim() !== '' && name.length <= 200, 'name must be a non-empty string of at most 200 characters')
+      .transform((name) => name.trim())
+      .optional()
+      .meta({ description: 'The account\'s name; default a generated household name.' }),
+  },
+  '{"seed": 7, "locations": 2}',
+);
+
+export const TokensExpire = optionalObject(
+  {
+    accessToken: z.string({ error: 'accessToken must be a string' }).optional().meta({ description: 'Expire only this access token of the account.' }),
+  },
+  '{"accessToken": "..."}',
+);
+
+export const AdminAccountsQuery = z.object({
+  limit: queryText('limit')
+    .superRefine((text, ctx) => {
+      const limit = Number(text);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ADMIN_PAGE) ctx.addIssue({ code: 'custom', message: `limit must be a whole number from 1 to ${MAX_ADMIN_PAGE}` });
+    })
+    .transform(Number)
+    .optional()
+    .meta({ type: 'integer', minimum: 1, maximum: MAX_ADMIN_PAGE, default: DEFAULT_ADMIN_PAGE, description: 'Accounts per page.' }),
+  after: queryText('after').optional().meta({ description: 'The `next` of the previous page.' }),
+});
+
+export const CreatedAccount = z
+  .strictObject({
+    accountId: z.string(),
+    name: z.string(),
+    seed: z.int(),
+    apiKey: z.string().meta({ description: 'The account\'s API key: Authorization: Bearer <apiKey>.' }),
+    user: z.strictObject({ email: z.string(), password: z.string() }).meta({ description: 'A user for the login form (OAuth) and the dashboard.' }),
+    locations: z.array(Location),
+  })
+  .meta({ description: 'A fresh account with its credentials.' });
+
+export const AdminAccounts = z
+  .strictObject({
+    total: z.int().min(0),
+    accounts: z.array(
+      z.strictObject({
+        accountId: z.string(),
+        name: z.string(),
+        origin: z.enum(['fixture', 'generated']),
+        createdAt: isoInstant,
+        lastRequestAt: isoInstant.nullable(),
+        locations: z.int().min(0),
+        subscriptions: z.int().min(0),
+        users: z.array(z.string()).meta({ description: 'The users\' e-mail addresses.' }),
+      }),
+    ),
+    next: z.string().nullable().meta({ description: 'Give it as `after` for the next page; null on the last.' }),
+  })
+  .meta({ description: 'A page of every account of the sandbox.' });
+
+const tags = ['Sandbox: accounts'];
+
+export const createAccountOp = operation({
+  operationId: 'createAccount',
+  method: 'post',
+  path: '/sandbox/accounts',
+  summary: 'Create a fresh, isolated account',
+  description:
+    'For CI: one account per test run, no shared state. Needs no credentials unless ADMIN_TOKEN is set. The same seed gives the same household; ids and secrets are always new. ' +
+    'Unused accounts are deleted after ACCOUNT_TTL.',
+  tags,
+  guard: 'admin',
+  body: { schema: AccountCreate, required: false, example: { seed: 7, locations: 2 } },
+  responses: { 201: { description: 'The account, its API key, a login user and its locations.', schema: CreatedAccount } },
+  errors: { 400: 'invalid_parameter: seed, locations or name is not valid, or an unknown field.' },
+});
+
+export const listAccountsOp = operation({
+  operationId: 'listAccounts',
+  method: 'get',
+  path: '/sandbox/admin/accounts',
+  summary: 'Every account of the sandbox',
+  tags,
+  guard: 'admin',
+  query: AdminAccountsQuery,
+  responses: { 200: { description: 'A page of accounts.', schema: AdminAccounts } },
+  errors: { 400: 'invalid_parameter: limit is not valid.' },
+});
+
+export const resetAllOp = operation({
+  operationId: 'resetAll',
+  method: 'post',
+  path: '/sandbox/admin/reset',
+  summary: 'Every account back to the fixtures',
+  description: 'Generated accounts are deleted; fixture accounts are made again from the fixtures.',
+  tags,
+  guard: 'admin',
+  responses: { 200: { description: 'How many accounts there are now.', schema: z.strictObject({ reset: z.literal('all'), accounts: z.int().min(0) }) } },
+});
+
+export const resetAccountOp = operation({
+  operationId: 'resetAccount',
+  method: 'post',
+  path: '/sandbox/reset',
+  summary: 'The calling account back to its initial state',
+  description: 'Locations as made, and no subscriptions, alerts, deliveries, journal, clock offset, faults or scenario runs. API keys, users and OAuth tokens stay.',
+  tags,
+  guard: 'account',
+  responses: {
+    200: {
+      description: 'The account\'s id and its locations.',
+      schema: z.strictObject({ reset: z.string().meta({ description: 'The account id.' }), locations: z.array(Location) }),
+    },
+  },
+});
+
+export const expireTokensOp = operation({
+  operationId: 'expireTokens',
+  method: 'post',
+  path: '/sandbox/tokens/expire',
+  summary: 'Expire the account\'s access tokens now',
+  description: 'Every access token of the account, or only {"accessToken"}; calls with them then get 403 token_expired, and clients must refresh.',
+  tags,
+  guard: 'account',
+  body: { schema: TokensExpire, required: false, example: {} },
+  responses: { 200: { description: 'How many tokens were expired.', schema: z.strictObject({ expired: z.int().min(0) }), example: { expired: 0 } } },
+  errors: { 400: 'invalid_parameter: accessToken is not a string, or an unknown field.', 404: 'not_found: no such access token in this account.' },
+});
+
+export const accountsOperations = [createAccountOp, listAccountsOp, resetAllOp, resetAccountOp, expireTokensOp];
+

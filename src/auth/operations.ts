@@ -1,0 +1,206 @@
+import { z } from 'zod';
+
+import { DEMO } from '../http/demo-examples.js';
+import { operation } from '../http/operation.js';
+import { isoInstant } from '../http/schemas.js';
+import { registrationSchema } from './registration.js';
+
+/** A form or query parameter of the authorization host: at most once, as text. */
+const param = (name: string, description: string) => z.string({ error: `${name} must be given once, as text` }).optional().meta({ description });
+
+const authorizationParams = {
+  client_id: param('client_id', 'The client_id of a registered application (demo-client on the demo data).'),
+  redirect_uri: param('redirect_uri', 'One of the redirect URIs registered for the client, exactly.'),
+  response_type: param('response_type', 'code (the authorization-code flow).'),
+  state: param('state', 'Any value; sent back with the code.'),
+};
+
+/** GET /login: the authorization request (RFC 6749 section 4.1.1). */
+export const AuthorizationQuery = z.looseObject(authorizationParams).meta({ required: ['client_id', 'redirect_uri', 'response_type'] });
+
+/** POST /login: the sign-in form (the page posts it with its CSRF token). */
+export const LoginForm = z
+  .looseObject({
+    ...authorizationParams,
+    csrf_token: param('csrf_token', 'The token of the sign-in page this browser was shown.'),
+    email: param('email', 'The user\'s e-mail address (demo@example.com).'),
+    password: param('password', 'The user\'s password (demo-password).'),
+  })
+  .meta({ required: ['client_id', 'redirect_uri', 'response_type', 'csrf_token', 'email', 'password'] });
+
+/** GET /logout. */
+export const LogoutQuery = z
+  .looseObject({
+    client_id: param('client_id', 'The client_id of a registered application.'),
+    logout_uri: param('logout_uri', 'One of the sign-out URIs registered for the client, exactly.'),
+  })
+  .meta({ required: ['client_id', 'logout_uri'] });
+
+/** POST /oauth2/token: RFC 6749 sections 4.1.3 and 6. Which parameters a grant needs is checked after the client is authenticated. */
+export const TokenForm = z
+  .looseObject({
+    grant_type: param('grant_type', 'authorization_code or refresh_token.').meta({ enum: ['authorization_code', 'refresh_token'] }),
+    code: param('code', 'With authorization_code: the code the redirect carried.'),
+    redirect_uri: param('redirect_uri', 'With authorization_code: the redirect_uri of the authorization request.'),
+    refresh_token: param('refresh_token', 'With refresh_token: the latest refresh token (each refresh returns a new one).'),
+    client_id: param('client_id', 'The client, when not in the Authorization header (with client_secret), or to match it.'),
+    client_secret: param('client_secret', 'The client secret, when not in the Authorization header (client_secret_post).'),
+  })
+  .meta({ required: ['grant_type'] });
+
+/** RFC 6749 section 5.1, exactly these keys. */
+export const TokenResponseBody = z
+  .strictObject({
+    access_token: z.string().meta({ description: 'Send it as Authorization: Bearer <access_token> to /v1 and /sandbox.' }),
+    refresh_token: z.string().meta({ description: 'Single use: each refresh returns a new one.' }),
+    token_type: z.literal('Bearer'),
+    expires_in: z.int().min(1).meta({ description: 'Seconds (ACCESS_TOKEN_TTL, 3600 by default).' }),
+  })
+  .meta({ description: 'The token response: production\'s keys, exactly.' });
+
+export const RegisteredClient = z
+  .strictObject({
+    client_id: z.string(),
+    client_secret: z.string(),
+    name: z.string(),
+    companyName: z.string(),
+    email: z.string(),
+    phone: z.string(),
+    applicationName: z.string(),
+    applicationWebsite: z.string(),
+    description: z.string(),
+    redirectUri: z.string(),
+    signOutUri: z.string(),
+    postTokenToRedirectUri: z.boolean(),
+    createdAt: isoInstant,
+  })
+  .meta({ description: 'A registered OAuth client: its credentials and what was registered.' });
+
+const authTags = ['Authorization host'];
+const html = { html: true } as const;
+const noStore = { 'Cache-Control': 'no-store' };
+
+export const loginPageOp = operation({
+  operationId: 'showLogin',
+  method: 'get',
+  path: '/login',
+  summary: 'The sign-in page (authorization request)',
+  description:
+    'Production\'s authorization endpoint: RFC 6749 section 4.1.1. Shows the sign-in form; a browser already signed in is sent straight back to redirect_uri with a code. ' +
+    'A request that cannot be trusted with a redirect (unknown client, unregistered redirect_uri, response_type not code) gets an error page.',
+  tags: authTags,
+  guard: 'none',
+  query: AuthorizationQuery,
+  queryExample: { response_type: 'code', client_id: DEMO.clientId, redirect_uri: DEMO.redirectUri },
+  responses: {
+    200: { description: 'The sign-in form.', ...html },
+    302: { description: 'Already signed in: redirect to redirect_uri?code=...&state=...', headers: { Location: 'redirect_uri with code (and state).', ...noStore } },
+  },
+  errors: { 400: 'An HTML error page: the request is not a valid authorization request (it says which parameter and why).' },
+  sandbox: 'The error pages name the registered redirect URIs, to help partners fix their configuration.',
+});
+
+export const loginOp = operation({
+  operationId: 'submitLogin',
+  method: 'post',
+  path: '/login',
+  summary: 'Sign in (the form of the sign-in page)',
+  description: 'On success, redirects to redirect_uri with a single-use code (AUTHORIZATION_CODE_TTL, 300 s). A wrong e-mail or password shows the form again (422).',
+  tags: authTags,
+  guard: 'none',
+  body: { schema: LoginForm, form: true, required: false, example: { response_type: 'code', client_id: DEMO.clientId, redirect_uri: DEMO.redirectUri, csrf_token: '<from the page>', email: 'demo@example.com', password: 'demo-password' } },
+  responses: {
+    302: { description: 'Signed in: redirect to redirect_uri?code=...&state=...', headers: { Location: 'redirect_uri with code (and state).', ...noStore } },
+  },
+  errors: {
+    400: 'An HTML error page: not a valid authorization request.',
+    403: 'An HTML error page: the form was not sent from a current sign-in page of this browser (CSRF).',
+    422: 'The form again: e-mail or password missing or wrong.',
+    429: 'The form again: too many failed sign-ins from this address or for this account; Retry-After says when to try again.',
+  },
+});
+
+export const logoutOp = operation({
+  operationId: 'logout',
+  method: 'get',
+  path: '/logout',
+  summary: 'Sign out and go to a registered sign-out URI',
+  tags: authTags,
+  guard: 'none',
+  query: LogoutQuery,
+  queryExample: { client_id: DEMO.clientId, logout_uri: DEMO.signOutUri },
+  responses: { 302: { description: 'Signed out: redirect to logout_uri.', headers: { Location: 'logout_uri.', ...noStore } } },
+  errors: { 400: 'An HTML error page: client_id or logout_uri missing, unknown or not registered.' },
+});
+
+export const tokenOp = operation({
+  operationId: 'token',
+  method: 'post',
+  path: '/oauth2/token',
+  summary: 'Exchange a code, or refresh (the token endpoint)',
+  description:
+    'RFC 6749: grant_type=authorization_code with code and redirect_uri, or grant_type=refresh_token with refresh_token. The client authenticates with ' +
+    'Authorization: Basic base64(client_id:client_secret) (what production\'s example uses) or with client_id and client_secret in the form, never both. ' +
+    'Refresh tokens rotate: reusing a spent one revokes the grant. As production documents, the token response is also POSTed to the redirect URI (TOKEN_DELIVERY). ' +
+    'Errors are RFC 6749 bodies {error, error_description}.',
+  tags: authTags,
+  guard: 'client',
+  body: { schema: TokenForm, form: true, required: true, example: { grant_type: 'authorization_code', code: '<the code from the redirect>', redirect_uri: DEMO.redirectUri } },
+  responses: {
+    200: {
+      description: 'The tokens.',
+      schema: TokenResponseBody,
+      headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' },
+      example: { access_token: 'q3x9...', refresh_token: 'Zk1p...', token_type: 'Bearer', expires_in: 3600 },
+    },
+  },
+  errors: {
+    400: 'invalid_request, invalid_grant (code or refresh token unknown, used, expired or of another client) or unsupported_grant_type.',
+    401: 'invalid_client: client authentication missing or wrong; with WWW-Authenticate: Basic.',
+    429: 'temporarily_unavailable: too many failed token requests from this address; Retry-After says when to try again.',
+  },
+  sandbox: 'The error descriptions say which part failed, to help partners debug their configuration.',
+});
+
+const sandboxOAuthTags = ['Sandbox: OAuth clients'];
+
+export const registerClientOp = operation({
+  operationId: 'registerClient',
+  method: 'post',
+  path: '/sandbox/oauth-clients',
+  summary: 'Register an OAuth client',
+  description: 'Production\'s registration form as JSON. Redirect and sign-out URIs must be https (or http on loopback); a native app may use a custom scheme for its redirect URI.',
+  tags: sandboxOAuthTags,
+  guard: 'account',
+  body: {
+    schema: registrationSchema,
+    required: true,
+    example: {
+      name: 'Pat Developer',
+      companyName: 'Example Apps',
+      email: 'dev@example.com',
+      phone: '+1 555 0100 200',
+      applicationName: 'Leak Watch',
+      applicationWebsite: 'https://example.com',
+      description: 'Alerts for leaks',
+      redirectUri: 'http://localhost:3000/callback',
+      signOutUri: 'http://localhost:3000/signed-out',
+    },
+  },
+  responses: { 201: { description: 'The client with its credentials.', schema: RegisteredClient } },
+  errors: { 400: 'invalid_parameter: the first problem, and every problem in `problems`.', 409: 'client_id_taken: the chosen clientId exists.' },
+  sandbox: 'A partner may choose clientId and clientSecret, and turn off the POST of the token response to the redirect URI (postTokenToRedirectUri).',
+});
+
+export const listClientsOp = operation({
+  operationId: 'listClients',
+  method: 'get',
+  path: '/sandbox/oauth-clients',
+  summary: 'The account\'s registered OAuth clients',
+  tags: sandboxOAuthTags,
+  guard: 'account',
+  responses: { 200: { description: 'The clients.', schema: z.strictObject({ oauthClients: z.array(RegisteredClient) }) } },
+});
+
+export const authOperations = [loginPageOp, loginOp, logoutOp, tokenOp, registerClientOp, listClientsOp];
+

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+import { operation } from '../http/operation.js';
+import { isoInstant, queryText } from '../http/schemas.js';
+import { JOURNAL_LIMIT } from '../store/store.js';
+
+export const JournalQuery = z.object({
+  limit: queryText('limit')
+    .superRefine((text, ctx) => {
+      const limit = Number(text);
+      if (!Number.isInteger(limit) || limit < 1 || limit > JOURNAL_LIMIT) ctx.addIssue({ code: 'custom', message: `limit must be a whole number from 1 to ${JOURNAL_LIMIT}` });
+    })
+    .transform(Number)
+    .optional()
+    .meta({ type: 'integer', minimum: 1, maximum: JOURNAL_LIMIT, default: JOURNAL_LIMIT, description: 'At most this many entries.' }),
+  method: queryText('method')
+    .transform((text) => text.toUpperCase())
+    .optional()
+    .meta({ description: 'Only this method (any case).', examples: ['GET'] }),
+  path: queryText('path').optional().meta({ description: 'Only paths starting with this.', examples: ['/v1/locations'] }),
+  status: queryText('status')
+    .regex(/^[1-5]\d\d$/, 'status must be an HTTP status code such as 404')
+    .transform(Number)
+    .optional()
+    .meta({ type: 'integer', minimum: 100, maximum: 599, description: 'Only this status.' }),
+});
+
+export const JournalEntry = z
+  .strictObject({
+    method: z.string(),
+    path: z.string(),
+    query: z.record(z.string(), z.unknown()).meta({ description: 'The query parameters as received.' }),
+    status: z.int(),
+    time: isoInstant.meta({ description: 'When, on the account clock.' }),
+    durationMs: z.number().min(0),
+    auth: z.enum(['api_key', 'access_token']).meta({ description: 'How the call authenticated.' }),
+    errorBody: z
+      .string()
+      .nullable()
+      .meta({ description: 'For an answer of 400 or more, the first 1,000 characters of its body (the error the app got); null otherwise.' }),
+  })
+  .meta({ description: 'One API request of the account.' });
+
+export const JournalList = z.strictObject({ requests: z.array(JournalEntry) }).meta({ description: 'The account\'s recent requests, newest first.' });
+
+export const listRequestsOp = operation({
+  operationId: 'listRequests',
+  method: 'get',
+  path: '/sandbox/requests',
+  summary: 'The account\'s recent API requests',
+  description: `The journal keeps the account's last ${JOURNAL_LIMIT} requests made with its credentials (not this call, not the dashboard's polling), newest first.`,
+  tags: ['Sandbox: journal'],
+  guard: 'account',
+  query: JournalQuery,
+  queryExample: { limit: '5' },
+  responses: { 200: { description: 'The matching requests.', schema: JournalList } },
+  errors: { 400: 'invalid_parameter: limit or status is not valid.' },
+});
+
+export const journalOperations = [listRequestsOp];

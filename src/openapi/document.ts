@@ -1,0 +1,289 @@
+import { z } from 'zod';
+
+import { DEMO } from '../http/demo-examples.js';
+import type { Operation } from '../http/operation.js';
+import { ALL_OPERATIONS, NAMED_SCHEMAS } from './registry.js';
+
+type Json = Record<string, unknown>;
+
+/** The path parameters of the API: what they are and a value that works on the demo data. */
+const PATH_PARAMETERS: Readonly<Record<string, { description: string; example: string }>> = {
+  locationId: { description: 'A location of the account (GET /v1/locations lists them); another account\'s or a malformed id is 404.', example: DEMO.locationId },
+  subscriptionId: { description: 'A subscription of the account (GET /v1/subscriptions lists them).', example: DEMO.subscriptionId },
+  alertId: { description: 'An alert of the location (the alertId of POST /sandbox/locations/{locationId}/alerts).', example: DEMO.alertId },
+  deliveryId: { description: 'A delivery of the account (GET /sandbox/deliveries lists them).', example: DEMO.deliveryId },
+  runId: { description: 'A scenario run of the account (POST /sandbox/scenarios/{name}/runs answers it).', example: DEMO.runId },
+  name: { description: 'A scenario name (GET /sandbox/scenarios lists them).', example: DEMO.scenario },
+  // Relay ids carry a part derived from a secret of the sandbox, so no example works everywhere.
+  relayId: { description: 'A relay of the account (POST /sandbox/relays answers it).', example: 'default.rFiRLiN7T-qNayxkSV2fFb' },
+  requestId: { description: 'A request the relay\'s stream sent (its requestId).', example: '3f2b9c1e-8d4a-4b6e-9f0a-2c5d7e8b1a64' },
+};
+
+const TAGS = [
+  { name: 'Locations', description: 'Production\'s /v1 API: the account\'s homes and their devices.' },
+  { name: 'Subscriptions', description: 'Production\'s /v1 API: webhook subscriptions and their confirmation handshake.' },
+  { name: 'Readings', description: 'Production\'s /v1 API: water usage.' },
+  { name: 'Authorization host', description: 'Production\'s auth host (auth.streamlabswater.com), served on the same port: OAuth 2.0 authorization code with a real sign-in form.' },
+  ...['accounts', 'journal', 'faults', 'subscriptions', 'OAuth clients', 'alerts', 'deliveries', 'clock', 'scenarios', 'relays', 'service'].map((name) => ({
+    name: `Sandbox: ${name}`,
+    description: 'SANDBOX: not in production. Controls of the sandbox, authorized like /v1 (the account\'s API key or access token) unless said otherwise.',
+  })),
+];
+
+const DESCRIPTION = `A sandbox of the residential water-monitoring developer API (the StreamLabs Water API): production's /v1 routes and authorization host, plus /sandbox controls.
+
+**Authentication.** Every /v1 and /sandbox call sends \`Authorization: Bearer <API key or access token>\`. The demo account's key is \`${DEMO.apiKey}\`; \`POST /sandbox/accounts\` makes a fresh account with its own. No usable Authorization header: **401**; a key or token that is unknown, expired or revoked: **403**; both with an RFC 6750 \`WWW-Authenticate: Bearer realm="water-sandbox"\` challenge.
+
+**Errors.** Every answer is JSON, errors included: \`{"error", "message", "parameter"?}\` on /v1 and /sandbox (\`message\` names the parameter and the rule; \`parameter\` names the input at fault), and RFC 6749 \`{"error", "error_description"}\` on /oauth2/token. On every path, a path or query that is not valid percent-encoding is a 400 \`invalid_percent_encoding\`; a body that is not JSON where JSON is read is a 415 (400 \`invalid_json\` when it does not parse), and a body over 100 kB a 413. A path this document does not list answers 404 \`not_found\` (see components.responses.NotFound); a method a listed path does not serve answers 405 with \`Allow\` (components.responses.MethodNotAllowed). /v1 answers 429 with \`Retry-After\` over a rate limit set with POST /sandbox/faults, and any status with the partner's body for an injected fault, marked \`X-Sandbox-Fault: injected\` (the 4XX and 5XX entries).
+
+**Deliberate differences from production** are marked "SANDBOX" in the descriptions: everything under /sandbox, both hosts on one port, http endpoints on loopback, three-decimal volumes, and the others named on each operation.`;
+
+/** JSON Schema of a zod schema in OpenAPI 3.1 form (JSON Schema 2020-12): no $schema/$id, no ±2^53 integer bounds. */
+function clean(schema: Json): Json {
+  const copy: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === '$schema' || key === '$id') continue;
+    if ((key === 'minimum' && value === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && value === Number.MAX_SAFE_INTEGER)) continue;
+    copy[key] = Array.isArray(value) ? value.map((v: unknown) => (isObject(v) ? clean(v) : v)) : isObject(value) ? clean(value) : value;
+  }
+  return copy;
+}
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const pascal = (id: string): string => id.charAt(0).toUpperCase() + id.slice(1);
+
+/**
+ * Components of the schemas of `entries` converted in one `io` mode: shared names from
+ * NAMED_SCHEMAS, the others named after their operation. Returns the name of each entry.
+ */
+function convert(io: 'input' | 'output', entries: [z.ZodType, string][]): { names: Map<z.ZodType, string>; schemas: Record<string, Json> } {
+  const registry = z.registry<{ id: string }>();
+  const names = new Map<z.ZodType, string>();
+  if (io === 'output') {
+    for (const [name, schema] of Object.entries(NAMED_SCHEMAS)) {
+      registry.add(schema, { id: name });
+      names.set(schema, name);
+    }
+  }
+  for (const [schema, name] of entries) {
+    if (names.has(schema)) continue;
+    registry.add(schema, { id: name });
+    names.set(schema, name);
+  }
+  const result = z.toJSONSchema(registry, { io, uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any' }) as { schemas: Record<string, Json> };
+  const schemas: Record<string, Json> = {};
+  for (const [name, schema] of Object.entries(result.schemas)) schemas[name] = clean(schema);
+  return { names, schemas };
+}
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+
+/** The query parameters of an operation, from its schema (input mode: the text the client sends). */
+function queryParameters(op: Operation): Json[] {
+  if (!op.query) return [];
+  const schema = clean(z.toJSONSchema(op.query, { io: 'input', unrepresentable: 'any' }));
+  const required = new Set((schema['required'] as string[] | undefined) ?? []);
+  const properties = (schema['properties'] ?? {}) as Record<string, Json>;
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, examples, ...rest } = property;
+    const given = op.queryExample?.[name];
+    const example = given !== undefined && (rest['type'] === 'integer' || rest['type'] === 'number') ? Number(given) : (given ?? (Array.isArray(examples) ? (examples[0] as unknown) : undefined));
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...(description === undefined ? {} : { description }),
+      schema: rest,
+      ...(example === undefined ? {} : { example }),
+    };
+  });
+}
+
+function pathParameters(path: string): Json[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
+    const known = PATH_PARAMETERS[name!];
+    if (!known) throw new Error(`path parameter {${name}} of ${path} has no entry in PATH_PARAMETERS`);
+    return { name, in: 'path', required: true, description: known.description, schema: { type: 'string' }, example: known.example };
+  });
+}
+
+const header = (description: string): Json => ({ description, schema: { type: 'string' } });
+
+const errorContent = (op: Operation): Json => ({ 'application/json': { schema: ref(op.path === '/oauth2/token' ? 'OAuthError' : 'Error') } });
+
+/** What every operation of its kind can answer besides its own responses: authentication, bodies, encoding, 405s, faults. */
+function commonErrors(op: Operation): Record<string, { description: string; headers?: Json }> {
+  const errors: Record<string, { description: string; headers?: Json }> = {
+    400: { description: 'invalid_percent_encoding: the path or the query is not valid percent-encoding.' },
+  };
+  const readsBody = op.method !== 'get';
+  if (readsBody) {
+    errors['400']!.description += ' invalid_json: the body does not parse, or nests more than 64 levels. invalid_body / request_aborted: the body was cut short.';
+    errors['413'] = { description: 'payload_too_large: the body is over 100 kB (or a form has over 1000 fields).' };
+    errors['415'] = {
+      description: op.body?.form
+        ? 'unsupported_media_type: the body\'s charset or Content-Encoding cannot be read.'
+        : 'unsupported_media_type: the body is not JSON (send Content-Type: application/json), or a required body is missing.',
+    };
+  }
+  if (op.guard === 'account' || op.guard === 'admin') {
+    const when = op.guard === 'admin' ? ' (only when ADMIN_TOKEN is set)' : '';
+    errors['401'] = {
+      description: `missing_credentials${when}: no usable Authorization header; the message says what to send.`,
+      headers: { 'WWW-Authenticate': header('Bearer realm="water-sandbox"') },
+    };
+    errors['403'] = {
+      description: `invalid_credentials, token_expired or token_revoked${when}: the key or token is not valid.`,
+      headers: { 'WWW-Authenticate': header('Bearer realm="water-sandbox", error="invalid_token", error_description="..."') },
+    };
+  }
+  if (op.path.startsWith('/v1/')) {
+    errors['429'] = { description: 'rate_limited: over the rate limit set with POST /sandbox/faults (SANDBOX).', headers: { 'Retry-After': header('Seconds to wait.') } };
+  }
+  return errors;
+}
+
+function responsesOf(op: Operation, names: Map<z.ZodType, string>): Json {
+  const responses: Json = {};
+  for (const [status, spec] of Object.entries(op.responses)) {
+    const headers = Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, description]) => [name, header(description)]));
+    const content = spec.schema
+      ? { 'application/json': { schema: ref(names.get(spec.schema)!), ...(spec.example === undefined ? {} : { example: spec.example }) } }
+      : spec.html
+        ? { 'text/html': { schema: { type: 'string' } } }
+        : spec.eventStream
+          ? { 'text/event-stream': { schema: { type: 'string' } } }
+          : undefined;
+    responses[status] = { description: spec.description, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(content ? { content } : {}) };
+  }
+  const html = op.responses[200]?.html === true || op.path === '/login' || op.path === '/logout';
+  const own = op.errors ?? {};
+  const common = commonErrors(op);
+  for (const status of [...new Set([...Object.keys(common), ...Object.keys(own)])].sort()) {
+    const description = [own[Number(status)], common[status]?.description].filter((d) => d !== undefined).join(' ');
+    const ownIsHtml = html && own[Number(status)] !== undefined;
+    const extraHeaders: Json = { ...(common[status]?.headers ?? {}), ...(status === '429' ? { 'Retry-After': header('Seconds to wait.') } : {}), ...(op.path === '/oauth2/token' && status === '401' ? { 'WWW-Authenticate': header('Basic realm="oauth2"') } : {}) };
+    responses[status] = {
+      description,
+      ...(Object.keys(extraHeaders).length > 0 ? { headers: extraHeaders } : {}),
+      content: { ...(ownIsHtml ? { 'text/html': { schema: { type: 'string' } } } : {}), ...errorContent(op) },
+    };
+  }
+  if (op.passthrough !== undefined) responses['default'] = { description: op.passthrough, content: { '*/*': { schema: {} } } };
+  if (op.path.startsWith('/v1/')) {
+    const fault = {
+      headers: { 'X-Sandbox-Fault': { ...header('injected'), required: true } },
+      content: { 'application/json': { schema: {} } },
+    };
+    responses['4XX'] = { description: 'SANDBOX: an injected fault (POST /sandbox/faults): the status and JSON body the partner chose.', ...fault };
+    responses['5XX'] = { description: 'SANDBOX: an injected fault (POST /sandbox/faults). Production answers 5xx for a server fault.', ...fault };
+  }
+  return responses;
+}
+
+function securityOf(op: Operation): Json[] {
+  switch (op.guard) {
+    case 'account':
+      return [{ apiKey: [] }, { oauth2: [] }];
+    case 'admin':
+      return [{ adminToken: [] }, {}];
+    case 'client':
+      return [{ clientBasic: [] }, {}];
+    case 'none':
+      return [];
+  }
+}
+
+function requestBodyOf(op: Operation, names: Map<z.ZodType, string>): Json | undefined {
+  const body = op.body;
+  if (!body) return undefined;
+  const mediaType = body.form ? 'application/x-www-form-urlencoded' : 'application/json';
+  return { required: body.required, content: { [mediaType]: { schema: ref(names.get(body.schema)!), example: body.example } } };
+}
+
+function describe(op: Operation): string | undefined {
+  const parts = [op.description, op.sandbox === undefined ? undefined : `**SANDBOX:** ${op.sandbox}`].filter((p) => p !== undefined);
+  return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+
+export interface DocumentOptions {
+  /** The sandbox's PUBLIC_URL: the server of the document and the base of the OAuth URLs. */
+  publicUrl: string;
+  version: string;
+  operations?: readonly Operation[];
+}
+
+/** The OpenAPI 3.1 document of the sandbox. */
+export function buildOpenApiDocument(options: DocumentOptions): Json {
+  const operations = options.operations ?? ALL_OPERATIONS;
+  const base = options.publicUrl.replace(/\/+$/, '');
+  const input = convert(
+    'input',
+    operations.flatMap((op) => (op.body ? [[(op.body).schema, `${pascal(op.operationId)}Request`] as [z.ZodType, string]] : [])),
+  );
+  const output = convert(
+    'output',
+    operations.flatMap((op) =>
+      Object.entries(op.responses).flatMap(([status, spec]) => (spec.schema ? [[spec.schema, `${pascal(op.operationId)}${status === '200' ? '' : status}Response`] as [z.ZodType, string]] : [])),
+    ),
+  );
+  for (const name of Object.keys(input.schemas)) {
+    if (output.schemas[name] !== undefined) throw new Error(`schema ${name} is both a request and a response schema`);
+  }
+
+  const paths: Record<string, Json> = {};
+  for (const op of operations) {
+    const item = {
+      operationId: op.operationId,
+      summary: op.summary,
+      ...(describe(op) === undefined ? {} : { description: describe(op) }),
+      tags: [...op.tags],
+      security: securityOf(op),
+      parameters: [...pathParameters(op.path), ...queryParameters(op)],
+      ...(op.body ? { requestBody: requestBodyOf(op, input.names) } : {}),
+      responses: responsesOf(op, output.names),
+    };
+    const add = (path: string, operation: Json): void => {
+      paths[path] ??= {};
+      if (paths[path][op.method] !== undefined) throw new Error(`${op.method.toUpperCase()} ${path} is defined twice`);
+      paths[path][op.method] = operation;
+    };
+    add(op.path, item);
+    if (op.trailingSlash) {
+      add(`${op.path}/`, { ...item, operationId: `${op.operationId}TrailingSlash`, summary: `${op.summary} (with a slash at the end)` });
+    }
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Water monitoring API sandbox', version: options.version, description: DESCRIPTION },
+    servers: [{ url: base, description: 'This sandbox (PUBLIC_URL)' }],
+    tags: TAGS,
+    paths,
+    components: {
+      schemas: { ...output.schemas, ...input.schemas },
+      responses: {
+        NotFound: {
+          description: 'not_found: no such route (also invalid_percent_encoding, and the authentication and body errors met on the way; in RFC 6749 form on /oauth2/token).',
+          content: { 'application/json': { schema: { oneOf: [ref('Error'), ref('OAuthError')] } } },
+        },
+        MethodNotAllowed: {
+          description: 'method_not_allowed: the path does not serve this method; Allow lists the ones it does.',
+          headers: { Allow: { ...header('GET, POST, ...'), required: true } },
+          content: { 'application/json': { schema: { oneOf: [ref('Error'), ref('OAuthError')] } } },
+        },
+      },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: `The account's API key, or an OAuth access token. Demo: ${DEMO.apiKey}` },
+        oauth2: {
+          type: 'oauth2',
+          description: `Authorization code with the sandbox's sign-in form (demo@example.com / demo-password; client ${DEMO.clientId} / ${DEMO.clientSecret}). The access token goes in Authorization: Bearer.`,
+          flows: { authorizationCode: { authorizationUrl: `${base}/login`, tokenUrl: `${base}/oauth2/token`, refreshUrl: `${base}/oauth2/token`, scopes: {} } },
+        },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, when the sandbox is started with one; otherwise these calls are open.' },
+        clientBasic: { type: 'http', scheme: 'basic', description: 'The OAuth client: Basic base64(client_id:client_secret); or client_id and client_secret in the form.' },
+      },
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+import { accountsOperations } from '../accounts/index.js';
+import { AlertNotification, alertsOperations, PublicAlert } from '../alerts/index.js';
+import { authOperations } from '../auth/index.js';
+import { faultsOperations } from '../faults/index.js';
+import { operation, type Operation } from '../http/operation.js';
+import { ErrorBody, OAuthErrorBody } from '../http/schemas.js';
+import { journalOperations } from '../journal/index.js';
+import { Device, Location, locationsOperations } from '../locations/index.js';
+import { ReadingsEnvelope, readingsOperations, UsageSummary } from '../readings/index.js';
+import { relayOperations } from '../relay/index.js';
+import { scenariosOperations } from '../scenarios/index.js';
+import { Subscription, subscriptionsOperations } from '../subscriptions/index.js';
+import { Delivery, webhooksOperations } from '../webhooks/index.js';
+
+/** GET /healthz, mounted by the composition root. */
+export const healthOp = operation({
+  operationId: 'health',
+  method: 'get',
+  path: '/healthz',
+  summary: 'Whether the sandbox is ready',
+  tags: ['Sandbox: service'],
+  guard: 'none',
+  responses: {
+    200: {
+      description: 'Ready.',
+      schema: z.strictObject({ status: z.literal('ok'), version: z.string(), store: z.enum(['lowdb', 'memory', 'redis']) }),
+    },
+    503: {
+      description: 'The store is not reachable (Redis down).',
+      schema: z.strictObject({ status: z.literal('unavailable'), version: z.string(), store: z.enum(['lowdb', 'memory', 'redis']), reason: z.string() }),
+    },
+  },
+});
+
+export const openApiOp = operation({
+  operationId: 'openApiDocument',
+  method: 'get',
+  path: '/openapi.json',
+  summary: 'This document',
+  description: 'OpenAPI 3.1, generated at start-up from the zod schemas that validate the requests, with this sandbox\'s PUBLIC_URL as its server.',
+  tags: ['Sandbox: service'],
+  guard: 'none',
+  responses: { 200: { description: 'The OpenAPI document.', schema: z.looseObject({ openapi: z.literal('3.1.0') }) } },
+});
+
+export const docsOp = operation({
+  operationId: 'apiDocs',
+  method: 'get',
+  path: '/docs',
+  summary: 'Interactive reference of this document',
+  description: 'Swagger UI, served from this sandbox (no CDN): works offline.',
+  tags: ['Sandbox: service'],
+  guard: 'none',
+  responses: { 200: { description: 'The page.', html: true } },
+});
+
+/**
+ * Every operation of the sandbox, in the order of the document. A feature's new route goes in
+ * its own operations list; a new feature adds its list here (the route-coverage test fails
+ * until it does).
+ */
+export const ALL_OPERATIONS: readonly Operation[] = [
+  ...locationsOperations,
+  ...subscriptionsOperations,
+  ...readingsOperations,
+  ...authOperations,
+  ...accountsOperations,
+  ...journalOperations,
+  ...faultsOperations,
+  ...alertsOperations,
+  ...webhooksOperations,
+  ...scenariosOperations,
+  ...relayOperations,
+  healthOp,
+  openApiOp,
+  docsOp,
+] as readonly Operation[];
+
+/** Schemas shown under their own name in components.schemas (others get their operation's name). */
+export const NAMED_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+  Error: ErrorBody,
+  OAuthError: OAuthErrorBody,
+  Location,
+  Device,
+  Alert: PublicAlert,
+  AlertNotification,
+  Subscription,
+  WaterUsage: ReadingsEnvelope,
+  WaterUsageSummary: UsageSummary,
+  Delivery,
+};

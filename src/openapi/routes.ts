@@ -1,0 +1,55 @@
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+
+import type { Router } from 'express';
+
+import { notFound } from '../core/errors.js';
+import { operationRouter } from '../http/operation.js';
+import { DOCS_ASSETS, docsContentSecurityPolicy, docsInitScript, renderDocsPage } from './docs-page.js';
+import { buildOpenApiDocument } from './document.js';
+import { docsOp, openApiOp } from './registry.js';
+
+export interface OpenApiDeps {
+  /** Read at each request: server.ts sets the public URL once the port is known. */
+  urls: { readonly publicUrl: string };
+  version: string;
+}
+
+const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/** GET /openapi.json and GET /docs (with its assets): open, no credentials, not journaled. */
+export function openApiRouter(deps: OpenApiDeps): Router {
+  const api = operationRouter('');
+  // Built once per public URL (in practice once per start), since the OAuth URLs and the server depend on it.
+  let built: { publicUrl: string; json: string } | null = null;
+  const documentJson = (): string => {
+    const { publicUrl } = deps.urls;
+    if (built?.publicUrl !== publicUrl) built = { publicUrl, json: JSON.stringify(buildOpenApiDocument({ publicUrl, version: deps.version })) };
+    return built.json;
+  };
+
+  api.handle(openApiOp, (_input, _req, res) => {
+    res.type('application/json').set('Cache-Control', 'no-cache').send(documentJson());
+  });
+
+  api.handle(docsOp, (_input, _req, res) => {
+    res
+      .type('html')
+      .set({ 'Content-Security-Policy': docsContentSecurityPolicy(deps.urls.publicUrl), 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' })
+      .send(renderDocsPage());
+  });
+
+  const router = api.done();
+  // The page's script and Swagger UI's files: not operations of the API, so not in the document.
+  router.get('/docs/init.js', (_req, res) => {
+    res.type('text/javascript').set('X-Content-Type-Options', 'nosniff').send(docsInitScript(deps.urls.publicUrl));
+  });
+  router.get('/docs/assets/:file', (req, res) => {
+    const file = DOCS_ASSETS.find((name) => name === req.params.file);
+    if (!file) throw notFound(`No file ${JSON.stringify(req.params.file)} in /docs/assets`);
+    res.set({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=3600' });
+    if (file === 'oauth2-redirect.html') res.set('Content-Security-Policy', "default-src 'none'; script-src 'self'");
+    res.sendFile(file, { root: swaggerUiDir });
+  });
+  return router;
+}
