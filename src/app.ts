@@ -1,6 +1,6 @@
 import express, { Router, type Express } from 'express';
 
-import { accountSandboxRouter, accountsAdminRouter } from './accounts/index.js';
+import { accountSandboxRouter, accountsAdminRouter, requireAdmin } from './accounts/index.js';
 import { alertsSandboxRouter } from './alerts/index.js';
 import { oauthRouter, oauthSandboxRouter, requireAccount } from './auth/index.js';
 import { dashboardRouter } from './dashboard/index.js';
@@ -31,12 +31,18 @@ export function createApp(deps: Deps): Express {
   // Behind a proxy on a private network (compose, a load balancer), the client's address comes from X-Forwarded-For.
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
 
+  app.use(deps.metrics.requests);
   app.use(requestLog(deps.logger));
   app.use(recordInJournal(deps));
   app.use(rejectMalformedPercentEncoding);
   app.get('/healthz', async (_req, res) => {
     const health = await deps.store.health();
     res.status(health.ok ? 200 : 503).json({ status: health.ok ? 'ok' : 'unavailable', version: VERSION, store: deps.store.backend, ...(health.ok ? {} : { reason: health.reason }) });
+  });
+  // Behind ADMIN_TOKEN when it is set, like /sandbox/admin/*.
+  app.get('/metrics', requireAdmin(deps), async (_req, res) => {
+    const { contentType, body } = await deps.metrics.render();
+    res.set('Content-Type', contentType).send(body);
   });
   app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox'] }));
 

@@ -3,10 +3,12 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoIds, type Ids } from './core/ids.js';
 import { createLogger, type Logger } from './core/logger.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
 import { ReadingsService } from './readings/index.js';
 import type { ScenarioCatalog } from './scenarios/index.js';
 import type { OAuthClientRecord } from './store/data.js';
 import type { FixtureSet } from './store/fixtures.js';
+import { instrumentStore } from './store/instrumented.js';
 import type { Store } from './store/store.js';
 import { Dispatcher, fetchSender, type WebhookSender } from './webhooks/index.js';
 
@@ -28,6 +30,8 @@ export interface Deps {
   sender: WebhookSender;
   dispatcher: Dispatcher;
   readings: ReadingsService;
+  /** GET /metrics: requests, webhooks, the due queue, accounts and store latency. */
+  metrics: Metrics;
   sessionSecret: string;
   /** Base URL for confirmation URLs and redirects; server.ts fills it in once the port is known. */
   urls: { publicUrl: string };
@@ -41,12 +45,15 @@ export interface DepsOverrides {
   scenarios?: ScenarioCatalog;
 }
 
-export async function buildDeps(config: Config, store: Store, fixtures: FixtureSet, overrides: DepsOverrides = {}): Promise<Deps> {
+export async function buildDeps(config: Config, openedStore: Store, fixtures: FixtureSet, overrides: DepsOverrides = {}): Promise<Deps> {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const sender = overrides.sender ?? fetchSender;
-  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender }, config.webhook);
+  const metrics = createMetrics({ store: openedStore, clock });
+  // Every feature uses the store through this timed view of it, so its latency is measured for every backend.
+  const store = instrumentStore(openedStore, metrics.observeStore);
+  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender, onAttempt: metrics.observeAttempt }, config.webhook);
   const scheme = config.tls.mode === 'off' ? 'http' : 'https';
   return {
     config,
@@ -60,6 +67,7 @@ export async function buildDeps(config: Config, store: Store, fixtures: FixtureS
     sender,
     dispatcher,
     readings: new ReadingsService({ clock, config }),
+    metrics,
     // Kept in the store, so login sessions survive restarts and are valid on every replica.
     sessionSecret: await store.settings.setIfAbsent('sessionSecret', ids.secret(32)),
     urls: { publicUrl: config.publicUrl ?? `${scheme}://localhost:${config.port}` },

@@ -1,4 +1,4 @@
 /** What the composition root uses of accounts. */
 export { fixtureClientsOf } from './initial-state.js';
 export { fixturesChanged, resetAllAccounts, seedFixtures, sweepIdleAccounts } from './lifecycle.js';
-export { accountSandboxRouter, accountsAdminRouter } from './routes.js';
+export { accountSandboxRouter, accountsAdminRouter, requireAdmin } from './routes.js';

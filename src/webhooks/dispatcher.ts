@@ -5,7 +5,7 @@ import type { Clock } from '../core/clock.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import { publishAccountEvent } from '../live/index.js';
-import type { DeliveryAttempt, DeliveryKind, DeliveryRecord } from '../store/data.js';
+import type { DeliveryAttempt, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
 import type { Store } from '../store/store.js';
 import { assessAnswer } from './assess.js';
 import type { WebhookSender } from './sender.js';
@@ -37,6 +37,16 @@ export interface DispatcherDeps {
   ids: Ids;
   logger: Logger;
   sender: WebhookSender;
+  /** Told of each recorded attempt (metrics). */
+  onAttempt?: (attempt: RecordedAttempt) => void;
+}
+
+/** An attempt as recorded: `state` is the delivery's state after it (pending: a retry is scheduled). */
+export interface RecordedAttempt {
+  kind: DeliveryKind;
+  state: DeliveryState;
+  ok: boolean;
+  latencyMs: number;
 }
 
 /** Headers of every webhook, the same on each retry of one delivery, so receivers can drop duplicates. */
@@ -178,8 +188,13 @@ export class Dispatcher implements DueWork {
         if (this.#inFlight.size >= this.options.concurrency) break;
         const origin = originOf(candidate.target);
         if (this.#inFlight.has(candidate.deliveryId) || (this.#perOrigin.get(origin) ?? 0) >= this.#perOriginLimit) continue;
-        if (!(await this.deps.store.deliveries.claim(accountId, candidate.deliveryId, this.owner, this.#leaseMs))) continue;
-        if (this.#inFlight.has(candidate.deliveryId)) continue;
+        // Only while still due: another replica may have attempted and rescheduled it since `due` answered.
+        if (!(await this.deps.store.deliveries.claim(accountId, candidate.deliveryId, this.owner, this.#leaseMs, nowMs))) continue;
+        if (this.#inFlight.has(candidate.deliveryId) || this.#stopped) {
+          // Stopping (or already under way here): hand it back to the queue at once rather than at the lease's end.
+          await this.deps.store.deliveries.release(accountId, candidate.deliveryId, this.owner);
+          continue;
+        }
         const attempt = this.#start(accountId, candidate, origin);
         mine.add(attempt);
         void attempt.finally(() => mine.delete(attempt));
@@ -312,6 +327,7 @@ export class Dispatcher implements DueWork {
       return record.state;
     });
     if (recorded === null) return;
+    this.deps.onAttempt?.({ kind, state: recorded, ok, latencyMs: response.latencyMs });
     if (delivery.checkReceiverAfter && delivery.attempts.length === 0) {
       // SANDBOX: production requires the endpoint to answer GET as well as POST with JSON; the sandbox
       // checks it once the confirmation POST has had its first attempt, and records the outcome in the log.
