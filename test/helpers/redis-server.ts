@@ -55,11 +55,11 @@ async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
   }
 }
 
-export async function startTestRedis(options: { appendfsync?: 'always' | 'everysec' } = {}): Promise<TestRedis> {
+export async function startTestRedis(options: { appendfsync?: 'always' | 'everysec'; port?: number } = {}): Promise<TestRedis> {
   const runPrefix = `ws-test-${randomUUID().slice(0, 8)}`;
   let n = 0;
   const prefix = (): string => `${runPrefix}-${++n}:`;
-  const given = process.env['REDIS_URL'];
+  const given = options.port === undefined ? process.env['REDIS_URL'] : undefined;
   if (given) {
     const refuse = (): Promise<void> => Promise.reject(new Error('this test needs a Redis it started itself; unset REDIS_URL'));
     return {
@@ -72,7 +72,7 @@ export async function startTestRedis(options: { appendfsync?: 'always' | 'everys
       dispose: () => deleteKeys(given, `${runPrefix}-*`),
     };
   }
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dir = await mkdtemp(join(tmpdir(), 'water-redis-'));
   let child: ChildProcess | null = null;
   const exited = (c: ChildProcess): Promise<void> => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((resolve) => c.once('exit', () => resolve())));

@@ -58,8 +58,8 @@ export async function spawnReplica(env: Record<string, string>, options: { waitF
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run the Redis suites with npm run test:redis, which builds first`);
   const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const kill = async (signal: NodeJS.Signals): Promise<number | null> => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -55,6 +55,17 @@ async function call(base: RunningSandbox, path: string, init: RequestInit = {}):
   return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
 }
 
+/** Every subscription id of the demo location, page by page, as one replica lists them. */
+async function subscriptionIdsVia(replica: RunningSandbox): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (let page = 1; ; page++) {
+    const listed = await call(replica, `/v1/locations/${DEMO_LOCATION_ID}/subscriptions?perPage=100&page=${page}`);
+    const subscriptions = listed.body['subscriptions'] as { subscriptionId: string }[];
+    for (const s of subscriptions) ids.add(s.subscriptionId);
+    if (subscriptions.length < 100) return ids;
+  }
+}
+
 /** Adds `n` confirmed subscriptions of the demo location straight into the store; returns their ids. */
 async function givenConfirmedSubscriptions(shared: RedisStore, endpoint: (i: number) => string, n: number): Promise<string[]> {
   const ids = Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
@@ -92,9 +103,7 @@ describe('replicas on one Redis', () => {
     expect(created.map((c) => c.status)).toEqual(Array.from({ length: 200 }, () => 200));
     const ids = new Set(created.map((c) => c.body['subscriptionId']));
     expect(ids.size).toBe(200);
-    const listed = await call(all[1]!, `/v1/locations/${DEMO_LOCATION_ID}/subscriptions`);
-    const stored = (listed.body['subscriptions'] as { subscriptionId: string }[]).map((s) => s.subscriptionId);
-    expect(new Set(stored)).toEqual(ids);
+    expect(await subscriptionIdsVia(all[1]!)).toEqual(ids);
     // Every confirmation went out once.
     await r.waitFor(200);
     const posted = r.received.filter((x) => x.method === 'POST').map((x) => x.headers['x-sandbox-delivery-id']);
@@ -211,8 +220,7 @@ describe('replicas when Redis restarts', () => {
 
     await redis.start();
     for (const s of all) await eventually(async () => (await call(s, '/healthz')).status === 200 || null, 15_000);
-    const listed = await call(b, `/v1/locations/${DEMO_LOCATION_ID}/subscriptions`);
-    const stored = new Set((listed.body['subscriptions'] as { subscriptionId: string }[]).map((s) => s.subscriptionId));
+    const stored = await subscriptionIdsVia(b);
     for (const id of acknowledged) expect(stored.has(id)).toBe(true);
     expect((await call(a, `/v1/locations/${DEMO_LOCATION_ID}`, { method: 'PUT', body: '{"homeAway":"away"}' })).status).toBe(200);
   });

@@ -123,8 +123,9 @@ return {'ok'}
 /**
  * The compare-and-set of AccountStore.update. ARGV[3]: the version the change was made on;
  * ARGV[4]: the new document; ARGV[5]: {name, offsetMs, frozenAtMs, runDueMs, entriesJson ('' when
- * the keys did not change), added, removed, deliveries}. Answers {'ok', version}, {'stale'} (another
- * change came first: read again and retry), {'missing'} or {'conflict', kind, key}.
+ * the keys did not change), added, removed, deliveries}. Answers {'ok', version}, {'stale', version,
+ * doc} (another change came first: redo the change on the document sent back), {'missing'} or
+ * {'conflict', kind, key}.
  */
 export const UPDATE_ACCOUNT = script(
   'updateAccount',
@@ -133,7 +134,7 @@ local id = ARGV[2]
 local a = acct(id)
 local v = redis.call('HGET', a, 'v')
 if not v then return {'missing'} end
-if v ~= ARGV[3] then return {'stale'} end
+if v ~= ARGV[3] then return {'stale', v, redis.call('HGET', a, 'doc')} end
 local m = cjson.decode(ARGV[5])
 local c = conflictOf(id, m.added)
 if c then return c end

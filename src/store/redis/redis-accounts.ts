@@ -13,7 +13,7 @@ interface Cached {
 }
 
 /** After this many lost compare-and-sets in a row, a change waits a little before its next try. */
-const RETRIES_BEFORE_BACKOFF = 3;
+const RETRIES_BEFORE_BACKOFF = 5;
 
 /**
  * Accounts in Redis: one hash per account (`acct:<id>`: the document as JSON, its version, and
@@ -43,8 +43,8 @@ export class RedisAccounts implements AccountStore {
 
   update<T>(accountId: string, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T> {
     return this.#serially.run(accountId, async () => {
+      let current = await this.#read(accountId);
       for (let attempt = 1; ; attempt++) {
-        const current = await this.#read(accountId);
         if (!current) throw new AccountMissingError(accountId);
         const draft = structuredClone(current.doc) as AccountDoc;
         const added: DeliveryRecord[] = [];
@@ -77,8 +77,12 @@ export class RedisAccounts implements AccountStore {
         this.#cache.delete(accountId);
         if (outcome === 'missing') throw new AccountMissingError(accountId);
         if (outcome === 'conflict') throw new IndexConflictError(asText(reply[1]) as IndexKind, asText(reply[2]));
-        // 'stale': another replica changed the account since it was read; read again and redo the change.
-        if (attempt >= RETRIES_BEFORE_BACKOFF) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+        // 'stale': another replica changed the account since it was read; redo the change on the
+        // document that came back with the answer (no second read).
+        const doc = JSON.parse(asText(reply[2])) as AccountDoc;
+        current = { version: asText(reply[1]), doc, entries: indexEntriesOf(doc) };
+        this.#remember(accountId, current);
+        if (attempt >= RETRIES_BEFORE_BACKOFF) await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt));
       }
     });
   }
