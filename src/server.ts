@@ -9,6 +9,7 @@ import { createApp, VERSION } from './app.js';
 import { SESSION_TTL_MS } from './auth/index.js';
 import type { Config } from './config.js';
 import { systemClock } from './core/clock.js';
+import { isServiceUnavailable } from './core/errors.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { buildDeps, type Deps, type DepsOverrides } from './deps.js';
 import { loadTls } from './http/tls.js';
@@ -139,7 +140,9 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   }, DISPATCH_INTERVAL_MS);
   dispatchTimer.unref();
   const sweepTimer = setInterval(() => {
-    sweepIdleAccounts(deps).catch((error: unknown) => logger.error('deleting idle accounts failed', { err: error }));
+    sweepIdleAccounts(deps).catch((error: unknown) => {
+      if (!isServiceUnavailable(error)) logger.error('deleting idle accounts failed', { err: error });
+    });
   }, SWEEP_INTERVAL_MS);
   sweepTimer.unref();
 
@@ -181,17 +184,24 @@ async function prepare(config: Config, store: Store, logger: Logger, port: numbe
 
 /** How often a replica waiting for its store checks it again. */
 const STORE_WAIT_POLL_MS = 250;
+const STORE_QUIET_WAIT_MS = 1000;
 
 /** Resolves once the store can serve (at once for the embedded store; when Redis answers for Redis). */
 async function waitForStore(store: Store, logger: Logger, port: number): Promise<void> {
   let health = await store.health();
-  if (health.ok) return;
-  logger.warn('listening, but waiting for the store; requests are answered 503 until it is ready', { port, reason: health.reason });
+  let waitedMs = 0;
+  let warned = false;
   while (!health.ok) {
+    // A connection that is still being made is normal; one that takes longer is worth a line.
+    if (!warned && waitedMs >= STORE_QUIET_WAIT_MS) {
+      logger.warn('listening, but waiting for the store; requests are answered 503 until it is ready', { port, reason: health.reason });
+      warned = true;
+    }
     await new Promise((resolve) => setTimeout(resolve, STORE_WAIT_POLL_MS));
+    waitedMs += STORE_WAIT_POLL_MS;
     health = await store.health();
   }
-  logger.info('the store is ready', { store: store.backend });
+  if (warned) logger.info('the store is ready', { store: store.backend });
 }
 
 /** The answer to every request while the store is not ready: 503 with the reason, and Retry-After. */

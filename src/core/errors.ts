@@ -43,6 +43,9 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
+/** Whether background work failed only because the store is unreachable (already reported by the store, so not logged again). */
+export const isServiceUnavailable = (error: unknown): boolean => error instanceof ServiceUnavailableError;
+
 /** RFC 6749 section 5.2 errors of the token endpoint: `code` is the RFC error code. */
 export class OAuthError extends AppError {}
 

@@ -1,6 +1,6 @@
 import { endAlert, startAlert, type AlertsDeps, type StartAlertInput } from '../alerts/index.js';
 import { accountNowMs, type DueWork, timeLockOf } from '../clock/index.js';
-import { AppError, invalidParameter, notFound } from '../core/errors.js';
+import { AppError, invalidParameter, isServiceUnavailable, notFound } from '../core/errors.js';
 import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, DeepReadonly, ScenarioRunRecord } from '../store/data.js';
 import { findLocation, findRun } from '../store/lookups.js';
@@ -275,7 +275,7 @@ export async function runDueSteps(deps: ScenariosDeps): Promise<void> {
   try {
     accounts = await deps.store.accounts.due(deps.clock.now().getTime(), 1000);
   } catch (error) {
-    deps.logger.error('looking for due scenario steps failed', { err: error });
+    if (!isServiceUnavailable(error)) deps.logger.error('looking for due scenario steps failed', { err: error });
     return;
   }
   await Promise.all(
@@ -287,7 +287,7 @@ export async function runDueSteps(deps: ScenariosDeps): Promise<void> {
       try {
         await applyDueSteps(deps, accountId);
       } catch (error) {
-        deps.logger.error('applying scenario steps failed', { accountId, err: error });
+        if (!isServiceUnavailable(error)) deps.logger.error('applying scenario steps failed', { accountId, err: error });
       } finally {
         await release();
       }

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 
 import { accountNow, accountNowMs, type DueWork } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
+import { isServiceUnavailable } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import { publishAccountEvent } from '../live/index.js';
@@ -147,7 +148,9 @@ export class Dispatcher implements DueWork {
       return;
     }
     const run = this.runDue(accountId)
-      .catch((error: unknown) => this.deps.logger.error('webhook dispatch failed', { accountId, err: error }))
+      .catch((error: unknown) => {
+        if (!isServiceUnavailable(error)) this.deps.logger.error('webhook dispatch failed', { accountId, err: error });
+      })
       .finally(() => {
         this.#running.delete(accountId);
         if (this.#again.delete(accountId)) this.kick(accountId);
@@ -161,7 +164,7 @@ export class Dispatcher implements DueWork {
     try {
       for (const accountId of await this.deps.store.accounts.due(this.deps.clock.now().getTime(), 1000)) this.kick(accountId);
     } catch (error) {
-      this.deps.logger.error('looking for due deliveries failed', { err: error });
+      if (!isServiceUnavailable(error)) this.deps.logger.error('looking for due deliveries failed', { err: error });
     }
   }
 

@@ -12,8 +12,8 @@ export type RedisClient = ReturnType<typeof createClient>;
 
 /**
  * A command waits this long for a connection before it fails (node-redis keeps commands issued
- * while it reconnects and sends them once it is back): a blip of Redis is ridden out, and a
- * request during a longer outage answers 503 within this time instead of hanging.
+ * while it reconnects and sends them once it is back): a blip of Redis is ridden out. Once Redis
+ * has been away longer than this, commands fail at once, so a request answers 503 promptly.
  */
 const COMMAND_WAIT_MS = 2000;
 /** While Redis stays unreachable, the reason is logged again this often (and at each change). */
@@ -76,6 +76,10 @@ export class RedisConnection {
 
   /** Runs commands; a lost connection becomes a ServiceUnavailableError (a 503 for a request). */
   async run<T>(commands: (client: RedisClient) => Promise<T>): Promise<T> {
+    // Down for longer than a command would wait: fail at once rather than after the wait.
+    if (this.#downSinceMs !== null && !this.client.isReady && performance.now() - this.#downSinceMs > COMMAND_WAIT_MS) {
+      throw this.unavailable(new Error(this.#reason));
+    }
     try {
       return await commands(this.client);
     } catch (error) {
