@@ -280,16 +280,19 @@ export async function runDueSteps(deps: ScenariosDeps): Promise<void> {
   }
   await Promise.all(
     accounts.map(async (accountId) => {
-      const doc = await deps.store.accounts.get(accountId);
-      if (!doc?.runs.some((r) => r.state === 'running')) return;
-      const release = await deps.store.locks.tryLock(timeLockOf(accountId), 30_000);
-      if (!release) return;
       try {
-        await applyDueSteps(deps, accountId);
+        const doc = await deps.store.accounts.get(accountId);
+        if (!doc?.runs.some((r) => r.state === 'running')) return;
+        const release = await deps.store.locks.tryLock(timeLockOf(accountId), 30_000);
+        if (!release) return;
+        try {
+          await applyDueSteps(deps, accountId);
+        } finally {
+          // A release that fails (the store went away) leaves the lock to expire.
+          await release().catch(() => undefined);
+        }
       } catch (error) {
         if (!isServiceUnavailable(error)) deps.logger.error('applying scenario steps failed', { accountId, err: error });
-      } finally {
-        await release();
       }
     }),
   );

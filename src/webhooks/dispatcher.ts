@@ -186,15 +186,18 @@ export class Dispatcher implements DueWork {
         continue;
       }
       const candidates = await this.deps.store.deliveries.due(accountId, nowMs, free * 4);
+      // Pick what the bounds allow, then claim them all at once (a networked store pipelines the
+      // claims), and only while still due: another replica may have attempted and rescheduled one
+      // since `due` answered.
+      const picked = this.#pick(candidates, free);
+      const claimed = await Promise.all(picked.map((c) => this.deps.store.deliveries.claim(accountId, c.deliveryId, this.owner, this.#leaseMs, nowMs)));
       let startedNow = 0;
-      for (const candidate of candidates) {
-        if (this.#inFlight.size >= this.options.concurrency) break;
+      for (const [i, candidate] of picked.entries()) {
+        if (!claimed[i]) continue;
         const origin = originOf(candidate.target);
-        if (this.#inFlight.has(candidate.deliveryId) || (this.#perOrigin.get(origin) ?? 0) >= this.#perOriginLimit) continue;
-        // Only while still due: another replica may have attempted and rescheduled it since `due` answered.
-        if (!(await this.deps.store.deliveries.claim(accountId, candidate.deliveryId, this.owner, this.#leaseMs, nowMs))) continue;
-        if (this.#inFlight.has(candidate.deliveryId) || this.#stopped) {
-          // Stopping (or already under way here): hand it back to the queue at once rather than at the lease's end.
+        const fits = this.#inFlight.size < this.options.concurrency && (this.#perOrigin.get(origin) ?? 0) < this.#perOriginLimit;
+        if (this.#stopped || this.#inFlight.has(candidate.deliveryId) || !fits) {
+          // Stopping, already under way here, or other rounds took the slots meanwhile: back to the queue at once, not at the lease's end.
           await this.deps.store.deliveries.release(accountId, candidate.deliveryId, this.owner);
           continue;
         }
@@ -220,6 +223,21 @@ export class Dispatcher implements DueWork {
       waitedMs += CLAIMED_ELSEWHERE_POLL_MS;
     }
     await Promise.all(mine);
+  }
+
+  /** The candidates that fit the free slots and the per-origin bound now, in order. */
+  #pick(candidates: readonly DeliveryRecord[], free: number): DeliveryRecord[] {
+    const picked: DeliveryRecord[] = [];
+    const perOrigin = new Map<string, number>();
+    for (const candidate of candidates) {
+      if (picked.length >= free) break;
+      const origin = originOf(candidate.target);
+      const busy = (this.#perOrigin.get(origin) ?? 0) + (perOrigin.get(origin) ?? 0);
+      if (this.#inFlight.has(candidate.deliveryId) || busy >= this.#perOriginLimit) continue;
+      perOrigin.set(origin, (perOrigin.get(origin) ?? 0) + 1);
+      picked.push(candidate);
+    }
+    return picked;
   }
 
   /** When the account's next pending attempt falls due (ms on its clock), or null. */

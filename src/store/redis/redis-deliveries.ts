@@ -13,8 +13,12 @@ type Change = EncodedDelivery & { old: string };
  * on the account clock) and `dfin:<id>` (finished ones, trimmed oldest first to the log limit).
  * A claim is a key `lease:<id>:<deliveryId>` with a Redis TTL: it ends by itself when its holder dies.
  */
+/** Records last read or written, kept so that an update can try its compare-and-set without reading first. */
+const RAW_CACHE_SIZE = 10_000;
+
 export class RedisDeliveries implements DeliveryStore {
   readonly #serially = new Serially();
+  readonly #raw = new Map<string, string>();
 
   constructor(
     private readonly connection: RedisConnection,
@@ -39,20 +43,37 @@ export class RedisDeliveries implements DeliveryStore {
   }
 
   update<T>(accountId: string, deliveryId: string, change: (record: DeliveryRecord) => T): Promise<T | null> {
-    return this.#serially.run(`${accountId}/${deliveryId}`, async () => {
+    const key = `${accountId}/${deliveryId}`;
+    return this.#serially.run(key, async () => {
+      // First with the record as this replica last saw it (usually current: the dispatcher got it from due()), then as stored.
+      let old: string | null = this.#raw.get(key) ?? null;
       for (;;) {
-        const old = await this.connection.run((c) => c.hGet(`${this.prefix}dlv:${accountId}`, deliveryId));
-        if (old === null || old === undefined) return null;
-        const draft = JSON.parse(asText(old)) as DeliveryRecord;
+        if (old === null) {
+          const stored = await this.connection.run((c) => c.hGet(`${this.prefix}dlv:${accountId}`, deliveryId));
+          if (stored === null || stored === undefined) return null;
+          old = asText(stored);
+        }
+        const draft = JSON.parse(old) as DeliveryRecord;
         const result = change(draft);
-        if (await this.#apply(accountId, [{ ...encodeDelivery(draft), old: asText(old) }])) return result;
+        const json = JSON.stringify(draft);
+        if (await this.#apply(accountId, [{ ...encodeDelivery(draft, json), old }])) {
+          this.#remember(key, json);
+          return result;
+        }
+        this.#raw.delete(key);
+        old = null;
       }
     });
   }
 
   async due(accountId: string, nowMs: number, limit: number): Promise<DeliveryRecord[]> {
     const reply = asArray(await this.connection.script(DUE_DELIVERIES, [this.prefix, accountId, String(nowMs), String(limit)]));
-    return reply.map((json) => JSON.parse(asText(json)) as DeliveryRecord);
+    return reply.map((raw) => {
+      const json = asText(raw);
+      const record = JSON.parse(json) as DeliveryRecord;
+      this.#remember(`${accountId}/${record.deliveryId}`, json);
+      return record;
+    });
   }
 
   async claim(accountId: string, deliveryId: string, owner: string, leaseMs: number, dueByMs?: number): Promise<boolean> {
@@ -91,6 +112,15 @@ export class RedisDeliveries implements DeliveryStore {
     const [deliveries, accounts, oldest] = asArray(await this.connection.script(QUEUE_STATS, [this.prefix, String(nowMs), String(QUEUE_STATS_ACCOUNTS)]));
     const oldestText = asText(oldest);
     return { dueDeliveries: Number(deliveries), dueAccounts: Number(accounts), oldestDueMs: oldestText === '' ? null : Number(oldestText) };
+  }
+
+  #remember(key: string, json: string): void {
+    this.#raw.delete(key);
+    this.#raw.set(key, json);
+    if (this.#raw.size > RAW_CACHE_SIZE) {
+      const oldest = this.#raw.keys().next().value;
+      if (oldest !== undefined) this.#raw.delete(oldest);
+    }
   }
 
   /** False when a record changed since it was read (the caller reads again and redoes its change). */
