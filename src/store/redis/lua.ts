@@ -11,10 +11,14 @@
  * JSON; they only decode the small argument objects made by the TypeScript side.
  */
 
-const PRELUDE = `
+const HEADER = `
 local P = ARGV[1]
 local function acct(id) return P .. 'acct:' .. id end
 local function num(x) return string.format('%.17g', x) end
+`;
+
+/** The helpers of the scripts that change accounts and deliveries (the hot, small scripts go without them). */
+const HELPERS = `
 
 -- The account's due hint on the process clock: its earliest pending delivery or running
 -- scenario step, on its clock (running: minus the offset; frozen: 0 if already reached, else none).
@@ -86,18 +90,7 @@ export interface LuaScript {
   readonly source: string;
 }
 
-const script = (name: string, body: string): LuaScript => ({ name, source: `${PRELUDE}\n${body}` });
-
-/** ARGV[3]: the version the caller has; answers {version} when it is current, {version, doc} otherwise, nil when absent. */
-export const GET_DOC = script(
-  'getDoc',
-  `
-local v = redis.call('HGET', acct(ARGV[2]), 'v')
-if not v then return nil end
-if v == ARGV[3] then return {v} end
-return {v, redis.call('HGET', acct(ARGV[2]), 'doc')}
-`,
-);
+const script = (name: string, body: string, uses: 'helpers' | 'header' = 'header'): LuaScript => ({ name, source: `${HEADER}${uses === 'helpers' ? HELPERS : ''}\n${body}` });
 
 /** ARGV[3]: the document; ARGV[4]: {name, origin, createdAt, createdAtMs, offsetMs, frozenAtMs, runDueMs, entries, entriesJson, deliveries}. */
 export const CREATE_ACCOUNT = script(
@@ -118,6 +111,7 @@ for _, d in ipairs(m.deliveries) do addDelivery(id, d) end
 refreshDue(id)
 return {'ok'}
 `,
+  'helpers',
 );
 
 /**
@@ -150,6 +144,7 @@ for _, d in ipairs(m.deliveries) do addDelivery(id, d) end
 refreshDue(id)
 return {'ok', tostring(version)}
 `,
+  'helpers',
 );
 
 export const DELETE_ACCOUNT = script(
@@ -170,6 +165,7 @@ dropLeases(id)
 redis.call('DEL', a, P .. 'dlv:' .. id, P .. 'dmeta:' .. id, P .. 'dord:' .. id, P .. 'dpend:' .. id, P .. 'dfin:' .. id, P .. 'jrnl:' .. id)
 return 1
 `,
+  'helpers',
 );
 
 /** ARGV[3]: the request time (ms). Generated accounts go by it in the idle index. */
@@ -217,6 +213,7 @@ for _, d in ipairs(cjson.decode(ARGV[3])) do addDelivery(id, d) end
 refreshDue(id)
 return {'ok'}
 `,
+  'helpers',
 );
 
 /**
@@ -253,6 +250,7 @@ end
 refreshDue(id)
 return {'ok'}
 `,
+  'helpers',
 );
 
 /** ARGV[3]: now on the account clock, ARGV[4]: the limit. Unclaimed pending deliveries due by then, oldest due first. */
@@ -335,6 +333,7 @@ redis.call('DEL', P .. 'dlv:' .. id, P .. 'dmeta:' .. id, P .. 'dord:' .. id, P 
 refreshDue(id)
 return 0
 `,
+  'helpers',
 );
 
 /** ARGV[2]: now on the process clock, ARGV[3]: how many due accounts to look into. Answers {dueDeliveries, dueAccounts, oldestDueMs or ''}. */
