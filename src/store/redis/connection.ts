@@ -11,9 +11,10 @@ import type { LuaScript } from './lua.js';
 export type RedisClient = ReturnType<typeof createClient>;
 
 /**
- * A command waits this long for a connection before it fails (node-redis keeps commands issued
- * while it reconnects and sends them once it is back): a blip of Redis is ridden out. Once Redis
- * has been away longer than this, commands fail at once, so a request answers 503 promptly.
+ * A command waits this long for a connection before it fails: a blip of Redis is ridden out, and
+ * once Redis has been away longer than this, commands fail at once, so a request answers 503
+ * promptly. The wait is ours (run() waits for 'ready'), not node-redis's per-command timeout,
+ * which costs an AbortSignal with a timer on every command.
  */
 const COMMAND_WAIT_MS = 2000;
 /** While Redis stays unreachable, the reason is logged again this often (and at each change). */
@@ -45,6 +46,9 @@ export class RedisConnection {
   #downSinceMs: number | null = null;
   #warnedAtMs = 0;
   #closed = false;
+  readonly #openedAtMs = performance.now();
+  /** Commands waiting for the connection (see #ready). */
+  readonly #waiters = new Set<() => void>();
   readonly #shas = new Map<string, string>();
   readonly #logger: Logger | undefined;
 
@@ -55,7 +59,8 @@ export class RedisConnection {
     this.client = createClient({
       url,
       socket: { reconnectStrategy: reconnectDelayMs, connectTimeout: 5000 },
-      commandOptions: { timeout: COMMAND_WAIT_MS },
+      disableOfflineQueue: true,
+      commandOptions: { timeout: 0 },
     });
     this.client.on('error', (error: unknown) => this.#onError(error));
     this.client.on('ready', () => this.#onReady());
@@ -66,7 +71,8 @@ export class RedisConnection {
   /** The connection for subscriptions, made on first use. */
   subscriber(): RedisClient {
     if (!this.#subscriber) {
-      const subscriber = this.client.duplicate();
+      // Subscriptions made while it connects wait for it (and node-redis renews them after a reconnect).
+      const subscriber = this.client.duplicate({ disableOfflineQueue: false });
       subscriber.on('error', () => undefined); // the command connection reports the same outage
       subscriber.connect().catch(() => undefined);
       this.#subscriber = subscriber;
@@ -76,10 +82,7 @@ export class RedisConnection {
 
   /** Runs commands; a lost connection becomes a ServiceUnavailableError (a 503 for a request). */
   async run<T>(commands: (client: RedisClient) => Promise<T>): Promise<T> {
-    // Down for longer than a command would wait: fail at once rather than after the wait.
-    if (this.#downSinceMs !== null && !this.client.isReady && performance.now() - this.#downSinceMs > COMMAND_WAIT_MS) {
-      throw this.unavailable(new Error(this.#reason));
-    }
+    if (!this.client.isReady) await this.#ready();
     try {
       return await commands(this.client);
     } catch (error) {
@@ -105,7 +108,7 @@ export class RedisConnection {
   }
 
   /** An error of Redis itself (a reply) is a bug and passes unchanged; anything else means Redis cannot be reached. */
-  unavailable(error: unknown): unknown {
+  unavailable(error: unknown): Error {
     if (error instanceof ErrorReply || error instanceof ServiceUnavailableError) return error;
     const reason = this.client.isReady ? (error as Error).message : this.#reason;
     return new ServiceUnavailableError(`The sandbox cannot reach its Redis now (${reason}); try again in a moment`, { cause: error });
@@ -135,6 +138,24 @@ export class RedisConnection {
     );
   }
 
+  /** Resolves when the connection is ready, or throws the 503 once Redis has been away COMMAND_WAIT_MS. */
+  #ready(): Promise<void> {
+    const sinceMs = this.#downSinceMs ?? this.#openedAtMs;
+    const leftMs = COMMAND_WAIT_MS - (performance.now() - sinceMs);
+    if (this.#closed || leftMs <= 0) return Promise.reject(this.unavailable(new Error(this.#reason)));
+    return new Promise((resolve, reject) => {
+      const waiter = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(waiter);
+        reject(this.unavailable(new Error(this.#reason)));
+      }, leftMs);
+      this.#waiters.add(waiter);
+    });
+  }
+
   #onError(error: unknown): void {
     if (this.#closed) return;
     const message = (error as Error).message || String(error);
@@ -156,5 +177,7 @@ export class RedisConnection {
     this.#downSinceMs = null;
     this.#warnedAtMs = 0;
     this.#reason = `Redis at ${this.where} is reachable`;
+    for (const waiter of this.#waiters) waiter();
+    this.#waiters.clear();
   }
 }
