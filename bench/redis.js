@@ -123,20 +123,31 @@ async function subscriptionLatency(base, receiverUrl, count = 200) {
   return { p50: times[Math.floor(count / 2)], p99: times[Math.floor(count * 0.99)] };
 }
 
-/** Requests per second of GET a location with 10 connections spread over `bases`. */
-async function throughput(bases) {
+/** One second of GET a location with 10 connections spread over `bases`: requests per second and latencies. */
+async function burst(bases, duration = 1) {
   const path = `/v1/locations/${DEMO_LOCATION_ID}`;
   const share = Math.floor(10 / bases.length);
-  const load = (duration) =>
-    Promise.all(bases.map((base) => autocannon({ url: `${base}${path}`, headers: auth, connections: share, duration, workers: 1 })));
-  await load(1);
-  const results = await load(SECONDS);
+  const results = await Promise.all(bases.map((base) => autocannon({ url: `${base}${path}`, headers: auth, connections: share, duration, workers: 1 })));
   for (const r of results) if (r.non2xx > 0 || r.errors > 0) throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors`);
-  return {
-    rps: results.reduce((n, r) => n + r.requests.total / r.duration, 0),
-    p50: Math.max(...results.map((r) => r.latency.p50)),
-    p99: Math.max(...results.map((r) => r.latency.p99)),
-  };
+  return { rps: results.reduce((n, r) => n + r.requests.total / r.duration, 0), p50: Math.max(...results.map((r) => r.latency.p50)), p99: Math.max(...results.map((r) => r.latency.p99)) };
+}
+
+/**
+ * Throughput of each setup ({name: bases}), measured in alternating one-second rounds after a
+ * warm-up second each, so that load from elsewhere on the machine hits them alike: mean req/s,
+ * median p50, worst p99.
+ */
+async function throughputSideBySide(setups) {
+  const names = Object.keys(setups);
+  for (const name of names) await burst(setups[name]);
+  const rounds = Object.fromEntries(names.map((name) => [name, []]));
+  for (let i = 0; i < SECONDS; i++) for (const name of names) rounds[name].push(await burst(setups[name]));
+  return Object.fromEntries(
+    names.map((name) => {
+      const r = rounds[name];
+      return [name, { rps: r.reduce((n, x) => n + x.rps, 0) / r.length, p50: r.map((x) => x.p50).sort((a, b) => a - b)[Math.floor(r.length / 2)], p99: Math.max(...r.map((x) => x.p99)) }];
+    }),
+  );
 }
 
 /** Time (ms) until every receiver got the alert-start notification, started through `base`. */
@@ -181,16 +192,14 @@ export async function run() {
     row('readings: a month by day', `${ms(read.lowdb.p50)} / ${read.lowdb.p99.toFixed(1)}`, `${ms(read.redis.p50)} / ${read.redis.p99.toFixed(1)}`, ms(read.redis.p50 - read.lowdb.p50));
     row('create a subscription', `${ms(create.lowdb.p50)} / ${create.lowdb.p99.toFixed(1)}`, `${ms(create.redis.p50)} / ${create.redis.p99.toFixed(1)}`, ms(create.redis.p50 - create.lowdb.p50));
 
-    // 2. Throughput: one lowdb process, one Redis replica, two Redis replicas (10 connections in all).
-    const tLowdb = await throughput([lowdb.url]);
-    await lowdb.stop();
-    const tOne = await throughput([one.url]);
+    // 2. Throughput: one lowdb process, one Redis replica, two Redis replicas (10 connections in all), side by side.
     const two = await start(redisEnv);
-    const tTwo = await throughput([one.url, two.url]);
-    console.log(`\nGET a location under load, 10 connections (${SECONDS} s after 1 s of warm-up):`);
-    console.log(`  lowdb, one process          ${tLowdb.rps.toFixed(0).padStart(6)} req/s  p50 ${tLowdb.p50} ms  p99 ${tLowdb.p99} ms`);
-    console.log(`  Redis, one replica          ${tOne.rps.toFixed(0).padStart(6)} req/s  p50 ${tOne.p50} ms  p99 ${tOne.p99} ms  (${(tOne.rps / tLowdb.rps).toFixed(2)}x lowdb)`);
-    console.log(`  Redis, two replicas         ${tTwo.rps.toFixed(0).padStart(6)} req/s  p50 ${tTwo.p50} ms  p99 ${tTwo.p99} ms  (${(tTwo.rps / tOne.rps).toFixed(2)}x one replica; target >= 1.3x)`);
+    const t = await throughputSideBySide({ lowdb: [lowdb.url], one: [one.url], two: [one.url, two.url] });
+    await lowdb.stop();
+    console.log(`\nGET a location under load, 10 connections in all, ${SECONDS} alternating 1 s rounds of each after 1 s of warm-up (BENCH_SECONDS to change):`);
+    console.log(`  lowdb, one process          ${t.lowdb.rps.toFixed(0).padStart(6)} req/s  p50 ${t.lowdb.p50} ms  p99 ${t.lowdb.p99} ms`);
+    console.log(`  Redis, one replica          ${t.one.rps.toFixed(0).padStart(6)} req/s  p50 ${t.one.p50} ms  p99 ${t.one.p99} ms  (${(t.one.rps / t.lowdb.rps).toFixed(2)}x lowdb)`);
+    console.log(`  Redis, two replicas         ${t.two.rps.toFixed(0).padStart(6)} req/s  p50 ${t.two.p50} ms  p99 ${t.two.p99} ms  (${(t.two.rps / t.one.rps).toFixed(2)}x one replica; target >= 1.3x)`);
 
     // 3. Fan-out: 1,000 confirmed subscriptions of one location, one alert, through one replica.
     const { RedisStore } = await import('../dist/store/redis/redis-store.js');
