@@ -15,6 +15,15 @@ const HEADER = `
 local P = ARGV[1]
 local function acct(id) return P .. 'acct:' .. id end
 local function num(x) return string.format('%.17g', x) end
+-- A pending delivery's member in dpend:<id> is '<creation number>:<delivery id>', so deliveries
+-- due at the same instant come in creation order, as in the embedded store.
+local function member(seq, did) return string.format('%012d', tonumber(seq)) .. ':' .. did end
+local function pendingMember(id, did)
+  local seq = redis.call('ZSCORE', P .. 'dord:' .. id, did)
+  if not seq then return nil end
+  return member(seq, did)
+end
+local function didOf(m) return string.sub(m, 14) end
 `;
 
 /** The helpers of the scripts that change accounts and deliveries (the hot, small scripts go without them). */
@@ -53,7 +62,7 @@ local function addDelivery(id, d)
   redis.call('HSET', P .. 'dmeta:' .. id, d.id, d.meta)
   redis.call('ZADD', P .. 'dord:' .. id, seq, d.id)
   if d.state == 'pending' then
-    redis.call('ZADD', P .. 'dpend:' .. id, d.due, d.id)
+    redis.call('ZADD', P .. 'dpend:' .. id, d.due, member(seq, d.id))
   else
     redis.call('ZADD', P .. 'dfin:' .. id, seq, d.id)
   end
@@ -79,8 +88,8 @@ local function conflictOf(id, entries)
 end
 
 local function dropLeases(id)
-  for _, did in ipairs(redis.call('ZRANGE', P .. 'dpend:' .. id, 0, -1)) do
-    redis.call('DEL', P .. 'lease:' .. id .. ':' .. did)
+  for _, m in ipairs(redis.call('ZRANGE', P .. 'dpend:' .. id, 0, -1)) do
+    redis.call('DEL', P .. 'lease:' .. id .. ':' .. didOf(m))
   end
 end
 `;
@@ -235,14 +244,16 @@ for _, c in ipairs(changes) do
   redis.call('HSET', records, c.id, c.json)
   redis.call('HSET', P .. 'dmeta:' .. id, c.id, c.meta)
   redis.call('DEL', P .. 'lease:' .. id .. ':' .. c.id)
-  local wasPending = redis.call('ZSCORE', P .. 'dpend:' .. id, c.id)
+  local seq = redis.call('ZSCORE', P .. 'dord:' .. id, c.id)
+  local m = member(seq, c.id)
+  local wasPending = redis.call('ZSCORE', P .. 'dpend:' .. id, m)
   if c.state == 'pending' then
     redis.call('ZREM', P .. 'dfin:' .. id, c.id)
-    redis.call('ZADD', P .. 'dpend:' .. id, c.due, c.id)
+    redis.call('ZADD', P .. 'dpend:' .. id, c.due, m)
   else
-    redis.call('ZADD', P .. 'dfin:' .. id, redis.call('ZSCORE', P .. 'dord:' .. id, c.id), c.id)
+    redis.call('ZADD', P .. 'dfin:' .. id, seq, c.id)
     if wasPending then
-      redis.call('ZREM', P .. 'dpend:' .. id, c.id)
+      redis.call('ZREM', P .. 'dpend:' .. id, m)
       trim(id, limit)
     end
   end
@@ -261,7 +272,8 @@ local id = ARGV[2]
 local limit = tonumber(ARGV[4])
 local out = {}
 if limit <= 0 then return out end
-for _, did in ipairs(redis.call('ZRANGEBYSCORE', P .. 'dpend:' .. id, '-inf', ARGV[3])) do
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', P .. 'dpend:' .. id, '-inf', ARGV[3])) do
+  local did = didOf(m)
   if redis.call('EXISTS', P .. 'lease:' .. id .. ':' .. did) == 0 then
     out[#out + 1] = redis.call('HGET', P .. 'dlv:' .. id, did)
     if #out >= limit then break end
@@ -276,7 +288,9 @@ export const CLAIM_DELIVERY = script(
   'claimDelivery',
   `
 local id = ARGV[2]
-local score = redis.call('ZSCORE', P .. 'dpend:' .. id, ARGV[3])
+local m = pendingMember(id, ARGV[3])
+if not m then return 0 end
+local score = redis.call('ZSCORE', P .. 'dpend:' .. id, m)
 if not score then return 0 end
 if ARGV[6] ~= '' and (score == 'inf' or tonumber(score) > tonumber(ARGV[6])) then return 0 end
 if redis.call('SET', P .. 'lease:' .. id .. ':' .. ARGV[3], ARGV[4], 'NX', 'PX', ARGV[5]) then return 1 end

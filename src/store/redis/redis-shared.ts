@@ -201,6 +201,19 @@ export class RedisSessionStore extends ConnectRedisStore {
     return super.touch(sid, session, this.#mapped(cb));
   }
 
+  /** Every live session by id, as the embedded store answers (connect-redis answers a list). */
+  override all(cb?: Callback): Promise<unknown> {
+    return super.all(
+      this.#mapped(
+        cb &&
+          ((err, sessions?: (SessionData & { id?: string })[] | null) => {
+            if (err || !sessions) return cb(err, sessions);
+            cb(null, Object.fromEntries(sessions.map(({ id, ...session }) => [id, session])));
+          }),
+      ),
+    );
+  }
+
   #mapped(cb: Callback | undefined): Callback | undefined {
     return cb && ((err, data) => cb(err ? this.#connection.unavailable(err) : err, data));
   }

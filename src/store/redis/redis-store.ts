@@ -67,11 +67,6 @@ export class RedisStore implements Store {
     this.sessions = new RedisSessionStore(connection, prefix, options.sessionTtlMs);
   }
 
-  /** Where the store is, for the start-up message (no password). */
-  get where(): string {
-    return this.#connection.where;
-  }
-
   health(): Promise<StoreHealth> {
     return this.#connection.health();
   }
