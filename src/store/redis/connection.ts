@@ -20,6 +20,7 @@ const COMMAND_WAIT_MS = 2000;
 /** While Redis stays unreachable, the reason is logged again this often (and at each change). */
 const REPEAT_WARNING_MS = 30_000;
 const HEALTH_PING_MS = 1000;
+const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|READONLY|NOREPLICAS)\b/;
 
 /** Reconnection: 50 ms, doubling, at most 2 s apart, with jitter so replicas do not retry in step. */
 export const reconnectDelayMs = (retries: number): number => Math.min(50 * 2 ** Math.min(retries, 6), 2000) * (0.8 + Math.random() * 0.4);
@@ -107,9 +108,14 @@ export class RedisConnection {
     });
   }
 
-  /** An error of Redis itself (a reply) is a bug and passes unchanged; anything else means Redis cannot be reached. */
+  /**
+   * An error reply of Redis is a bug and passes unchanged, except those saying Redis cannot serve
+   * for now (loading its AOF after a restart, a busy script, a read-only replica after a
+   * failover); those, and anything else (no connection), become a ServiceUnavailableError.
+   */
   unavailable(error: unknown): Error {
-    if (error instanceof ErrorReply || error instanceof ServiceUnavailableError) return error;
+    if (error instanceof ServiceUnavailableError) return error;
+    if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) return error;
     const reason = this.client.isReady ? (error as Error).message : this.#reason;
     return new ServiceUnavailableError(`The sandbox cannot reach its Redis now (${reason}); try again in a moment`, { cause: error });
   }
@@ -117,11 +123,18 @@ export class RedisConnection {
   async health(): Promise<StoreHealth> {
     if (this.#closed) return { ok: false, reason: 'the store is closed' };
     if (!this.client.isReady) return { ok: false, reason: this.#reason };
+    // A timer of our own: node-redis's command timeout stops counting once the command is sent.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer to PING within ${HEALTH_PING_MS} ms`)), HEALTH_PING_MS);
+    });
     try {
-      await this.client.withCommandOptions({ timeout: HEALTH_PING_MS }).ping();
+      await Promise.race([this.client.ping(), late]);
       return { ok: true };
     } catch (error) {
       return { ok: false, reason: `Redis at ${this.where} does not answer: ${(error as Error).message}` };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
