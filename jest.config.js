@@ -1,8 +1,10 @@
 // ESM + TypeScript through @swc/jest; see toolchain notes in the README.
+// Suites that need a real Redis (*.redis.test.ts) run with `npm run test:redis` (jest.redis.config.js).
 export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '\\.redis\\.test\\.ts$'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {

@@ -1,4 +1,4 @@
-// npm run bench [-- --accounts N] [-- --only readings,webhooks,scale]: builds, then runs each
+// npm run bench [-- --accounts N] [-- --only readings,webhooks,scale,redis] [-- --redis]: builds, then runs each
 // bench module and prints its figures; ratios against a baseline measured in the same run.
 // Figures are printed, not asserted. A module exports `async run({ sandbox, bare, args })`
 // returning rows made by compareWithBare (or nothing, if it prints its own figures) and
@@ -12,13 +12,17 @@ const MODULES = {
   readings: './readings.js',
   webhooks: './webhooks.js',
   scale: './scale.js',
+  // Not run by default (it starts redis-server and several sandbox processes): --redis, or --only redis.
+  redis: './redis.js',
 };
+const DEFAULT_MODULES = ['readings', 'webhooks', 'scale'];
 
 const { values: args } = parseArgs({
-  options: { accounts: { type: 'string' }, only: { type: 'string' } },
+  options: { accounts: { type: 'string' }, only: { type: 'string' }, redis: { type: 'boolean' } },
   allowPositionals: false,
 });
-const chosen = args.only ? args.only.split(',') : Object.keys(MODULES);
+const chosen = args.only ? args.only.split(',') : args.redis ? [] : [...DEFAULT_MODULES];
+if (args.redis && !chosen.includes('redis')) chosen.push('redis');
 for (const name of chosen) if (!MODULES[name]) throw new Error(`--only: no bench module ${name}; there are ${Object.keys(MODULES).join(', ')}`);
 
 const sandbox = await startSandbox();

@@ -1,6 +1,6 @@
 import express, { Router, type Express } from 'express';
 
-import { accountSandboxRouter, accountsAdminRouter } from './accounts/index.js';
+import { accountSandboxRouter, accountsAdminRouter, requireAdmin } from './accounts/index.js';
 import { alertsSandboxRouter } from './alerts/index.js';
 import { oauthRouter, oauthSandboxRouter, requireAccount } from './auth/index.js';
 import { dashboardRouter } from './dashboard/index.js';
@@ -13,7 +13,7 @@ import { rejectMalformedPercentEncoding } from './http/percent-encoding.js';
 import { requestLog } from './http/request-log.js';
 import { journalRouter, recordInJournal } from './journal/index.js';
 import { locationsRouter } from './locations/index.js';
-import { healthOp, openApiRouter } from './openapi/index.js';
+import { healthOp, metricsOp, openApiRouter } from './openapi/index.js';
 import { VERSION } from './package-info.js';
 import { readingsRouter } from './readings/index.js';
 import { relayEndpointRouter, relaySandboxRouter } from './relay/index.js';
@@ -33,12 +33,22 @@ export function createApp(deps: Deps): Express {
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
 
   app.use(rejectMalformedPercentEncoding);
+  app.use(deps.metrics.requests);
   app.use(requestLog(deps.logger));
   const service = operationRouter('');
   service.handle(healthOp, async (_input, _req, res) => {
     const health = await deps.store.health();
+    if (!health.ok) res.set('Retry-After', '1');
     res.status(health.ok ? 200 : 503).json({ status: health.ok ? 'ok' : 'unavailable', version: VERSION, store: deps.store.backend, ...(health.ok ? {} : { reason: health.reason }) });
   });
+  service.handle(
+    metricsOp,
+    async (_input, _req, res) => {
+      const { contentType, body } = await deps.metrics.render();
+      res.set('Content-Type', contentType).send(body);
+    },
+    requireAdmin(deps),
+  );
   app.use(service.done());
   app.use(openApiRouter({ urls: deps.urls, version: VERSION }));
   app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));

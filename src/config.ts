@@ -20,6 +20,8 @@ export interface Config {
   readonly legacyDataFile: string | null;
   /** When set, all state lives in this Redis and replicas share it. */
   readonly redisUrl: string | null;
+  /** Prefix of every Redis key and channel, so several sandboxes can share one Redis. */
+  readonly redisPrefix: string;
   /** Seconds without a request after which a generated account is deleted; 0 = never. */
   readonly accountTtlSeconds: number;
   readonly fixturesDir: string;
@@ -84,6 +86,7 @@ const schema = z.object({
     .trim()
     .refine((v) => URL.canParse(v) && /^rediss?:$/.test(new URL(v).protocol), 'must be a redis:// or rediss:// URL such as redis://localhost:6379')
     .optional(), // state in Redis, shared by replicas
+  REDIS_PREFIX: z.string().trim().regex(/^[\w.:-]{1,64}$/, 'must be 1-64 letters, digits, "_", ".", ":" or "-", such as ws: or staging:').optional(), // prefix of Redis keys
   ACCOUNT_TTL: wholeNumber(0, 315360000).optional(), // seconds idle before a generated account is deleted
   RESET: boolean.optional(), // back to the fixtures at start-up
   FIXTURES_DIR: nonEmpty.optional(), // folder of *.json fixture files
@@ -142,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
     publicUrl: v.PUBLIC_URL ?? null,
     ...dataLocation(v.DATA_DIR, v.DATA_FILE),
     redisUrl: v.REDIS_URL ?? null,
+    redisPrefix: v.REDIS_PREFIX ?? 'ws:',
     accountTtlSeconds: v.ACCOUNT_TTL ?? 2592000,
     resetOnStart: v.RESET ?? false,
     fixturesDir: v.FIXTURES_DIR ?? defaultFolder('fixtures', packageRoot, fileExists),

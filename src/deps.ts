@@ -3,12 +3,14 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoIds, type Ids } from './core/ids.js';
 import { createLogger, type Logger } from './core/logger.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
 import { LiveStreams } from './live/index.js';
 import { ReadingsService } from './readings/index.js';
 import { RelayHub, relayAwareSender } from './relay/index.js';
 import type { ScenarioCatalog } from './scenarios/index.js';
 import type { OAuthClientRecord } from './store/data.js';
 import type { FixtureSet } from './store/fixtures.js';
+import { instrumentStore } from './store/instrumented.js';
 import type { Store } from './store/store.js';
 import { Dispatcher, fetchSender, type WebhookSender } from './webhooks/index.js';
 
@@ -35,6 +37,8 @@ export interface Deps {
   readings: ReadingsService;
   /** The dashboard's server-sent event streams, closed at shutdown. */
   liveStreams: LiveStreams;
+  /** GET /metrics: requests, webhooks, the due queue, accounts and store latency. */
+  metrics: Metrics;
   sessionSecret: string;
   /** Base URL for confirmation URLs and redirects; server.ts fills it in once the port is known. */
   urls: { publicUrl: string };
@@ -48,16 +52,19 @@ export interface DepsOverrides {
   scenarios?: ScenarioCatalog;
 }
 
-export async function buildDeps(config: Config, store: Store, fixtures: FixtureSet, overrides: DepsOverrides = {}): Promise<Deps> {
+export async function buildDeps(config: Config, openedStore: Store, fixtures: FixtureSet, overrides: DepsOverrides = {}): Promise<Deps> {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
   const logger = overrides.logger ?? createLogger(config.logLevel);
+  const metrics = createMetrics({ store: openedStore, clock });
+  // Every feature uses the store through this timed view of it, so its latency is measured for every backend.
+  const store = instrumentStore(openedStore, metrics.observeStore);
   const scheme = config.tls.mode === 'off' ? 'http' : 'https';
   const urls = { publicUrl: config.publicUrl ?? `${scheme}://localhost:${config.port}` };
   // Kept in the store like the session secret, so every replica recognises the same relay ids, across restarts.
   const relays = new RelayHub({ store, ids, logger, urls }, await store.settings.setIfAbsent('relaySecret', ids.secret(32)));
   const sender = relayAwareSender(relays, overrides.sender ?? fetchSender);
-  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender }, config.webhook);
+  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender, onAttempt: metrics.observeAttempt }, config.webhook);
   return {
     config,
     clock,
@@ -72,6 +79,7 @@ export async function buildDeps(config: Config, store: Store, fixtures: FixtureS
     relays,
     readings: new ReadingsService({ clock, config }),
     liveStreams: new LiveStreams({ store }),
+    metrics,
     // Kept in the store, so login sessions survive restarts and are valid on every replica.
     sessionSecret: await store.settings.setIfAbsent('sessionSecret', ids.secret(32)),
     urls,

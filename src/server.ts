@@ -1,4 +1,4 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,12 +9,16 @@ import { createApp } from './app.js';
 import { SESSION_TTL_MS } from './auth/index.js';
 import type { Config } from './config.js';
 import { systemClock } from './core/clock.js';
-import { createLogger } from './core/logger.js';
+import { isServiceUnavailable } from './core/errors.js';
+import { createLogger, type Logger } from './core/logger.js';
 import { buildDeps, type Deps, type DepsOverrides } from './deps.js';
 import { loadTls } from './http/tls.js';
+import { VERSION } from './package-info.js';
 import { loadScenarios, resolveStartupRun, runDueSteps, startStartupRun } from './scenarios/index.js';
-import { loadFixtures } from './store/fixtures.js';
+import { loadFixtures, type FixtureSet } from './store/fixtures.js';
 import { openStore, type OpenedStore } from './store/open-store.js';
+import { describeRedisUrl } from './store/redis/connection.js';
+import type { Store } from './store/store.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const DISPATCH_INTERVAL_MS = 250;
@@ -62,43 +66,60 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
       dataDir: config.dataDir,
       legacyDataFile: config.legacyDataFile,
       redisUrl: config.redisUrl,
+      redisPrefix: config.redisPrefix,
       deliveryLogLimit: config.webhook.logLimit,
       sessionTtlMs: SESSION_TTL_MS,
       cacheSize: ACCOUNT_CACHE_SIZE,
+      logger,
     },
     clock,
   );
   const { store } = opened;
-  const deps = await buildDeps(config, store, fixtures, { ...overrides, clock, logger, scenarios });
-  await seedFixtures(deps);
-  if (config.resetOnStart) await resetAllAccounts(deps);
-  const changed = await fixturesChanged(deps);
-  if (changed) {
-    logger.warn('FIXTURES_DIR changed since the stored state was made; the stored state is kept. Reload with POST /sandbox/admin/reset, or start with --reset (RESET=true)', { fixturesDir: config.fixturesDir });
-  }
-  const startupRun = config.startupScenario ? await resolveStartupRun(deps, config.startupScenario) : null;
-  const app = createApp(deps);
-
   const certDir = config.dataDir === ':memory:' ? join(tmpdir(), 'water-sandbox') : config.dataDir;
   const tls = await loadTls(config.tls, certDir, clock.now());
-  const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
+  // Until the store is ready (Redis reachable), every request is answered 503 with the reason,
+  // /healthz included; then the sandbox's app takes over. So a replica started before its Redis
+  // listens at once, says why it is not ready, and keeps waiting instead of exiting.
+  let handle: RequestListener = notReadyYet(store);
+  const listener: RequestListener = (req, res) => handle(req, res);
+  const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, listener) : createHttpServer(listener);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const scheme = tls ? 'https' : 'http';
   const localUrl = `${scheme}://localhost:${port}`;
+
+  const ready = await prepare(config, store, logger, port, fixtures, { ...overrides, clock, logger, scenarios }).catch(async (error: unknown) => {
+    server.close();
+    await store.close();
+    throw error;
+  });
+  const { deps, seeded, changed, startupRun } = ready;
   deps.urls.publicUrl = config.publicUrl ?? localUrl;
+  deps.metrics.collectProcessMetrics();
+  handle = createApp(deps);
+
   const report: StartupReport = {
     url: localUrl,
     publicUrl: deps.urls.publicUrl,
     dashboardUrl: `${deps.urls.publicUrl}/`,
     docsUrl: `${deps.urls.publicUrl}/docs`,
-    store: { backend: store.backend, where: store.backend === 'redis' ? (config.redisUrl ?? '') : config.dataDir, origin: opened.origin },
+    store: {
+      backend: store.backend,
+      where: config.redisUrl !== null ? describeRedisUrl(config.redisUrl) : config.dataDir,
+      // A Redis store is fresh when this replica seeded it (the first of the replicas to start).
+      origin: opened.origin === 'existing' && seeded ? 'fresh' : opened.origin,
+    },
     fixturesDir: config.fixturesDir,
     fixtureAccounts: fixtures.accounts.length,
     scenariosDir: config.scenariosDir,
@@ -120,7 +141,9 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   }, DISPATCH_INTERVAL_MS);
   dispatchTimer.unref();
   const sweepTimer = setInterval(() => {
-    sweepIdleAccounts(deps).catch((error: unknown) => logger.error('deleting idle accounts failed', { err: error }));
+    sweepIdleAccounts(deps).catch((error: unknown) => {
+      if (!isServiceUnavailable(error)) logger.error('deleting idle accounts failed', { err: error });
+    });
   }, SWEEP_INTERVAL_MS);
   sweepTimer.unref();
 
@@ -148,6 +171,56 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   };
 
   return { server, deps, port, url: `${scheme}://127.0.0.1:${port}`, tlsCertificate: tls?.certFile ?? null, report, stop };
+}
+
+/** Once the store is ready: the dependencies, the fixtures seeded (by the first replica), the start-up scenario found. */
+async function prepare(config: Config, store: Store, logger: Logger, port: number, fixtures: FixtureSet, overrides: DepsOverrides) {
+  await waitForStore(store, logger, port);
+  const deps = await buildDeps(config, store, fixtures, overrides);
+  const seeded = await seedFixtures(deps);
+  if (config.resetOnStart) await resetAllAccounts(deps);
+  const changed = await fixturesChanged(deps);
+  if (changed) {
+    logger.warn('FIXTURES_DIR changed since the stored state was made; the stored state is kept. Reload with POST /sandbox/admin/reset, or start with --reset (RESET=true)', { fixturesDir: config.fixturesDir });
+  }
+  const startupRun = config.startupScenario ? await resolveStartupRun(deps, config.startupScenario) : null;
+  return { deps, seeded, changed, startupRun };
+}
+
+/** How often a replica waiting for its store checks it again. */
+const STORE_WAIT_POLL_MS = 250;
+const STORE_QUIET_WAIT_MS = 1000;
+
+/** Resolves once the store can serve (at once for the embedded store; when Redis answers for Redis). */
+async function waitForStore(store: Store, logger: Logger, port: number): Promise<void> {
+  let health = await store.health();
+  let waitedMs = 0;
+  let warned = false;
+  while (!health.ok) {
+    // A connection that is still being made is normal; one that takes longer is worth a line.
+    if (!warned && waitedMs >= STORE_QUIET_WAIT_MS) {
+      logger.warn('listening, but waiting for the store; requests are answered 503 until it is ready', { port, reason: health.reason });
+      warned = true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, STORE_WAIT_POLL_MS));
+    waitedMs += STORE_WAIT_POLL_MS;
+    health = await store.health();
+  }
+  if (warned) logger.info('the store is ready', { store: store.backend });
+}
+
+/** The answer to every request while the store is not ready: 503 with the reason, and Retry-After. */
+function notReadyYet(store: Store): RequestListener {
+  return (req, res) => {
+    void store.health().then((health) => {
+      const reason = health.ok ? 'loading the fixtures' : (health.reason ?? 'the store is not ready');
+      const body =
+        req.url?.split('?')[0] === '/healthz'
+          ? { status: 'starting', version: VERSION, store: store.backend, reason }
+          : { error: 'service_unavailable', message: `The sandbox is starting (${reason}); try again in a moment` };
+      res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1' }).end(JSON.stringify(body));
+    });
+  };
 }
 
 /** The start-up message for people: printed at every log level. */

@@ -25,7 +25,7 @@ export async function startSandbox({ env = {}, now = BENCH_NOW } = {}) {
   const fixtures = await loadFixtures('fixtures');
   const clock = new ManualClock(now);
   const { store } = await openStore(
-    { dataDir: config.dataDir, legacyDataFile: null, redisUrl: config.redisUrl, deliveryLogLimit: config.webhook.logLimit, sessionTtlMs: SESSION_TTL_MS, cacheSize: 2000 },
+    { dataDir: config.dataDir, legacyDataFile: null, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, deliveryLogLimit: config.webhook.logLimit, sessionTtlMs: SESSION_TTL_MS, cacheSize: 2000 },
     clock,
   );
   const scenarios = await loadScenarios(config.scenariosDir);

@@ -2,4 +2,4 @@
 export { fixtureClientsOf } from './initial-state.js';
 export { fixturesChanged, resetAllAccounts, seedFixtures, sweepIdleAccounts } from './lifecycle.js';
 export { accountsOperations } from './operations.js';
-export { accountSandboxRouter, accountsAdminRouter } from './routes.js';
+export { accountSandboxRouter, accountsAdminRouter, requireAdmin } from './routes.js';

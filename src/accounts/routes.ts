@@ -18,7 +18,7 @@ export interface AccountsDeps extends LifecycleDeps {
 }
 
 /** Global operations: open when ADMIN_TOKEN is unset, otherwise they need `Authorization: Bearer $ADMIN_TOKEN`. */
-function requireAdmin(deps: AccountsDeps): RequestHandler {
+export function requireAdmin(deps: Pick<AccountsDeps, 'config'>): RequestHandler {
   return (req, _res, next) => {
     const token = deps.config.adminToken;
     if (token === null) return next();

@@ -54,7 +54,8 @@ export function requireAccount(deps: AuthenticateDeps): RequestHandler {
     if (last !== undefined && nowMs - last < TOUCH_EVERY_MS && nowMs >= last) return;
     if (touched.size >= MAX_TOUCH_MEMORY) touched.clear();
     touched.set(auth.accountId, nowMs);
-    void deps.store.accounts.touch(auth.accountId, nowMs);
+    // Not awaited on the request's path; a failed touch only delays the account's idle expiry.
+    deps.store.accounts.touch(auth.accountId, nowMs).catch(() => touched.delete(auth.accountId));
   };
   return async (req, res, next) => {
     const credential = readBearerCredential(req.headers.authorization, ACCOUNT_AUTHORIZATION);

@@ -26,6 +26,7 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { variable: 'DATA_DIR', value: '<dir>', description: 'folder of the embedded store, or :memory: (default ./data)' },
   { variable: 'DATA_FILE', value: '<file>', description: 'a version 0.1 state file to migrate into DATA_DIR (default ./data/sandbox.json)' },
   { variable: 'REDIS_URL', value: '<url>', description: 'keep all state in Redis, shared by replicas (e.g. redis://localhost:6379)' },
+  { variable: 'REDIS_PREFIX', value: '<prefix>', description: 'prefix of every Redis key and channel, so sandboxes can share a Redis (default ws:)' },
   { variable: 'ACCOUNT_TTL', value: '<seconds>', description: 'idle seconds before a generated account is deleted; 0 = never (default 2592000)' },
   { variable: 'RESET', value: '[bool]', description: 'put every account back to the fixtures at start-up' },
   { variable: 'FIXTURES_DIR', value: '<dir>', description: "fixture files (default ./fixtures, or the package's own)" },

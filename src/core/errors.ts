@@ -29,6 +29,23 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A 503 whose message is shown: the sandbox cannot serve now (its Redis is unreachable) and
+ * says so, with Retry-After, instead of a generic 500.
+ */
+export class ServiceUnavailableError extends AppError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(503, 'service_unavailable', message, { headers: { 'Retry-After': '1' }, ...options });
+  }
+
+  override get expose(): boolean {
+    return true;
+  }
+}
+
+/** Whether background work failed only because the store is unreachable (already reported by the store, so not logged again). */
+export const isServiceUnavailable = (error: unknown): boolean => error instanceof ServiceUnavailableError;
+
 /** RFC 6749 section 5.2 errors of the token endpoint: `code` is the RFC error code. */
 export class OAuthError extends AppError {}
 

@@ -11,7 +11,7 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
-  /** The pino logger behind it, for pino-http; absent for loggers made in tests. */
+  /** The pino logger behind it, for the request log; absent for loggers made in tests. */
   readonly pino?: PinoLogger;
 }
 

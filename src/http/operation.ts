@@ -30,12 +30,14 @@ export type Guard = 'account' | 'admin' | 'client' | 'none';
 
 export interface ResponseSpec {
   description: string;
-  /** The JSON body. Absent for HTML pages (`html`) and redirects. */
+  /** The JSON body. Absent for HTML pages (`html`), text (`plainText`, `eventStream`) and redirects. */
   schema?: z.ZodType;
   /** An HTML page. */
   html?: true;
   /** A stream of server-sent events (text/event-stream). */
   eventStream?: true;
+  /** Plain text (text/plain), e.g. the Prometheus exposition format. */
+  plainText?: true;
   /** Response headers that are always sent, by name: their description. */
   headers?: Readonly<Record<string, string>>;
   /** A body that the demo data gives; checked against `schema` by the tests. */

@@ -17,8 +17,8 @@ const DAY_MS = 86_400_000;
 
 /**
  * The certificate and key for https, or null when TLS is off. `self-signed` makes a fresh
- * certificate for localhost, 127.0.0.1 and ::1 and writes its PEM beside the state file
- * (or to the temp folder), so a client can trust it (e.g. NODE_EXTRA_CA_CERTS=<file>).
+ * certificate for localhost, 127.0.0.1 and ::1 and writes its PEM into the data folder
+ * (or the temp folder), so a client can trust it (e.g. NODE_EXTRA_CA_CERTS=<file>).
  */
 export async function loadTls(tls: TlsConfig, certDir: string, now: Date): Promise<TlsMaterial | null> {
   if (tls.mode === 'off') return null;

@@ -154,7 +154,9 @@ function responsesOf(op: Operation, names: Map<z.ZodType, string>): Json {
         ? { 'text/html': { schema: { type: 'string' } } }
         : spec.eventStream
           ? { 'text/event-stream': { schema: { type: 'string' } } }
-          : undefined;
+          : spec.plainText
+            ? { 'text/plain': { schema: { type: 'string' } } }
+            : undefined;
     responses[status] = { description: spec.description, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(content ? { content } : {}) };
   }
   const html = op.responses[200]?.html === true || op.path === '/login' || op.path === '/logout';

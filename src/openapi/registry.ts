@@ -28,10 +28,23 @@ export const healthOp = operation({
       schema: z.strictObject({ status: z.literal('ok'), version: z.string(), store: z.enum(['lowdb', 'memory', 'redis']) }),
     },
     503: {
-      description: 'The store is not reachable (Redis down).',
-      schema: z.strictObject({ status: z.literal('unavailable'), version: z.string(), store: z.enum(['lowdb', 'memory', 'redis']), reason: z.string() }),
+      description: 'Not ready: `starting` while the store connects or the fixtures load, `unavailable` when the store is not reachable (Redis down). Every other request is then answered 503 `service_unavailable` with Retry-After.',
+      headers: { 'Retry-After': 'Seconds to wait.' },
+      schema: z.strictObject({ status: z.enum(['starting', 'unavailable']), version: z.string(), store: z.enum(['lowdb', 'memory', 'redis']), reason: z.string() }),
     },
   },
+});
+
+/** GET /metrics, mounted by the composition root. */
+export const metricsOp = operation({
+  operationId: 'metrics',
+  method: 'get',
+  path: '/metrics',
+  summary: 'Prometheus metrics of this replica',
+  description: 'Requests by route and status, webhook attempts, the due-delivery queue, accounts and store latency, in the Prometheus text format. Each replica answers for itself; the queue and account gauges are the shared store\'s.',
+  tags: ['Sandbox: service'],
+  guard: 'admin',
+  responses: { 200: { description: 'The metrics.', plainText: true } },
 });
 
 export const openApiOp = operation({
@@ -74,6 +87,7 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...scenariosOperations,
   ...relayOperations,
   healthOp,
+  metricsOp,
   openApiOp,
   docsOp,
 ] as readonly Operation[];

@@ -1,6 +1,6 @@
 import { endAlert, startAlert, type AlertsDeps, type StartAlertInput } from '../alerts/index.js';
 import { accountNowMs, type DueWork, timeLockOf } from '../clock/index.js';
-import { AppError, notFound } from '../core/errors.js';
+import { AppError, isServiceUnavailable, notFound } from '../core/errors.js';
 import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, DeepReadonly, ScenarioRunRecord } from '../store/data.js';
 import { findLocation, findRun } from '../store/lookups.js';
@@ -260,21 +260,24 @@ export async function runDueSteps(deps: ScenariosDeps): Promise<void> {
   try {
     accounts = await deps.store.accounts.due(deps.clock.now().getTime(), 1000);
   } catch (error) {
-    deps.logger.error('looking for due scenario steps failed', { err: error });
+    if (!isServiceUnavailable(error)) deps.logger.error('looking for due scenario steps failed', { err: error });
     return;
   }
   await Promise.all(
     accounts.map(async (accountId) => {
-      const doc = await deps.store.accounts.get(accountId);
-      if (!doc?.runs.some((r) => r.state === 'running')) return;
-      const release = await deps.store.locks.tryLock(timeLockOf(accountId), 30_000);
-      if (!release) return;
       try {
-        await applyDueSteps(deps, accountId);
+        const doc = await deps.store.accounts.get(accountId);
+        if (!doc?.runs.some((r) => r.state === 'running')) return;
+        const release = await deps.store.locks.tryLock(timeLockOf(accountId), 30_000);
+        if (!release) return;
+        try {
+          await applyDueSteps(deps, accountId);
+        } finally {
+          // A release that fails (the store went away) leaves the lock to expire.
+          await release().catch(() => undefined);
+        }
       } catch (error) {
-        deps.logger.error('applying scenario steps failed', { accountId, err: error });
-      } finally {
-        await release();
+        if (!isServiceUnavailable(error)) deps.logger.error('applying scenario steps failed', { accountId, err: error });
       }
     }),
   );

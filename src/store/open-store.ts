@@ -3,9 +3,11 @@ import { readFile } from 'node:fs/promises';
 import type { SessionData } from 'express-session';
 
 import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
 import { EmbeddedStore } from './embedded/embedded-store.js';
 import { StoreFileError } from './embedded/lowdb-file.js';
 import { isStateV01, migrateV01 } from './migrate-v01.js';
+import { RedisStore } from './redis/redis-store.js';
 import type { Store } from './store.js';
 
 export { StoreFileError };
@@ -19,8 +21,12 @@ export interface StoreOptions {
   redisUrl: string | null;
   deliveryLogLimit: number;
   sessionTtlMs: number;
-  /** Accounts kept loaded by the embedded store. */
+  /** Accounts kept loaded by the embedded store (parsed, by the Redis store). */
   cacheSize: number;
+  /** Prefix of every Redis key (default `ws:`): several sandboxes, or test runs, can share a Redis. */
+  redisPrefix?: string;
+  /** Where the Redis store reports connection trouble. */
+  logger?: Logger;
 }
 
 export interface OpenedStore {
@@ -38,7 +44,19 @@ const MIGRATION_SETTING = 'legacyMigration';
 
 /** Opens the configured store; a fresh one may take over a state file of version 0.1. */
 export async function openStore(options: StoreOptions, clock: Clock): Promise<OpenedStore> {
-  if (options.redisUrl !== null) throw new StoreFileError('REDIS_URL is not supported by this build');
+  if (options.redisUrl !== null) {
+    // Connects in the background: the caller waits for health() (see server.ts). Whether the
+    // state is new shows once the fixtures are seeded, by the replica that gets there first.
+    const store = new RedisStore({
+      url: options.redisUrl,
+      deliveryLogLimit: options.deliveryLogLimit,
+      sessionTtlMs: options.sessionTtlMs,
+      cacheSize: options.cacheSize,
+      ...(options.redisPrefix === undefined ? {} : { prefix: options.redisPrefix }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+    });
+    return { store, origin: 'existing' };
+  }
   const dir = options.dataDir === ':memory:' ? null : options.dataDir;
   const { store, fresh } = await EmbeddedStore.open({ dir, clock, deliveryLogLimit: options.deliveryLogLimit, sessionTtlMs: options.sessionTtlMs, cacheSize: options.cacheSize });
   const interrupted = !fresh && (await store.settings.get(MIGRATION_SETTING)) === 'started';

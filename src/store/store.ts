@@ -140,9 +140,11 @@ export interface DeliveryStore {
   /**
    * Claims a delivery for `leaseMs` (real time): true when `owner` got it. Nobody else gets it
    * until it is updated, released, or the lease ends, so each attempt is made by one replica,
-   * and the deliveries of a replica that dies mid-attempt are taken over.
+   * and the deliveries of a replica that dies mid-attempt are taken over. With `dueByMs` (the
+   * account clock's now), only a delivery due by then is claimed: a candidate of `due` that
+   * another replica attempted and rescheduled meanwhile is not sent early.
    */
-  claim(accountId: string, deliveryId: string, owner: string, leaseMs: number): Promise<boolean>;
+  claim(accountId: string, deliveryId: string, owner: string, leaseMs: number, dueByMs?: number): Promise<boolean>;
   /** Gives a claimed delivery back without an attempt (a replica stopping). */
   release(accountId: string, deliveryId: string, owner: string): Promise<void>;
   /** When the account's next pending delivery falls due on its clock, or null. */
@@ -151,6 +153,20 @@ export interface DeliveryStore {
   cancelPending(accountId: string, subscriptionId: string, note: string): Promise<number>;
   /** Forgets the account's whole log. */
   clear(accountId: string): Promise<void>;
+  /** The queue of work due at `nowMs` on the process clock, across accounts (for metrics). */
+  queue(nowMs: number): Promise<QueueStats>;
+}
+
+/** Accounts with due work whose deliveries DeliveryStore.queue counts; beyond them, accounts are counted only. */
+export const QUEUE_STATS_ACCOUNTS = 1000;
+
+export interface QueueStats {
+  /** Pending deliveries due now, unclaimed or claimed, counted over the accounts with work due. */
+  dueDeliveries: number;
+  /** Accounts with work due now (deliveries or scenario steps). */
+  dueAccounts: number;
+  /** When the longest-waiting account's work fell due (process clock), or null when none waits. */
+  oldestDueMs: number | null;
 }
 
 export interface JournalStore {

@@ -2,10 +2,11 @@ import { hostname } from 'node:os';
 
 import { accountNow, accountNowMs, type DueWork } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
+import { isServiceUnavailable } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import { publishAccountEvent } from '../live/index.js';
-import type { DeliveryAttempt, DeliveryKind, DeliveryRecord } from '../store/data.js';
+import type { DeliveryAttempt, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
 import type { Store } from '../store/store.js';
 import { assessAnswer } from './assess.js';
 import type { WebhookSender } from './sender.js';
@@ -37,6 +38,16 @@ export interface DispatcherDeps {
   ids: Ids;
   logger: Logger;
   sender: WebhookSender;
+  /** Told of each recorded attempt (metrics). */
+  onAttempt?: (attempt: RecordedAttempt) => void;
+}
+
+/** An attempt as recorded: `state` is the delivery's state after it (pending: a retry is scheduled). */
+export interface RecordedAttempt {
+  kind: DeliveryKind;
+  state: DeliveryState;
+  ok: boolean;
+  latencyMs: number;
 }
 
 /** Headers of every webhook, the same on each retry of one delivery, so receivers can drop duplicates. */
@@ -137,7 +148,9 @@ export class Dispatcher implements DueWork {
       return;
     }
     const run = this.runDue(accountId)
-      .catch((error: unknown) => this.deps.logger.error('webhook dispatch failed', { accountId, err: error }))
+      .catch((error: unknown) => {
+        if (!isServiceUnavailable(error)) this.deps.logger.error('webhook dispatch failed', { accountId, err: error });
+      })
       .finally(() => {
         this.#running.delete(accountId);
         if (this.#again.delete(accountId)) this.kick(accountId);
@@ -151,7 +164,7 @@ export class Dispatcher implements DueWork {
     try {
       for (const accountId of await this.deps.store.accounts.due(this.deps.clock.now().getTime(), 1000)) this.kick(accountId);
     } catch (error) {
-      this.deps.logger.error('looking for due deliveries failed', { err: error });
+      if (!isServiceUnavailable(error)) this.deps.logger.error('looking for due deliveries failed', { err: error });
     }
   }
 
@@ -173,13 +186,21 @@ export class Dispatcher implements DueWork {
         continue;
       }
       const candidates = await this.deps.store.deliveries.due(accountId, nowMs, free * 4);
+      // Pick what the bounds allow, then claim them all at once (a networked store pipelines the
+      // claims), and only while still due: another replica may have attempted and rescheduled one
+      // since `due` answered.
+      const picked = this.#pick(candidates, free);
+      const claimed = await Promise.all(picked.map((c) => this.deps.store.deliveries.claim(accountId, c.deliveryId, this.owner, this.#leaseMs, nowMs)));
       let startedNow = 0;
-      for (const candidate of candidates) {
-        if (this.#inFlight.size >= this.options.concurrency) break;
+      for (const [i, candidate] of picked.entries()) {
+        if (!claimed[i]) continue;
         const origin = originOf(candidate.target);
-        if (this.#inFlight.has(candidate.deliveryId) || (this.#perOrigin.get(origin) ?? 0) >= this.#perOriginLimit) continue;
-        if (!(await this.deps.store.deliveries.claim(accountId, candidate.deliveryId, this.owner, this.#leaseMs))) continue;
-        if (this.#inFlight.has(candidate.deliveryId)) continue;
+        const fits = this.#inFlight.size < this.options.concurrency && (this.#perOrigin.get(origin) ?? 0) < this.#perOriginLimit;
+        if (this.#stopped || this.#inFlight.has(candidate.deliveryId) || !fits) {
+          // Stopping, already under way here, or other rounds took the slots meanwhile: back to the queue at once, not at the lease's end.
+          await this.deps.store.deliveries.release(accountId, candidate.deliveryId, this.owner);
+          continue;
+        }
         const attempt = this.#start(accountId, candidate, origin);
         mine.add(attempt);
         void attempt.finally(() => mine.delete(attempt));
@@ -202,6 +223,21 @@ export class Dispatcher implements DueWork {
       waitedMs += CLAIMED_ELSEWHERE_POLL_MS;
     }
     await Promise.all(mine);
+  }
+
+  /** The candidates that fit the free slots and the per-origin bound now, in order. */
+  #pick(candidates: readonly DeliveryRecord[], free: number): DeliveryRecord[] {
+    const picked: DeliveryRecord[] = [];
+    const perOrigin = new Map<string, number>();
+    for (const candidate of candidates) {
+      if (picked.length >= free) break;
+      const origin = originOf(candidate.target);
+      const busy = (this.#perOrigin.get(origin) ?? 0) + (perOrigin.get(origin) ?? 0);
+      if (this.#inFlight.has(candidate.deliveryId) || busy >= this.#perOriginLimit) continue;
+      perOrigin.set(origin, (perOrigin.get(origin) ?? 0) + 1);
+      picked.push(candidate);
+    }
+    return picked;
   }
 
   /** When the account's next pending attempt falls due (ms on its clock), or null. */
@@ -313,6 +349,7 @@ export class Dispatcher implements DueWork {
       return record.state;
     });
     if (recorded === null) return;
+    this.deps.onAttempt?.({ kind, state: recorded, ok, latencyMs: response.latencyMs });
     if (delivery.checkReceiverAfter && delivery.attempts.length === 0) {
       // SANDBOX: production requires the endpoint to answer GET as well as POST with JSON; the sandbox
       // checks it once the confirmation POST has had its first attempt, and records the outcome in the log.

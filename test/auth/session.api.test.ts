@@ -51,7 +51,8 @@ describe('login sessions', () => {
     expect(res.headers['location']).toMatch(/^waterapp:\/\/callback\?code=/);
   });
 
-  it('end a day after they were last used (process clock), and are then dropped from the store', async () => {
+  // On Redis (npm run test:redis runs this file there too) a session ends by a real-time TTL, not on the process clock.
+  (process.env['TEST_REDIS_URL'] ? it.skip : it)('end a day after they were last used (process clock), and are then dropped from the store', async () => {
     const t = await buildTestApp();
     const cookie = await signIn(t.app);
     t.clock.advance(SESSION_TTL_MS);

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import type { Express } from 'express';
 
 import { accountDocFromFixture } from '../../src/accounts/initial-state.js';
@@ -44,6 +46,7 @@ export function storeOptionsOf(config: Config): Parameters<typeof openStore>[0] 
     dataDir: config.dataDir,
     legacyDataFile: config.legacyDataFile,
     redisUrl: config.redisUrl,
+    redisPrefix: config.redisPrefix,
     deliveryLogLimit: config.webhook.logLimit,
     sessionTtlMs: SESSION_TTL_MS,
     cacheSize: 2000,
@@ -59,14 +62,41 @@ export function storeOptionsOf(config: Config): Parameters<typeof openStore>[0] 
 export async function buildTestApp(
   options: { env?: Record<string, string>; start?: Date; logger?: Logger; overrides?: Omit<DepsOverrides, 'clock'> } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ DATA_DIR: ':memory:', LOG_LEVEL: 'silent', ...options.env });
+  const config = loadConfig({ DATA_DIR: ':memory:', LOG_LEVEL: 'silent', ...redisForApiSuites(options.env), ...options.env });
   const { fixtures, docs } = await shippedFixtures();
   const clock = new ManualClock(options.start ?? TEST_START);
   const { store } = await openStore(storeOptionsOf(config), clock);
+  if (config.redisUrl !== null) await whenRedisReady(store);
   const scenarios = options.overrides?.scenarios ?? (await loadScenarios(config.scenariosDir));
   const deps = await buildDeps(config, store, fixtures, { clock, logger: options.logger ?? silentLogger, sender: loopbackOnlySender, scenarios, ...options.overrides });
   await seedFixtures(deps, docs);
   return { app: checkedAgainstDocument(createApp(deps)), deps, clock, store };
+}
+
+/**
+ * With TEST_REDIS_URL set (jest.redis-api.config.js sets it), test apps that would use the
+ * in-memory store use that Redis instead, under a fresh key prefix each: the API suites then
+ * check that the Redis store behaves as the embedded one. Their stores are closed after each file.
+ */
+const redisStores: Store[] = [];
+
+function redisForApiSuites(env: Record<string, string> | undefined): Record<string, string> {
+  const url = process.env['TEST_REDIS_URL'];
+  if (!url || env?.['DATA_DIR'] !== undefined || env?.['REDIS_URL'] !== undefined) return {};
+  return { REDIS_URL: url, REDIS_PREFIX: `ws-api-${randomUUID()}:` };
+}
+
+async function whenRedisReady(store: Store): Promise<void> {
+  redisStores.push(store);
+  for (let waited = 0; !(await store.health()).ok; waited += 10) {
+    if (waited > 5000) throw new Error(`the test Redis is not ready: ${(await store.health()).reason}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Closes the Redis stores test apps opened (a no-op without TEST_REDIS_URL). */
+export async function closeRedisTestStores(): Promise<void> {
+  await Promise.all(redisStores.splice(0).map((s) => s.close()));
 }
 
 /** An account's document (the demo account's by default); fails the test when it is missing. */

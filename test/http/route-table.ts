@@ -73,9 +73,10 @@ export const API_ROUTES: ApiRoute[] = [
   { method: 'get', path: '/sandbox/runs/:runId', ok: 200, guard: 'account' },
 ];
 
-/** The routes outside /v1 and /sandbox: the health check, the API description and its page, the auth host and the dashboard pages. */
+/** The routes outside /v1 and /sandbox: the health check, the metrics, the API description and its page, the auth host and the dashboard pages. */
 export const OTHER_ROUTES: { method: Method; path: string }[] = [
   { method: 'get', path: '/healthz' },
+  { method: 'get', path: '/metrics' },
   { method: 'get', path: '/openapi.json' },
   { method: 'get', path: '/docs' },
   { method: 'get', path: '/docs/init.js' },

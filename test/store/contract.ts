@@ -489,6 +489,28 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
         expect(await store.deliveries.claim('a', 'unknown', 'replica-2', 60_000)).toBe(false);
       });
 
+      it('a claim with dueByMs takes only a delivery due by then on the account clock (a candidate rescheduled meanwhile is left)', async () => {
+        await store.deliveries.add('a', [givenDelivery('a', 'd1', { dueAtMs: T0 + 1000 }), givenDelivery('a', 'unscheduled', { dueAtMs: null })]);
+        expect(await store.deliveries.claim('a', 'd1', 'one', 60_000, T0 + 999)).toBe(false);
+        expect(await store.deliveries.claim('a', 'unscheduled', 'one', 60_000, FAR)).toBe(false);
+        expect(await store.deliveries.claim('a', 'd1', 'one', 60_000, T0 + 1000)).toBe(true);
+      });
+
+      it('queue counts the deliveries due now over the accounts with work due, and when the longest-waiting account fell due', async () => {
+        expect(await store.deliveries.queue(T0)).toEqual({ dueDeliveries: 0, dueAccounts: 0, oldestDueMs: null });
+        await store.deliveries.add('a', [givenDelivery('a', 'd1', { dueAtMs: T0 - 5000 }), givenDelivery('a', 'd2', { dueAtMs: T0 }), givenDelivery('a', 'later', { dueAtMs: T0 + 60_000 })]);
+        const shifted = givenAccount('b');
+        shifted.clock.offsetMs = 3_600_000;
+        await create(store, shifted, [givenDelivery('b', 'd1', { dueAtMs: T0 + 3_600_000 - 1000 })]);
+        const frozen = givenAccount('c');
+        frozen.clock = { offsetMs: 0, frozenAtMs: T0 + 10 };
+        await create(store, frozen, [givenDelivery('c', 'd1', { dueAtMs: T0 + 10 })]);
+        // Claimed deliveries still wait in the queue until they are recorded.
+        expect(await store.deliveries.claim('a', 'd2', 'x', 60_000)).toBe(true);
+        expect(await store.deliveries.queue(T0)).toEqual({ dueDeliveries: 4, dueAccounts: 3, oldestDueMs: T0 - 5000 });
+        expect(await store.deliveries.queue(T0 - 5001)).toEqual({ dueDeliveries: 1, dueAccounts: 1, oldestDueMs: null });
+      });
+
       it('a claim whose lease ended (the claimer died) is handed on to another owner', async () => {
         await store.deliveries.add('a', [givenDelivery('a', 'd1', { dueAtMs: T0 })]);
         expect(await claimDue(store, 'a', T0, 'dies', 50, 10)).toHaveLength(1);

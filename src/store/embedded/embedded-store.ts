@@ -13,6 +13,7 @@ import {
   AccountMissingError,
   IndexConflictError,
   JOURNAL_LIMIT,
+  QUEUE_STATS_ACCOUNTS,
   type AccountStore,
   type AccountSummary,
   type AccountTx,
@@ -20,6 +21,7 @@ import {
   type DeliveryStore,
   type IndexKind,
   type JournalStore,
+  type QueueStats,
   type Settings,
   type Store,
   type StoreHealth,
@@ -46,6 +48,7 @@ import { LowdbSessionStore, type SessionsDocument } from './session-file.js';
 
 export const STORE_SCHEMA_VERSION = 2;
 const SHARDS = 256;
+
 /** The journal may exceed its limit by this many entries before a trim. */
 const JOURNAL_SLACK = 50;
 /**
@@ -388,9 +391,13 @@ export class EmbeddedStore implements Store {
           due.sort((a, b) => (a.dueAtMs ?? 0) - (b.dueAtMs ?? 0));
           return due.slice(0, limit).map((record) => structuredClone(record));
         }),
-      claim: (accountId, deliveryId, owner, leaseMs) =>
+      claim: (accountId, deliveryId, owner, leaseMs, dueByMs) =>
         this.#with(accountId, (loaded) => {
           if (!loaded?.pending.has(deliveryId)) return false;
+          if (dueByMs !== undefined) {
+            const at = deliveryDueMs(loaded.byId.get(deliveryId)!);
+            if (at === null || at > dueByMs) return false;
+          }
           const realNow = performance.now();
           // A live claim is exclusive, even against its own owner: two rounds of one process must not both send.
           const lease = this.#leases.get(deliveryId);
@@ -427,7 +434,30 @@ export class EmbeddedStore implements Store {
           loaded.finished = 0;
           await this.#saveAccount(accountId, loaded);
         }),
+      queue: (nowMs) => this.#queue(nowMs),
     };
+  }
+
+  async #queue(nowMs: number): Promise<QueueStats> {
+    const due = [...this.#due.entries()].filter(([, at]) => at <= nowMs);
+    let dueDeliveries = 0;
+    let oldestDueMs: number | null = null;
+    for (const [accountId, at] of due.slice(0, QUEUE_STATS_ACCOUNTS)) {
+      // 0 is a frozen clock's "due at once": it has no instant to age from.
+      if (at > 0) oldestDueMs = earliest(oldestDueMs, at);
+      dueDeliveries += await this.#with(accountId, (loaded) => {
+        if (!loaded) return 0;
+        const { clock } = loaded.file.data.doc;
+        const virtualNow = clock.frozenAtMs ?? nowMs + clock.offsetMs;
+        let n = 0;
+        for (const id of loaded.pending) {
+          const at = deliveryDueMs(loaded.byId.get(id)!);
+          if (at !== null && at <= virtualNow) n++;
+        }
+        return n;
+      });
+    }
+    return { dueDeliveries, dueAccounts: due.length, oldestDueMs };
   }
 
   #listDeliveries(loaded: LoadedAccount | null, query: DeliveryQuery): { total: number; items: DeliveryRecord[] } {

@@ -1,0 +1,100 @@
+import { performance } from 'node:perf_hooks';
+
+import type { RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+import type { Clock } from '../core/clock.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * What an operator scrapes from GET /metrics (Prometheus text format), whatever the store:
+ * requests by route and status with latencies, webhook attempts and finished deliveries by
+ * state, the due-delivery queue's depth and age, accounts stored, and store latency. Counters
+ * and histograms are this replica's own (Prometheus sums them over replicas); the gauges read
+ * the shared store at each scrape, so every replica reports the same values for them.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  /** Counts and times every request by method, route pattern (never the raw path) and status. */
+  readonly requests: RequestHandler;
+  /** Times one store operation (see store/instrumented.ts). */
+  readonly observeStore: (operation: string, seconds: number) => void;
+  /** Counts a recorded webhook attempt (the dispatcher's onAttempt). */
+  readonly observeAttempt: (attempt: { kind: string; state: string; ok: boolean; latencyMs: number }) => void;
+  /** The whole exposition, with the gauges read from the store now. */
+  render(): Promise<{ contentType: string; body: string }>;
+  /** Adds Node's process metrics (heap, event loop lag, GC): for a running server, not for every test app. */
+  collectProcessMetrics(): void;
+}
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1];
+
+const MATCHED = Symbol('matched route');
+type Matched = { [MATCHED]?: string };
+
+/**
+ * Notes the pattern of the route a request matched (`/v1/locations/:locationId`), so labels stay
+ * few. Express sets req.route when a route matches, but restores req.baseUrl when an error leaves
+ * the router, so the full pattern is taken at the moment req.route is set.
+ */
+function noteMatchedRoute(req: Parameters<RequestHandler>[0]): void {
+  let route: unknown;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set(value: unknown) {
+      route = value;
+      const path = (value as { path?: unknown } | undefined)?.path;
+      if (typeof path === 'string') (req as Matched)[MATCHED] = `${req.baseUrl}${path}`;
+    },
+  });
+}
+
+export function createMetrics(sources: { store: Store; clock: Clock }): Metrics {
+  const registry = new Registry();
+  const labels = ['method', 'route', 'status'] as const;
+  const requestsTotal = new Counter({ name: 'sandbox_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status', labelNames: labels, registers: [registry] });
+  const requestSeconds = new Histogram({ name: 'sandbox_http_request_duration_seconds', help: 'Time to answer HTTP requests, by method, route pattern and status', labelNames: labels, buckets: LATENCY_BUCKETS, registers: [registry] });
+  const storeSeconds = new Histogram({ name: 'sandbox_store_operation_duration_seconds', help: 'Latency of store operations (lowdb, memory or Redis), by operation', labelNames: ['backend', 'operation'], buckets: STORE_BUCKETS, registers: [registry] });
+  const attempts = new Counter({ name: 'sandbox_webhook_attempts_total', help: 'Webhook attempts made by this replica, by kind and whether the endpoint accepted it', labelNames: ['kind', 'result'], registers: [registry] });
+  const attemptSeconds = new Histogram({ name: 'sandbox_webhook_attempt_duration_seconds', help: 'Time webhook endpoints took to answer', labelNames: ['kind'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  const deliveries = new Counter({ name: 'sandbox_webhook_deliveries_total', help: 'Deliveries this replica finished, by kind and final state (delivered or failed); retried ones count once, at the end', labelNames: ['kind', 'state'], registers: [registry] });
+  const accounts = new Gauge({ name: 'sandbox_accounts', help: 'Accounts stored', registers: [registry] });
+  const dueDeliveries = new Gauge({ name: 'sandbox_webhook_queue_due_deliveries', help: 'Pending deliveries due now, across accounts', registers: [registry] });
+  const dueAccounts = new Gauge({ name: 'sandbox_webhook_queue_due_accounts', help: 'Accounts with work due now (deliveries or scenario steps)', registers: [registry] });
+  const oldestAge = new Gauge({ name: 'sandbox_webhook_queue_oldest_age_seconds', help: 'How long the longest-waiting due work has waited (0 when none)', registers: [registry] });
+  const backend = sources.store.backend;
+  for (const state of ['delivered', 'failed']) for (const kind of ['confirmation', 'alert']) deliveries.inc({ kind, state }, 0);
+
+  return {
+    registry,
+    requests: (req, res, next) => {
+      const started = performance.now();
+      noteMatchedRoute(req);
+      res.on('finish', () => {
+        const values = { method: req.method, route: (req as Matched)[MATCHED] ?? 'unmatched', status: String(res.statusCode) };
+        requestsTotal.inc(values);
+        requestSeconds.observe(values, (performance.now() - started) / 1000);
+      });
+      next();
+    },
+    observeStore: (operation, seconds) => storeSeconds.observe({ backend, operation }, seconds),
+    observeAttempt: ({ kind, state, ok, latencyMs }) => {
+      attempts.inc({ kind, result: ok ? 'accepted' : 'refused' });
+      attemptSeconds.observe({ kind }, latencyMs / 1000);
+      if (state !== 'pending') deliveries.inc({ kind, state });
+    },
+    render: async () => {
+      const nowMs = sources.clock.now().getTime();
+      const [count, queue] = await Promise.all([sources.store.accounts.count(), sources.store.deliveries.queue(nowMs)]);
+      accounts.set(count);
+      dueDeliveries.set(queue.dueDeliveries);
+      dueAccounts.set(queue.dueAccounts);
+      oldestAge.set(queue.oldestDueMs === null ? 0 : Math.max(0, nowMs - queue.oldestDueMs) / 1000);
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+    collectProcessMetrics: () => collectDefaultMetrics({ register: registry }),
+  };
+}

@@ -1,0 +1,42 @@
+import type { AccountDoc, DeepReadonly, DeliveryRecord } from '../data.js';
+import { nextRunDueMs, splitIndexEntry } from '../derived.js';
+
+/** How documents and deliveries travel to the Lua scripts (see lua.ts): strings only, null as ''. */
+
+export const text = (value: number | null): string => (value === null ? '' : String(value));
+
+/** What the scripts keep of an account's document beside it: its clock and its next scenario step. */
+export function docFields(doc: DeepReadonly<AccountDoc>): { name: string; offsetMs: string; frozenAtMs: string; runDueMs: string } {
+  return { name: doc.account.name, offsetMs: String(doc.clock.offsetMs), frozenAtMs: text(doc.clock.frozenAtMs), runDueMs: text(nextRunDueMs(doc)) };
+}
+
+/** Index entries as [kind, key] pairs. */
+export const pairsOf = (entries: Iterable<string>): [string, string][] => [...entries].map((e) => {
+  const { kind, key } = splitIndexEntry(e);
+  return [kind, key];
+});
+
+export interface EncodedDelivery {
+  id: string;
+  json: string;
+  /** [state, kind, subscriptionId, locationId]: what DeliveryStore.list filters on, without decoding the record. */
+  meta: string;
+  state: string;
+  /** Its score among the pending deliveries: the due time, '+inf' when it has none, '' once finished. */
+  due: string;
+}
+
+export function encodeDelivery(record: DeepReadonly<DeliveryRecord>, json = JSON.stringify(record)): EncodedDelivery {
+  return {
+    id: record.deliveryId,
+    json,
+    meta: JSON.stringify([record.state, record.kind, record.subscriptionId, record.locationId]),
+    state: record.state,
+    due: record.state !== 'pending' ? '' : record.dueAtMs === null ? '+inf' : String(record.dueAtMs),
+  };
+}
+
+/** A script's answer as an array (Lua tables arrive as arrays; nil as null). */
+export const asArray = (reply: unknown): unknown[] => (Array.isArray(reply) ? reply : []);
+
+export const asText = (value: unknown): string => (typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : String(value));

@@ -1,0 +1,187 @@
+import type { AccountDoc, DeepReadonly, DeliveryRecord } from '../data.js';
+import { diffEntries, indexEntriesOf } from '../derived.js';
+import { AccountMissingError, IndexConflictError, type AccountStore, type AccountSummary, type AccountTx, type IndexKind } from '../store.js';
+import { asArray, asText, docFields, encodeDelivery, pairsOf } from './codec.js';
+import type { RedisConnection } from './connection.js';
+import { CREATE_ACCOUNT, DELETE_ACCOUNT, LIST_ACCOUNTS, TOUCH_ACCOUNT, UPDATE_ACCOUNT } from './lua.js';
+import { Serially } from './serially.js';
+
+interface Cached {
+  version: string;
+  doc: DeepReadonly<AccountDoc>;
+  entries: Set<string>;
+}
+
+/** After this many lost compare-and-sets in a row, a change waits a little before its next try. */
+const RETRIES_BEFORE_BACKOFF = 5;
+
+/**
+ * Accounts in Redis: one hash per account (`acct:<id>`: the document as JSON, its version, and
+ * the fields the scripts need without decoding it), one hash per index kind (`idx:<kind>`),
+ * `accounts` (creation order), `idle` (generated accounts by last request) and `due` (accounts
+ * by when their next work falls due). Documents read are kept, by version, in a bounded cache:
+ * a read asks Redis for the version and gets the document only when it changed, so a large
+ * account (a thousand subscriptions) is not sent and parsed again on every request.
+ */
+export class RedisAccounts implements AccountStore {
+  readonly #cache = new Map<string, Cached>();
+  readonly #serially = new Serially();
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly prefix: string,
+    private readonly cacheSize: number,
+  ) {}
+
+  lookup(kind: IndexKind, key: string): Promise<string | null> {
+    return this.connection.run((c) => c.hGet(`${this.prefix}idx:${kind}`, key)).then((owner) => (owner === null || owner === undefined ? null : asText(owner)));
+  }
+
+  async get(accountId: string): Promise<DeepReadonly<AccountDoc> | null> {
+    return (await this.#read(accountId))?.doc ?? null;
+  }
+
+  update<T>(accountId: string, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T> {
+    return this.#serially.run(accountId, async () => {
+      let current = await this.#read(accountId);
+      for (let attempt = 1; ; attempt++) {
+        if (!current) throw new AccountMissingError(accountId);
+        const draft = structuredClone(current.doc) as AccountDoc;
+        const added: DeliveryRecord[] = [];
+        const result = change(draft, { addDeliveries: (records) => added.push(...records) });
+        const json = JSON.stringify(draft);
+        const entries = indexEntriesOf(draft);
+        const diff = diffEntries(current.entries, entries);
+        const keysChanged = diff.added.length > 0 || diff.removed.length > 0;
+        const reply = asArray(
+          await this.connection.script(UPDATE_ACCOUNT, [
+            this.prefix,
+            accountId,
+            current.version,
+            json,
+            JSON.stringify({
+              ...docFields(draft),
+              entriesJson: keysChanged ? JSON.stringify(pairsOf(entries)) : '',
+              added: pairsOf(diff.added),
+              removed: pairsOf(diff.removed),
+              deliveries: added.map((record) => encodeDelivery(record)),
+            }),
+          ]),
+        );
+        const outcome = asText(reply[0]);
+        if (outcome === 'ok') {
+          // A copy of what was stored: the change may keep references to its draft.
+          this.#remember(accountId, { version: asText(reply[1]), doc: JSON.parse(json) as AccountDoc, entries });
+          return result;
+        }
+        this.#cache.delete(accountId);
+        if (outcome === 'missing') throw new AccountMissingError(accountId);
+        if (outcome === 'conflict') throw new IndexConflictError(asText(reply[1]) as IndexKind, asText(reply[2]));
+        // 'stale': another replica changed the account since it was read; redo the change on the
+        // document that came back with the answer (no second read).
+        const doc = JSON.parse(asText(reply[2])) as AccountDoc;
+        current = { version: asText(reply[1]), doc, entries: indexEntriesOf(doc) };
+        this.#remember(accountId, current);
+        if (attempt >= RETRIES_BEFORE_BACKOFF) await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt));
+      }
+    });
+  }
+
+  async create(doc: AccountDoc, deliveries: readonly DeliveryRecord[] = []): Promise<boolean> {
+    const accountId = doc.account.accountId;
+    const entries = indexEntriesOf(doc);
+    const reply = asArray(
+      await this.connection.script(CREATE_ACCOUNT, [
+        this.prefix,
+        accountId,
+        JSON.stringify(doc),
+        JSON.stringify({
+          ...docFields(doc),
+          origin: doc.account.origin,
+          createdAt: doc.account.createdAt,
+          createdAtMs: String(Date.parse(doc.account.createdAt) || 0),
+          entries: pairsOf(entries),
+          entriesJson: JSON.stringify(pairsOf(entries)),
+          deliveries: deliveries.map((record) => encodeDelivery(record)),
+        }),
+      ]),
+    );
+    const outcome = asText(reply[0]);
+    if (outcome === 'conflict') throw new IndexConflictError(asText(reply[1]) as IndexKind, asText(reply[2]));
+    this.#cache.delete(accountId);
+    return outcome === 'ok';
+  }
+
+  async delete(accountId: string): Promise<boolean> {
+    const deleted = await this.connection.script(DELETE_ACCOUNT, [this.prefix, accountId]);
+    this.#cache.delete(accountId);
+    return deleted === 1;
+  }
+
+  async list(page: { after?: string; limit: number }): Promise<{ accounts: AccountSummary[]; next: string | null }> {
+    const reply = asArray(await this.connection.script(LIST_ACCOUNTS, [this.prefix, page.after ?? '', String(Math.max(0, page.limit))]));
+    const rows = asArray(reply[1]).map((row) => asArray(row).map(asText));
+    const accounts = rows.map(([accountId, name, origin, createdAt, lastSeen]) => ({
+      accountId: accountId!,
+      name: name!,
+      origin: origin as AccountSummary['origin'],
+      createdAt: createdAt!,
+      lastSeenMs: lastSeen === '' ? null : Number(lastSeen),
+    }));
+    const last = rows.at(-1);
+    return { accounts, next: reply[0] === 1 && last ? last[5]! : null };
+  }
+
+  count(): Promise<number> {
+    return this.connection.run((c) => c.zCard(`${this.prefix}accounts`));
+  }
+
+  async touch(accountId: string, atMs: number): Promise<void> {
+    await this.connection.script(TOUCH_ACCOUNT, [this.prefix, accountId, String(atMs)]);
+  }
+
+  idleSince(beforeMs: number, limit: number): Promise<string[]> {
+    return this.connection.run((c) => c.zRangeByScore(`${this.prefix}idle`, '-inf', `(${beforeMs}`, { LIMIT: { offset: 0, count: limit } })).then((ids) => ids.map(asText));
+  }
+
+  due(nowMs: number, limit: number): Promise<string[]> {
+    return this.connection.run((c) => c.zRangeByScore(`${this.prefix}due`, '-inf', nowMs, { LIMIT: { offset: 0, count: limit } })).then((ids) => ids.map(asText));
+  }
+
+  /**
+   * The stored document and its version: a plain HGET of the version when the document is
+   * cached (one cheap command for the usual read of an unchanged account), the document
+   * itself only when it changed.
+   */
+  async #read(accountId: string): Promise<Cached | null> {
+    const key = `${this.prefix}acct:${accountId}`;
+    const cached = this.#cache.get(accountId);
+    if (cached) {
+      const version = await this.connection.run((c) => c.hGet(key, 'v'));
+      if (version !== null && version !== undefined && asText(version) === cached.version) {
+        this.#remember(accountId, cached);
+        return cached;
+      }
+    }
+    const [version, json] = await this.connection.run((c) => c.hmGet(key, ['v', 'doc']));
+    if (version === null || version === undefined || json === null || json === undefined) {
+      this.#cache.delete(accountId);
+      return null;
+    }
+    const doc = JSON.parse(asText(json)) as AccountDoc;
+    const fresh: Cached = { version: asText(version), doc, entries: indexEntriesOf(doc) };
+    this.#remember(accountId, fresh);
+    return fresh;
+  }
+
+  /** Most recently used last; the least recently used go beyond the cache size. */
+  #remember(accountId: string, entry: Cached): void {
+    this.#cache.delete(accountId);
+    this.#cache.set(accountId, entry);
+    while (this.#cache.size > this.cacheSize) {
+      const oldest = this.#cache.keys().next().value;
+      if (oldest === undefined) break;
+      this.#cache.delete(oldest);
+    }
+  }
+}

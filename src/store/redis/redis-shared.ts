@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+
+import { RedisStore as ConnectRedisStore } from 'connect-redis';
+import type { SessionData } from 'express-session';
+
+import type { JournalEntry } from '../data.js';
+import { InProcessLocks } from '../embedded/in-process.js';
+import { JOURNAL_LIMIT, type Counters, type EventBus, type JournalStore, type Locks, type Settings } from '../store.js';
+import { asText } from './codec.js';
+import type { RedisConnection } from './connection.js';
+import { APPEND_JOURNAL, INCREMENT_COUNTER, LOCK_HOLDER, SET_IF_ABSENT } from './lua.js';
+
+/** The request journal: a list per account (`jrnl:<id>`), newest first, capped with LTRIM. */
+export class RedisJournal implements JournalStore {
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly prefix: string,
+  ) {}
+
+  async append(accountId: string, entry: JournalEntry): Promise<void> {
+    await this.connection.script(APPEND_JOURNAL, [this.prefix, accountId, JSON.stringify(entry), String(JOURNAL_LIMIT)]);
+  }
+
+  async list(accountId: string, limit: number): Promise<JournalEntry[]> {
+    const count = Math.min(limit, JOURNAL_LIMIT);
+    if (count <= 0) return [];
+    const entries = await this.connection.run((c) => c.lRange(`${this.prefix}jrnl:${accountId}`, 0, count - 1));
+    return entries.map((json) => JSON.parse(asText(json)) as JournalEntry);
+  }
+
+  async clear(accountId: string): Promise<void> {
+    await this.connection.run((c) => c.del(`${this.prefix}jrnl:${accountId}`));
+  }
+}
+
+/** Fixed-window counters: `ctr:<key>`, with a Redis TTL set by the first increment. */
+export class RedisCounters implements Counters {
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly prefix: string,
+  ) {}
+
+  async increment(key: string, ttlMs: number): Promise<number> {
+    return Number(await this.connection.script(INCREMENT_COUNTER, [this.prefix, key, String(Math.max(1, Math.ceil(ttlMs)))]));
+  }
+
+  async get(key: string): Promise<number> {
+    const value = await this.connection.run((c) => c.get(`${this.prefix}ctr:${key}`));
+    return value === null || value === undefined ? 0 : Number(asText(value));
+  }
+}
+
+/** How long a held lock lives without renewal: a holder that dies frees it after this. */
+const LOCK_TTL_MS = 30_000;
+const LOCK_RENEW_MS = LOCK_TTL_MS / 3;
+const LOCK_POLL_MIN_MS = 5;
+const LOCK_POLL_MAX_MS = 100;
+
+/**
+ * Locks with a lease: `lock:<name>` holds the holder's token with a Redis TTL, renewed while the
+ * holder works and deleted (only by that holder) at the end. Within a process, callers queue on
+ * an in-process lock first, so only one of them at a time polls Redis.
+ */
+export class RedisLocks implements Locks {
+  readonly #local = new InProcessLocks();
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly prefix: string,
+  ) {}
+
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    return this.#local.withLock(name, async () => {
+      const token = randomUUID();
+      for (let waitMs = LOCK_POLL_MIN_MS; !(await this.#take(name, token, LOCK_TTL_MS)); waitMs = Math.min(waitMs * 1.5, LOCK_POLL_MAX_MS)) {
+        await new Promise((resolve) => setTimeout(resolve, waitMs * (0.5 + Math.random())));
+      }
+      const renewal = setInterval(() => void this.#hold(name, token, String(LOCK_TTL_MS)).catch(() => undefined), LOCK_RENEW_MS);
+      renewal.unref();
+      try {
+        return await fn();
+      } finally {
+        clearInterval(renewal);
+        await this.#hold(name, token, '').catch(() => undefined);
+      }
+    });
+  }
+
+  async tryLock(name: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
+    const releaseLocal = await this.#local.tryLock(name);
+    if (!releaseLocal) return null;
+    const token = randomUUID();
+    let taken = false;
+    try {
+      taken = await this.#take(name, token, ttlMs);
+    } finally {
+      if (!taken) await releaseLocal();
+    }
+    if (!taken) return null;
+    return async () => {
+      try {
+        await this.#hold(name, token, '');
+      } finally {
+        await releaseLocal();
+      }
+    };
+  }
+
+  async #take(name: string, token: string, ttlMs: number): Promise<boolean> {
+    const reply = await this.connection.run((c) => c.set(`${this.prefix}lock:${name}`, token, { condition: 'NX', expiration: { type: 'PX', value: Math.max(1, Math.ceil(ttlMs)) } }));
+    return reply !== null;
+  }
+
+  /** Renews the lock (a lifetime in ms) or releases it (''), if `token` still holds it. */
+  async #hold(name: string, token: string, ttl: string): Promise<void> {
+    await this.connection.script(LOCK_HOLDER, [this.prefix, name, token, ttl]);
+  }
+}
+
+/** The event bus on Redis pub/sub: channel `ev:<channel>`, messages as JSON, subscriptions on their own connection. */
+export class RedisEvents implements EventBus {
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly prefix: string,
+  ) {}
+
+  async publish(channel: string, message: unknown): Promise<void> {
+    await this.connection.run((c) => c.publish(`${this.prefix}ev:${channel}`, JSON.stringify(message ?? null)));
+  }
+
+  async subscribe(channel: string, handler: (message: unknown) => void): Promise<() => Promise<void>> {
+    const subscriber = this.connection.subscriber();
+    const name = `${this.prefix}ev:${channel}`;
+    const listener = (raw: string): void => {
+      let message: unknown;
+      try {
+        message = JSON.parse(raw);
+      } catch {
+        return;
+      }
+      try {
+        handler(message);
+      } catch {
+        // A subscriber's failure is its own; the publisher and other subscribers go on.
+      }
+    };
+    await this.connection.run(() => subscriber.subscribe(name, listener));
+    return () => this.connection.run(() => subscriber.unsubscribe(name, listener));
+  }
+}
+
+export class RedisSettings implements Settings {
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly prefix: string,
+  ) {}
+
+  async get(name: string): Promise<string | null> {
+    const value = await this.connection.run((c) => c.hGet(`${this.prefix}settings`, name));
+    return value === null || value === undefined ? null : asText(value);
+  }
+
+  async set(name: string, value: string): Promise<void> {
+    await this.connection.run((c) => c.hSet(`${this.prefix}settings`, name, value));
+  }
+
+  async setIfAbsent(name: string, value: string): Promise<string> {
+    return asText(await this.connection.script(SET_IF_ABSENT, [this.prefix, name, value]));
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- connect-redis's own callback type
+type Callback = (err?: unknown, data?: any) => void;
+
+/**
+ * Login sessions through connect-redis (`sess:<sid>`, a Redis TTL of the session lifetime from
+ * each save or touch, so a session ends without a sweep). Its errors while Redis is away become
+ * ServiceUnavailableErrors, so express-session answers a 503 rather than a 500.
+ */
+export class RedisSessionStore extends ConnectRedisStore {
+  readonly #connection: RedisConnection;
+
+  constructor(connection: RedisConnection, prefix: string, ttlMs: number) {
+    super({ client: connection.client, prefix: `${prefix}sess:`, ttl: () => Math.max(1, Math.ceil(ttlMs / 1000)) });
+    this.#connection = connection;
+  }
+
+  override get(sid: string, cb?: Callback): Promise<unknown> {
+    return super.get(sid, this.#mapped(cb));
+  }
+
+  override set(sid: string, session: SessionData, cb?: Callback): Promise<unknown> {
+    return super.set(sid, session, this.#mapped(cb));
+  }
+
+  override destroy(sid: string, cb?: Callback): Promise<unknown> {
+    return super.destroy(sid, this.#mapped(cb));
+  }
+
+  override touch(sid: string, session: SessionData, cb?: Callback): Promise<unknown> {
+    return super.touch(sid, session, this.#mapped(cb));
+  }
+
+  /** Every live session by id, as the embedded store answers (connect-redis answers a list). */
+  override all(cb?: Callback): Promise<unknown> {
+    return super.all(
+      this.#mapped(
+        cb &&
+          ((err, sessions?: (SessionData & { id?: string })[] | null) => {
+            if (err || !sessions) return cb(err, sessions);
+            cb(null, Object.fromEntries(sessions.map(({ id, ...session }) => [id, session])));
+          }),
+      ),
+    );
+  }
+
+  #mapped(cb: Callback | undefined): Callback | undefined {
+    return cb && ((err, data) => cb(err ? this.#connection.unavailable(err) : err, data));
+  }
+}

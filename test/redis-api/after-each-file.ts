@@ -1,0 +1,3 @@
+import { closeRedisTestStores } from '../helpers/build-test-app.js';
+
+afterAll(closeRedisTestStores);

@@ -1,0 +1,110 @@
+import type { ManualClock } from '../../src/core/clock.js';
+import { RedisStore } from '../../src/store/redis/redis-store.js';
+import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { givenAccount, givenDelivery, T0 } from './builders.js';
+import { describeStoreContract, eventually, type StoreContractOptions, type StoreUnderTest } from './contract.js';
+
+let redis: TestRedis;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+
+afterAll(async () => {
+  await redis.dispose();
+});
+
+/** A store of its own: a fresh key prefix on the shared test Redis, ready before it is handed out. */
+async function openRedis(options: StoreContractOptions & { prefix?: string }): Promise<RedisStore> {
+  const store = new RedisStore({ url: redis.url, prefix: options.prefix ?? redis.prefix(), deliveryLogLimit: options.deliveryLogLimit, sessionTtlMs: options.sessionTtlMs, cacheSize: 2 });
+  await eventually(async () => (await store.health()).ok || null);
+  return store;
+}
+
+describeStoreContract(
+  'the redis store',
+  async (_clock: ManualClock, options: StoreContractOptions): Promise<StoreUnderTest> => {
+    const prefix = redis.prefix();
+    let store = await openRedis({ ...options, prefix });
+    return {
+      store,
+      // A restart of the sandbox: a new connection to the same keys.
+      reopen: async () => {
+        await store.close();
+        store = await openRedis({ ...options, prefix });
+        return store;
+      },
+      close: () => store.close(),
+    };
+  },
+  { expiresOn: 'realTime', persistent: true },
+);
+
+describe('the redis store', () => {
+  const opened: RedisStore[] = [];
+  const open = async (prefix: string): Promise<RedisStore> => {
+    const store = await openRedis({ deliveryLogLimit: 10, sessionTtlMs: 3_600_000, prefix });
+    opened.push(store);
+    return store;
+  };
+
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+  });
+
+  it('two connections on one prefix see each other at once, as two replicas do', async () => {
+    const prefix = redis.prefix();
+    const [a, b] = [await open(prefix), await open(prefix)];
+    await a.accounts.create(givenAccount('x'));
+    expect((await b.accounts.get('x'))?.account.name).toBe('Account x');
+    await b.accounts.update('x', (doc) => void (doc.account.name = 'renamed on b'));
+    // a has the document cached at its old version: it reads the new one.
+    expect((await a.accounts.get('x'))?.account.name).toBe('renamed on b');
+  });
+
+  it('concurrent updates of one account from two connections all land (compare-and-set, retried)', async () => {
+    const prefix = redis.prefix();
+    const [a, b] = [await open(prefix), await open(prefix)];
+    await a.accounts.create(givenAccount('x'));
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        (i % 2 ? a : b).accounts.update('x', (doc) => {
+          doc.rateLimit = { requests: (doc.rateLimit?.requests ?? 0) + 1, perSeconds: 60, anchorMs: T0 };
+        }),
+      ),
+    );
+    expect((await a.accounts.get('x'))?.rateLimit?.requests).toBe(100);
+  });
+
+  it('a claim taken through one connection holds against the other; the due filter refuses a rescheduled delivery', async () => {
+    const prefix = redis.prefix();
+    const [a, b] = [await open(prefix), await open(prefix)];
+    await a.accounts.create(givenAccount('x'), [givenDelivery('x', 'd1', { dueAtMs: T0 })]);
+    const [first, second] = await Promise.all([a.deliveries.claim('x', 'd1', 'a', 60_000), b.deliveries.claim('x', 'd1', 'b', 60_000)]);
+    expect([first, second].filter(Boolean)).toHaveLength(1);
+    await a.deliveries.update('x', 'd1', (d) => void (d.dueAtMs = T0 + 5000));
+    expect(await b.deliveries.claim('x', 'd1', 'b', 60_000, T0)).toBe(false);
+    expect(await b.deliveries.claim('x', 'd1', 'b', 60_000, T0 + 5000)).toBe(true);
+  });
+
+  it('events published through one connection reach subscribers of the other', async () => {
+    const prefix = redis.prefix();
+    const [a, b] = [await open(prefix), await open(prefix)];
+    const heard: unknown[] = [];
+    await b.events.subscribe('account:x', (m) => heard.push(m));
+    await a.events.publish('account:x', { type: 'reset' });
+    await eventually(() => heard.length === 1 || null);
+    expect(heard).toEqual([{ type: 'reset' }]);
+  });
+
+  it('a store whose Redis is not there reports why, and answers calls with a 503 error', async () => {
+    const store = new RedisStore({ url: 'redis://127.0.0.1:1', deliveryLogLimit: 10, sessionTtlMs: 1000 });
+    opened.push(store);
+    const health = await eventually(async () => {
+      const h = await store.health();
+      return h.reason?.includes('unreachable') ? h : null;
+    });
+    expect(health).toEqual({ ok: false, reason: expect.stringContaining('Redis at redis://127.0.0.1:1 is unreachable') });
+    await expect(store.accounts.get('x')).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+  });
+});
