@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 
 import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
-import { AppError, conflict, OAuthError, oauthError } from '../core/errors.js';
+import { type AppError, conflict, OAuthError, oauthError } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import { operationRouter, safeInput } from '../http/operation.js';
@@ -14,10 +14,11 @@ import { renderErrorPage, renderLoginPage, type AuthorizationRequest } from './l
 import { AuthorizationQuery, listClientsOp, LoginForm, loginOp, loginPageOp, LogoutQuery, logoutOp, registerClientOp, TokenForm, tokenOp } from './operations.js';
 import { clientFromRegistration, parseRegistration, presentRegisteredClient } from './registration.js';
 import { loginSession, sessionCall, SESSION_COOKIE, type SessionDeps } from './session.js';
-import { createLoginThrottle, createTokenThrottle } from './throttle.js';
+import { createSignIn, startUserSession } from './sign-in.js';
+import { createTokenThrottle } from './throttle.js';
 import { deliverTokenResponse, type TokenDeliveryDeps } from './token-delivery.js';
 import { codeProblem, issueCode, issueTokens, pruneGrants, refreshProblem, revokeGrant, type TokenResponse } from './tokens.js';
-import { createPasswordCheck, signedInUser } from './users.js';
+import { signedInUser } from './users.js';
 
 export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps {
   clock: Clock;
@@ -93,8 +94,7 @@ function loginUrl(request: AuthorizationRequest): string {
 export function oauthRouter(deps: OAuthDeps): Router {
   const api = operationRouter('');
   const session = loginSession(deps);
-  const checkPassword = createPasswordCheck(deps);
-  const throttle = createLoginThrottle(deps);
+  const signIn = createSignIn(deps);
 
   const redirectWithCode = async (res: Response, request: AuthorizationRequest, user: DeepReadonly<UserRecord>): Promise<void> => {
     const code = deps.ids.secret(32);
@@ -147,30 +147,13 @@ export function oauthRouter(deps: OAuthDeps): Router {
           renderErrorPage('Sign-in form expired', 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); open the sign-in page again.', loginUrl(request)),
         );
       }
-      const email = body.email?.trim() ?? '';
-      const password = body.password ?? '';
-      // 422, as form frameworks answer a refused submission: the page is the form again, and scripts can tell it failed.
-      if (email === '' || password === '') return showForm(req, res, 422, client, request, { email, error: 'Enter your e-mail address and your password.' });
-      const address = req.ip ?? 'unknown';
-      try {
-        await throttle.check(address, email);
-      } catch (error) {
-        if (!(error instanceof AppError) || error.status !== 429) throw error;
-        res.set(error.headers ?? {});
-        return showForm(req, res, 429, client, request, { email, error: error.message });
+      const outcome = await signIn(req.ip ?? 'unknown', body.email, body.password);
+      if (!outcome.ok) {
+        res.set(outcome.headers);
+        return showForm(req, res, outcome.status, client, request, { email: outcome.email, error: outcome.error });
       }
-      const user = await checkPassword(email, password);
-      if (!user) {
-        await throttle.recordFailure(address, email);
-        return showForm(req, res, 422, client, request, { email, error: 'The e-mail address or the password is not correct.' });
-      }
-      // A new session id at sign-in, so an id planted before it is worth nothing (session fixation).
-      await sessionCall((done) => req.session.regenerate(done));
-      req.session.userId = user.userId;
-      req.session.accountId = user.accountId;
-      req.session.csrfToken = deps.ids.secret(24);
-      await sessionCall((done) => req.session.save(done));
-      await redirectWithCode(res, request, user);
+      await startUserSession(req, outcome.user, deps.ids.secret(24));
+      await redirectWithCode(res, request, outcome.user);
     },
     session,
   );

@@ -2,8 +2,7 @@ import { Router, type Request, type Response } from 'express';
 
 import { ALERT_TYPE_SPECS, ALERT_TYPES } from '../alerts/index.js';
 import {
-  createLoginThrottle,
-  createPasswordCheck,
+  createSignIn,
   loginSession,
   pruneGrants,
   revokeGrant,
@@ -11,6 +10,7 @@ import {
   sessionCall,
   SESSION_COOKIE,
   signedInUser,
+  startUserSession,
   type SessionDeps,
   type UsersDeps,
 } from '../auth/index.js';
@@ -94,8 +94,7 @@ export interface DashboardDeps extends SessionDeps, UsersDeps {
 export function dashboardRouter(deps: DashboardDeps): Router {
   const router = Router({ strict: true });
   const session = loginSession(deps);
-  const checkPassword = createPasswordCheck(deps);
-  const throttle = createLoginThrottle(deps);
+  const signIn = createSignIn(deps);
   const assets = loadDashboardAssets(deps.dashboardAssetsDir);
   if ('missing' in assets) deps.logger.error('the dashboard page is not built; run npm run build', { reason: assets.missing });
 
@@ -168,29 +167,12 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     if (!csrfValid(req)) {
       return showSignIn(req, res, 403, { error: 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); sign in again.' });
     }
-    const email = formValue(req.body, 'email')?.trim() ?? '';
-    const password = formValue(req.body, 'password') ?? '';
-    // 422, as the authorization host's /login: the page is the form again, and scripts can tell it failed.
-    if (email === '' || password === '') return showSignIn(req, res, 422, { email, error: 'Enter your e-mail address and your password.' });
-    const address = req.ip ?? 'unknown';
-    try {
-      await throttle.check(address, email);
-    } catch (error) {
-      if (!(error instanceof AppError) || error.status !== 429) throw error;
-      res.set(error.headers ?? {});
-      return showSignIn(req, res, 429, { email, error: error.message });
+    const outcome = await signIn(req.ip ?? 'unknown', formValue(req.body, 'email'), formValue(req.body, 'password'));
+    if (!outcome.ok) {
+      res.set(outcome.headers);
+      return showSignIn(req, res, outcome.status, { email: outcome.email, error: outcome.error });
     }
-    const user = await checkPassword(email, password);
-    if (!user) {
-      await throttle.recordFailure(address, email);
-      return showSignIn(req, res, 422, { email, error: 'The e-mail address or the password is not correct.' });
-    }
-    // A new session id at sign-in, so an id planted before it is worth nothing (session fixation).
-    await sessionCall((done) => req.session.regenerate(done));
-    req.session.userId = user.userId;
-    req.session.accountId = user.accountId;
-    req.session.csrfToken = deps.ids.secret(24);
-    await sessionCall((done) => req.session.save(done));
+    await startUserSession(req, outcome.user, deps.ids.secret(24));
     res.set('Cache-Control', 'no-store').redirect(303, '/');
   });
   // A reload of the address bar after a refused sign-in lands here: send it to the form.

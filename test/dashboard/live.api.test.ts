@@ -8,7 +8,8 @@ import { DASHBOARD_PATHS, type LiveMessage, type PageConfig } from '../../src/da
 import { LiveStreams } from '../../src/live/index.js';
 import { listen } from '../auth/listening.js';
 import { buildTestApp, docOf, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_USER, OTHER_API_KEY } from '../helpers/demo.js';
+import { signInToDashboard, unescapeHtml } from '../helpers/dashboard-sign-in.js';
+import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helpers/demo.js';
 
 let t: TestApp;
 let server: Awaited<ReturnType<typeof listen>>;
@@ -22,22 +23,9 @@ afterEach(async () => {
   await server.close();
 });
 
-const unescapeHtml = (text: string): string => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-
 /** A browser's sign-in with fetch: the session cookie, and the page's configuration. */
 async function signIn(): Promise<{ cookie: string; config: PageConfig }> {
-  const form = await fetch(`${server.baseUrl}/`);
-  let cookie = form.headers.get('set-cookie')!.split(';')[0]!;
-  const csrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(await form.text())![1]!);
-  const signedIn = await fetch(`${server.baseUrl}/dashboard/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf_token: csrf, ...DEMO_USER }),
-  });
-  expect(signedIn.status).toBe(303);
-  cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
-  const page = await (await fetch(`${server.baseUrl}/`, { headers: { cookie } })).text();
+  const { cookie, page } = await signInToDashboard(server.baseUrl);
   return { cookie, config: JSON.parse(unescapeHtml(/data-config="([^"]*)"/.exec(page)![1]!)) as PageConfig };
 }
 

@@ -3,7 +3,8 @@ import { get, type IncomingMessage } from 'node:http';
 import { DASHBOARD_PATHS } from '../../src/dashboard/page-config.js';
 import type { RunningSandbox } from '../../src/server.js';
 import { CliProcess } from '../helpers/cli-process.js';
-import { bearer, DEMO_API_KEY, DEMO_USER } from '../helpers/demo.js';
+import { signInToDashboard } from '../helpers/dashboard-sign-in.js';
+import { bearer, DEMO_API_KEY } from '../helpers/demo.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { replicaEnv, startReplica } from '../helpers/replicas.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -107,17 +108,7 @@ function openStream(base: string, cookie: string): Promise<{ response: IncomingM
 
 describe('the dashboard signed in on one replica', () => {
   it('streams from the other replica what the partner does on the first', async () => {
-    const form = await fetch(`${a.url}/`);
-    let cookie = form.headers.get('set-cookie')!.split(';')[0]!;
-    const csrf = /name="csrf_token" value="([^"]+)"/.exec(await form.text())![1]!.replace(/&amp;/g, '&');
-    const signedIn = await fetch(`${a.url}/dashboard/sign-in`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf_token: csrf, ...DEMO_USER }),
-    });
-    expect(signedIn.status).toBe(303);
-    cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const { cookie } = await signInToDashboard(a.url);
 
     const stream = await openStream(b.url, cookie);
     try {
