@@ -5,6 +5,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 import type { Clock } from '../core/clock.js';
 import type { Store } from '../store/store.js';
+import { routeLabelOf } from './route-label.js';
 
 /**
  * What an operator scrapes from GET /metrics (Prometheus text format), whatever the store:
@@ -30,28 +31,6 @@ export interface Metrics {
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1];
 
-const MATCHED = Symbol('matched route');
-type Matched = { [MATCHED]?: string };
-
-/**
- * Notes the pattern of the route a request matched (`/v1/locations/:locationId`), so labels stay
- * few. Express sets req.route when a route matches, but restores req.baseUrl when an error leaves
- * the router, so the full pattern is taken at the moment req.route is set.
- */
-function noteMatchedRoute(req: Parameters<RequestHandler>[0]): void {
-  let route: unknown;
-  Object.defineProperty(req, 'route', {
-    configurable: true,
-    enumerable: true,
-    get: () => route,
-    set(value: unknown) {
-      route = value;
-      const path = (value as { path?: unknown } | undefined)?.path;
-      if (typeof path === 'string') (req as Matched)[MATCHED] = `${req.baseUrl}${path}`;
-    },
-  });
-}
-
 export function createMetrics(sources: { store: Store; clock: Clock }): Metrics {
   const registry = new Registry();
   const labels = ['method', 'route', 'status'] as const;
@@ -66,21 +45,36 @@ export function createMetrics(sources: { store: Store; clock: Clock }): Metrics 
   const dueAccounts = new Gauge({ name: 'sandbox_webhook_queue_due_accounts', help: 'Accounts with work due now (deliveries or scenario steps)', registers: [registry] });
   const oldestAge = new Gauge({ name: 'sandbox_webhook_queue_oldest_age_seconds', help: 'How long the longest-waiting due work has waited (0 when none)', registers: [registry] });
   const backend = sources.store.backend;
+  // The labelled series, looked up once each: prom-client hashes the labels on every unlabelled call.
+  const requestSeries = new Map<string, { total: ReturnType<typeof requestsTotal.labels>; seconds: ReturnType<typeof requestSeconds.labels> }>();
+  const storeSeries = new Map<string, ReturnType<typeof storeSeconds.labels>>();
   for (const state of ['delivered', 'failed']) for (const kind of ['confirmation', 'alert']) deliveries.inc({ kind, state }, 0);
 
   return {
     registry,
     requests: (req, res, next) => {
       const started = performance.now();
-      noteMatchedRoute(req);
       res.on('finish', () => {
-        const values = { method: req.method, route: (req as Matched)[MATCHED] ?? 'unmatched', status: String(res.statusCode) };
-        requestsTotal.inc(values);
-        requestSeconds.observe(values, (performance.now() - started) / 1000);
+        const key = `${req.method} ${routeLabelOf(req, res)} ${res.statusCode}`;
+        let series = requestSeries.get(key);
+        if (series === undefined) {
+          const values = { method: req.method, route: routeLabelOf(req, res), status: String(res.statusCode) };
+          series = { total: requestsTotal.labels(values), seconds: requestSeconds.labels(values) };
+          requestSeries.set(key, series);
+        }
+        series.total.inc();
+        series.seconds.observe((performance.now() - started) / 1000);
       });
       next();
     },
-    observeStore: (operation, seconds) => storeSeconds.observe({ backend, operation }, seconds),
+    observeStore: (operation, seconds) => {
+      let series = storeSeries.get(operation);
+      if (series === undefined) {
+        series = storeSeconds.labels({ backend, operation });
+        storeSeries.set(operation, series);
+      }
+      series.observe(seconds);
+    },
     observeAttempt: ({ kind, state, ok, latencyMs }) => {
       attempts.inc({ kind, result: ok ? 'accepted' : 'refused' });
       attemptSeconds.observe({ kind }, latencyMs / 1000);

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type * as zc from 'zod/v4/core';
 
 import { AppError, invalidParameter } from '../core/errors.js';
+import { setRouteLabel } from './route-label.js';
 import { allowOnly } from './routing.js';
 
 /**
@@ -189,7 +190,12 @@ export function operationRouter(mount: string): OperationRouter {
         };
         return handler(input, req, res);
       }, { operation: op as unknown as Operation }) satisfies OperationHandler;
-      router[op.method](path, ...before, run);
+      const pattern = op.path.replace(/\{(\w+)\}/g, ':$1');
+      const label: RequestHandler = (_req, res, next) => {
+        setRouteLabel(res, pattern);
+        next();
+      };
+      router[op.method](path, label, ...before, run);
       methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), op.method.toUpperCase()]);
     },
     done() {

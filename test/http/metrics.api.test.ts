@@ -51,6 +51,17 @@ describe.each([
     expect(text).not.toContain(DEMO_LOCATION_ID);
   });
 
+  it('labels a refused request with the pattern of the route it reached, under any mount, and pages by their route', async () => {
+    await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 'soon' }).expect(400);
+    await request(t.app).post('/sandbox/clock').send({ advanceSeconds: 1 }).expect(401);
+    await request(t.app).get('/').expect(200);
+    const text = (await request(t.app).get('/metrics').expect(200)).text;
+    expect(sample(text, 'sandbox_http_requests_total', { method: 'POST', route: '/sandbox/clock', status: '400' })).toBe(1);
+    // Refused before any route of /sandbox was reached.
+    expect(sample(text, 'sandbox_http_requests_total', { method: 'POST', route: 'unmatched', status: '401' })).toBe(1);
+    expect(sample(text, 'sandbox_http_requests_total', { method: 'GET', route: '/', status: '200' })).toBe(1);
+  });
+
   it('reports accounts stored, store latency by operation, and the due-delivery queue', async () => {
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     const text = (await request(t.app).get('/metrics').expect(200)).text;
