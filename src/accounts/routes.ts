@@ -8,7 +8,8 @@ import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import { readBearerCredential, refusedCredentials } from '../http/www-authenticate.js';
 import { presentLocation } from '../locations/index.js';
-import { generateAccount } from './generate.js';
+import { IndexConflictError } from '../store/store.js';
+import { generateAccount, type GeneratedAccount } from './generate.js';
 import { resetAccount, resetAllAccounts, type LifecycleDeps } from './lifecycle.js';
 import { createAccountOp, DEFAULT_ADMIN_PAGE, expireTokensOp, listAccountsOp, resetAccountOp, resetAllOp } from './operations.js';
 
@@ -29,6 +30,21 @@ export function requireAdmin(deps: Pick<AccountsDeps, 'config'>): RequestHandler
   };
 }
 
+const CREATE_ATTEMPTS = 3;
+
+/** Generates and stores an account; a random e-mail, key or id that is taken already is made again. */
+async function createGeneratedAccount(deps: AccountsDeps, input: Parameters<typeof generateAccount>[0]): Promise<GeneratedAccount> {
+  for (let attempt = 1; ; attempt++) {
+    const generated = generateAccount(input, deps.ids, deps.clock.now());
+    try {
+      await deps.store.accounts.create(generated.doc);
+      return generated;
+    } catch (error) {
+      if (!(error instanceof IndexConflictError) || attempt === CREATE_ATTEMPTS) throw error;
+    }
+  }
+}
+
 /** Account creation and the global admin calls: mounted before account authentication. */
 export function accountsAdminRouter(deps: AccountsDeps): Router {
   const api = operationRouter('/sandbox');
@@ -38,8 +54,7 @@ export function accountsAdminRouter(deps: AccountsDeps): Router {
     createAccountOp,
     async ({ body }, _req, res) => {
       const { seed = deps.config.seed, locations: locationCount = 2, name } = body();
-      const { doc, password } = generateAccount({ seed, locationCount, ...(name === undefined ? {} : { name }) }, deps.ids, deps.clock.now());
-      await deps.store.accounts.create(doc);
+      const { doc, password } = await createGeneratedAccount(deps, { seed, locationCount, ...(name === undefined ? {} : { name }) });
       const user = doc.users[0]!;
       res.status(201).json({
         accountId: doc.account.accountId,
