@@ -17,7 +17,7 @@ import { VERSION } from './package-info.js';
 import { loadScenarios, resolveStartupRun, runDueSteps, startStartupRun } from './scenarios/index.js';
 import { loadFixtures, type FixtureSet } from './store/fixtures.js';
 import { openStore, type OpenedStore } from './store/open-store.js';
-import { describeRedisUrl } from './store/redis/connection.js';
+import { describeRedisUrl } from './store/redis/url.js';
 import type { Store } from './store/store.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;

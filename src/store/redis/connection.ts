@@ -7,6 +7,7 @@ import { ServiceUnavailableError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { StoreHealth } from '../store.js';
 import type { LuaScript } from './lua.js';
+import { describeRedisUrl } from './url.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -25,13 +26,6 @@ const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|READONLY|NOREPLICAS)
 /** Reconnection: 50 ms, doubling, at most 2 s apart, with jitter so replicas do not retry in step. */
 export const reconnectDelayMs = (retries: number): number => Math.min(50 * 2 ** Math.min(retries, 6), 2000) * (0.8 + Math.random() * 0.4);
 
-/** The URL without its password, for logs and health reasons. */
-export function describeRedisUrl(url: string): string {
-  if (!URL.canParse(url)) return 'Redis';
-  const parsed = new URL(url);
-  if (parsed.password !== '') parsed.password = '****';
-  return parsed.toString().replace(/\/$/, '');
-}
 
 /**
  * One connection to Redis for commands (node-redis pipelines concurrent commands on it), and a
