@@ -35,6 +35,7 @@ export function createApp(deps: Deps): Express {
   app.use(rejectMalformedPercentEncoding);
   app.use(deps.metrics.requests);
   app.use(requestLog(deps.logger));
+  app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));
   const service = operationRouter('');
   service.handle(healthOp, async (_input, _req, res) => {
     const health = await deps.store.health();
@@ -51,7 +52,6 @@ export function createApp(deps: Deps): Express {
   );
   app.use(service.done());
   app.use(openApiRouter({ urls: deps.urls, version: VERSION }));
-  app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));
 
   // The API first: a /v1 request then meets no layer of the other hosts' routers on its way.
   const journal = recordInJournal(deps);

@@ -1,3 +1,5 @@
+import { finished } from 'node:stream';
+
 import express, { type Request, type RequestHandler } from 'express';
 
 import { AppError } from '../core/errors.js';
@@ -48,8 +50,7 @@ function notJson(contentType: string): AppError {
 }
 
 /**
- * Request body parsing for the whole app, skipped on GET and HEAD (a body sent with them is
- * ignored). Under `jsonOnlyUnder` (the API: /v1, /sandbox) a body is JSON: declared as JSON,
+ * Request body parsing for the whole app. A body sent with GET or HEAD is read and ignored. Under `jsonOnlyUnder` (the API: /v1, /sandbox) a body is JSON: declared as JSON,
  * or sent with no Content-Type at all; a non-empty body of any other type is a 415, and an
  * empty one is no body. Elsewhere (the login forms, the token endpoint) form bodies are read
  * as well. Either way a JSON body nested deeper than MAX_JSON_DEPTH is a 400.
@@ -72,7 +73,17 @@ export function parseBodies(options: { limit: string; jsonOnlyUnder: string[] })
     });
 
   return (req, res, next) => {
-    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (!hasBody(req)) return next();
+      // Read to its end (and dropped) before answering: a server that answers and closes while
+      // the client is still sending makes the client see a reset instead of the answer. A client
+      // that goes away meanwhile gets nothing: there is no one to answer.
+      finished(req, (error) => {
+        if (error === undefined || error === null) next();
+      });
+      req.resume();
+      return;
+    }
     const contentType = req.headers['content-type'];
     // Many scripts send JSON without declaring it.
     if (contentType === undefined) return hasBody(req) ? json(req, res, next) : next();
