@@ -36,22 +36,6 @@ export function createApp(deps: Deps): Express {
   app.use(deps.metrics.requests);
   app.use(requestLog(deps.logger));
   app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));
-  const service = operationRouter('');
-  service.handle(healthOp, async (_input, _req, res) => {
-    const health = await deps.store.health();
-    if (!health.ok) res.set('Retry-After', '1');
-    res.status(health.ok ? 200 : 503).json({ status: health.ok ? 'ok' : 'unavailable', version: VERSION, store: deps.store.backend, ...(health.ok ? {} : { reason: health.reason }) });
-  });
-  service.handle(
-    metricsOp,
-    async (_input, _req, res) => {
-      const { contentType, body } = await deps.metrics.render();
-      res.set('Content-Type', contentType).send(body);
-    },
-    requireAdmin(deps),
-  );
-  app.use(service.done());
-  app.use(openApiRouter({ urls: deps.urls, version: VERSION }));
 
   // The API first: a /v1 request then meets no layer of the other hosts' routers on its way.
   const journal = recordInJournal(deps);
@@ -79,6 +63,23 @@ export function createApp(deps: Deps): Express {
   sandbox.use(relaySandboxRouter(deps));
   app.use('/sandbox', sandbox);
 
+  // The service routes (health, metrics, the API description) after the API: /v1 and /sandbox never meet their layers.
+  const service = operationRouter('');
+  service.handle(healthOp, async (_input, _req, res) => {
+    const health = await deps.store.health();
+    if (!health.ok) res.set('Retry-After', '1');
+    res.status(health.ok ? 200 : 503).json({ status: health.ok ? 'ok' : 'unavailable', version: VERSION, store: deps.store.backend, ...(health.ok ? {} : { reason: health.reason }) });
+  });
+  service.handle(
+    metricsOp,
+    async (_input, _req, res) => {
+      const { contentType, body } = await deps.metrics.render();
+      res.set('Content-Type', contentType).send(body);
+    },
+    requireAdmin(deps),
+  );
+  app.use(service.done());
+  app.use(openApiRouter({ urls: deps.urls, version: VERSION }));
   app.use(oauthRouter(deps));
   // A relay endpoint called over HTTP (by hand, with the owning account's credentials).
   app.use('/relay', requireAccount(deps), relayEndpointRouter(deps));
