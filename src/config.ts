@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 
 import { LOG_LEVELS, type LogLevel } from './core/logger.js';
+import { PACKAGE_ROOT } from './core/package-info.js';
 import type { TlsConfig } from './http/tls.js';
-import { PACKAGE_ROOT } from './package-info.js';
 import type { EndpointPolicy } from './subscriptions/endpoint-policy.js';
 
 

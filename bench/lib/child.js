@@ -1,10 +1,10 @@
-// A sandbox started from dist/main.js as its own process, as `npm start` runs it, so its memory
+// A sandbox started from dist/water-sandbox.js as its own process, as `npm start` runs it, so its memory
 // and start-up time are its own and not the load generator's.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
-const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
+const MAIN = new URL('../../dist/water-sandbox.js', import.meta.url).pathname;
 /** The V8 flags of `npm start` and the image (package.json), so the bench measures what users run. */
 const START_FLAGS = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
   .scripts.start.split('&&')

@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 
-import { VERSION } from '../package-info.js';
+import { VERSION } from '../core/package-info.js';
 import { accountsCreate, clock, end, scenarioList, scenarioRun, trigger } from './commands.js';
 import { CliError, type CliContext } from './context.js';
 import { listen } from './listen.js';

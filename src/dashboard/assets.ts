@@ -1,14 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-/**
- * Where the page's bundled browser code lives: dist/dashboard-assets of the package. This file
- * is src/dashboard/assets.ts in development and tests, and dist/dashboard/assets.js when
- * built; both are two folders below the package root.
- */
+import { PACKAGE_ROOT } from '../core/package-info.js';
+
+/** Where the page's bundled browser code lives: dist/dashboard-assets of the package. */
 export const ASSETS_SUBDIR = 'dist/dashboard-assets';
-export const ASSETS_DIR = fileURLToPath(new URL(`../../${ASSETS_SUBDIR}`, import.meta.url));
+export const ASSETS_DIR = join(PACKAGE_ROOT, ASSETS_SUBDIR);
 
 export const MANIFEST_FILE = 'manifest.json';
 

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import * as esbuild from 'esbuild';
 
+import { PACKAGE_ROOT } from '../core/package-info.js';
 import { ASSETS_DIR, ASSETS_SUBDIR, MANIFEST_FILE, type AssetManifest } from './assets.js';
 
 /**
@@ -16,7 +16,6 @@ import { ASSETS_DIR, ASSETS_SUBDIR, MANIFEST_FILE, type AssetManifest } from './
  */
 
 /** The package root: this file is src/dashboard/build-assets.ts or dist/dashboard/build-assets.js. */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY = 'src/dashboard/client/main.ts';
 /** Bump when the settings below change, so an older build is not taken as up to date. */
 const SETTINGS_VERSION = 1;

@@ -116,7 +116,7 @@ describe('the published package', () => {
   it('has a bin, the files it needs, a build before packing, and is not private', async () => {
     const pkg = JSON.parse(await readFile('package.json', 'utf8')) as Record<string, unknown> & { scripts: Record<string, string>; files: string[] };
     expect(pkg['private']).toBeUndefined();
-    expect(pkg['bin']).toEqual({ 'water-sandbox': 'dist/main.js' });
+    expect(pkg['bin']).toEqual({ 'water-sandbox': 'dist/water-sandbox.js' });
     expect(pkg.scripts['prepack']).toBe('npm run build');
     expect(pkg.files).toEqual(expect.arrayContaining(['dist/**/*.js', 'fixtures/', 'scenarios/']));
     expect((await readFile('src/main.ts', 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);

@@ -20,7 +20,7 @@ describe('the Dockerfile', () => {
     expect(text).toMatch(/^USER node$/m);
     expect(text).toMatch(/^HEALTHCHECK .*CMD \["node", "dist\/healthcheck.js"\]$/m);
     const startFlags = (JSON.parse(await readFile('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').filter((w) => w.startsWith('--'));
-    expect(text).toMatch(new RegExp(`^CMD \\[${['node', ...startFlags, 'dist/main.js'].map((w) => JSON.stringify(w)).join(', ')}\\]$`, 'm'));
+    expect(text).toMatch(new RegExp(`^CMD \\[${['node', ...startFlags, 'dist/water-sandbox.js'].map((w) => JSON.stringify(w)).join(', ')}\\]$`, 'm'));
     expect(text).toMatch(/DATA_DIR=\/data/);
     expect(text).toMatch(/HOST=0\.0\.0\.0/);
     expect(text).toMatch(/npm ci --omit=dev/);

@@ -35,9 +35,10 @@ export async function openSharedStore(redis: TestRedis, prefix: string): Promise
   return store;
 }
 
-const MAIN = 'dist/main.js';
+/** What npm start, the bin and the image run. */
+const MAIN = 'dist/water-sandbox.js';
 
-/** A replica as its own OS process (`node dist/main.js`, built by `npm run test:redis`), so a test can kill -9 it. */
+/** A replica as its own OS process (`node dist/water-sandbox.js`, built by `npm run test:redis`), so a test can kill -9 it. */
 export interface ReplicaProcess {
   url: string;
   port: number;
@@ -50,7 +51,7 @@ export interface ReplicaProcess {
 }
 
 /**
- * Starts `node dist/main.js` and resolves once its start-up message names its port
+ * Starts `node dist/water-sandbox.js` and resolves once its start-up message names its port
  * ("water-sandbox is running at http://localhost:<port>"), or, with `waitForBanner: false`,
  * at once (for a replica that cannot become ready yet: give it a PORT).
  */

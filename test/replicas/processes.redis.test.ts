@@ -9,7 +9,7 @@ import { openSharedStore, replicaEnv, spawnReplica, type ReplicaProcess } from '
 import { eventually } from '../store/contract.js';
 
 /**
- * Replicas as separate OS processes (`node dist/main.js`), so that one can be killed with -9
+ * Replicas as separate OS processes (`node dist/water-sandbox.js`), so that one can be killed with -9
  * mid-delivery or stopped with SIGTERM, and one can start before its Redis.
  */
 
