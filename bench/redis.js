@@ -9,7 +9,6 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { createServer as createNetServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +18,7 @@ import autocannon from 'autocannon';
 
 import { startChild } from './lib/child.js';
 import { sequential } from './lib/measure.js';
+import { startReceivers } from './lib/receivers.js';
 import { DEMO_ACCOUNT_ID, DEMO_API_KEY } from './lib/sandbox.js';
 
 export const title = 'redis: replicas on one Redis against one lowdb process (each sandbox in its own process)';
@@ -61,42 +61,6 @@ async function startRedis() {
       child.kill('SIGTERM');
       if (child.exitCode === null) await once(child, 'exit');
       await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Loopback receivers that answer 200 JSON and count what they get. */
-async function startReceivers(n) {
-  const state = { count: 0, waiter: null };
-  const servers = [];
-  for (let i = 0; i < n; i++) {
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        res.writeHead(200, json).end('{"ok":true}');
-        state.count++;
-        if (state.waiter && state.count >= state.waiter.target) {
-          state.waiter.resolve();
-          state.waiter = null;
-        }
-      });
-    });
-    server.keepAliveTimeout = 60_000;
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    servers.push(server);
-  }
-  return {
-    urls: servers.map((s) => `http://127.0.0.1:${s.address().port}`),
-    get count() {
-      return state.count;
-    },
-    waitFor: (target) => (state.count >= target ? Promise.resolve() : new Promise((resolve) => (state.waiter = { target, resolve }))),
-    close: async () => {
-      for (const s of servers) {
-        s.closeAllConnections();
-        await new Promise((resolve) => s.close(resolve));
-      }
     },
   };
 }

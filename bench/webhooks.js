@@ -1,12 +1,12 @@
 // Webhook benchmark: fan-out latency of one alert to 1,000 confirmed subscriptions, and memory
 // before and after 100,000 deliveries. Runs against the built code in dist/ (npm run build) and
 // real HTTP receivers on loopback. Prints figures; asserts nothing.
-import { once } from 'node:events';
-import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+
+import { startReceivers } from './lib/receivers.js';
 
 const SUBSCRIPTIONS = 1000;
 const RECEIVERS = 4;
@@ -19,49 +19,6 @@ function collector() {
   if (typeof globalThis.gc === 'function') return globalThis.gc;
   setFlagsFromString('--expose-gc');
   return runInNewContext('gc');
-}
-
-/** Minimal loopback receivers that count what they get and answer JSON. */
-async function startReceivers(n) {
-  const state = { count: 0, waiter: null };
-  const servers = [];
-  for (let i = 0; i < n; i++) {
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"ok":true}');
-        state.count++;
-        if (state.waiter && state.count >= state.waiter.target) {
-          const { resolve } = state.waiter;
-          state.waiter = null;
-          resolve();
-        }
-      });
-    });
-    server.keepAliveTimeout = 60_000;
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    servers.push(server);
-  }
-  return {
-    urls: servers.map((s) => `http://127.0.0.1:${s.address().port}/hooks`),
-    get count() {
-      return state.count;
-    },
-    waitFor(target) {
-      if (state.count >= target) return Promise.resolve();
-      return new Promise((resolve) => {
-        state.waiter = { target, resolve };
-      });
-    },
-    async close() {
-      for (const s of servers) {
-        s.closeAllConnections();
-        await new Promise((r) => s.close(r));
-      }
-    },
-  };
 }
 
 async function buildSandbox() {
@@ -85,7 +42,7 @@ export async function run() {
           subscriptionId: deps.ids.uuid(),
           accountId: ACCOUNT_ID,
           locationId: LOCATION_ID,
-          endpoint: `${receivers.urls[i % RECEIVERS]}/${i}`,
+          endpoint: `${receivers.urls[i % RECEIVERS]}/hooks/${i}`,
           status: 'confirmed',
           createdAt: new Date().toISOString(),
         });
