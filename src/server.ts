@@ -16,7 +16,7 @@ import { buildDeps, type Deps, type DepsOverrides } from './deps.js';
 import { loadTls } from './http/tls.js';
 import { loadScenarios, resolveStartupRun, runDueSteps, startStartupRun } from './scenarios/index.js';
 import { loadFixtures, type FixtureSet } from './store/fixtures.js';
-import { openStore, type OpenedStore } from './store/open-store.js';
+import { openStore, type OpenedStore, type StoreOptions } from './store/open-store.js';
 import { describeRedisUrl } from './store/redis/url.js';
 import type { Store } from './store/store.js';
 
@@ -55,25 +55,27 @@ export interface RunningSandbox {
   stop(): Promise<void>;
 }
 
+/** The store a configuration names; tests and benches keep more accounts loaded (`cacheSize`). */
+export function storeOptionsOf(config: Config, extra: { cacheSize?: number; logger?: Logger } = {}): StoreOptions {
+  return {
+    dataDir: config.dataDir,
+    legacyDataFile: config.legacyDataFile,
+    redisUrl: config.redisUrl,
+    redisPrefix: config.redisPrefix,
+    deliveryLogLimit: config.webhook.logLimit,
+    sessionTtlMs: SESSION_TTL_MS,
+    cacheSize: extra.cacheSize ?? ACCOUNT_CACHE_SIZE,
+    ...(extra.logger === undefined ? {} : { logger: extra.logger }),
+  };
+}
+
 /** Loads fixtures and state, listens, and starts the background work: everything main.ts does but the process wiring. */
 export async function startSandbox(config: Config, overrides: DepsOverrides = {}): Promise<RunningSandbox> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const fixtures = await loadFixtures(config.fixturesDir);
   const scenarios = overrides.scenarios ?? (await loadScenarios(config.scenariosDir));
-  const opened = await openStore(
-    {
-      dataDir: config.dataDir,
-      legacyDataFile: config.legacyDataFile,
-      redisUrl: config.redisUrl,
-      redisPrefix: config.redisPrefix,
-      deliveryLogLimit: config.webhook.logLimit,
-      sessionTtlMs: SESSION_TTL_MS,
-      cacheSize: ACCOUNT_CACHE_SIZE,
-      logger,
-    },
-    clock,
-  );
+  const opened = await openStore(storeOptionsOf(config, { logger }), clock);
   const { store } = opened;
   const certDir = config.dataDir === ':memory:' ? join(tmpdir(), 'water-sandbox') : config.dataDir;
   const tls = await loadTls(config.tls, certDir, clock.now());

@@ -5,12 +5,12 @@ import { createServer } from 'node:http';
 
 import { seedFixtures } from '../../dist/accounts/lifecycle.js';
 import { createApp } from '../../dist/app.js';
-import { SESSION_TTL_MS } from '../../dist/auth/index.js';
 import { loadConfig } from '../../dist/config.js';
 import { ManualClock } from '../../dist/core/clock.js';
 import { silentLogger } from '../../dist/core/logger.js';
 import { buildDeps } from '../../dist/deps.js';
 import { loadScenarios } from '../../dist/scenarios/index.js';
+import { storeOptionsOf } from '../../dist/server.js';
 import { loadFixtures } from '../../dist/store/fixtures.js';
 import { openStore } from '../../dist/store/open-store.js';
 
@@ -24,10 +24,7 @@ export async function startSandbox({ env = {}, now = BENCH_NOW } = {}) {
   const config = loadConfig({ DATA_DIR: ':memory:', LOG_LEVEL: 'silent', ...env });
   const fixtures = await loadFixtures('fixtures');
   const clock = new ManualClock(now);
-  const { store } = await openStore(
-    { dataDir: config.dataDir, legacyDataFile: null, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, deliveryLogLimit: config.webhook.logLimit, sessionTtlMs: SESSION_TTL_MS, cacheSize: 2000 },
-    clock,
-  );
+  const { store } = await openStore(storeOptionsOf(config, { cacheSize: 2000 }), clock);
   const scenarios = await loadScenarios(config.scenariosDir);
   const deps = await buildDeps(config, store, fixtures, { clock, logger: silentLogger, scenarios });
   await seedFixtures(deps);

@@ -5,12 +5,12 @@ import type { Express } from 'express';
 import { accountDocFromFixture } from '../../src/accounts/initial-state.js';
 import { seedFixtures } from '../../src/accounts/lifecycle.js';
 import { createApp } from '../../src/app.js';
-import { SESSION_TTL_MS } from '../../src/auth/index.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { silentLogger, type Logger } from '../../src/core/logger.js';
 import { buildDeps, type Deps, type DepsOverrides } from '../../src/deps.js';
 import { loadScenarios } from '../../src/scenarios/index.js';
+import { storeOptionsOf } from '../../src/server.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord } from '../../src/store/data.js';
 import { loadFixtures, type FixtureSet } from '../../src/store/fixtures.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -40,19 +40,6 @@ export interface TestApp {
   store: Store;
 }
 
-/** The store options main.ts derives from a configuration. */
-export function storeOptionsOf(config: Config): Parameters<typeof openStore>[0] {
-  return {
-    dataDir: config.dataDir,
-    legacyDataFile: config.legacyDataFile,
-    redisUrl: config.redisUrl,
-    redisPrefix: config.redisPrefix,
-    deliveryLogLimit: config.webhook.logLimit,
-    sessionTtlMs: SESSION_TTL_MS,
-    cacheSize: 2000,
-  };
-}
-
 /**
  * The real wiring of server.ts (loadConfig → openStore → buildDeps → seed → createApp) with a
  * manual clock, a silent logger, a sender that only reaches loopback hosts, and, unless
@@ -65,7 +52,7 @@ export async function buildTestApp(
   const config = loadConfig({ DATA_DIR: ':memory:', LOG_LEVEL: 'silent', ...redisForApiSuites(options.env), ...options.env });
   const { fixtures, docs } = await shippedFixtures();
   const clock = new ManualClock(options.start ?? TEST_START);
-  const { store } = await openStore(storeOptionsOf(config), clock);
+  const { store } = await openStore(storeOptionsOf(config, { cacheSize: 2000 }), clock);
   if (config.redisUrl !== null) await whenRedisReady(store);
   const scenarios = options.overrides?.scenarios ?? (await loadScenarios(config.scenariosDir));
   const deps = await buildDeps(config, store, fixtures, { clock, logger: options.logger ?? silentLogger, sender: loopbackOnlySender, scenarios, ...options.overrides });
