@@ -12,7 +12,7 @@ import { parseBodies } from './http/json-body.js';
 import { operationRouter } from './http/operation.js';
 import { rejectMalformedPercentEncoding } from './http/percent-encoding.js';
 import { requestLog } from './http/request-log.js';
-import { journalRouter, recordInJournal } from './journal/index.js';
+import { journalRouter, noteErrorBodies, recordInJournal } from './journal/index.js';
 import { locationsRouter } from './locations/index.js';
 import { healthOp, metricsOp, openApiRouter } from './openapi/index.js';
 import { readingsRouter } from './readings/index.js';
@@ -31,6 +31,7 @@ export function createApp(deps: Deps): Express {
   app.set('etag', false);
   // Behind a proxy on a private network (compose, a load balancer), the client's address comes from X-Forwarded-For.
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  noteErrorBodies(app);
 
   app.use(rejectMalformedPercentEncoding);
   app.use(deps.metrics.requests);

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
-import type { RequestHandler, Response } from 'express';
+import type { Express, RequestHandler, Response } from 'express';
 
 import { accountNow } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
@@ -27,36 +27,38 @@ function bodyText(body: unknown): string {
 
 const excerpt = (text: string): string => (text.length > JOURNAL_ERROR_BODY_LIMIT ? `${text.slice(0, JOURNAL_ERROR_BODY_LIMIT)}…` : text);
 
+const ERROR_BODY = Symbol('error answer body');
+type WithErrorBody = Response & { [ERROR_BODY]?: string };
+
 /**
- * Notes the body of an error answer as it is sent. Every JSON answer (res.json, the error
- * handler's included) goes through res.send, so wrapping it on this response sees them all.
+ * Makes every response of `app` note the body of its error answer as it is sent. Every JSON
+ * answer (res.json, the error handler's included) goes through res.send, so wrapping send on
+ * the app's response prototype, once, sees them all without touching each response.
  */
-function captureErrorBody(res: Response): () => string | undefined {
-  let captured: string | undefined;
-  const send = res.send;
-  res.send = function (this: Response, body?: unknown) {
-    if (this.statusCode >= 400 && captured === undefined) captured = excerpt(bodyText(body));
+export function noteErrorBodies(app: Express): void {
+  const send = app.response.send;
+  app.response.send = function (this: WithErrorBody, body?: unknown) {
+    if (this.statusCode >= 400 && this[ERROR_BODY] === undefined) this[ERROR_BODY] = excerpt(bodyText(body));
     return send.call(this, body);
   } as Response['send'];
-  return () => captured;
 }
 
 /**
  * For calls made with an account's credentials, an entry in that account's request journal:
- * an O(1) append to a bounded list, after the response is sent. Mounted after authentication.
+ * an O(1) append to a bounded list, after the response is sent. Mounted after authentication;
+ * error bodies are kept only in an app set up with noteErrorBodies.
  * The account's event stream hears of it, so an open dashboard shows the request as it happens.
  */
 export function recordInJournal(deps: JournalDeps): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     const path = req.baseUrl + req.path;
-    const errorBody = captureErrorBody(res);
     res.once('finish', () => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const auth = maybeAuthOf(res);
       // Reading the journal, and the plumbing of `water-sandbox listen` (a reply per webhook), stay out of it.
       if (!auth || auth.internal || (req.method === 'GET' && path.startsWith('/sandbox/requests')) || path.startsWith('/sandbox/relays')) return;
-      const body = res.statusCode >= 400 ? errorBody() : undefined;
+      const body = res.statusCode >= 400 ? (res as WithErrorBody)[ERROR_BODY] : undefined;
       const entry: JournalEntry = {
         accountId: auth.accountId,
         method: req.method,
