@@ -27,7 +27,7 @@ for (const name of chosen) if (!MODULES[name]) throw new Error(`--only: no bench
 
 const sandbox = await startSandbox();
 const bare = await startBare();
-console.log(`water-sandbox bench: ${LOAD.connections} connections; per case 1 s warm-up each, then ${LOAD.duration} alternating 1 s rounds of the route and its bare twin (BENCH_SECONDS to change); Node ${process.version}`);
+console.log(`water-sandbox bench: ${LOAD.connections} connections; per case 1 s warm-up each, then ${LOAD.duration} alternating 1 s rounds of the route and its bare twin (BENCH_SECONDS to change); ratio: the median over neighbouring round pairs, with their range; Node ${process.version}`);
 const rows = [];
 try {
   for (const name of chosen) {

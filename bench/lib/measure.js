@@ -11,7 +11,7 @@ import express from 'express';
 // autocannon reads PORT from the environment and would then request the wrong URL.
 delete process.env.PORT;
 
-export const LOAD = { connections: 10, duration: Number(process.env.BENCH_SECONDS ?? 3) };
+export const LOAD = { connections: 10, duration: Number(process.env.BENCH_SECONDS ?? 5) };
 
 async function burst(url, headers, seconds) {
   const result = await autocannon({ url, headers, connections: LOAD.connections, duration: seconds, workers: 1 });
@@ -19,10 +19,14 @@ async function burst(url, headers, seconds) {
   return result;
 }
 
+const median = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+
 /**
  * Requests per second and latency percentiles (ms) under load of two URLs, measured in
  * alternating one-second rounds (after a warm-up second each), so that a disturbance from
  * elsewhere on the machine hits both alike. p50: median of the rounds; p99: worst round.
+ * `ratios`: a's rate over b's in each pair of neighbouring rounds, the figure least moved by
+ * the machine's neighbours (the load generator itself is often the limit of the bare route).
  */
 export async function loadSideBySide(a, b) {
   await burst(a.url, a.headers, 1);
@@ -32,12 +36,13 @@ export async function loadSideBySide(a, b) {
     rounds.a.push(await burst(a.url, a.headers, 1));
     rounds.b.push(await burst(b.url, b.headers, 1));
   }
+  const rate = (r) => r.requests.total / r.duration;
   const summary = (results) => ({
     rps: results.reduce((n, r) => n + r.requests.total, 0) / results.reduce((n, r) => n + r.duration, 0),
-    p50: results.map((r) => r.latency.p50).sort((x, y) => x - y)[Math.floor(results.length / 2)],
+    p50: median(results.map((r) => r.latency.p50)),
     p99: Math.max(...results.map((r) => r.latency.p99)),
   });
-  return { a: summary(rounds.a), b: summary(rounds.b) };
+  return { a: summary(rounds.a), b: summary(rounds.b), ratios: rounds.a.map((r, i) => rate(r) / rate(rounds.b[i])) };
 }
 
 /**
@@ -109,7 +114,7 @@ export async function compareWithBare({ bare, name, url, headers = {} }) {
   const bareUrl = bare.route(String(Math.random()).slice(2), body);
   const seq = await sequential(url, headers, 300, 200);
   const bareSeq = await sequential(bareUrl, {}, 300, 200);
-  const { a: route, b: yardstick } = await loadSideBySide({ url, headers }, { url: bareUrl, headers: {} });
+  const { a: route, b: yardstick, ratios } = await loadSideBySide({ url, headers }, { url: bareUrl, headers: {} });
   return {
     name,
     bytes: JSON.stringify(body).length,
@@ -122,7 +127,9 @@ export async function compareWithBare({ bare, name, url, headers = {} }) {
     p99: route.p99,
     bareRps: yardstick.rps,
     bareP50: yardstick.p50,
-    ratio: route.rps / yardstick.rps,
+    ratio: median(ratios),
+    ratioLow: Math.min(...ratios),
+    ratioHigh: Math.max(...ratios),
   };
 }
 
@@ -135,6 +142,7 @@ const COLUMNS = [
   ['bare req/s', (r) => r.bareRps.toFixed(0)],
   ['bare p50', (r) => r.bareP50.toFixed(1)],
   ['ratio', (r) => r.ratio.toFixed(2)],
+  ['rounds', (r) => `${r.ratioLow.toFixed(2)}-${r.ratioHigh.toFixed(2)}`],
   ['1-conn p50', (r) => r.seqP50.toFixed(2)],
   ['1-conn p99', (r) => r.seqP99.toFixed(2)],
   ['bare 1-conn p50', (r) => r.bareSeqP50.toFixed(2)],
