@@ -22,6 +22,7 @@ import type { Store } from './store/store.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const DISPATCH_INTERVAL_MS = 250;
+const DUE_ACCOUNTS_PER_TICK = 1000;
 const SWEEP_INTERVAL_MS = 60_000;
 /** Accounts the embedded store keeps loaded; the rest stay on disk until used. */
 const ACCOUNT_CACHE_SIZE = 500;
@@ -53,6 +54,23 @@ export interface RunningSandbox {
   report: StartupReport;
   /** Stops accepting requests, lets in-flight requests and webhook attempts finish (bounded), flushes the store. */
   stop(): Promise<void>;
+}
+
+/**
+ * One look-up of the accounts with work due now (deliveries or scenario steps), shared by the
+ * webhook dispatcher and the scenario runner: with Redis, each replica asks once per tick.
+ * Never rejects.
+ */
+async function noticeDueWork(deps: Deps): Promise<void> {
+  let due: string[];
+  try {
+    due = await deps.store.accounts.due(deps.clock.now().getTime(), DUE_ACCOUNTS_PER_TICK);
+  } catch (error) {
+    if (!isServiceUnavailable(error)) deps.logger.error('looking for due work failed', { err: error });
+    return;
+  }
+  deps.dispatcher.kickAll(due);
+  await runDueSteps(deps, due);
 }
 
 /** The store a configuration names; tests and benches keep more accounts loaded (`cacheSize`). */
@@ -137,10 +155,7 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   if (startupRun) await startStartupRun(deps, startupRun);
 
   // Retries and scenario steps fall due on the accounts' clocks; this interval notices them in real time.
-  const dispatchTimer = setInterval(() => {
-    void deps.dispatcher.poll();
-    void runDueSteps(deps);
-  }, DISPATCH_INTERVAL_MS);
+  const dispatchTimer = setInterval(() => void noticeDueWork(deps), DISPATCH_INTERVAL_MS);
   dispatchTimer.unref();
   const sweepTimer = setInterval(() => {
     sweepIdleAccounts(deps).catch((error: unknown) => {

@@ -158,14 +158,10 @@ export class Dispatcher implements DueWork {
     this.#running.set(accountId, run);
   }
 
-  /** Kicks every account with deliveries due now (the background interval calls this). Never rejects. */
-  async poll(): Promise<void> {
+  /** Kicks the accounts that have work due now (the background interval finds them). */
+  kickAll(accountIds: readonly string[]): void {
     if (this.#stopped) return;
-    try {
-      for (const accountId of await this.deps.store.accounts.due(this.deps.clock.now().getTime(), 1000)) this.kick(accountId);
-    } catch (error) {
-      if (!isServiceUnavailable(error)) this.deps.logger.error('looking for due deliveries failed', { err: error });
-    }
+    for (const accountId of accountIds) this.kick(accountId);
   }
 
   /**
