@@ -5,17 +5,16 @@
 // two replicas serve 1.3x or more of one replica's requests per second (on 2 cores the load
 // generator and Redis share them); 1,000 confirmed subscriptions of one location all receive one
 // alert within 2 s with two replicas. Figures are printed, not asserted.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer as createNetServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import autocannon from 'autocannon';
 
+import { freePort, startRedisProcess } from '../test/helpers/redis-process.mjs';
 import { startChild } from './lib/child.js';
 import { sequential } from './lib/measure.js';
 import { startReceivers } from './lib/receivers.js';
@@ -29,32 +28,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const auth = { authorization: `Bearer ${DEMO_API_KEY}` };
 const json = { 'content-type': 'application/json' };
 
-async function freePort() {
-  const server = createNetServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** REDIS_URL, or a redis-server of our own in a temporary folder. */
 async function startRedis() {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, close: async () => {} };
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'bench-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { stdio: 'ignore' });
-  for (;;) {
-    const open = await new Promise((resolve) => {
-      const socket = new Socket();
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-      socket.connect(port, '127.0.0.1');
-    });
-    if (open) break;
-    if (child.exitCode !== null) throw new Error('redis-server did not start (apt-get install redis-server)');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const child = await startRedisProcess({ port, dir, appendfsync: 'always' });
   return {
     url: `redis://127.0.0.1:${port}`,
     close: async () => {

@@ -1,6 +1,19 @@
+import type { z } from 'zod';
+
+import type * as accounts from '../accounts/operations.js';
+import type * as alerts from '../alerts/schemas.js';
+import type * as scenarios from '../scenarios/operations.js';
 import { resolveTarget, SandboxClient, type ClientOptions } from './client.js';
 import { CliError, type CliContext } from './context.js';
 import { formatDuration, parseDuration } from './duration.js';
+
+// The answers the commands read, as the API's own schemas describe them (types only: the CLI loads no server code).
+type CreatedAccount = z.output<typeof accounts.CreatedAccount>;
+type AlertStarted = z.output<typeof alerts.AlertStarted>;
+type AlertEnded = z.output<typeof alerts.AlertEnded>;
+type ClockState = z.output<typeof scenarios.ClockStateBody>;
+type ScenarioSummary = z.output<typeof scenarios.ScenarioSummary>;
+type Run = z.output<typeof scenarios.Run>;
 
 export interface CommonOptions extends ClientOptions {
   json?: boolean;
@@ -16,13 +29,6 @@ const seg = encodeURIComponent;
 /** A value as a POSIX shell word: bare when it is safe, else in single quotes. */
 export function shellWord(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-interface CreatedAccount {
-  accountId: string;
-  apiKey: string;
-  user: { email: string; password: string };
-  locations: { locationId: string }[];
 }
 
 /**
@@ -74,14 +80,6 @@ function number(flag: string, text: string): number {
   return value;
 }
 
-interface AlertAnswer {
-  alertId: string;
-  type: string;
-  active: boolean;
-  note?: string | null;
-  notifications?: unknown;
-}
-
 const notificationCount = (value: unknown): string => (typeof value === 'number' ? `, ${value} notification${value === 1 ? '' : 's'}` : '');
 
 /** `trigger <alertType> --location <id>`: prints the alert id (stdout) and what happened (stderr). */
@@ -95,7 +93,7 @@ export async function trigger(
   if (options.device !== undefined) body['deviceId'] = options.device;
   if (options.peakValue !== undefined) body['peakValue'] = number('--peak-value', options.peakValue);
   if (options.peakStatus !== undefined) body['peakStatus'] = options.peakStatus === 'null' ? null : options.peakStatus;
-  const { body: alert } = await client.call<AlertAnswer>('POST', `/sandbox/locations/${seg(options.location)}/alerts`, body);
+  const { body: alert } = await client.call<AlertStarted>('POST', `/sandbox/locations/${seg(options.location)}/alerts`, body);
   if (options.json) ctx.stdout(`${JSON.stringify(alert, null, 2)}\n`);
   else {
     ctx.stdout(`${alert.alertId}\n`);
@@ -107,7 +105,7 @@ export async function trigger(
 /** `end <alertId> --location <id>`. */
 export async function end(alertId: string, options: CommonOptions & { location: string }, ctx: CliContext): Promise<number> {
   const client = clientFor(options, ctx);
-  const { body: alert } = await client.call<AlertAnswer & { resumed: { alertId: string; type: string } | null }>(
+  const { body: alert } = await client.call<AlertEnded>(
     'POST',
     `/sandbox/locations/${seg(options.location)}/alerts/${seg(alertId)}/end`,
   );
@@ -118,12 +116,6 @@ export async function end(alertId: string, options: CommonOptions & { location: 
     ctx.stderr(`ended ${alert.type} alert ${alert.alertId}${notificationCount(alert.notifications)}${resumed}\n`);
   }
   return 0;
-}
-
-interface ClockState {
-  now: string;
-  offsetSeconds: number;
-  frozen: boolean;
 }
 
 function printClock(clock: ClockState, options: CommonOptions, ctx: CliContext): number {
@@ -149,31 +141,12 @@ export async function clock(action: 'show' | 'advance' | 'set' | 'real', value: 
   return printClock((await client.call<ClockState>('POST', '/sandbox/clock', body)).body, options, ctx);
 }
 
-interface ScenarioSummary {
-  name: string;
-  description: string;
-  durationSeconds: number;
-  steps: number;
-}
-
 /** `scenario list`. */
 export async function scenarioList(options: CommonOptions, ctx: CliContext): Promise<number> {
   const { body } = await clientFor(options, ctx).call<{ scenarios: ScenarioSummary[] }>('GET', '/sandbox/scenarios');
   if (options.json) ctx.stdout(`${JSON.stringify(body, null, 2)}\n`);
   else for (const s of body.scenarios) ctx.stdout(`${s.name.padEnd(22)} ${formatDuration(s.durationSeconds).padEnd(8)} ${s.steps} steps  ${s.description}\n`);
   return 0;
-}
-
-interface Run {
-  runId: string;
-  scenario: string;
-  locationId: string;
-  state: 'running' | 'completed' | 'failed';
-  startedAt: string;
-  steps: number;
-  nextStep: number;
-  nextStepAt: string | null;
-  log: { step: number; do: string; at: string; ok: boolean; result: string }[];
 }
 
 /**

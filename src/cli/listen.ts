@@ -1,18 +1,16 @@
 import { performance } from 'node:perf_hooks';
 
+import type { z } from 'zod';
+
+import type { RelayRequest } from '../relay/messages.js';
+import type * as relays from '../relay/operations.js';
+
 import { sandboxError, type SandboxClient } from './client.js';
 import { clientFor, type CommonOptions } from './commands.js';
 import { CliError, type CliContext } from './context.js';
 import { readServerEvents } from './sse.js';
 
-/** The relay request the sandbox streams (src/relay/messages.ts RelayRequest). */
-interface RelayRequest {
-  requestId: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body: string | null;
-  timeoutMs: number;
-}
+type Relay = z.output<typeof relays.Relay>;
 
 type Reply = { status: number; headers: Record<string, string>; body: string } | { error: string };
 
@@ -148,12 +146,6 @@ class Confirmer {
       this.ctx.stderr(`could not confirm subscription ${subscriptionId}: ${(error as Error).message}\n`);
     }
   }
-}
-
-interface Relay {
-  relayId: string;
-  name: string;
-  endpoint: string;
 }
 
 /** Locations named by --subscribe: ids as given, `all` for every location of the account. */

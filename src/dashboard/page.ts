@@ -163,19 +163,11 @@ function journalSection(): SafeHtml {
  */
 export function renderDashboardPage(view: DashboardView): string {
   const { config } = view;
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${view.accountName} - Water sandbox dashboard</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="${asset(view.assets.style)}">
-<script src="${asset(view.assets.script)}" defer></script>
-</head>
-<body>
-<a class="skip" href="#dashboard">Skip to the dashboard</a>
+  return htmlDocument({
+    title: `${view.accountName} - Water sandbox dashboard`,
+    head: html`<link rel="stylesheet" href="${asset(view.assets.style)}">
+<script src="${asset(view.assets.script)}" defer></script>`,
+    body: html`<a class="skip" href="#dashboard">Skip to the dashboard</a>
 <header class="top">
   <h1>Water sandbox</h1>
   <span class="account" id="account-name">${view.accountName}</span>
@@ -211,10 +203,8 @@ export function renderDashboardPage(view: DashboardView): string {
   </div>
 </main>
 <dialog id="inspector" aria-labelledby="inspector-title"></dialog>
-<dialog id="confirm-dialog" aria-labelledby="confirm-title"></dialog>
-</body>
-</html>
-`.value;
+<dialog id="confirm-dialog" aria-labelledby="confirm-title"></dialog>`,
+  });
 }
 
 /** A small error page in the dashboard's look (e.g. a sign-out form from another page). */

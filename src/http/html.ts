@@ -37,11 +37,12 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
 export const trusted = (markup: string): SafeHtml => new SafeHtml(markup);
 
 /**
- * A whole page: the shared head (no indexing, no favicon request) with the page's own CSS and,
- * when given, one inline script. With a `nonce`, the style and script carry it for a
- * Content-Security-Policy.
+ * A whole page: the shared head (no indexing, no favicon request) with the page's own CSS
+ * inline (`style`) or its own head elements (`head`, e.g. a stylesheet and a script by URL)
+ * and, when given, one inline script. With a `nonce`, the inline style and script carry it for
+ * a Content-Security-Policy.
  */
-export function htmlDocument(input: { title: string; style: string; body: SafeHtml; nonce?: string; script?: string }): string {
+export function htmlDocument(input: { title: string; body: SafeHtml; style?: string; head?: SafeHtml; nonce?: string; script?: string }): string {
   const nonce = input.nonce === undefined ? '' : html` nonce="${input.nonce}"`;
   return html`<!doctype html>
 <html lang="en">
@@ -51,7 +52,8 @@ export function htmlDocument(input: { title: string; style: string; body: SafeHt
 <meta name="robots" content="noindex">
 <title>${input.title}</title>
 <link rel="icon" href="data:,">
-<style${nonce}>${trusted(input.style)}</style>
+${input.style === undefined ? '' : html`<style${nonce}>${trusted(input.style)}</style>`}
+${input.head ?? ''}
 </head>
 <body>
 ${input.body}

@@ -1,11 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { createClient } from 'redis';
+
+import { freePort, startRedisProcess } from './redis-process.mjs';
+
+export { freePort };
 
 /**
  * A real redis-server for the *.redis.test.ts suites: REDIS_URL when it is set (CI with its own
@@ -26,33 +29,6 @@ export interface TestRedis {
   kill(): Promise<void>;
   /** Stops the server and removes its folder, or, with REDIS_URL, deletes the keys this run made. */
   dispose(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Resolves once something accepts connections on the port (or fails after the deadline). */
-async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = new Socket();
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-      socket.connect(port, '127.0.0.1');
-    });
-    if (open) return;
-    if (performance.now() > deadline) throw new Error(`redis-server did not listen on ${port} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 export async function startTestRedis(options: { appendfsync?: 'always' | 'everysec'; port?: number } = {}): Promise<TestRedis> {
@@ -77,11 +53,7 @@ export async function startTestRedis(options: { appendfsync?: 'always' | 'everys
   let child: ChildProcess | null = null;
   const exited = (c: ChildProcess): Promise<void> => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((resolve) => c.once('exit', () => resolve())));
   const start = async (): Promise<void> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', options.appendfsync ?? 'always', '--daemonize', 'no', '--loglevel', 'warning'];
-    const started = spawn('redis-server', args, { stdio: 'ignore' });
-    const failed = new Promise<never>((_, reject) => started.once('error', (error) => reject(new Error(`cannot start redis-server (apt-get install redis-server): ${error.message}`))));
-    child = started;
-    await Promise.race([waitForPort(port), failed]);
+    child = await startRedisProcess({ port, dir, appendfsync: options.appendfsync ?? 'always' });
   };
   const signal = async (name: NodeJS.Signals): Promise<void> => {
     const c = child;
