@@ -4,7 +4,6 @@ import type { z } from 'zod';
 
 import type { RelayRequest } from '../relay/messages.js';
 import type * as relays from '../relay/operations.js';
-
 import { sandboxError, type SandboxClient } from './client.js';
 import { clientFor, type CommonOptions } from './commands.js';
 import { CliError, type CliContext } from './context.js';
