@@ -7,6 +7,7 @@
 // alert within 2 s with two replicas. Figures are printed, not asserted.
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +25,9 @@ export const title = 'redis: replicas on one Redis against one lowdb process (ea
 
 const DEMO_LOCATION_ID = '2311f461-b957-4b4f-ad46-fe7cd7964881';
 const SUBSCRIPTIONS = 1000;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** Enough connections to keep two replicas busy on this machine (see the throughput section). */
+const SATURATING_CONNECTIONS = 40;
 const auth = { authorization: `Bearer ${DEMO_API_KEY}` };
 const json = { 'content-type': 'application/json' };
 
@@ -36,6 +39,7 @@ async function startRedis() {
   const child = await startRedisProcess({ port, dir, appendfsync: 'always' });
   return {
     url: `redis://127.0.0.1:${port}`,
+    pid: child.pid,
     close: async () => {
       child.kill('SIGTERM');
       if (child.exitCode === null) await once(child, 'exit');
@@ -66,33 +70,65 @@ async function subscriptionLatency(base, receiverUrl, count = 200) {
   return { p50: times[Math.floor(count / 2)], p99: times[Math.floor(count * 0.99)] };
 }
 
-/** One second of GET a location with 10 connections spread over `bases`: requests per second and latencies. */
-async function burst(bases, duration = 1) {
-  const path = `/v1/locations/${DEMO_LOCATION_ID}`;
-  // One load generator for every setup (autocannon spreads its connections over the URLs, as a
-  // load balancer would), so that the generator's own CPU is the same whatever is measured.
-  const r = await autocannon({ url: bases.map((base) => `${base}${path}`), headers: auth, connections: 10, duration, workers: 1 });
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors`);
-  return { rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99 };
+/** CPU seconds a process has used so far (Linux /proc), or null where that cannot be read. */
+function cpuSeconds(pid) {
+  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return null;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** One second of GET a location, `connections` spread over `bases`: requests per second, latencies, and the CPU each process used meanwhile (share of one core). */
+async function burst(bases, connections, pids = {}, duration = 1) {
+  const path = `/v1/locations/${DEMO_LOCATION_ID}`;
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const ownBefore = process.cpuUsage();
+  // One load generator for every setup (autocannon spreads its connections over the URLs, as a
+  // load balancer would), so that the generator's own CPU is the same whatever is measured. It
+  // runs on this process's main thread, which has nothing else to do here (every sandbox is a
+  // child process): a worker thread per round would add its start-up to every round.
+  const r = await autocannon({ url: bases.map((base) => `${base}${path}`), headers: auth, connections, duration });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors`);
+  const own = process.cpuUsage(ownBefore);
+  const cpu = { 'load generator': (own.user + own.system) / 1e6 / r.duration };
+  for (const [name, pid] of Object.entries(pids)) {
+    const now = cpuSeconds(pid);
+    if (now !== null && before[name] !== null) cpu[name] = (now - before[name]) / r.duration;
+  }
+  return { rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99, cpu };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
 /**
- * Throughput of each setup ({name: bases}), measured in alternating one-second rounds after a
- * warm-up second each, so that load from elsewhere on the machine hits them alike: mean req/s,
- * median p50, worst p99.
+ * Throughput of each setup ({name: {bases, pids}}) at `connections`, measured in alternating
+ * one-second rounds after a warm-up second each, so that load from elsewhere on the machine hits
+ * them alike: mean req/s, median p50, worst p99, mean CPU per process, and each round's req/s.
  */
-async function throughputSideBySide(setups) {
+async function throughputSideBySide(setups, connections) {
   const names = Object.keys(setups);
-  for (const name of names) await burst(setups[name]);
+  for (const name of names) await burst(setups[name].bases, connections);
   const rounds = Object.fromEntries(names.map((name) => [name, []]));
-  for (let i = 0; i < SECONDS; i++) for (const name of names) rounds[name].push(await burst(setups[name]));
+  for (let i = 0; i < SECONDS; i++) for (const name of names) rounds[name].push(await burst(setups[name].bases, connections, setups[name].pids));
   return Object.fromEntries(
     names.map((name) => {
       const r = rounds[name];
-      return [name, { rps: r.reduce((n, x) => n + x.rps, 0) / r.length, p50: r.map((x) => x.p50).sort((a, b) => a - b)[Math.floor(r.length / 2)], p99: Math.max(...r.map((x) => x.p99)) }];
+      const cpu = {};
+      for (const key of Object.keys(r[0].cpu)) cpu[key] = r.reduce((n, x) => n + x.cpu[key], 0) / r.length;
+      return [name, { rps: r.reduce((n, x) => n + x.rps, 0) / r.length, p50: median(r.map((x) => x.p50)), p99: Math.max(...r.map((x) => x.p99)), cpu, rounds: r.map((x) => x.rps) }];
     }),
   );
 }
+
+/** The median over neighbouring rounds of a's rate over b's, and the range of those ratios. */
+function roundRatio(a, b) {
+  const ratios = a.rounds.map((rps, i) => rps / b.rounds[i]);
+  return { median: median(ratios), low: Math.min(...ratios), high: Math.max(...ratios) };
+}
+
+const cpuText = (cpu) =>
+  Object.entries(cpu)
+    .map(([name, share]) => `${name} ${(share * 100).toFixed(0)}%`)
+    .join(', ');
 
 /** Time (ms) until every receiver got the alert-start notification, started through `base`. */
 async function fanOut(base, receivers) {
@@ -136,14 +172,30 @@ export async function run() {
     row('readings: a month by day', `${ms(read.lowdb.p50)} / ${read.lowdb.p99.toFixed(1)}`, `${ms(read.redis.p50)} / ${read.redis.p99.toFixed(1)}`, ms(read.redis.p50 - read.lowdb.p50));
     row('create a subscription', `${ms(create.lowdb.p50)} / ${create.lowdb.p99.toFixed(1)}`, `${ms(create.redis.p50)} / ${create.redis.p99.toFixed(1)}`, ms(create.redis.p50 - create.lowdb.p50));
 
-    // 2. Throughput: one lowdb process, one Redis replica, two Redis replicas (10 connections in all), side by side.
+    // 2. Throughput: one lowdb process, one Redis replica, two Redis replicas, side by side, at
+    // 10 connections and at a load that keeps two replicas busy (more connections than 10 are
+    // needed: each waits on its Redis round trips, so 5 per replica leave the replicas idle part of the time).
     const two = await start(redisEnv);
-    const t = await throughputSideBySide({ lowdb: [lowdb.url], one: [one.url], two: [one.url, two.url] });
+    const pids = { 'replica 1': one.pid, 'replica 2': two.pid, redis: redis.pid };
+    const setups = {
+      lowdb: { bases: [lowdb.url], pids: { lowdb: lowdb.pid } },
+      one: { bases: [one.url], pids },
+      two: { bases: [one.url, two.url], pids },
+    };
+    const loads = {};
+    for (const connections of [10, SATURATING_CONNECTIONS]) loads[connections] = await throughputSideBySide(setups, connections);
     await lowdb.stop();
-    console.log(`\nGET a location under load, 10 connections in all, ${SECONDS} alternating 1 s rounds of each after 1 s of warm-up (BENCH_SECONDS to change):`);
-    console.log(`  lowdb, one process          ${t.lowdb.rps.toFixed(0).padStart(6)} req/s  p50 ${t.lowdb.p50} ms  p99 ${t.lowdb.p99} ms`);
-    console.log(`  Redis, one replica          ${t.one.rps.toFixed(0).padStart(6)} req/s  p50 ${t.one.p50} ms  p99 ${t.one.p99} ms  (${(t.one.rps / t.lowdb.rps).toFixed(2)}x lowdb)`);
-    console.log(`  Redis, two replicas         ${t.two.rps.toFixed(0).padStart(6)} req/s  p50 ${t.two.p50} ms  p99 ${t.two.p99} ms  (${(t.two.rps / t.one.rps).toFixed(2)}x one replica; target >= 1.3x)`);
+    console.log(`\nGET a location under load, ${SECONDS} alternating 1 s rounds of each setup after 1 s of warm-up (BENCH_SECONDS to change); CPU: share of one core:`);
+    for (const [connections, t] of Object.entries(loads)) {
+      const scaling = roundRatio(t.two, t.one);
+      const saturating = Number(connections) === SATURATING_CONNECTIONS;
+      console.log(`  ${connections} connections`);
+      console.log(`    lowdb, one process       ${t.lowdb.rps.toFixed(0).padStart(6)} req/s  p50 ${t.lowdb.p50} ms  p99 ${t.lowdb.p99} ms  CPU: ${cpuText(t.lowdb.cpu)}`);
+      console.log(`    Redis, one replica       ${t.one.rps.toFixed(0).padStart(6)} req/s  p50 ${t.one.p50} ms  p99 ${t.one.p99} ms  (${(t.one.rps / t.lowdb.rps).toFixed(2)}x lowdb)  CPU: ${cpuText(t.one.cpu)}`);
+      console.log(
+        `    Redis, two replicas      ${t.two.rps.toFixed(0).padStart(6)} req/s  p50 ${t.two.p50} ms  p99 ${t.two.p99} ms  (${scaling.median.toFixed(2)}x one replica, rounds ${scaling.low.toFixed(2)}-${scaling.high.toFixed(2)}${saturating ? '; target >= 1.3x' : ''})  CPU: ${cpuText(t.two.cpu)}`,
+      );
+    }
 
     // 3. Fan-out: 1,000 confirmed subscriptions of one location, one alert, through one replica.
     const { RedisStore } = await import('../dist/store/redis/redis-store.js');

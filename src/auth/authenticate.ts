@@ -26,13 +26,10 @@ const invalidCredential = (): Error => refusedCredentials('invalid_credentials',
  */
 export async function resolveCredential(deps: AuthenticateDeps, credential: string): Promise<AuthContext> {
   const { accounts } = deps.store;
-  const keyOwner = await accounts.lookup('apiKey', credential);
-  if (keyOwner !== null) {
-    const doc = await accounts.get(keyOwner);
-    if (doc?.apiKeys.some((k) => k.apiKey === credential)) return { accountId: keyOwner, via: 'api_key', userId: null, internal: false, doc };
-  }
-  const tokenOwner = await accounts.lookup('accessToken', credential);
-  const doc = tokenOwner === null ? null : await accounts.get(tokenOwner);
+  const keyOwner = await accounts.findByKey('apiKey', credential);
+  if (keyOwner?.doc.apiKeys.some((k) => k.apiKey === credential)) return { accountId: keyOwner.accountId, via: 'api_key', userId: null, internal: false, doc: keyOwner.doc };
+  const tokenOwner = await accounts.findByKey('accessToken', credential);
+  const doc = tokenOwner?.doc;
   const token = doc?.accessTokens.find((t) => t.accessToken === credential);
   if (!doc || !token) throw invalidCredential();
   if (token.revokedAt !== null) {

@@ -16,9 +16,8 @@ export interface ClientsDeps {
 export async function findClient(deps: ClientsDeps, clientId: string): Promise<Client | undefined> {
   const fixed = deps.fixtureClients.get(clientId);
   if (fixed) return fixed;
-  const owner = await deps.store.accounts.lookup('oauthClient', clientId);
-  const doc = owner === null ? null : await deps.store.accounts.get(owner);
-  return doc?.oauthClients.find((c) => c.clientId === clientId);
+  const owner = await deps.store.accounts.findByKey('oauthClient', clientId);
+  return owner?.doc.oauthClients.find((c) => c.clientId === clientId);
 }
 
 /** Compares secrets in constant time (for equal lengths). */

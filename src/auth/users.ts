@@ -25,9 +25,8 @@ export function createPasswordCheck(deps: UsersDeps): (email: string, password: 
   const unknownUserHash = hashPassword(deps.ids.secret(16));
   return async (email, password) => {
     const normalized = email.toLowerCase();
-    const owner = await deps.store.accounts.lookup('email', normalized);
-    const doc = owner === null ? null : await deps.store.accounts.get(owner);
-    const user = doc?.users.find((u) => u.email === normalized) ?? null;
+    const owner = await deps.store.accounts.findByKey('email', normalized);
+    const user = owner?.doc.users.find((u) => u.email === normalized) ?? null;
     const valid = await verifyPassword(password, user?.passwordHash ?? unknownUserHash);
     return user && valid ? user : null;
   };

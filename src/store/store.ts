@@ -76,6 +76,11 @@ export interface AccountSummary {
 export interface AccountStore {
   /** The account owning `key`, or null. */
   lookup(kind: IndexKind, key: string): Promise<string | null>;
+  /**
+   * The account owning `key` and its document, or null: lookup and get as one read (one round
+   * trip to Redis while the document is unchanged). The document is as get's.
+   */
+  findByKey(kind: IndexKind, key: string): Promise<{ accountId: string; doc: DeepReadonly<AccountDoc> } | null>;
   /** The account's document, or null. It must not be changed, nor kept beyond the request. */
   get(accountId: string): Promise<DeepReadonly<AccountDoc> | null>;
   /**

@@ -158,6 +158,20 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
         expect(await store.accounts.lookup(kind, 'no-such-key')).toBeNull();
       });
 
+      it('findByKey answers the owner with its document as it is now, and null once the key is gone', async () => {
+        await create(store, givenAccount('a'));
+        await create(store, givenAccount('b'));
+        expect(await store.accounts.findByKey(kind, keyOf(kind, 'a'))).toEqual({ accountId: 'a', doc: await docOf(store, 'a') });
+        expect(await store.accounts.findByKey(kind, 'no-such-key')).toBeNull();
+
+        await store.accounts.update('a', (doc) => void (doc.account.name = 'renamed'));
+        expect((await store.accounts.findByKey(kind, keyOf(kind, 'a')))?.doc.account.name).toBe('renamed');
+        await store.accounts.update('a', (doc) => indexedKeys[kind].remove(doc, keyOf(kind, 'a')));
+        expect(await store.accounts.findByKey(kind, keyOf(kind, 'a'))).toBeNull();
+        await store.accounts.delete('b');
+        expect(await store.accounts.findByKey(kind, keyOf(kind, 'b'))).toBeNull();
+      });
+
       it('resolves a key added by an update, and the keys from before still resolve', async () => {
         await create(store, givenAccount('a'));
         await store.accounts.update('a', (doc) => indexedKeys[kind].add(doc, 'added-later'));

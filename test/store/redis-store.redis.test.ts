@@ -1,7 +1,7 @@
 import type { ManualClock } from '../../src/core/clock.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
-import { givenAccount, givenDelivery, T0 } from './builders.js';
+import { givenAccount, givenDelivery, keyOf, T0 } from './builders.js';
 import { describeStoreContract, eventually, type StoreContractOptions, type StoreUnderTest } from './contract.js';
 
 let redis: TestRedis;
@@ -60,6 +60,11 @@ describe('the redis store', () => {
     await b.accounts.update('x', (doc) => void (doc.account.name = 'renamed on b'));
     // a has the document cached at its old version: it reads the new one.
     expect((await a.accounts.get('x'))?.account.name).toBe('renamed on b');
+    // findByKey too (it asks for the version with the owner, and the document when that changed).
+    await b.accounts.update('x', (doc) => void (doc.account.name = 'renamed again on b'));
+    expect((await a.accounts.findByKey('apiKey', keyOf('apiKey', 'x')))?.doc.account.name).toBe('renamed again on b');
+    await b.accounts.delete('x');
+    expect(await a.accounts.findByKey('apiKey', keyOf('apiKey', 'x'))).toBeNull();
   });
 
   it('concurrent updates of one account from two connections all land (compare-and-set, retried)', async () => {
@@ -106,5 +111,13 @@ describe('the redis store', () => {
     });
     expect(health).toEqual({ ok: false, reason: expect.stringContaining('Redis at redis://127.0.0.1:1 is unreachable') });
     await expect(store.accounts.get('x')).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
+  });
+
+  it('closing fails the commands still waiting for Redis at once, with the reason', async () => {
+    const store = new RedisStore({ url: 'redis://127.0.0.1:1', deliveryLogLimit: 10, sessionTtlMs: 1000 });
+    // Within its first 2 s a store waits for Redis: the read waits until the store closes.
+    const waiting = store.accounts.get('x');
+    await store.close();
+    await expect(waiting).rejects.toMatchObject({ status: 503, message: expect.stringContaining('its store is closed') });
   });
 });

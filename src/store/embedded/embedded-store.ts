@@ -217,6 +217,11 @@ export class EmbeddedStore implements Store {
   #accountStore(): AccountStore {
     return {
       lookup: (kind: IndexKind, key: string) => Promise.resolve(this.#owner(`${kind}:${key}`)),
+      findByKey: (kind, key) => {
+        const owner = this.#owner(`${kind}:${key}`);
+        if (owner === null) return Promise.resolve(null);
+        return this.#with(owner, (loaded) => (loaded ? { accountId: owner, doc: loaded.file.data.doc } : null));
+      },
       get: (accountId) => this.#with(accountId, (loaded) => loaded?.file.data.doc ?? null),
       update: (accountId, change) => this.#update(accountId, change),
       create: (doc, deliveries = []) => this.#create(doc, deliveries),

@@ -42,8 +42,8 @@ export class RedisConnection {
   #warnedAtMs = 0;
   #closed = false;
   readonly #openedAtMs = performance.now();
-  /** Commands waiting for the connection (see #ready). */
-  readonly #waiters = new Set<() => void>();
+  /** Commands waiting for the connection (see #ready): called with nothing when it is ready, with the error when they give up. */
+  readonly #waiters = new Set<(error?: Error) => void>();
   readonly #shas = new Map<string, string>();
   readonly #logger: Logger | undefined;
 
@@ -134,6 +134,10 @@ export class RedisConnection {
 
   async close(): Promise<void> {
     this.#closed = true;
+    // Commands still waiting for Redis fail now, instead of holding the process until their wait ends.
+    const closed = new ServiceUnavailableError('The sandbox is stopping: its store is closed; try again in a moment');
+    for (const waiter of this.#waiters) waiter(closed);
+    this.#waiters.clear();
     const clients = [this.client, this.#subscriber].filter((c): c is RedisClient => c !== null);
     await Promise.all(
       clients.map(async (c) => {
@@ -151,9 +155,10 @@ export class RedisConnection {
     const leftMs = COMMAND_WAIT_MS - (performance.now() - sinceMs);
     if (this.#closed || leftMs <= 0) return Promise.reject(this.unavailable(new Error(this.#reason)));
     return new Promise((resolve, reject) => {
-      const waiter = (): void => {
+      const waiter = (error?: Error): void => {
         clearTimeout(timer);
-        resolve();
+        if (error) reject(error);
+        else resolve();
       };
       const timer = setTimeout(() => {
         this.#waiters.delete(waiter);

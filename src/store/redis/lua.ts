@@ -177,6 +177,18 @@ return 1
   'helpers',
 );
 
+/** ARGV[2]: the index kind, ARGV[3]: the key. Answers {account id, version of its document}, or nil. */
+export const OWNER_VERSION = script(
+  'ownerVersion',
+  `
+local id = redis.call('HGET', P .. 'idx:' .. ARGV[2], ARGV[3])
+if not id then return false end
+local v = redis.call('HGET', acct(id), 'v')
+if not v then return false end
+return {id, v}
+`,
+);
+
 /** ARGV[3]: the request time (ms). Generated accounts go by it in the idle index. */
 export const TOUCH_ACCOUNT = script(
   'touchAccount',

@@ -3,7 +3,7 @@ import { diffEntries, indexEntriesOf } from '../derived.js';
 import { AccountMissingError, IndexConflictError, type AccountStore, type AccountSummary, type AccountTx, type IndexKind } from '../store.js';
 import { asArray, asText, docFields, encodeDelivery, pairsOf } from './codec.js';
 import type { RedisConnection } from './connection.js';
-import { CREATE_ACCOUNT, DELETE_ACCOUNT, LIST_ACCOUNTS, TOUCH_ACCOUNT, UPDATE_ACCOUNT } from './lua.js';
+import { CREATE_ACCOUNT, DELETE_ACCOUNT, LIST_ACCOUNTS, OWNER_VERSION, TOUCH_ACCOUNT, UPDATE_ACCOUNT } from './lua.js';
 import { Serially } from './serially.js';
 
 interface Cached {
@@ -35,6 +35,20 @@ export class RedisAccounts implements AccountStore {
 
   lookup(kind: IndexKind, key: string): Promise<string | null> {
     return this.connection.run((c) => c.hGet(`${this.prefix}idx:${kind}`, key)).then((owner) => (owner === null || owner === undefined ? null : asText(owner)));
+  }
+
+  async findByKey(kind: IndexKind, key: string): Promise<{ accountId: string; doc: DeepReadonly<AccountDoc> } | null> {
+    const reply = await this.connection.script(OWNER_VERSION, [this.prefix, kind, key]);
+    if (reply === null || reply === undefined) return null;
+    const [owner, version] = asArray(reply).map(asText);
+    const accountId = owner!;
+    const cached = this.#cache.get(accountId);
+    if (cached !== undefined && cached.version === version) {
+      this.#remember(accountId, cached);
+      return { accountId, doc: cached.doc };
+    }
+    const loaded = await this.#load(accountId);
+    return loaded && { accountId, doc: loaded.doc };
   }
 
   async get(accountId: string): Promise<DeepReadonly<AccountDoc> | null> {
@@ -163,6 +177,12 @@ export class RedisAccounts implements AccountStore {
         return cached;
       }
     }
+    return this.#load(accountId);
+  }
+
+  /** The stored document and its version, read whole, and kept in the cache. */
+  async #load(accountId: string): Promise<Cached | null> {
+    const key = `${this.prefix}acct:${accountId}`;
     const [version, json] = await this.connection.run((c) => c.hmGet(key, ['v', 'doc']));
     if (version === null || version === undefined || json === null || json === undefined) {
       this.#cache.delete(accountId);
