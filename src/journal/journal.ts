@@ -6,7 +6,7 @@ import { accountNow } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { maybeAuthOf } from '../http/request-context.js';
-import { publishAccountEvent } from '../live/index.js';
+import { accountChannel, type AccountEvent } from '../live/index.js';
 import type { JournalEntry } from '../store/data.js';
 import type { Store } from '../store/store.js';
 
@@ -47,7 +47,8 @@ export function noteErrorBodies(app: Express): void {
  * For calls made with an account's credentials, an entry in that account's request journal:
  * an O(1) append to a bounded list, after the response is sent. Mounted after authentication;
  * error bodies are kept only in an app set up with noteErrorBodies.
- * The account's event stream hears of it, so an open dashboard shows the request as it happens.
+ * The account's event stream hears of it (published by the store with the entry), so an open
+ * dashboard shows the request as it happens.
  */
 export function recordInJournal(deps: JournalDeps): RequestHandler {
   return (req, res, next) => {
@@ -70,9 +71,9 @@ export function recordInJournal(deps: JournalDeps): RequestHandler {
         auth: auth.via,
         ...(body === undefined ? {} : { errorBody: body }),
       };
+      const event: AccountEvent = { type: 'request', method: entry.method, path, status: entry.status };
       deps.store.journal
-        .append(auth.accountId, entry)
-        .then(() => publishAccountEvent(deps.store, auth.accountId, { type: 'request', method: entry.method, path, status: entry.status }))
+        .append(auth.accountId, entry, { channel: accountChannel(auth.accountId), message: event })
         .catch((error: unknown) => deps.logger.warn('journal append failed', { err: error }));
     });
     next();

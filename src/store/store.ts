@@ -174,9 +174,20 @@ export interface QueueStats {
   oldestDueMs: number | null;
 }
 
+/** A message for the event bus, published by the store after a change (see JournalStore.append). */
+export interface Announcement {
+  channel: string;
+  message: unknown;
+}
+
 export interface JournalStore {
-  /** Appends an entry in O(1), keeping the newest JOURNAL_LIMIT; not awaited on request paths. */
-  append(accountId: string, entry: JournalEntry): Promise<void>;
+  /**
+   * Appends an entry in O(1), keeping the newest JOURNAL_LIMIT; not awaited on request paths.
+   * With `announce`, publishes it on the event bus once the entry is stored (Redis: in the same
+   * script, so a request's entry and its live event cost one round trip); nothing is published
+   * when the account is gone.
+   */
+  append(accountId: string, entry: JournalEntry, announce?: Announcement): Promise<void>;
   /** Newest first. */
   list(accountId: string, limit: number): Promise<JournalEntry[]>;
   clear(accountId: string): Promise<void>;

@@ -766,6 +766,25 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
         expect(listed.at(-1)).toEqual(givenJournalEntry('a', n - JOURNAL_LIMIT));
       });
 
+      it('an append with an announcement publishes it once the entry is stored, and not for an account that is gone', async () => {
+        await create(store, givenAccount('a'));
+        const heard: unknown[] = [];
+        await store.events.subscribe('journal-news', (message) => {
+          heard.push(message);
+        });
+        // What the subscriber finds in the journal when the message arrives: the entry is there already.
+        const seen: unknown[][] = [];
+        await store.events.subscribe('journal-news', () => {
+          void store.journal.list('a', 10).then((entries) => seen.push(entries));
+        });
+        await store.journal.append('nobody', givenJournalEntry('nobody', 1), { channel: 'journal-news', message: { about: 'nobody' } });
+        await store.journal.append('a', givenJournalEntry('a', 1), { channel: 'journal-news', message: { about: 'a', n: 1 } });
+        await eventually(() => seen.length === 1 || null);
+        expect(heard).toEqual([{ about: 'a', n: 1 }]);
+        expect(seen).toEqual([[givenJournalEntry('a', 1)]]);
+        expect(await store.journal.list('nobody', 10)).toEqual([]);
+      });
+
       it("clear empties one account's journal, and appending goes on after it", async () => {
         await create(store, givenAccount('a'));
         await create(store, givenAccount('b'));

@@ -537,7 +537,7 @@ export class EmbeddedStore implements Store {
 
   #journalStore(): JournalStore {
     return {
-      append: (accountId, entry) =>
+      append: (accountId, entry, announce) =>
         this.#with(accountId, async (loaded) => {
           const journal = await this.#journalOf(accountId, loaded);
           if (!journal) return;
@@ -545,6 +545,7 @@ export class EmbeddedStore implements Store {
           entries.push(entry);
           if (entries.length > JOURNAL_LIMIT + JOURNAL_SLACK) entries.splice(0, entries.length - JOURNAL_LIMIT);
           await journal.save(false, JOURNAL_FLUSH_MS);
+          if (announce) await this.events.publish(announce.channel, announce.message);
         }),
       list: (accountId, limit) =>
         this.#with(accountId, async (loaded) => {

@@ -389,6 +389,7 @@ return {deliveries, accounts, oldestText}
 );
 
 /** ARGV[3]: the entry, ARGV[4]: entries kept. Only for an existing account, so a late append cannot outlive a delete. */
+/** ARGV[3]: the entry, ARGV[4]: the journal's limit; ARGV[5] and ARGV[6], when given: a channel and a message to publish once the entry is stored. */
 export const APPEND_JOURNAL = script(
   'appendJournal',
   `
@@ -396,6 +397,7 @@ if redis.call('EXISTS', acct(ARGV[2])) == 0 then return 0 end
 local journal = P .. 'jrnl:' .. ARGV[2]
 redis.call('LPUSH', journal, ARGV[3])
 redis.call('LTRIM', journal, 0, tonumber(ARGV[4]) - 1)
+if ARGV[5] then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
 return 1
 `,
 );

@@ -5,10 +5,13 @@ import type { SessionData } from 'express-session';
 
 import type { JournalEntry } from '../data.js';
 import { InProcessLocks } from '../embedded/in-process.js';
-import { JOURNAL_LIMIT, type Counters, type EventBus, type JournalStore, type Locks, type Settings } from '../store.js';
+import { JOURNAL_LIMIT, type Announcement, type Counters, type EventBus, type JournalStore, type Locks, type Settings } from '../store.js';
 import { asText } from './codec.js';
 import type { RedisConnection } from './connection.js';
 import { APPEND_JOURNAL, INCREMENT_COUNTER, LOCK_HOLDER, SET_IF_ABSENT } from './lua.js';
+
+/** The Redis channel of an event bus channel. */
+const eventChannelKey = (prefix: string, channel: string): string => `${prefix}ev:${channel}`;
 
 /** The request journal: a list per account (`jrnl:<id>`), newest first, capped with LTRIM. */
 export class RedisJournal implements JournalStore {
@@ -17,8 +20,10 @@ export class RedisJournal implements JournalStore {
     private readonly prefix: string,
   ) {}
 
-  async append(accountId: string, entry: JournalEntry): Promise<void> {
-    await this.connection.script(APPEND_JOURNAL, [this.prefix, accountId, JSON.stringify(entry), String(JOURNAL_LIMIT)]);
+  async append(accountId: string, entry: JournalEntry, announce?: Announcement): Promise<void> {
+    const args = [this.prefix, accountId, JSON.stringify(entry), String(JOURNAL_LIMIT)];
+    if (announce) args.push(eventChannelKey(this.prefix, announce.channel), JSON.stringify(announce.message ?? null));
+    await this.connection.script(APPEND_JOURNAL, args);
   }
 
   async list(accountId: string, limit: number): Promise<JournalEntry[]> {
@@ -125,12 +130,12 @@ export class RedisEvents implements EventBus {
   ) {}
 
   async publish(channel: string, message: unknown): Promise<void> {
-    await this.connection.run((c) => c.publish(`${this.prefix}ev:${channel}`, JSON.stringify(message ?? null)));
+    await this.connection.run((c) => c.publish(eventChannelKey(this.prefix, channel), JSON.stringify(message ?? null)));
   }
 
   async subscribe(channel: string, handler: (message: unknown) => void): Promise<() => Promise<void>> {
     const subscriber = this.connection.subscriber();
-    const name = `${this.prefix}ev:${channel}`;
+    const name = eventChannelKey(this.prefix, channel);
     const listener = (raw: string): void => {
       let message: unknown;
       try {
