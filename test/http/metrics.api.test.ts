@@ -67,7 +67,7 @@ describe.each([
     const text = (await request(t.app).get('/metrics').expect(200)).text;
     expect(sample(text, 'sandbox_accounts')).toBe(2);
     // The backend the app really has (npm run test:redis runs this file with every test app on Redis).
-    expect(sample(text, 'sandbox_store_operation_duration_seconds_count', { backend: t.store.backend, operation: 'accounts.lookup' })).toBeGreaterThan(0);
+    expect(sample(text, 'sandbox_store_operation_duration_seconds_count', { backend: t.store.backend, operation: 'accounts.findByKey' })).toBeGreaterThan(0);
     if (!process.env['TEST_REDIS_URL']) expect(t.store.backend).toBe(backend);
     expect(sample(text, 'sandbox_webhook_queue_due_deliveries')).toBe(0);
     expect(sample(text, 'sandbox_webhook_queue_due_accounts')).toBe(0);
