@@ -56,8 +56,8 @@ const floorZones = FLOORS.flatMap((folder, index) => [
 const clientZone = {
   target: './src/dashboard/client',
   from: './src',
-  except: ['./dashboard/client', './dashboard/page-config.ts'],
-  message: 'the browser code (src/dashboard/client) imports only itself and src/dashboard/page-config.ts; server code would end up in the bundle',
+  except: ['./dashboard/client', './dashboard/page-config.ts', './dashboard/api-types.ts'],
+  message: 'the browser code (src/dashboard/client) imports only itself, src/dashboard/page-config.ts and src/dashboard/api-types.ts; server code would end up in the bundle',
 };
 
 export default tseslint.config(
@@ -86,6 +86,17 @@ export default tseslint.config(
         'error',
         { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'Use the injected Clock (core/clock.ts).' },
         { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Use the injected Clock (core/clock.ts).' },
+      ],
+    },
+  },
+  {
+    // The API's answer types for the browser code: anything but a type would take server code into its bundle.
+    files: ['src/dashboard/api-types.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "ImportDeclaration[importKind='value']", message: 'Types only: the dashboard page bundles this file; use `import type`.' },
+        { selector: 'ExportNamedDeclaration[exportKind="value"], ExportDefaultDeclaration', message: 'Types only: the dashboard page bundles this file; export types.' },
       ],
     },
   },

@@ -1,7 +1,7 @@
 /** What other features use of alerts. */
 export { alertNotification, isShownActive, presentAlert } from './presenter.js';
 export { alertsOperations } from './operations.js';
-export { AlertNotification, PublicAlert } from './schemas.js';
+export { AlertNotification, AlertStarted, PublicAlert, SandboxAlert } from './schemas.js';
 export { ALERT_TYPE_SPECS, ALERT_TYPES } from './rules.js';
 export { alertsSandboxRouter } from './routes.js';
 export { endAlert, startAlert, type AlertsDeps, type StartAlertInput } from './service.js';

@@ -1,6 +1,6 @@
 /** What other features and the composition root use of scenarios. */
 export { loadScenarios, ScenarioError } from './catalog.js';
-export { scenariosOperations } from './operations.js';
+export { ClockStateBody, Run, scenariosOperations } from './operations.js';
 export { scenariosSandboxRouter } from './routes.js';
 export { runDueSteps, scenarioWork, startRun, type ScenariosDeps } from './runner.js';
 export type { ScenarioCatalog } from './schema.js';

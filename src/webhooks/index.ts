@@ -2,5 +2,5 @@
 export { ATTEMPT_HEADER, DELIVERY_ID_HEADER, Dispatcher, SUBSCRIPTION_DELETED_NOTE, type DispatcherOptions, type NewDelivery } from './dispatcher.js';
 export { deliveriesSandboxRouter } from './routes.js';
 export { presentDelivery } from './presenter.js';
-export { Delivery, webhooksOperations, type DeliveryView } from './operations.js';
+export { Delivery, DeliveryAttempt, webhooksOperations, type DeliveryView } from './operations.js';
 export { describeAnswerBody, fetchSender, headersOf, type WebhookRequest, type WebhookResponse, type WebhookSender } from './sender.js';

@@ -1,5 +1,5 @@
+import type { ErrorAnswer } from '../api-types.js';
 import { DASHBOARD_PATHS, type PageConfig, type TokenAnswer } from '../page-config.js';
-import type { ErrorAnswer } from './api-types.js';
 
 /** Refusals that a fresh token cures: the clock moved past its expiry, or tokens were expired or revoked. */
 const TOKEN_REFUSALS = new Set(['token_expired', 'token_revoked', 'invalid_credentials']);

@@ -1,4 +1,4 @@
-import type { ClockState } from './api-types.js';
+import type { ClockState } from '../api-types.js';
 import type { Context } from './context.js';
 import { badge, byId } from './dom.js';
 import { duration, fullTime } from './format.js';

@@ -1,5 +1,5 @@
+import type { ClockState, Location } from '../api-types.js';
 import type { AlertTypeOption, PageConfig } from '../page-config.js';
-import type { ClockState, Location } from './api-types.js';
 import { describeError, SignedOut, type Api } from './api.js';
 import { byId, el } from './dom.js';
 

@@ -1,4 +1,4 @@
-import type { Delivery, Paged, Subscription } from './api-types.js';
+import type { Delivery, Paged, Subscription } from '../api-types.js';
 import type { Context } from './context.js';
 import { deliveryTitle, lastAnswer } from './delivery-text.js';
 import { badge, byId, el, emptyState, replaceKeepingFocus } from './dom.js';

@@ -1,4 +1,4 @@
-import type { Delivery } from './api-types.js';
+import type { Delivery } from '../api-types.js';
 
 /** What a delivery was: "alert · lowLeak start", "confirmation", "receiver check". */
 export function deliveryTitle(d: Delivery): string {

@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryAttempt } from './api-types.js';
+import type { Delivery, DeliveryAttempt } from '../api-types.js';
 import type { Context } from './context.js';
 import { deliveryTitle, lastAnswer } from './delivery-text.js';
 import { badge, byId, el } from './dom.js';

@@ -1,4 +1,4 @@
-import type { JournalEntry } from './api-types.js';
+import type { JournalEntry } from '../api-types.js';
 import type { Context } from './context.js';
 import { badge, byId, el, emptyState } from './dom.js';
 import { prettyJson, shortTime } from './format.js';

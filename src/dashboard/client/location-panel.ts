@@ -1,4 +1,4 @@
-import type { AlertStarted, Location, Paged, SandboxAlert } from './api-types.js';
+import type { AlertStarted, Location, Paged, SandboxAlert } from '../api-types.js';
 import type { Context } from './context.js';
 import { badge, byId, el, emptyState, replaceKeepingFocus } from './dom.js';
 import { clockTime, plural, shortTime } from './format.js';

@@ -1,4 +1,4 @@
-import type { Run } from './api-types.js';
+import type { Run } from '../api-types.js';
 import type { Context } from './context.js';
 import { badge, byId, el, emptyState } from './dom.js';
 import { duration, shortTime } from './format.js';

@@ -1,5 +1,5 @@
+import type { Delivery, Paged, Subscription } from '../api-types.js';
 import { DASHBOARD_PATHS } from '../page-config.js';
-import type { Delivery, Paged, Subscription } from './api-types.js';
 import { ApiError } from './api.js';
 import type { Context } from './context.js';
 import { badge, byId, el, emptyState, replaceKeepingFocus } from './dom.js';

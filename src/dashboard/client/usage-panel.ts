@@ -1,7 +1,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
-import type { Paged, Reading, SandboxAlert, Summary } from './api-types.js';
+import type { Paged, Reading, SandboxAlert, Summary } from '../api-types.js';
 import type { Context } from './context.js';
 import { byId } from './dom.js';
 import { gallons, shortTime } from './format.js';
