@@ -388,8 +388,11 @@ return {deliveries, accounts, oldestText}
 `,
 );
 
-/** ARGV[3]: the entry, ARGV[4]: entries kept. Only for an existing account, so a late append cannot outlive a delete. */
-/** ARGV[3]: the entry, ARGV[4]: the journal's limit; ARGV[5] and ARGV[6], when given: a channel and a message to publish once the entry is stored. */
+/**
+ * ARGV[3]: the entry, ARGV[4]: entries kept; ARGV[5] and ARGV[6], when given: a channel and a
+ * message to publish once the entry is stored. Only for an existing account, so a late append
+ * cannot outlive a delete (and announces nothing).
+ */
 export const APPEND_JOURNAL = script(
   'appendJournal',
   `
