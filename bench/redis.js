@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 
 import { freePort, startRedisProcess } from '../test/helpers/redis-process.mjs';
 import { startChild } from './lib/child.js';
-import { sequential } from './lib/measure.js';
+import { median, roundRatio, sequential } from './lib/measure.js';
 import { startReceivers } from './lib/receivers.js';
 import { DEMO_ACCOUNT_ID, DEMO_API_KEY } from './lib/sandbox.js';
 
@@ -97,8 +97,6 @@ async function burst(bases, connections, pids = {}, duration = 1) {
   return { rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99, cpu };
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
 /**
  * Throughput of each setup ({name: {bases, pids}}) at `connections`, measured in alternating
  * one-second rounds after a warm-up second each, so that load from elsewhere on the machine hits
@@ -117,12 +115,6 @@ async function throughputSideBySide(setups, connections) {
       return [name, { rps: r.reduce((n, x) => n + x.rps, 0) / r.length, p50: median(r.map((x) => x.p50)), p99: Math.max(...r.map((x) => x.p99)), cpu, rounds: r.map((x) => x.rps) }];
     }),
   );
-}
-
-/** The median over neighbouring rounds of a's rate over b's, and the range of those ratios. */
-function roundRatio(a, b) {
-  const ratios = a.rounds.map((rps, i) => rps / b.rounds[i]);
-  return { median: median(ratios), low: Math.min(...ratios), high: Math.max(...ratios) };
 }
 
 const cpuText = (cpu) =>
@@ -187,7 +179,7 @@ export async function run() {
     await lowdb.stop();
     console.log(`\nGET a location under load, ${SECONDS} alternating 1 s rounds of each setup after 1 s of warm-up (BENCH_SECONDS to change); CPU: share of one core:`);
     for (const [connections, t] of Object.entries(loads)) {
-      const scaling = roundRatio(t.two, t.one);
+      const scaling = roundRatio(t.two.rounds, t.one.rounds);
       const saturating = Number(connections) === SATURATING_CONNECTIONS;
       console.log(`  ${connections} connections`);
       console.log(`    lowdb, one process       ${t.lowdb.rps.toFixed(0).padStart(6)} req/s  p50 ${t.lowdb.p50} ms  p99 ${t.lowdb.p99} ms  CPU: ${cpuText(t.lowdb.cpu)}`);

@@ -61,7 +61,7 @@ export interface RunningSandbox {
  * webhook dispatcher and the scenario runner: with Redis, each replica asks once per tick.
  * Never rejects.
  */
-async function noticeDueWork(deps: Deps): Promise<void> {
+export async function noticeDueWork(deps: Deps): Promise<void> {
   let due: string[];
   try {
     due = await deps.store.accounts.due(deps.clock.now().getTime(), DUE_ACCOUNTS_PER_TICK);

@@ -19,14 +19,23 @@ async function burst(url, headers, seconds) {
   return result;
 }
 
-const median = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+export const median = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+
+/**
+ * Rates of two setups measured in alternating rounds: the median over neighbouring rounds of
+ * a's rate over b's, and the range of those ratios (the figure least moved by the machine's
+ * neighbours).
+ */
+export function roundRatio(ratesA, ratesB) {
+  const ratios = ratesA.map((rate, i) => rate / ratesB[i]);
+  return { median: median(ratios), low: Math.min(...ratios), high: Math.max(...ratios) };
+}
 
 /**
  * Requests per second and latency percentiles (ms) under load of two URLs, measured in
  * alternating one-second rounds (after a warm-up second each), so that a disturbance from
  * elsewhere on the machine hits both alike. p50: median of the rounds; p99: worst round.
- * `ratios`: a's rate over b's in each pair of neighbouring rounds, the figure least moved by
- * the machine's neighbours (the load generator itself is often the limit of the bare route).
+ * `ratio`: see roundRatio (the load generator itself is often the limit of the bare route).
  */
 export async function loadSideBySide(a, b) {
   await burst(a.url, a.headers, 1);
@@ -42,7 +51,7 @@ export async function loadSideBySide(a, b) {
     p50: median(results.map((r) => r.latency.p50)),
     p99: Math.max(...results.map((r) => r.latency.p99)),
   });
-  return { a: summary(rounds.a), b: summary(rounds.b), ratios: rounds.a.map((r, i) => rate(r) / rate(rounds.b[i])) };
+  return { a: summary(rounds.a), b: summary(rounds.b), ratio: roundRatio(rounds.a.map(rate), rounds.b.map(rate)) };
 }
 
 /**
@@ -114,7 +123,7 @@ export async function compareWithBare({ bare, name, url, headers = {} }) {
   const bareUrl = bare.route(String(Math.random()).slice(2), body);
   const seq = await sequential(url, headers, 300, 200);
   const bareSeq = await sequential(bareUrl, {}, 300, 200);
-  const { a: route, b: yardstick, ratios } = await loadSideBySide({ url, headers }, { url: bareUrl, headers: {} });
+  const { a: route, b: yardstick, ratio } = await loadSideBySide({ url, headers }, { url: bareUrl, headers: {} });
   return {
     name,
     bytes: JSON.stringify(body).length,
@@ -127,9 +136,9 @@ export async function compareWithBare({ bare, name, url, headers = {} }) {
     p99: route.p99,
     bareRps: yardstick.rps,
     bareP50: yardstick.p50,
-    ratio: median(ratios),
-    ratioLow: Math.min(...ratios),
-    ratioHigh: Math.max(...ratios),
+    ratio: ratio.median,
+    ratioLow: ratio.low,
+    ratioHigh: ratio.high,
   };
 }
 

@@ -15,7 +15,6 @@ import { ASSETS_DIR, ASSETS_SUBDIR, MANIFEST_FILE, type AssetManifest } from './
  * Run by `npm run build` (and so `npm start` and the Docker build) and by the tests' global set-up.
  */
 
-/** The package root: this file is src/dashboard/build-assets.ts or dist/dashboard/build-assets.js. */
 const ENTRY = 'src/dashboard/client/main.ts';
 /** Bump when the settings below change, so an older build is not taken as up to date. */
 const SETTINGS_VERSION = 1;

@@ -50,8 +50,9 @@ function notJson(contentType: string): AppError {
 }
 
 /**
- * Request body parsing for the whole app. A body sent with GET or HEAD is read and ignored. Under `jsonOnlyUnder` (the API: /v1, /sandbox) a body is JSON: declared as JSON,
- * or sent with no Content-Type at all; a non-empty body of any other type is a 415, and an
+ * Request body parsing for the whole app. A body sent with GET or HEAD is read and ignored.
+ * Under `jsonOnlyUnder` (the API: /v1, /sandbox) a body is JSON: declared as JSON, or sent with
+ * no Content-Type at all; a non-empty body of any other type is a 415, and an
  * empty one is no body. Elsewhere (the login forms, the token endpoint) form bodies are read
  * as well. Either way a JSON body nested deeper than MAX_JSON_DEPTH is a 400.
  */

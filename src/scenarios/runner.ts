@@ -251,21 +251,14 @@ export function scenarioWork(deps: ScenariosDeps): DueWork {
 }
 
 /**
- * Applies due steps of every account whose running clock passed them in real time; called by
- * the server's background interval, which passes the accounts with work due (`due`, else looked
- * up here). An account whose time lock is held (a clock move, or
- * another replica applying its steps) is skipped: the holder applies them. Never rejects.
+ * Applies due steps of the accounts with work due (`due`, found by the server's background
+ * interval) whose running clock passed them in real time. An account whose time lock is held
+ * (a clock move, or another replica applying its steps) is skipped: the holder applies them.
+ * Never rejects.
  */
-export async function runDueSteps(deps: ScenariosDeps, due?: readonly string[]): Promise<void> {
-  let accounts: readonly string[];
-  try {
-    accounts = due ?? (await deps.store.accounts.due(deps.clock.now().getTime(), 1000));
-  } catch (error) {
-    if (!isServiceUnavailable(error)) deps.logger.error('looking for due scenario steps failed', { err: error });
-    return;
-  }
+export async function runDueSteps(deps: ScenariosDeps, due: readonly string[]): Promise<void> {
   await Promise.all(
-    accounts.map(async (accountId) => {
+    due.map(async (accountId) => {
       try {
         const doc = await deps.store.accounts.get(accountId);
         if (!doc?.runs.some((r) => r.state === 'running')) return;

@@ -1,7 +1,7 @@
 import request from 'supertest';
 
-import { runDueSteps } from '../../src/scenarios/runner.js';
 import { parseScenarioFile, type Scenario } from '../../src/scenarios/schema.js';
+import { noticeDueWork } from '../../src/server.js';
 import type { DeliveryRecord } from '../../src/store/data.js';
 import { buildTestApp, deliveriesIn, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
@@ -73,11 +73,11 @@ describe('advancing the clock through a retry and a scenario step', () => {
   it('applies a due step in real time when the running clock passes it (the background interval)', async () => {
     const run = await request(t.app).post('/sandbox/scenarios/leak-90s/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
     t.clock.advance(89_000);
-    await runDueSteps(t.deps);
+    await noticeDueWork(t.deps);
     expect((await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY))).body.state).toBe('running');
 
     t.clock.advance(1_500);
-    await runDueSteps(t.deps);
+    await noticeDueWork(t.deps);
     await t.deps.dispatcher.drain(DEMO_ACCOUNT_ID);
     const status = await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY));
     expect(status.body).toMatchObject({ state: 'completed', nextStepAt: null });
@@ -88,7 +88,7 @@ describe('advancing the clock through a retry and a scenario step', () => {
     await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ frozen: true }).expect(200);
     const run = await request(t.app).post('/sandbox/scenarios/leak-90s/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
     t.clock.advance(3_600_000);
-    await runDueSteps(t.deps);
+    await noticeDueWork(t.deps);
     const status = await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY));
     expect(status.body).toMatchObject({ state: 'running', nextStep: 1, nextStepAt: at(90) });
   });
