@@ -35,7 +35,8 @@ export function createApp(deps: Deps): Express {
 
   app.use(rejectMalformedPercentEncoding);
   app.use(deps.metrics.requests);
-  app.use(requestLog(deps.logger));
+  const log = requestLog(deps.logger);
+  if (log) app.use(log);
   app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));
 
   // The API first: a /v1 request then meets no layer of the other hosts' routers on its way.

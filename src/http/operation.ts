@@ -177,7 +177,9 @@ export function operationRouter(mount: string): OperationRouter {
     handle(op, handler, ...before) {
       const base = expressPath(mount, op.path);
       const path = op.trailingSlash ? `${base}{/}` : base;
+      const pattern = op.path.replace(/\{(\w+)\}/g, ':$1');
       const run = Object.assign((req: Request, res: Response): unknown => {
+        setRouteLabel(res, pattern);
         const input = {
           params: req.params as never,
           query: () => (op.query ? parseInput(op.query, req.query, 'query') : undefined) as never,
@@ -190,12 +192,12 @@ export function operationRouter(mount: string): OperationRouter {
         };
         return handler(input, req, res);
       }, { operation: op as unknown as Operation }) satisfies OperationHandler;
-      const pattern = op.path.replace(/\{(\w+)\}/g, ':$1');
+      // The route's own checks (`before`) answer under its label too; without them, run sets it.
       const label: RequestHandler = (_req, res, next) => {
         setRouteLabel(res, pattern);
         next();
       };
-      router[op.method](path, label, ...before, run);
+      router[op.method](path, ...(before.length > 0 ? [label, ...before] : []), run);
       methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), op.method.toUpperCase()]);
     },
     done() {

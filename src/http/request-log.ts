@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { RequestHandler } from 'express';
 
 import type { Logger } from '../core/logger.js';
+import { afterResponse } from './after-response.js';
 import { maybeAuthOf } from './request-context.js';
 
 // A confirmation token in a URL is a credential: it never reaches the log.
@@ -12,13 +13,14 @@ const redactUrl = (url: string): string => (url.includes('confirmationToken') ? 
  * One log line per request: method, URL, status, duration and the account, written by pino
  * (asynchronously, with its redaction). Not pino-http: its child logger per request, with
  * redaction set up each time, cost a tenth of a plain request's time here (bench: GET a
- * location), even with logging off; this writes one line and nothing when the level is off.
+ * location), even with logging off; this writes one line. Null when the level is off: then
+ * there is nothing to mount.
  */
-export function requestLog(logger: Logger): RequestHandler {
-  if (logger.pino && !logger.pino.isLevelEnabled('info')) return (_req, _res, next) => next();
+export function requestLog(logger: Logger): RequestHandler | null {
+  if (logger.pino && !logger.pino.isLevelEnabled('info')) return null;
   return (req, res, next) => {
     const started = performance.now();
-    res.once('finish', () => {
+    afterResponse(res, () => {
       const auth = maybeAuthOf(res);
       logger.info('request', {
         method: req.method,

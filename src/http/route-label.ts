@@ -5,7 +5,7 @@ type Labelled = { [ROUTE]?: string };
 
 /** Notes the pattern of the documented route that answers (`/v1/locations/:locationId`), whatever happens after. */
 export function setRouteLabel(res: Response, pattern: string): void {
-  (res as Labelled)[ROUTE] = pattern;
+  (res.locals as Labelled)[ROUTE] = pattern;
 }
 
 /**
@@ -15,7 +15,7 @@ export function setRouteLabel(res: Response, pattern: string): void {
  * else `unmatched`.
  */
 export function routeLabelOf(req: Request, res: Response): string {
-  const tagged = (res as Labelled)[ROUTE];
+  const tagged = (res.locals as Labelled)[ROUTE];
   if (tagged !== undefined) return tagged;
   const path = (req.route as { path?: unknown } | undefined)?.path;
   return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';

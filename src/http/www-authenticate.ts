@@ -33,6 +33,9 @@ export const refusedCredentials = (code: string, message: string): AppError =>
 // An auth-scheme is an RFC 9110 token; a longer or odder first word may be a secret, and is not echoed.
 const SCHEME_NAME = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,23}$/;
 
+/** What almost every request sends; anything else takes the careful path of readBearerCredential, for its message. */
+const PLAIN_BEARER = /^\s*bearer\s+(\S+)\s*$/i;
+
 /**
  * The credential of `Authorization: Bearer <credential>` (the scheme name in any case), or the
  * 401 that says what is wrong with the header: missing, empty, no scheme, another scheme,
@@ -40,6 +43,8 @@ const SCHEME_NAME = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,23}$/;
  * `expected` is the header as the caller should send it, e.g. ACCOUNT_AUTHORIZATION.
  */
 export function readBearerCredential(header: string | undefined, expected: string): string {
+  const plain = header === undefined ? null : PLAIN_BEARER.exec(header);
+  if (plain) return plain[1]!;
   if (header === undefined) throw missingCredentials(`The Authorization header is missing; send "${expected}"`);
   const words = header.trim().split(/\s+/).filter((w) => w !== '');
   const [scheme, credential, ...rest] = words;

@@ -5,6 +5,7 @@ import type { Express, RequestHandler, Response } from 'express';
 import { accountNow } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { afterResponse } from '../http/after-response.js';
 import { maybeAuthOf } from '../http/request-context.js';
 import { accountChannel, type AccountEvent } from '../live/index.js';
 import type { JournalEntry } from '../store/data.js';
@@ -54,7 +55,7 @@ export function recordInJournal(deps: JournalDeps): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     const path = req.baseUrl + req.path;
-    res.once('finish', () => {
+    afterResponse(res, () => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const auth = maybeAuthOf(res);
       // Reading the journal, and the plumbing of `water-sandbox listen` (a reply per webhook), stay out of it.

@@ -17,6 +17,7 @@ import {
   type AccountStore,
   type AccountSummary,
   type AccountTx,
+  type Announcement,
   type DeliveryQuery,
   type DeliveryStore,
   type IndexKind,
@@ -301,8 +302,7 @@ export class EmbeddedStore implements Store {
     try {
       await Promise.all([file.save(), shard.save()]);
     } finally {
-      loaded.pins--;
-      this.#evict();
+      this.#unpin(loaded);
     }
     return true;
   }
@@ -538,14 +538,10 @@ export class EmbeddedStore implements Store {
   #journalStore(): JournalStore {
     return {
       append: (accountId, entry, announce) =>
-        this.#with(accountId, async (loaded) => {
-          const journal = await this.#journalOf(accountId, loaded);
-          if (!journal) return;
-          const entries = journal.data.entries;
-          entries.push(entry);
-          if (entries.length > JOURNAL_LIMIT + JOURNAL_SLACK) entries.splice(0, entries.length - JOURNAL_LIMIT);
-          await journal.save(false, JOURNAL_FLUSH_MS);
-          if (announce) await this.events.publish(announce.channel, announce.message);
+        this.#with(accountId, (loaded) => {
+          // The journal of an account in use is open already: the append is then synchronous.
+          if (loaded?.journal) return this.#appendTo(loaded.journal, entry, announce);
+          return this.#journalOf(accountId, loaded).then((journal) => (journal ? this.#appendTo(journal, entry, announce) : undefined));
         }),
       list: (accountId, limit) =>
         this.#with(accountId, async (loaded) => {
@@ -560,6 +556,15 @@ export class EmbeddedStore implements Store {
           await journal.save(false, JOURNAL_FLUSH_MS);
         }),
     };
+  }
+
+  #appendTo(journal: LowdbFile<JournalFileData>, entry: JournalEntry, announce: Announcement | undefined): Promise<void> {
+    const entries = journal.data.entries;
+    entries.push(entry);
+    if (entries.length > JOURNAL_LIMIT + JOURNAL_SLACK) entries.splice(0, entries.length - JOURNAL_LIMIT);
+    // A lazy save only schedules the write: its promise is already settled.
+    void journal.save(false, JOURNAL_FLUSH_MS);
+    return announce ? this.events.publish(announce.channel, announce.message) : Promise.resolve();
   }
 
   async #journalOf(accountId: string, loaded: LoadedAccount | null): Promise<LowdbFile<JournalFileData> | null> {
@@ -605,16 +610,45 @@ export class EmbeddedStore implements Store {
    * copy loaded again from its file meanwhile, and a lazy write of an evicted copy would be
    * missed by flush and close.
    */
-  async #with<T>(accountId: string, fn: (loaded: LoadedAccount | null) => T | Promise<T>): Promise<T> {
+  #with<T>(accountId: string, fn: (loaded: LoadedAccount | null) => T | Promise<T>): Promise<T> {
+    const cached = this.#loaded.get(accountId);
+    if (!cached) return this.#withLoaded(accountId, fn);
+    // An account in the cache (the usual case) runs `fn` at once: no turn of the event loop
+    // before it, and none after it when it is synchronous.
+    this.#pin(accountId, cached);
+    let result: T | Promise<T>;
+    try {
+      result = fn(cached);
+    } catch (error) {
+      this.#unpin(cached);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    if (!(result instanceof Promise)) {
+      this.#unpin(cached);
+      return Promise.resolve(result);
+    }
+    return result.finally(() => this.#unpin(cached));
+  }
+
+  async #withLoaded<T>(accountId: string, fn: (loaded: LoadedAccount | null) => T | Promise<T>): Promise<T> {
     const loaded = await this.#acquire(accountId);
     try {
       return await fn(loaded);
     } finally {
-      if (loaded) {
-        loaded.pins--;
-        this.#evict();
-      }
+      if (loaded) this.#unpin(loaded);
     }
+  }
+
+  /** Takes a pin on a cached account and makes it the most recently used (eviction takes the least recently used first). */
+  #pin(accountId: string, loaded: LoadedAccount): void {
+    this.#loaded.delete(accountId);
+    this.#loaded.set(accountId, loaded);
+    loaded.pins++;
+  }
+
+  #unpin(loaded: LoadedAccount): void {
+    loaded.pins--;
+    this.#evict();
   }
 
   /**
@@ -625,10 +659,7 @@ export class EmbeddedStore implements Store {
   #acquire(accountId: string): Promise<LoadedAccount | null> {
     const loaded = this.#loaded.get(accountId);
     if (loaded) {
-      // Most recently used last, so eviction takes the least recently used first.
-      this.#loaded.delete(accountId);
-      this.#loaded.set(accountId, loaded);
-      loaded.pins++;
+      this.#pin(accountId, loaded);
       return Promise.resolve(loaded);
     }
     const path = this.#path('accounts', accountId);

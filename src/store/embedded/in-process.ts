@@ -73,7 +73,9 @@ export class InProcessEvents implements EventBus {
   readonly #emitter = new EventEmitter().setMaxListeners(0);
 
   publish(channel: string, message: unknown): Promise<void> {
-    // Handlers run after the publisher's turn, as they would with a networked bus.
+    // As on a networked bus, a message nobody subscribes to when it is published is dropped, and
+    // handlers run after the publisher's turn.
+    if (this.#emitter.listenerCount(channel) === 0) return Promise.resolve();
     queueMicrotask(() => this.#emitter.emit(channel, message));
     return Promise.resolve();
   }
