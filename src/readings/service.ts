@@ -39,6 +39,7 @@ export class ReadingsService {
   readonly #deps: ReadingsDeps;
   readonly #zones = new ZoneOffsetsCache();
   readonly #models = new BoundedMemo<{ signature: string; model: UsageModel; totals: YearTotals }>(256);
+  readonly #profileTexts = new WeakMap<object, string>();
 
   constructor(deps: ReadingsDeps) {
     this.#deps = deps;
@@ -81,7 +82,7 @@ export class ReadingsService {
 
   #usageFrom(data: DeepReadonly<AccountDoc>, location: DeepReadonly<LocationRecord>, nowMs: number): LocationUsage {
     const seed = this.#deps.config.seed;
-    const profileJson = JSON.stringify(location.profile);
+    const profileJson = this.#profileJson(location.profile);
     // Everything the model and its totals depend on: a changed profile or zone gets a fresh model.
     const signature = `${seed}|${location.timeZone}|${profileJson}`;
     let memo = this.#models.get(location.locationId, () => this.#modelOf(location.locationId, signature, profileJson));
@@ -99,6 +100,16 @@ export class ReadingsService {
       flows: flowsFromAlerts(data.alerts, location.locationId, nowMs),
       totals,
     });
+  }
+
+  /**
+   * The profile as JSON, kept per profile object: a stored document is never changed in place
+   * (a change makes a new one), so the same object always has the same text.
+   */
+  #profileJson(profile: DeepReadonly<LocationRecord['profile']>): string {
+    let json = this.#profileTexts.get(profile);
+    if (json === undefined) this.#profileTexts.set(profile, (json = JSON.stringify(profile)));
+    return json;
   }
 
   #modelOf(locationId: string, signature: string, profileJson: string): { signature: string; model: UsageModel; totals: YearTotals } {

@@ -30,7 +30,18 @@ function timed<T extends object>(target: T, group: string, observe: StoreObserve
       const started = performance.now();
       const result = method.apply(target, args);
       if (!(result instanceof Promise)) return result;
-      return result.finally(() => observe(operation, (performance.now() - started) / 1000));
+      const done = (): void => observe(operation, (performance.now() - started) / 1000);
+      // Not finally(): it costs each call two more turns of the microtask queue.
+      return result.then(
+        (value: unknown) => {
+          done();
+          return value;
+        },
+        (error: unknown) => {
+          done();
+          throw error;
+        },
+      );
     };
   }
   return wrapped as T;
