@@ -157,3 +157,14 @@ it('does not echo a first word that may be a secret rather than a scheme name', 
   const res = await request(t.app).get('/v1/locations').set('Authorization', `${secretish} trailing`).expect(401);
   expect(res.body.message).toBe(`The Authorization header uses a scheme other than Bearer; this call takes the Bearer scheme: ${ACCOUNT_FORM}`);
 });
+
+it.each([
+  ['the scheme in lower case', `bearer ${DEMO_API_KEY}`],
+  ['the scheme in upper case', `BEARER ${DEMO_API_KEY}`],
+  ['several spaces and a tab between scheme and key', `Bearer  \t ${DEMO_API_KEY}`],
+  ['spaces around the whole value', `  Bearer ${DEMO_API_KEY}  `],
+])('takes %s (RFC 9110: the scheme is case-insensitive, whitespace is not part of the key)', async (_form, authorization) => {
+  const t = await buildTestApp();
+  const res = await request(t.app).get('/v1/locations').set('Authorization', authorization);
+  expect({ status: res.status, challenge: res.headers['www-authenticate'] }).toEqual({ status: 200, challenge: undefined });
+});

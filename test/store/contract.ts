@@ -913,6 +913,15 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
         expect(onB).toEqual(['second']);
       });
 
+      it('a message published while nobody subscribes is dropped, not kept for a later subscriber', async () => {
+        await store.events.publish('d', 'unheard');
+        const heard: unknown[] = [];
+        await store.events.subscribe('d', (m) => heard.push(m));
+        await store.events.publish('d', 'heard');
+        await eventually(() => heard.length > 0 || null);
+        expect(heard).toEqual(['heard']);
+      });
+
       it('unsubscribe stops the messages of that subscriber only', async () => {
         const gone: unknown[] = [];
         const staying: unknown[] = [];
