@@ -9,8 +9,9 @@ export type StoreObserver = (operation: string, seconds: number) => void;
 function methodNames(target: object): string[] {
   const names = new Set<string>();
   for (let layer: object | null = target; layer !== null && layer !== Object.prototype; layer = Object.getPrototypeOf(layer) as object | null) {
-    for (const name of Object.getOwnPropertyNames(layer)) {
-      if (name !== 'constructor' && typeof (target as Record<string, unknown>)[name] === 'function') names.add(name);
+    // Read from the descriptors: a getter is not a method, and is not run here.
+    for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(layer))) {
+      if (name !== 'constructor' && typeof descriptor.value === 'function') names.add(name);
     }
   }
   return [...names];
