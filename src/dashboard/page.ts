@@ -40,7 +40,7 @@ function clockBar(): SafeHtml {
   return html`<section class="card clock" id="clock" aria-labelledby="clock-title">
     <h2 id="clock-title" class="visually-hidden">Virtual clock</h2>
     <div class="clock-read">
-      <div class="clock-now" id="clock-now" aria-live="off">…</div>
+      <div class="clock-now" id="clock-now" aria-live="off">&hellip;</div>
       <div class="clock-meta" id="clock-meta">the account's virtual clock</div>
     </div>
     <div class="clock-buttons" role="group" aria-label="Clock and account controls">
@@ -64,10 +64,10 @@ function locationSection(view: DashboardView): SafeHtml {
         </div>
         <div class="location-sub">
           <ul class="devices" id="devices" aria-label="Devices"></ul>
-          <span class="home-away"><span class="badge" id="home-away">…</span><button type="button" class="secondary small" id="toggle-home-away" disabled>Set away</button></span>
+          <span class="home-away"><span class="badge" id="home-away">&hellip;</span><button type="button" class="secondary small" id="toggle-home-away" disabled>Set away</button></span>
         </div>
         <h3 id="alerts-title">Alerts in force</h3>
-        <ul class="alerts" id="alerts" aria-labelledby="alerts-title"><li class="empty">Loading…</li></ul>
+        <ul class="alerts" id="alerts" aria-labelledby="alerts-title"><li class="empty">Loading&hellip;</li></ul>
         <form id="start-alert" class="inline-form">
           <div class="field"><label for="alert-type">Alert type</label>
             <select id="alert-type" name="type">
@@ -92,9 +92,9 @@ function usageSection(): SafeHtml {
         <p class="hint" id="chart-caption"></p>
         <div class="chart" id="chart"></div>
         <dl class="summary">
-          <div><dt>Today</dt><dd id="today">–</dd></div>
-          <div><dt>This month</dt><dd id="this-month">–</dd></div>
-          <div><dt>This year</dt><dd id="this-year">–</dd></div>
+          <div><dt>Today</dt><dd id="today">&ndash;</dd></div>
+          <div><dt>This month</dt><dd id="this-month">&ndash;</dd></div>
+          <div><dt>This year</dt><dd id="this-year">&ndash;</dd></div>
         </dl>
       </section>`;
 }
@@ -118,7 +118,7 @@ function scenariosSection(view: DashboardView): SafeHtml {
 function subscriptionsSection(): SafeHtml {
   return html`<section class="card" aria-labelledby="subscriptions-title">
         <h2 id="subscriptions-title">Subscriptions <span class="count" id="subscriptions-count"></span></h2>
-        <ul class="rows" id="subscriptions" aria-labelledby="subscriptions-title"><li class="empty">Loading…</li></ul>
+        <ul class="rows" id="subscriptions" aria-labelledby="subscriptions-title"><li class="empty">Loading&hellip;</li></ul>
         <form id="add-subscription" class="inline-form">
           <div class="field wide"><label for="endpoint">Subscribe an endpoint to <span id="subscribe-location"></span></label>
             <input type="url" id="endpoint" name="endpoint" required placeholder="https://your-app.example/webhooks" aria-describedby="endpoint-hint"></div>
@@ -143,7 +143,7 @@ function deliveriesSection(): SafeHtml {
             <option value="">All states</option><option value="pending">Pending</option><option value="delivered">Delivered</option><option value="failed">Failed</option>
           </select>
         </form>
-        <ul class="rows" id="deliveries" aria-labelledby="deliveries-title"><li class="empty">Loading…</li></ul>
+        <ul class="rows" id="deliveries" aria-labelledby="deliveries-title"><li class="empty">Loading&hellip;</li></ul>
       </section>`;
 }
 
@@ -152,7 +152,7 @@ function journalSection(): SafeHtml {
         <h2 id="journal-title">Request journal <span class="count" id="journal-count"></span></h2>
         <p class="hint">What apps sent with this account's API keys and tokens, newest first (this page's own calls are not recorded).
           <label class="check"><input type="checkbox" id="journal-errors-only"> Errors only</label></p>
-        <ul class="rows" id="journal" aria-labelledby="journal-title"><li class="empty">Loading…</li></ul>
+        <ul class="rows" id="journal" aria-labelledby="journal-title"><li class="empty">Loading&hellip;</li></ul>
       </section>`;
 }
 
@@ -171,7 +171,7 @@ export function renderDashboardPage(view: DashboardView): string {
 <header class="top">
   <h1>Water sandbox</h1>
   <span class="account" id="account-name">${view.accountName}</span>
-  <span class="live" id="live" role="status" data-state="connecting">connecting…</span>
+  <span class="live" id="live" role="status" data-state="connecting">connecting&hellip;</span>
   <a class="docs" href="/docs">API docs</a>
   <span class="who">Signed in as <strong>${view.user.name}</strong> (${view.user.email})</span>
   <form method="post" action="/dashboard/sign-out">

@@ -1,9 +1,8 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-import * as esbuild from 'esbuild';
-
 import { PACKAGE_ROOT } from '../core/package-info.js';
+import { bundleServer } from './server-bundle.js';
 
 /**
  * `npm run build` (and `npm start`) runs this after tsc: dist/main.js and every module it
@@ -36,17 +35,10 @@ const upToDate = existsSync(SERVER_BUNDLE) && statSync(SERVER_BUNDLE).mtimeMs >=
 if (upToDate) {
   process.stdout.write(`server bundle up to date: ${relative(process.cwd(), SERVER_BUNDLE)}\n`);
 } else {
-  await esbuild.build({
-    entryPoints: [ENTRY],
-    outfile: SERVER_BUNDLE,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20.19',
-    // The CommonJS dependencies (express and its kin) call require(); an ES module has none of its own.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
-    logLevel: 'warning',
-    legalComments: 'none',
-  });
+  const source = await bundleServer(ENTRY);
+  // The bin: executable, as esbuild makes a file that starts with #!.
+  writeFileSync(SERVER_BUNDLE, source.text, { mode: 0o755 });
+  chmodSync(SERVER_BUNDLE, 0o755);
   process.stdout.write(`server bundle built: ${relative(process.cwd(), SERVER_BUNDLE)}\n`);
+  if (!source.ascii) process.stderr.write(`server bundle: not ASCII only, so it takes twice the memory (${source.reason})\n`);
 }
