@@ -34,4 +34,4 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD ["node", "dist/healthcheck.js"]
 # The same V8 heap flags as npm start (package.json): the sandbox lives in far less, and V8 left alone grows its heap lazily.
-CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=2", "dist/water-sandbox.js"]
+CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=8", "dist/water-sandbox.js"]
