@@ -36,8 +36,8 @@ if (upToDate) {
   process.stdout.write(`server bundle up to date: ${relative(process.cwd(), SERVER_BUNDLE)}\n`);
 } else {
   const source = await bundleServer(ENTRY);
-  // The bin: executable, as esbuild makes a file that starts with #!.
-  writeFileSync(SERVER_BUNDLE, source.text, { mode: 0o755 });
+  writeFileSync(SERVER_BUNDLE, source.text);
+  // The bin: executable, as esbuild makes a file that starts with #! (chmod: an existing file keeps its mode on write).
   chmodSync(SERVER_BUNDLE, 0o755);
   process.stdout.write(`server bundle built: ${relative(process.cwd(), SERVER_BUNDLE)}\n`);
   if (!source.ascii) process.stderr.write(`server bundle: not ASCII only, so it takes twice the memory (${source.reason})\n`);
