@@ -25,6 +25,7 @@ const FLOORS = [
   'faults',
   'auth',
   'scenarios',
+  'readiness',
   'accounts',
   'dashboard',
   'openapi',

@@ -15,6 +15,7 @@ import { requestLog } from './http/request-log.js';
 import { journalRouter, noteErrorBodies, recordInJournal } from './journal/index.js';
 import { locationsRouter } from './locations/index.js';
 import { healthOp, metricsOp, openApiRouter } from './openapi/index.js';
+import { readinessSandboxRouter } from './readiness/index.js';
 import { readingsRouter } from './readings/index.js';
 import { relayEndpointRouter, relaySandboxRouter } from './relay/index.js';
 import { scenariosSandboxRouter } from './scenarios/index.js';
@@ -40,10 +41,11 @@ export function createApp(deps: Deps): Express {
   app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));
 
   // The API first: a /v1 request then meets no layer of the other hosts' routers on its way.
-  const journal = recordInJournal(deps);
+  const journal = recordInJournal({ ...deps, onAppend: deps.readiness.noteAppend });
   const v1 = Router({ strict: true });
-  v1.use(requireAccount(deps));
+  // The journal first: it also records a request whose expired token of the account is refused.
   v1.use(journal);
+  v1.use(requireAccount(deps));
   v1.use(applyFaults(deps));
   v1.use(locationsRouter(deps));
   v1.use(subscriptionsRouter(deps));
@@ -62,6 +64,7 @@ export function createApp(deps: Deps): Express {
   sandbox.use(alertsSandboxRouter(deps));
   sandbox.use(deliveriesSandboxRouter(deps));
   sandbox.use(scenariosSandboxRouter(deps));
+  sandbox.use(readinessSandboxRouter(deps));
   sandbox.use(relaySandboxRouter(deps));
   app.use('/sandbox', sandbox);
 
@@ -82,7 +85,7 @@ export function createApp(deps: Deps): Express {
   );
   app.use(service.done());
   app.use(openApiRouter({ urls: deps.urls, version: VERSION }));
-  app.use(oauthRouter(deps));
+  app.use(oauthRouter(deps, journal));
   // A relay endpoint called over HTTP (by hand, with the owning account's credentials).
   app.use('/relay', requireAccount(deps), relayEndpointRouter(deps));
 

@@ -5,6 +5,7 @@ import { cryptoIds, type Ids } from './core/ids.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { LiveStreams } from './live/index.js';
+import { Readiness } from './readiness/index.js';
 import { ReadingsService } from './readings/index.js';
 import { RelayHub, relayAwareSender } from './relay/index.js';
 import type { ScenarioCatalog } from './scenarios/index.js';
@@ -35,6 +36,8 @@ export interface Deps {
   /** `water-sandbox listen` connections and their endpoints. */
   relays: RelayHub;
   readings: ReadingsService;
+  /** Integration readiness: folds each account's journal and delivery log into its report. */
+  readiness: Readiness;
   /** The dashboard's server-sent event streams, closed at shutdown. */
   liveStreams: LiveStreams;
   /** GET /metrics: requests, webhooks, the due queue, accounts and store latency. */
@@ -78,6 +81,7 @@ export async function buildDeps(config: Config, openedStore: Store, fixtures: Fi
     dispatcher,
     relays,
     readings: new ReadingsService({ clock, config }),
+    readiness: new Readiness({ store, clock, logger, relays }),
     liveStreams: new LiveStreams({ store }),
     metrics,
     // Kept in the store, so login sessions survive restarts and are valid on every replica.

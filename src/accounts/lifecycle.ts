@@ -43,9 +43,11 @@ export async function fixturesChanged(deps: LifecycleDeps): Promise<boolean> {
 }
 
 /** One account back to its initial state (see resetAccountDoc), its deliveries and journal gone. */
-export async function resetAccount(store: Store, accountId: string): Promise<DeepReadonly<AccountDoc>> {
+export async function resetAccount(deps: { store: Store; clock: Clock }, accountId: string): Promise<DeepReadonly<AccountDoc>> {
+  const { store } = deps;
+  const nowMs = deps.clock.now().getTime();
   const doc = await store.accounts.update(accountId, (d) => {
-    resetAccountDoc(d);
+    resetAccountDoc(d, nowMs);
     return d;
   });
   await Promise.all([store.deliveries.clear(accountId), store.journal.clear(accountId)]);

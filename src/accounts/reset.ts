@@ -1,12 +1,13 @@
+import { openedWindow } from '../readiness/index.js';
 import type { AccountDoc } from '../store/data.js';
 
 /**
  * Puts one account back to its initial state: its locations as they were made, and no
- * subscriptions, alerts, clock offset, faults or scenario runs (the caller clears its
- * deliveries and journal). Credentials (API keys, users, OAuth clients and tokens) stay, so
- * the caller is still signed in.
+ * subscriptions, alerts, clock offset, faults or scenario runs, and a new readiness window
+ * opening at `nowMs` on the process clock (the caller clears its deliveries and journal).
+ * Credentials (API keys, users, OAuth clients and tokens) stay, so the caller is still signed in.
  */
-export function resetAccountDoc(doc: AccountDoc): void {
+export function resetAccountDoc(doc: AccountDoc, nowMs: number): void {
   doc.locations = structuredClone(doc.account.initialLocations);
   doc.subscriptions = [];
   doc.confirmationTokens = [];
@@ -15,4 +16,6 @@ export function resetAccountDoc(doc: AccountDoc): void {
   doc.faults = [];
   doc.rateLimit = null;
   doc.runs = [];
+  // The journal is cleared with the account: every entry after the reset counts.
+  doc.readiness = openedWindow(nowMs, 0);
 }

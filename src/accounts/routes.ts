@@ -1,6 +1,6 @@
 import type { RequestHandler, Router } from 'express';
 
-import { secretsEqual } from '../auth/index.js';
+import { expireAccessTokens, secretsEqual } from '../auth/index.js';
 import { accountNowMs } from '../clock/index.js';
 import { notFound } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
@@ -111,7 +111,7 @@ export function accountSandboxRouter(deps: AccountsDeps): Router {
 
   api.handle(resetAccountOp, async (_input, _req, res) => {
     const { accountId } = authOf(res);
-    const doc = await resetAccount(deps.store, accountId);
+    const doc = await resetAccount(deps, accountId);
     res.json({ reset: accountId, locations: doc.locations.map((l) => presentLocation(doc, l)) });
   });
 
@@ -119,18 +119,7 @@ export function accountSandboxRouter(deps: AccountsDeps): Router {
     const { accountId, doc } = authOf(res);
     const { accessToken: only } = body();
     if (only !== undefined && !doc.accessTokens.some((t) => t.accessToken === only)) throw notFound('No such access token in this account');
-    const expired = await deps.store.accounts.update(accountId, (d) => {
-      const nowMs = accountNowMs(deps.clock, d.clock);
-      let count = 0;
-      for (const token of d.accessTokens) {
-        if (only !== undefined && token.accessToken !== only) continue;
-        if (Date.parse(token.expiresAt) > nowMs) {
-          token.expiresAt = new Date(nowMs).toISOString();
-          count++;
-        }
-      }
-      return count;
-    });
+    const expired = await deps.store.accounts.update(accountId, (d) => expireAccessTokens(d, accountNowMs(deps.clock, d.clock), (t) => only === undefined || t.accessToken === only));
     res.json({ expired });
   });
 

@@ -2,9 +2,11 @@ import type { RequestHandler } from 'express';
 
 import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
-import { setAuth, type AuthContext } from '../http/request-context.js';
+import { noteJournalSubject, noteRequestFacts, setAuth, type AuthContext } from '../http/request-context.js';
 import { ACCOUNT_AUTHORIZATION, readBearerCredential, refusedCredentials } from '../http/www-authenticate.js';
+import type { AccessTokenRecord, AccountDoc, DeepReadonly } from '../store/data.js';
 import type { Store } from '../store/store.js';
+import { tokenTail } from './tokens.js';
 
 /** The clientId of the access tokens the dashboard page gets; no OAuth client of that id exists. */
 export const DASHBOARD_CLIENT_ID = 'sandbox-dashboard';
@@ -20,11 +22,14 @@ export interface AuthenticateDeps {
 
 const invalidCredential = (): Error => refusedCredentials('invalid_credentials', 'The API key or access token in the Authorization header is not valid for this sandbox');
 
+/** Told of an access token of the account that was refused: revoked or expired. */
+export type RefusedToken = (doc: DeepReadonly<AccountDoc>, token: DeepReadonly<AccessTokenRecord>, refusal: 'token_expired' | 'token_revoked') => void;
+
 /**
  * Resolves an API key or an access token to its account, with production's split:
  * 401 when the header is missing or has no key; 403 when the key or token is invalid or expired.
  */
-export async function resolveCredential(deps: AuthenticateDeps, credential: string): Promise<AuthContext> {
+export async function resolveCredential(deps: AuthenticateDeps, credential: string, onRefused?: RefusedToken): Promise<AuthContext> {
   const { accounts } = deps.store;
   const keyOwner = await accounts.findByKey('apiKey', credential);
   if (keyOwner?.doc.apiKeys.some((k) => k.apiKey === credential)) return { accountId: keyOwner.accountId, via: 'api_key', userId: null, internal: false, doc: keyOwner.doc };
@@ -33,9 +38,11 @@ export async function resolveCredential(deps: AuthenticateDeps, credential: stri
   const token = doc?.accessTokens.find((t) => t.accessToken === credential);
   if (!doc || !token) throw invalidCredential();
   if (token.revokedAt !== null) {
+    onRefused?.(doc, token, 'token_revoked');
     throw refusedCredentials('token_revoked', `The access token was revoked at ${token.revokedAt}; get a new one through /oauth2/token`);
   }
   if (Date.parse(token.expiresAt) <= accountNowMs(deps.clock, doc.clock)) {
+    onRefused?.(doc, token, 'token_expired');
     throw refusedCredentials('token_expired', `The access token expired at ${token.expiresAt}; refresh it through /oauth2/token`);
   }
   return { accountId: doc.account.accountId, via: 'access_token', userId: token.userId, internal: token.clientId === DASHBOARD_CLIENT_ID, doc };
@@ -56,9 +63,14 @@ export function requireAccount(deps: AuthenticateDeps): RequestHandler {
   };
   return async (req, res, next) => {
     const credential = readBearerCredential(req.headers.authorization, ACCOUNT_AUTHORIZATION);
-    const auth = await resolveCredential(deps, credential);
+    // A refused token of the account still goes in its journal: a client that keeps sending an expired token is what the readiness report must see.
+    const auth = await resolveCredential(deps, credential, (doc, token, refusal) => {
+      noteJournalSubject(res, { accountId: doc.account.accountId, via: 'access_token', clock: doc.clock, internal: token.clientId === DASHBOARD_CLIENT_ID });
+      noteRequestFacts(res, { token: tokenTail(credential), refusal });
+    });
     touch(auth);
     setAuth(res, auth);
+    if (auth.via === 'access_token' && !auth.internal) noteRequestFacts(res, { token: tokenTail(credential) });
     next();
   };
 }

@@ -5,5 +5,5 @@ export { oauthRouter, oauthSandboxRouter, type OAuthDeps } from './oauth-routes.
 export { authOperations } from './operations.js';
 export { loginSession, sessionCall, SESSION_COOKIE, SESSION_TTL_MS, type SessionDeps } from './session.js';
 export { createSignIn, startUserSession } from './sign-in.js';
-export { pruneGrants, revokeGrant } from './tokens.js';
+export { expireAccessTokens, pruneGrants, revokeGrant } from './tokens.js';
 export { createPasswordCheck, signedInUser, type UsersDeps } from './users.js';

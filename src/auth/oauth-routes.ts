@@ -1,4 +1,4 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 
 import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
@@ -6,9 +6,9 @@ import { type AppError, conflict, OAuthError, oauthError } from '../core/errors.
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import { operationRouter, safeInput } from '../http/operation.js';
-import { authOf } from '../http/request-context.js';
+import { authOf, noteJournalSubject, noteRequestFacts } from '../http/request-context.js';
 import type { DeepReadonly, UserRecord } from '../store/data.js';
-import { IndexConflictError } from '../store/store.js';
+import { IndexConflictError, type IndexKind } from '../store/store.js';
 import { authenticateClient, findClient, secretsEqual, type Client, type ClientsDeps } from './clients.js';
 import { renderErrorPage, renderLoginPage, type AuthorizationRequest } from './login-page.js';
 import { AuthorizationQuery, listClientsOp, LoginForm, loginOp, loginPageOp, LogoutQuery, logoutOp, registerClientOp, TokenForm, tokenOp } from './operations.js';
@@ -17,7 +17,7 @@ import { loginSession, sessionCall, SESSION_COOKIE, type SessionDeps } from './s
 import { createSignIn, startUserSession } from './sign-in.js';
 import { createTokenThrottle } from './throttle.js';
 import { deliverTokenResponse, type TokenDeliveryDeps } from './token-delivery.js';
-import { codeProblem, issueCode, issueTokens, pruneGrants, refreshProblem, revokeGrant, type TokenResponse } from './tokens.js';
+import { codeProblem, issueCode, issueTokens, pruneGrants, refreshProblem, revokeGrant, tokenTail, type TokenResponse } from './tokens.js';
 import { signedInUser } from './users.js';
 
 export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps {
@@ -90,8 +90,31 @@ function loginUrl(request: AuthorizationRequest): string {
   return `/login?${query.toString()}`;
 }
 
-/** The authorization host: /login, /oauth2/token, /logout. */
-export function oauthRouter(deps: OAuthDeps): Router {
+/**
+ * Puts a token request in the journal of the account whose grant it names (the code's or the
+ * refresh token's), when that account exists: the readiness report grades code exchanges and
+ * refreshes from it. A request naming no known grant belongs to no account.
+ */
+async function noteTokenRequest(deps: OAuthDeps, res: Response, grantType: string | undefined, grant: { kind: IndexKind; key: string } | null, outcome: { issued: string } | { error: string }): Promise<void> {
+  if (grant === null) return;
+  const owner = await deps.store.accounts.findByKey(grant.kind, grant.key);
+  if (!owner) return;
+  noteJournalSubject(res, { accountId: owner.accountId, via: 'client', clock: owner.doc.clock, internal: false });
+  noteRequestFacts(res, { ...(grantType === undefined ? {} : { grantType }), ...('issued' in outcome ? { issuedToken: outcome.issued } : { oauthError: outcome.error }) });
+}
+
+/** The grant a token request names, to find its account by. */
+function grantOf(body: { grant_type?: string | undefined; code?: string | undefined; refresh_token?: string | undefined }): { kind: IndexKind; key: string } | null {
+  if (body.grant_type === 'authorization_code' && body.code !== undefined) return { kind: 'authorizationCode', key: body.code };
+  if (body.grant_type === 'refresh_token' && body.refresh_token !== undefined) return { kind: 'refreshToken', key: body.refresh_token };
+  return null;
+}
+
+/**
+ * The authorization host: /login, /oauth2/token, /logout. `recordRequest` journals token
+ * requests for the account of their grant.
+ */
+export function oauthRouter(deps: OAuthDeps, recordRequest?: RequestHandler): Router {
   const api = operationRouter('');
   const session = loginSession(deps);
   const signIn = createSignIn(deps);
@@ -182,33 +205,44 @@ export function oauthRouter(deps: OAuthDeps): Router {
   );
 
   const tokenThrottle = createTokenThrottle(deps);
-  api.handle(tokenOp, async (_input, req, res) => {
-    res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-    if (!req.is('application/x-www-form-urlencoded')) {
-      throw oauthError('invalid_request', 'The token request must have an application/x-www-form-urlencoded body with grant_type and its parameters (RFC 6749 section 4.1.3)');
-    }
-    const address = req.ip ?? 'unknown';
-    await tokenThrottle.check(address);
-    // RFC 6749 section 3.2: parameters must not be repeated.
-    const form = safeInput(TokenForm, req.body ?? {}, 'body');
-    if (!form.ok) throw oauthError('invalid_request', form.message);
-    const body = form.data;
-    let issued: { response: TokenResponse; accountId: string; redirectUri: string };
-    try {
-      const client = await authenticateClient(deps, req.headers.authorization, { clientId: body.client_id, clientSecret: body.client_secret });
-      const grantType = body.grant_type;
-      if (grantType === 'authorization_code') issued = await exchangeCode(deps, client, body.code, body.redirect_uri);
-      else if (grantType === 'refresh_token') issued = await refresh(deps, client, body.refresh_token);
-      else if (grantType === undefined) throw oauthError('invalid_request', 'grant_type is missing: use authorization_code or refresh_token');
-      else throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(grantType)} is not supported; use authorization_code or refresh_token`);
-      await deliverTokenResponse(deps, { accountId: issued.accountId, client, redirectUri: issued.redirectUri, response: issued.response });
-    } catch (error) {
-      // Guessing client secrets, codes or refresh tokens is what the limit is for.
-      if (error instanceof OAuthError && (error.code === 'invalid_client' || error.code === 'invalid_grant')) await tokenThrottle.recordFailure(address);
-      throw error;
-    }
-    res.json(issued.response);
-  });
+  const beforeToken = recordRequest === undefined ? [] : [recordRequest];
+  api.handle(
+    tokenOp,
+    async (_input, req, res) => {
+      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+      if (!req.is('application/x-www-form-urlencoded')) {
+        throw oauthError('invalid_request', 'The token request must have an application/x-www-form-urlencoded body with grant_type and its parameters (RFC 6749 section 4.1.3)');
+      }
+      const address = req.ip ?? 'unknown';
+      await tokenThrottle.check(address);
+      // RFC 6749 section 3.2: parameters must not be repeated.
+      const form = safeInput(TokenForm, req.body ?? {}, 'body');
+      if (!form.ok) throw oauthError('invalid_request', form.message);
+      const body = form.data;
+      const grant = grantOf(body);
+      let issued: { response: TokenResponse; accountId: string; redirectUri: string };
+      try {
+        const client = await authenticateClient(deps, req.headers.authorization, { clientId: body.client_id, clientSecret: body.client_secret });
+        const grantType = body.grant_type;
+        if (grantType === 'authorization_code') issued = await exchangeCode(deps, client, body.code, body.redirect_uri);
+        else if (grantType === 'refresh_token') issued = await refresh(deps, client, body.refresh_token);
+        else if (grantType === undefined) throw oauthError('invalid_request', 'grant_type is missing: use authorization_code or refresh_token');
+        else throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(grantType)} is not supported; use authorization_code or refresh_token`);
+        await deliverTokenResponse(deps, { accountId: issued.accountId, client, redirectUri: issued.redirectUri, response: issued.response });
+      } catch (error) {
+        if (error instanceof OAuthError) {
+          // Guessing client secrets, codes or refresh tokens is what the limit is for.
+          if (error.code === 'invalid_client' || error.code === 'invalid_grant') await tokenThrottle.recordFailure(address);
+          await noteTokenRequest(deps, res, body.grant_type, grant, { error: error.code });
+        }
+        throw error;
+      }
+      // The refresh token sent is spent now: the new access token's grant names the account.
+      await noteTokenRequest(deps, res, body.grant_type, { kind: 'accessToken', key: issued.response.access_token }, { issued: tokenTail(issued.response.access_token) });
+      res.json(issued.response);
+    },
+    ...beforeToken,
+  );
 
   return api.done();
 }

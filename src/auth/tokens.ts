@@ -1,5 +1,5 @@
 import { oauthError } from '../core/errors.js';
-import type { AccountDoc, AuthorizationCodeRecord, DeepReadonly, RefreshTokenRecord } from '../store/data.js';
+import type { AccessTokenRecord, AccountDoc, AuthorizationCodeRecord, DeepReadonly, RefreshTokenRecord } from '../store/data.js';
 
 /**
  * Codes, access tokens and refresh tokens as operations over an account's document. Times are
@@ -24,6 +24,11 @@ export interface TokenResponse {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** How many of a token's last characters tell the account's tokens apart in its journal, without keeping the token there. */
+const TOKEN_TAIL_CHARS = 8;
+
+export const tokenTail = (token: string): string => token.slice(-TOKEN_TAIL_CHARS);
 
 /** Drops what has been dead for longer than RETENTION_MS, so the document does not grow without bound. */
 export function pruneGrants(doc: AccountDoc, nowMs: number): void {
@@ -134,6 +139,18 @@ export function revokeGrant(data: AccountDoc, grantId: string, nowIso: string): 
   for (const token of [...data.accessTokens, ...data.refreshTokens]) {
     if (token.grantId === grantId && token.revokedAt === null) {
       token.revokedAt = nowIso;
+      count++;
+    }
+  }
+  return count;
+}
+
+/** Makes the live access tokens that `which` picks expire at `nowMs` (account clock); returns how many. */
+export function expireAccessTokens(data: AccountDoc, nowMs: number, which: (token: DeepReadonly<AccessTokenRecord>) => boolean = () => true): number {
+  let count = 0;
+  for (const token of data.accessTokens) {
+    if (which(token) && Date.parse(token.expiresAt) > nowMs) {
+      token.expiresAt = iso(nowMs);
       count++;
     }
   }

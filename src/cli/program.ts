@@ -4,6 +4,7 @@ import { VERSION } from '../core/package-info.js';
 import { accountsCreate, clock, end, scenarioList, scenarioRun, trigger } from './commands.js';
 import { CliError, type CliContext } from './context.js';
 import { listen } from './listen.js';
+import { readinessDrill, readinessReport, readinessReset } from './readiness.js';
 import { addServeFlags, runServe } from './serve.js';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -72,6 +73,24 @@ export function buildProgram(ctx: CliContext, exit: (code: number) => void): Com
     .option('--fast', "don't wait: move the account clock to each next step (the clock stays moved)")
     .option('--poll-ms <ms>', 'without --fast, how often to look at the run (default 1000)')
     .action(run((name: string, options: Parameters<typeof scenarioRun>[1]) => scenarioRun(name, options, ctx, sleep)));
+
+  const readiness = clientCommand(
+    program
+      .command('readiness')
+      .description('whether the integration is ready for production: prints the checklist; exits 1 while a required check is failed or pending')
+      .option('--junit <file>', 'also write the report as JUnit XML (one test case per check)')
+      .option('--wait <seconds>', 'ask again until no required check is pending, for at most this long (default 0)')
+      .option('--poll-ms <ms>', 'with --wait, how often to ask (default 2000)'),
+  ).action(run((options: Parameters<typeof readinessReport>[0]) => readinessReport(options, ctx, sleep)));
+  clientCommand(readiness.command('reset').description('open a new readiness window: earlier evidence no longer counts')).action(
+    run((options: Parameters<typeof readinessReset>[0]) => readinessReset(options, ctx)),
+  );
+  clientCommand(
+    readiness
+      .command('drill')
+      .description('provoke a rare case for the integration to meet')
+      .argument('<name>', 'expire-tokens, rate-limit, server-errors, duplicate-delivery or out-of-order'),
+  ).action(run((name: string, options: Parameters<typeof readinessDrill>[1]) => readinessDrill(name, options, ctx)));
 
   clientCommand(program.command('listen').description("receive the sandbox's webhooks on this machine: forward each one sent to the relay endpoint to a local URL"))
     .requiredOption('--forward-to <url>', 'the local URL, e.g. http://localhost:3000/webhooks')

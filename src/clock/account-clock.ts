@@ -14,7 +14,12 @@ export interface ClockState {
 }
 
 export function accountNowMs(base: Clock, clock: DeepReadonly<ClockSetting>): number {
-  return clock.frozenAtMs ?? base.now().getTime() + clock.offsetMs;
+  return accountMsAt(base.now().getTime(), clock);
+}
+
+/** The account clock's reading when the process clock reads `processMs`. */
+export function accountMsAt(processMs: number, clock: DeepReadonly<ClockSetting>): number {
+  return clock.frozenAtMs ?? processMs + clock.offsetMs;
 }
 
 export const accountNow = (base: Clock, clock: DeepReadonly<ClockSetting>): Date => new Date(accountNowMs(base, clock));

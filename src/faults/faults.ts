@@ -22,6 +22,39 @@ export function faultMatches(fault: DeepReadonly<FaultRecord>, method: string, p
   return fault.path.endsWith('*') ? path.startsWith(fault.path.slice(0, -1)) : fault.path === path;
 }
 
+export interface NewFault {
+  method?: string | undefined;
+  path?: string | undefined;
+  status?: number | undefined;
+  body?: unknown;
+  delayMs?: number | undefined;
+  retryAfter?: number | undefined;
+  /** Matching requests it answers; null until deleted; default 1. */
+  times?: number | null | undefined;
+}
+
+/**
+ * Queues a fault in the account's document, after the ones queued before, or before them with
+ * `first` (a readiness drill's faults answer the very next requests).
+ */
+export function queueFault(doc: AccountDoc, input: NewFault, meta: { faultId: string; nowMs: number; first?: boolean }): FaultRecord {
+  const record: FaultRecord = {
+    faultId: meta.faultId,
+    accountId: doc.account.accountId,
+    createdAt: new Date(meta.nowMs).toISOString(),
+    method: input.method?.toUpperCase() ?? null,
+    path: input.path ?? null,
+    status: input.status ?? null,
+    body: input.body ?? null,
+    delayMs: input.delayMs ?? 0,
+    retryAfter: input.retryAfter ?? null,
+    remaining: input.times === undefined ? 1 : input.times,
+  };
+  if (meta.first) doc.faults.unshift(record);
+  else doc.faults.push(record);
+  return record;
+}
+
 function takeFault(doc: AccountDoc, method: string, path: string): FaultRecord | null {
   const index = doc.faults.findIndex((f) => faultMatches(f, method, path));
   if (index < 0) return null;
@@ -68,6 +101,7 @@ export function applyFaults(deps: FaultsDeps): RequestHandler {
     if (fault.status === null) return next();
     // SANDBOX: marks the answer as injected, so partners' logs (and the sandbox's own response checks) can tell it from a real one.
     res.set(FAULT_HEADER, 'injected');
+    if (fault.retryAfter !== undefined && fault.retryAfter !== null) res.set('Retry-After', String(fault.retryAfter));
     res.status(fault.status).json(fault.body ?? { error: 'injected_fault', message: `Fault injected through /sandbox/faults: ${fault.status} for ${req.method} ${path}` });
   };
   return (req, res, next) => {

@@ -1,4 +1,4 @@
 /** What the composition root uses of faults. */
-export { applyFaults, FAULT_HEADER } from './faults.js';
+export { applyFaults, FAULT_HEADER, queueFault, type NewFault } from './faults.js';
 export { faultsOperations } from './operations.js';
 export { faultsRouter } from './routes.js';

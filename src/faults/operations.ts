@@ -5,7 +5,7 @@ import { isoInstant, onAnyObject, quotedList } from '../http/schemas.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'];
 const MAX_DELAY_MS = 60_000;
-const FAULT_FIELDS = ['method', 'path', 'status', 'body', 'delayMs', 'times'];
+const FAULT_FIELDS = ['method', 'path', 'status', 'body', 'delayMs', 'retryAfter', 'times'];
 const BODY_EXAMPLE = '{"status": 503, "times": 2} or {"rateLimit": {"requests": 10, "perSeconds": 60}}';
 
 /** A whole number in a range, with one message for any other value (a string, a fraction, out of range). */
@@ -55,6 +55,7 @@ export const FaultCreate = z
       status: integer('status', 400, 599, 'The status to answer; required unless delayMs makes this a latency-only fault.').optional(),
       body: z.unknown().optional().meta({ description: 'The JSON body to answer; default {"error": "injected_fault", "message"}.' }),
       delayMs: integer('delayMs', 0, MAX_DELAY_MS, 'Wait this long before answering (or before serving the request normally, with no status).').optional(),
+      retryAfter: integer('retryAfter', 0, 86_400, 'Send a Retry-After header of this many seconds with the answer (for a 429 or a 503, say).').optional(),
       times: integer('times', 1, 1_000_000, 'How many matching requests fail; default 1; null until deleted.').nullable().optional(),
     },
     {
@@ -77,6 +78,9 @@ export const FaultCreate = z
     if (body.rateLimit === undefined && body.status === undefined && !body.delayMs) {
       ctx.addIssue({ code: 'custom', path: ['status'], message: 'status (400-599) is required, unless delayMs makes this a latency-only fault' });
     }
+    if (body.retryAfter !== undefined && body.status === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['retryAfter'], message: 'retryAfter goes with a status (for example 429 or 503): a latency-only fault sends no answer of its own' });
+    }
   })
   .meta({ description: `A fault, or a rate limit on its own: ${BODY_EXAMPLE}.` });
 
@@ -88,6 +92,7 @@ export const FaultView = z
     status: z.int().nullable().meta({ description: 'null: a latency-only fault.' }),
     body: z.unknown().meta({ description: 'The body it answers; null for the default.' }),
     delayMs: z.int().min(0),
+    retryAfter: z.int().min(0).nullable().meta({ description: 'Seconds sent as Retry-After with the answer; null: no header.' }),
     createdAt: isoInstant,
     times: z.int().nullable().meta({ description: 'Matching requests left to fail; null until deleted.' }),
   })

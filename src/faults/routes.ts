@@ -4,9 +4,14 @@ import { accountNowMs } from '../clock/index.js';
 import type { Ids } from '../core/ids.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
-import type { FaultRecord } from '../store/data.js';
-import type { FaultsDeps } from './faults.js';
+import type { DeepReadonly, FaultRecord } from '../store/data.js';
+import { queueFault, type FaultsDeps } from './faults.js';
 import { createFaultOp, deleteFaultsOp, listFaultsOp } from './operations.js';
+
+function presentFault(fault: DeepReadonly<FaultRecord>) {
+  const { accountId: _a, remaining, retryAfter, ...shown } = fault;
+  return { ...shown, retryAfter: retryAfter ?? null, times: remaining };
+}
 
 /** /sandbox/faults: queue failures for the account's next matching /v1 requests, or set a rate limit. */
 export function faultsRouter(deps: FaultsDeps & { ids: Ids }): Router {
@@ -15,7 +20,7 @@ export function faultsRouter(deps: FaultsDeps & { ids: Ids }): Router {
   api.handle(listFaultsOp, (_input, _req, res) => {
     const { doc } = authOf(res);
     res.json({
-      faults: doc.faults.map(({ accountId: _a, remaining, ...f }) => ({ ...f, times: remaining })),
+      faults: doc.faults.map(presentFault),
       rateLimit: doc.rateLimit === null ? null : { requests: doc.rateLimit.requests, perSeconds: doc.rateLimit.perSeconds },
     });
   });
@@ -32,23 +37,8 @@ export function faultsRouter(deps: FaultsDeps & { ids: Ids }): Router {
       return;
     }
     const faultId = deps.ids.uuid();
-    const fault = await deps.store.accounts.update(accountId, (d) => {
-      const record: FaultRecord = {
-        faultId,
-        accountId,
-        createdAt: new Date(accountNowMs(deps.clock, d.clock)).toISOString(),
-        method: input.method?.toUpperCase() ?? null,
-        path: input.path ?? null,
-        status: input.status ?? null,
-        body: input.body ?? null,
-        delayMs: input.delayMs ?? 0,
-        remaining: input.times === undefined ? 1 : input.times,
-      };
-      d.faults.push(record);
-      return record;
-    });
-    const { accountId: _a, remaining, ...shown } = fault;
-    res.status(201).json({ ...shown, times: remaining });
+    const fault = await deps.store.accounts.update(accountId, (d) => queueFault(d, input, { faultId, nowMs: accountNowMs(deps.clock, d.clock) }));
+    res.status(201).json(presentFault(fault));
   });
 
   api.handle(deleteFaultsOp, async (_input, _req, res) => {

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 
-import type { AccountDoc, DeepReadonly } from '../store/data.js';
+import type { AccountDoc, ClockSetting, DeepReadonly, JournalEntry, RequestFacts } from '../store/data.js';
 
 /** Who is calling: set by the authentication middleware on every /v1 and /sandbox request. */
 export interface AuthContext {
@@ -29,4 +29,36 @@ export function maybeAuthOf(res: Response): AuthContext | undefined {
 
 export function setAuth(res: Response, auth: AuthContext): void {
   res.locals['auth'] = auth;
+}
+
+/**
+ * Whose request this is, for the account's request journal, when the request is not
+ * authenticated as the account: an access token refused as expired, or a token request of one
+ * of the account's grants. An authenticated request's subject is its AuthContext.
+ */
+export interface JournalSubject {
+  accountId: string;
+  via: JournalEntry['auth'];
+  clock: DeepReadonly<ClockSetting>;
+  internal: boolean;
+}
+
+export function noteJournalSubject(res: Response, subject: JournalSubject): void {
+  res.locals['journalSubject'] = subject;
+}
+
+export function journalSubjectOf(res: Response): JournalSubject | undefined {
+  const auth = maybeAuthOf(res);
+  if (auth) return { accountId: auth.accountId, via: auth.via, clock: auth.doc.clock, internal: auth.internal };
+  return res.locals['journalSubject'] as JournalSubject | undefined;
+}
+
+/** Notes what a route knows about the request for its journal entry (the readiness checks read them). */
+export function noteRequestFacts(res: Response, facts: RequestFacts): void {
+  const noted = res.locals['requestFacts'] as RequestFacts | undefined;
+  res.locals['requestFacts'] = noted === undefined ? facts : { ...noted, ...facts };
+}
+
+export function requestFactsOf(res: Response): RequestFacts | undefined {
+  return res.locals['requestFacts'] as RequestFacts | undefined;
 }

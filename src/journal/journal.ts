@@ -2,19 +2,21 @@ import { performance } from 'node:perf_hooks';
 
 import type { Express, RequestHandler, Response } from 'express';
 
-import { accountNow } from '../clock/index.js';
+import { accountMsAt } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { afterResponse } from '../http/after-response.js';
-import { maybeAuthOf } from '../http/request-context.js';
+import { journalSubjectOf, requestFactsOf } from '../http/request-context.js';
 import { accountChannel, type AccountEvent } from '../live/index.js';
-import type { JournalEntry } from '../store/data.js';
+import type { JournalEntry, RequestFacts } from '../store/data.js';
 import type { Store } from '../store/store.js';
 
 export interface JournalDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
+  /** Told of each entry handed to the store (the readiness report reads the journal as it fills). */
+  onAppend?: (accountId: string) => void;
 }
 
 /** How much of an error answer's body an entry keeps: error bodies are a sentence or two of JSON. */
@@ -44,38 +46,57 @@ export function noteErrorBodies(app: Express): void {
   } as Response['send'];
 }
 
+/** The answer's Retry-After in seconds, when it has one (429 and 503 answers). */
+function retryAfterOf(res: Response): number | undefined {
+  if (res.statusCode !== 429 && res.statusCode !== 503) return undefined;
+  const seconds = Number(res.getHeader('Retry-After'));
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+}
+
 /**
  * For calls made with an account's credentials, an entry in that account's request journal:
- * an O(1) append to a bounded list, after the response is sent. Mounted after authentication;
- * error bodies are kept only in an app set up with noteErrorBodies.
+ * an O(1) append to a bounded list, after the response is sent. The entry belongs to the
+ * account that authenticated, or to the one a route names (an access token refused as expired,
+ * a token request of the account's grant: see noteJournalSubject). Error bodies are kept only
+ * in an app set up with noteErrorBodies; what routes noted (noteRequestFacts) is kept with it.
  * The account's event stream hears of it (published by the store with the entry), so an open
  * dashboard shows the request as it happens.
  */
 export function recordInJournal(deps: JournalDeps): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
+    // Read from the process clock (not derived from the duration): a test's manual clock stands still during a request.
+    const startedAtMs = deps.clock.now().getTime();
     const path = req.baseUrl + req.path;
     afterResponse(res, () => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
-      const auth = maybeAuthOf(res);
+      const subject = journalSubjectOf(res);
       // Reading the journal, and the plumbing of `water-sandbox listen` (a reply per webhook), stay out of it.
-      if (!auth || auth.internal || (req.method === 'GET' && path.startsWith('/sandbox/requests')) || path.startsWith('/sandbox/relays')) return;
+      if (!subject || subject.internal || (req.method === 'GET' && path.startsWith('/sandbox/requests')) || path.startsWith('/sandbox/relays')) return;
       const body = res.statusCode >= 400 ? (res as WithErrorBody)[ERROR_BODY] : undefined;
+      const atMs = deps.clock.now().getTime();
+      const retryAfter = retryAfterOf(res);
+      const noted = requestFactsOf(res);
+      const facts: RequestFacts | undefined = retryAfter === undefined ? noted : { ...noted, retryAfter };
       const entry: JournalEntry = {
-        accountId: auth.accountId,
+        accountId: subject.accountId,
         method: req.method,
         path,
         query: { ...(req.query as Record<string, unknown>) },
         status: res.statusCode,
-        time: accountNow(deps.clock, auth.doc.clock).toISOString(),
+        time: new Date(accountMsAt(atMs, subject.clock)).toISOString(),
+        startedAtMs,
+        atMs,
         durationMs,
-        auth: auth.via,
+        auth: subject.via,
         ...(body === undefined ? {} : { errorBody: body }),
+        ...(facts === undefined ? {} : { facts }),
       };
       const event: AccountEvent = { type: 'request', method: entry.method, path, status: entry.status };
       deps.store.journal
-        .append(auth.accountId, entry, { channel: accountChannel(auth.accountId), message: event })
+        .append(subject.accountId, entry, { channel: accountChannel(subject.accountId), message: event })
         .catch((error: unknown) => deps.logger.warn('journal append failed', { err: error }));
+      deps.onAppend?.(subject.accountId);
     });
     next();
   };

@@ -33,7 +33,9 @@ export const JournalEntry = z
     status: z.int(),
     time: isoInstant.meta({ description: 'When, on the account clock.' }),
     durationMs: z.number().min(0),
-    auth: z.enum(['api_key', 'access_token']).meta({ description: 'How the call authenticated.' }),
+    auth: z
+      .enum(['api_key', 'access_token', 'client'])
+      .meta({ description: 'How the call identified itself: the API key, an access token (also one refused as expired), or an OAuth client at /oauth2/token.' }),
     errorBody: z
       .string()
       .nullable()
@@ -48,7 +50,9 @@ export const listRequestsOp = operation({
   method: 'get',
   path: '/sandbox/requests',
   summary: 'The account\'s recent API requests',
-  description: `The journal keeps the account's last ${JOURNAL_LIMIT} requests made with its credentials (not this call, not the dashboard's polling), newest first.`,
+  description:
+    `The journal keeps the account's last ${JOURNAL_LIMIT} requests made with its credentials, newest first: /v1 and /sandbox calls (not this call, not the dashboard's polling), ` +
+    '/v1 calls with one of its access tokens that had expired, and token requests (/oauth2/token) for its users\' grants.',
   tags: ['Sandbox: journal'],
   guard: 'account',
   query: JournalQuery,

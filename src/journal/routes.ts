@@ -17,7 +17,7 @@ export function journalRouter(deps: { store: Store }): Router {
       .filter((e) => (method === undefined || e.method === method) && (pathPrefix === undefined || e.path.startsWith(pathPrefix)) && (status === undefined || e.status === status))
       .slice(0, limit)
       // errorBody: null for answers below 400, so every entry has the same keys.
-      .map(({ accountId: _omit, errorBody, ...entry }) => ({ ...entry, errorBody: errorBody ?? null }));
+      .map((e) => ({ method: e.method, path: e.path, query: e.query, status: e.status, time: e.time, durationMs: e.durationMs, auth: e.auth, errorBody: e.errorBody ?? null }));
     res.json({ requests });
   });
 

@@ -14,6 +14,7 @@ export type AccountEvent =
   | { type: 'subscription'; subscriptionId: string; locationId: string; status: 'pending' | 'confirmed' | 'deleted' }
   | { type: 'location'; locationId: string; homeAway: string }
   | { type: 'request'; method: string; path: string; status: number }
+  | { type: 'readiness' }
   | { type: 'reset' };
 
 export const accountChannel = (accountId: string): string => `account:${accountId}`;

@@ -24,7 +24,7 @@ const TAGS = [
   { name: 'Subscriptions', description: 'Production\'s /v1 API: webhook subscriptions and their confirmation handshake.' },
   { name: 'Readings', description: 'Production\'s /v1 API: water usage.' },
   { name: 'Authorization host', description: 'Production\'s auth host (auth.streamlabswater.com), served on the same port: OAuth 2.0 authorization code with a real sign-in form.' },
-  ...['accounts', 'journal', 'faults', 'subscriptions', 'OAuth clients', 'alerts', 'deliveries', 'clock', 'scenarios', 'relays', 'service'].map((name) => ({
+  ...['accounts', 'journal', 'faults', 'subscriptions', 'OAuth clients', 'alerts', 'deliveries', 'clock', 'scenarios', 'readiness', 'relays', 'service'].map((name) => ({
     name: `Sandbox: ${name}`,
     description: 'SANDBOX: not in production. Controls of the sandbox, authorized like /v1 (the account\'s API key or access token) unless said otherwise.',
   })),

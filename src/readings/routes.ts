@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 
 import { operationRouter } from '../http/operation.js';
-import { authOf } from '../http/request-context.js';
+import { authOf, noteRequestFacts } from '../http/request-context.js';
 import { findLocation } from '../store/lookups.js';
 import { getWaterUsageOp, getWaterUsageSummaryOp } from './operations.js';
 import type { ReadingsService } from './service.js';
@@ -15,11 +15,26 @@ export function readingsRouter(deps: { readings: ReadingsService }): Router {
     const { doc } = authOf(res);
     // An unknown location is a 404 whatever the query says.
     findLocation(doc, params.locationId);
-    res.json(readings.readings(doc, params.locationId, query()));
+    const parsed = query();
+    const envelope = readings.readings(doc, params.locationId, parsed);
+    noteRequestFacts(res, {
+      readings: {
+        locationId: params.locationId,
+        call: 'usage',
+        groupBy: parsed.groupBy,
+        fromMs: parsed.startMs,
+        ...(parsed.endMs === null ? {} : { toMs: parsed.endMs }),
+        page: envelope.page,
+        pageCount: envelope.pageCount,
+      },
+    });
+    res.json(envelope);
   });
 
   api.handle(getWaterUsageSummaryOp, ({ params }, _req, res) => {
-    res.json(readings.summary(authOf(res).doc, params.locationId));
+    const summary = readings.summary(authOf(res).doc, params.locationId);
+    noteRequestFacts(res, { readings: { locationId: params.locationId, call: 'summary' } });
+    res.json(summary);
   });
 
   return api.done();

@@ -187,6 +187,9 @@ export interface DeliveryAttempt {
   warnings: string[];
 }
 
+/** The readiness drills that send deliveries of their own (see src/readiness). */
+export type DeliveryDrill = 'duplicate-delivery' | 'out-of-order';
+
 export interface DeliveryRecord {
   deliveryId: string;
   accountId: string;
@@ -208,6 +211,12 @@ export interface DeliveryRecord {
   checkReceiverAfter?: boolean;
   /** Why the delivery ended without its attempts deciding it, e.g. its subscription was deleted. */
   note?: string;
+  /** The X-Sandbox-Delivery-Id it is sent with when that is not its own: a duplicate sends the id of the delivery it repeats. */
+  sentAsId?: string;
+  /** The readiness drill that made it. */
+  drill?: DeliveryDrill;
+  /** When it was made on the process clock (ms): readiness windows count deliveries from it (absent in older records). */
+  createdAtMs?: number;
 }
 
 /** An account's virtual clock: the process clock plus an offset, or frozen at an instant. */
@@ -227,6 +236,8 @@ export interface FaultRecord {
   status: number | null;
   body: unknown;
   delayMs: number;
+  /** Seconds sent as Retry-After with the answer (absent in older records: none). */
+  retryAfter?: number | null;
   remaining: number | null;
   createdAt: string;
 }
@@ -244,11 +255,49 @@ export interface JournalEntry {
   path: string;
   query: Record<string, unknown>;
   status: number;
+  /** When the answer was sent, on the account clock. */
   time: string;
+  /** When the request arrived and when the answer was sent, on the process clock (ms). */
+  startedAtMs?: number;
+  atMs?: number;
   durationMs: number;
-  auth: 'api_key' | 'access_token';
+  /** How the call identified itself: the account's API key, an access token, or an OAuth client (the token endpoint). */
+  auth: 'api_key' | 'access_token' | 'client';
   /** For an answer of status 400 or more: the start of its body (JOURNAL_ERROR_BODY_LIMIT characters), so a partner sees why it failed. */
   errorBody?: string;
+  /** Its place in the account's journal, counting up from 1 for the account's whole life; set by the store. */
+  seq?: number;
+  /** What the route knew about the request and its answer, for the readiness report (src/readiness). */
+  facts?: RequestFacts;
+}
+
+/** What a route notes about a request for the readiness checks; every field is optional. */
+export interface RequestFacts {
+  /** The last characters of the access token the request carried, to tell a client's tokens apart without keeping them. */
+  token?: string;
+  /** Why authentication refused the access token. */
+  refusal?: 'token_expired' | 'token_revoked';
+  /** The answer's Retry-After, in seconds. */
+  retryAfter?: number;
+  /** A token request: its grant_type, the last characters of the access token it issued, or the RFC 6749 error it got. */
+  grantType?: string;
+  issuedToken?: string;
+  oauthError?: string;
+  /** A readings answer: which location and call, and for water usage its range, grouping and page. */
+  readings?: ReadingsFacts;
+  /** The subscription the request created or confirmed. */
+  subscriptionId?: string;
+}
+
+export interface ReadingsFacts {
+  locationId: string;
+  call: 'usage' | 'summary';
+  groupBy?: 'hour' | 'day' | 'month' | 'year';
+  /** The range asked for, ms since epoch; without toMs, up to the request's now. */
+  fromMs?: number;
+  toMs?: number;
+  page?: number;
+  pageCount?: number;
 }
 
 export interface ScenarioRunRecord {
@@ -290,6 +339,23 @@ export interface AccountDoc {
   faults: FaultRecord[];
   rateLimit: RateLimitSetting | null;
   runs: ScenarioRunRecord[];
+  /** The open readiness window and what has been concluded in it (src/readiness); absent: the window opened with the account. */
+  readiness?: ReadinessDigest;
+}
+
+/**
+ * The readiness window of an account: when it opened, how far the request journal has been
+ * read into it (`cursor`, a journal seq), and the state the checks have folded from it, so
+ * evidence that has left the bounded journal or delivery log still counts.
+ */
+export interface ReadinessDigest {
+  /** When the window opened, on the account clock (ISO) and on the process clock (ms). */
+  since: string;
+  sinceMs: number;
+  /** Journal entries up to this seq have been folded into `state`. */
+  cursor: number;
+  /** The checks' folded state (src/readiness); opaque to the store. */
+  state: unknown;
 }
 
 export function emptyAccountDoc(account: AccountRecord): AccountDoc {

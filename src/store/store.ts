@@ -183,12 +183,14 @@ export interface Announcement {
 export interface JournalStore {
   /**
    * Appends an entry in O(1), keeping the newest JOURNAL_LIMIT; not awaited on request paths.
+   * The stored entry gets the account's next `seq` (1, 2, ...; never repeated, not even after a
+   * clear), so a reader can tell which entries it has seen and how many it missed.
    * With `announce`, publishes it on the event bus once the entry is stored (Redis: in the same
    * script, so a request's entry and its live event cost one round trip); nothing is published
    * when the account is gone.
    */
   append(accountId: string, entry: JournalEntry, announce?: Announcement): Promise<void>;
-  /** Newest first. */
+  /** Newest first, each with its seq. */
   list(accountId: string, limit: number): Promise<JournalEntry[]>;
   clear(accountId: string): Promise<void>;
 }

@@ -6,7 +6,7 @@ import { conflict, notFound } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import { operationRouter } from '../http/operation.js';
 import { pageOf } from '../http/pagination.js';
-import { authOf } from '../http/request-context.js';
+import { authOf, noteRequestFacts } from '../http/request-context.js';
 import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, DeepReadonly, SubscriptionRecord } from '../store/data.js';
 import { findLocation, findSubscription } from '../store/lookups.js';
@@ -98,6 +98,7 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
     });
     deps.dispatcher.kick(accountId);
     await publishAccountEvent(deps.store, accountId, { type: 'subscription', subscriptionId: subscription.subscriptionId, locationId, status: subscription.status });
+    noteRequestFacts(res, { subscriptionId: subscription.subscriptionId });
     res.json(presentSubscription(subscription));
   });
 

@@ -6,7 +6,7 @@ import { isServiceUnavailable } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import { publishAccountEvent } from '../live/index.js';
-import type { DeliveryAttempt, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
+import type { DeepReadonly, DeliveryAttempt, DeliveryDrill, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
 import type { Store } from '../store/store.js';
 import { assessAnswer } from './assess.js';
 import type { WebhookSender } from './sender.js';
@@ -21,6 +21,10 @@ export interface NewDelivery {
   payload: unknown;
   /** The delivery this one sends again. */
   redeliveryOf?: string;
+  /** Send it with this X-Sandbox-Delivery-Id instead of its own: a duplicate of the delivery of that id. */
+  sentAsId?: string;
+  /** The readiness drill that makes it. */
+  drill?: DeliveryDrill;
   /** Follow the first attempt with a GET check of the endpoint (confirmations). */
   checkReceiverAfter?: boolean;
 }
@@ -76,6 +80,22 @@ function originOf(target: string): string {
   return origin;
 }
 
+/** The same request as `original`, as a new delivery; with `sameDeliveryId`, sent as a duplicate of it (its X-Sandbox-Delivery-Id). */
+export function redeliveryOf(original: DeepReadonly<DeliveryRecord>, options: { sameDeliveryId?: boolean; drill?: DeliveryDrill } = {}): NewDelivery {
+  return {
+    accountId: original.accountId,
+    kind: original.kind,
+    subscriptionId: original.subscriptionId,
+    locationId: original.locationId,
+    method: original.method,
+    target: original.target,
+    payload: structuredClone(original.payload),
+    redeliveryOf: original.deliveryId,
+    ...(options.sameDeliveryId ? { sentAsId: original.sentAsId ?? original.deliveryId } : {}),
+    ...(options.drill === undefined ? {} : { drill: options.drill }),
+  };
+}
+
 /**
  * The durable delivery queue. Deliveries live in the store with the virtual time their next
  * attempt is due (`dueAtMs`, on the account's clock); `runDue` sends what is due. Nothing is
@@ -126,7 +146,10 @@ export class Dispatcher implements DueWork {
       nextAttemptAt: now,
       dueAtMs: nowMs,
       ...(input.redeliveryOf === undefined ? {} : { redeliveryOf: input.redeliveryOf }),
+      ...(input.sentAsId === undefined ? {} : { sentAsId: input.sentAsId }),
+      ...(input.drill === undefined ? {} : { drill: input.drill }),
       ...(input.checkReceiverAfter ? { checkReceiverAfter: true } : {}),
+      createdAtMs: this.deps.clock.now().getTime(),
     };
   }
 
@@ -308,7 +331,7 @@ export class Dispatcher implements DueWork {
       method,
       url: target,
       ...(method === 'POST' ? { body: delivery.payload } : {}),
-      headers: { [DELIVERY_ID_HEADER]: deliveryId, [ATTEMPT_HEADER]: String(delivery.attempts.length + 1) },
+      headers: { [DELIVERY_ID_HEADER]: delivery.sentAsId ?? deliveryId, [ATTEMPT_HEADER]: String(delivery.attempts.length + 1) },
       timeoutMs: this.options.timeoutMs,
       accountId,
     });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { operation } from '../http/operation.js';
-import { isoInstant, noBody, pageEnvelope, pagingQuery, queryText } from '../http/schemas.js';
+import { isoInstant, pageEnvelope, pagingQuery, queryText } from '../http/schemas.js';
 import type { DeliveryKind, DeliveryState } from '../store/data.js';
 
 export const DEFAULT_DELIVERIES_PER_PAGE = 50;
@@ -57,11 +57,28 @@ export const Delivery = z
     createdAt: isoInstant,
     nextAttemptAt: isoInstant.nullable().meta({ description: 'When the next retry is due, on the account clock; null once finished.' }),
     redeliveryOf: z.string().nullable().meta({ description: 'The delivery this one sends again, if it is a redelivery.' }),
+    drill: z
+      .enum(['duplicate-delivery', 'out-of-order'])
+      .nullable()
+      .meta({ description: 'The readiness drill that sent it (POST /sandbox/readiness/drills), if any.' }),
     note: z.string().nullable().meta({ description: 'Why it ended without its attempts deciding it, e.g. its subscription was deleted.' }),
   })
   .meta({ description: 'An outgoing webhook: what was sent, where, and every answer.' });
 
 export type DeliveryView = z.output<typeof Delivery>;
+
+export const RedeliverBody = z
+  .strictObject(
+    {
+      sameDeliveryId: z
+        .boolean({ error: 'sameDeliveryId must be true or false' })
+        .optional()
+        .meta({ description: 'Send it with the first delivery\'s X-Sandbox-Delivery-Id, as a duplicate; default false (an id of its own).' }),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field ${JSON.stringify(issue.keys[0])}; redeliver takes only sameDeliveryId` : issue.code === 'invalid_type' ? 'The body must be a JSON object such as {"sameDeliveryId": true}, or empty' : undefined) },
+  )
+  .optional()
+  .meta({ description: 'Optional: {"sameDeliveryId": true} sends a duplicate.' });
 
 export const DeliveryList = pageEnvelope('deliveries', Delivery).meta({ description: 'A page of the delivery log, newest first.' });
 
@@ -97,12 +114,14 @@ export const redeliverOp = operation({
   method: 'post',
   path: '/sandbox/deliveries/{deliveryId}/redeliver',
   summary: 'Send a delivery again',
-  description: 'The same request again, as a new delivery (with its own id), whatever the first one\'s state.',
+  description:
+    'The same request again, as a new delivery whatever the first one\'s state. It is sent with its own X-Sandbox-Delivery-Id, or with `{"sameDeliveryId": true}` ' +
+    'as a duplicate of the first (the same X-Sandbox-Delivery-Id), the way a receiver must be ready to get a notification twice.',
   tags,
   guard: 'account',
-  body: { schema: noBody('redeliver'), required: false, example: {} },
+  body: { schema: RedeliverBody, required: false, example: {} },
   responses: { 201: { description: 'The new delivery.', schema: Delivery } },
-  errors: { 400: 'invalid_parameter: a body was sent.', 404: 'not_found: no such delivery in this account.' },
+  errors: { 400: 'invalid_parameter: the body is not {} or {"sameDeliveryId": true or false}.', 404: 'not_found: no such delivery in this account.' },
 });
 
 export const webhooksOperations = [listDeliveriesOp, getDeliveryOp, redeliverOp];

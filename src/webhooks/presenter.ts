@@ -11,13 +11,14 @@ export function presentDelivery(x: DeepReadonly<DeliveryRecord>): DeliveryView {
     locationId: x.locationId,
     method: x.method,
     target: x.target,
-    requestHeaders: headersOf({ body: x.method === 'POST' ? x.payload : undefined, headers: { [DELIVERY_ID_HEADER]: x.deliveryId, [ATTEMPT_HEADER]: '1' } }),
+    requestHeaders: headersOf({ body: x.method === 'POST' ? x.payload : undefined, headers: { [DELIVERY_ID_HEADER]: x.sentAsId ?? x.deliveryId, [ATTEMPT_HEADER]: '1' } }),
     payload: structuredClone(x.payload),
     state: x.state,
     attempts: x.attempts.map((a) => ({ ...a, warnings: [...a.warnings] })),
     createdAt: x.createdAt,
     nextAttemptAt: x.nextAttemptAt,
     redeliveryOf: x.redeliveryOf ?? null,
+    drill: x.drill ?? null,
     note: x.note ?? null,
   };
 }

@@ -4,7 +4,7 @@ import { notFound } from '../core/errors.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import type { Store } from '../store/store.js';
-import type { Dispatcher } from './dispatcher.js';
+import { redeliveryOf, type Dispatcher } from './dispatcher.js';
 import { DEFAULT_DELIVERIES_PER_PAGE, getDeliveryOp, listDeliveriesOp, redeliverOp } from './operations.js';
 import { presentDelivery } from './presenter.js';
 
@@ -43,21 +43,10 @@ export function deliveriesSandboxRouter(deps: DeliveriesDeps): Router {
   // Sends the same request again as a new delivery, whatever the first one's state.
   api.handle(redeliverOp, async ({ params, body }, _req, res) => {
     const { accountId } = authOf(res);
-    body();
+    const sameDeliveryId = body()?.sameDeliveryId ?? false;
     const original = await deps.store.deliveries.get(accountId, params.deliveryId);
     if (!original) throw missing(params.deliveryId);
-    const [copy] = await deps.dispatcher.enqueue(accountId, [
-      {
-        accountId,
-        kind: original.kind,
-        subscriptionId: original.subscriptionId,
-        locationId: original.locationId,
-        method: original.method,
-        target: original.target,
-        payload: structuredClone(original.payload),
-        redeliveryOf: original.deliveryId,
-      },
-    ]);
+    const [copy] = await deps.dispatcher.enqueue(accountId, [redeliveryOf(original, { sameDeliveryId })]);
     res.status(201).json(presentDelivery(copy!));
   });
 

@@ -99,11 +99,12 @@ describe('the embedded store on lowdb files', () => {
       // Journal writes are lazy; the cache comes back to its size once they are done.
       await store.flush();
       await eventually(() => store.loadedAccounts <= 2 || null);
-      for (const id of ids) expect(await store.journal.list(id, 10)).toEqual([givenJournalEntry(id, 1)]);
+      for (const id of ids) expect(await store.journal.list(id, 10)).toEqual([{ ...givenJournalEntry(id, 1), seq: 1 }]);
       for (const id of ids) await store.journal.append(id, givenJournalEntry(id, 2));
       await store.flush();
       expect(store.loadedAccounts).toBeLessThanOrEqual(2);
-      for (const id of ids) expect(await store.journal.list(id, 10)).toEqual([givenJournalEntry(id, 2), givenJournalEntry(id, 1)]);
+      // A journal read back from its file goes on counting from its last seq.
+      for (const id of ids) expect(await store.journal.list(id, 10)).toEqual([{ ...givenJournalEntry(id, 2), seq: 2 }, { ...givenJournalEntry(id, 1), seq: 1 }]);
     });
 
     it('concurrent updates of more accounts than the cache holds lose nothing', async () => {
@@ -206,7 +207,7 @@ describe('the embedded store on lowdb files', () => {
       expect(JSON.parse(await readFile(join(dir, 'store.json'), 'utf8'))).toEqual({ schemaVersion: STORE_SCHEMA_VERSION, settings: { sessionSecret: 's' } });
       const account = JSON.parse(await readFile(join(dir, 'accounts', 'a.json'), 'utf8')) as Record<string, unknown>;
       expect(Object.keys(account).sort()).toEqual(['deliveries', 'doc']);
-      expect(JSON.parse(await readFile(join(dir, 'journals', 'a.json'), 'utf8'))).toEqual({ entries: [givenJournalEntry('a', 1)] });
+      expect(JSON.parse(await readFile(join(dir, 'journals', 'a.json'), 'utf8'))).toEqual({ entries: [{ ...givenJournalEntry('a', 1), seq: 1 }], lastSeq: 1 });
       expect(Object.keys((JSON.parse(await readFile(join(dir, 'sessions.json'), 'utf8')) as { sessions: object }).sessions)).toEqual(['sid']);
 
       // Every account summary is in exactly one shard, with its keys; no key belongs to two accounts.

@@ -129,8 +129,10 @@ describe('opening a fresh DATA_DIR with a version 0.1 DATA_FILE', () => {
 
   it('keeps the journal, newest first', async () => {
     const { store } = await open();
-    expect(await store.journal.list(DEMO, 100)).toEqual(of(v01.journal, DEMO).reverse());
-    expect(await store.journal.list(GENERATED, 100)).toEqual(of(v01.journal, GENERATED).reverse());
+    // Each entry gets its seq as it is appended, oldest first.
+    const withSeqs = (entries: readonly object[]): object[] => entries.map((entry, i) => ({ ...entry, seq: i + 1 })).reverse();
+    expect(await store.journal.list(DEMO, 100)).toEqual(withSeqs(of(v01.journal, DEMO)));
+    expect(await store.journal.list(GENERATED, 100)).toEqual(withSeqs(of(v01.journal, GENERATED)));
   });
 
   it('keeps the login session (readable by its sid) and the session secret', async () => {

@@ -5,7 +5,7 @@ import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helper
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesIn, givenSubscription, startAlert } from './support.js';
 
-const DELIVERY_KEYS = ['attempts', 'createdAt', 'deliveryId', 'kind', 'locationId', 'method', 'nextAttemptAt', 'note', 'payload', 'redeliveryOf', 'requestHeaders', 'state', 'subscriptionId', 'target'];
+const DELIVERY_KEYS = ['attempts', 'createdAt', 'deliveryId', 'drill', 'kind', 'locationId', 'method', 'nextAttemptAt', 'note', 'payload', 'redeliveryOf', 'requestHeaders', 'state', 'subscriptionId', 'target'];
 const ATTEMPT_KEYS = ['at', 'error', 'latencyMs', 'responseExcerpt', 'statusCode', 'warnings'];
 
 type Delivery = Record<string, unknown> & { deliveryId: string; attempts: Record<string, unknown>[] };
@@ -129,13 +129,13 @@ describe('POST /sandbox/deliveries/{id}/redeliver', () => {
     expect(receiver.bodies()).toEqual([failed!.payload, failed!.payload]);
   });
 
-  it('answers 404 for an unknown delivery and 400 for a body', async () => {
+  it('answers 404 for an unknown delivery and 400 for a body field it does not take, naming it', async () => {
     await request(t.app).post('/sandbox/deliveries/nope/redeliver').set(bearer(DEMO_API_KEY)).expect(404);
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     const [delivery] = (await deliveriesIn(t));
     const res = await request(t.app).post(`/sandbox/deliveries/${delivery!.deliveryId}/redeliver`).set(bearer(DEMO_API_KEY)).send({ target: 'x' }).expect(400);
-    expect(res.body.parameter).toBe('body');
+    expect(res.body).toMatchObject({ parameter: 'target', message: 'Unknown field "target"; redeliver takes only sameDeliveryId' });
   });
 });
 

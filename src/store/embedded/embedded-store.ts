@@ -82,6 +82,8 @@ interface AccountFileData {
 
 interface JournalFileData {
   entries: JournalEntry[];
+  /** The seq of the last entry appended, kept when the journal is cleared so seqs never repeat. */
+  lastSeq?: number;
 }
 
 interface StoreFileData {
@@ -560,7 +562,9 @@ export class EmbeddedStore implements Store {
 
   #appendTo(journal: LowdbFile<JournalFileData>, entry: JournalEntry, announce: Announcement | undefined): Promise<void> {
     const entries = journal.data.entries;
-    entries.push(entry);
+    const seq = (journal.data.lastSeq ?? entries.at(-1)?.seq ?? 0) + 1;
+    journal.data.lastSeq = seq;
+    entries.push({ ...entry, seq });
     if (entries.length > JOURNAL_LIMIT + JOURNAL_SLACK) entries.splice(0, entries.length - JOURNAL_LIMIT);
     // A lazy save only schedules the write: its promise is already settled.
     void journal.save(false, JOURNAL_FLUSH_MS);

@@ -32,6 +32,7 @@ export const DEFAULT_REDIS_PREFIX = 'ws:';
  *   idle, due          sorted sets: generated accounts by last request; accounts by next due work
  *   dlv:<id> dmeta:<id> dord:<id> dpend:<id> dfin:<id>   the delivery log (see RedisDeliveries)
  *   lease:<id>:<did>   a delivery's claim (TTL)           jrnl:<id>   request journal (capped list)
+ *   jseq:<id>          the journal's last seq (counts up for the account's whole life)
  *   ctr:<key>          counters (TTL)    lock:<name>   locks (TTL)    sess:<sid>   sessions (TTL)
  *   settings           hash of named values              ev:<channel>   pub/sub channels
  *

@@ -1,0 +1,112 @@
+import type { DeepReadonly, DeliveryRecord, JournalEntry } from '../store/data.js';
+
+/** The checks of CONTRACT.md section 8, in the order the report lists them. */
+export const CHECK_IDS = [
+  'oauth.token-exchange',
+  'oauth.refresh',
+  'readings.pagination',
+  'readings.grouping',
+  'polling.interval',
+  'errors.rate-limit',
+  'errors.server-errors',
+  'subscriptions.confirmed',
+  'webhooks.confirmation-answer',
+  'webhooks.check-answer',
+  'webhooks.alert-answer',
+  'webhooks.duplicate',
+  'webhooks.out-of-order',
+  'webhooks.https',
+] as const;
+
+export type CheckId = (typeof CHECK_IDS)[number];
+
+export type CheckStatus = 'passed' | 'failed' | 'pending' | 'not_applicable';
+
+/** What decided a check: a request of the journal, a delivery of the log, or a subscription's state. */
+export type Evidence =
+  | { time: string; request: string; status: number; detail: string }
+  | { time: string; deliveryId: string; status: number | null; detail: string }
+  | { time: string; subscriptionId: string; detail: string };
+
+/** A check's status with the evidence that decided it; `more` counts evidence of the same kind left out. */
+export interface Verdict {
+  status: CheckStatus;
+  evidence: Evidence[];
+  more?: number;
+}
+
+/** Evidence kept per check and per kind (failures, passes): the first few say what to look at. */
+export const EVIDENCE_KEPT = 5;
+
+/** Appends while there is room; returns whether it was kept. */
+export function keep<T>(list: T[], item: T, limit = EVIDENCE_KEPT): boolean {
+  if (list.length >= limit) return false;
+  list.push(item);
+  return true;
+}
+
+/**
+ * An instant on both clocks: the process clock (the partner's client waits in real time) and the
+ * account's clock (which a test may move forward instead of waiting).
+ */
+export interface Moment {
+  atMs: number;
+  accountMs: number;
+}
+
+/**
+ * How much time passed from `a` to `b`: the larger of the two clocks' readings, so a client that
+ * waited in real time counts while the account clock is frozen, and moving the account clock
+ * forward counts as waiting.
+ */
+export function elapsedMs(a: Moment, b: Moment): number {
+  return Math.max(b.atMs - a.atMs, b.accountMs - a.accountMs);
+}
+
+/** A journal entry as the readiness folds read it: with both clocks' instants of its answer and of its start. */
+export interface Observed {
+  entry: DeepReadonly<JournalEntry>;
+  /** When the answer was sent. */
+  end: Moment;
+  /** When the request arrived. */
+  start: Moment;
+}
+
+export function observe(entry: DeepReadonly<JournalEntry>): Observed {
+  const accountMs = Date.parse(entry.time);
+  // Entries written before the process times were kept read as if both clocks agreed.
+  const atMs = entry.atMs ?? accountMs;
+  const startedAtMs = entry.startedAtMs ?? atMs - entry.durationMs;
+  const end = { atMs, accountMs };
+  return { entry, end, start: { atMs: startedAtMs, accountMs: accountMs - (atMs - startedAtMs) } };
+}
+
+/** The request line as the partner's client sent it: method, path and query. */
+export function requestLine(entry: DeepReadonly<JournalEntry>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(entry.query)) {
+    for (const one of Array.isArray(value) ? value : [value]) query.append(name, typeof one === 'string' ? one : JSON.stringify(one));
+  }
+  const text = query.toString();
+  return `${entry.method} ${entry.path}${text === '' ? '' : `?${text}`}`;
+}
+
+export function requestEvidence(observed: Observed, detail: string): Evidence {
+  return { time: observed.entry.time, request: requestLine(observed.entry), status: observed.entry.status, detail };
+}
+
+export function deliveryEvidence(delivery: DeepReadonly<DeliveryRecord>, detail: string): Evidence {
+  const first = delivery.attempts[0];
+  return { time: first?.at ?? delivery.createdAt, deliveryId: delivery.deliveryId, status: first?.statusCode ?? null, detail };
+}
+
+/** Seconds for a message: 2 s, 0.35 s. */
+export function seconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(s < 10 ? 2 : 1)} s`;
+}
+
+/** Whether an entry is the integration's own traffic: /v1 and the authorization host, not the sandbox's controls. */
+export function isIntegrationTraffic(entry: DeepReadonly<JournalEntry>): boolean {
+  return !entry.path.startsWith('/sandbox/');
+}

@@ -1,0 +1,138 @@
+import { accountNowMs } from '../clock/index.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { AccountDoc, DeepReadonly, DeliveryRecord, ReadinessDigest } from '../store/data.js';
+import { AccountMissingError, JOURNAL_LIMIT, type Store } from '../store/store.js';
+import { judgeDelivery, mergeDeliveryFacts, type Judged } from './deliveries.js';
+import { buildReport, foldEntries, initialFoldState, isFoldState, type FoldState, type ReadinessReport } from './report.js';
+
+export interface ReadinessDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Recognises the sandbox's relay endpoints (`water-sandbox listen`), which the https check leaves aside. */
+  relays?: { classifyEndpoint(accountId: string, url: URL): 'own' | 'foreign' | null };
+}
+
+/**
+ * A process folds an account's journal into its readiness digest after this many appends of its
+ * own, so evidence is read before it leaves the bounded journal even with several replicas
+ * (each folds after its own appends; JOURNAL_LIMIT holds 8 times this).
+ */
+export const FOLD_EVERY = JOURNAL_LIMIT / 8;
+/** The most deliveries read per report: the log keeps WEBHOOK_LOG_LIMIT finished ones, 1,000 by default. */
+const DELIVERIES_READ = 5000;
+
+/** A readiness window opening now (process clock ms), counting journal entries after `cursor`. */
+export function openedWindow(sinceMs: number, cursor: number): ReadinessDigest {
+  return { since: new Date(sinceMs).toISOString(), sinceMs, cursor, state: initialFoldState() };
+}
+
+/** The account's window: the stored digest, or one that opened with the account. */
+function digestOf(doc: DeepReadonly<AccountDoc>): DeepReadonly<ReadinessDigest> {
+  if (doc.readiness) return doc.readiness;
+  const createdMs = Date.parse(doc.account.createdAt);
+  return openedWindow(createdMs, 0);
+}
+
+/** Whether a delivery was made in the window. */
+function inWindow(delivery: DeepReadonly<DeliveryRecord>, sinceMs: number): boolean {
+  return (delivery.createdAtMs ?? Date.parse(delivery.createdAt)) >= sinceMs;
+}
+
+interface Advanced {
+  doc: DeepReadonly<AccountDoc>;
+  since: string;
+  state: FoldState;
+  judged: Judged[];
+}
+
+/**
+ * The integration readiness of each account (CONTRACT section 8), computed from what the
+ * store holds, so every replica answers the same: the request journal, folded into the
+ * account's readiness digest as it fills, and the delivery log.
+ */
+export class Readiness {
+  readonly #appends = new Map<string, number>();
+  readonly #folding = new Set<string>();
+
+  constructor(private readonly deps: ReadinessDeps) {}
+
+  /** Told of each journal append of this process; folds the account's journal now and then, off the request's path. */
+  readonly noteAppend = (accountId: string): void => {
+    const count = (this.#appends.get(accountId) ?? 0) + 1;
+    if (count < FOLD_EVERY) {
+      if (this.#appends.size >= 10_000 && !this.#appends.has(accountId)) this.#appends.clear();
+      this.#appends.set(accountId, count);
+      return;
+    }
+    this.#appends.delete(accountId);
+    if (this.#folding.has(accountId)) return;
+    this.#folding.add(accountId);
+    this.#advance(accountId)
+      .catch((error: unknown) => this.deps.logger.warn('readiness fold failed', { accountId, err: error }))
+      .finally(() => this.#folding.delete(accountId));
+  };
+
+  /** The account's report, or null when the account is gone. */
+  async report(accountId: string): Promise<ReadinessReport | null> {
+    const advanced = await this.#advance(accountId);
+    if (!advanced) return null;
+    const { doc, since, state, judged } = advanced;
+    const now = { atMs: this.deps.clock.now().getTime(), accountMs: accountNowMs(this.deps.clock, doc.clock) };
+    return buildReport({ accountId, since, state, judged, doc, now, isRelay: (endpoint) => this.#isRelay(accountId, endpoint) });
+  }
+
+  /** Opens a new window now: evidence from before it no longer counts. */
+  async reset(accountId: string): Promise<void> {
+    const newest = (await this.deps.store.journal.list(accountId, 1))[0]?.seq ?? 0;
+    await this.deps.store.accounts.update(accountId, (d) => {
+      d.readiness = openedWindow(this.deps.clock.now().getTime(), newest);
+    });
+  }
+
+  /** Folds the journal entries the digest has not seen and the delivery log into it, and stores it. */
+  async #advance(accountId: string): Promise<Advanced | null> {
+    const { store, logger } = this.deps;
+    const doc = await store.accounts.get(accountId);
+    if (!doc) return null;
+    const digest = digestOf(doc);
+    const state: FoldState = isFoldState(digest.state) ? structuredClone(digest.state) : initialFoldState();
+    const [journal, log] = await Promise.all([store.journal.list(accountId, JOURNAL_LIMIT), store.deliveries.list(accountId, { offset: 0, limit: DELIVERIES_READ })]);
+    const fresh = journal.filter((entry) => (entry.seq ?? 0) > digest.cursor).reverse();
+    const firstSeq = fresh[0]?.seq;
+    if (digest.cursor > 0 && firstSeq !== undefined && firstSeq > digest.cursor + 1) {
+      logger.warn('readiness evidence missed: journal entries left before they were read', { accountId, missed: firstSeq - digest.cursor - 1 });
+    }
+    foldEntries(state, fresh);
+    // Oldest first, so the evidence kept reads in the order things happened.
+    const judged = log.items
+      .filter((d) => inWindow(d, digest.sinceMs))
+      .reverse()
+      .flatMap((d) => judgeDelivery(d) ?? []);
+    const deliveriesChanged = mergeDeliveryFacts(state.deliveries, judged);
+    const cursor = fresh.at(-1)?.seq ?? digest.cursor;
+    if (cursor !== digest.cursor || deliveriesChanged || !isFoldState(digest.state)) {
+      await this.#store(accountId, digest, { since: digest.since, sinceMs: digest.sinceMs, cursor, state });
+    }
+    return { doc, since: digest.since, state, judged };
+  }
+
+  /** Stores the advanced digest unless the window changed meanwhile (another replica folded, or a reset). */
+  async #store(accountId: string, before: DeepReadonly<ReadinessDigest>, after: ReadinessDigest): Promise<void> {
+    try {
+      await this.deps.store.accounts.update(accountId, (d) => {
+        const current = d.readiness ?? digestOf(d);
+        if (current.sinceMs !== before.sinceMs || current.cursor !== before.cursor) return;
+        d.readiness = structuredClone(after);
+      });
+    } catch (error) {
+      if (!(error instanceof AccountMissingError)) throw error;
+    }
+  }
+
+  #isRelay(accountId: string, endpoint: string): boolean {
+    if (!this.deps.relays || !URL.canParse(endpoint)) return false;
+    return this.deps.relays.classifyEndpoint(accountId, new URL(endpoint)) === 'own';
+  }
+}

@@ -1,0 +1,97 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js';
+
+/**
+ * The two sample integrations of examples/readiness run as a partner runs them: `node <sample>`
+ * against a started sandbox (real clock, real loopback receiver) on a fresh account, then the
+ * report is read and asserted check by check.
+ */
+
+const run = promisify(execFile);
+const sample = (name: string): string => fileURLToPath(new URL(`../../examples/readiness/${name}.mjs`, import.meta.url));
+
+afterAll(stopAllSandboxes);
+
+interface Report {
+  ready: boolean;
+  checks: { id: string; status: string; evidence: { detail: string }[] }[];
+}
+
+async function runSample(name: string): Promise<{ url: string; apiKey: string; stdout: string }> {
+  const sandbox = await startTestSandbox();
+  const created = await fetch(`${sandbox.url}/sandbox/accounts`, { method: 'POST' });
+  const account = (await created.json()) as { apiKey: string; user: { email: string; password: string } };
+  const env = { PATH: process.env['PATH'] ?? '', SANDBOX_URL: sandbox.url, WATER_API_KEY: account.apiKey, WATER_USER_EMAIL: account.user.email, WATER_USER_PASSWORD: account.user.password };
+  const { stdout } = await run(process.execPath, [sample(name)], { env, timeout: 60_000 });
+  return { url: sandbox.url, apiKey: account.apiKey, stdout };
+}
+
+async function reportOf(url: string, apiKey: string): Promise<Report> {
+  const res = await fetch(`${url}/sandbox/readiness`, { headers: { authorization: `Bearer ${apiKey}` } });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Report;
+}
+
+const statuses = (report: Report): Record<string, string> => Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+
+it('the careful integration ends with every required check passed: the report says ready', async () => {
+  const { url, apiKey, stdout } = await runSample('careful');
+  expect(stdout).toContain('done: run `water-sandbox readiness` for the report');
+  const report = await reportOf(url, apiKey);
+  expect(statuses(report)).toEqual({
+    'oauth.token-exchange': 'passed',
+    'oauth.refresh': 'passed',
+    'readings.pagination': 'passed',
+    'readings.grouping': 'passed',
+    // Optional: showing it takes 10 minutes of polling.
+    'polling.interval': 'pending',
+    'errors.rate-limit': 'passed',
+    'errors.server-errors': 'passed',
+    'subscriptions.confirmed': 'passed',
+    'webhooks.confirmation-answer': 'passed',
+    'webhooks.check-answer': 'passed',
+    'webhooks.alert-answer': 'passed',
+    'webhooks.duplicate': 'passed',
+    'webhooks.out-of-order': 'passed',
+    // Optional: its subscription was deleted at the end; a loopback receiver is http anyway.
+    'webhooks.https': 'pending',
+  });
+  expect(report.ready).toBe(true);
+}, 90_000);
+
+it('the naive integration fails exactly the checks it should, each naming its evidence', async () => {
+  const { url, apiKey } = await runSample('naive');
+  // Its first-page-only readings fail once their minute has passed: moving the account clock counts.
+  const moved = await fetch(`${url}/sandbox/clock`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ advanceSeconds: 61 }) });
+  expect(moved.status).toBe(200);
+  const report = await reportOf(url, apiKey);
+  expect(statuses(report)).toEqual({
+    'oauth.token-exchange': 'passed',
+    'oauth.refresh': 'failed',
+    'readings.pagination': 'failed',
+    'readings.grouping': 'failed',
+    'polling.interval': 'failed',
+    'errors.rate-limit': 'failed',
+    'errors.server-errors': 'failed',
+    'subscriptions.confirmed': 'passed',
+    'webhooks.confirmation-answer': 'failed',
+    'webhooks.check-answer': 'failed',
+    'webhooks.alert-answer': 'failed',
+    // A 2xx is all these need, and an HTML page is a 2xx.
+    'webhooks.duplicate': 'passed',
+    'webhooks.out-of-order': 'passed',
+    'webhooks.https': 'failed',
+  });
+  expect(report.ready).toBe(false);
+  const detail = (id: string): string => report.checks.find((c) => c.id === id)!.evidence[0]!.detail;
+  expect(detail('oauth.refresh')).toMatch(/^sent with the expired access token …\S+ \(request 1 with it\)$/);
+  expect(detail('readings.pagination')).toMatch(/^pageCount 4; pages 2, 3, 4 not requested within 60 s$/);
+  expect(detail('readings.grouping')).toMatch(/^hourly readings over 60 days$/);
+  expect(detail('errors.rate-limit')).toMatch(/^sent 0\.\d+ s after the 429 of \S+, whose Retry-After asked for 2 s$/);
+  expect(detail('errors.server-errors')).toMatch(/^sent 0\.\d+ s \(under 1 s\) after the 503 answer of /);
+  expect(detail('webhooks.confirmation-answer')).toMatch(/was answered 200 with a body that is not JSON at its first attempt$/);
+  expect(detail('webhooks.alert-answer')).toMatch(/^the lowLeak alert start to http:\/\/127\.0\.0\.1:\d+\/webhooks was answered 200 with a body that is not JSON/);
+}, 90_000);

@@ -1,0 +1,194 @@
+import request from 'supertest';
+
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { endAlert, startAlert, subscribeAndConfirm } from '../webhooks/support.js';
+import { checkOf, drill } from './support.js';
+
+/**
+ * subscriptions.confirmed and the webhook checks, through real deliveries to a real receiver on
+ * loopback: each passed, failed and pending.
+ */
+
+let t: TestApp;
+let receiver: WebhookReceiver;
+beforeEach(async () => {
+  t = await buildTestApp();
+  receiver = await WebhookReceiver.start();
+});
+afterEach(async () => {
+  await t.deps.dispatcher.idle();
+  await receiver.close();
+});
+
+const HTML = { status: 200, body: '<html><body>OK</body></html>', contentType: 'text/html' };
+
+async function subscribe(endpoint = receiver.url()): Promise<{ subscriptionId: string }> {
+  const res = await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint }).expect(200);
+  await t.deps.dispatcher.drain();
+  return res.body as { subscriptionId: string };
+}
+
+/** An alert started and ended at the demo location, with every delivery attempted. */
+async function alertStartAndEnd(): Promise<void> {
+  const started = await startAlert(t, { type: 'lowLeak' }).expect(201);
+  await endAlert(t, started.body.alertId as string).expect(200);
+  await t.deps.dispatcher.drain();
+}
+
+describe('subscriptions.confirmed', () => {
+  it('passes once a subscription was confirmed with its token', async () => {
+    const subscriptionId = await subscribeAndConfirm(t, receiver);
+    const check = await checkOf(t, 'subscriptions.confirmed');
+    expect(check.status).toBe('passed');
+    expect(check.evidence).toEqual([expect.objectContaining({ request: expect.stringMatching(new RegExp(`^GET /v1/subscriptions/${subscriptionId}/confirm\\?confirmationToken=`)), status: 200 })]);
+  });
+
+  it('fails when a confirm call was refused through the client\'s fault and not followed by a good one', async () => {
+    const { subscriptionId } = await subscribe();
+    // The official Node client's bug: no "=" between the parameter and the token.
+    await request(t.app).get(`/v1/subscriptions/${subscriptionId}/confirm?confirmationTokenabc`).set(bearer(DEMO_API_KEY)).expect(400);
+    const check = await checkOf(t, 'subscriptions.confirmed');
+    expect(check.status).toBe('failed');
+    expect(check.evidence).toEqual([expect.objectContaining({ status: 400, detail: 'confirm call refused (400); the subscription is not confirmed since' })]);
+  });
+
+  it('fails when a confirmation token expired unused, naming the subscription', async () => {
+    const { subscriptionId } = await subscribe();
+    expect((await checkOf(t, 'subscriptions.confirmed')).status).toBe('pending');
+    await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 601 }).expect(200);
+    const check = await checkOf(t, 'subscriptions.confirmed');
+    expect(check.status).toBe('failed');
+    expect(check.evidence).toEqual([expect.objectContaining({ subscriptionId, detail: expect.stringMatching(/^its confirmation token expired unused at /) })]);
+  });
+});
+
+describe('webhooks.confirmation-answer and webhooks.check-answer', () => {
+  it('pass when the receiver answered the confirmation POST and the GET check with 2xx JSON', async () => {
+    const { subscriptionId } = await subscribe();
+    const confirmation = await checkOf(t, 'webhooks.confirmation-answer');
+    expect(confirmation.status).toBe('passed');
+    expect(confirmation.evidence).toEqual([expect.objectContaining({ deliveryId: expect.any(String), status: 200, detail: `the confirmation POST to ${receiver.url()} was answered 200 at its first attempt` })]);
+    expect((await checkOf(t, 'webhooks.check-answer')).status).toBe('passed');
+    expect(subscriptionId).toEqual(expect.any(String));
+  });
+
+  it('fail when the receiver answered with HTML: the POST and the GET each name their delivery', async () => {
+    receiver.fallback = HTML;
+    await subscribe();
+    const confirmation = await checkOf(t, 'webhooks.confirmation-answer');
+    expect(confirmation.status).toBe('failed');
+    expect(confirmation.evidence[0]!.detail).toBe(`the confirmation POST to ${receiver.url()} was answered 200 with a body that is not JSON at its first attempt`);
+    const check = await checkOf(t, 'webhooks.check-answer');
+    expect(check.status).toBe('failed');
+    expect(check.evidence[0]!.detail).toMatch(/^the GET check to .* with a body that is not JSON/);
+    const deliveries = (await request(t.app).get('/sandbox/deliveries').set(bearer(DEMO_API_KEY)).expect(200)).body.deliveries as { deliveryId: string; kind: string }[];
+    expect(check.evidence[0]!.deliveryId).toBe(deliveries.find((d) => d.kind === 'receiver_check')!.deliveryId);
+  });
+
+  it('the GET check fails alone when only GET is answered with an error, and both are pending before any subscription', async () => {
+    expect((await checkOf(t, 'webhooks.confirmation-answer')).status).toBe('pending');
+    expect((await checkOf(t, 'webhooks.check-answer')).status).toBe('pending');
+    receiver.script = [{ status: 200, body: '{}' }, { status: 405, body: '{"error":"method not allowed"}' }];
+    await subscribe();
+    expect((await checkOf(t, 'webhooks.confirmation-answer')).status).toBe('passed');
+    const check = await checkOf(t, 'webhooks.check-answer');
+    expect(check.status).toBe('failed');
+    expect(check.evidence[0]).toMatchObject({ status: 405 });
+  });
+});
+
+describe('webhooks.alert-answer', () => {
+  it('passes when alert starts and ends were answered 2xx JSON at their first attempt', async () => {
+    await subscribeAndConfirm(t, receiver);
+    await alertStartAndEnd();
+    const check = await checkOf(t, 'webhooks.alert-answer');
+    expect(check.status).toBe('passed');
+    expect(check.evidence.map((e) => e.detail)).toEqual([
+      `the lowLeak alert start to ${receiver.url()} was answered 200 at its first attempt`,
+      `the lowLeak alert end to ${receiver.url()} was answered 200 at its first attempt`,
+    ]);
+  });
+
+  it('fails when an alert\'s first attempt was answered 500, even though a retry got through', async () => {
+    await subscribeAndConfirm(t, receiver);
+    receiver.script = [{ status: 500, body: '{"error":"busy"}' }];
+    await startAlert(t, { type: 'highLeak' }).expect(201);
+    await t.deps.dispatcher.drain();
+    t.clock.advance(1000);
+    await t.deps.dispatcher.drain();
+    const alerts = receiver.received.filter((r) => r.method === 'POST' && (r.body as { type?: string }).type === 'highLeak');
+    expect(alerts.map((r) => r.headers['x-sandbox-attempt'])).toEqual(['1', '2']);
+    const check = await checkOf(t, 'webhooks.alert-answer');
+    expect(check.status).toBe('failed');
+    expect(check.evidence).toEqual([expect.objectContaining({ status: 500, detail: `the highLeak alert start to ${receiver.url()} was answered 500 at its first attempt` })]);
+  });
+
+  it('is pending until an alert was sent to a confirmed subscription', async () => {
+    await subscribeAndConfirm(t, receiver);
+    expect((await checkOf(t, 'webhooks.alert-answer')).status).toBe('pending');
+  });
+});
+
+describe('webhooks.duplicate', () => {
+  it('passes when the duplicate (same X-Sandbox-Delivery-Id) was answered 2xx', async () => {
+    await subscribeAndConfirm(t, receiver);
+    await alertStartAndEnd();
+    expect((await checkOf(t, 'webhooks.duplicate')).status).toBe('pending');
+    const outcome = (await drill(t, 'duplicate-delivery').expect(200)).body as { deliveryIds: string[] };
+    await t.deps.dispatcher.drain();
+    const check = await checkOf(t, 'webhooks.duplicate');
+    expect(check.status).toBe('passed');
+    expect(check.evidence).toEqual([expect.objectContaining({ deliveryId: outcome.deliveryIds[0], status: 200 })]);
+  });
+
+  it('fails when the receiver refused the duplicate', async () => {
+    await subscribeAndConfirm(t, receiver);
+    await alertStartAndEnd();
+    receiver.script = [{ status: 409, body: '{"error":"duplicate"}' }];
+    await drill(t, 'duplicate-delivery').expect(200);
+    await t.deps.dispatcher.drain();
+    const check = await checkOf(t, 'webhooks.duplicate');
+    expect(check.status).toBe('failed');
+    expect(check.evidence[0]!.detail).toMatch(/^the lowLeak alert end sent again as a duplicate \(X-Sandbox-Delivery-Id [0-9a-f-]+\) to .* was answered 409 at its first attempt$/);
+    // Duplicates are judged here, not as alert answers.
+    expect((await checkOf(t, 'webhooks.alert-answer')).status).toBe('passed');
+  });
+});
+
+describe('webhooks.out-of-order', () => {
+  it('passes when the end of an alert never started was answered 2xx (without JSON, too)', async () => {
+    await subscribeAndConfirm(t, receiver);
+    expect((await checkOf(t, 'webhooks.out-of-order')).status).toBe('pending');
+    receiver.fallback = { status: 204, body: '' };
+    await drill(t, 'out-of-order').expect(200);
+    await t.deps.dispatcher.drain();
+    const check = await checkOf(t, 'webhooks.out-of-order');
+    expect(check.status).toBe('passed');
+    expect(check.evidence[0]!.detail).toBe(`the lowLeak alert end of an alert never started to ${receiver.url()} was answered 204 at its first attempt`);
+  });
+
+  it('fails when the receiver refused it', async () => {
+    await subscribeAndConfirm(t, receiver);
+    receiver.fallback = { status: 400, body: '{"error":"unknown alert"}' };
+    await drill(t, 'out-of-order').expect(200);
+    await t.deps.dispatcher.drain();
+    const check = await checkOf(t, 'webhooks.out-of-order');
+    expect(check.status).toBe('failed');
+    expect(check.evidence[0]).toMatchObject({ status: 400 });
+  });
+});
+
+describe('webhooks.https', () => {
+  it('fails for an http endpoint, passes when every endpoint is https, and is pending without subscriptions', async () => {
+    expect((await checkOf(t, 'webhooks.https')).status).toBe('pending');
+    const secure = await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: 'https://hooks.partner.example/water' }).expect(200);
+    const https = await checkOf(t, 'webhooks.https');
+    expect(https).toMatchObject({ status: 'passed', required: false, evidence: [expect.objectContaining({ subscriptionId: secure.body.subscriptionId, detail: 'endpoint https://hooks.partner.example/water uses https' })] });
+    await subscribe();
+    const http = await checkOf(t, 'webhooks.https');
+    expect(http.status).toBe('failed');
+    expect(http.evidence).toEqual([expect.objectContaining({ detail: `endpoint ${receiver.url()} is not https` })]);
+  });
+});
