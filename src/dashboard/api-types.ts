@@ -10,6 +10,7 @@ import type { AlertStarted as AlertStartedSchema, SandboxAlert as SandboxAlertSc
 import type { ErrorBody } from '../http/schemas.js';
 import type { JournalEntry as JournalEntrySchema } from '../journal/index.js';
 import type { Device as DeviceSchema, LocationList, Location as LocationSchema } from '../locations/index.js';
+import type { DrillOutcomeSchema, ReadinessReportSchema } from '../readiness/index.js';
 import type { ReadingsEnvelope, UsageSummary } from '../readings/index.js';
 import type { ClockStateBody, Run as RunSchema } from '../scenarios/index.js';
 import type { Subscription as SubscriptionSchema } from '../subscriptions/index.js';
@@ -29,5 +30,8 @@ export type DeliveryAttempt = z.output<typeof DeliveryAttemptSchema>;
 export type Delivery = z.output<typeof DeliverySchema>;
 export type Run = z.output<typeof RunSchema>;
 export type JournalEntry = z.output<typeof JournalEntrySchema>;
+export type ReadinessReport = z.output<typeof ReadinessReportSchema>;
+export type ReadinessCheck = ReadinessReport['checks'][number];
+export type DrillOutcome = z.output<typeof DrillOutcomeSchema>;
 /** An error answer of /v1 and /sandbox, read with care: a proxy in between may answer otherwise. */
 export type ErrorAnswer = Partial<z.output<typeof ErrorBody>>;

@@ -53,4 +53,5 @@ export type LiveMessage =
   | { type: 'subscription'; subscriptionId: string; locationId: string; status: string }
   | { type: 'location'; locationId: string; homeAway: string }
   | { type: 'request'; method: string; path: string; status: number }
+  | { type: 'readiness' }
   | { type: 'reset' };

@@ -147,6 +147,31 @@ function deliveriesSection(): SafeHtml {
       </section>`;
 }
 
+/** The drills' buttons: what each provokes, in the words of the check it feeds. */
+const DRILL_BUTTONS: readonly { drill: string; label: string }[] = [
+  { drill: 'expire-tokens', label: 'Expire tokens' },
+  { drill: 'rate-limit', label: 'Rate limit (429)' },
+  { drill: 'server-errors', label: 'Server errors (503)' },
+  { drill: 'duplicate-delivery', label: 'Duplicate alert' },
+  { drill: 'out-of-order', label: 'Alert end out of order' },
+];
+
+function readinessSection(): SafeHtml {
+  return html`<section class="card" id="readiness-panel" aria-labelledby="readiness-title">
+        <div class="section-head">
+          <h2 id="readiness-title">Readiness <span class="count" id="readiness-summary"></span></h2>
+          <button type="button" class="secondary small" id="readiness-reset">Start a new window</button>
+        </div>
+        <p class="hint" id="readiness-since">Whether the integration is ready for production, graded from the requests and webhook answers the sandbox saw.</p>
+        <ul class="rows checklist" id="readiness-checks" aria-labelledby="readiness-title"><li class="empty">Loading&hellip;</li></ul>
+        <h3 id="drills-title">Drills</h3>
+        <div class="drills" role="group" aria-labelledby="drills-title" aria-describedby="drills-hint">
+          <p class="hint" id="drills-hint">Provoke a rare case, then let the integration meet it: the check it feeds shows the outcome.</p>
+          ${DRILL_BUTTONS.map((d) => html`<button type="button" class="secondary small" data-drill="${d.drill}">${d.label}</button>`)}
+        </div>
+      </section>`;
+}
+
 function journalSection(): SafeHtml {
   return html`<section class="card" aria-labelledby="journal-title">
         <h2 id="journal-title">Request journal <span class="count" id="journal-count"></span></h2>
@@ -196,6 +221,7 @@ export function renderDashboardPage(view: DashboardView): string {
       ${scenariosSection(view)}
     </div>
     <div class="col">
+      ${readinessSection()}
       ${subscriptionsSection()}
       ${deliveriesSection()}
       ${journalSection()}

@@ -233,6 +233,42 @@ describe.each(WIDTHS)('the dashboard at %i px wide', (width) => {
   }, BROWSER_TEST_MS);
 });
 
+describe('the Readiness panel', () => {
+  it('lists every check, updates live as requests arrive, opens a check to its evidence and fix, and runs drills and a new window from its buttons', async () => {
+    await openPage(1280);
+    await signIn();
+    const checks = page.locator('#readiness-checks li[data-check]');
+    await checks.nth(13).waitFor();
+    expect(await checks.count()).toBe(14);
+    const rateLimit = page.locator('#readiness-checks li[data-check="errors.rate-limit"]');
+    expect(await rateLimit.getAttribute('data-status')).toBe('pending');
+    expect(await page.locator('#readiness-summary').textContent()).toBe('(not ready: 0 passed, 0 failed, 12 pending, 2 n/a)');
+
+    await page.getByRole('button', { name: 'Rate limit (429)' }).click();
+    await page.locator('#flash', { hasText: 'Drill rate-limit: the next 3 /v1 requests answer 429 with Retry-After: 2.' }).waitFor();
+    // The partner's app retries at once: the checklist shows it without a reload.
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(429);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(429);
+    await page.locator('#readiness-checks li[data-check="errors.rate-limit"][data-status="failed"]').waitFor();
+
+    await rateLimit.locator('summary').click();
+    const opened = rateLimit.locator('details[open]');
+    await opened.waitFor();
+    expect(await opened.locator('ul.evidence li').first().textContent()).toMatch(/GET \/v1\/locations \u2192 429sent \d(\.\d+)? s after the 429 of /);
+    expect(await opened.locator('p.fix').textContent()).toBe('Fix: After a 429, wait at least the seconds its Retry-After header gives before the next request.');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    screenshots.push(await screenshot(page, 'readiness-1280', false));
+
+    // A drill that needs something first says what.
+    await page.getByRole('button', { name: 'Duplicate alert' }).click();
+    await page.locator('#flash', { hasText: 'No alert notification has been delivered' }).waitFor();
+
+    await page.getByRole('button', { name: 'Start a new window' }).click();
+    await page.locator('#readiness-checks li[data-check="errors.rate-limit"][data-status="pending"]').waitFor();
+    expect(problems).toEqual([]);
+  }, BROWSER_TEST_MS);
+});
+
 describe('the dashboard in a real browser', () => {
   it('renews its access token from the session when the API refuses it, without reloading', async () => {
     await openPage(1280);

@@ -1,5 +1,5 @@
-import type { RunningSandbox } from '../../src/server.js';
 import { FOLD_EVERY } from '../../src/readiness/service.js';
+import type { RunningSandbox } from '../../src/server.js';
 import { DEMO_CLIENT } from '../helpers/demo.js';
 import { basicAuth, formFields, NATIVE_REDIRECT_URI } from '../helpers/oauth.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
@@ -55,7 +55,7 @@ async function integrationTraffic(urls: string[]): Promise<{ apiKey: string }> {
 
   // OAuth: the form on one replica, its POST and the token request on others.
   const query = new URLSearchParams({ response_type: 'code', client_id: DEMO_CLIENT.clientId, redirect_uri: NATIVE_REDIRECT_URI });
-  const page = await fetch(`${next()}/login?${query}`);
+  const page = await fetch(`${next()}/login?${query.toString()}`);
   const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
   const form = new URLSearchParams({ ...formFields(await page.text()), email: created.user.email, password: created.user.password });
   const signedIn = await fetch(`${next()}/login`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: form });

@@ -116,7 +116,7 @@ it('the naive integration fails exactly the checks it should, each naming its ev
   const junit = await parse(await readFile(file, 'utf8'));
   if (!junit || !('testsuite' in junit)) throw new Error('the JUnit file has no <testsuites> root');
   expectJunitShape(junit, { failures: 10, skipped: 0 });
-  const failure = junit.testsuite![0]!.testcase!.find((c) => c.name === 'oauth.refresh')!.failure![0]!;
+  const failure = junit.testsuite[0]!.testcase!.find((c) => c.name === 'oauth.refresh')!.failure![0]!;
   expect(failure.message).toContain('grant_type=refresh_token');
   expect(failure.inner).toMatch(/GET \/v1\/locations -> 403: sent with the expired access token/);
 

@@ -4,7 +4,7 @@ import { describeError, SignedOut, type Api } from './api.js';
 import { byId, el } from './dom.js';
 
 /** The parts of the page that reload their data when told (by live events, actions or the fallback poll). */
-export type PanelName = 'clock' | 'locations' | 'alerts' | 'usage' | 'runs' | 'subscriptions' | 'deliveries' | 'journal' | 'inspector';
+export type PanelName = 'clock' | 'locations' | 'alerts' | 'usage' | 'runs' | 'subscriptions' | 'deliveries' | 'journal' | 'inspector' | 'readiness';
 
 /**
  * The account's virtual clock as the page knows it: the last state the sandbox sent, moved on

@@ -13,6 +13,7 @@ import { JournalPanel } from './journal-panel.js';
 import { LiveConnection, type LiveState } from './live.js';
 import { PAGE_LOCALE } from './locale.js';
 import { LocationPanel } from './location-panel.js';
+import { ReadinessPanel } from './readiness-panel.js';
 import { Refresher } from './refresher.js';
 import { ScenariosPanel } from './scenarios-panel.js';
 import { SubscriptionsPanel } from './subscriptions-panel.js';
@@ -20,7 +21,7 @@ import { UsagePanel } from './usage-panel.js';
 
 /** While the event stream is down, the page polls this often instead. */
 const FALLBACK_POLL_MS = 5000;
-const EVERYTHING: PanelName[] = ['clock', 'locations', 'alerts', 'usage', 'runs', 'subscriptions', 'deliveries', 'journal', 'inspector'];
+const EVERYTHING: PanelName[] = ['clock', 'locations', 'alerts', 'usage', 'runs', 'subscriptions', 'deliveries', 'journal', 'inspector', 'readiness'];
 
 function start(): void {
   const root = byId('dashboard');
@@ -55,6 +56,7 @@ function start(): void {
   const deliveries = new DeliveriesPanel(ctx, inspector);
   const subscriptions = new SubscriptionsPanel(ctx);
   const journal = new JournalPanel(ctx);
+  const readiness = new ReadinessPanel(ctx);
   subscriptions.onChange((list) => deliveries.showSubscriptions(list));
   ctx.onSelect(() => clock.render());
 
@@ -78,6 +80,8 @@ function start(): void {
         return journal.refresh();
       case 'inspector':
         return inspector.refresh();
+      case 'readiness':
+        return readiness.refresh();
     }
   }
 
@@ -107,9 +111,11 @@ function start(): void {
         return;
       case 'clock':
         clock.show(message);
+        // Time passing decides some checks (a walk through pages left unfinished).
+        ctx.refresh('readiness');
         return;
       case 'delivery':
-        ctx.refresh('deliveries', 'inspector');
+        ctx.refresh('deliveries', 'inspector', 'readiness');
         return;
       case 'alert':
         ctx.refresh('alerts', 'locations', ...(message.locationId === ctx.selected ? (['usage'] as const) : []));
@@ -118,13 +124,16 @@ function start(): void {
         ctx.refresh('runs');
         return;
       case 'subscription':
-        ctx.refresh('subscriptions', 'locations');
+        ctx.refresh('subscriptions', 'locations', 'readiness');
         return;
       case 'location':
         ctx.refresh('locations');
         return;
       case 'request':
-        ctx.refresh('journal');
+        ctx.refresh('journal', 'readiness');
+        return;
+      case 'readiness':
+        ctx.refresh('readiness');
         return;
       case 'reset':
         ctx.refresh(...EVERYTHING);
