@@ -13,7 +13,7 @@ export interface ReceivedRequest {
 
 /** How the receiver answers one request: a status and body, a delay, a dropped connection, or never. */
 export type Reply =
-  | { status?: number; body?: string; contentType?: string; delayMs?: number }
+  | { status?: number; body?: string; contentType?: string; delayMs?: number; headers?: Record<string, string> }
   | { reset: true }
   | { hang: true };
 
@@ -114,7 +114,7 @@ export class WebhookReceiver {
       return;
     }
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
-    res.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json' });
+    res.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json', ...reply.headers });
     res.end(reply.body ?? '{"ok":true}');
   }
 }
