@@ -84,22 +84,67 @@ function navigationCounter(): () => number {
   return () => count;
 }
 
+/**
+ * Something in every list the page shows: a confirmed and a pending subscription, an alert in
+ * force with its deliveries, a scenario run, and a failed request in the journal.
+ */
+async function fillEveryList(): Promise<void> {
+  await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: receiver.url() }).expect(200);
+  const [confirmation] = await receiver.waitForMatching((r) => r.method === 'POST');
+  const confirmationUrl = new URL((confirmation!.body as { confirmationUrl: string }).confirmationUrl);
+  await request(t.app).get(`${confirmationUrl.pathname}${confirmationUrl.search}`).set(bearer(DEMO_API_KEY)).expect(200);
+  await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: receiver.url('/second') }).expect(200);
+  await request(t.app).post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`).set(bearer(DEMO_API_KEY)).send({ type: 'lowLeak' }).expect(201);
+  await request(t.app).post('/sandbox/scenarios/slow-leak-escalates/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+  await request(t.app).get('/v1/locations/not-a-location').set(bearer(DEMO_API_KEY)).expect(404);
+  await t.deps.dispatcher.idle();
+}
+
 describe.each(WIDTHS)('the dashboard at %i px wide', (width) => {
-  it('fits the screen and passes an accessibility scan, signed out and signed in', async () => {
+  it('fits the screen and passes an accessibility scan, signed out, signed in with every list filled, and with its dialogs open', async () => {
     await openPage(width);
     await page.goto(`${server.baseUrl}/`);
     expect(await horizontalOverflow(page)).toBe(0);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     screenshots.push(await screenshot(page, `sign-in-${width}`));
 
-    // A failed request of the partner's app, so the journal shows an error answer.
-    await request(t.app).get('/v1/locations/not-a-location').set(bearer(DEMO_API_KEY)).expect(404);
+    await fillEveryList();
     await signIn();
     await loaded();
+    await page.locator('#subscriptions li[data-status="pending"]').waitFor();
+    await page.locator('#subscriptions li[data-status="confirmed"]').waitFor();
+    await page.locator('#deliveries li[data-kind="alert"][data-state="delivered"]').waitFor();
+    await page.locator('#alerts li[data-alert-type="lowLeak"]').waitFor();
+    await page.locator('#runs li').first().waitFor();
     await page.locator('#journal li.error').first().waitFor();
     expect(await horizontalOverflow(page)).toBe(0);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     screenshots.push(await screenshot(page, `dashboard-${width}`));
+
+    // The page behind a modal dialog is inert: each dialog is scanned open.
+    await page.locator('#deliveries li[data-kind="alert"] button.row-open').click();
+    await page.locator('dialog#inspector[open]').waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await page.click('#reset');
+    await page.locator('#confirm-dialog[open]').waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.click('#confirm-dialog button[data-answer="cancel"]');
+    expect(problems).toEqual([]);
+  }, BROWSER_TEST_MS);
+
+  it('names every control by what it shows, so voice control can reach it by the words on screen', async () => {
+    await openPage(width);
+    await fillEveryList();
+    await signIn();
+    await loaded();
+    const row = page.locator('#deliveries li[data-kind="alert"][data-state="delivered"]');
+    await row.waitFor();
+    const open = row.locator('button.row-open');
+    await page.getByRole('button', { name: (await open.innerText()).replace(/\s+/g, ' ').trim() }).waitFor();
+    // The copy buttons say what they copy to screen readers, after the word they show.
+    const copy = page.getByRole('button', { name: `Copy location id ${DEMO_LOCATION_ID}`, exact: true });
+    expect(await copy.locator('span:not(.visually-hidden)').textContent()).toBe('Copy');
     expect(problems).toEqual([]);
   }, BROWSER_TEST_MS);
 

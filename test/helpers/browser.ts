@@ -114,18 +114,37 @@ function browserToLaunch(): Promise<Launch> {
   return toLaunch;
 }
 
+/** How the browser is told its languages. */
+export interface BrowserLocale {
+  /** Playwright's `locale` (navigator.language, Accept-Language, Intl's default); null leaves it to Chromium (default: 'en-US'). */
+  locale?: string | null;
+  /** The browser process's environment on top of this one's: Chromium takes its language from LANG (C.UTF-8 gives `en-US@posix`). */
+  env?: Record<string, string>;
+  /** Chromium's own flags, such as `--lang=C`. */
+  args?: string[];
+  /** What navigator.languages and navigator.language answer, set before any script of a page: for lists no option can make (an empty one). */
+  languages?: { languages: string[]; language: string };
+}
+
 /**
- * Headless Chromium with a fresh context (its own cookies and storage), in US English: left to
- * itself, Chromium takes the machine's locale, and C.UTF-8 gives en-US@posix, which Intl refuses.
+ * Headless Chromium with a fresh context (its own cookies and storage), in US English unless
+ * told otherwise (the pages work in any locale; the tests' expected texts are in English).
  */
 export async function launchBrowser(
   viewport?: { width: number; height: number },
-  options: { timezoneId?: string } = {},
+  options: { timezoneId?: string } & BrowserLocale = {},
 ): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+  const { locale = 'en-US', env: extraEnv = {}, args: extraArgs = [], languages, ...contextOptions } = options;
   const { path, args, env } = await browserToLaunch();
-  const browser = await playwright.launch({ executablePath: path, args, env, headless: true });
+  const browser = await playwright.launch({ executablePath: path, args: [...args, ...extraArgs], env: { ...env, ...extraEnv }, headless: true });
   try {
-    const context = await browser.newContext({ locale: 'en-US', ...(viewport ? { viewport } : {}), ...options });
+    const context = await browser.newContext({ ...(locale === null ? {} : { locale }), ...(viewport ? { viewport } : {}), ...contextOptions });
+    if (languages) {
+      await context.addInitScript(
+        `Object.defineProperty(Navigator.prototype, 'languages', { get: () => ${JSON.stringify(languages.languages)}, configurable: true });
+         Object.defineProperty(Navigator.prototype, 'language', { get: () => ${JSON.stringify(languages.language)}, configurable: true });`,
+      );
+    }
     return { context, close: () => browser.close() };
   } catch (error) {
     await browser.close();

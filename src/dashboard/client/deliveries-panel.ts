@@ -76,8 +76,8 @@ export class DeliveriesPanel {
           className: 'row-open',
           'data-open-delivery': d.deliveryId,
           'data-focus': `open-${d.deliveryId}`,
-          'aria-label': `Open delivery ${shortId(d.deliveryId)}: ${title}, ${d.state}`,
         },
+        // No aria-label: the button's name is what it shows, so a voice-control user can say what they see.
         [
           el('span', { className: 'row-line' }, [badge(d.state), ' ', el('strong', { text: title }), ' ', el('span', { className: 'detail', text: when })]),
           el('span', { className: 'row-line' }, [el('code', { className: 'wrap', text: `${d.method} ${d.target}` })]),

@@ -1,4 +1,6 @@
-/** Times in a location's time zone (always with the zone named), ids, numbers and durations. */
+/** Times in a location's time zone (always with the zone named), ids, numbers and durations, in the browser's locale. */
+
+import { PAGE_LOCALE } from './locale.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -15,9 +17,9 @@ function formatter(timeZone: string, style: 'full' | 'time' | 'short' | 'date'):
             ? { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short' }
             : { month: 'short', day: 'numeric', year: 'numeric' };
     try {
-      found = new Intl.DateTimeFormat('en-US', { ...options, timeZone, hourCycle: 'h23' });
+      found = new Intl.DateTimeFormat(PAGE_LOCALE, { ...options, timeZone, hourCycle: 'h23' });
     } catch {
-      found = new Intl.DateTimeFormat('en-US', { ...options, timeZone: 'UTC', hourCycle: 'h23' });
+      found = new Intl.DateTimeFormat(PAGE_LOCALE, { ...options, timeZone: 'UTC', hourCycle: 'h23' });
     }
     formatters.set(key, found);
   }
@@ -27,7 +29,7 @@ function formatter(timeZone: string, style: 'full' | 'time' | 'short' | 'date'):
 type Instant = number | string | Date;
 const toDate = (at: Instant): Date => (at instanceof Date ? at : new Date(at));
 
-/** "Tue, Mar 10, 2026, 11:30:00 EDT" */
+/** "Tue, Mar 10, 2026, 11:30:00 EDT" (en-US), "Di., 10. März 2026, 11:30:00 GMT-4" (de-DE) */
 export const fullTime = (at: Instant, timeZone: string): string => formatter(timeZone, 'full').format(toDate(at));
 /** "Mar 10, 11:30:00 EDT" */
 export const shortTime = (at: Instant, timeZone: string): string => formatter(timeZone, 'short').format(toDate(at));
@@ -42,7 +44,7 @@ export function zoneAbbreviation(at: Instant, timeZone: string): string {
 /** Ids are UUIDs: the first 8 characters tell them apart on one screen. */
 export const shortId = (id: string): string => (id.length > 10 ? `${id.slice(0, 8)}…` : id);
 
-export const gallons = (value: number): string => `${value.toLocaleString('en-US', { maximumFractionDigits: 1 })} gal`;
+export const gallons = (value: number): string => `${value.toLocaleString(PAGE_LOCALE, { maximumFractionDigits: 1 })} gal`;
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 

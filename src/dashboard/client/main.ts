@@ -1,3 +1,5 @@
+// First: it makes the browser's locale usable before uPlot (imported by usage-panel.ts) reads it.
+import './locale.js';
 import './style.css';
 
 import type { LiveMessage, PageConfig } from '../page-config.js';
@@ -9,6 +11,7 @@ import { byId, el } from './dom.js';
 import { Inspector } from './inspector.js';
 import { JournalPanel } from './journal-panel.js';
 import { LiveConnection, type LiveState } from './live.js';
+import { PAGE_LOCALE } from './locale.js';
 import { LocationPanel } from './location-panel.js';
 import { Refresher } from './refresher.js';
 import { ScenariosPanel } from './scenarios-panel.js';
@@ -130,6 +133,7 @@ function start(): void {
   }
 
   live = new LiveConnection({ message: onMessage, state: (state) => setLive(state), beforeRetry: () => api.renew() });
+  root.dataset['locale'] = PAGE_LOCALE;
   root.dataset['ready'] = 'true';
   ctx.refresh(...EVERYTHING);
   live.start();

@@ -47,12 +47,14 @@ async function copyText(text: string): Promise<boolean> {
 
 /** A shortened id (the whole one in its title) with a button that copies the whole id. */
 export function idWithCopy(id: string, what: string): HTMLSpanElement {
-  const button = el('button', { type: 'button', className: 'copy', 'aria-label': `Copy ${what} ${id}`, 'data-focus': `copy-${id}`, title: `Copy ${id}`, text: 'Copy' });
+  // The name starts with the word shown ("Copy", "Copied"), and says what for to screen readers only.
+  const word = el('span', { text: 'Copy' });
+  const button = el('button', { type: 'button', className: 'copy', 'data-focus': `copy-${id}`, title: `Copy ${id}` }, [word, el('span', { className: 'visually-hidden', text: ` ${what} ${id}` })]);
   button.addEventListener('click', (event) => {
     event.stopPropagation();
     void copyText(id).then((done) => {
-      button.textContent = done ? 'Copied' : 'Copy failed';
-      setTimeout(() => (button.textContent = 'Copy'), 1500);
+      word.textContent = done ? 'Copied' : 'Copy failed';
+      setTimeout(() => (word.textContent = 'Copy'), 1500);
     });
   });
   return el('span', { className: 'id' }, [el('code', { title: id, text: shortId(id), 'data-id': id }), button]);
