@@ -18,6 +18,8 @@ export interface RedisStoreOptions {
   cacheSize?: number;
   /** Where connection trouble is reported. */
   logger?: Logger;
+  /** How long a lock held by withLock lives without renewal (real time; 30 s by default). */
+  lockTtlMs?: number;
 }
 
 export const DEFAULT_REDIS_PREFIX = 'ws:';
@@ -61,7 +63,7 @@ export class RedisStore implements Store {
     this.deliveries = new RedisDeliveries(connection, prefix, options.deliveryLogLimit);
     this.journal = new RedisJournal(connection, prefix);
     this.counters = new RedisCounters(connection, prefix);
-    this.locks = new RedisLocks(connection, prefix);
+    this.locks = new RedisLocks(connection, prefix, options.lockTtlMs);
     this.events = new RedisEvents(connection, prefix);
     this.settings = new RedisSettings(connection, prefix);
     this.sessions = new RedisSessionStore(connection, prefix, options.sessionTtlMs);
