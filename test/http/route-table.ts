@@ -71,6 +71,7 @@ export const API_ROUTES: ApiRoute[] = [
   { method: 'post', path: '/sandbox/scenarios/:scenario/runs', body: { locationId: DEMO_LOCATION_ID }, ok: 201, guard: 'account' },
   { method: 'get', path: '/sandbox/runs', ok: 200, guard: 'account' },
   { method: 'get', path: '/sandbox/runs/:runId', ok: 200, guard: 'account' },
+  { method: 'post', path: '/sandbox/runs/:runId/cancel', ok: 200, guard: 'account' },
   { method: 'get', path: '/sandbox/readiness', ok: 200, guard: 'account' },
   { method: 'post', path: '/sandbox/readiness/reset', ok: 200, guard: 'account' },
   // A drill that changes nothing on a fresh app (no alert delivered yet): rate-limit or server-errors would fail the fuzzer's later /v1 calls on purpose.
