@@ -1,40 +1,11 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import { parse } from 'yaml';
-
 import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js';
 import { hasCurl } from './guides.js';
-import { cliOnPath } from './paste.js';
-
-interface Step {
-  name?: string;
-  uses?: string;
-  with?: Record<string, unknown>;
-  run?: string;
-  if?: string;
-  env?: Record<string, string>;
-  'working-directory'?: string;
-}
+import { runWorkflowSteps, workflowJob } from './workflow.js';
 
 const WORKFLOW = 'examples/github-actions.yml';
-const workflow = parse(readFileSync(WORKFLOW, 'utf8')) as { jobs: Record<string, { env?: Record<string, string>; steps: Step[] }> };
-const [job] = Object.values(workflow.jobs);
-if (!job) throw new Error(`${WORKFLOW} has no job`);
+const job = workflowJob(WORKFLOW);
 
 afterAll(stopAllSandboxes);
-
-/** Runs a command without blocking this process (the sandbox it talks to runs in it). */
-function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ status: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (status) => resolve({ status, stderr }));
-  });
-}
 
 describe(`${WORKFLOW}, as a partner copies it`, () => {
   it('uses no npm package that is not published: the CLI runs from the checkout of this repository', () => {
@@ -49,53 +20,12 @@ describe(`${WORKFLOW}, as a partner copies it`, () => {
 
   (hasCurl ? it : it.skip)('runs its shell steps, in order, against a started sandbox: the account, the alert, the clock', async () => {
     const sandbox = await startTestSandbox();
-    const workspace = mkdtempSync(join(tmpdir(), 'gha-workspace-'));
-    mkdirSync(join(workspace, 'sandbox'));
-    const runnerTemp = mkdtempSync(join(tmpdir(), 'gha-temp-'));
-    const githubEnv = join(runnerTemp, 'github-env');
-    writeFileSync(githubEnv, '');
-    const npmLog = join(runnerTemp, 'npm.log');
-    // npm stands for the partner's own project (npm ci, npm test) and the sandbox checkout's npm ci and
-    // npm start (the sandbox the test started plays that part); npx runs the checkout's CLI, and only that.
-    const stubs = mkdtempSync(join(tmpdir(), 'gha-bin-'));
-    writeFileSync(join(stubs, 'npm'), `#!/bin/sh\necho "$(basename "$PWD"): npm $*" >> ${JSON.stringify(npmLog)}\n`);
-    writeFileSync(
-      join(stubs, 'npx'),
-      `#!/bin/sh\nif [ "$1" = --prefix ] && [ "$(cd "$2" 2>/dev/null && pwd)" = ${JSON.stringify(join(workspace, 'sandbox'))} ] && [ "$3" = water-sandbox ]; then shift 3; exec water-sandbox "$@"; fi\necho "npx $*: not available (only the sandbox checkout's CLI is)" >&2\nexit 1\n`,
-    );
-    chmodSync(join(stubs, 'npm'), 0o755);
-    chmodSync(join(stubs, 'npx'), 0o755);
-
-    const jobEnv = Object.fromEntries(Object.entries(job.env ?? {}).map(([k, v]) => [k, String(v).replace('http://localhost:8080', sandbox.url)]));
-    const ran: string[] = [];
-    for (const step of job.steps) {
-      if (step.run === undefined || step.if !== undefined) continue;
-      const fromGithubEnv = Object.fromEntries(
-        readFileSync(githubEnv, 'utf8')
-          .split('\n')
-          .filter((line) => line.includes('='))
-          .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-      );
-      const env = {
-        ...process.env,
-        NODE_OPTIONS: '',
-        PATH: `${stubs}:${cliOnPath()}:${process.env['PATH'] ?? ''}`,
-        GITHUB_WORKSPACE: workspace,
-        GITHUB_ENV: githubEnv,
-        RUNNER_TEMP: runnerTemp,
-        ...jobEnv,
-        ...fromGithubEnv,
-        ...step.env,
-      };
-      // GitHub's shell for run steps: bash --noprofile --norc -eo pipefail.
-      const result = await run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], { cwd: join(workspace, step['working-directory'] ?? ''), env });
-      expect({ step: step.name ?? step.run, status: result.status, stderr: result.status === 0 ? '' : result.stderr }).toEqual({ step: step.name ?? step.run, status: 0, stderr: '' });
-      ran.push(step.name ?? step.run);
-    }
+    const { steps, githubEnv: exported, npmLog } = await runWorkflowSteps(job, sandbox.url);
+    for (const step of steps) expect(step).toEqual({ step: step.step, status: 0, stderr: '' });
+    const ran = steps.map((s) => s.step);
 
     expect(ran).toEqual(expect.arrayContaining(['Start the sandbox', 'Sandbox account', 'Tests that fire an alert on the sandbox']));
-    expect(readFileSync(npmLog, 'utf8')).toMatch(/^sandbox: npm start$/m);
-    const exported = readFileSync(githubEnv, 'utf8');
+    expect(npmLog).toMatch(/^sandbox: npm start$/m);
     expect(exported).toMatch(/^WATER_API_KEY=\S+$/m);
     expect(exported).toMatch(new RegExp(`^SANDBOX_URL=${sandbox.url}$`, 'm'));
 
