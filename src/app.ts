@@ -41,7 +41,7 @@ export function createApp(deps: Deps): Express {
   app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));
 
   // The API first: a /v1 request then meets no layer of the other hosts' routers on its way.
-  const journal = recordInJournal({ ...deps, onAppend: deps.readiness.noteAppend });
+  const journal = recordInJournal({ ...deps, onAppend: deps.readiness.noteActivity });
   const v1 = Router({ strict: true });
   // The journal first: it also records a request whose expired token of the account is refused.
   v1.use(journal);

@@ -13,7 +13,7 @@ import type { OAuthClientRecord } from './store/data.js';
 import type { FixtureSet } from './store/fixtures.js';
 import { instrumentStore } from './store/instrumented.js';
 import type { Store } from './store/store.js';
-import { AddressGuard, createWebhookSender, Dispatcher, type Resolve, type WebhookSender } from './webhooks/index.js';
+import { AddressGuard, createWebhookSender, Dispatcher, type RecordedAttempt, type Resolve, type WebhookSender } from './webhooks/index.js';
 
 /**
  * Everything the features need from outside themselves, built once by server.ts (or by tests
@@ -73,7 +73,12 @@ export async function buildDeps(config: Config, openedStore: Store, fixtures: Fi
   const addressGuard = new AddressGuard(overrides.resolve === undefined ? {} : { resolve: overrides.resolve });
   const httpSender = createWebhookSender({ guard: config.blockPrivateEndpoints ? addressGuard : null, ...(overrides.resolve === undefined ? {} : { resolve: overrides.resolve }) });
   const sender = relayAwareSender(relays, overrides.sender ?? httpSender);
-  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender, onAttempt: metrics.observeAttempt }, config.webhook);
+  const readiness = new Readiness({ store, clock, logger, relays });
+  const onAttempt = (attempt: RecordedAttempt): void => {
+    metrics.observeAttempt(attempt);
+    readiness.noteActivity(attempt.accountId);
+  };
+  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender, onAttempt }, config.webhook);
   return {
     config,
     clock,
@@ -88,7 +93,7 @@ export async function buildDeps(config: Config, openedStore: Store, fixtures: Fi
     dispatcher,
     relays,
     readings: new ReadingsService({ clock, config }),
-    readiness: new Readiness({ store, clock, logger, relays }),
+    readiness,
     liveStreams: new LiveStreams({ store }),
     metrics,
     // Kept in the store, so login sessions survive restarts and are valid on every replica.

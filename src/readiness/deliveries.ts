@@ -3,18 +3,42 @@ import { deliveryEvidence, EVIDENCE_KEPT, type CheckId, type Evidence, type Verd
 
 /**
  * The webhook checks: each delivery of the window is judged by its first attempt (production
- * does not count on retries), once it has had one. What was judged is also kept in the
- * account's readiness digest, so deliveries that have left the bounded log still count.
+ * does not count on retries), once it has had one.
+ *
+ * The delivery log is read newest first, and only down to a line: deliveries made before it
+ * are settled, judged into the account's readiness digest once, as they crossed it. The line
+ * follows the process clock a little behind (SETTLE_AFTER_MS, room for replicas' clocks and a
+ * receiver that answers slowly), and never passes a delivery still waiting for its first
+ * attempt. So a report reads the deliveries of the last seconds, not the whole log, and a
+ * delivery that has left the bounded log still counts.
  */
 
 export const DELIVERY_CHECKS = ['webhooks.confirmation-answer', 'webhooks.check-answer', 'webhooks.alert-answer', 'webhooks.duplicate', 'webhooks.out-of-order'] as const satisfies readonly CheckId[];
 export type DeliveryCheck = (typeof DELIVERY_CHECKS)[number];
 
-/** Deliveries judged for one check: the first few that passed and that failed, by delivery id. */
-export type DeliveryFacts = Record<DeliveryCheck, { passed: Evidence[]; failed: Evidence[] }>;
+/** What was judged for one check: the first few deliveries that passed and failed, and how many failed. */
+export interface CheckTally {
+  passed: Evidence[];
+  failed: Evidence[];
+  failedCount: number;
+}
+export type DeliveryFacts = Record<DeliveryCheck, CheckTally>;
 
-export function initialDeliveryFacts(): DeliveryFacts {
-  const none = (): { passed: Evidence[]; failed: Evidence[] } => ({ passed: [], failed: [] });
+export interface DeliveryLedger {
+  /** Deliveries made before this instant (process clock, ms) are settled: judged into `settled`, or outside the window. */
+  settledBeforeMs: number;
+  settled: DeliveryFacts;
+}
+
+/** How far behind the process clock the settle line stays. */
+export const SETTLE_AFTER_MS = 5000;
+
+export function initialLedger(sinceMs: number): DeliveryLedger {
+  return { settledBeforeMs: sinceMs, settled: emptyFacts() };
+}
+
+function emptyFacts(): DeliveryFacts {
+  const none = (): CheckTally => ({ passed: [], failed: [], failedCount: 0 });
   return { 'webhooks.confirmation-answer': none(), 'webhooks.check-answer': none(), 'webhooks.alert-answer': none(), 'webhooks.duplicate': none(), 'webhooks.out-of-order': none() };
 }
 
@@ -23,6 +47,9 @@ export interface Judged {
   ok: boolean;
   evidence: Evidence;
 }
+
+/** When a delivery was made on the process clock (older records: their account-clock time). */
+export const madeAtMs = (delivery: DeepReadonly<DeliveryRecord>): number => delivery.createdAtMs ?? Date.parse(delivery.createdAt);
 
 function checkOf(delivery: DeepReadonly<DeliveryRecord>): DeliveryCheck | null {
   switch (delivery.kind) {
@@ -49,6 +76,9 @@ function describe(delivery: DeepReadonly<DeliveryRecord>): string {
   return delivery.drill === 'out-of-order' ? `${what} of an alert never started` : what;
 }
 
+/** Whether a delivery is one the checks judge but has not had its first attempt yet. */
+export const awaitsJudgement = (delivery: DeepReadonly<DeliveryRecord>): boolean => checkOf(delivery) !== null && delivery.attempts.length === 0;
+
 /** Judges a delivery by its first attempt; null before it has one, or for a kind no check reads. */
 export function judgeDelivery(delivery: DeepReadonly<DeliveryRecord>): Judged | null {
   const check = checkOf(delivery);
@@ -65,26 +95,44 @@ export function judgeDelivery(delivery: DeepReadonly<DeliveryRecord>): Judged | 
 
 const idOf = (evidence: Evidence): string | null => ('deliveryId' in evidence ? evidence.deliveryId : null);
 
-function addOnce(list: Evidence[], evidence: Evidence): boolean {
-  if (list.length >= EVIDENCE_KEPT || list.some((e) => idOf(e) === idOf(evidence))) return false;
-  list.push(evidence);
-  return true;
+function addOnce(list: Evidence[], evidence: Evidence): void {
+  if (list.length < EVIDENCE_KEPT && !list.some((e) => idOf(e) === idOf(evidence))) list.push(evidence);
 }
 
-/** Adds the judgements of the log to what was kept (in place); returns whether anything was added. */
-export function mergeDeliveryFacts(facts: DeliveryFacts, judged: readonly Judged[]): boolean {
-  let changed = false;
+/** Counts judgements into facts (in place), oldest first. */
+export function tally(facts: DeliveryFacts, judged: readonly Judged[]): void {
   for (const { check, ok, evidence } of judged) {
-    if (addOnce(ok ? facts[check].passed : facts[check].failed, evidence)) changed = true;
+    const counted = facts[check];
+    if (ok) addOnce(counted.passed, evidence);
+    else {
+      counted.failedCount++;
+      addOnce(counted.failed, evidence);
+    }
   }
-  return changed;
 }
 
-/** A check's verdict from what was kept and the log as it is now (which may hold more than was kept). */
-export function deliveryVerdict(check: DeliveryCheck, facts: DeliveryFacts, judged: readonly Judged[]): Verdict {
-  const now = judged.filter((j) => j.check === check);
-  const failedIds = new Set([...facts[check].failed.map(idOf), ...now.filter((j) => !j.ok).map((j) => idOf(j.evidence))]);
-  if (failedIds.size > 0) return { status: 'failed', evidence: facts[check].failed, more: failedIds.size - facts[check].failed.length };
-  if (facts[check].passed.length > 0) return { status: 'passed', evidence: facts[check].passed };
+/**
+ * Moves the settle line (in place) over the deliveries read (those made at or after it, newest
+ * first): the ones it passes are judged into the ledger. Returns the judgements of the ones it
+ * has not passed yet (live: judged again at each report) and whether the ledger changed.
+ */
+export function settle(ledger: DeliveryLedger, fresh: readonly DeepReadonly<DeliveryRecord>[], nowMs: number): { live: Judged[]; changed: boolean } {
+  const waiting = fresh.filter(awaitsJudgement).map(madeAtMs);
+  const line = Math.max(ledger.settledBeforeMs, Math.min(nowMs, ...waiting) - SETTLE_AFTER_MS);
+  const oldestFirst = [...fresh].reverse();
+  const settling = oldestFirst.filter((d) => madeAtMs(d) < line);
+  tally(ledger.settled, settling.flatMap((d) => judgeDelivery(d) ?? []));
+  const changed = settling.length > 0;
+  if (changed) ledger.settledBeforeMs = line;
+  return { live: oldestFirst.filter((d) => madeAtMs(d) >= ledger.settledBeforeMs).flatMap((d) => judgeDelivery(d) ?? []), changed };
+}
+
+/** A check's verdict from what has settled and the deliveries still live. */
+export function deliveryVerdict(check: DeliveryCheck, ledger: DeliveryLedger, live: readonly Judged[]): Verdict {
+  const facts: DeliveryFacts = { ...ledger.settled, [check]: structuredClone(ledger.settled[check]) };
+  tally(facts, live.filter((j) => j.check === check));
+  const { passed, failed, failedCount } = facts[check];
+  if (failedCount > 0) return { status: 'failed', evidence: failed, more: failedCount - failed.length };
+  if (passed.length > 0) return { status: 'passed', evidence: passed };
   return { status: 'pending', evidence: [] };
 }

@@ -1,6 +1,6 @@
 import type { AccountDoc, DeepReadonly, JournalEntry } from '../store/data.js';
 import { CATALOG, GUIDE } from './catalog.js';
-import { deliveryVerdict, initialDeliveryFacts, type DeliveryFacts, type Judged } from './deliveries.js';
+import { deliveryVerdict, initialLedger, type DeliveryLedger, type Judged } from './deliveries.js';
 import { foldErrors, initialErrors, rateLimitVerdict, serverErrorsVerdict, type ErrorsState } from './errors.js';
 import { CHECK_IDS, EVIDENCE_KEPT, isIntegrationTraffic, observe, type CheckId, type CheckStatus, type Evidence, type Moment, type Verdict } from './model.js';
 import { foldOAuth, initialOAuth, refreshVerdict, tokenExchangeVerdict, type OAuthState } from './oauth.js';
@@ -8,7 +8,7 @@ import { foldReadings, groupingVerdict, initialReadings, paginationVerdict, poll
 import { foldSubscriptions, initialSubscriptions, subscriptionsVerdict, type SubscriptionsState } from './subscriptions.js';
 
 /** Bumped when the shape of FoldState changes: a digest of another version is folded afresh. */
-export const FOLD_VERSION = 1;
+export const FOLD_VERSION = 2;
 
 /** Everything the checks have concluded in a window, as stored in the account's readiness digest. */
 export interface FoldState {
@@ -17,11 +17,12 @@ export interface FoldState {
   readings: ReadingsState;
   errors: ErrorsState;
   subscriptions: SubscriptionsState;
-  deliveries: DeliveryFacts;
+  deliveries: DeliveryLedger;
 }
 
-export function initialFoldState(): FoldState {
-  return { version: FOLD_VERSION, oauth: initialOAuth(), readings: initialReadings(), errors: initialErrors(), subscriptions: initialSubscriptions(), deliveries: initialDeliveryFacts() };
+/** The state of a window opening at `sinceMs` (process clock). */
+export function initialFoldState(sinceMs: number): FoldState {
+  return { version: FOLD_VERSION, oauth: initialOAuth(), readings: initialReadings(), errors: initialErrors(), subscriptions: initialSubscriptions(), deliveries: initialLedger(sinceMs) };
 }
 
 export function isFoldState(value: unknown): value is FoldState {
@@ -63,8 +64,8 @@ export interface ReportInput {
   accountId: string;
   since: string;
   state: FoldState;
-  /** The delivery log's judgements now (the state's deliveries already include them). */
-  judged: readonly Judged[];
+  /** The judgements of the deliveries that have not settled into the state yet. */
+  live: readonly Judged[];
   doc: DeepReadonly<AccountDoc>;
   now: Moment;
   /** Whether an endpoint is one of the sandbox's relay endpoints (`water-sandbox listen`). */
@@ -103,7 +104,7 @@ function verdictOf(id: CheckId, input: ReportInput): Verdict {
     case 'webhooks.https':
       return httpsVerdict(input.doc, input.isRelay);
     default:
-      return deliveryVerdict(id, state.deliveries, input.judged);
+      return deliveryVerdict(id, state.deliveries, input.live);
   }
 }
 

@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord, ReadinessDigest } from '../store/data.js';
 import { AccountMissingError, JOURNAL_LIMIT, type Store } from '../store/store.js';
-import { judgeDelivery, mergeDeliveryFacts, type Judged } from './deliveries.js';
+import { madeAtMs, settle, type Judged } from './deliveries.js';
 import { buildReport, foldEntries, initialFoldState, isFoldState, type FoldState, type ReadinessReport } from './report.js';
 
 export interface ReadinessDeps {
@@ -15,17 +15,18 @@ export interface ReadinessDeps {
 }
 
 /**
- * A process folds an account's journal into its readiness digest after this many appends of its
- * own, so evidence is read before it leaves the bounded journal even with several replicas
- * (each folds after its own appends; JOURNAL_LIMIT holds 8 times this).
+ * A process folds an account's journal and delivery log into its readiness digest after this
+ * many journal appends and webhook attempts of its own, so evidence is read before it leaves the
+ * bounded journal and log, even with several replicas (each folds after its own; JOURNAL_LIMIT
+ * holds 8 times this).
  */
 export const FOLD_EVERY = JOURNAL_LIMIT / 8;
-/** The most deliveries read per report: the log keeps WEBHOOK_LOG_LIMIT finished ones, 1,000 by default. */
-const DELIVERIES_READ = 5000;
+/** Deliveries read a page at a time, newest first, down to the settle line. */
+const DELIVERY_PAGE = 100;
 
 /** A readiness window opening now (process clock ms), counting journal entries after `cursor`. */
 export function openedWindow(sinceMs: number, cursor: number): ReadinessDigest {
-  return { since: new Date(sinceMs).toISOString(), sinceMs, cursor, state: initialFoldState() };
+  return { since: new Date(sinceMs).toISOString(), sinceMs, cursor, state: initialFoldState(sinceMs) };
 }
 
 /** The account's window: the stored digest, or one that opened with the account. */
@@ -35,16 +36,11 @@ function digestOf(doc: DeepReadonly<AccountDoc>): DeepReadonly<ReadinessDigest> 
   return openedWindow(createdMs, 0);
 }
 
-/** Whether a delivery was made in the window. */
-function inWindow(delivery: DeepReadonly<DeliveryRecord>, sinceMs: number): boolean {
-  return (delivery.createdAtMs ?? Date.parse(delivery.createdAt)) >= sinceMs;
-}
-
 interface Advanced {
   doc: DeepReadonly<AccountDoc>;
   since: string;
   state: FoldState;
-  judged: Judged[];
+  live: Judged[];
 }
 
 /**
@@ -58,8 +54,8 @@ export class Readiness {
 
   constructor(private readonly deps: ReadinessDeps) {}
 
-  /** Told of each journal append of this process; folds the account's journal now and then, off the request's path. */
-  readonly noteAppend = (accountId: string): void => {
+  /** Told of each journal append and webhook attempt of this process; folds the account's evidence now and then, off the request's path. */
+  readonly noteActivity = (accountId: string): void => {
     const count = (this.#appends.get(accountId) ?? 0) + 1;
     if (count < FOLD_EVERY) {
       if (this.#appends.size >= 10_000 && !this.#appends.has(accountId)) this.#appends.clear();
@@ -78,9 +74,9 @@ export class Readiness {
   async report(accountId: string): Promise<ReadinessReport | null> {
     const advanced = await this.#advance(accountId);
     if (!advanced) return null;
-    const { doc, since, state, judged } = advanced;
+    const { doc, since, state, live } = advanced;
     const now = { atMs: this.deps.clock.now().getTime(), accountMs: accountNowMs(this.deps.clock, doc.clock) };
-    return buildReport({ accountId, since, state, judged, doc, now, isRelay: (endpoint) => this.#isRelay(accountId, endpoint) });
+    return buildReport({ accountId, since, state, live, doc, now, isRelay: (endpoint) => this.#isRelay(accountId, endpoint) });
   }
 
   /** Opens a new window now: evidence from before it no longer counts. */
@@ -91,31 +87,43 @@ export class Readiness {
     });
   }
 
-  /** Folds the journal entries the digest has not seen and the delivery log into it, and stores it. */
+  /** Folds the journal entries the digest has not seen, and the deliveries that settled, into it, and stores it. */
   async #advance(accountId: string): Promise<Advanced | null> {
-    const { store, logger } = this.deps;
+    const { store, logger, clock } = this.deps;
     const doc = await store.accounts.get(accountId);
     if (!doc) return null;
     const digest = digestOf(doc);
-    const state: FoldState = isFoldState(digest.state) ? structuredClone(digest.state) : initialFoldState();
-    const [journal, log] = await Promise.all([store.journal.list(accountId, JOURNAL_LIMIT), store.deliveries.list(accountId, { offset: 0, limit: DELIVERIES_READ })]);
-    const fresh = journal.filter((entry) => (entry.seq ?? 0) > digest.cursor).reverse();
-    const firstSeq = fresh[0]?.seq;
+    const state: FoldState = isFoldState(digest.state) ? structuredClone(digest.state) : initialFoldState(digest.sinceMs);
+    const [journal, fresh] = await Promise.all([store.journal.list(accountId, JOURNAL_LIMIT), this.#deliveriesSince(accountId, state.deliveries.settledBeforeMs)]);
+    const entries = journal.filter((entry) => (entry.seq ?? 0) > digest.cursor).reverse();
+    const firstSeq = entries[0]?.seq;
     if (digest.cursor > 0 && firstSeq !== undefined && firstSeq > digest.cursor + 1) {
       logger.warn('readiness evidence missed: journal entries left before they were read', { accountId, missed: firstSeq - digest.cursor - 1 });
     }
-    foldEntries(state, fresh);
-    // Oldest first, so the evidence kept reads in the order things happened.
-    const judged = log.items
-      .filter((d) => inWindow(d, digest.sinceMs))
-      .reverse()
-      .flatMap((d) => judgeDelivery(d) ?? []);
-    const deliveriesChanged = mergeDeliveryFacts(state.deliveries, judged);
-    const cursor = fresh.at(-1)?.seq ?? digest.cursor;
-    if (cursor !== digest.cursor || deliveriesChanged || !isFoldState(digest.state)) {
+    foldEntries(state, entries);
+    const { live, changed } = settle(state.deliveries, fresh, clock.now().getTime());
+    const cursor = entries.at(-1)?.seq ?? digest.cursor;
+    if (cursor !== digest.cursor || changed || !isFoldState(digest.state)) {
       await this.#store(accountId, digest, { since: digest.since, sinceMs: digest.sinceMs, cursor, state });
     }
-    return { doc, since: digest.since, state, judged };
+    return { doc, since: digest.since, state, live };
+  }
+
+  /**
+   * The account's deliveries made at or after `sinceMs`, newest first: the log keeps them in the
+   * order they were made. A delivery added while the pages are read shifts them: one read twice
+   * is kept once.
+   */
+  async #deliveriesSince(accountId: string, sinceMs: number): Promise<DeepReadonly<DeliveryRecord>[]> {
+    const found = new Map<string, DeepReadonly<DeliveryRecord>>();
+    for (let offset = 0; ; offset += DELIVERY_PAGE) {
+      const { items } = await this.deps.store.deliveries.list(accountId, { offset, limit: DELIVERY_PAGE });
+      for (const delivery of items) {
+        if (madeAtMs(delivery) < sinceMs) return [...found.values()];
+        found.set(delivery.deliveryId, delivery);
+      }
+      if (items.length < DELIVERY_PAGE) return [...found.values()];
+    }
   }
 
   /** Stores the advanced digest unless the window changed meanwhile (another replica folded, or a reset). */

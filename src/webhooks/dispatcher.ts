@@ -43,12 +43,13 @@ export interface DispatcherDeps {
   ids: Ids;
   logger: Logger;
   sender: WebhookSender;
-  /** Told of each recorded attempt (metrics). */
+  /** Told of each recorded attempt (metrics, readiness). */
   onAttempt?: (attempt: RecordedAttempt) => void;
 }
 
 /** An attempt as recorded: `state` is the delivery's state after it (pending: a retry is scheduled). */
 export interface RecordedAttempt {
+  accountId: string;
   kind: DeliveryKind;
   state: DeliveryState;
   ok: boolean;
@@ -374,7 +375,7 @@ export class Dispatcher implements DueWork {
       return record.state;
     });
     if (recorded === null) return;
-    this.deps.onAttempt?.({ kind, state: recorded, ok, latencyMs: response.latencyMs, ...(blocked ? { blockedRange: blocked.range } : {}) });
+    this.deps.onAttempt?.({ accountId, kind, state: recorded, ok, latencyMs: response.latencyMs, ...(blocked ? { blockedRange: blocked.range } : {}) });
     if (delivery.checkReceiverAfter && delivery.attempts.length === 0 && !blocked) {
       // SANDBOX: production requires the endpoint to answer GET as well as POST with JSON; the sandbox
       // checks it once the confirmation POST has had its first attempt, and records the outcome in the log.

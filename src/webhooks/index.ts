@@ -1,5 +1,5 @@
 /** What other features use of webhooks. */
-export { ATTEMPT_HEADER, DELIVERY_ID_HEADER, Dispatcher, redeliveryOf, SUBSCRIPTION_DELETED_NOTE, type DispatcherOptions, type NewDelivery } from './dispatcher.js';
+export { ATTEMPT_HEADER, DELIVERY_ID_HEADER, Dispatcher, redeliveryOf, SUBSCRIPTION_DELETED_NOTE, type DispatcherOptions, type NewDelivery, type RecordedAttempt } from './dispatcher.js';
 export { deliveriesSandboxRouter } from './routes.js';
 export { presentDelivery } from './presenter.js';
 export { Delivery, DeliveryAttempt, webhooksOperations, type DeliveryView } from './operations.js';

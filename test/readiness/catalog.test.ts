@@ -25,6 +25,9 @@ it.each(CHECK_IDS)('%s links to its own section of the guide', (id) => {
 
 it('every check says what to change in one sentence, and how to show it in another', () => {
   for (const id of CHECK_IDS) {
-    for (const sentence of [CATALOG[id].fix, CATALOG[id].howToShow]) expect(sentence).toMatch(/^[A-Z][^]*\.$/);
+    for (const sentence of [CATALOG[id].fix, CATALOG[id].howToShow]) {
+      expect(sentence).toMatch(/^[A-Z].*\.$/);
+      expect(sentence).not.toMatch(/[.;] [A-Z]/);
+    }
   }
 });

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { DASHBOARD_CLIENT_ID } from '../../src/auth/index.js';
 import { JOURNAL_LIMIT } from '../../src/store/store.js';
 import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helpers/demo.js';
+import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helpers/demo.js';
 import { loginAndGetToken } from '../helpers/oauth.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { endAlert, startAlert, subscribeAndConfirm } from '../webhooks/support.js';
@@ -148,6 +148,37 @@ describe('the readiness window', () => {
     const pagination = await checkOf(t, 'readings.pagination');
     expect(pagination.status).toBe('failed');
     expect(pagination.evidence[0]!.detail).toBe('pageCount 4; pages 2, 3, 4 not requested within 60 s');
+  });
+});
+
+describe('deliveries that leave the bounded log', () => {
+  it('still count: a first attempt answered 500 fails alert-answer after the log has dropped it', async () => {
+    // A log of 30: the activity that pushes the failed delivery out also folds it into the digest first (every 25).
+    const small = await buildTestApp({ env: { WEBHOOK_LOG_LIMIT: '30' } });
+    const receiver = await WebhookReceiver.start();
+    try {
+      await subscribeAndConfirm(small, receiver);
+      receiver.script = [{ status: 500, body: '{"error":"busy"}' }];
+      const started = await startAlert(small, { type: 'lowLeak' }).expect(201);
+      await small.deps.dispatcher.drain();
+      small.clock.advance(1000);
+      await small.deps.dispatcher.drain();
+      const failedId = (await small.store.deliveries.list(DEMO_ACCOUNT_ID, { kind: 'alert', offset: 0, limit: 1 })).items[0]!.deliveryId;
+      // A few seconds on it has settled: the requests and attempts that follow fold it into the digest.
+      small.clock.advance(10_000);
+      await endAlert(small, started.body.alertId as string).expect(200);
+      for (let i = 0; i < 20; i++) {
+        const again = await startAlert(small, { type: 'highLeak' }).expect(201);
+        await endAlert(small, again.body.alertId as string).expect(200);
+        await small.deps.dispatcher.drain();
+      }
+      expect(await small.store.deliveries.get(DEMO_ACCOUNT_ID, failedId)).toBeNull();
+      const check = (await request(small.app).get('/sandbox/readiness').set(bearer(DEMO_API_KEY)).expect(200)).body.checks.find((c: { id: string }) => c.id === 'webhooks.alert-answer');
+      expect(check).toMatchObject({ status: 'failed', evidence: [expect.objectContaining({ deliveryId: failedId, status: 500 })] });
+    } finally {
+      await small.deps.dispatcher.idle();
+      await receiver.close();
+    }
   });
 });
 
