@@ -45,6 +45,13 @@ describe('subscriptions.confirmed', () => {
     expect(check.evidence).toEqual([expect.objectContaining({ request: expect.stringMatching(new RegExp(`^GET /v1/subscriptions/${subscriptionId}/confirm\\?confirmationToken=`)), status: 200 })]);
   });
 
+  it('is pending while no subscription was made, and while a new one waits for its confirm call (its token still valid)', async () => {
+    expect((await checkOf(t, 'subscriptions.confirmed')).status).toBe('pending');
+    await subscribe();
+    const check = await checkOf(t, 'subscriptions.confirmed');
+    expect(check).toMatchObject({ status: 'pending', evidence: [], fix: expect.stringContaining('confirm it with the token') });
+  });
+
   it('fails when a confirm call was refused through the client\'s fault and not followed by a good one', async () => {
     const { subscriptionId } = await subscribe();
     // The official Node client's bug: no "=" between the parameter and the token.
@@ -154,6 +161,15 @@ describe('webhooks.duplicate', () => {
     expect(check.evidence[0]!.detail).toMatch(/^the lowLeak alert end sent again as a duplicate \(X-Sandbox-Delivery-Id [0-9a-f-]+\) to .* was answered 409 at its first attempt$/);
     // Duplicates are judged here, not as alert answers.
     expect((await checkOf(t, 'webhooks.alert-answer')).status).toBe('passed');
+  });
+});
+
+describe('webhooks.duplicate, pending', () => {
+  it('stays pending while alerts are delivered but no duplicate was sent, with how to send one', async () => {
+    await subscribeAndConfirm(t, receiver);
+    await alertStartAndEnd();
+    const check = await checkOf(t, 'webhooks.duplicate');
+    expect(check).toMatchObject({ status: 'pending', evidence: [], fix: 'Run the duplicate-delivery drill once an alert has been delivered.' });
   });
 });
 
