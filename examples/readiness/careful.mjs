@@ -8,7 +8,7 @@
 //
 // Node 20 or later, no dependencies. It takes about 20 s: it waits out the rate-limit and
 // server-error drills as a real client would.
-import { config, isAlert, log, sandbox, signIn, sleep, startReceiver } from './harness.mjs';
+import { config, log, provokeErrors, provokeWebhooks, signIn, sleep, startReceiver } from './harness.mjs';
 
 // ---- The integration: an API client and a webhook receiver, as a partner's app has them ----
 
@@ -122,24 +122,10 @@ try {
   const days = await client.readings(locationId, { startTime: new Date(Date.now() - 90 * 86_400_000).toISOString(), groupBy: 'day', perPage: '100' });
   log(`readings: ${hours.length} hours and ${days.length} days, every page`);
 
-  const alert = await sandbox('POST', `/sandbox/locations/${locationId}/alerts`, { type: 'lowLeak' });
-  await receiver.waitFor(isAlert('lowLeak', true), 'the alert start');
-  await sandbox('POST', `/sandbox/locations/${locationId}/alerts/${alert.alertId}/end`);
-  await receiver.waitFor(isAlert('lowLeak', false), 'the alert end');
-  log('an alert started and ended; both notifications answered');
+  await provokeWebhooks(receiver, locationId);
+  log('an alert started and ended, a duplicate dropped, an alert end of an unknown alert acknowledged');
 
-  const before = receiver.received.length;
-  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'duplicate-delivery' });
-  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'out-of-order' });
-  await receiver.waitFor(() => receiver.received.length >= before + 2, 'the duplicate and the out-of-order end');
-  log('a duplicate notification dropped, an alert end of an unknown alert acknowledged');
-
-  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'rate-limit' });
-  await client.call('GET', '/v1/locations');
-  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'server-errors' });
-  await client.call('GET', `/v1/locations/${locationId}`);
-  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'expire-tokens' });
-  await client.call('GET', '/v1/locations');
+  await provokeErrors(client, locationId);
   log('rate limit, server errors and an expired token met');
 
   await client.call('DELETE', `/v1/subscriptions/${subscription.subscriptionId}`);

@@ -96,4 +96,30 @@ export async function startReceiver(handle) {
 }
 
 /** The receiver got a notification of an alert of this type, starting (active) or ending. */
-export const isAlert = (type, active) => (r) => r.method === 'POST' && r.body?.type === type && r.body?.active === active;
+const isAlert = (type, active) => (r) => r.method === 'POST' && r.body?.type === type && r.body?.active === active;
+
+/**
+ * Makes the webhooks happen that the receiver must answer: an alert that starts and ends at the
+ * location, then the drills that send a duplicate of the last notification and an alert end of
+ * an alert never started. Resolves once the receiver has had all four.
+ */
+export async function provokeWebhooks(receiver, locationId) {
+  const alert = await sandbox('POST', `/sandbox/locations/${locationId}/alerts`, { type: 'lowLeak' });
+  await receiver.waitFor(isAlert('lowLeak', true), 'the alert start');
+  await sandbox('POST', `/sandbox/locations/${locationId}/alerts/${alert.alertId}/end`);
+  await receiver.waitFor(isAlert('lowLeak', false), 'the alert end');
+  const before = receiver.received.length;
+  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'duplicate-delivery' });
+  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'out-of-order' });
+  await receiver.waitFor(() => receiver.received.length >= before + 2, 'the duplicate and the out-of-order end');
+}
+
+/** Sets up each error drill, then lets the integration make the calls that meet it. */
+export async function provokeErrors(client, locationId) {
+  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'rate-limit' });
+  await client.call('GET', '/v1/locations');
+  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'server-errors' });
+  await client.call('GET', `/v1/locations/${locationId}`);
+  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'expire-tokens' });
+  await client.call('GET', '/v1/locations');
+}

@@ -9,7 +9,7 @@
 // What it gets wrong, each on purpose: it never refreshes its access token, reads only the first
 // page of readings, asks for hours over two months, polls in a loop, retries failures at once,
 // and its receiver answers with an HTML page. Node 20 or later, no dependencies.
-import { config, isAlert, log, sandbox, signIn, startReceiver } from './harness.mjs';
+import { config, log, provokeErrors, provokeWebhooks, signIn, startReceiver } from './harness.mjs';
 
 // ---- The integration ----
 
@@ -77,22 +77,10 @@ try {
   for (let i = 0; i < 12; i++) await client.call('GET', `/v1/locations/${locationId}/readings/water-usage/summary`);
   log('readings: first pages only; the summary polled 12 times in a row');
 
-  const alert = await sandbox('POST', `/sandbox/locations/${locationId}/alerts`, { type: 'lowLeak' });
-  await receiver.waitFor(isAlert('lowLeak', true), 'the alert start');
-  await sandbox('POST', `/sandbox/locations/${locationId}/alerts/${alert.alertId}/end`);
-  await receiver.waitFor(isAlert('lowLeak', false), 'the alert end');
-  const before = receiver.received.length;
-  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'duplicate-delivery' });
-  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'out-of-order' });
-  await receiver.waitFor(() => receiver.received.length >= before + 2, 'the duplicate and the out-of-order end');
+  await provokeWebhooks(receiver, locationId);
   log('alerts answered with an HTML page');
 
-  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'rate-limit' });
-  await client.call('GET', '/v1/locations');
-  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'server-errors' });
-  await client.call('GET', `/v1/locations/${locationId}`);
-  await sandbox('POST', '/sandbox/readiness/drills', { drill: 'expire-tokens' });
-  await client.call('GET', '/v1/locations');
+  await provokeErrors(client, locationId);
   log('done: run `water-sandbox readiness --wait 70` for the report');
 } finally {
   await receiver.close();
