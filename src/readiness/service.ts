@@ -1,4 +1,4 @@
-import { accountNowMs } from '../clock/index.js';
+import { accountMsAt, accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord, ReadinessDigest } from '../store/data.js';
@@ -24,9 +24,12 @@ export const FOLD_EVERY = JOURNAL_LIMIT / 8;
 /** Deliveries read a page at a time, newest first, down to the settle line. */
 const DELIVERY_PAGE = 100;
 
-/** A readiness window opening now (process clock ms), counting journal entries after `cursor`. */
-export function openedWindow(sinceMs: number, cursor: number): ReadinessDigest {
-  return { since: new Date(sinceMs).toISOString(), sinceMs, cursor, state: initialFoldState(sinceMs) };
+/**
+ * A readiness window opening at `sinceMs` on the process clock (`accountMs` on the account's,
+ * where the evidence's times are read; the same when not given), counting journal entries after `cursor`.
+ */
+export function openedWindow(sinceMs: number, cursor: number, accountMs = sinceMs): ReadinessDigest {
+  return { since: new Date(accountMs).toISOString(), sinceMs, cursor, state: initialFoldState(sinceMs) };
 }
 
 /** The account's window: the stored digest, or one that opened with the account. */
@@ -82,8 +85,9 @@ export class Readiness {
   /** Opens a new window now: evidence from before it no longer counts. */
   async reset(accountId: string): Promise<void> {
     const newest = (await this.deps.store.journal.list(accountId, 1))[0]?.seq ?? 0;
+    const nowMs = this.deps.clock.now().getTime();
     await this.deps.store.accounts.update(accountId, (d) => {
-      d.readiness = openedWindow(this.deps.clock.now().getTime(), newest);
+      d.readiness = openedWindow(nowMs, newest, accountMsAt(nowMs, d.clock));
     });
   }
 

@@ -122,6 +122,10 @@ describe('the readiness window', () => {
     const res = await request(t.app).post('/sandbox/readiness/reset').set(bearer(DEMO_API_KEY)).expect(200);
     expect(res.body).toMatchObject({ since: new Date(TEST_START.getTime() + 1000).toISOString(), ready: false });
     expect(res.body.checks.find((c: { id: string }) => c.id === 'errors.rate-limit')).toMatchObject({ status: 'pending', evidence: [] });
+    // `since` is on the account clock, as the evidence's times are.
+    await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 3600 }).expect(200);
+    const later = await request(t.app).post('/sandbox/readiness/reset').set(bearer(DEMO_API_KEY)).expect(200);
+    expect(later.body.since).toBe(new Date(TEST_START.getTime() + 1000 + 3_600_000).toISOString());
     // Its own body rules: no body, or an empty object.
     await request(t.app).post('/sandbox/readiness/reset').set(bearer(DEMO_API_KEY)).send({ now: true }).expect(400);
   });
