@@ -22,7 +22,7 @@ describe('help and usage errors', () => {
   it('--help lists every command; help exits 0', async () => {
     const { code, stdout } = await runCliProcess(['--help']);
     expect(code).toBe(0);
-    for (const command of ['serve', 'accounts', 'trigger', 'end', 'clock', 'scenario', 'listen']) expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of ['serve', 'accounts', 'trigger', 'end', 'clock', 'scenario', 'readiness', 'listen']) expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
   });
 
   it('serve --help lists a flag for every variable loadConfig reads, each with its variable', async () => {
