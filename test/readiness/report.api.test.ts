@@ -1,6 +1,7 @@
 import request from 'supertest';
 
 import { DASHBOARD_CLIENT_ID } from '../../src/auth/index.js';
+import { FOLD_EVERY } from '../../src/readiness/service.js';
 import { JOURNAL_LIMIT } from '../../src/store/store.js';
 import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helpers/demo.js';
@@ -157,8 +158,8 @@ describe('the readiness window', () => {
 
 describe('deliveries that leave the bounded log', () => {
   it('still count: a first attempt answered 500 fails alert-answer after the log has dropped it', async () => {
-    // A log of 30: the activity that pushes the failed delivery out also folds it into the digest first (every 25).
-    const small = await buildTestApp({ env: { WEBHOOK_LOG_LIMIT: '30' } });
+    // A log of FOLD_EVERY + 10: the activity that pushes the failed delivery out also folds it into the digest first.
+    const small = await buildTestApp({ env: { WEBHOOK_LOG_LIMIT: String(FOLD_EVERY + 10) } });
     const receiver = await WebhookReceiver.start();
     try {
       await subscribeAndConfirm(small, receiver);
@@ -171,7 +172,7 @@ describe('deliveries that leave the bounded log', () => {
       // A few seconds on it has settled: the requests and attempts that follow fold it into the digest.
       small.clock.advance(10_000);
       await endAlert(small, started.body.alertId as string).expect(200);
-      for (let i = 0; i < 20; i++) {
+      for (let i = 0; i < FOLD_EVERY; i++) {
         const again = await startAlert(small, { type: 'highLeak' }).expect(201);
         await endAlert(small, again.body.alertId as string).expect(200);
         await small.deps.dispatcher.drain();
