@@ -15,23 +15,33 @@ afterAll(async () => {
 });
 
 /** A store of its own: a fresh key prefix on the shared test Redis, ready before it is handed out. */
-async function openRedis(options: StoreContractOptions & { prefix?: string }): Promise<RedisStore> {
-  const store = new RedisStore({ url: redis.url, prefix: options.prefix ?? redis.prefix(), deliveryLogLimit: options.deliveryLogLimit, sessionTtlMs: options.sessionTtlMs, cacheSize: 2 });
+async function openRedis(
+  options: Pick<StoreContractOptions, 'deliveryLogLimit' | 'sessionTtlMs'> & { accountLifetimeMs?: number; prefix?: string; clock?: ManualClock },
+): Promise<RedisStore> {
+  const store = new RedisStore({
+    url: redis.url,
+    prefix: options.prefix ?? redis.prefix(),
+    deliveryLogLimit: options.deliveryLogLimit,
+    sessionTtlMs: options.sessionTtlMs,
+    cacheSize: 2,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.accountLifetimeMs === undefined ? {} : { accountLifetimeMs: options.accountLifetimeMs }),
+  });
   await eventually(async () => (await store.health()).ok || null);
   return store;
 }
 
 describeStoreContract(
   'the redis store',
-  async (_clock: ManualClock, options: StoreContractOptions): Promise<StoreUnderTest> => {
+  async (clock: ManualClock, options: StoreContractOptions): Promise<StoreUnderTest> => {
     const prefix = redis.prefix();
-    let store = await openRedis({ ...options, prefix });
+    let store = await openRedis({ ...options, prefix, clock });
     return {
       store,
       // A restart of the sandbox: a new connection to the same keys.
       reopen: async () => {
         await store.close();
-        store = await openRedis({ ...options, prefix });
+        store = await openRedis({ ...options, prefix, clock });
         return store;
       },
       close: () => store.close(),
