@@ -46,7 +46,7 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { variable: 'WEBHOOK_CONCURRENCY', value: '<n>', description: 'deliveries in flight at once (default 64)' },
   { variable: 'WEBHOOK_LOG_LIMIT', value: '<n>', description: 'finished deliveries kept per account (default 1000)' },
   { variable: 'ENDPOINT_POLICY', value: '<policy>', description: 'https-only, https-or-loopback or any (default https-or-loopback)' },
-  { variable: 'BLOCK_PRIVATE_ENDPOINTS', value: '[bool]', description: 'also refuse loopback and private endpoints (hosted sandboxes)' },
+  { variable: 'BLOCK_PRIVATE_ENDPOINTS', value: '[bool]', description: 'refuse endpoints whose address is not public, checked at every connection (hosted sandboxes)' },
   { variable: 'TOKEN_DELIVERY', value: '[bool]', description: "also POST token responses to the client's redirect URI (default true)" },
   { variable: 'SCENARIO', value: '<name>', description: 'play this scenario at start-up (demos)' },
   { variable: 'SCENARIO_LOCATION_ID', value: '<id>', description: "its location (default the demo account's first)" },

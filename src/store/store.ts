@@ -225,7 +225,11 @@ export interface Locks {
    * lock; a holder that dies loses it after `ttlMs` (renewed while `fn` runs).
    */
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
-  /** Takes the lock only if it is free (for background work that one replica should do). */
+  /**
+   * Takes the lock only if it is free (for background work that one replica should do). It is
+   * held until the returned function releases it or `ttlMs` (real time) has passed, whichever
+   * comes first, so a holder that dies or hangs frees it; a late release frees nobody else's.
+   */
   tryLock(name: string, ttlMs: number): Promise<(() => Promise<void>) | null>;
 }
 

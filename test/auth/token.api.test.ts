@@ -270,6 +270,17 @@ describe('grant_type=refresh_token with rotation', () => {
     await refresh(tokens.refresh_token).expect(200);
   });
 
+  it('refuses a spent refresh token sent by another client without revoking the grant: that client never held it', async () => {
+    const other = await registerClient();
+    const first = await loginAndGetToken(t.app);
+    const second = (await refresh(first.refresh_token).expect(200)).body as OAuthTokens;
+    const res = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token }, basicAuth(other.client_id, other.client_secret));
+    expectOAuthError(res, 400, 'invalid_grant');
+    expect(res.body.error_description).toBe('The refresh_token was issued to another client');
+    await request(t.app).get('/v1/locations').set(bearer(second.access_token)).expect(200);
+    await refresh(second.refresh_token).expect(200);
+  });
+
   it('refuses a refresh token 30 days after it was issued', async () => {
     const tokens = await loginAndGetToken(t.app);
     t.clock.advance(30 * 24 * 3600_000);

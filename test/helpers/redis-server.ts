@@ -31,6 +31,12 @@ export interface TestRedis {
   dispose(): Promise<void>;
 }
 
+/**
+ * `it` for a test that stops, kills or starts Redis itself: with REDIS_URL set, the suites use a
+ * Redis they must not touch, and such a test is skipped, and reported as skipped.
+ */
+export const itWithOwnRedis: jest.It = process.env['REDIS_URL'] ? it.skip : it;
+
 export async function startTestRedis(options: { appendfsync?: 'always' | 'everysec'; port?: number } = {}): Promise<TestRedis> {
   const runPrefix = `ws-test-${randomUUID().slice(0, 8)}`;
   let n = 0;

@@ -11,11 +11,15 @@ export interface ReceivedRequest {
   rawBody: string;
 }
 
-/** How the receiver answers one request: a status and body, a delay, a dropped connection, or never. */
+/**
+ * How the receiver answers one request: a status and body (with extra headers, once `until`
+ * settles when given), a dropped connection, never, or a 200 whose body never ends.
+ */
 export type Reply =
-  | { status?: number; body?: string; contentType?: string; delayMs?: number }
+  | { status?: number; body?: string; contentType?: string; headers?: Record<string, string>; delayMs?: number; until?: Promise<unknown> }
   | { reset: true }
-  | { hang: true };
+  | { hang: true }
+  | { endless: true };
 
 /**
  * A real HTTP server on a free loopback port that records what it receives. Replies are
@@ -28,6 +32,9 @@ export class WebhookReceiver {
   readonly #server: Server;
   readonly #waiters: { done: () => boolean; resolve: () => void }[] = [];
   readonly #hanging = new Set<ServerResponse>();
+  /** Each endless answer: the bytes written so far, and whether the client cut it (before `close`). */
+  readonly endless: { written: number; cutByClient: boolean }[] = [];
+  #closing = false;
   /**
    * Every URL of this receiver starts with it. A loopback port is reused as soon as it is
    * closed, so a request meant for an earlier receiver on the same port (a retry of another
@@ -76,6 +83,7 @@ export class WebhookReceiver {
   }
 
   async close(): Promise<void> {
+    this.#closing = true;
     for (const res of this.#hanging) res.destroy();
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
@@ -113,8 +121,35 @@ export class WebhookReceiver {
       this.#hanging.add(res);
       return;
     }
+    if ('endless' in reply) {
+      await this.#answerEndlessly(res);
+      return;
+    }
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
-    res.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json' });
+    if (reply.until) await reply.until;
+    res.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json', ...reply.headers });
     res.end(reply.body ?? '{"ok":true}');
+  }
+
+  /** A 200 whose JSON body goes on until the client goes away (or the receiver closes). */
+  async #answerEndlessly(res: ServerResponse): Promise<void> {
+    const answer = { written: 0, cutByClient: false };
+    this.endless.push(answer);
+    this.#hanging.add(res);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.from(`${'"0123456789abcdef",'.repeat(800)}`);
+    res.write('[');
+    let open = true;
+    const closed = new Promise<void>((resolve) =>
+      res.once('close', () => {
+        open = false;
+        answer.cutByClient = !this.#closing;
+        resolve();
+      }),
+    );
+    while (open) {
+      answer.written += chunk.length;
+      if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+    }
   }
 }

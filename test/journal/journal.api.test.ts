@@ -3,14 +3,14 @@ import request from 'supertest';
 import { JOURNAL_ERROR_BODY_LIMIT } from '../../src/journal/journal.js';
 import { accountChannel } from '../../src/live/index.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY } from '../helpers/demo.js';
+import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 
 let t: TestApp;
 beforeEach(async () => {
   t = await buildTestApp();
 });
 
-const journal = async (query = ''): Promise<{ path: string; status: number; errorBody: string | null }[]> =>
+const journal = async (query = ''): Promise<{ method: string; path: string; status: number; errorBody: string | null }[]> =>
   (await request(t.app).get(`/sandbox/requests${query}`).set(bearer(DEMO_API_KEY)).expect(200)).body.requests;
 
 describe('the request journal keeps what an error answer said', () => {
@@ -53,5 +53,35 @@ describe('the request journal keeps what an error answer said', () => {
     } finally {
       await off();
     }
+  });
+});
+
+describe('the journal filters', () => {
+  beforeEach(async () => {
+    // Oldest first: the journal lists them newest first.
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
+    await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200);
+    await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).send({ homeAway: 'away' }).expect(200);
+    await request(t.app).get('/sandbox/faults').set(bearer(DEMO_API_KEY)).expect(200);
+  });
+  const seen = (entries: { method: string; path: string }[]): string[] => entries.map((e) => `${e.method} ${e.path}`);
+  const location = `/v1/locations/${DEMO_LOCATION_ID}`;
+
+  it('method keeps the requests of that method, in any case', async () => {
+    expect(seen(await journal('?method=put'))).toEqual([`PUT ${location}`]);
+    expect(seen(await journal('?method=GET'))).toEqual(['GET /sandbox/faults', `GET ${location}`, 'GET /v1/locations']);
+    expect(await journal('?method=DELETE')).toEqual([]);
+  });
+
+  it('path keeps the requests whose path starts with it', async () => {
+    expect(seen(await journal('?path=/v1/locations/'))).toEqual([`PUT ${location}`, `GET ${location}`]);
+    expect(seen(await journal('?path=/sandbox'))).toEqual(['GET /sandbox/faults']);
+    expect(await journal('?path=/v1/alerts')).toEqual([]);
+  });
+
+  it('filters combine, and limit counts the matching entries, newest first', async () => {
+    expect(seen(await journal('?method=get&path=/v1/'))).toEqual([`GET ${location}`, 'GET /v1/locations']);
+    expect(seen(await journal('?method=get&path=/v1/&limit=1'))).toEqual([`GET ${location}`]);
+    expect(seen(await journal('?path=/v1/&status=200&method=PUT'))).toEqual([`PUT ${location}`]);
   });
 });

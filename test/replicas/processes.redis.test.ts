@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { RedisStore } from '../../src/store/redis/redis-store.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
-import { freePort, startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { freePort, itWithOwnRedis, startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { openSharedStore, replicaEnv, spawnReplica, type ReplicaProcess } from '../helpers/replicas.js';
 import { eventually } from '../store/contract.js';
 
@@ -184,7 +184,7 @@ describe('replicas as processes', () => {
     expect(new Set(receiver.arrived.map((r) => r.id)).size).toBe(n);
   }, 60_000);
 
-  (process.env['REDIS_URL'] ? it.skip : it)('a replica started while Redis is down keeps trying, says why (a log line, /healthz 503 with the reason), and serves once Redis is up', async () => {
+  itWithOwnRedis('a replica started while Redis is down keeps trying, says why (a log line, /healthz 503 with the reason), and serves once Redis is up', async () => {
     const redisPort = await freePort();
     const port = await freePort();
     const env = { ...replicaEnv(redis, redis.prefix(), { LOG_LEVEL: 'warn', PORT: String(port) }), REDIS_URL: `redis://127.0.0.1:${redisPort}` };

@@ -2,7 +2,7 @@ import type { RunningSandbox } from '../../src/server.js';
 import type { RedisStore } from '../../src/store/redis/redis-store.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATION_ID, DEMO_USER } from '../helpers/demo.js';
 import { basicAuth, formFields, loginPath, NATIVE_REDIRECT_URI } from '../helpers/oauth.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { itWithOwnRedis, startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { openSharedStore, replicaEnv, startReplica } from '../helpers/replicas.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { eventually } from '../store/contract.js';
@@ -196,8 +196,7 @@ describe('replicas on one Redis', () => {
 });
 
 describe('replicas when Redis restarts', () => {
-  it('health goes 503 with the reason while Redis is away and 200 when it is back; requests get 503, never 500; acknowledged writes survive (appendfsync always)', async () => {
-    if (!redis.owned) return; // needs a Redis the test may stop
+  itWithOwnRedis('health goes 503 with the reason while Redis is away and 200 when it is back; requests get 503, never 500; acknowledged writes survive (appendfsync always)', async () => {
     const { all } = await replicas(2);
     const [a, b] = all as [RunningSandbox, RunningSandbox];
     const r = await receiver();

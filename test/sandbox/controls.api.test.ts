@@ -187,11 +187,26 @@ describe('/sandbox/faults', () => {
     await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200);
   });
 
+  // A delay is real time (the partner's client waits for it), so it is measured; a lower bound
+  // cannot fail on a slow machine. Timers may fire a millisecond early against performance.now.
+  const timed = async (send: () => Promise<unknown>): Promise<number> => {
+    const started = performance.now();
+    await send();
+    return performance.now() - started;
+  };
+
   it('adds latency without failing when only delayMs is given', async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ delayMs: 5 }).expect(201);
-    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ delayMs: 300 }).expect(201);
+    const elapsedMs = await timed(() => request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200));
+    expect(elapsedMs).toBeGreaterThanOrEqual(299);
     const left = await request(t.app).get('/sandbox/faults').set(bearer(DEMO_API_KEY));
     expect(left.body.faults).toEqual([]);
+  });
+
+  it('delays an injected failure by delayMs before it answers', async () => {
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ status: 502, delayMs: 250 }).expect(201);
+    const elapsedMs = await timed(() => request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(502));
+    expect(elapsedMs).toBeGreaterThanOrEqual(249);
   });
 
   it('enforces a per-account rate limit with 429 and a Retry-After that follows the clock', async () => {

@@ -28,7 +28,12 @@ async function claimDue(store: Store, accountId: string, nowMs: number, owner: s
  * Time: the store is given the clock as its process clock. Counters and sessions of the
  * embedded store expire on that clock; a networked store may expire them in real time (Redis
  * PX/EX), so those tests either advance the clock or wait (polling, with a deadline) for a short
- * real TTL, as `expiresOn` says. Delivery claims (`leaseMs`) are real time in every backend.
+ * real TTL, as `expiresOn` says. Delivery claims (`leaseMs`) and lock lifetimes are real time in
+ * every backend.
+ *
+ * Replicas: `peer`, for a backend that several replicas share, opens another store on the same
+ * state, as a second replica would; the lock tests play one holder on each. A backend without
+ * replicas has no peer, and its one store plays both.
  */
 
 export interface StoreContractOptions {
@@ -36,12 +41,16 @@ export interface StoreContractOptions {
   sessionTtlMs: number;
   /** ACCOUNT_TTL in ms; 0 (the default): generated accounts live for ever. */
   accountLifetimeMs: number;
+  /** How long a withLock lock lives without renewal, where a backend's holders can die apart from it (Redis). */
+  lockTtlMs: number;
 }
 
 export interface StoreUnderTest {
   store: Store;
   /** Persistent backends: closes the store and opens the same state again. */
   reopen?: () => Promise<Store>;
+  /** Backends with replicas: another store on the same state (closed with this one). */
+  peer?: () => Promise<Store>;
   /** Closes the current store (and removes what the test made, e.g. a temp folder). */
   close(): Promise<void>;
 }
@@ -55,7 +64,7 @@ export interface StoreContractCapabilities {
   persistent: boolean;
 }
 
-export const DEFAULT_CONTRACT_OPTIONS: StoreContractOptions = { deliveryLogLimit: 1000, sessionTtlMs: 3_600_000, accountLifetimeMs: 0 };
+export const DEFAULT_CONTRACT_OPTIONS: StoreContractOptions = { deliveryLogLimit: 1000, sessionTtlMs: 3_600_000, accountLifetimeMs: 0, lockTtlMs: 30_000 };
 
 /** Finished deliveries a backend may keep beyond `deliveryLogLimit` before it trims (see DeliveryStore.update). */
 export const logSlack = (limit: number): number => Math.max(1, Math.ceil(limit * 0.1));
@@ -943,6 +952,64 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
         const again = await store.locks.tryLock('sweep', 60_000);
         expect(again).not.toBeNull();
         await again!();
+      });
+
+      // A lock's lifetime, short enough to wait out (locks live in real time in every backend),
+      // long enough that a renewal every third of it is never late on a busy machine.
+      const LOCK_LIFE_MS = 600;
+      /** The store and the one that plays another replica next to it (itself, for a backend without replicas). */
+      const twoReplicas = async (options: Partial<StoreContractOptions> = {}): Promise<[Store, Store]> => {
+        const opened = await openStore(options);
+        return [opened.store, opened.peer ? await opened.peer() : opened.store];
+      };
+      /** Waits until `holder` has taken `name` through withLock (the other replica cannot take it). */
+      const heldBy = (other: Store, name: string): Promise<true> =>
+        eventually(async () => {
+          const release = await other.locks.tryLock(name, 60_000);
+          if (release === null) return true;
+          await release();
+          return null;
+        });
+
+      it('withLock keeps the lock past its lifetime while fn runs (it renews it): the other replica cannot take it meanwhile', async () => {
+        const [holder, other] = await twoReplicas({ lockTtlMs: LOCK_LIFE_MS });
+        const gate = deferred<void>();
+        const holding = holder.locks.withLock('clock', () => gate.promise);
+        await heldBy(other, 'clock');
+        const since = performance.now();
+        // Real time has to pass here: the lifetime is a Redis TTL.
+        while (performance.now() - since < 2.5 * LOCK_LIFE_MS) {
+          expect(await other.locks.tryLock('clock', 60_000)).toBeNull();
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        gate.resolve();
+        await holding;
+        const after = await other.locks.tryLock('clock', 60_000);
+        expect(after).not.toBeNull();
+        await after!();
+      });
+
+      it('a tryLock holder that never releases (it died) loses the lock after its lifetime, not before', async () => {
+        const [dying, other] = await twoReplicas();
+        const before = performance.now();
+        expect(await dying.locks.tryLock('sweep', LOCK_LIFE_MS)).not.toBeNull();
+        expect(await other.locks.tryLock('sweep', 60_000)).toBeNull();
+        const release = await eventually(() => other.locks.tryLock('sweep', 60_000), 10_000);
+        expect(performance.now() - before).toBeGreaterThanOrEqual(LOCK_LIFE_MS - 20);
+        await release();
+      });
+
+      it("only the holder releases a lock: a late release by a holder whose lock expired leaves the next holder's lock", async () => {
+        const [late, other] = await twoReplicas();
+        const releaseLate = await late.locks.tryLock('job', LOCK_LIFE_MS);
+        const releaseNext = await eventually(() => other.locks.tryLock('job', 60_000), 10_000);
+        await releaseLate!();
+        // Still the next holder's: not even the late holder's replica can take it now.
+        expect(await late.locks.tryLock('job', 60_000)).toBeNull();
+        await releaseNext();
+        const free = await late.locks.tryLock('job', 60_000);
+        expect(free).not.toBeNull();
+        await free!();
       });
 
       it('tryLock returns null while withLock holds the lock', async () => {

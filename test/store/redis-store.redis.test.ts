@@ -2,7 +2,7 @@ import type { ManualClock } from '../../src/core/clock.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { givenAccount, givenDelivery, keyOf, T0 } from './builders.js';
-import { describeStoreContract, eventually, type StoreContractOptions, type StoreUnderTest } from './contract.js';
+import { deferred, describeStoreContract, eventually, withDeadline, type StoreContractOptions, type StoreUnderTest } from './contract.js';
 
 let redis: TestRedis;
 
@@ -16,16 +16,18 @@ afterAll(async () => {
 
 /** A store of its own: a fresh key prefix on the shared test Redis, ready before it is handed out. */
 async function openRedis(
-  options: Pick<StoreContractOptions, 'deliveryLogLimit' | 'sessionTtlMs'> & { accountLifetimeMs?: number; prefix?: string; clock?: ManualClock },
+  options: Pick<StoreContractOptions, 'deliveryLogLimit' | 'sessionTtlMs'> & { accountLifetimeMs?: number; lockTtlMs?: number; prefix?: string; clock?: ManualClock },
 ): Promise<RedisStore> {
+  const { deliveryLogLimit, sessionTtlMs, accountLifetimeMs, lockTtlMs } = options;
   const store = new RedisStore({
     url: redis.url,
     prefix: options.prefix ?? redis.prefix(),
-    deliveryLogLimit: options.deliveryLogLimit,
-    sessionTtlMs: options.sessionTtlMs,
+    deliveryLogLimit,
+    sessionTtlMs,
     cacheSize: 2,
     ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.accountLifetimeMs === undefined ? {} : { accountLifetimeMs: options.accountLifetimeMs }),
+    ...(accountLifetimeMs === undefined ? {} : { accountLifetimeMs }),
+    ...(lockTtlMs === undefined ? {} : { lockTtlMs }),
   });
   await eventually(async () => (await store.health()).ok || null);
   return store;
@@ -36,6 +38,7 @@ describeStoreContract(
   async (clock: ManualClock, options: StoreContractOptions): Promise<StoreUnderTest> => {
     const prefix = redis.prefix();
     let store = await openRedis({ ...options, prefix, clock });
+    const peers: RedisStore[] = [];
     return {
       store,
       // A restart of the sandbox: a new connection to the same keys.
@@ -44,7 +47,16 @@ describeStoreContract(
         store = await openRedis({ ...options, prefix, clock });
         return store;
       },
-      close: () => store.close(),
+      // Another replica: its own connections to the same keys.
+      peer: async () => {
+        const peer = await openRedis({ ...options, prefix, clock });
+        peers.push(peer);
+        return peer;
+      },
+      close: async () => {
+        await store.close();
+        for (const peer of peers.splice(0)) await peer.close();
+      },
     };
   },
   { expiresOn: 'realTime', persistent: true },
@@ -52,8 +64,8 @@ describeStoreContract(
 
 describe('the redis store', () => {
   const opened: RedisStore[] = [];
-  const open = async (prefix: string): Promise<RedisStore> => {
-    const store = await openRedis({ deliveryLogLimit: 10, sessionTtlMs: 3_600_000, prefix });
+  const open = async (prefix: string, options: { lockTtlMs?: number } = {}): Promise<RedisStore> => {
+    const store = await openRedis({ deliveryLogLimit: 10, sessionTtlMs: 3_600_000, prefix, ...options });
     opened.push(store);
     return store;
   };
@@ -100,6 +112,24 @@ describe('the redis store', () => {
     await a.deliveries.update('x', 'd1', (d) => void (d.dueAtMs = T0 + 5000));
     expect(await b.deliveries.claim('x', 'd1', 'b', 60_000, T0)).toBe(false);
     expect(await b.deliveries.claim('x', 'd1', 'b', 60_000, T0 + 5000)).toBe(true);
+  });
+
+  it('a replica that dies holding a lock of withLock (its connection gone, nothing renews it) loses it after the lock lifetime', async () => {
+    const prefix = redis.prefix();
+    const [dying, other] = [await open(prefix, { lockTtlMs: 600 }), await open(prefix)];
+    const gate = deferred<void>();
+    const holding = dying.locks.withLock('time:x', () => gate.promise);
+    await eventually(async () => {
+      const release = await other.locks.tryLock('time:x', 60_000);
+      if (release === null) return true;
+      await release();
+      return null;
+    });
+    await dying.close();
+    // The dead holder's fn never finished, yet the other replica gets the lock.
+    await expect(withDeadline(other.locks.withLock('time:x', () => Promise.resolve('taken over')), 10_000)).resolves.toBe('taken over');
+    gate.resolve();
+    await holding;
   });
 
   it('events published through one connection reach subscribers of the other', async () => {

@@ -56,14 +56,22 @@ export class InProcessLocks implements Locks {
     });
   }
 
-  tryLock(name: string): Promise<(() => Promise<void>) | null> {
+  /** Held until released or until `ttlMs` (real time) has passed, as a networked lock whose holder died. */
+  tryLock(name: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
     if (this.#tails.has(name)) return Promise.resolve(null);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
+    let resolveHeld!: () => void;
+    const held = new Promise<void>((resolve) => (resolveHeld = resolve));
     this.#tails.set(name, held);
-    return Promise.resolve(() => {
-      release();
+    const free = (): void => {
+      resolveHeld();
+      // A holder whose lock expired must not free the next holder's.
       if (this.#tails.get(name) === held) this.#tails.delete(name);
+    };
+    const expiry = setTimeout(free, ttlMs);
+    expiry.unref();
+    return Promise.resolve(() => {
+      clearTimeout(expiry);
+      free();
       return Promise.resolve();
     });
   }

@@ -55,9 +55,8 @@ export class RedisCounters implements Counters {
   }
 }
 
-/** How long a held lock lives without renewal: a holder that dies frees it after this. */
-const LOCK_TTL_MS = 30_000;
-const LOCK_RENEW_MS = LOCK_TTL_MS / 3;
+/** How long a held lock lives without renewal by default: a holder that dies frees it after this. */
+export const DEFAULT_LOCK_TTL_MS = 30_000;
 const LOCK_POLL_MIN_MS = 5;
 const LOCK_POLL_MAX_MS = 100;
 
@@ -69,18 +68,20 @@ const LOCK_POLL_MAX_MS = 100;
 export class RedisLocks implements Locks {
   readonly #local = new InProcessLocks();
 
+  /** `ttlMs`: a withLock holder's lifetime without renewal; it renews at a third of it while `fn` runs. */
   constructor(
     private readonly connection: RedisConnection,
     private readonly prefix: string,
+    private readonly ttlMs = DEFAULT_LOCK_TTL_MS,
   ) {}
 
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
     return this.#local.withLock(name, async () => {
       const token = randomUUID();
-      for (let waitMs = LOCK_POLL_MIN_MS; !(await this.#take(name, token, LOCK_TTL_MS)); waitMs = Math.min(waitMs * 1.5, LOCK_POLL_MAX_MS)) {
+      for (let waitMs = LOCK_POLL_MIN_MS; !(await this.#take(name, token, this.ttlMs)); waitMs = Math.min(waitMs * 1.5, LOCK_POLL_MAX_MS)) {
         await new Promise((resolve) => setTimeout(resolve, waitMs * (0.5 + Math.random())));
       }
-      const renewal = setInterval(() => void this.#hold(name, token, String(LOCK_TTL_MS)).catch(() => undefined), LOCK_RENEW_MS);
+      const renewal = setInterval(() => void this.#hold(name, token, String(this.ttlMs)).catch(() => undefined), this.ttlMs / 3);
       renewal.unref();
       try {
         return await fn();
@@ -92,7 +93,7 @@ export class RedisLocks implements Locks {
   }
 
   async tryLock(name: string, ttlMs: number): Promise<(() => Promise<void>) | null> {
-    const releaseLocal = await this.#local.tryLock(name);
+    const releaseLocal = await this.#local.tryLock(name, ttlMs);
     if (!releaseLocal) return null;
     const token = randomUUID();
     let taken = false;

@@ -23,6 +23,8 @@ export interface RedisStoreOptions {
   clock?: Clock;
   /** ACCOUNT_TTL in ms: how long a generated account lives after its last request (0 or absent: for ever). */
   accountLifetimeMs?: number;
+  /** How long a lock held by withLock lives without renewal (real time; 30 s by default). */
+  lockTtlMs?: number;
 }
 
 export const DEFAULT_REDIS_PREFIX = 'ws:';
@@ -66,7 +68,7 @@ export class RedisStore implements Store {
     this.deliveries = new RedisDeliveries(connection, prefix, options.deliveryLogLimit);
     this.journal = new RedisJournal(connection, prefix);
     this.counters = new RedisCounters(connection, prefix);
-    this.locks = new RedisLocks(connection, prefix);
+    this.locks = new RedisLocks(connection, prefix, options.lockTtlMs);
     this.events = new RedisEvents(connection, prefix);
     this.settings = new RedisSettings(connection, prefix);
     this.sessions = new RedisSessionStore(connection, prefix, options.sessionTtlMs);

@@ -1,0 +1,104 @@
+import request from 'supertest';
+
+import { SUBSCRIPTION_DELETED_NOTE } from '../../src/webhooks/index.js';
+import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { deferred } from '../store/contract.js';
+import { deliveriesIn, givenSubscription, startAlert } from './support.js';
+
+/**
+ * What happens to a delivery when the world changes around one of its attempts: the
+ * subscription deleted before the attempt starts or while it is on its way, the account clock
+ * moved while the receiver takes its time.
+ */
+
+let t: TestApp;
+let receiver: WebhookReceiver;
+
+beforeEach(async () => {
+  t = await buildTestApp();
+  receiver = await WebhookReceiver.start();
+});
+
+afterEach(async () => {
+  await t.deps.dispatcher.idle();
+  await receiver.close();
+});
+
+describe('a subscription deleted around an attempt', () => {
+  it('sends nothing when the subscription is gone as the attempt starts (deleted, its deliveries not cancelled yet)', async () => {
+    const subscriptionId = await givenSubscription(t, receiver.url());
+    // A due delivery stored without a kick, then the first half of DELETE /v1/subscriptions/{id}:
+    // the subscription leaves the document; the delete's cancelPending has not run yet.
+    const delivery = t.deps.dispatcher.build(
+      { accountId: DEMO_ACCOUNT_ID, kind: 'alert', subscriptionId, locationId: DEMO_LOCATION_ID, target: receiver.url(), payload: { subscriptionId } },
+      TEST_START.getTime(),
+    );
+    await t.store.deliveries.add(DEMO_ACCOUNT_ID, [delivery]);
+    await changeDoc(t, (d) => void (d.subscriptions = d.subscriptions.filter((s) => s.subscriptionId !== subscriptionId)));
+
+    await t.deps.dispatcher.drain();
+
+    expect(receiver.received).toEqual([]);
+    expect((await deliveriesIn(t)).find((x) => x.deliveryId === delivery.deliveryId)).toMatchObject({
+      state: 'failed',
+      attempts: [],
+      dueAtMs: null,
+      nextAttemptAt: null,
+      note: SUBSCRIPTION_DELETED_NOTE,
+    });
+  });
+
+  it('keeps a delivery cancelled while its attempt was on its way: the attempt is recorded, no retry is scheduled', async () => {
+    const answer = deferred<void>();
+    receiver.script = [{ status: 500, body: '{"error":"late"}', until: answer.promise }];
+    const subscriptionId = await givenSubscription(t, receiver.url());
+    await startAlert(t, { type: 'lowLeak' }).expect(201);
+    await receiver.waitFor(1);
+
+    await request(t.app).delete(`/v1/subscriptions/${subscriptionId}`).set(bearer(DEMO_API_KEY)).expect(200);
+    answer.resolve();
+    await t.deps.dispatcher.idle();
+
+    const [delivery] = await deliveriesIn(t);
+    expect(delivery).toMatchObject({ state: 'failed', dueAtMs: null, nextAttemptAt: null, note: SUBSCRIPTION_DELETED_NOTE });
+    expect(delivery!.attempts.map((a) => [a.statusCode, a.error])).toEqual([[500, 'HTTP 500']]);
+    t.clock.advance(3_600_000);
+    await t.deps.dispatcher.drain();
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('does not turn a cancelled delivery into a delivered one when the attempt on its way succeeds', async () => {
+    const answer = deferred<void>();
+    receiver.script = [{ status: 200, until: answer.promise }];
+    const subscriptionId = await givenSubscription(t, receiver.url());
+    await startAlert(t, { type: 'lowLeak' }).expect(201);
+    await receiver.waitFor(1);
+
+    await request(t.app).delete(`/v1/subscriptions/${subscriptionId}`).set(bearer(DEMO_API_KEY)).expect(200);
+    answer.resolve();
+    await t.deps.dispatcher.idle();
+
+    expect((await deliveriesIn(t))[0]).toMatchObject({ state: 'failed', note: SUBSCRIPTION_DELETED_NOTE, attempts: [expect.objectContaining({ statusCode: 200 })] });
+  });
+});
+
+describe('the account clock moved during an attempt', () => {
+  it('schedules the retry from the account clock after the attempt, and records the attempt at its start', async () => {
+    const answer = deferred<void>();
+    receiver.script = [{ status: 503, until: answer.promise }];
+    await givenSubscription(t, receiver.url());
+    await startAlert(t, { type: 'lowLeak' }).expect(201);
+    await receiver.waitFor(1);
+
+    t.clock.advance(10 * 60_000);
+    answer.resolve();
+    await t.deps.dispatcher.idle();
+
+    const [delivery] = await deliveriesIn(t);
+    const retryAtMs = TEST_START.getTime() + 10 * 60_000 + 1000;
+    expect(delivery).toMatchObject({ state: 'pending', dueAtMs: retryAtMs, nextAttemptAt: new Date(retryAtMs).toISOString() });
+    expect(delivery!.attempts.map((a) => a.at)).toEqual([TEST_START.toISOString()]);
+  });
+});
