@@ -70,7 +70,7 @@ export async function buildDeps(config: Config, openedStore: Store, fixtures: Fi
   const addressGuard = new AddressGuard(overrides.resolve === undefined ? {} : { resolve: overrides.resolve });
   const httpSender = createWebhookSender({ guard: config.blockPrivateEndpoints ? addressGuard : null, ...(overrides.resolve === undefined ? {} : { resolve: overrides.resolve }) });
   const sender = relayAwareSender(relays, overrides.sender ?? httpSender);
-  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender, onAttempt: metrics.observeAttempt }, config.webhook);
+  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender, onAttempt: metrics.observeAttempt, onShareWait: metrics.countShareWait }, config.webhook);
   return {
     config,
     clock,
