@@ -49,7 +49,8 @@ export async function checkEndpoint(endpoint: unknown, rules: EndpointRules, rel
   if (endpoint === undefined) throw fail('endpoint is required: the https URL that receives the confirmation and alert POSTs');
   if (typeof endpoint !== 'string') throw fail(`endpoint must be a string URL; got ${JSON.stringify(endpoint)}`);
   if (endpoint.length > MAX_ENDPOINT_LENGTH) throw fail(`endpoint must be at most ${MAX_ENDPOINT_LENGTH} characters`);
-  if (!URL.canParse(endpoint)) throw fail(`endpoint must be an absolute URL such as https://example.com/webhooks; got ${JSON.stringify(endpoint)}`);
+  // `localhost:8080/hooks` parses as the scheme `localhost:`: without `scheme://` it is not the URL that was meant.
+  if (!/^[a-z][a-z\d+.-]*:\/\//i.test(endpoint) || !URL.canParse(endpoint)) throw fail(`endpoint must be an absolute URL such as https://example.com/webhooks; got ${JSON.stringify(endpoint)}`);
   const url = new URL(endpoint);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fail(`endpoint must use https; got ${url.protocol.replace(':', '')}`);
   if (url.hash) throw fail('endpoint must not have a #fragment');
