@@ -5,7 +5,7 @@ import { ENDED_ALERTS_KEPT_PER_LOCATION } from '../../src/alerts/service.js';
 import { LAST_REQUEST_RESOLUTION_MS } from '../../src/store/store.js';
 import { buildTestApp, docOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
-import { basicAuth, loginAndGetToken, submitLogin } from '../helpers/oauth.js';
+import { basicAuth, loginAndGetToken, partnerRegistration, submitLogin } from '../helpers/oauth.js';
 
 const TTL_SECONDS = 3600;
 let t: TestApp;
@@ -100,7 +100,7 @@ describe('ACCOUNT_TTL, to the second', () => {
   it('takes its access tokens, refresh tokens, users and OAuth clients with it', async () => {
     const account = await createAccount();
     const tokens = await loginAndGetToken(t.app, { email: account.user.email, password: account.user.password });
-    const client = (await request(t.app).post('/sandbox/oauth-clients').set(bearer(account.apiKey)).send(partnerClient()).expect(201)).body as { client_id: string; client_secret: string };
+    const client = (await request(t.app).post('/sandbox/oauth-clients').set(bearer(account.apiKey)).send(partnerRegistration({ redirectUri: 'https://partner.example/callback' })).expect(201)).body as { client_id: string; client_secret: string };
     await request(t.app).get('/v1/locations').set(bearer(tokens.access_token)).expect(200);
     t.clock.advance(7000);
 
@@ -150,20 +150,6 @@ describe('ACCOUNT_TTL, to the second', () => {
     expect(await listed()).toContain(DEMO_ACCOUNT_ID);
   });
 });
-
-function partnerClient(): Record<string, unknown> {
-  return {
-    name: 'Pat Partner',
-    companyName: 'Partner Inc.',
-    email: 'pat@partner.example',
-    phone: '+1 555 0100 300',
-    applicationName: 'Partner App',
-    applicationWebsite: 'https://partner.example',
-    description: 'Shows water use in the partner app',
-    redirectUri: 'https://partner.example/callback',
-    signOutUri: 'https://partner.example/signed-out',
-  };
-}
 
 describe("a location's alert history", () => {
   it(`keeps the active alerts and the newest ${ENDED_ALERTS_KEPT_PER_LOCATION} ended ones`, async () => {

@@ -119,7 +119,8 @@ describe('the published package', () => {
     expect(pkg['private']).toBeUndefined();
     expect(pkg['bin']).toEqual({ 'water-sandbox': 'dist/water-sandbox.js' });
     expect(pkg.scripts['prepack']).toBe('npm run build');
-    expect(pkg.files).toEqual(expect.arrayContaining(['dist/**/*.js', 'fixtures/', 'scenarios/']));
+    // The dashboard's and the API reference's files are not .js only (styles, source maps, the manifest, an icon).
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist/**/*.js', 'dist/dashboard-assets/', 'dist/docs-assets/', 'fixtures/', 'scenarios/']));
     expect((await readFile('src/main.ts', 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 

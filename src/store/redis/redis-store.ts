@@ -78,7 +78,7 @@ export class RedisStore implements Store {
     return this.#connection.health();
   }
 
-  /** Nothing to do: every change is in Redis once acknowledged (its persistence is Redis's own: AOF, see the README). */
+  /** Nothing to do: every change is in Redis once acknowledged (its persistence is Redis's own: AOF, see docs/hosting.md). */
   flush(): Promise<void> {
     return Promise.resolve();
   }
