@@ -77,7 +77,7 @@ const nonEmpty = z.string().trim().min(1, 'must not be empty');
 /** Each variable, its rule and its purpose. Values arrive as strings; unset means the default. */
 const schema = z.object({
   PORT: wholeNumber(0, 65535).optional(), // listening port; 0 picks a free one
-  HOST: nonEmpty.optional(), // listening address
+  HOST: nonEmpty.optional(), // listening address; loopback unless asked, so a laptop's sandbox is not on the network
   PUBLIC_URL: baseUrl.optional(), // base of confirmationUrl and of redirects
   DATA_DIR: nonEmpty.optional(), // folder of the embedded lowdb store, or :memory:
   DATA_FILE: nonEmpty.optional(), // a 0.1 state file to migrate into DATA_DIR
@@ -141,7 +141,7 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
 
   return Object.freeze({
     port: v.PORT ?? 8080,
-    host: v.HOST ?? '0.0.0.0',
+    host: v.HOST ?? '127.0.0.1',
     publicUrl: v.PUBLIC_URL ?? null,
     ...dataLocation(v.DATA_DIR, v.DATA_FILE),
     redisUrl: v.REDIS_URL ?? null,

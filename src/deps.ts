@@ -12,7 +12,7 @@ import type { OAuthClientRecord } from './store/data.js';
 import type { FixtureSet } from './store/fixtures.js';
 import { instrumentStore } from './store/instrumented.js';
 import type { Store } from './store/store.js';
-import { Dispatcher, fetchSender, type WebhookSender } from './webhooks/index.js';
+import { AddressGuard, createWebhookSender, Dispatcher, type Resolve, type WebhookSender } from './webhooks/index.js';
 
 /**
  * Everything the features need from outside themselves, built once by server.ts (or by tests
@@ -31,6 +31,8 @@ export interface Deps {
   scenarios: ScenarioCatalog;
   /** Sends webhooks: relay endpoints through `listen` connections, the rest over HTTP. */
   sender: WebhookSender;
+  /** Judges the addresses endpoints resolve to (BLOCK_PRIVATE_ENDPOINTS), with the resolver the sender uses. */
+  addressGuard: AddressGuard;
   dispatcher: Dispatcher;
   /** `water-sandbox listen` connections and their endpoints. */
   relays: RelayHub;
@@ -49,6 +51,8 @@ export interface DepsOverrides {
   ids?: Ids;
   logger?: Logger;
   sender?: WebhookSender;
+  /** Name resolution for webhooks and endpoint checks (tests make names resolve to anything); the system's by default. */
+  resolve?: Resolve;
   scenarios?: ScenarioCatalog;
 }
 
@@ -63,7 +67,9 @@ export async function buildDeps(config: Config, openedStore: Store, fixtures: Fi
   const urls = { publicUrl: config.publicUrl ?? `${scheme}://localhost:${config.port}` };
   // Kept in the store like the session secret, so every replica recognises the same relay ids, across restarts.
   const relays = new RelayHub({ store, ids, logger, urls }, await store.settings.setIfAbsent('relaySecret', ids.secret(32)));
-  const sender = relayAwareSender(relays, overrides.sender ?? fetchSender);
+  const addressGuard = new AddressGuard(overrides.resolve === undefined ? {} : { resolve: overrides.resolve });
+  const httpSender = createWebhookSender({ guard: config.blockPrivateEndpoints ? addressGuard : null, ...(overrides.resolve === undefined ? {} : { resolve: overrides.resolve }) });
+  const sender = relayAwareSender(relays, overrides.sender ?? httpSender);
   const dispatcher = new Dispatcher({ store, clock, ids, logger, sender, onAttempt: metrics.observeAttempt }, config.webhook);
   return {
     config,
@@ -75,6 +81,7 @@ export async function buildDeps(config: Config, openedStore: Store, fixtures: Fi
     fixtureClients: fixtureClientsOf(fixtures, clock.now()),
     scenarios: overrides.scenarios ?? new Map(),
     sender,
+    addressGuard,
     dispatcher,
     relays,
     readings: new ReadingsService({ clock, config }),

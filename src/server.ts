@@ -29,6 +29,8 @@ const ACCOUNT_CACHE_SIZE = 500;
 
 export interface StartupReport {
   url: string;
+  /** The listening address (HOST). */
+  host: string;
   publicUrl: string;
   dashboardUrl: string;
   docsUrl: string;
@@ -131,6 +133,7 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
 
   const report: StartupReport = {
     url: localUrl,
+    host: config.host,
     publicUrl: deps.urls.publicUrl,
     dashboardUrl: `${deps.urls.publicUrl}/`,
     docsUrl: `${deps.urls.publicUrl}/docs`,
@@ -241,6 +244,8 @@ function notReadyYet(store: Store): RequestListener {
 }
 
 /** The start-up message for people: printed at every log level. */
+const isLoopbackHost = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
+
 export function describeStartup(report: StartupReport): string {
   const origin = report.store.origin;
   const state =
@@ -253,6 +258,11 @@ export function describeStartup(report: StartupReport): string {
     `  state       ${report.store.backend === 'memory' ? 'in memory only' : `${report.store.backend} at ${report.store.where}`}: ${state}${report.reset ? '; reset to the fixtures (--reset)' : ''}`,
     `  fixtures    ${report.fixtureAccounts} accounts from ${report.fixturesDir}; scenarios from ${report.scenariosDir}: ${report.scenarios.join(', ') || 'none'}`,
   ];
+  lines.push(
+    isLoopbackHost(report.host)
+      ? `  listening   on ${report.host} only: other machines cannot reach it (HOST=0.0.0.0, or --host 0.0.0.0, to expose it)`
+      : `  listening   on ${report.host}: other machines can reach it (HOST=127.0.0.1 keeps it to this machine)`,
+  );
   if (report.tlsCertificate) lines.push(`  TLS         self-signed or given certificate at ${report.tlsCertificate}`);
   if (report.fixturesChanged) {
     lines.push(`  NOTE        ${report.fixturesDir} changed since this state was made, and the stored state was kept: reload it with POST /sandbox/admin/reset or start with --reset`);

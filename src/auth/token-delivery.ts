@@ -1,18 +1,19 @@
 import type { Logger } from '../core/logger.js';
-import { checkEndpoint } from '../subscriptions/index.js';
 import type { Dispatcher } from '../webhooks/index.js';
 import type { Client } from './clients.js';
 import type { TokenResponse } from './tokens.js';
 
 export interface TokenDeliveryDeps {
-  config: { readonly tokenDelivery: boolean; readonly blockPrivateEndpoints: boolean };
+  config: { readonly tokenDelivery: boolean };
   dispatcher: Dispatcher;
   logger: Logger;
 }
 
 /**
  * Production documents that the token response is also POSTed to the redirect URI. It goes
- * through the webhook dispatcher, so it is retried and shows in the account's delivery log.
+ * through the webhook dispatcher, so it is retried, shows in the account's delivery log, and
+ * meets BLOCK_PRIVATE_ENDPOINTS where every webhook does: at connection, on the address the
+ * redirect URI resolves to (a refused one is logged as `blocked: ...` and not retried).
  * Nothing here throws: a delivery problem never fails the token request.
  */
 export async function deliverTokenResponse(
@@ -26,14 +27,6 @@ export async function deliverTokenResponse(
   if (!URL.canParse(redirectUri) || !['http:', 'https:'].includes(new URL(redirectUri).protocol)) {
     log.debug('token delivery skipped: the redirect URI is not http(s)');
     return;
-  }
-  if (deps.config.blockPrivateEndpoints) {
-    try {
-      checkEndpoint(redirectUri, 'any', true);
-    } catch {
-      log.warn('token delivery skipped: the redirect URI is a loopback or private address (BLOCK_PRIVATE_ENDPOINTS=true)');
-      return;
-    }
   }
   try {
     await deps.dispatcher.enqueue(accountId, [{ accountId, kind: 'token', subscriptionId: null, locationId: null, target: redirectUri, payload: response }]);

@@ -22,7 +22,7 @@ interface ServeFlag {
 /** Every variable of the configuration (src/config.ts), as a flag: PORT is --port, DATA_DIR is --data-dir. */
 export const SERVE_FLAGS: readonly ServeFlag[] = [
   { variable: 'PORT', value: '<port>', description: 'listening port; 0 takes a free one (default 8080)' },
-  { variable: 'HOST', value: '<address>', description: 'listening address (default 0.0.0.0)' },
+  { variable: 'HOST', value: '<address>', description: 'listening address (default 127.0.0.1: this machine only; 0.0.0.0 for every interface)' },
   { variable: 'PUBLIC_URL', value: '<url>', description: 'base URL of confirmation URLs, redirects and relay endpoints (default http://localhost:<port>)' },
   { variable: 'DATA_DIR', value: '<dir>', description: 'folder of the embedded store, or :memory: (default ./data)' },
   { variable: 'DATA_FILE', value: '<file>', description: 'a version 0.1 state file to migrate into DATA_DIR (default ./data/sandbox.json)' },
@@ -46,7 +46,7 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { variable: 'WEBHOOK_CONCURRENCY', value: '<n>', description: 'deliveries in flight at once (default 64)' },
   { variable: 'WEBHOOK_LOG_LIMIT', value: '<n>', description: 'finished deliveries kept per account (default 1000)' },
   { variable: 'ENDPOINT_POLICY', value: '<policy>', description: 'https-only, https-or-loopback or any (default https-or-loopback)' },
-  { variable: 'BLOCK_PRIVATE_ENDPOINTS', value: '[bool]', description: 'also refuse loopback and private endpoints (hosted sandboxes)' },
+  { variable: 'BLOCK_PRIVATE_ENDPOINTS', value: '[bool]', description: 'refuse endpoints whose address is not public, checked at every connection (hosted sandboxes)' },
   { variable: 'TOKEN_DELIVERY', value: '[bool]', description: "also POST token responses to the client's redirect URI (default true)" },
   { variable: 'SCENARIO', value: '<name>', description: 'play this scenario at start-up (demos)' },
   { variable: 'SCENARIO_LOCATION_ID', value: '<id>', description: "its location (default the demo account's first)" },

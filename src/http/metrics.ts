@@ -21,8 +21,14 @@ export interface Metrics {
   readonly requests: RequestHandler;
   /** Times one store operation (see store/instrumented.ts). */
   readonly observeStore: (operation: string, seconds: number) => void;
-  /** Counts a recorded webhook attempt (the dispatcher's onAttempt). */
-  readonly observeAttempt: (attempt: { kind: string; state: string; ok: boolean; latencyMs: number }) => void;
+  /** Counts a recorded webhook attempt (the dispatcher's onAttempt); one refused by BLOCK_PRIVATE_ENDPOINTS also counts as a refused endpoint. */
+  readonly observeAttempt: (attempt: { kind: string; state: string; ok: boolean; latencyMs: number; blockedRange?: string }) => void;
+  /** Counts an endpoint refused by a rule: at subscription, or when a connection was about to be made. */
+  readonly countRefusedEndpoint: (refusal: { rule: string; range: string; at: 'subscription' | 'connection' }) => void;
+  /** Counts a request refused by a limit (a rate, a cap, the body size), by the setting that names it. */
+  readonly countLimited: (rule: string) => void;
+  /** Counts a wait of due deliveries for their account's or origin's share of the delivery slots. */
+  readonly countShareWait: (share: 'account' | 'origin') => void;
   /** The whole exposition, with the gauges read from the store now. */
   render(): Promise<{ contentType: string; body: string }>;
   /** Adds Node's process metrics (heap, event loop lag, GC): for a running server, not for every test app. */
@@ -52,6 +58,19 @@ export function createMetrics(sources: { store: Store; clock: Clock }): Metrics 
   const attempts = new Counter({ name: 'sandbox_webhook_attempts_total', help: 'Webhook attempts made by this replica, by kind and whether the endpoint accepted it', labelNames: ['kind', 'result'], registers: [registry] });
   const attemptSeconds = new Histogram({ name: 'sandbox_webhook_attempt_duration_seconds', help: 'Time webhook endpoints took to answer', labelNames: ['kind'], buckets: LATENCY_BUCKETS, registers: [registry] });
   const deliveries = new Counter({ name: 'sandbox_webhook_deliveries_total', help: 'Deliveries this replica finished, by kind and final state (delivered or failed); retried ones count once, at the end', labelNames: ['kind', 'state'], registers: [registry] });
+  const refusedEndpoints = new Counter({
+    name: 'sandbox_refused_endpoints_total',
+    help: 'Webhook endpoints refused, by rule (BLOCK_PRIVATE_ENDPOINTS or ENDPOINT_POLICY), range (the address range, or the policy) and where (subscription or connection)',
+    labelNames: ['rule', 'range', 'at'],
+    registers: [registry],
+  });
+  const limited = new Counter({ name: 'sandbox_limited_requests_total', help: 'Requests refused by a limit (a rate, a cap or the body size), by the setting that names it', labelNames: ['rule'], registers: [registry] });
+  const shareWaits = new Counter({
+    name: 'sandbox_webhook_share_waits_total',
+    help: "Times due deliveries waited because their account's (or origin's) share of the delivery slots was in use",
+    labelNames: ['share'],
+    registers: [registry],
+  });
   const accounts = new Gauge({ name: 'sandbox_accounts', help: 'Accounts stored', registers: [registry] });
   const dueDeliveries = new Gauge({ name: 'sandbox_webhook_queue_due_deliveries', help: 'Pending deliveries due now, across accounts', registers: [registry] });
   const dueAccounts = new Gauge({ name: 'sandbox_webhook_queue_due_accounts', help: 'Accounts with work due now (deliveries or scenario steps)', registers: [registry] });
@@ -87,11 +106,15 @@ export function createMetrics(sources: { store: Store; clock: Clock }): Metrics 
       }
       series.observe(seconds);
     },
-    observeAttempt: ({ kind, state, ok, latencyMs }) => {
+    observeAttempt: ({ kind, state, ok, latencyMs, blockedRange }) => {
       attempts.inc({ kind, result: ok ? 'accepted' : 'refused' });
       attemptSeconds.observe({ kind }, latencyMs / 1000);
       if (state !== 'pending') deliveries.inc({ kind, state });
+      if (blockedRange !== undefined) refusedEndpoints.inc({ rule: 'BLOCK_PRIVATE_ENDPOINTS', range: blockedRange, at: 'connection' });
     },
+    countRefusedEndpoint: (refusal) => refusedEndpoints.inc(refusal),
+    countLimited: (rule) => limited.inc({ rule }),
+    countShareWait: (share) => shareWaits.inc({ share }),
     render: async () => {
       const nowMs = sources.clock.now().getTime();
       const [count, queue] = await Promise.all([sources.store.accounts.count(), sources.store.deliveries.queue(nowMs)]);

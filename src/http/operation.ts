@@ -5,6 +5,7 @@ import type * as zc from 'zod/v4/core';
 import { AppError, invalidParameter } from '../core/errors.js';
 import { setRouteLabel } from './route-label.js';
 import { allowOnly } from './routing.js';
+import { unknownQueryWarning, WARNING_HEADER } from './unknown-query.js';
 
 /**
  * The route registry. Every route of /v1, /sandbox and the authorization host is an
@@ -79,7 +80,7 @@ export interface Operation<P extends string = string, Q extends z.ZodType | unde
   errors?: Readonly<Record<number, string>>;
   /** SANDBOX: how this operation deliberately differs from production; shown in the document. */
   sandbox?: string;
-  /** The path with a slash at its end is served too (a production client sends it). */
+  /** The path with a slash at its end is served too (a production client sends it, or people type it). */
   trailingSlash?: true;
   /** Example query values that work on the demo data. */
   queryExample?: Readonly<Record<string, string>>;
@@ -178,8 +179,14 @@ export function operationRouter(mount: string): OperationRouter {
       const base = expressPath(mount, op.path);
       const path = op.trailingSlash ? `${base}{/}` : base;
       const pattern = op.path.replace(/\{(\w+)\}/g, ':$1');
+      // SANDBOX: production ignores query parameters it does not know; /v1 answers the same, and says which it ignored.
+      const knownQuery = op.path.startsWith('/v1/') ? (op.query ? keyOrder(op.query) : []) : null;
       const run = Object.assign((req: Request, res: Response): unknown => {
         setRouteLabel(res, pattern);
+        if (knownQuery !== null) {
+          const warning = unknownQueryWarning(Object.keys(req.query), knownQuery);
+          if (warning !== null) res.setHeader(WARNING_HEADER, warning);
+        }
         const input = {
           params: req.params as never,
           query: () => (op.query ? parseInput(op.query, req.query, 'query') : undefined) as never,

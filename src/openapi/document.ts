@@ -180,6 +180,13 @@ function responsesOf(op: Operation, names: Map<z.ZodType, string>): Json {
     };
     responses['4XX'] = { description: 'SANDBOX: an injected fault (POST /sandbox/faults): the status and JSON body the partner chose.', ...fault };
     responses['5XX'] = { description: 'SANDBOX: an injected fault (POST /sandbox/faults). Production answers 5xx for a server fault.', ...fault };
+    // SANDBOX: production ignores unknown query parameters in silence; the sandbox ignores them too and names them.
+    const warning = header(
+      'SANDBOX: sent when the query has parameters this operation does not know, which are ignored as production ignores them; names them, with a near match where there is one: ignored, as production does: unknown query parameter "pagesize" (did you mean "perPage"?)',
+    );
+    for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+      if (status !== '4XX' && status !== '5XX') response['headers'] = { ...(response['headers'] as Json | undefined), 'X-Sandbox-Warning': warning };
+    }
   }
   return responses;
 }

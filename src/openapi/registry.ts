@@ -67,6 +67,8 @@ export const docsOp = operation({
   tags: ['Sandbox: service'],
   guard: 'none',
   responses: { 200: { description: 'The page.', html: true } },
+  // People type /docs/ as often as /docs.
+  trailingSlash: true,
 });
 
 /**

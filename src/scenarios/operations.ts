@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CLOCK_CHANGE_EXAMPLE, ClockChangeBody } from '../clock/index.js';
 import { DEMO } from '../http/demo-examples.js';
 import { operation } from '../http/operation.js';
-import { isoInstant, jsonObject, quotedList } from '../http/schemas.js';
+import { isoInstant, jsonObject, noBody, quotedList } from '../http/schemas.js';
 
 export const ClockStateBody = z
   .strictObject({
@@ -34,12 +34,12 @@ export const Run = z
     runId: z.string(),
     scenario: z.string(),
     locationId: z.string(),
-    state: z.enum(['running', 'completed', 'failed']),
+    state: z.enum(['running', 'completed', 'failed', 'cancelled']).meta({ description: 'cancelled: ended by POST /sandbox/runs/{runId}/cancel; no later step runs.' }),
     startedAt: isoInstant,
     steps: z.int().min(0),
     nextStep: z.int().min(0).meta({ description: 'Index of the next step to apply (equals steps once all are applied).' }),
     nextStepAt: isoInstant.nullable().meta({ description: 'When the next step is due on the account clock; null once the run ended.' }),
-    completedAt: isoInstant.nullable(),
+    completedAt: isoInstant.nullable().meta({ description: 'When the run ended (completed, failed or cancelled), on the account clock; null while it runs.' }),
     log: z.array(
       z.strictObject({
         step: z.int().min(0),
@@ -159,4 +159,23 @@ export const getRunOp = operation({
   errors: { 404: 'not_found: no such run in this account.' },
 });
 
-export const scenariosOperations = [getClockOp, setClockOp, listScenariosOp, getScenarioOp, startRunOp, listRunsOp, getRunOp];
+export const cancelRunOp = operation({
+  operationId: 'cancelRun',
+  method: 'post',
+  path: '/sandbox/runs/{runId}/cancel',
+  summary: 'Cancel a scenario run',
+  description:
+    'The run becomes cancelled: no later step of it runs. What its steps already did stays as it is (an alert it started stays active until ended). ' +
+    'Cancelling a run that is already cancelled answers it again.',
+  tags: scenarioTags,
+  guard: 'account',
+  body: { schema: noBody('Cancelling a run').meta({ description: 'No body, or {}.' }), required: false, example: {} },
+  responses: { 200: { description: 'The cancelled run.', schema: Run } },
+  errors: {
+    400: 'invalid_parameter: a body was sent.',
+    404: 'not_found: no such run in this account.',
+    409: 'run_finished: the run already completed or failed.',
+  },
+});
+
+export const scenariosOperations = [getClockOp, setClockOp, listScenariosOp, getScenarioOp, startRunOp, listRunsOp, getRunOp, cancelRunOp];

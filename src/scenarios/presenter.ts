@@ -41,7 +41,7 @@ export function presentRun(run: DeepReadonly<ScenarioRunRecord>, nextStepDueMs: 
     steps: run.totalSteps,
     nextStep: run.nextStep,
     nextStepAt: run.state === 'running' && nextStepDueMs !== null ? iso(nextStepDueMs) : null,
-    completedAt: run.state !== 'running' && last ? iso(last.atMs) : null,
+    completedAt: run.cancelledAtMs !== undefined ? iso(run.cancelledAtMs) : run.state !== 'running' && last ? iso(last.atMs) : null,
     log: run.log.map((e) => ({ step: e.step, do: e.action, at: iso(e.atMs), dueAt: iso(e.dueAtMs), ok: e.ok, result: e.result })),
   };
 }

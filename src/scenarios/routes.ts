@@ -5,9 +5,9 @@ import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import { publishAccountEvent } from '../live/index.js';
 import { findRun } from '../store/lookups.js';
-import { getClockOp, getRunOp, getScenarioOp, listRunsOp, listScenariosOp, setClockOp, startRunOp } from './operations.js';
+import { cancelRunOp, getClockOp, getRunOp, getScenarioOp, listRunsOp, listScenariosOp, setClockOp, startRunOp } from './operations.js';
 import { presentRun, presentScenario, presentScenarioSummary } from './presenter.js';
-import { findScenario, scenarioWork, startRun, stepDueMs, type ScenariosDeps } from './runner.js';
+import { cancelRun, findScenario, scenarioWork, startRun, stepDueMs, type ScenariosDeps } from './runner.js';
 
 /** /sandbox/clock, /sandbox/scenarios and /sandbox/runs. */
 export function scenariosSandboxRouter(deps: ScenariosDeps): Router {
@@ -49,6 +49,14 @@ export function scenariosSandboxRouter(deps: ScenariosDeps): Router {
 
   api.handle(getRunOp, ({ params }, _req, res) => {
     const run = findRun(authOf(res).doc, params.runId);
+    res.json(presentRun(run, stepDueMs(deps, run)));
+  });
+
+  api.handle(cancelRunOp, async ({ params, body }, _req, res) => {
+    const { accountId, doc } = authOf(res);
+    findRun(doc, params.runId);
+    body();
+    const run = await cancelRun(deps, accountId, params.runId);
     res.json(presentRun(run, stepDueMs(deps, run)));
   });
 

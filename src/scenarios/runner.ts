@@ -1,6 +1,6 @@
 import { endAlert, startAlert, type AlertsDeps, type StartAlertInput } from '../alerts/index.js';
 import { accountNowMs, type DueWork, timeLockOf } from '../clock/index.js';
-import { AppError, isServiceUnavailable, notFound } from '../core/errors.js';
+import { AppError, conflict, isServiceUnavailable, notFound } from '../core/errors.js';
 import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, DeepReadonly, ScenarioRunRecord } from '../store/data.js';
 import { findLocation, findRun } from '../store/lookups.js';
@@ -238,6 +238,34 @@ async function applyStep(deps: ScenariosDeps, run: ScenarioRunRecord, step: Scen
       return { ok: true, result: `usage scaled by ${step.scale}${toMs === null ? '' : ` until ${new Date(toMs).toISOString()}`}` };
     }
   }
+}
+
+/**
+ * Cancels a running run: it becomes `cancelled` and no later step runs. What its steps did
+ * stays (an alert it started stays active). Holds the account's time lock, so a step being
+ * applied finishes first and none starts after. Cancelling a cancelled run answers it again.
+ */
+export async function cancelRun(deps: ScenariosDeps, accountId: string, runId: string): Promise<RunRecord> {
+  return deps.store.locks.withLock(timeLockOf(accountId), async () => {
+    const cancelled = await deps.store.accounts.update(accountId, (d) => {
+      const run = findRun(d, runId) as ScenarioRunRecord;
+      if (run.state === 'cancelled') return null;
+      if (run.state !== 'running') {
+        throw conflict('run_finished', `Run ${runId} already ${run.state}; only a running run can be cancelled`);
+      }
+      run.state = 'cancelled';
+      run.cancelledAtMs = accountNowMs(deps.clock, d.clock);
+      run.dueAtMs = null;
+      return { nextStep: run.nextStep };
+    });
+    if (cancelled) {
+      await publishAccountEvent(deps.store, accountId, { type: 'run', runId, state: 'cancelled', nextStep: cancelled.nextStep });
+      deps.logger.info('scenario run cancelled', { runId, accountId });
+    }
+    const doc = await deps.store.accounts.get(accountId);
+    if (!doc) throw notFound('This account no longer exists');
+    return structuredClone(findRun(doc, runId));
+  });
 }
 
 /** Scenario steps as work the account clock runs when it moves (the move holds the time lock). */

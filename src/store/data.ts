@@ -262,7 +262,9 @@ export interface ScenarioRunRecord {
   totalSteps: number;
   /** When the next step falls due on the account clock; null once the run has ended. */
   dueAtMs: number | null;
-  state: 'running' | 'completed' | 'failed';
+  state: 'running' | 'completed' | 'failed' | 'cancelled';
+  /** When it was cancelled (account clock), for a cancelled run. */
+  cancelledAtMs?: number;
   /** Applied steps: `atMs` is the virtual time it ran, `dueAtMs` when it was due; a failed step has `ok: false`. */
   log: { step: number; atMs: number; dueAtMs: number; action: string; ok: boolean; result: string }[];
   /** Alerts started by this run, by the step's `alert` label. */

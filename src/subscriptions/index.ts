@@ -1,5 +1,5 @@
 /** What other features use of subscriptions. */
-export { checkEndpoint, type EndpointPolicy } from './endpoint-policy.js';
+export { type EndpointPolicy } from './endpoint-policy.js';
 export { subscriptionsOperations } from './operations.js';
 export { presentSubscription } from './presenter.js';
 export { subscriptionsRouter, subscriptionsSandboxRouter, type SubscriptionsDeps } from './routes.js';

@@ -4,6 +4,8 @@ import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { conflict, notFound } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
+import type { Logger } from '../core/logger.js';
+import type { Metrics } from '../http/metrics.js';
 import { operationRouter } from '../http/operation.js';
 import { pageOf } from '../http/pagination.js';
 import { authOf } from '../http/request-context.js';
@@ -11,9 +13,9 @@ import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, DeepReadonly, SubscriptionRecord } from '../store/data.js';
 import { findLocation, findSubscription } from '../store/lookups.js';
 import type { AccountTx, Store } from '../store/store.js';
-import { SUBSCRIPTION_DELETED_NOTE, type Dispatcher } from '../webhooks/index.js';
+import { SUBSCRIPTION_DELETED_NOTE, type AddressGuard, type Dispatcher } from '../webhooks/index.js';
 import { checkConfirmationToken, confirmationUrl, issueConfirmationToken } from './confirmation.js';
-import { checkEndpoint, type EndpointPolicy, type RelayEndpointCheck } from './endpoint-policy.js';
+import { checkEndpoint, EndpointRefusedError, type EndpointPolicy, type RelayEndpointCheck } from './endpoint-policy.js';
 import {
   confirmSubscriptionOp,
   createSubscriptionOp,
@@ -35,6 +37,26 @@ export interface SubscriptionsDeps {
   config: { readonly confirmationTokenTtlSeconds: number; readonly endpointPolicy: EndpointPolicy; readonly blockPrivateEndpoints: boolean };
   /** Recognises the sandbox's relay endpoints (`water-sandbox listen`). */
   relays?: { classifyEndpoint(accountId: string, url: URL): 'own' | 'foreign' | null };
+  /** Judges the address an endpoint's host resolves to (BLOCK_PRIVATE_ENDPOINTS). */
+  addressGuard: Pick<AddressGuard, 'checkHost'>;
+  logger: Logger;
+  metrics: Pick<Metrics, 'countRefusedEndpoint'>;
+}
+
+/** The endpoint as the rules accept it; a refusal is counted and logged for the operator before the 400. */
+async function acceptedEndpoint(deps: SubscriptionsDeps, accountId: string, endpoint: unknown): Promise<string> {
+  const relays = deps.relays;
+  const relayCheck: RelayEndpointCheck | undefined = relays && ((url) => relays.classifyEndpoint(accountId, url));
+  const rules = { policy: deps.config.endpointPolicy, blockPrivate: deps.config.blockPrivateEndpoints, addresses: deps.addressGuard };
+  try {
+    return await checkEndpoint(endpoint, rules, relayCheck);
+  } catch (error) {
+    if (error instanceof EndpointRefusedError) {
+      deps.metrics.countRefusedEndpoint({ ...error.refusal, at: 'subscription' });
+      deps.logger.warn('subscription endpoint refused', { accountId, ...error.refusal, reason: error.message });
+    }
+    throw error;
+  }
 }
 
 /**
@@ -75,9 +97,7 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
     const { accountId, doc } = authOf(res);
     const { locationId } = params;
     findLocation(doc, locationId);
-    const relays = deps.relays;
-    const relayCheck: RelayEndpointCheck | undefined = relays && ((url) => relays.classifyEndpoint(accountId, url));
-    const endpoint = checkEndpoint(body().endpoint, deps.config.endpointPolicy, deps.config.blockPrivateEndpoints, relayCheck);
+    const endpoint = await acceptedEndpoint(deps, accountId, body().endpoint);
     const subscriptionId = deps.ids.uuid();
     // The subscription, its token and its confirmation are stored in one change, so a restart
     // never finds a subscription without its confirmation.

@@ -15,6 +15,8 @@ export interface Assessment {
  * endpoint must answer both GET and POST with valid JSON.
  */
 export function assessAnswer(kind: DeliveryKind, method: 'GET' | 'POST', response: WebhookResponse): Assessment {
+  // Refused before anything was sent: the refusal is the whole story.
+  if (response.blocked) return { ok: false, error: response.error, warnings: [] };
   const status = response.statusCode;
   const ok = status !== null && status >= 200 && status < 300;
   const warnings: string[] = [];
@@ -29,5 +31,5 @@ export function assessAnswer(kind: DeliveryKind, method: 'GET' | 'POST', respons
     const answer = status === null ? `got no answer (${response.error ?? 'no response'})` : `answered ${status}`;
     warnings.push(`${method} ${answer}: production requires the endpoint to answer ${method} with 2xx and a JSON body`);
   }
-  return { ok, error: ok ? null : (response.error ?? `HTTP ${status}`), warnings };
+  return { ok, error: ok ? null : (response.error ?? `HTTP ${status}${status !== null && status >= 300 && status < 400 ? ': redirects are not followed' : ''}`), warnings };
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../core/logger.js';
 import { publishAccountEvent } from '../live/index.js';
 import type { DeliveryAttempt, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
 import type { Store } from '../store/store.js';
+import { ADDRESS_RULE } from './address-policy.js';
 import { assessAnswer } from './assess.js';
 import type { WebhookSender } from './sender.js';
 
@@ -48,6 +49,8 @@ export interface RecordedAttempt {
   state: DeliveryState;
   ok: boolean;
   latencyMs: number;
+  /** The address range that BLOCK_PRIVATE_ENDPOINTS refused (the attempt sent nothing), if it did. */
+  blockedRange?: string;
 }
 
 /** Headers of every webhook, the same on each retry of one delivery, so receivers can drop duplicates. */
@@ -322,7 +325,9 @@ export class Dispatcher implements DueWork {
       warnings,
     };
     const logFields = { deliveryId, accountId, kind, method, target, ...attempt };
-    if (ok && warnings.length === 0) logger.info('webhook attempt', logFields);
+    const blocked = response.blocked;
+    if (blocked) logger.warn('webhook attempt refused: the endpoint is not a public address', { ...logFields, rule: ADDRESS_RULE, range: blocked.range, address: blocked.address });
+    else if (ok && warnings.length === 0) logger.info('webhook attempt', logFields);
     else logger.warn(ok ? 'webhook attempt delivered with warnings' : 'webhook attempt failed', logFields);
 
     // The clock may have moved during the attempt: the retry counts from the account's now after it.
@@ -332,7 +337,8 @@ export class Dispatcher implements DueWork {
       record.attempts.push(attempt);
       // Cancelled while the attempt was on its way: keep the attempt, not a new schedule.
       if (record.state !== 'pending') return record.state;
-      if (ok || record.attempts.length >= maxAttemptsOf(record.kind, this.options.maxAttempts)) {
+      // A refused address is refused again on every retry: the delivery ends now.
+      if (ok || blocked || record.attempts.length >= maxAttemptsOf(record.kind, this.options.maxAttempts)) {
         record.state = ok ? 'delivered' : 'failed';
         record.dueAtMs = null;
         record.nextAttemptAt = null;
@@ -345,8 +351,8 @@ export class Dispatcher implements DueWork {
       return record.state;
     });
     if (recorded === null) return;
-    this.deps.onAttempt?.({ kind, state: recorded, ok, latencyMs: response.latencyMs });
-    if (delivery.checkReceiverAfter && delivery.attempts.length === 0) {
+    this.deps.onAttempt?.({ kind, state: recorded, ok, latencyMs: response.latencyMs, ...(blocked ? { blockedRange: blocked.range } : {}) });
+    if (delivery.checkReceiverAfter && delivery.attempts.length === 0 && !blocked) {
       // SANDBOX: production requires the endpoint to answer GET as well as POST with JSON; the sandbox
       // checks it once the confirmation POST has had its first attempt, and records the outcome in the log.
       const check = this.build({ accountId, kind: 'receiver_check', subscriptionId: delivery.subscriptionId, locationId: delivery.locationId, method: 'GET', target, payload: null }, nowMs);

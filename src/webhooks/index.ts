@@ -3,4 +3,5 @@ export { ATTEMPT_HEADER, DELIVERY_ID_HEADER, Dispatcher, SUBSCRIPTION_DELETED_NO
 export { deliveriesSandboxRouter } from './routes.js';
 export { presentDelivery } from './presenter.js';
 export { Delivery, DeliveryAttempt, webhooksOperations, type DeliveryView } from './operations.js';
-export { describeAnswerBody, fetchSender, headersOf, type WebhookRequest, type WebhookResponse, type WebhookSender } from './sender.js';
+export { ADDRESS_RULE, AddressGuard, judgeAddress, systemResolve, type AddressRefusal, type Resolve, type ResolvedAddress } from './address-policy.js';
+export { createWebhookSender, describeAnswerBody, headersOf, type WebhookRequest, type WebhookResponse, type WebhookSender } from './sender.js';

@@ -1,4 +1,9 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
+
+import { BlockedAddressError, lookupThrough, type AddressGuard, type AddressRefusal, type Resolve } from './address-policy.js';
 
 /** One HTTP call to a partner endpoint. */
 export interface WebhookRequest {
@@ -21,6 +26,8 @@ export interface WebhookResponse {
   responseExcerpt: string | null;
   /** Whether the body parsed as JSON (production requires JSON answers). */
   bodyIsJson: boolean;
+  /** Set when BLOCK_PRIVATE_ENDPOINTS refused the connection: nothing was sent, and trying again cannot help. */
+  blocked?: AddressRefusal;
 }
 
 export interface WebhookSender {
@@ -42,45 +49,81 @@ export function describeAnswerBody(text: string): Pick<WebhookResponse, 'respons
   return { responseExcerpt: text.slice(0, EXCERPT_CHARS), bodyIsJson: isJson(text) };
 }
 
-/** The real sender: global fetch with a per-attempt timeout. */
-export const fetchSender: WebhookSender = {
-  async send({ method, url, body, headers, timeoutMs }) {
-    const started = performance.now();
-    const elapsed = (): number => Math.round(performance.now() - started);
-    try {
-      const init: RequestInit = {
-        method,
-        headers: headersOf({ body, headers }),
-        signal: AbortSignal.timeout(timeoutMs),
-        redirect: 'manual',
-      };
-      if (body !== undefined) init.body = JSON.stringify(body);
-      const response = await fetch(url, init);
-      const text = await readLimited(response);
-      return {
-        statusCode: response.status,
-        latencyMs: elapsed(),
-        error: null,
-        ...describeAnswerBody(text),
-      };
-    } catch (error) {
-      return { statusCode: null, latencyMs: elapsed(), error: describeFetchError(error, timeoutMs), responseExcerpt: null, bodyIsJson: false };
-    }
-  },
-};
+export interface WebhookSenderOptions {
+  /** BLOCK_PRIVATE_ENDPOINTS: every connection is checked on the address it goes to. Null: no check. */
+  guard: AddressGuard | null;
+  /** Name resolution when there is no guard (the guard has its own); the system's by default. */
+  resolve?: Resolve;
+}
 
-async function readLimited(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
-  const chunks: Uint8Array[] = [];
+/**
+ * The real sender: node:http(s) with a per-attempt timeout, keep-alive connections per origin,
+ * and redirects never followed (a 3xx is the answer). With a guard, each new connection's
+ * address is checked by the sockets' own lookup hook before it connects, and a host that is
+ * an address is checked here, since sockets look nothing up for it.
+ */
+export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
+  const lookup: LookupFunction | undefined = options.guard?.lookup ?? (options.resolve && lookupThrough(options.resolve));
+  const agentOptions = { keepAlive: true, ...(lookup === undefined ? {} : { lookup }) };
+  const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+  return {
+    async send({ method, url, body, headers, timeoutMs }) {
+      const started = performance.now();
+      const elapsed = (): number => Math.round(performance.now() - started);
+      const failed = (error: string, blocked?: AddressRefusal): WebhookResponse => ({
+        statusCode: null,
+        latencyMs: elapsed(),
+        error,
+        responseExcerpt: null,
+        bodyIsJson: false,
+        ...(blocked === undefined ? {} : { blocked }),
+      });
+      if (!URL.canParse(url)) return failed(`not a URL: ${url}`);
+      const target = new URL(url);
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') return failed(`not an http(s) URL: ${url}`);
+      const literal = options.guard?.checkLiteral(target.hostname) ?? null;
+      if (literal) return failed(literal.message, literal);
+      try {
+        const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+        const response = await exchange(target, {
+          method,
+          headers: { ...headersOf({ body, headers }), ...(payload === undefined ? {} : { 'Content-Length': String(payload.byteLength) }) },
+          agent: target.protocol === 'https:' ? agents.https : agents.http,
+          signal: AbortSignal.timeout(timeoutMs),
+          payload,
+        });
+        return { statusCode: response.status, latencyMs: elapsed(), error: null, ...describeAnswerBody(response.text) };
+      } catch (error) {
+        if (error instanceof BlockedAddressError) return failed(error.message, error.refusal);
+        return failed(describeRequestError(error, timeoutMs));
+      }
+    },
+  };
+}
+
+/** One request and its answer's status and (first 64 kB of) body. */
+function exchange(
+  target: URL,
+  init: { method: string; headers: Record<string, string>; agent: HttpAgent; signal: AbortSignal; payload: Buffer | undefined },
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(target, { method: init.method, headers: init.headers, agent: init.agent, signal: init.signal }, (res) => {
+      readLimited(res).then((text) => resolve({ status: res.statusCode ?? 0, text }), reject);
+    });
+    req.on('error', reject);
+    req.end(init.payload);
+  });
+}
+
+async function readLimited(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
+  for await (const chunk of res) {
+    chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).byteLength;
     if (size >= MAX_BODY_BYTES) {
-      await reader.cancel();
+      res.destroy();
       break;
     }
   }
@@ -96,10 +139,9 @@ function isJson(text: string): boolean {
   }
 }
 
-function describeFetchError(error: unknown, timeoutMs: number): string {
-  const err = error as Error & { cause?: { code?: string; message?: string } };
-  if (err.name === 'TimeoutError' || err.name === 'AbortError') return `timed out after ${timeoutMs} ms`;
-  const cause = err.cause;
-  if (cause?.code) return `${cause.code}: ${cause.message ?? err.message}`;
+function describeRequestError(error: unknown, timeoutMs: number): string {
+  const err = error as Error & { code?: string; cause?: { name?: string } };
+  if (err.name === 'TimeoutError' || err.name === 'AbortError' || err.cause?.name === 'TimeoutError') return `timed out after ${timeoutMs} ms`;
+  if (err.code) return `${err.code}: ${err.message}`;
   return err.message;
 }

@@ -115,10 +115,16 @@ describe('token delivery to the redirect URI', () => {
     expect(await tokenDeliveries()).toEqual([]);
   });
 
-  it('is skipped for a loopback redirect URI when BLOCK_PRIVATE_ENDPOINTS=true', async () => {
+  it('is refused at connection for a loopback redirect URI when BLOCK_PRIVATE_ENDPOINTS=true: logged as blocked, not retried, nothing sent', async () => {
     await signInThroughReceiver({ BLOCK_PRIVATE_ENDPOINTS: 'true' });
     await t.deps.dispatcher.idle();
-    expect(await tokenDeliveries()).toEqual([]);
+    expect(await tokenDeliveries()).toEqual([
+      expect.objectContaining({
+        state: 'failed',
+        nextAttemptAt: null,
+        attempts: [expect.objectContaining({ statusCode: null, responseExcerpt: null, error: 'blocked: 127.0.0.1 is a loopback address (BLOCK_PRIVATE_ENDPOINTS)' })],
+      }),
+    ]);
     expect(receiver.received).toEqual([]);
   });
 });

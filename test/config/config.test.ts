@@ -7,7 +7,7 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       port: 8080,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       publicUrl: null,
       dataDir: './data',
       legacyDataFile: './data/sandbox.json',

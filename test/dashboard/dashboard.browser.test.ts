@@ -234,6 +234,22 @@ describe.each(WIDTHS)('the dashboard at %i px wide', (width) => {
 });
 
 describe('the dashboard in a real browser', () => {
+  it('cancels a running scenario with its Cancel button: no later step, the run shown cancelled', async () => {
+    await openPage(1280);
+    await signIn();
+    await loaded();
+    await page.selectOption('#scenario', 'slow-leak-escalates');
+    await page.click('#run-scenario button[type=submit]');
+    await page.locator('#runs li[data-state="running"]').waitFor();
+    await page.getByRole('button', { name: 'Cancel the slow-leak-escalates run' }).click();
+    await page.locator('#runs li[data-state="cancelled"]').waitFor();
+    expect(await page.locator('#runs li[data-state="cancelled"] button').count()).toBe(0);
+    await page.click('button[data-advance="86400"]');
+    await page.locator(`#clock-now[data-now="${new Date(TEST_START.getTime() + 86_400_000).toISOString()}"]`).waitFor();
+    const [run] = (await docOf(t)).runs;
+    expect({ state: run?.state, nextStep: run?.nextStep }).toEqual({ state: 'cancelled', nextStep: 2 });
+  }, BROWSER_TEST_MS);
+
   it('renews its access token from the session when the API refuses it, without reloading', async () => {
     await openPage(1280);
     await signIn();

@@ -1,8 +1,11 @@
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { describeStartup } from '../../src/server.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { describeStartup, startSandbox } from '../../src/server.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js';
 
@@ -32,6 +35,40 @@ describe('the start-up message', () => {
     await (await startTestSandbox({ DATA_DIR: dataDir })).stop();
     const again = await startTestSandbox({ DATA_DIR: dataDir });
     expect(describeStartup(again.report)).toContain(`lowdb at ${dataDir}: kept from an earlier run`);
+  });
+});
+
+/** Whether a TCP connection to host:port is accepted. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('the listening address', () => {
+  it('is 127.0.0.1 by default: this machine reaches it, its other addresses do not, and the message says how to expose it', async () => {
+    const sandbox = await startSandbox(loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' }), { logger: silentLogger });
+    try {
+      expect(sandbox.server.address()).toMatchObject({ address: '127.0.0.1' });
+      expect(await accepts('127.0.0.1', sandbox.port)).toBe(true);
+      // The machine's own network addresses, where it has any: nobody on the network gets in.
+      const external = Object.values(networkInterfaces()).flatMap((list) => list ?? []).filter((i) => !i.internal && i.family === 'IPv4');
+      for (const address of external) expect(await accepts(address.address, sandbox.port)).toBe(false);
+      expect(describeStartup(sandbox.report)).toContain('listening   on 127.0.0.1 only: other machines cannot reach it (HOST=0.0.0.0, or --host 0.0.0.0, to expose it)');
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  it('is every interface with HOST=0.0.0.0, and the message says so', async () => {
+    const sandbox = await startTestSandbox({ HOST: '0.0.0.0' });
+    expect(sandbox.server.address()).toMatchObject({ address: '0.0.0.0' });
+    expect(describeStartup(sandbox.report)).toContain('listening   on 0.0.0.0: other machines can reach it');
   });
 });
 

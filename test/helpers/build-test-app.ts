@@ -15,8 +15,9 @@ import type { AccountDoc, DeepReadonly, DeliveryRecord } from '../../src/store/d
 import { loadFixtures, type FixtureSet } from '../../src/store/fixtures.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
+import type { Resolve } from '../../src/webhooks/address-policy.js';
 import { DEMO_ACCOUNT_ID } from './demo.js';
-import { loopbackOnlySender } from './loopback-only-sender.js';
+import { loopbackOnlySenderFor, testResolve } from './loopback-only-sender.js';
 import { checkedAgainstDocument } from './openapi-check.js';
 
 /** The instant every test app's clock starts at, unless a test says otherwise. */
@@ -42,12 +43,13 @@ export interface TestApp {
 
 /**
  * The real wiring of server.ts (loadConfig → openStore → buildDeps → seed → createApp) with a
- * manual clock, a silent logger, a sender that only reaches loopback hosts, and, unless
+ * manual clock, a silent logger, the sandbox's sender only reaching loopback hosts, names
+ * resolved by `resolve` (the test resolver by default: localhost only, never DNS), and, unless
  * `env.DATA_DIR` says otherwise, the in-memory store. Every response of the app is checked
  * against /openapi.json (openapi-check.ts).
  */
 export async function buildTestApp(
-  options: { env?: Record<string, string>; start?: Date; logger?: Logger; overrides?: Omit<DepsOverrides, 'clock'> } = {},
+  options: { env?: Record<string, string>; start?: Date; logger?: Logger; resolve?: Resolve; overrides?: Omit<DepsOverrides, 'clock'> } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ DATA_DIR: ':memory:', LOG_LEVEL: 'silent', ...redisForApiSuites(options.env), ...options.env });
   const { fixtures, docs } = await shippedFixtures();
@@ -55,7 +57,9 @@ export async function buildTestApp(
   const { store } = await openStore(storeOptionsOf(config, { cacheSize: 2000 }), clock);
   if (config.redisUrl !== null) await whenRedisReady(store);
   const scenarios = options.overrides?.scenarios ?? (await loadScenarios(config.scenariosDir));
-  const deps = await buildDeps(config, store, fixtures, { clock, logger: options.logger ?? silentLogger, sender: loopbackOnlySender, scenarios, ...options.overrides });
+  const resolve = options.resolve ?? testResolve();
+  const sender = loopbackOnlySenderFor(config, resolve);
+  const deps = await buildDeps(config, store, fixtures, { clock, logger: options.logger ?? silentLogger, sender, resolve, scenarios, ...options.overrides });
   await seedFixtures(deps, docs);
   return { app: checkedAgainstDocument(createApp(deps)), deps, clock, store };
 }

@@ -107,6 +107,11 @@ function checkHeaders(seen: Seen, response: Json, where: string): void {
     const always = spec['required'] === true || ['www-authenticate', 'retry-after', 'allow', 'location'].includes(name.toLowerCase());
     if (always && seen.headers[name.toLowerCase()] === undefined) violations.push(`${where}: the document says it has a ${name} header; it has none`);
   }
+  // The sandbox's own signals must be documented where they are sent.
+  const documented = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+  for (const name of ['x-sandbox-warning']) {
+    if (seen.headers[name] !== undefined && !documented.has(name)) violations.push(`${where}: sent ${name}, which the document does not give this response`);
+  }
 }
 
 /** Checks one exchange against the document; problems go to `violations`. */

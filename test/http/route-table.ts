@@ -71,6 +71,7 @@ export const API_ROUTES: ApiRoute[] = [
   { method: 'post', path: '/sandbox/scenarios/:scenario/runs', body: { locationId: DEMO_LOCATION_ID }, ok: 201, guard: 'account' },
   { method: 'get', path: '/sandbox/runs', ok: 200, guard: 'account' },
   { method: 'get', path: '/sandbox/runs/:runId', ok: 200, guard: 'account' },
+  { method: 'post', path: '/sandbox/runs/:runId/cancel', ok: 200, guard: 'account' },
 ];
 
 /** The routes outside /v1 and /sandbox: the health check, the metrics, the API description and its page, the auth host and the dashboard pages. */

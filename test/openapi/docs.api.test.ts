@@ -38,6 +38,13 @@ describe('GET /docs', () => {
     expect(res.text).toContain('/docs/assets/swagger-ui-bundle.js');
   });
 
+  it('answers the same page at /docs/, with a slash at the end, as people type it', async () => {
+    const plain = await request(t.app).get('/docs').expect(200);
+    const slashed = await request(t.app).get('/docs/').expect(200).expect('Content-Type', /text\/html/);
+    expect(slashed.text).toBe(plain.text);
+    expect(slashed.headers['content-security-policy']).toBe(plain.headers['content-security-policy']);
+  });
+
   it('works offline: the page, its script and Swagger UI load nothing from another host', async () => {
     const page = await request(t.app).get('/docs').expect(200);
     expect(externalUrls(page.text)).toEqual([]);

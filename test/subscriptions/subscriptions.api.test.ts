@@ -80,6 +80,15 @@ describe('creating a subscription', () => {
     expect(receiver.received).toHaveLength(0);
   });
 
+  it.each(['localhost:8080/hooks', '127.0.0.1:8080/hooks', 'example.com/hooks'])('refuses %s, a URL without scheme://, as not absolute (not as a refused scheme)', async (endpoint) => {
+    const res = await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint }).expect(400);
+    expect(res.body).toEqual({
+      error: 'invalid_parameter',
+      parameter: 'endpoint',
+      message: `endpoint must be an absolute URL such as https://example.com/webhooks; got ${JSON.stringify(endpoint)}`,
+    });
+  });
+
   it('accepts plain http only on loopback under the default policy, and refuses it under https-only', async () => {
     await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: 'http://localhost:1/x' }).expect(200);
     const strict = await buildTestApp({ env: { ENDPOINT_POLICY: 'https-only' } });

@@ -22,7 +22,14 @@ describe('assessAnswer', () => {
     [404, false],
     [500, false],
   ])('an alert answered %i is delivered: %s', (status, ok) => {
-    expect(assessAnswer('alert', 'POST', answer(status))).toEqual({ ok, error: ok ? null : `HTTP ${status}`, warnings: [] });
+    const redirect = status >= 300 && status < 400 ? ': redirects are not followed' : '';
+    expect(assessAnswer('alert', 'POST', answer(status))).toEqual({ ok, error: ok ? null : `HTTP ${status}${redirect}`, warnings: [] });
+  });
+
+  it('a confirmation refused by BLOCK_PRIVATE_ENDPOINTS is that refusal only, without the advice about answering POST', () => {
+    const error = 'blocked: vm resolves to 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)';
+    const blocked = { host: 'vm', address: '127.0.0.1', range: 'loopback', reason: 'vm resolves to 127.0.0.1, a loopback address', message: error };
+    expect(assessAnswer('confirmation', 'POST', answer(null, { error, blocked, responseExcerpt: null, bodyIsJson: false }))).toEqual({ ok: false, error, warnings: [] });
   });
 
   it('names the transport error when nothing came back', () => {

@@ -47,7 +47,7 @@ describe('redirects', () => {
 
     expect(elsewhere.received).toEqual([]);
     expect(delivery.state).toBe('pending');
-    expect(delivery.attempts).toEqual([expect.objectContaining({ statusCode: status, error: `HTTP ${status}` })]);
+    expect(delivery.attempts).toEqual([expect.objectContaining({ statusCode: status, error: `HTTP ${status}: redirects are not followed` })]);
   });
 });
 

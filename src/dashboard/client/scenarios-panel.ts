@@ -18,6 +18,10 @@ export class ScenariosPanel {
     select?.addEventListener('change', () => this.#describe());
     this.#describe();
     ctx.onSelect(() => ctx.refresh('runs'));
+    byId('runs').addEventListener('click', (event) => {
+      const button = (event.target as Element).closest<HTMLButtonElement>('button[data-cancel-run]');
+      if (button) void this.#cancel(button, button.dataset['cancelRun'] ?? '');
+    });
   }
 
   #describe(): void {
@@ -40,7 +44,14 @@ export class ScenariosPanel {
         : mine.map((run) => {
             const last = run.log[run.log.length - 1];
             return el('li', { 'data-run-id': run.runId, 'data-state': run.state }, [
-              el('div', { className: 'run-head' }, [badge(run.state), ' ', el('strong', { text: run.scenario })]),
+              el('div', { className: 'run-head' }, [
+                badge(run.state),
+                ' ',
+                el('strong', { text: run.scenario }),
+                run.state === 'running'
+                  ? el('button', { type: 'button', className: 'danger small', 'data-cancel-run': run.runId, 'aria-label': `Cancel the ${run.scenario} run`, text: 'Cancel' })
+                  : null,
+              ]),
               el('div', { className: 'run-progress' }, [
                 el('progress', { max: run.steps, value: run.nextStep, 'aria-label': `${run.scenario}: step ${run.nextStep} of ${run.steps}` }),
                 el('span', { text: ` step ${run.nextStep} of ${run.steps}` }),
@@ -50,6 +61,16 @@ export class ScenariosPanel {
             ]);
           })),
     );
+  }
+
+  async #cancel(button: HTMLButtonElement, runId: string): Promise<void> {
+    try {
+      const run = await busy(button, () => this.ctx.api.post<Run>(`/sandbox/runs/${encodeURIComponent(runId)}/cancel`));
+      this.ctx.announce(`Scenario ${run.scenario} cancelled: no later step runs; alerts it started stay until ended.`);
+      this.ctx.refresh('runs');
+    } catch (error) {
+      this.ctx.fail(error);
+    }
   }
 
   async #run(form: HTMLFormElement): Promise<void> {
