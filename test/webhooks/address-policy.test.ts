@@ -210,7 +210,7 @@ describe('AddressGuard', () => {
   });
 
   describe('lookup, the connect-time hook', () => {
-    type Answer = { error: NodeJS.ErrnoException | null; address?: string | LookupAddress[]; family?: number };
+    type Answer = { error: NodeJS.ErrnoException | null; address: string | LookupAddress[] | undefined; family: number | undefined };
     const lookUp = (lookup: AddressGuard['lookup'], host: string, options: LookupOptions): Promise<Answer> =>
       new Promise((resolve) => {
         lookup(host, options, (error, address, family) => resolve({ error, address, family }));
