@@ -21,7 +21,7 @@ import { scenariosSandboxRouter } from './scenarios/index.js';
 import { subscriptionsRouter, subscriptionsSandboxRouter } from './subscriptions/index.js';
 import { deliveriesSandboxRouter } from './webhooks/index.js';
 
-/** Request bodies above this are refused with 413 (documented in the README). */
+/** Request bodies above this are refused with 413 (documented in docs/configuration.md). */
 export const BODY_LIMIT = '100kb';
 
 /** The whole sandbox as an Express app, with no listening: server.ts listens, tests use supertest. */

@@ -85,6 +85,7 @@ export function storeOptionsOf(config: Config, extra: { cacheSize?: number; logg
     deliveryLogLimit: config.webhook.logLimit,
     sessionTtlMs: SESSION_TTL_MS,
     cacheSize: extra.cacheSize ?? ACCOUNT_CACHE_SIZE,
+    accountLifetimeMs: config.accountTtlSeconds * 1000,
     ...(extra.logger === undefined ? {} : { logger: extra.logger }),
   };
 }

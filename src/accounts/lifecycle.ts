@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, DeepReadonly } from '../store/data.js';
+import { lifetimeCutoffMs } from '../store/derived.js';
 import type { FixtureSet } from '../store/fixtures.js';
 import type { Store } from '../store/store.js';
 import { accountDocFromFixture, fixturesFingerprint } from './initial-state.js';
@@ -81,15 +82,16 @@ export async function resetAllAccounts(deps: LifecycleDeps): Promise<{ accounts:
 }
 
 /**
- * Deletes generated accounts idle for longer than ACCOUNT_TTL, with everything they own.
- * One replica at a time does it; each run handles a batch, and the next run the rest.
+ * Deletes generated accounts idle for longer than ACCOUNT_TTL, with everything they own. The
+ * store already treats them as gone from the moment their lifetime ends; this reclaims their
+ * storage. One replica at a time does it; each run handles a batch, and the next run the rest.
  */
 export async function sweepIdleAccounts(deps: LifecycleDeps, batch = 200): Promise<number> {
   if (deps.config.accountTtlSeconds === 0) return 0;
   const release = await deps.store.locks.tryLock('sweep', 60_000);
   if (!release) return 0;
   try {
-    const beforeMs = deps.clock.now().getTime() - deps.config.accountTtlSeconds * 1000;
+    const beforeMs = lifetimeCutoffMs(deps.clock.now().getTime(), deps.config.accountTtlSeconds * 1000);
     const idle = await deps.store.accounts.idleSince(beforeMs, batch);
     for (const accountId of idle) await deps.store.accounts.delete(accountId);
     if (idle.length > 0) deps.logger.info('idle accounts deleted', { count: idle.length, accountTtlSeconds: deps.config.accountTtlSeconds });

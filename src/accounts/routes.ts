@@ -73,21 +73,25 @@ export function accountsAdminRouter(deps: AccountsDeps): Router {
     async ({ query }, _req, res) => {
       const { limit = DEFAULT_ADMIN_PAGE, after } = query();
       const page = await deps.store.accounts.list({ limit, ...(after === undefined ? {} : { after }) });
-      const accounts = await Promise.all(
+      const listed = await Promise.all(
         page.accounts.map(async (a) => {
+          // Null for an account deleted meanwhile, or past its lifetime and not yet swept away: gone for every client.
           const doc = await deps.store.accounts.get(a.accountId);
-          return {
-            accountId: a.accountId,
-            name: a.name,
-            origin: a.origin,
-            createdAt: a.createdAt,
-            lastRequestAt: a.lastSeenMs === null ? null : new Date(a.lastSeenMs).toISOString(),
-            locations: doc?.locations.length ?? 0,
-            subscriptions: doc?.subscriptions.length ?? 0,
-            users: doc?.users.map((u) => u.email) ?? [],
-          };
+          return (
+            doc && {
+              accountId: a.accountId,
+              name: a.name,
+              origin: a.origin,
+              createdAt: a.createdAt,
+              lastRequestAt: a.lastSeenMs === null ? null : new Date(a.lastSeenMs).toISOString(),
+              locations: doc.locations.length,
+              subscriptions: doc.subscriptions.length,
+              users: doc.users.map((u) => u.email),
+            }
+          );
         }),
       );
+      const accounts = listed.filter((a) => a !== null);
       res.json({ total: await deps.store.accounts.count(), accounts, next: page.next });
     },
     admin,

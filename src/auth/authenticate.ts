@@ -4,13 +4,11 @@ import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { setAuth, type AuthContext } from '../http/request-context.js';
 import { ACCOUNT_AUTHORIZATION, readBearerCredential, refusedCredentials } from '../http/www-authenticate.js';
-import type { Store } from '../store/store.js';
+import { LAST_REQUEST_RESOLUTION_MS, type Store } from '../store/store.js';
 
 /** The clientId of the access tokens the dashboard page gets; no OAuth client of that id exists. */
 export const DASHBOARD_CLIENT_ID = 'sandbox-dashboard';
 
-/** Generated accounts record their last request at most this often; ACCOUNT_TTL counts from it. */
-const TOUCH_EVERY_MS = 60_000;
 const MAX_TOUCH_MEMORY = 10_000;
 
 export interface AuthenticateDeps {
@@ -41,14 +39,17 @@ export async function resolveCredential(deps: AuthenticateDeps, credential: stri
   return { accountId: doc.account.accountId, via: 'access_token', userId: token.userId, internal: token.clientId === DASHBOARD_CLIENT_ID, doc };
 }
 
-/** Authenticates /v1 and /sandbox requests, and notes the request time of generated accounts (their ACCOUNT_TTL counts from it). */
+/**
+ * Authenticates /v1 and /sandbox requests, and notes the request time of generated accounts:
+ * their ACCOUNT_TTL counts from it, to the second (an account past it is not found, see AccountStore).
+ */
 export function requireAccount(deps: AuthenticateDeps): RequestHandler {
   const touched = new Map<string, number>();
   const touch = (auth: AuthContext): void => {
     if (auth.doc.account.origin !== 'generated') return;
     const nowMs = deps.clock.now().getTime();
     const last = touched.get(auth.accountId);
-    if (last !== undefined && nowMs - last < TOUCH_EVERY_MS && nowMs >= last) return;
+    if (last !== undefined && nowMs - last < LAST_REQUEST_RESOLUTION_MS && nowMs >= last) return;
     if (touched.size >= MAX_TOUCH_MEMORY) touched.clear();
     touched.set(auth.accountId, nowMs);
     // Not awaited on the request's path; a failed touch only delays the account's idle expiry.

@@ -225,8 +225,9 @@ async function exchangeCode(
   if (code === undefined) throw oauthError('invalid_request', 'code is required with grant_type=authorization_code');
   if (redirectUri === undefined) throw oauthError('invalid_request', 'redirect_uri is required: the same redirect_uri as in the authorization request');
   const unknown = oauthError('invalid_grant', 'The code is not valid: it is unknown, or so old that it was forgotten');
-  const accountId = await deps.store.accounts.lookup('authorizationCode', code);
-  if (accountId === null) throw unknown;
+  // findByKey, not lookup: an account past its lifetime (ACCOUNT_TTL) holds no codes any more.
+  const accountId = (await deps.store.accounts.findByKey('authorizationCode', code))?.accountId;
+  if (accountId === undefined) throw unknown;
   const tokens = { accessToken: deps.ids.secret(32), refreshToken: deps.ids.secret(32) };
   // Checked and spent in one change of the account: no other request can use the code in between.
   const outcome = await deps.store.accounts.update(accountId, (d): GrantOutcome => {
@@ -258,8 +259,8 @@ async function exchangeCode(
 async function refresh(deps: OAuthDeps, client: Client, refreshToken: string | undefined): Promise<{ response: TokenResponse; accountId: string; redirectUri: string }> {
   if (refreshToken === undefined) throw oauthError('invalid_request', 'refresh_token is required with grant_type=refresh_token');
   const unknown = oauthError('invalid_grant', 'The refresh_token is not valid: it is unknown, or so old that it was forgotten');
-  const accountId = await deps.store.accounts.lookup('refreshToken', refreshToken);
-  if (accountId === null) throw unknown;
+  const accountId = (await deps.store.accounts.findByKey('refreshToken', refreshToken))?.accountId;
+  if (accountId === undefined) throw unknown;
   const tokens = { accessToken: deps.ids.secret(32), refreshToken: deps.ids.secret(32) };
   const outcome = await deps.store.accounts.update(accountId, (d): GrantOutcome => {
     const record = d.refreshTokens.find((t) => t.refreshToken === refreshToken);

@@ -100,7 +100,7 @@ export type Registration = z.infer<typeof registrationSchema>;
 /** Validates a registration body; a 400 names the first failing field, and `problems` lists them all. */
 export function parseRegistration(body: unknown): Registration {
   if (body === undefined) {
-    throw new AppError(415, 'unsupported_media_type', 'The request body must be JSON with Content-Type: application/json; see the README for the registration fields');
+    throw new AppError(415, 'unsupported_media_type', 'The request body must be JSON with Content-Type: application/json; see docs/oauth.md for the registration fields');
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new AppError(400, 'invalid_parameter', 'The request body must be a JSON object with the registration fields', { details: { parameter: 'body' } });

@@ -152,19 +152,39 @@ export async function scenarioList(options: CommonOptions, ctx: CliContext): Pro
 /**
  * `scenario run <name> --location <id>`: starts the run and prints each step as it is applied,
  * until the run completes (exit 0) or fails (exit 1). Runs play on the account clock: in real
- * time, or with --fast by moving that clock to each next step (the clock stays moved).
+ * time, or with --fast by moving that clock to each next step (the clock stays moved). Ctrl-C
+ * (SIGINT) or SIGTERM cancels the run it started and says so (exit 130 or 143); with --detach it
+ * prints the run id and leaves the run playing.
  */
 export async function scenarioRun(
   name: string,
-  options: CommonOptions & { location: string; fast?: boolean; pollMs?: string },
+  options: CommonOptions & { location: string; fast?: boolean; pollMs?: string; detach?: boolean },
   ctx: CliContext,
   sleep: (ms: number) => Promise<void>,
 ): Promise<number> {
+  if (options.detach && options.fast) {
+    throw new CliError('--detach and --fast do not go together: --fast plays the run from this command; after --detach, move the clock with water-sandbox clock advance', 2);
+  }
   const client = clientFor(options, ctx);
   const pollMs = options.pollMs === undefined ? 1000 : wholeNumber('--poll-ms', options.pollMs);
   // With --json, only the finished run is printed.
   const say = options.json ? (): void => undefined : (text: string): void => ctx.stdout(text);
+  // An unknown name points to the command that lists the names, not to an HTTP route.
+  const known = await client.call('GET', `/sandbox/scenarios/${seg(name)}`, undefined, { accept: [404] });
+  if (known.status === 404) throw new CliError(`no scenario ${JSON.stringify(name)} on this sandbox; water-sandbox scenario list shows the ones it has`);
+
+  // From here on a stop signal cancels the run (once it has started), instead of leaving it to fire later.
+  let signal: string | null = null;
+  const stopped = options.detach ? null : ctx.untilStopSignal().then((s) => (signal = s));
+  const orStop = <T>(work: Promise<T>): Promise<T | null> => (stopped ? Promise.race([work, stopped.then(() => null)]) : work);
+
   let { body: run } = await client.call<Run>('POST', `/sandbox/scenarios/${seg(name)}/runs`, { locationId: options.location });
+  if (options.detach) {
+    if (options.json) ctx.stdout(`${JSON.stringify(run, null, 2)}\n`);
+    else ctx.stdout(`${run.runId}\n`);
+    ctx.stderr(`run ${run.runId}: ${run.scenario} at location ${run.locationId}, ${run.steps} steps, left playing on the account clock (water-sandbox scenario cancel ${run.runId} stops it)\n`);
+    return 0;
+  }
   say(`run ${run.runId}: ${run.scenario} at location ${run.locationId}, ${run.steps} steps${options.fast ? ', played fast on the account clock' : ''}\n`);
   const started = Date.parse(run.startedAt);
   let printed = 0;
@@ -175,22 +195,49 @@ export async function scenarioRun(
       say(`step ${entry.step + 1}/${run.steps} ${offset.padEnd(7)} ${entry.do}: ${entry.ok ? entry.result : `FAILED: ${entry.result}`}\n`);
     }
     printed = run.log.length;
-    if (run.state !== 'running') break;
+    if (run.state !== 'running' || signal !== null) break;
     if (options.fast && run.nextStepAt !== null) {
-      const { body: now } = await client.call<ClockState>('GET', '/sandbox/clock');
+      const now = await orStop(client.call<ClockState>('GET', '/sandbox/clock'));
+      if (now === null) break;
       // At least a millisecond: an advance runs what is due, even a step the server's interval has not reached yet.
-      const advanceSeconds = Math.max(Date.parse(run.nextStepAt) - Date.parse(now.now), 1) / 1000;
-      await client.call('POST', '/sandbox/clock', { advanceSeconds });
+      const advanceSeconds = Math.max(Date.parse(run.nextStepAt) - Date.parse(now.body.now), 1) / 1000;
+      if ((await orStop(client.call('POST', '/sandbox/clock', { advanceSeconds }))) === null) break;
     } else {
       if (run.nextStepAt !== null && run.nextStepAt !== announced) {
         announced = run.nextStepAt;
-        say(`next step at ${run.nextStepAt} on the account clock (use --fast, or water-sandbox clock advance, to get there now)\n`);
+        say(`next step at ${run.nextStepAt} on the account clock (use --fast, or water-sandbox clock advance, to get there now; Ctrl-C cancels the run)\n`);
       }
-      await sleep(pollMs);
+      if ((await orStop(sleep(pollMs))) === null) break;
     }
     run = (await client.call<Run>('GET', `/sandbox/runs/${seg(run.runId)}`)).body;
   }
+  if (signal !== null && run.state === 'running') return cancelOnSignal(client, run, signal, say, options, ctx);
   say(`run ${run.runId} ${run.state}\n`);
   if (options.json) ctx.stdout(`${JSON.stringify(run, null, 2)}\n`);
   return run.state === 'completed' ? 0 : 1;
+}
+
+/** Cancels the run a stopped `scenario run` started, and says what that leaves: exit 130 for SIGINT, 143 for SIGTERM. */
+async function cancelOnSignal(client: SandboxClient, run: Run, signal: string, say: (text: string) => void, options: CommonOptions, ctx: CliContext): Promise<number> {
+  const exitCode = signal === 'SIGTERM' ? 143 : 130;
+  const { status, body } = await client.call<Run>('POST', `/sandbox/runs/${seg(run.runId)}/cancel`, undefined, { accept: [409] });
+  if (status === 409) {
+    ctx.stderr(`${signal}: run ${run.runId} ended before it could be cancelled\n`);
+    return exitCode;
+  }
+  say(`run ${body.runId} cancelled\n`);
+  if (options.json) ctx.stdout(`${JSON.stringify(body, null, 2)}\n`);
+  ctx.stderr(`${signal}: cancelled run ${body.runId} after step ${body.nextStep} of ${body.steps}: no later step fires; alerts it started stay as they are (water-sandbox end <alertId> --location <id> ends one)\n`);
+  return exitCode;
+}
+
+/** `scenario cancel <runId>`: no later step of the run fires. */
+export async function scenarioCancel(runId: string, options: CommonOptions, ctx: CliContext): Promise<number> {
+  const { body: run } = await clientFor(options, ctx).call<Run>('POST', `/sandbox/runs/${seg(runId)}/cancel`);
+  if (options.json) ctx.stdout(`${JSON.stringify(run, null, 2)}\n`);
+  else {
+    ctx.stdout(`${run.runId}\n`);
+    ctx.stderr(`cancelled run ${run.runId} (${run.scenario}) after step ${run.nextStep} of ${run.steps}; alerts it started stay as they are\n`);
+  }
+  return 0;
 }

@@ -9,7 +9,7 @@ export interface CliContext {
   stderr(text: string): void;
   /**
    * Resolves with the signal's name at the first SIGINT or SIGTERM. Only commands that clean
-   * up (serve, listen) call it: the others keep Node's default of ending at once on Ctrl-C.
+   * up (serve, listen, scenario run) call it: the others keep Node's default of ending at once on Ctrl-C.
    */
   untilStopSignal(): Promise<string>;
   /** The Node options of this process (process.execArgv). */

@@ -1,19 +1,25 @@
 import { Command, CommanderError, Option } from 'commander';
 
 import { VERSION } from '../core/package-info.js';
-import { accountsCreate, clock, end, scenarioList, scenarioRun, trigger } from './commands.js';
+import { accountsCreate, clock, end, scenarioCancel, scenarioList, scenarioRun, trigger } from './commands.js';
 import { CliError, type CliContext } from './context.js';
 import { listen } from './listen.js';
 import { addServeFlags, runServe } from './serve.js';
+import { findUnknownOption, moveLeadingOptions, type MovableOption, type UnknownOption } from './usage.js';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
+/** The options of every command that talks to a running sandbox; given before the command or after it. */
+const CLIENT_OPTIONS: readonly (MovableOption & { flags: string; description: string })[] = [
+  { long: '--sandbox', takesValue: true, flags: '--sandbox <url>', description: 'the running sandbox [SANDBOX_URL, else http://localhost:8080]' },
+  { long: '--api-key', takesValue: true, flags: '--api-key <key>', description: "the account's API key [WATER_API_KEY, else the demo account's key]" },
+  { long: '--json', takesValue: false, flags: '--json', description: "print the sandbox's JSON answer" },
+];
+
 /** --sandbox, --api-key and --json, on every command that talks to a running sandbox. */
 function clientCommand(command: Command): Command {
-  return command
-    .option('--sandbox <url>', 'the running sandbox [SANDBOX_URL, else http://localhost:8080]')
-    .option('--api-key <key>', "the account's API key [WATER_API_KEY, else the demo account's key]")
-    .option('--json', "print the sandbox's JSON answer");
+  for (const option of CLIENT_OPTIONS) command.option(option.flags, option.description);
+  return command;
 }
 
 /** The `water-sandbox` command line, writing through `ctx`; `exit` receives each command's exit code. */
@@ -28,7 +34,11 @@ export function buildProgram(ctx: CliContext, exit: (code: number) => void): Com
     .description('The water-monitoring API sandbox: run it (serve, the default), or drive a running one.')
     .version(VERSION, '-V, --version')
     .showSuggestionAfterError()
-    .addHelpText('after', '\nRun water-sandbox serve --help for every setting of the server, water-sandbox <command> --help for a command.')
+    .addHelpText(
+      'after',
+      '\nRun water-sandbox serve --help for every setting of the server, water-sandbox <command> --help for a command.\n' +
+        'The commands that talk to a running sandbox take --sandbox, --api-key and --json before or after the command.',
+    )
     .configureOutput({ writeOut: (text) => ctx.stdout(text), writeErr: (text) => ctx.stderr(text) });
 
   addServeFlags(program.command('serve').description('run the sandbox (the default command); each flag overrides its environment variable'))
@@ -71,7 +81,10 @@ export function buildProgram(ctx: CliContext, exit: (code: number) => void): Com
     .requiredOption('--location <id>', 'the location to run it at')
     .option('--fast', "don't wait: move the account clock to each next step (the clock stays moved)")
     .option('--poll-ms <ms>', 'without --fast, how often to look at the run (default 1000)')
+    .option('--detach', 'print the run id and return at once, leaving the run to play (otherwise Ctrl-C cancels it)')
     .action(run((name: string, options: Parameters<typeof scenarioRun>[1]) => scenarioRun(name, options, ctx, sleep)));
+  clientCommand(scenario.command('cancel').description('cancel a run: no later step of it fires; alerts it started stay').argument('<runId>', 'the run (scenario run prints it)'))
+    .action(run((runId: string, options: Parameters<typeof scenarioCancel>[1]) => scenarioCancel(runId, options, ctx)));
 
   clientCommand(program.command('listen').description("receive the sandbox's webhooks on this machine: forward each one sent to the relay endpoint to a local URL"))
     .requiredOption('--forward-to <url>', 'the local URL, e.g. http://localhost:3000/webhooks')
@@ -85,6 +98,18 @@ export function buildProgram(ctx: CliContext, exit: (code: number) => void): Com
   return program;
 }
 
+function describeUnknownOption({ option, command, suggestion }: UnknownOption): string {
+  const path = [command, ...ancestorsOf(command)].reverse().slice(1).map((c) => c.name()).join(' ');
+  if (CLIENT_OPTIONS.some((o) => o.long === option) && path === 'serve') {
+    return `error: unknown option '${option}' for serve (the default command): it goes with a command that talks to a running sandbox, e.g. water-sandbox clock ${option}${CLIENT_OPTIONS.find((o) => o.long === option)?.takesValue ? ' <value>' : ''}`;
+  }
+  return `error: unknown option '${option}'${path ? ` of water-sandbox ${path}` : ''}${suggestion ? ` (did you mean ${suggestion}?)` : ''}; water-sandbox ${path ? `${path} ` : ''}--help lists the options`;
+}
+
+function ancestorsOf(command: Command): Command[] {
+  return command.parent ? [command.parent, ...ancestorsOf(command.parent)] : [];
+}
+
 function allCommands(command: Command): Command[] {
   return command.commands.flatMap((c) => [c, ...allCommands(c)]);
 }
@@ -95,10 +120,18 @@ function allCommands(command: Command): Command[] {
  * or flags only, it is `serve` (so `npm start -- --port 9000` works).
  */
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
-  const first = argv[0];
-  const args = first === undefined || (first.startsWith('-') && !['-h', '--help', '-V', '--version'].includes(first)) ? ['serve', ...argv] : [...argv];
+  // `--api-key K clock` is `clock --api-key K`: the client options go where the command takes them.
+  const given = moveLeadingOptions(argv, CLIENT_OPTIONS);
+  const first = given[0];
+  const args = first === undefined || (first.startsWith('-') && !['-h', '--help', '-V', '--version'].includes(first)) ? ['serve', ...given] : given;
   let code = 0;
   const program = buildProgram(ctx, (c) => (code = c));
+  // An unknown option first, before a required one is found missing: `--locaton` is the mistake to name.
+  const unknown = findUnknownOption(program, args);
+  if (unknown) {
+    ctx.stderr(`${describeUnknownOption(unknown)}\n`);
+    return 2;
+  }
   try {
     await program.parseAsync(args, { from: 'user' });
     return code;

@@ -8,7 +8,7 @@ import { CliError, type CliContext } from './context.js';
 /**
  * The V8 flags `serve` runs with: `npm start` and the Dockerfile's CMD pass the same (a test
  * checks they agree). The sandbox lives in far less, and V8 left alone grows its heap lazily.
- * The semi-space size trades memory for speed; the README's Memory paragraph gives the figures.
+ * The semi-space size trades memory for speed; docs/cli.md (Memory) gives the figures.
  */
 export const SERVE_V8_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=8'] as const;
 

@@ -34,5 +34,5 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 }
 
 export const notFoundHandler: RequestHandler = (req) => {
-  throw new AppError(404, 'not_found', `No route ${req.method} ${req.path}; see the README for the routes this sandbox serves`);
+  throw new AppError(404, 'not_found', `No route ${req.method} ${req.path}; see docs/api.md (or /docs) for the routes this sandbox serves`);
 };

@@ -1,10 +1,8 @@
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-
 import type { Router } from 'express';
 
 import { notFound } from '../core/errors.js';
 import { operationRouter } from '../http/operation.js';
+import { DOCS_ASSETS_DIR } from './docs-assets.js';
 import { DOCS_ASSETS, docsContentSecurityPolicy, docsInitScript, renderDocsPage } from './docs-page.js';
 import { buildOpenApiDocument } from './document.js';
 import { docsOp, openApiOp } from './registry.js';
@@ -14,8 +12,6 @@ export interface OpenApiDeps {
   urls: { readonly publicUrl: string };
   version: string;
 }
-
-const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 /** GET /openapi.json and GET /docs (with its assets): open, no credentials, not journaled. */
 export function openApiRouter(deps: OpenApiDeps): Router {
@@ -44,12 +40,14 @@ export function openApiRouter(deps: OpenApiDeps): Router {
   router.get('/docs/init.js', (_req, res) => {
     res.type('text/javascript').set('X-Content-Type-Options', 'nosniff').send(docsInitScript(deps.urls.publicUrl));
   });
-  router.get('/docs/assets/:file', (req, res) => {
+  router.get('/docs/assets/:file', (req, res, next) => {
     const file = DOCS_ASSETS.find((name) => name === req.params.file);
     if (!file) throw notFound(`No file ${JSON.stringify(req.params.file)} in /docs/assets`);
     res.set({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=3600' });
     if (file === 'oauth2-redirect.html') res.set('Content-Security-Policy', "default-src 'none'; script-src 'self'");
-    res.sendFile(file, { root: swaggerUiDir });
+    res.sendFile(file, { root: DOCS_ASSETS_DIR }, (error) => {
+      if (error && !res.headersSent) next(notFound(`The API reference's files are not built (${DOCS_ASSETS_DIR} has no ${file}): run npm run build`));
+    });
   });
   return router;
 }

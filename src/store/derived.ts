@@ -1,5 +1,5 @@
 import type { AccountDoc, ClockSetting, DeepReadonly, DeliveryRecord } from './data.js';
-import type { IndexKind } from './store.js';
+import { LAST_REQUEST_RESOLUTION_MS, type IndexKind } from './store.js';
 
 /**
  * What a store derives from an account's document on every change: its index keys and when
@@ -62,4 +62,18 @@ export function processDueMs(virtualMs: number | null, clock: DeepReadonly<Clock
   if (virtualMs === null) return null;
   if (clock.frozenAtMs !== null) return virtualMs <= clock.frozenAtMs ? 0 : null;
   return virtualMs - clock.offsetMs;
+}
+
+/**
+ * Generated accounts whose last recorded request (or, without one, whose creation) came before
+ * this instant are past their lifetime at `nowMs`. The record may lag the last request by up
+ * to LAST_REQUEST_RESOLUTION_MS: counting that margin too, an account never ends early, and
+ * ends at most that much after its lifetime.
+ */
+export const lifetimeCutoffMs = (nowMs: number, lifetimeMs: number): number => nowMs - lifetimeMs - LAST_REQUEST_RESOLUTION_MS;
+
+/** Whether an account is past its lifetime at `nowMs`; a lifetime of 0 is none, and fixture accounts have none. */
+export function pastLifetime(account: { origin: 'fixture' | 'generated'; createdAt: string }, lastSeenMs: number | null, lifetimeMs: number, nowMs: number): boolean {
+  if (lifetimeMs <= 0 || account.origin !== 'generated') return false;
+  return (lastSeenMs ?? Date.parse(account.createdAt)) < lifetimeCutoffMs(nowMs, lifetimeMs);
 }

@@ -26,6 +26,8 @@ export interface StoreOptions {
   redisPrefix?: string;
   /** Where the Redis store reports connection trouble. */
   logger?: Logger;
+  /** ACCOUNT_TTL in ms (0: generated accounts live for ever); see AccountStore. */
+  accountLifetimeMs?: number;
 }
 
 export interface OpenedStore {
@@ -53,13 +55,22 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
       deliveryLogLimit: options.deliveryLogLimit,
       sessionTtlMs: options.sessionTtlMs,
       cacheSize: options.cacheSize,
+      clock,
+      accountLifetimeMs: options.accountLifetimeMs ?? 0,
       ...(options.redisPrefix === undefined ? {} : { prefix: options.redisPrefix }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
     return { store, origin: 'existing' };
   }
   const dir = options.dataDir === ':memory:' ? null : options.dataDir;
-  const { store, fresh } = await EmbeddedStore.open({ dir, clock, deliveryLogLimit: options.deliveryLogLimit, sessionTtlMs: options.sessionTtlMs, cacheSize: options.cacheSize });
+  const { store, fresh } = await EmbeddedStore.open({
+    dir,
+    clock,
+    deliveryLogLimit: options.deliveryLogLimit,
+    sessionTtlMs: options.sessionTtlMs,
+    cacheSize: options.cacheSize,
+    accountLifetimeMs: options.accountLifetimeMs ?? 0,
+  });
   const interrupted = !fresh && (await store.settings.get(MIGRATION_SETTING)) === 'started';
   if (!fresh && !interrupted) return { store, origin: 'existing' };
   try {

@@ -73,15 +73,28 @@ export interface AccountSummary {
   lastSeenMs: number | null;
 }
 
+/**
+ * A request of an account is recorded (AccountStore.touch) at most this often per account and
+ * process, so the record may be up to this much older than the account's last request.
+ */
+export const LAST_REQUEST_RESOLUTION_MS = 1000;
+
+/**
+ * Generated accounts have a lifetime (ACCOUNT_TTL): past it without a request, they are gone.
+ * The two reads a request starts from, findByKey and get, answer null for such an account at
+ * once, as if it were deleted; its storage is reclaimed later, by deleting the accounts
+ * idleSince lists. Writes still apply, so a request that began within the lifetime finishes.
+ */
 export interface AccountStore {
-  /** The account owning `key`, or null. */
+  /** The account owning `key`, or null. An index look-up only: it may name an account past its lifetime. */
   lookup(kind: IndexKind, key: string): Promise<string | null>;
   /**
-   * The account owning `key` and its document, or null: lookup and get as one read (one round
-   * trip to Redis while the document is unchanged). The document is as get's.
+   * The account owning `key` and its document, or null (also when the account is past its
+   * lifetime): lookup and get as one read (one round trip to Redis while the document is
+   * unchanged). The document is as get's.
    */
   findByKey(kind: IndexKind, key: string): Promise<{ accountId: string; doc: DeepReadonly<AccountDoc> } | null>;
-  /** The account's document, or null. It must not be changed, nor kept beyond the request. */
+  /** The account's document, or null (also when it is past its lifetime). It must not be changed, nor kept beyond the request. */
   get(accountId: string): Promise<DeepReadonly<AccountDoc> | null>;
   /**
    * Read-modify-write of one account, atomic: `change` gets the current document (a copy it

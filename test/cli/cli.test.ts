@@ -44,7 +44,7 @@ describe('help and usage errors', () => {
 
   it.each([
     [['--bogus'], /unknown option '--bogus'/],
-    [['serve', '--prot', '9000'], /unknown option '--prot'[\s\S]*Did you mean --port\?/],
+    [['serve', '--prot', '9000'], /unknown option '--prot' of water-sandbox serve \(did you mean --port\?\)/],
     [['nosuch'], /unknown command 'nosuch'/],
     [['trigger', 'highLeak'], /required option '--location <id>' not specified/],
     [['listen'], /required option '--forward-to <url>' not specified/],
@@ -52,10 +52,21 @@ describe('help and usage errors', () => {
     [['listen', '--forward-to', 'ftp://x'], /--forward-to must be an http or https URL/],
     [['clock', '--sandbox', 'not a url'], /--sandbox \(or SANDBOX_URL\) must be an http or https URL/],
     [['accounts', 'create', '--format', 'yaml'], /argument 'yaml' is invalid/],
+    [['scenario', 'run', 'cold-snap', '--location', 'x', '--detach', '--fast'], /--detach and --fast do not go together/],
   ])('%j exits 2 with a message', async (args, message) => {
     const { code, stderr } = await runCliProcess(args);
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
+  });
+
+  it.each([
+    [['trigger', 'highLeak', '--locaton', 'x'], "error: unknown option '--locaton' of water-sandbox trigger (did you mean --location?); water-sandbox trigger --help lists the options"],
+    [['clock', 'advance', '1h', '--freez'], "error: unknown option '--freez' of water-sandbox clock advance (did you mean --freeze?); water-sandbox clock advance --help lists the options"],
+    [['--api-key', 'K'], "error: unknown option '--api-key' for serve (the default command): it goes with a command that talks to a running sandbox, e.g. water-sandbox clock --api-key <value>"],
+    [['--colour'], "error: unknown option '--colour' of water-sandbox serve; water-sandbox serve --help lists the options"],
+  ])('%j names the unknown option (with the one meant), before any missing one, and exits 2 with nothing sent', async (args, message) => {
+    const { code, stdout, stderr } = await runCliProcess(args, { env: { SANDBOX_URL: 'http://127.0.0.1:9' } });
+    expect({ code, stdout, stderr }).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });
   });
 
   it("a bad value exits 2 with loadConfig's message, every problem listed, the flag named", async () => {
@@ -232,12 +243,59 @@ describe('client commands against a running sandbox', () => {
     expect(run.stdout).toMatch(/completed\n$/);
   });
 
-  it('scenario run of an unknown scenario exits 1 with the sandbox message; scenario list names the scenarios', async () => {
+  it('scenario run of an unknown scenario exits 1 pointing to scenario list, not to an HTTP route; scenario list names the scenarios', async () => {
     const unknown = await runCliProcess(['scenario', 'run', 'nope', '--location', DEMO_LOCATION_ID], { env: env({ WATER_API_KEY: DEMO_API_KEY }) });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('404');
+    expect(unknown.stderr).toBe('error: no scenario "nope" on this sandbox; water-sandbox scenario list shows the ones it has\n');
     const list = await runCliProcess(['scenario', 'list'], { env: env() });
     expect(list.stdout).toMatch(/^slow-leak-escalates +\+2h +5 steps /m);
     expect(list.stdout).toMatch(/^blip +\+1s +2 steps /m);
+  });
+
+  it('takes --sandbox, --api-key and --json before the command as after it', async () => {
+    const vars = await createAccount();
+    const before = await runCliProcess(['--sandbox', sandboxUrl, '--api-key', vars['WATER_API_KEY']!, '--json', 'clock', 'advance', '1h'], { env: {} });
+    expect(before.code).toBe(0);
+    expect(JSON.parse(before.stdout)).toMatchObject({ offsetSeconds: 3600 });
+    const res = await fetch(`${sandboxUrl}/sandbox/clock`, { headers: bearer(vars['WATER_API_KEY']!) });
+    expect(await res.json()).toMatchObject({ offsetSeconds: 3600 });
+    const mixed = await runCliProcess(['--api-key', vars['WATER_API_KEY']!, 'clock', 'real', '--sandbox', sandboxUrl], { env: {} });
+    expect(mixed.code).toBe(0);
+    expect(mixed.stderr).toContain('(no offset, running)');
+  });
+
+  it('Ctrl-C on scenario run cancels the run it started, says so and exits 130; no later step fires', async () => {
+    const vars = await createAccount();
+    const run = new CliProcess(['scenario', 'run', 'away-leak', '--location', vars['WATER_LOCATION_ID']!, '--poll-ms', '50'], { env: env({ WATER_API_KEY: vars['WATER_API_KEY']! }) });
+    const [, runId] = await run.waitFor(/^run ([0-9a-f-]{36}): away-leak/m, { stream: 'stdout' });
+    await run.waitFor(/next step at/);
+    run.kill('SIGINT');
+    expect(await run.exited).toEqual({ code: 130, signal: null });
+    expect(run.stdout).toContain(`run ${runId!} cancelled`);
+    expect(run.stderr).toContain(`SIGINT: cancelled run ${runId!} after step 1 of 4: no later step fires`);
+    const auth = bearer(vars['WATER_API_KEY']!);
+    await fetch(`${sandboxUrl}/sandbox/clock`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"advanceSeconds": 86400}' });
+    const after = (await (await fetch(`${sandboxUrl}/sandbox/runs/${runId!}`, { headers: auth })).json()) as { state: string; log: unknown[] };
+    expect({ state: after.state, steps: after.log.length }).toEqual({ state: 'cancelled', steps: 1 });
+  });
+
+  it('SIGTERM cancels it too, with 143; --detach leaves it playing, and scenario cancel stops it', async () => {
+    const vars = await createAccount();
+    const withKey = env({ WATER_API_KEY: vars['WATER_API_KEY']! });
+    const run = new CliProcess(['scenario', 'run', 'cold-snap', '--location', vars['WATER_LOCATION_ID']!], { env: withKey });
+    await run.waitFor(/next step at/);
+    run.kill('SIGTERM');
+    expect(await run.exited).toEqual({ code: 143, signal: null });
+    expect(run.stderr).toMatch(/^SIGTERM: cancelled run /m);
+
+    const detached = await runCliProcess(['scenario', 'run', 'cold-snap', '--location', vars['WATER_LOCATION_ID']!, '--detach'], { env: withKey });
+    expect(detached.code).toBe(0);
+    const runId = detached.stdout.trim();
+    expect(detached.stderr).toContain(`left playing on the account clock (water-sandbox scenario cancel ${runId} stops it)`);
+    const auth = bearer(vars['WATER_API_KEY']!);
+    expect(((await (await fetch(`${sandboxUrl}/sandbox/runs/${runId}`, { headers: auth })).json()) as { state: string }).state).toBe('running');
+    const cancelled = await runCliProcess(['scenario', 'cancel', runId], { env: withKey });
+    expect({ code: cancelled.code, stdout: cancelled.stdout }).toEqual({ code: 0, stdout: `${runId}\n` });
+    expect(((await (await fetch(`${sandboxUrl}/sandbox/runs/${runId}`, { headers: auth })).json()) as { state: string }).state).toBe('cancelled');
   });
 });

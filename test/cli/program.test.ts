@@ -6,6 +6,7 @@ import { formatDuration, parseDuration } from '../../src/cli/duration.js';
 import { runCli } from '../../src/cli/program.js';
 import { hasHeapFlags, SERVE_V8_FLAGS } from '../../src/cli/serve.js';
 import { readServerEvents, type ServerEvent } from '../../src/cli/sse.js';
+import { moveLeadingOptions } from '../../src/cli/usage.js';
 import { loadConfig } from '../../src/config.js';
 
 /** The CLI's pieces in-process: the heap flags decision, durations, shell words, the event-stream reader, the package's shape. */
@@ -118,7 +119,8 @@ describe('the published package', () => {
     expect(pkg['private']).toBeUndefined();
     expect(pkg['bin']).toEqual({ 'water-sandbox': 'dist/water-sandbox.js' });
     expect(pkg.scripts['prepack']).toBe('npm run build');
-    expect(pkg.files).toEqual(expect.arrayContaining(['dist/**/*.js', 'fixtures/', 'scenarios/']));
+    // The dashboard's and the API reference's files are not .js only (styles, source maps, the manifest, an icon).
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist/**/*.js', 'dist/dashboard-assets/', 'dist/docs-assets/', 'fixtures/', 'scenarios/']));
     expect((await readFile('src/main.ts', 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 
@@ -129,5 +131,23 @@ describe('the published package', () => {
     const local = loadConfig({}, (path) => path === './fixtures' || path === './scenarios', '/opt/water-sandbox');
     expect([local.fixturesDir, local.scenariosDir]).toEqual(['./fixtures', './scenarios']);
     expect(loadConfig({ FIXTURES_DIR: 'mine' }, () => false, '/opt/x').fixturesDir).toBe('mine');
+  });
+});
+
+describe('client options before the command', () => {
+  const movable = [
+    { long: '--api-key', takesValue: true },
+    { long: '--json', takesValue: false },
+  ];
+
+  it.each([
+    [['--api-key', 'K', 'clock', 'advance', '1h'], ['clock', 'advance', '1h', '--api-key', 'K']],
+    [['--api-key=K', '--json', 'clock'], ['clock', '--api-key=K', '--json']],
+    [['--json', 'trigger', 'highLeak', '--', '-x'], ['trigger', 'highLeak', '--json', '--', '-x']],
+    [['clock', '--api-key', 'K'], ['clock', '--api-key', 'K']],
+    [['--port', '9000', '--api-key', 'K'], ['--port', '9000', '--api-key', 'K']],
+    [[], []],
+  ])('%j is read as %j', (given, read) => {
+    expect(moveLeadingOptions(given, movable)).toEqual(read);
   });
 });

@@ -58,8 +58,8 @@ describe('compose.yaml', () => {
     expect(sandbox.deploy?.replicas).toBeGreaterThanOrEqual(2);
     expect(sandbox.environment?.['REDIS_URL']).toBe('redis://redis:6379');
     expect(sandbox.depends_on?.['redis']?.condition).toBe('service_healthy');
-    expect(sandbox.healthcheck!.test).toEqual(['CMD', 'node', 'dist/healthcheck.js']);
-    expect(await readFile('Dockerfile', 'utf8')).toMatch(/^HEALTHCHECK .*CMD \["node", "dist\/healthcheck.js"\]$/m);
+    expect(sandbox.healthcheck!.test).toEqual(['CMD', 'node', 'dist/water-sandbox-healthcheck.js']);
+    expect(await readFile('Dockerfile', 'utf8')).toMatch(/^HEALTHCHECK .*CMD \["node", "dist\/water-sandbox-healthcheck.js"\]$/m);
     // What a hosted deployment sets, each a variable the sandbox knows.
     for (const name of ['ADMIN_TOKEN', 'BLOCK_PRIVATE_ENDPOINTS', 'PUBLIC_URL', 'ACCOUNT_TTL']) expect(Object.keys(sandbox.environment ?? {})).toContain(name);
     const env = Object.fromEntries(Object.entries(sandbox.environment ?? {}).map(([k, v]) => [k, withDefaults(String(v))]));

@@ -2,7 +2,8 @@ import type { SessionData } from 'express-session';
 
 import { ManualClock } from '../../src/core/clock.js';
 import type { AccountDoc, DeliveryRecord } from '../../src/store/data.js';
-import { AccountMissingError, IndexConflictError, JOURNAL_LIMIT, type IndexKind, type Store } from '../../src/store/store.js';
+import { lifetimeCutoffMs } from '../../src/store/derived.js';
+import { AccountMissingError, IndexConflictError, JOURNAL_LIMIT, LAST_REQUEST_RESOLUTION_MS, type IndexKind, type Store } from '../../src/store/store.js';
 import { givenAccount, givenDelivery, givenFault, givenJournalEntry, INDEX_KINDS, indexedKeys, iso, keyOf, T0 } from './builders.js';
 
 /** Claims what `due` offers, one delivery at a time, as the dispatcher does; returns what `owner` got. */
@@ -38,6 +39,8 @@ async function claimDue(store: Store, accountId: string, nowMs: number, owner: s
 export interface StoreContractOptions {
   deliveryLogLimit: number;
   sessionTtlMs: number;
+  /** ACCOUNT_TTL in ms; 0 (the default): generated accounts live for ever. */
+  accountLifetimeMs: number;
   /** How long a withLock lock lives without renewal, where a backend's holders can die apart from it (Redis). */
   lockTtlMs: number;
 }
@@ -61,7 +64,7 @@ export interface StoreContractCapabilities {
   persistent: boolean;
 }
 
-export const DEFAULT_CONTRACT_OPTIONS: StoreContractOptions = { deliveryLogLimit: 1000, sessionTtlMs: 3_600_000, lockTtlMs: 30_000 };
+export const DEFAULT_CONTRACT_OPTIONS: StoreContractOptions = { deliveryLogLimit: 1000, sessionTtlMs: 3_600_000, accountLifetimeMs: 0, lockTtlMs: 30_000 };
 
 /** Finished deliveries a backend may keep beyond `deliveryLogLimit` before it trims (see DeliveryStore.update). */
 export const logSlack = (limit: number): number => Math.max(1, Math.ceil(limit * 0.1));
@@ -706,6 +709,67 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
         expect(await store.accounts.idleSince(T0 + 1, 10)).toEqual(['g2', 'g1', 'young']);
         expect(await store.accounts.idleSince(T0 + 1, 2)).toEqual(['g2', 'g1']);
         await expect(store.accounts.touch('nobody', T0)).resolves.toBeUndefined();
+      });
+
+      describe('with a lifetime (ACCOUNT_TTL)', () => {
+        const LIFETIME_MS = 3000;
+        /** The last moment an account last recorded at `lastMs` is still there: its lifetime, and the record's resolution, after. */
+        const lastAliveMs = (lastMs: number): number => lastMs + LIFETIME_MS + LAST_REQUEST_RESOLUTION_MS;
+        let lived: Store;
+        const alive = async (accountId: string): Promise<boolean> => {
+          const viaGet = (await lived.accounts.get(accountId)) !== null;
+          const viaKey = (await lived.accounts.findByKey('apiKey', keyOf('apiKey', accountId))) !== null;
+          expect(viaKey).toBe(viaGet);
+          return viaGet;
+        };
+
+        beforeEach(async () => {
+          lived = (await openStore({ accountLifetimeMs: LIFETIME_MS })).store;
+        });
+
+        it('a generated account reads as absent (get, findByKey) once its lifetime has passed since its creation, to the millisecond', async () => {
+          await create(lived, givenAccount('g', { origin: 'generated', createdAtMs: T0 }));
+          expect(await alive('g')).toBe(true);
+          clock.set(new Date(lastAliveMs(T0)));
+          expect(await alive('g')).toBe(true);
+          clock.advance(1);
+          expect(await alive('g')).toBe(false);
+          // Only the reads: the index still names it, and the sweep finds it, until it is deleted.
+          expect(await lived.accounts.lookup('apiKey', keyOf('apiKey', 'g'))).toBe('g');
+          expect(await lived.accounts.idleSince(lifetimeCutoffMs(clock.now().getTime(), LIFETIME_MS), 10)).toEqual(['g']);
+          expect(await lived.accounts.delete('g')).toBe(true);
+          expect(await lived.accounts.lookup('apiKey', keyOf('apiKey', 'g'))).toBeNull();
+        });
+
+        it('counts from the last recorded request', async () => {
+          await create(lived, givenAccount('g', { origin: 'generated', createdAtMs: T0 }));
+          await lived.accounts.touch('g', T0 + 2500);
+          clock.set(new Date(lastAliveMs(T0 + 2500)));
+          expect(await alive('g')).toBe(true);
+          expect(await lived.accounts.idleSince(lifetimeCutoffMs(clock.now().getTime(), LIFETIME_MS), 10)).toEqual([]);
+          clock.advance(1);
+          expect(await alive('g')).toBe(false);
+          expect(await lived.accounts.idleSince(lifetimeCutoffMs(clock.now().getTime(), LIFETIME_MS), 10)).toEqual(['g']);
+        });
+
+        it('never ends a fixture account, and a lifetime of 0 ends none', async () => {
+          await create(lived, givenAccount('f', { origin: 'fixture', createdAtMs: T0 }));
+          await create(store, givenAccount('g', { origin: 'generated', createdAtMs: T0 }));
+          clock.advance(10 * 365 * 24 * HOUR);
+          expect(await alive('f')).toBe(true);
+          expect(await store.accounts.get('g')).not.toBeNull();
+        });
+
+        it('still applies a write to an account past its lifetime (a request that began within it finishes)', async () => {
+          await create(lived, givenAccount('g', { origin: 'generated', createdAtMs: T0 }));
+          clock.set(new Date(lastAliveMs(T0) + 1));
+          await lived.accounts.update('g', (doc) => {
+            doc.account.name = 'renamed late';
+          });
+          expect(await lived.accounts.get('g')).toBeNull();
+          await lived.accounts.touch('g', clock.now().getTime());
+          expect((await lived.accounts.get('g'))?.account.name).toBe('renamed late');
+        });
       });
 
       it('touch shows as lastSeenMs in the account list', async () => {

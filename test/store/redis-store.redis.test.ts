@@ -15,30 +15,41 @@ afterAll(async () => {
 });
 
 /** A store of its own: a fresh key prefix on the shared test Redis, ready before it is handed out. */
-async function openRedis(options: Omit<StoreContractOptions, 'lockTtlMs'> & { prefix?: string; lockTtlMs?: number }): Promise<RedisStore> {
-  const { deliveryLogLimit, sessionTtlMs, lockTtlMs } = options;
-  const store = new RedisStore({ url: redis.url, prefix: options.prefix ?? redis.prefix(), deliveryLogLimit, sessionTtlMs, cacheSize: 2, ...(lockTtlMs === undefined ? {} : { lockTtlMs }) });
+async function openRedis(
+  options: Pick<StoreContractOptions, 'deliveryLogLimit' | 'sessionTtlMs'> & { accountLifetimeMs?: number; lockTtlMs?: number; prefix?: string; clock?: ManualClock },
+): Promise<RedisStore> {
+  const { deliveryLogLimit, sessionTtlMs, accountLifetimeMs, lockTtlMs } = options;
+  const store = new RedisStore({
+    url: redis.url,
+    prefix: options.prefix ?? redis.prefix(),
+    deliveryLogLimit,
+    sessionTtlMs,
+    cacheSize: 2,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(accountLifetimeMs === undefined ? {} : { accountLifetimeMs }),
+    ...(lockTtlMs === undefined ? {} : { lockTtlMs }),
+  });
   await eventually(async () => (await store.health()).ok || null);
   return store;
 }
 
 describeStoreContract(
   'the redis store',
-  async (_clock: ManualClock, options: StoreContractOptions): Promise<StoreUnderTest> => {
+  async (clock: ManualClock, options: StoreContractOptions): Promise<StoreUnderTest> => {
     const prefix = redis.prefix();
-    let store = await openRedis({ ...options, prefix });
+    let store = await openRedis({ ...options, prefix, clock });
     const peers: RedisStore[] = [];
     return {
       store,
       // A restart of the sandbox: a new connection to the same keys.
       reopen: async () => {
         await store.close();
-        store = await openRedis({ ...options, prefix });
+        store = await openRedis({ ...options, prefix, clock });
         return store;
       },
       // Another replica: its own connections to the same keys.
       peer: async () => {
-        const peer = await openRedis({ ...options, prefix });
+        const peer = await openRedis({ ...options, prefix, clock });
         peers.push(peer);
         return peer;
       },

@@ -8,7 +8,7 @@ import type { Clock } from '../../core/clock.js';
 import { hash32 } from '../../core/random.js';
 import type { AccountDoc, DeliveryRecord, JournalEntry } from '../data.js';
 import { ACCOUNT_SCHEMA_VERSION } from '../data.js';
-import { deliveryDueMs, diffEntries, earliest, indexEntriesOf, nextRunDueMs, processDueMs, splitIndexEntry } from '../derived.js';
+import { deliveryDueMs, diffEntries, earliest, indexEntriesOf, nextRunDueMs, pastLifetime, processDueMs, splitIndexEntry } from '../derived.js';
 import {
   AccountMissingError,
   IndexConflictError,
@@ -111,6 +111,8 @@ export interface EmbeddedStoreOptions {
   sessionTtlMs: number;
   /** Accounts kept loaded (file mode); the rest are read from disk when used. */
   cacheSize?: number;
+  /** ACCOUNT_TTL in ms: how long a generated account lives after its last request (0 or absent: for ever). */
+  accountLifetimeMs?: number;
 }
 
 /** What the store found when it opened: a fresh folder, or existing state. */
@@ -221,9 +223,9 @@ export class EmbeddedStore implements Store {
       findByKey: (kind, key) => {
         const owner = this.#owner(`${kind}:${key}`);
         if (owner === null) return Promise.resolve(null);
-        return this.#with(owner, (loaded) => (loaded ? { accountId: owner, doc: loaded.file.data.doc } : null));
+        return this.#with(owner, (loaded) => (loaded && this.#alive(owner, loaded) ? { accountId: owner, doc: loaded.file.data.doc } : null));
       },
-      get: (accountId) => this.#with(accountId, (loaded) => loaded?.file.data.doc ?? null),
+      get: (accountId) => this.#with(accountId, (loaded) => (loaded && this.#alive(accountId, loaded) ? loaded.file.data.doc : null)),
       update: (accountId, change) => this.#update(accountId, change),
       create: (doc, deliveries = []) => this.#create(doc, deliveries),
       delete: (accountId) => this.#delete(accountId),
@@ -247,6 +249,14 @@ export class EmbeddedStore implements Store {
             .map(([accountId]) => accountId),
         ),
     };
+  }
+
+  /** Not past its lifetime; the document says whether it has one, so a fixture account costs one comparison. */
+  #alive(accountId: string, loaded: LoadedAccount): boolean {
+    const lifetimeMs = this.#options.accountLifetimeMs ?? 0;
+    const { account } = loaded.file.data.doc;
+    if (lifetimeMs === 0 || account.origin !== 'generated') return true;
+    return !pastLifetime(account, this.#meta(accountId)?.meta.lastSeenMs ?? null, lifetimeMs, this.#options.clock.now().getTime());
   }
 
   #update<T>(accountId: string, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T> {

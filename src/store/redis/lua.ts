@@ -177,15 +177,18 @@ return 1
   'helpers',
 );
 
-/** ARGV[2]: the index kind, ARGV[3]: the key. Answers {account id, version of its document}, or nil. */
+/**
+ * ARGV[2]: the index kind, ARGV[3]: the key. Answers {account id, version of its document, its
+ * last request time ('' when none)}, or nil.
+ */
 export const OWNER_VERSION = script(
   'ownerVersion',
   `
 local id = redis.call('HGET', P .. 'idx:' .. ARGV[2], ARGV[3])
 if not id then return false end
-local v = redis.call('HGET', acct(id), 'v')
-if not v then return false end
-return {id, v}
+local h = redis.call('HMGET', acct(id), 'v', 'lastSeenMs')
+if not h[1] then return false end
+return {id, h[1], h[2] or ''}
 `,
 );
 

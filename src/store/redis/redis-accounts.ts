@@ -1,5 +1,6 @@
+import type { Clock } from '../../core/clock.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord } from '../data.js';
-import { diffEntries, indexEntriesOf } from '../derived.js';
+import { diffEntries, indexEntriesOf, pastLifetime } from '../derived.js';
 import { AccountMissingError, IndexConflictError, type AccountStore, type AccountSummary, type AccountTx, type IndexKind } from '../store.js';
 import { asArray, asText, docFields, encodeDelivery, pairsOf } from './codec.js';
 import type { RedisConnection } from './connection.js';
@@ -31,6 +32,7 @@ export class RedisAccounts implements AccountStore {
     private readonly connection: RedisConnection,
     private readonly prefix: string,
     private readonly cacheSize: number,
+    private readonly lifetime: { clock: Clock; lifetimeMs: number },
   ) {}
 
   lookup(kind: IndexKind, key: string): Promise<string | null> {
@@ -40,24 +42,29 @@ export class RedisAccounts implements AccountStore {
   async findByKey(kind: IndexKind, key: string): Promise<{ accountId: string; doc: DeepReadonly<AccountDoc> } | null> {
     const reply = await this.connection.script(OWNER_VERSION, [this.prefix, kind, key]);
     if (reply === null || reply === undefined) return null;
-    const [owner, version] = asArray(reply).map(asText);
+    const [owner, version, lastSeen] = asArray(reply).map(asText);
     const accountId = owner!;
-    const cached = this.#cache.get(accountId);
-    if (cached !== undefined && cached.version === version) {
-      this.#remember(accountId, cached);
-      return { accountId, doc: cached.doc };
-    }
-    const loaded = await this.#load(accountId);
-    return loaded && { accountId, doc: loaded.doc };
+    let found = this.#cache.get(accountId);
+    if (found !== undefined && found.version === version) this.#remember(accountId, found);
+    else found = (await this.#load(accountId))?.entry;
+    return found && this.#alive(found.doc, lastSeen) ? { accountId, doc: found.doc } : null;
   }
 
   async get(accountId: string): Promise<DeepReadonly<AccountDoc> | null> {
-    return (await this.#read(accountId))?.doc ?? null;
+    const read = await this.#read(accountId);
+    return read && this.#alive(read.entry.doc, read.lastSeen) ? read.entry.doc : null;
+  }
+
+  /** Not past its lifetime, by the request time stored with it ('' when none). */
+  #alive(doc: DeepReadonly<AccountDoc>, lastSeen: string | undefined): boolean {
+    const { clock, lifetimeMs } = this.lifetime;
+    if (lifetimeMs === 0 || doc.account.origin !== 'generated') return true;
+    return !pastLifetime(doc.account, lastSeen ? Number(lastSeen) : null, lifetimeMs, clock.now().getTime());
   }
 
   update<T>(accountId: string, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T> {
     return this.#serially.run(accountId, async () => {
-      let current = await this.#read(accountId);
+      let current = (await this.#read(accountId))?.entry;
       for (let attempt = 1; ; attempt++) {
         if (!current) throw new AccountMissingError(accountId);
         const draft = structuredClone(current.doc) as AccountDoc;
@@ -163,27 +170,27 @@ export class RedisAccounts implements AccountStore {
   }
 
   /**
-   * The stored document and its version: a plain HGET of the version when the document is
-   * cached (one cheap command for the usual read of an unchanged account), the document
-   * itself only when it changed.
+   * The stored document and its version, with the last request stored with it: the version
+   * and that time only when the document is cached (one cheap command for the usual read of an
+   * unchanged account), the document itself only when it changed.
    */
-  async #read(accountId: string): Promise<Cached | null> {
+  async #read(accountId: string): Promise<{ entry: Cached; lastSeen: string } | null> {
     const key = `${this.prefix}acct:${accountId}`;
     const cached = this.#cache.get(accountId);
     if (cached) {
-      const version = await this.connection.run((c) => c.hGet(key, 'v'));
+      const [version, lastSeen] = await this.connection.run((c) => c.hmGet(key, ['v', 'lastSeenMs']));
       if (version !== null && version !== undefined && asText(version) === cached.version) {
         this.#remember(accountId, cached);
-        return cached;
+        return { entry: cached, lastSeen: lastSeen === null || lastSeen === undefined ? '' : asText(lastSeen) };
       }
     }
     return this.#load(accountId);
   }
 
-  /** The stored document and its version, read whole, and kept in the cache. */
-  async #load(accountId: string): Promise<Cached | null> {
+  /** The stored document and its version, read whole, and kept in the cache; with the last request stored with it. */
+  async #load(accountId: string): Promise<{ entry: Cached; lastSeen: string } | null> {
     const key = `${this.prefix}acct:${accountId}`;
-    const [version, json] = await this.connection.run((c) => c.hmGet(key, ['v', 'doc']));
+    const [version, json, lastSeen] = await this.connection.run((c) => c.hmGet(key, ['v', 'doc', 'lastSeenMs']));
     if (version === null || version === undefined || json === null || json === undefined) {
       this.#cache.delete(accountId);
       return null;
@@ -191,7 +198,7 @@ export class RedisAccounts implements AccountStore {
     const doc = JSON.parse(asText(json)) as AccountDoc;
     const fresh: Cached = { version: asText(version), doc, entries: indexEntriesOf(doc) };
     this.#remember(accountId, fresh);
-    return fresh;
+    return { entry: fresh, lastSeen: lastSeen === null || lastSeen === undefined ? '' : asText(lastSeen) };
   }
 
   /** Most recently used last; the least recently used go beyond the cache size. */

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { Store, StoreHealth } from '../store.js';
 import { RedisConnection } from './connection.js';
@@ -18,6 +19,10 @@ export interface RedisStoreOptions {
   cacheSize?: number;
   /** Where connection trouble is reported. */
   logger?: Logger;
+  /** The process clock (default: the system's): lifetimes of accounts are counted on it, as the requests recorded by touch are. */
+  clock?: Clock;
+  /** ACCOUNT_TTL in ms: how long a generated account lives after its last request (0 or absent: for ever). */
+  accountLifetimeMs?: number;
   /** How long a lock held by withLock lives without renewal (real time; 30 s by default). */
   lockTtlMs?: number;
 }
@@ -59,7 +64,7 @@ export class RedisStore implements Store {
     const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
     const connection = new RedisConnection(options.url, options.logger);
     this.#connection = connection;
-    this.accounts = new RedisAccounts(connection, prefix, options.cacheSize ?? 500);
+    this.accounts = new RedisAccounts(connection, prefix, options.cacheSize ?? 500, { clock: options.clock ?? systemClock, lifetimeMs: options.accountLifetimeMs ?? 0 });
     this.deliveries = new RedisDeliveries(connection, prefix, options.deliveryLogLimit);
     this.journal = new RedisJournal(connection, prefix);
     this.counters = new RedisCounters(connection, prefix);
@@ -73,7 +78,7 @@ export class RedisStore implements Store {
     return this.#connection.health();
   }
 
-  /** Nothing to do: every change is in Redis once acknowledged (its persistence is Redis's own: AOF, see the README). */
+  /** Nothing to do: every change is in Redis once acknowledged (its persistence is Redis's own: AOF, see docs/hosting.md). */
   flush(): Promise<void> {
     return Promise.resolve();
   }
