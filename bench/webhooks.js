@@ -1,14 +1,18 @@
-// Webhook benchmark: fan-out latency of one alert to 1,000 confirmed subscriptions, and memory
-// before and after 100,000 deliveries. Runs against the built code in dist/ (npm run build) and
-// real HTTP receivers on loopback. Prints figures; asserts nothing.
+// Webhook benchmark: fan-out latency of one alert to 1,000 confirmed subscriptions, with and
+// without the connect-time address check (BLOCK_PRIVATE_ENDPOINTS) in the same run, what the check
+// costs, and memory before and after 100,000 deliveries. Runs against the built code in dist/
+// (npm run build) and real HTTP receivers on loopback. Prints figures; asserts nothing.
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
+import { median } from './lib/measure.js';
 import { startReceivers } from './lib/receivers.js';
 
 const SUBSCRIPTIONS = 1000;
+const FAN_OUT_ROUNDS = 5;
+const LOOKUPS = 20_000;
 const RECEIVERS = 4;
 const TOTAL_DELIVERIES = 100_000;
 const LOCATION_ID = '2311f461-b957-4b4f-ad46-fe7cd7964881';
@@ -21,53 +25,106 @@ function collector() {
   return runInNewContext('gc');
 }
 
-async function buildSandbox() {
+async function buildSandbox(overrides = {}) {
   const { startSandbox } = await import('./lib/sandbox.js');
   const service = await import('../dist/alerts/service.js');
-  const sandbox = await startSandbox({ now: new Date() });
+  const sandbox = await startSandbox({ now: new Date(), overrides });
   return { ...sandbox, service, config: sandbox.deps.config };
 }
+
+/**
+ * The connect-time check as a hosted sandbox runs it, on loopback receivers: their names resolve
+ * to 127.0.0.1 (an injected resolver), which stands in for a public address here. Each new
+ * connection resolves its name once and judges every address before it connects.
+ */
+async function checkedSetup(receivers) {
+  const { AddressGuard, createWebhookSender } = await import('../dist/webhooks/index.js');
+  const names = new Map(receivers.urls.map((url, i) => [`receiver-${i}.bench`, new URL(url).port]));
+  const resolve = async (hostname) => (names.has(hostname) ? [{ address: '127.0.0.1', family: 4 }] : []);
+  const guard = new AddressGuard({ resolve, treatAsPublic: (address) => address === '127.0.0.1' });
+  const urls = [...names].map(([name, port]) => `http://${name}:${port}`);
+  return { guard, resolve, urls, sender: createWebhookSender({ guard }) };
+}
+
+/** p50 of `fn` over `n` calls, in microseconds. */
+async function p50Micros(n, fn) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const started = performance.now();
+    await fn();
+    times.push((performance.now() - started) * 1000);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(n / 2)];
+}
+
+const lookupOnce = (lookup, hostname) =>
+  new Promise((resolve, reject) => lookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
 
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 export async function run() {
   const gc = collector();
   const receivers = await startReceivers(RECEIVERS);
-  const { deps, store, service, config, close } = await buildSandbox();
+  const checked = await checkedSetup(receivers);
+  const plain = await buildSandbox();
+  const guarded = await buildSandbox({ sender: checked.sender, resolve: checked.resolve });
+  const { deps, store, service, config, close } = plain;
   const logSize = async () => (await store.deliveries.list(ACCOUNT_ID, { offset: 0, limit: 1 })).total;
   try {
-    await store.accounts.update(ACCOUNT_ID, (d) => {
-      for (let i = 0; i < SUBSCRIPTIONS; i++) {
-        d.subscriptions.push({
-          subscriptionId: deps.ids.uuid(),
-          accountId: ACCOUNT_ID,
-          locationId: LOCATION_ID,
-          endpoint: `${receivers.urls[i % RECEIVERS]}/hooks/${i}`,
-          status: 'confirmed',
-          createdAt: new Date().toISOString(),
-        });
-      }
-    });
+    const subscribe = (sandbox, urls) =>
+      sandbox.store.accounts.update(ACCOUNT_ID, (d) => {
+        for (let i = 0; i < SUBSCRIPTIONS; i++) {
+          d.subscriptions.push({
+            subscriptionId: sandbox.deps.ids.uuid(),
+            accountId: ACCOUNT_ID,
+            locationId: LOCATION_ID,
+            endpoint: `${urls[i % RECEIVERS]}/hooks/${i}`,
+            status: 'confirmed',
+            createdAt: new Date().toISOString(),
+          });
+        }
+      });
+    await subscribe(plain, receivers.urls);
+    await subscribe(guarded, checked.urls);
 
-    // 1. Fan-out: one alert, 1,000 receivers; the first from a cold process, then once warm.
-    const fanOut = async () => {
+    // 1. Fan-out: one alert, 1,000 receivers, on a sandbox without the check and one with it, in
+    // alternating rounds; the first round of each from a cold process.
+    const fanOut = async (sandbox) => {
       const target = receivers.count + SUBSCRIPTIONS;
       const started = performance.now();
-      const { alert } = await service.startAlert(deps, ACCOUNT_ID, LOCATION_ID, { type: 'highLeak' });
+      const { alert } = await service.startAlert(sandbox.deps, ACCOUNT_ID, LOCATION_ID, { type: 'highLeak' });
       await receivers.waitFor(target);
       const ms = performance.now() - started;
-      await deps.dispatcher.idle();
-      await service.endAlert(deps, ACCOUNT_ID, LOCATION_ID, alert.alertId);
+      await sandbox.deps.dispatcher.idle();
+      await service.endAlert(sandbox.deps, ACCOUNT_ID, LOCATION_ID, alert.alertId);
       await receivers.waitFor(target + SUBSCRIPTIONS);
-      await deps.dispatcher.idle();
+      await sandbox.deps.dispatcher.idle();
       return ms;
     };
-    const coldMs = await fanOut();
-    const warmMs = await fanOut();
-    const notDelivered = (await store.deliveries.list(ACCOUNT_ID, { state: 'pending', offset: 0, limit: 1 })).total + (await store.deliveries.list(ACCOUNT_ID, { state: 'failed', offset: 0, limit: 1 })).total;
+    const rounds = { plain: [], guarded: [] };
+    for (let round = 0; round < FAN_OUT_ROUNDS; round++) {
+      rounds.plain.push(await fanOut(plain));
+      rounds.guarded.push(await fanOut(guarded));
+    }
+    const attemptP50 = async (sandbox) => median((await sandbox.store.deliveries.list(ACCOUNT_ID, { offset: 0, limit: 1000 })).items.flatMap((d) => d.attempts.map((a) => a.latencyMs)));
+    const notDelivered = async (sandbox) =>
+      (await sandbox.store.deliveries.list(ACCOUNT_ID, { state: 'pending', offset: 0, limit: 1 })).total + (await sandbox.store.deliveries.list(ACCOUNT_ID, { state: 'failed', offset: 0, limit: 1 })).total;
+    const describe = (times) => `${times[0].toFixed(0)} ms cold, ${median(times.slice(1)).toFixed(0)} ms warm (median of ${times.length - 1}; ${times.slice(1).map((t) => t.toFixed(0)).join(', ')})`;
     console.log(
-      `webhooks: 1 alert to ${SUBSCRIPTIONS} confirmed subscriptions on ${RECEIVERS} loopback receivers: all received in ` +
-        `${coldMs.toFixed(0)} ms cold, ${warmMs.toFixed(0)} ms warm (target < 2000 ms; concurrency ${config.webhook.concurrency}; not delivered: ${notDelivered})`,
+      `webhooks: 1 alert to ${SUBSCRIPTIONS} confirmed subscriptions on ${RECEIVERS} loopback receivers (target < 2000 ms; concurrency ${config.webhook.concurrency}), all received in\n` +
+        `  without the connect-time check: ${describe(rounds.plain)}; attempt latency p50 ${await attemptP50(plain)} ms; not delivered: ${await notDelivered(plain)}\n` +
+        `  with the connect-time check:    ${describe(rounds.guarded)}; attempt latency p50 ${await attemptP50(guarded)} ms; not delivered: ${await notDelivered(guarded)}`,
+    );
+    // What the check itself costs a new connection: its lookup (resolve, judge every address) against the bare resolution.
+    const { lookupThrough } = await import('../dist/webhooks/address-policy.js');
+    const bare = lookupThrough(checked.resolve);
+    const bareP50 = await p50Micros(LOOKUPS, () => lookupOnce(bare, 'receiver-0.bench'));
+    const checkedP50 = await p50Micros(LOOKUPS, () => lookupOnce(checked.guard.lookup, 'receiver-0.bench'));
+    const { judgeAddress } = await import('../dist/webhooks/index.js');
+    const judgeP50 = await p50Micros(LOOKUPS, () => judgeAddress('93.184.215.14'));
+    console.log(
+      `webhooks: the connect-time check, p50 over ${LOOKUPS} calls: a name's lookup ${checkedP50.toFixed(1)} µs with the check, ${bareP50.toFixed(1)} µs without; ` +
+        `judging one address ${judgeP50.toFixed(1)} µs (target < 1 ms a delivery; it runs once per new connection, and connections are kept alive per origin)`,
     );
 
     // 2. Memory: keep alerting until 100,000 deliveries have been made.
@@ -94,8 +151,10 @@ export async function run() {
     );
   } finally {
     await deps.dispatcher.idle();
+    await guarded.deps.dispatcher.idle();
     await receivers.close();
     await close();
+    await guarded.close();
   }
 }
 

@@ -22,8 +22,8 @@ import { scenariosSandboxRouter } from './scenarios/index.js';
 import { subscriptionsRouter, subscriptionsSandboxRouter } from './subscriptions/index.js';
 import { deliveriesSandboxRouter } from './webhooks/index.js';
 
-/** Request bodies above this are refused with 413 (documented in docs/configuration.md). */
-export const BODY_LIMIT = '100kb';
+/** Request bodies above this many bytes are refused with 413 on every route (documented in docs/configuration.md). */
+export const BODY_LIMIT = 100 * 1024;
 
 /** The whole sandbox as an Express app, with no listening: server.ts listens, tests use supertest. */
 export function createApp(deps: Deps): Express {
@@ -38,7 +38,7 @@ export function createApp(deps: Deps): Express {
   app.use(deps.metrics.requests);
   const log = requestLog(deps.logger);
   if (log) app.use(log);
-  app.use(parseBodies({ limit: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));
+  app.use(parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));
 
   // The API first: a /v1 request then meets no layer of the other hosts' routers on its way.
   const journal = recordInJournal({ ...deps, onAppend: deps.readiness.noteActivity });
@@ -92,6 +92,6 @@ export function createApp(deps: Deps): Express {
   app.use(dashboardRouter(deps));
 
   app.use(notFoundHandler);
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, deps.metrics.countLimited));
   return app;
 }

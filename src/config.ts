@@ -3,6 +3,7 @@ import { join } from 'node:path';
 
 import { z } from 'zod';
 
+import { MAX_GENERATED_LOCATIONS } from './accounts/index.js';
 import { LOG_LEVELS, type LogLevel } from './core/logger.js';
 import { PACKAGE_ROOT } from './core/package-info.js';
 import type { TlsConfig } from './http/tls.js';
@@ -35,6 +36,24 @@ export interface Config {
   readonly webhook: { readonly timeoutMs: number; readonly maxAttempts: number; readonly backoffMs: number; readonly concurrency: number; readonly logLimit: number };
   readonly endpointPolicy: EndpointPolicy;
   readonly blockPrivateEndpoints: boolean;
+  /**
+   * Reached from elsewhere: PUBLIC_URL names a host that is not loopback. Then the protections
+   * default to on (BLOCK_PRIVATE_ENDPOINTS, ENDPOINT_POLICY=https-only, the limits below); a
+   * variable set explicitly still wins. Redis alone does not make a sandbox hosted.
+   */
+  readonly hosted: boolean;
+  /** Per-account caps and the account-creation rate; 0 = none (a local sandbox's defaults). */
+  readonly limits: {
+    /** POST /sandbox/accounts per client address per hour, while ADMIN_TOKEN is unset. */
+    readonly accountCreationsPerHour: number;
+    readonly subscriptionsPerLocation: number;
+    /** Locations of an account made with POST /sandbox/accounts. */
+    readonly locationsPerAccount: number;
+    /** `water-sandbox listen` streams one account holds open at once on one replica. */
+    readonly openRelays: number;
+  };
+  /** The protection variables that were set, rather than defaulted (the start-up message says which). */
+  readonly protectionsSet: readonly string[];
   readonly logLevel: LogLevel;
   /** Whether a token response is also POSTed to the client's redirect URI, as production documents. */
   readonly tokenDelivery: boolean;
@@ -105,12 +124,28 @@ const schema = z.object({
   WEBHOOK_CONCURRENCY: wholeNumber(1, 10000).optional(), // deliveries in flight at once
   WEBHOOK_LOG_LIMIT: wholeNumber(1, 1000000).optional(), // finished deliveries kept per account
   ENDPOINT_POLICY: oneOf(['https-only', 'https-or-loopback', 'any']).optional(),
-  BLOCK_PRIVATE_ENDPOINTS: boolean.optional(), // refuse loopback and private endpoints
+  BLOCK_PRIVATE_ENDPOINTS: boolean.optional(), // refuse endpoints whose address is not public, at every connection
+  ACCOUNT_CREATION_LIMIT: wholeNumber(0, 1000000).optional(), // POST /sandbox/accounts per client address per hour without ADMIN_TOKEN; 0 = none
+  MAX_SUBSCRIPTIONS_PER_LOCATION: wholeNumber(0, 1000000).optional(), // 0 = no cap
+  MAX_LOCATIONS_PER_ACCOUNT: wholeNumber(1, MAX_GENERATED_LOCATIONS).optional(), // of a generated account
+  MAX_OPEN_RELAYS: wholeNumber(0, 100000).optional(), // listen streams per account at once on a replica; 0 = no cap
   LOG_LEVEL: oneOf(LOG_LEVELS as unknown as [LogLevel, ...LogLevel[]]).optional(),
   TOKEN_DELIVERY: boolean.optional(), // POST token responses to the redirect URI
   SCENARIO: nonEmpty.optional(), // scenario to play at start-up
   SCENARIO_LOCATION_ID: nonEmpty.optional(), // its location (default: the demo account's first)
 });
+
+/** The defaults of a hosted sandbox's limits (a local one has none). */
+export const HOSTED_LIMITS = Object.freeze({ accountCreationsPerHour: 20, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 5 });
+
+/** The variables of the protections a hosted sandbox turns on by default. */
+export const PROTECTION_VARIABLES: readonly string[] = ['BLOCK_PRIVATE_ENDPOINTS', 'ENDPOINT_POLICY', 'ACCOUNT_CREATION_LIMIT', 'MAX_SUBSCRIPTIONS_PER_LOCATION', 'MAX_LOCATIONS_PER_ACCOUNT', 'MAX_OPEN_RELAYS'];
+
+/** localhost, *.localhost, 127.0.0.0/8 and ::1: a PUBLIC_URL there is reached from this machine only. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
+}
 
 /** Every variable loadConfig reads (`water-sandbox serve` has a flag for each). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
@@ -138,6 +173,7 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
   const tls = resolveTls(v, problems, fileExists);
   if (v.SCENARIO_LOCATION_ID && !v.SCENARIO) problems.push('SCENARIO_LOCATION_ID is set but SCENARIO is not: name the scenario to play');
   if (problems.length > 0) throw new ConfigError(problems);
+  const hosted = v.PUBLIC_URL !== undefined && !isLoopbackHost(new URL(v.PUBLIC_URL).hostname);
 
   return Object.freeze({
     port: v.PORT ?? 8080,
@@ -163,12 +199,56 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
       concurrency: v.WEBHOOK_CONCURRENCY ?? 64,
       logLimit: v.WEBHOOK_LOG_LIMIT ?? 1000,
     }),
-    endpointPolicy: v.ENDPOINT_POLICY ?? 'https-or-loopback',
-    blockPrivateEndpoints: v.BLOCK_PRIVATE_ENDPOINTS ?? false,
+    endpointPolicy: v.ENDPOINT_POLICY ?? (hosted ? 'https-only' : 'https-or-loopback'),
+    blockPrivateEndpoints: v.BLOCK_PRIVATE_ENDPOINTS ?? hosted,
+    hosted,
+    limits: Object.freeze({
+      accountCreationsPerHour: v.ACCOUNT_CREATION_LIMIT ?? (hosted ? HOSTED_LIMITS.accountCreationsPerHour : 0),
+      subscriptionsPerLocation: v.MAX_SUBSCRIPTIONS_PER_LOCATION ?? (hosted ? HOSTED_LIMITS.subscriptionsPerLocation : 0),
+      locationsPerAccount: v.MAX_LOCATIONS_PER_ACCOUNT ?? (hosted ? HOSTED_LIMITS.locationsPerAccount : MAX_GENERATED_LOCATIONS),
+      openRelays: v.MAX_OPEN_RELAYS ?? (hosted ? HOSTED_LIMITS.openRelays : 0),
+    }),
+    protectionsSet: Object.freeze(PROTECTION_VARIABLES.filter((name) => present[name] !== undefined)),
     logLevel: v.LOG_LEVEL ?? 'info',
     tokenDelivery: v.TOKEN_DELIVERY ?? true,
     startupScenario: v.SCENARIO ? Object.freeze({ name: v.SCENARIO, locationId: v.SCENARIO_LOCATION_ID ?? null }) : null,
   });
+}
+
+/**
+ * The protections in force and why, for the start-up message: each setting with its value and
+ * whether it was set or is the hosted or local default.
+ */
+export function describeProtections(config: Config, publicUrl: string): string[] {
+  const { limits } = config;
+  const source = (name: string): string => (config.protectionsSet.includes(name) ? 'set' : config.hosted ? 'hosted default' : 'local default');
+  const cap = (n: number, what: string): string => (n === 0 ? 'no cap' : `${n} ${what}`);
+  const creation =
+    config.adminToken !== null
+      ? 'account creation needs ADMIN_TOKEN'
+      : limits.accountCreationsPerHour === 0
+        ? 'account creation open, no rate limit'
+        : `${limits.accountCreationsPerHour} new accounts an hour per client address`;
+  const rows: [string, string, string][] = [
+    ['BLOCK_PRIVATE_ENDPOINTS', String(config.blockPrivateEndpoints), config.blockPrivateEndpoints ? 'webhooks reach public addresses only, checked at every connection' : 'webhooks may reach this machine and its network'],
+    ['ENDPOINT_POLICY', config.endpointPolicy, config.endpointPolicy === 'https-only' ? 'subscription endpoints must be https' : config.endpointPolicy === 'any' ? 'any http(s) endpoint' : 'http only on loopback'],
+    ['ACCOUNT_CREATION_LIMIT', String(limits.accountCreationsPerHour), creation],
+    ['MAX_SUBSCRIPTIONS_PER_LOCATION', String(limits.subscriptionsPerLocation), cap(limits.subscriptionsPerLocation, 'subscriptions per location')],
+    ['MAX_LOCATIONS_PER_ACCOUNT', String(limits.locationsPerAccount), `${limits.locationsPerAccount} locations per generated account`],
+    ['MAX_OPEN_RELAYS', String(limits.openRelays), cap(limits.openRelays, 'listen streams per account on each replica')],
+  ];
+  const host = new URL(publicUrl).host;
+  if (!config.hosted && config.protectionsSet.length === 0) {
+    return [`  security    local (PUBLIC_URL ${host} is loopback): webhooks may reach this machine, nothing is capped; a PUBLIC_URL partners use elsewhere turns the protections on`];
+  }
+  const why = config.hosted
+    ? `hosted: PUBLIC_URL ${host} is not loopback, so the protections are on (a setting you give wins)`
+    : `local: PUBLIC_URL ${host} is loopback; the protections set are on`;
+  const lines = [`  security    ${why}`];
+  if (config.hosted && config.adminToken === null) lines.push('              ADMIN_TOKEN unset: global admin operations are off, account creation is open to anyone (rate limited)');
+  const width = Math.max(...rows.map(([name, value]) => `${name}=${value}`.length));
+  for (const [name, value, meaning] of rows) lines.push(`              ${`${name}=${value}`.padEnd(width)}  ${meaning} (${source(name)})`);
+  return lines;
 }
 
 /** ./<name> when the working directory has it, else the package's own (the shipped demo data). */

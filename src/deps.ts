@@ -78,7 +78,7 @@ export async function buildDeps(config: Config, openedStore: Store, fixtures: Fi
     metrics.observeAttempt(attempt);
     readiness.noteActivity(attempt.accountId);
   };
-  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender, onAttempt }, config.webhook);
+  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender, onAttempt, onShareWait: metrics.countShareWait }, config.webhook);
   return {
     config,
     clock,

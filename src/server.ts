@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fixturesChanged, resetAllAccounts, seedFixtures, sweepIdleAccounts } from './accounts/index.js';
 import { createApp } from './app.js';
 import { SESSION_TTL_MS } from './auth/index.js';
-import type { Config } from './config.js';
+import { describeProtections, type Config } from './config.js';
 import { systemClock } from './core/clock.js';
 import { isServiceUnavailable } from './core/errors.js';
 import { createLogger, type Logger } from './core/logger.js';
@@ -44,6 +44,8 @@ export interface StartupReport {
   reset: boolean;
   seed: number;
   tlsCertificate: string | null;
+  /** The protections in force and why (describeProtections). */
+  protections: string[];
 }
 
 export interface RunningSandbox {
@@ -152,9 +154,18 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
     reset: config.resetOnStart,
     seed: config.seed,
     tlsCertificate: tls?.certFile ?? null,
+    protections: describeProtections(config, deps.urls.publicUrl),
   };
   logger.warn('SANDBOX: this is a sandbox of the water-monitoring API; credentials and data are for testing only');
-  logger.info('listening', { url: `${scheme}://${config.host}:${port}`, port, publicUrl: deps.urls.publicUrl, store: report.store, seed: config.seed, ...(tls ? { tlsCertificate: tls.certFile } : {}) });
+  logger.info('listening', {
+    url: `${scheme}://${config.host}:${port}`,
+    port,
+    publicUrl: deps.urls.publicUrl,
+    store: report.store,
+    seed: config.seed,
+    ...(tls ? { tlsCertificate: tls.certFile } : {}),
+    protections: { hosted: config.hosted, blockPrivateEndpoints: config.blockPrivateEndpoints, endpointPolicy: config.endpointPolicy, adminToken: config.adminToken !== null, ...config.limits },
+  });
 
   if (startupRun) await startStartupRun(deps, startupRun);
 
@@ -264,6 +275,7 @@ export function describeStartup(report: StartupReport): string {
       ? `  listening   on ${report.host} only: other machines cannot reach it (HOST=0.0.0.0, or --host 0.0.0.0, to expose it)`
       : `  listening   on ${report.host}: other machines can reach it (HOST=127.0.0.1 keeps it to this machine)`,
   );
+  lines.push(...report.protections);
   if (report.tlsCertificate) lines.push(`  TLS         self-signed or given certificate at ${report.tlsCertificate}`);
   if (report.fixturesChanged) {
     lines.push(`  NOTE        ${report.fixturesDir} changed since this state was made, and the stored state was kept: reload it with POST /sandbox/admin/reset or start with --reset`);

@@ -20,13 +20,14 @@ export const BENCH_NOW = new Date('2026-03-10T15:30:00Z');
 export const DEMO_API_KEY = 'demo_api_key_for_the_water_monitoring_sandbox';
 export const DEMO_ACCOUNT_ID = '4a2f2cc5-2fd9-48f2-99bb-222913290605';
 
-export async function startSandbox({ env = {}, now = BENCH_NOW } = {}) {
+/** `overrides`: as buildDeps takes them (a sender, a resolver). */
+export async function startSandbox({ env = {}, now = BENCH_NOW, overrides = {} } = {}) {
   const config = loadConfig({ DATA_DIR: ':memory:', LOG_LEVEL: 'silent', ...env });
   const fixtures = await loadFixtures('fixtures');
   const clock = new ManualClock(now);
   const { store } = await openStore(storeOptionsOf(config, { cacheSize: 2000 }), clock);
   const scenarios = await loadScenarios(config.scenariosDir);
-  const deps = await buildDeps(config, store, fixtures, { clock, logger: silentLogger, scenarios });
+  const deps = await buildDeps(config, store, fixtures, { clock, logger: silentLogger, scenarios, ...overrides });
   await seedFixtures(deps);
   const server = createServer(createApp(deps));
   server.listen(0, '127.0.0.1');

@@ -106,7 +106,11 @@ export const createAccountOp = operation({
   guard: 'admin',
   body: { schema: AccountCreate, required: false, example: { seed: 7, locations: 2 } },
   responses: { 201: { description: 'The account, its API key, a login user and its locations.', schema: CreatedAccount } },
-  errors: { 400: 'invalid_parameter: seed, locations or name is not valid, or an unknown field.' },
+  errors: {
+    400: 'invalid_parameter: seed, locations or name is not valid, or an unknown field.',
+    409: 'limit_reached: more locations than MAX_LOCATIONS_PER_ACCOUNT allows (a hosted sandbox: 5 by default).',
+    429: 'rate_limited: this client address created ACCOUNT_CREATION_LIMIT accounts this hour (a hosted sandbox without ADMIN_TOKEN: 20 by default); Retry-After says when to try again.',
+  },
 });
 
 export const listAccountsOp = operation({
@@ -118,7 +122,7 @@ export const listAccountsOp = operation({
   guard: 'admin',
   query: AdminAccountsQuery,
   responses: { 200: { description: 'A page of accounts.', schema: AdminAccounts } },
-  errors: { 400: 'invalid_parameter: limit is not valid.' },
+  errors: { 400: 'invalid_parameter: limit is not valid.', 403: 'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN has its global admin operations off.' },
 });
 
 export const resetAllOp = operation({
@@ -130,6 +134,7 @@ export const resetAllOp = operation({
   tags,
   guard: 'admin',
   responses: { 200: { description: 'How many accounts there are now.', schema: z.strictObject({ reset: z.literal('all'), accounts: z.int().min(0) }) } },
+  errors: { 403: 'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN has its global admin operations off.' },
 });
 
 export const resetAccountOp = operation({

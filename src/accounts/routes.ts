@@ -2,7 +2,7 @@ import type { RequestHandler, Router } from 'express';
 
 import { expireAccessTokens, secretsEqual } from '../auth/index.js';
 import { accountNowMs } from '../clock/index.js';
-import { notFound } from '../core/errors.js';
+import { AppError, capReached, notFound, rateLimited } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
@@ -15,7 +15,34 @@ import { createAccountOp, DEFAULT_ADMIN_PAGE, expireTokensOp, listAccountsOp, re
 
 export interface AccountsDeps extends LifecycleDeps {
   ids: Ids;
-  config: LifecycleDeps['config'] & { readonly seed: number; readonly adminToken: string | null };
+  config: LifecycleDeps['config'] & {
+    readonly seed: number;
+    readonly adminToken: string | null;
+    readonly hosted: boolean;
+    readonly limits: { readonly accountCreationsPerHour: number; readonly locationsPerAccount: number };
+  };
+}
+
+const CREATION_WINDOW_MS = 3_600_000;
+
+/**
+ * ACCOUNT_CREATION_LIMIT: while account creation is open (no ADMIN_TOKEN), each client address
+ * may create this many accounts per hour (fixed windows of the process clock, counted in the
+ * store, so one limit across replicas); 0 = none.
+ */
+async function checkCreationRate(deps: AccountsDeps, address: string): Promise<void> {
+  const limit = deps.config.limits.accountCreationsPerHour;
+  if (limit === 0 || deps.config.adminToken !== null) return;
+  const nowMs = deps.clock.now().getTime();
+  const window = Math.floor(nowMs / CREATION_WINDOW_MS);
+  const count = await deps.store.counters.increment(`account-create:${address}:${window}`, CREATION_WINDOW_MS);
+  if (count <= limit) return;
+  const retryAfter = Math.max(1, Math.ceil(((window + 1) * CREATION_WINDOW_MS - nowMs) / 1000));
+  throw rateLimited(
+    'ACCOUNT_CREATION_LIMIT',
+    `Too many accounts created from this address: this sandbox allows ${limit} an hour (ACCOUNT_CREATION_LIMIT=${limit}); try again in ${retryAfter} s, or ask its operator for the ADMIN_TOKEN`,
+    retryAfter,
+  );
 }
 
 /** Global operations: open when ADMIN_TOKEN is unset, otherwise they need `Authorization: Bearer $ADMIN_TOKEN`. */
@@ -45,15 +72,38 @@ async function createGeneratedAccount(deps: AccountsDeps, input: Parameters<type
   }
 }
 
+/**
+ * The global admin calls (every account listed, every account reset): behind ADMIN_TOKEN when it
+ * is set; open on a local sandbox without it; off on a hosted one without it, where anyone could
+ * otherwise reset every partner's account.
+ */
+function requireAdminOperation(deps: Pick<AccountsDeps, 'config'>): RequestHandler {
+  const admin = requireAdmin(deps);
+  return (req, res, next) => {
+    if (deps.config.adminToken === null && deps.config.hosted) {
+      throw new AppError(403, 'admin_disabled', 'This sandbox is hosted (its PUBLIC_URL is not loopback) and has no ADMIN_TOKEN, so its global admin operations are off; its operator can set ADMIN_TOKEN to use them', {
+        headers: { 'WWW-Authenticate': 'Bearer realm="water-sandbox"' },
+      });
+    }
+    admin(req, res, next);
+  };
+}
+
 /** Account creation and the global admin calls: mounted before account authentication. */
 export function accountsAdminRouter(deps: AccountsDeps): Router {
   const api = operationRouter('/sandbox');
   const admin = requireAdmin(deps);
+  const adminOperation = requireAdminOperation(deps);
 
   api.handle(
     createAccountOp,
-    async ({ body }, _req, res) => {
-      const { seed = deps.config.seed, locations: locationCount = 2, name } = body();
+    async ({ body }, req, res) => {
+      const { seed = deps.config.seed, locations: locationCount = Math.min(2, deps.config.limits.locationsPerAccount), name } = body();
+      const cap = deps.config.limits.locationsPerAccount;
+      if (locationCount > cap) {
+        throw capReached('MAX_LOCATIONS_PER_ACCOUNT', `locations must be at most ${cap} on this sandbox (MAX_LOCATIONS_PER_ACCOUNT=${cap}); got ${locationCount}`, 'locations');
+      }
+      await checkCreationRate(deps, req.ip ?? 'unknown');
       const { doc, password } = await createGeneratedAccount(deps, { seed, locationCount, ...(name === undefined ? {} : { name }) });
       const user = doc.users[0]!;
       res.status(201).json({
@@ -94,7 +144,7 @@ export function accountsAdminRouter(deps: AccountsDeps): Router {
       const accounts = listed.filter((a) => a !== null);
       res.json({ total: await deps.store.accounts.count(), accounts, next: page.next });
     },
-    admin,
+    adminOperation,
   );
 
   api.handle(
@@ -103,7 +153,7 @@ export function accountsAdminRouter(deps: AccountsDeps): Router {
       const { accounts } = await resetAllAccounts(deps);
       res.json({ reset: 'all', accounts });
     },
-    admin,
+    adminOperation,
   );
 
   return api.done();

@@ -43,6 +43,31 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
+/**
+ * A request refused by a limit (a rate, a cap on what an account holds, the body size): `limit`
+ * is the setting that names it (ACCOUNT_CREATION_LIMIT, MAX_SUBSCRIPTIONS_PER_LOCATION, ...). The
+ * central error handler counts it in /metrics and logs it at warn.
+ */
+export class LimitError extends AppError {
+  constructor(
+    status: 409 | 413 | 429,
+    code: string,
+    message: string,
+    readonly limit: string,
+    options: { details?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(status, code, message, options);
+  }
+}
+
+/** 409: a cap on what an account may hold is reached. The message names the cap's setting; `parameter`, the input asking for more. */
+export const capReached = (limit: string, message: string, parameter?: string): LimitError =>
+  new LimitError(409, 'limit_reached', message, limit, parameter === undefined ? {} : { details: { parameter } });
+
+/** 429 with Retry-After: a rate is exceeded until its window ends. The message names the setting. */
+export const rateLimited = (limit: string, message: string, retryAfterSeconds: number): LimitError =>
+  new LimitError(429, 'rate_limited', message, limit, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+
 /** Whether background work failed only because the store is unreachable (already reported by the store, so not logged again). */
 export const isServiceUnavailable = (error: unknown): boolean => error instanceof ServiceUnavailableError;
 

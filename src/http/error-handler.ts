@@ -1,14 +1,24 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 
-import { AppError, OAuthError } from '../core/errors.js';
+import { AppError, LimitError, OAuthError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { fromBodyParsing } from './json-body.js';
 import { fromParameterDecoding } from './percent-encoding.js';
+import { maybeAuthOf } from './request-context.js';
 
-/** The only place error bodies are shaped. /v1 and /sandbox: {error, message, ...details}; the token endpoint: RFC 6749 {error, error_description}. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+/**
+ * The only place error bodies are shaped. /v1 and /sandbox: {error, message, ...details}; the
+ * token endpoint: RFC 6749 {error, error_description}. A request refused by a limit (a LimitError,
+ * or a body over the size limit) is told to `onLimited` (the /metrics counter) and logged at warn.
+ */
+export function errorHandler(logger: Logger, onLimited: (limit: string) => void = () => undefined): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const appError = error instanceof AppError ? error : (fromBodyParsing(error) ?? fromParameterDecoding(error));
+    const limit = appError instanceof LimitError ? appError.limit : appError?.status === 413 ? 'BODY_LIMIT' : null;
+    if (limit !== null) {
+      onLimited(limit);
+      logger.warn('request refused by a limit', { limit, status: appError?.status, method: req.method, path: req.path, accountId: maybeAuthOf(res)?.accountId, address: req.ip });
+    }
     if (res.headersSent) {
       logger.error('error after the response started', { path: req.path, err: error });
       res.end();

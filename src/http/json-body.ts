@@ -12,6 +12,30 @@ const MAX_FORM_PARAMETERS = 1000;
 /** application/json and any application/<something>+json. */
 const isJsonMediaType = (contentType: string): boolean => /^\s*application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType);
 
+const isFormMediaType = (contentType: string): boolean => /^\s*application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType);
+
+/** The 413 of a body over the limit (what body-parser's own 413 becomes too, see fromBodyParsing). */
+const tooLarge = (limit: number): AppError => new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes`);
+
+/**
+ * Reads a body nobody parses to its end and drops it, then goes on, or answers 413 when it was
+ * over `limit` (`over`: it said so itself). Read to its end before answering: a server that
+ * answers and closes while the client is still sending makes the client see a reset instead of
+ * the answer. A client that goes away meanwhile gets nothing: there is no one to answer.
+ */
+function drain(req: Request, limit: number, next: (error?: unknown) => void, over = false): void {
+  let size = 0;
+  let tooBig = over;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.byteLength;
+    if (size > limit) tooBig = true;
+  });
+  finished(req, (error) => {
+    if (error === undefined || error === null) next(tooBig ? tooLarge(limit) : undefined);
+  });
+  req.resume();
+}
+
 function hasBody(req: Request): boolean {
   if (req.headers['transfer-encoding'] !== undefined) return true;
   const length = req.headers['content-length'];
@@ -56,11 +80,12 @@ function notJson(contentType: string): AppError {
  * empty one is no body. Elsewhere (the login forms, the token endpoint) form bodies are read
  * as well. Either way a JSON body nested deeper than MAX_JSON_DEPTH is a 400.
  */
-export function parseBodies(options: { limit: string; jsonOnlyUnder: string[] }): RequestHandler {
+export function parseBodies(options: { limitBytes: number; jsonOnlyUnder: string[] }): RequestHandler {
   const jsonOnly = new RegExp(`^(${options.jsonOnlyUnder.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(/|$)`, 'i');
-  const readJson = express.json({ limit: options.limit, type: () => true, strict: false });
-  const readForm = express.urlencoded({ limit: options.limit, extended: false, parameterLimit: MAX_FORM_PARAMETERS });
-  const readBytes = express.raw({ limit: options.limit, type: () => true });
+  const limit = options.limitBytes;
+  const readJson = express.json({ limit, type: () => true, strict: false });
+  const readForm = express.urlencoded({ limit, extended: false, parameterLimit: MAX_FORM_PARAMETERS });
+  const readBytes = express.raw({ limit, type: () => true });
 
   const json: RequestHandler = (req, res, next) =>
     readJson(req, res, (error?: unknown) => {
@@ -74,22 +99,14 @@ export function parseBodies(options: { limit: string; jsonOnlyUnder: string[] })
     });
 
   return (req, res, next) => {
-    if (req.method === 'GET' || req.method === 'HEAD') {
-      if (!hasBody(req)) return next();
-      // Read to its end (and dropped) before answering: a server that answers and closes while
-      // the client is still sending makes the client see a reset instead of the answer. A client
-      // that goes away meanwhile gets nothing: there is no one to answer.
-      finished(req, (error) => {
-        if (error === undefined || error === null) next();
-      });
-      req.resume();
-      return;
-    }
+    // Over the limit by its own account: refused before a byte is parsed, whatever its type.
+    if (Number(req.headers['content-length']) > limit) return drain(req, limit, next, true);
+    if (req.method === 'GET' || req.method === 'HEAD') return hasBody(req) ? drain(req, limit, next) : next();
     const contentType = req.headers['content-type'];
     // Many scripts send JSON without declaring it.
     if (contentType === undefined) return hasBody(req) ? json(req, res, next) : next();
     if (isJsonMediaType(contentType)) return json(req, res, next);
-    if (!jsonOnly.test(req.path)) return readForm(req, res, next);
+    if (!jsonOnly.test(req.path)) return isFormMediaType(contentType) ? readForm(req, res, next) : hasBody(req) ? drain(req, limit, next) : next();
     if (!hasBody(req)) return next();
     if (req.headers['transfer-encoding'] === undefined) return next(notJson(contentType));
     // A chunked body may still turn out empty; read it to know.
@@ -121,7 +138,7 @@ export function fromBodyParsing(error: unknown): AppError | null {
     case 'entity.parse.failed':
       return new AppError(400, 'invalid_json', `The request body is not valid JSON: ${error.message}`);
     case 'entity.too.large':
-      return new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${limit ?? 'the allowed'} bytes`);
+      return limit === undefined ? new AppError(413, 'payload_too_large', 'The request body exceeds the allowed size') : tooLarge(limit);
     case 'parameters.too.many':
       return new AppError(413, 'payload_too_large', `The form body has more than ${MAX_FORM_PARAMETERS} parameters`);
     case 'charset.unsupported':

@@ -27,8 +27,8 @@ export interface Metrics {
   readonly countRefusedEndpoint: (refusal: { rule: string; range: string; at: 'subscription' | 'connection' }) => void;
   /** Counts a request refused by a limit (a rate, a cap, the body size), by the setting that names it. */
   readonly countLimited: (rule: string) => void;
-  /** Counts a wait of due deliveries for their account's or origin's share of the delivery slots. */
-  readonly countShareWait: (share: 'account' | 'origin') => void;
+  /** Counts a wait of due deliveries because their account holds its whole share of the delivery slots. */
+  readonly countShareWait: () => void;
   /** The whole exposition, with the gauges read from the store now. */
   render(): Promise<{ contentType: string; body: string }>;
   /** Adds Node's process metrics (heap, event loop lag, GC): for a running server, not for every test app. */
@@ -66,9 +66,8 @@ export function createMetrics(sources: { store: Store; clock: Clock }): Metrics 
   });
   const limited = new Counter({ name: 'sandbox_limited_requests_total', help: 'Requests refused by a limit (a rate, a cap or the body size), by the setting that names it', labelNames: ['rule'], registers: [registry] });
   const shareWaits = new Counter({
-    name: 'sandbox_webhook_share_waits_total',
-    help: "Times due deliveries waited because their account's (or origin's) share of the delivery slots was in use",
-    labelNames: ['share'],
+    name: 'sandbox_webhook_account_share_waits_total',
+    help: "Times an account's due deliveries waited because it held its whole share of this replica's delivery slots",
     registers: [registry],
   });
   const accounts = new Gauge({ name: 'sandbox_accounts', help: 'Accounts stored', registers: [registry] });
@@ -114,7 +113,7 @@ export function createMetrics(sources: { store: Store; clock: Clock }): Metrics 
     },
     countRefusedEndpoint: (refusal) => refusedEndpoints.inc(refusal),
     countLimited: (rule) => limited.inc({ rule }),
-    countShareWait: (share) => shareWaits.inc({ share }),
+    countShareWait: () => shareWaits.inc(),
     render: async () => {
       const nowMs = sources.clock.now().getTime();
       const [count, queue] = await Promise.all([sources.store.accounts.count(), sources.store.deliveries.queue(nowMs)]);

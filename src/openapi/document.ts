@@ -118,9 +118,10 @@ function commonErrors(op: Operation): Record<string, { description: string; head
     400: { description: 'invalid_percent_encoding: the path or the query is not valid percent-encoding.' },
   };
   const readsBody = op.method !== 'get';
+  // Every route bounds a body, one a GET does not read included.
+  errors['413'] = { description: readsBody ? 'payload_too_large: the body is over 100 kB (or a form has over 1000 fields).' : 'payload_too_large: a body is sent, and it is over 100 kB.' };
   if (readsBody) {
     errors['400']!.description += ' invalid_json: the body does not parse, or nests more than 64 levels. invalid_body / request_aborted: the body was cut short.';
-    errors['413'] = { description: 'payload_too_large: the body is over 100 kB (or a form has over 1000 fields).' };
     errors['415'] = {
       description: op.body?.form
         ? 'unsupported_media_type: the body\'s charset or Content-Encoding cannot be read.'

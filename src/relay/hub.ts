@@ -40,6 +40,7 @@ export interface RelayDeps {
  */
 export class RelayHub {
   readonly #open = new Set<() => void>();
+  readonly #openByAccount = new Map<string, number>();
 
   constructor(
     private readonly deps: RelayDeps,
@@ -133,10 +134,24 @@ export class RelayHub {
     await this.deps.store.events.publish(replyChannel(relayId, requestId), answer);
   }
 
-  /** Registers an open `listen` stream, ended by `closeAll` at shutdown; returns the function that forgets it. */
-  track(close: () => void): () => void {
+  /** Registers an open `listen` stream of the account, ended by `closeAll` at shutdown; returns the function that forgets it. */
+  track(accountId: string, close: () => void): () => void {
     this.#open.add(close);
-    return () => this.#open.delete(close);
+    this.#openByAccount.set(accountId, this.openStreams(accountId) + 1);
+    let tracked = true;
+    return () => {
+      if (!tracked) return;
+      tracked = false;
+      this.#open.delete(close);
+      const left = this.openStreams(accountId) - 1;
+      if (left > 0) this.#openByAccount.set(accountId, left);
+      else this.#openByAccount.delete(accountId);
+    };
+  }
+
+  /** The account's `listen` streams open on this replica. */
+  openStreams(accountId: string): number {
+    return this.#openByAccount.get(accountId) ?? 0;
   }
 
   /** Ends every `listen` stream of this replica (shutdown: the CLIs reconnect to another replica or wait). */

@@ -88,7 +88,10 @@ export const relayRequestsOp = operation({
   guard: 'account',
   sandbox: SANDBOX,
   responses: { 200: { description: 'The stream, open until the client leaves.', eventStream: true } },
-  errors: { 404: 'relay_not_found: no such relay in this account.' },
+  errors: {
+    404: 'relay_not_found: no such relay in this account.',
+    409: 'limit_reached: the account holds MAX_OPEN_RELAYS streams open on this replica already (a hosted sandbox: 5 by default).',
+  },
 });
 
 export const relayReplyOp = operation({

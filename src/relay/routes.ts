@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from 'express';
 
-import { AppError, invalidParameter, notFound } from '../core/errors.js';
+import { AppError, capReached, invalidParameter, notFound } from '../core/errors.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import { DEFAULT_RELAY_NAME, type RelayHub } from './hub.js';
@@ -10,7 +10,7 @@ import { describeMissingAnswer } from './sender.js';
 
 export interface RelayRoutesDeps {
   relays: RelayHub;
-  config: { readonly webhook: { readonly timeoutMs: number } };
+  config: { readonly webhook: { readonly timeoutMs: number }; readonly limits: { readonly openRelays: number } };
 }
 
 /** A comment line down an idle stream this often, so proxies keep it open and the CLI notices a dead one. */
@@ -41,6 +41,19 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
   api.handle(relayRequestsOp, async ({ params }, _req, res) => {
     const { accountId } = authOf(res);
     const relayId = ownedRelay(deps, accountId, params.relayId);
+    // A stream holds a subscription to the event bus and a connection for as long as it is open.
+    const cap = deps.config.limits.openRelays;
+    if (cap > 0 && deps.relays.openStreams(accountId) >= cap) {
+      throw capReached('MAX_OPEN_RELAYS', `This account has ${cap} water-sandbox listen streams open on this sandbox, the most it allows (MAX_OPEN_RELAYS=${cap}); stop one before starting another`);
+    }
+    // Counted from here until the connection closes, whenever that is.
+    const untrack = deps.relays.track(accountId, () => res.end());
+    let closed = false;
+    let stop = (): void => {
+      closed = true;
+      untrack();
+    };
+    res.on('close', () => stop());
     res.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -50,13 +63,16 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
     res.flushHeaders();
     const send = (event: string, data: unknown): void => void res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     const detach = await deps.relays.attach(relayId, (request: RelayRequest) => send('request', request));
+    if (closed) {
+      void detach();
+      return;
+    }
     const ping = setInterval(() => res.write(': ping\n\n'), RELAY_PING_MS).unref();
-    const untrack = deps.relays.track(() => res.end());
-    res.on('close', () => {
+    stop = () => {
       clearInterval(ping);
       untrack();
       void detach();
-    });
+    };
     send('ready', { relayId, endpoint: deps.relays.endpointOf(relayId) });
   });
 

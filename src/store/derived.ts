@@ -51,6 +51,23 @@ export function nextRunDueMs(doc: DeepReadonly<AccountDoc>): number | null {
 /** When the delivery's next attempt falls due on the account clock, or null when none will be made. */
 export const deliveryDueMs = (delivery: DeepReadonly<DeliveryRecord>): number | null => (delivery.state === 'pending' ? delivery.dueAtMs : null);
 
+const origins = new Map<string, string>();
+const MAX_CACHED_ORIGINS = 10_000;
+
+/**
+ * The origin a delivery's target counts against for the dispatcher's per-origin share, and
+ * what DeliveryStore.due skips (memoised: parsing URLs is on the dispatcher's hot path).
+ */
+export function originOf(target: string): string {
+  let origin = origins.get(target);
+  if (origin === undefined) {
+    origin = URL.canParse(target) ? new URL(target).origin : target;
+    if (origins.size >= MAX_CACHED_ORIGINS) origins.clear();
+    origins.set(target, origin);
+  }
+  return origin;
+}
+
 export const earliest = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.min(a, b));
 
 /**

@@ -152,9 +152,11 @@ export interface DeliveryStore {
   update<T>(accountId: string, deliveryId: string, change: (record: DeliveryRecord) => T): Promise<T | null>;
   /**
    * Pending deliveries due at `nowMs` on the account's clock that nobody has claimed, oldest
-   * due first, at most `limit`.
+   * due first, at most `limit`, leaving out those whose target's origin (see originOf) is in
+   * `skipOrigins`: the dispatcher's full origins, so that the deliveries of a slow one never
+   * fill the answer and hide those of a healthy one.
    */
-  due(accountId: string, nowMs: number, limit: number): Promise<DeliveryRecord[]>;
+  due(accountId: string, nowMs: number, limit: number, skipOrigins?: readonly string[]): Promise<DeliveryRecord[]>;
   /**
    * Claims a delivery for `leaseMs` (real time): true when `owner` got it. Nobody else gets it
    * until it is updated, released, or the lease ends, so each attempt is made by one replica,

@@ -19,8 +19,9 @@ export const createSubscriptionOp = operation({
   body: { schema: SubscriptionCreate, required: true, example: { endpoint: 'https://example.com/hooks' } },
   responses: { 200: { description: 'The subscription, pending.', schema: Subscription, example } },
   errors: {
-    400: 'invalid_parameter: endpoint is missing, not an absolute URL, or not allowed by ENDPOINT_POLICY.',
+    400: 'invalid_parameter: endpoint is missing, not an absolute URL, or not allowed by ENDPOINT_POLICY or BLOCK_PRIVATE_ENDPOINTS.',
     404: 'not_found: no such location in this account.',
+    409: 'limit_reached (SANDBOX): the location has MAX_SUBSCRIPTIONS_PER_LOCATION subscriptions already (a hosted sandbox: 20 by default).',
   },
   sandbox:
     'Plain http endpoints are accepted on localhost, 127.0.0.1 and [::1] (ENDPOINT_POLICY=https-or-loopback, the default); production requires https. ' +

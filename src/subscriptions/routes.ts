@@ -2,7 +2,7 @@ import type { Router } from 'express';
 
 import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
-import { conflict, notFound } from '../core/errors.js';
+import { capReached, conflict, notFound } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Metrics } from '../http/metrics.js';
@@ -34,7 +34,12 @@ export interface SubscriptionsDeps {
   ids: Ids;
   dispatcher: Dispatcher;
   urls: { readonly publicUrl: string };
-  config: { readonly confirmationTokenTtlSeconds: number; readonly endpointPolicy: EndpointPolicy; readonly blockPrivateEndpoints: boolean };
+  config: {
+    readonly confirmationTokenTtlSeconds: number;
+    readonly endpointPolicy: EndpointPolicy;
+    readonly blockPrivateEndpoints: boolean;
+    readonly limits: { readonly subscriptionsPerLocation: number };
+  };
   /** Recognises the sandbox's relay endpoints (`water-sandbox listen`). */
   relays?: { classifyEndpoint(accountId: string, url: URL): 'own' | 'foreign' | null };
   /** Judges the address an endpoint's host resolves to (BLOCK_PRIVATE_ENDPOINTS). */
@@ -110,6 +115,15 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
       if (existing) {
         if (existing.status === 'pending') queueConfirmation(deps, d, tx, existing, { checkReceiver: false });
         return existing;
+      }
+      // SANDBOX: a hosted sandbox caps what one partner's location fans out to (MAX_SUBSCRIPTIONS_PER_LOCATION); production documents no cap.
+      const cap = deps.config.limits.subscriptionsPerLocation;
+      const held = d.subscriptions.filter((s) => s.locationId === locationId).length;
+      if (cap > 0 && held >= cap) {
+        throw capReached(
+          'MAX_SUBSCRIPTIONS_PER_LOCATION',
+          `This location has ${held} subscriptions, the most this sandbox allows (MAX_SUBSCRIPTIONS_PER_LOCATION=${cap}); delete one (DELETE /v1/subscriptions/{subscriptionId}) before adding another`,
+        );
       }
       const created: SubscriptionRecord = { subscriptionId, accountId, locationId, endpoint, status: 'pending', createdAt: new Date(accountNowMs(deps.clock, d.clock)).toISOString() };
       d.subscriptions.push(created);

@@ -7,10 +7,12 @@ import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import { publishAccountEvent } from '../live/index.js';
 import type { DeepReadonly, DeliveryAttempt, DeliveryDrill, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
+import { originOf } from '../store/derived.js';
 import type { Store } from '../store/store.js';
 import { ADDRESS_RULE } from './address-policy.js';
 import { assessAnswer } from './assess.js';
 import type { WebhookSender } from './sender.js';
+import { DeliverySlots, signal } from './slots.js';
 
 export interface NewDelivery {
   accountId: string;
@@ -45,6 +47,8 @@ export interface DispatcherDeps {
   sender: WebhookSender;
   /** Told of each recorded attempt (metrics, readiness). */
   onAttempt?: (attempt: RecordedAttempt) => void;
+  /** Told each time due deliveries wait because their account holds its whole share of the slots (metrics). */
+  onShareWait?: () => void;
 }
 
 /** An attempt as recorded: `state` is the delivery's state after it (pending: a retry is scheduled). */
@@ -69,20 +73,8 @@ const maxAttemptsOf = (kind: DeliveryKind, configured: number): number => (kind 
 
 // While another replica holds due deliveries of an account, runDue waits for them this often.
 const CLAIMED_ELSEWHERE_POLL_MS = 50;
-
-const origins = new Map<string, string>();
-const MAX_CACHED_ORIGINS = 10_000;
-
-/** The origin a target counts against for the per-origin bound (memoised: parsing URLs is the hot path). */
-function originOf(target: string): string {
-  let origin = origins.get(target);
-  if (origin === undefined) {
-    origin = URL.canParse(target) ? new URL(target).origin : target;
-    if (origins.size >= MAX_CACHED_ORIGINS) origins.clear();
-    origins.set(target, origin);
-  }
-  return origin;
-}
+/** An account waiting for its share of the slots is logged at most this often. */
+const SHARE_WARNING_INTERVAL_MS = 60_000;
 
 /** The same request as `original`, as a new delivery; with `sameDeliveryId`, sent as a duplicate of it (its X-Sandbox-Delivery-Id). */
 export function redeliveryOf(original: DeepReadonly<DeliveryRecord>, options: { sameDeliveryId?: boolean; drill?: DeliveryDrill } = {}): NewDelivery {
@@ -107,18 +99,20 @@ export function redeliveryOf(original: DeepReadonly<DeliveryRecord>, options: { 
  * no special handling: the next `runDue` finds the work. Each attempt is claimed in the store
  * first, so with several replicas exactly one of them makes it.
  *
- * At most `concurrency` attempts are in flight in this process, and at most a quarter of them
- * to one origin, so a slow or hanging endpoint (each attempt is cut at `timeoutMs`) never
- * holds up the others.
+ * At most `concurrency` attempts are in flight in this process, shared between accounts and
+ * origins (see DeliverySlots), so that a slow or hanging endpoint (each attempt is cut at
+ * `timeoutMs`), or one account's fan-out, never holds up the others.
  */
 export class Dispatcher implements DueWork {
   /** Who this process is, in the store's claims. */
   readonly owner: string;
   readonly #inFlight = new Map<string, Promise<void>>();
-  readonly #perOrigin = new Map<string, number>();
+  readonly #slots: DeliverySlots;
   readonly #running = new Map<string, Promise<void>>();
   readonly #again = new Set<string>();
-  readonly #perOriginLimit: number;
+  /** Per account, what a kick resolves: a round waiting for slots looks again at once for the new work. */
+  readonly #kicked = new Map<string, ReturnType<typeof signal>>();
+  readonly #shareWarnedAt = new Map<string, number>();
   readonly #leaseMs: number;
   #stopped = false;
 
@@ -126,7 +120,7 @@ export class Dispatcher implements DueWork {
     private readonly deps: DispatcherDeps,
     private readonly options: DispatcherOptions,
   ) {
-    this.#perOriginLimit = Math.max(1, Math.ceil(options.concurrency / 4));
+    this.#slots = new DeliverySlots(options.concurrency);
     // Long enough for one attempt and its recording; a replica that dies holds nothing longer.
     this.#leaseMs = options.timeoutMs + 10_000;
     this.owner = `${hostname()}:${process.pid}:${deps.ids.secret(6)}`;
@@ -172,6 +166,8 @@ export class Dispatcher implements DueWork {
     if (this.#stopped) return;
     if (this.#running.has(accountId)) {
       this.#again.add(accountId);
+      this.#kicked.get(accountId)?.fire();
+      this.#kicked.delete(accountId);
       return;
     }
     const run = this.runDue(accountId)
@@ -203,13 +199,11 @@ export class Dispatcher implements DueWork {
       const doc = await this.deps.store.accounts.get(accountId);
       if (!doc) break;
       const nowMs = accountNowMs(this.deps.clock, doc.clock);
-      const free = this.options.concurrency - this.#inFlight.size;
-      if (free <= 0) {
-        await Promise.race(this.#inFlight.values());
-        continue;
-      }
-      const candidates = await this.deps.store.deliveries.due(accountId, nowMs, free * 4);
-      // Pick what the bounds allow, then claim them all at once (a networked store pipelines the
+      const free = this.#slots.freeFor(accountId);
+      const fullOrigins = this.#slots.fullOrigins();
+      // The deliveries of origins that hold all their slots are left out, so they never fill the answer.
+      const candidates = free > 0 ? await this.deps.store.deliveries.due(accountId, nowMs, free * 4, fullOrigins) : [];
+      // Pick what the shares allow, then claim them all at once (a networked store pipelines the
       // claims), and only while still due: another replica may have attempted and rescheduled one
       // since `due` answered.
       const picked = this.#pick(candidates, free);
@@ -218,8 +212,7 @@ export class Dispatcher implements DueWork {
       for (const [i, candidate] of picked.entries()) {
         if (!claimed[i]) continue;
         const origin = originOf(candidate.target);
-        const fits = this.#inFlight.size < this.options.concurrency && (this.#perOrigin.get(origin) ?? 0) < this.#perOriginLimit;
-        if (this.#stopped || this.#inFlight.has(candidate.deliveryId) || !fits) {
+        if (this.#stopped || this.#inFlight.has(candidate.deliveryId) || !this.#slots.fits(accountId, origin)) {
           // Stopping, already under way here, or other rounds took the slots meanwhile: back to the queue at once, not at the lease's end.
           await this.deps.store.deliveries.release(accountId, candidate.deliveryId, this.owner);
           continue;
@@ -230,17 +223,21 @@ export class Dispatcher implements DueWork {
         startedNow++;
       }
       if (startedNow > 0) continue;
-      // An attempt of this round may add work (a receiver check) or free a slot of its origin.
+      // Deliveries left waiting because the account holds its whole share: counted, and told to the operator.
+      if (free <= 0 && this.#slots.accountShareFull(accountId) && (await this.deps.store.deliveries.due(accountId, nowMs, 1)).length > 0) this.#noteShareWait(accountId);
+      // An attempt of this round may add work (a receiver check) or free a slot.
       if (mine.size > 0) {
-        await Promise.race(mine);
-        continue;
-      }
-      if (candidates.length > 0 && this.#inFlight.size > 0) {
-        await Promise.race(this.#inFlight.values());
+        await this.#progress(accountId);
         continue;
       }
       const next = await this.deps.store.deliveries.nextDueMs(accountId);
-      if (next === null || next > nowMs || waitedMs >= this.#leaseMs) break;
+      if (next === null || next > nowMs) break;
+      // Due now, yet nothing started: a share of the slots is in use here, or another replica holds the deliveries.
+      if (this.#inFlight.size > 0) {
+        await this.#progress(accountId);
+        continue;
+      }
+      if (waitedMs >= this.#leaseMs) break;
       // Due, but claimed by another replica: its attempt will be recorded within the lease.
       await new Promise((resolve) => setTimeout(resolve, CLAIMED_ELSEWHERE_POLL_MS));
       waitedMs += CLAIMED_ELSEWHERE_POLL_MS;
@@ -248,19 +245,45 @@ export class Dispatcher implements DueWork {
     await Promise.all(mine);
   }
 
-  /** The candidates that fit the free slots and the per-origin bound now, in order. */
+  /** The candidates that fit the account's free slots and the origins' shares now, in order. */
   #pick(candidates: readonly DeliveryRecord[], free: number): DeliveryRecord[] {
     const picked: DeliveryRecord[] = [];
     const perOrigin = new Map<string, number>();
     for (const candidate of candidates) {
       if (picked.length >= free) break;
       const origin = originOf(candidate.target);
-      const busy = (this.#perOrigin.get(origin) ?? 0) + (perOrigin.get(origin) ?? 0);
-      if (this.#inFlight.has(candidate.deliveryId) || busy >= this.#perOriginLimit) continue;
+      const busy = this.#slots.heldByOrigin(origin) + (perOrigin.get(origin) ?? 0);
+      if (this.#inFlight.has(candidate.deliveryId) || busy >= this.#slots.originLimit) continue;
       perOrigin.set(origin, (perOrigin.get(origin) ?? 0) + 1);
       picked.push(candidate);
     }
     return picked;
+  }
+
+  /** Resolves when a slot is given back, or when the account is kicked (new work). */
+  #progress(accountId: string): Promise<void> {
+    let kicked = this.#kicked.get(accountId);
+    if (!kicked) {
+      kicked = signal();
+      this.#kicked.set(accountId, kicked);
+    }
+    return Promise.race([this.#slots.whenFreed(), kicked.promise]);
+  }
+
+  /** Counts a wait for the account's share, and tells the operator (at most once a minute per account). */
+  #noteShareWait(accountId: string): void {
+    this.deps.onShareWait?.();
+    const nowMs = this.deps.clock.now().getTime();
+    const last = this.#shareWarnedAt.get(accountId);
+    if (last !== undefined && nowMs - last < SHARE_WARNING_INTERVAL_MS) return;
+    if (this.#shareWarnedAt.size >= 10_000) this.#shareWarnedAt.clear();
+    this.#shareWarnedAt.set(accountId, nowMs);
+    this.deps.logger.warn('webhook deliveries of an account wait for its share of the delivery slots', {
+      accountId,
+      inFlight: this.#slots.heldBy(accountId),
+      share: this.#slots.shareOf(accountId),
+      concurrency: this.options.concurrency,
+    });
   }
 
   /** When the account's next pending attempt falls due (ms on its clock), or null. */
@@ -302,16 +325,14 @@ export class Dispatcher implements DueWork {
   }
 
   #start(accountId: string, delivery: DeliveryRecord, origin: string): Promise<void> {
-    this.#perOrigin.set(origin, (this.#perOrigin.get(origin) ?? 0) + 1);
+    this.#slots.take(accountId, origin);
     const promise = this.#attempt(accountId, delivery)
       .catch((error: unknown) => {
         this.deps.logger.error('webhook attempt crashed', { deliveryId: delivery.deliveryId, err: error });
       })
       .finally(() => {
         this.#inFlight.delete(delivery.deliveryId);
-        const left = (this.#perOrigin.get(origin) ?? 1) - 1;
-        if (left > 0) this.#perOrigin.set(origin, left);
-        else this.#perOrigin.delete(origin);
+        this.#slots.give(accountId, origin);
       });
     this.#inFlight.set(delivery.deliveryId, promise);
     return promise;

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, describeProtections, loadConfig } from '../../src/config.js';
 
 const noFiles = (): boolean => false;
 
@@ -24,9 +24,12 @@ describe('loadConfig', () => {
       webhook: { timeoutMs: 5000, maxAttempts: 5, backoffMs: 1000 },
       endpointPolicy: 'https-or-loopback',
       blockPrivateEndpoints: false,
+      hosted: false,
+      limits: { accountCreationsPerHour: 0, subscriptionsPerLocation: 0, locationsPerAccount: 10, openRelays: 0 },
       logLevel: 'info',
     });
     expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.limits)).toBe(true);
   });
 
   it('reads every variable', () => {
@@ -49,6 +52,10 @@ describe('loadConfig', () => {
         WEBHOOK_BACKOFF_MS: '10',
         ENDPOINT_POLICY: 'any',
         BLOCK_PRIVATE_ENDPOINTS: 'true',
+        ACCOUNT_CREATION_LIMIT: '3',
+        MAX_SUBSCRIPTIONS_PER_LOCATION: '4',
+        MAX_LOCATIONS_PER_ACCOUNT: '2',
+        MAX_OPEN_RELAYS: '1',
         LOG_LEVEL: 'warn',
       },
       noFiles,
@@ -70,6 +77,7 @@ describe('loadConfig', () => {
       webhook: { timeoutMs: 100, maxAttempts: 2, backoffMs: 10 },
       endpointPolicy: 'any',
       blockPrivateEndpoints: true,
+      limits: { accountCreationsPerHour: 3, subscriptionsPerLocation: 4, locationsPerAccount: 2, openRelays: 1 },
       logLevel: 'warn',
     });
   });
@@ -120,5 +128,48 @@ describe('loadConfig', () => {
 
   it('treats empty variables as unset', () => {
     expect(loadConfig({ PORT: '', LOG_LEVEL: '' }).port).toBe(8080);
+  });
+});
+
+describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
+  const LOCKED = { hosted: true, blockPrivateEndpoints: true, endpointPolicy: 'https-only', limits: { accountCreationsPerHour: 20, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 5 } };
+  const OPEN = { hosted: false, blockPrivateEndpoints: false, endpointPolicy: 'https-or-loopback', limits: { accountCreationsPerHour: 0, subscriptionsPerLocation: 0, locationsPerAccount: 10, openRelays: 0 } };
+
+  it.each(['https://sandbox.example.com', 'http://sandbox.example.com:8080', 'http://192.168.1.20:8080', 'http://10.0.0.7', 'https://[2001:db8::5]'])('PUBLIC_URL=%s is hosted: locked down', (publicUrl) => {
+    expect(loadConfig({ PUBLIC_URL: publicUrl })).toMatchObject(LOCKED);
+  });
+
+  it.each(['http://localhost:8080', 'http://LOCALHOST:9000', 'http://app.localhost', 'http://127.0.0.1:8080', 'http://127.5.6.7', 'http://[::1]:8080'])('PUBLIC_URL=%s is local: as before', (publicUrl) => {
+    expect(loadConfig({ PUBLIC_URL: publicUrl })).toMatchObject(OPEN);
+  });
+
+  it('Redis alone does not make a sandbox hosted (CI runs replicas on loopback)', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', HOST: '0.0.0.0' })).toMatchObject(OPEN);
+  });
+
+  it('an explicit setting wins over the hosted defaults, and over the local ones', () => {
+    const hosted = loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', BLOCK_PRIVATE_ENDPOINTS: 'false', ENDPOINT_POLICY: 'any', MAX_OPEN_RELAYS: '0', ACCOUNT_CREATION_LIMIT: '100' });
+    expect(hosted).toMatchObject({ hosted: true, blockPrivateEndpoints: false, endpointPolicy: 'any', limits: { accountCreationsPerHour: 100, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 0 } });
+    expect(loadConfig({ BLOCK_PRIVATE_ENDPOINTS: 'true', MAX_SUBSCRIPTIONS_PER_LOCATION: '3' })).toMatchObject({ hosted: false, blockPrivateEndpoints: true, limits: { subscriptionsPerLocation: 3 } });
+  });
+
+  it('refuses caps out of range, naming the variable', () => {
+    expect(() => loadConfig({ MAX_LOCATIONS_PER_ACCOUNT: '0' })).toThrow('MAX_LOCATIONS_PER_ACCOUNT="0": must be a whole number from 1 to 10');
+    expect(() => loadConfig({ MAX_LOCATIONS_PER_ACCOUNT: '11' })).toThrow('MAX_LOCATIONS_PER_ACCOUNT="11": must be a whole number from 1 to 10');
+    expect(() => loadConfig({ MAX_SUBSCRIPTIONS_PER_LOCATION: '-1' })).toThrow('MAX_SUBSCRIPTIONS_PER_LOCATION="-1"');
+    expect(() => loadConfig({ ACCOUNT_CREATION_LIMIT: 'lots' })).toThrow('ACCOUNT_CREATION_LIMIT="lots"');
+  });
+
+  it('the start-up message says which rules are in force and why', () => {
+    const hosted = loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', ENDPOINT_POLICY: 'any' });
+    const lines = describeProtections(hosted, 'https://sandbox.example.com').join('\n');
+    expect(lines).toContain('hosted: PUBLIC_URL sandbox.example.com is not loopback, so the protections are on (a setting you give wins)');
+    expect(lines).toContain('ADMIN_TOKEN unset: global admin operations are off');
+    expect(lines).toMatch(/BLOCK_PRIVATE_ENDPOINTS=true +webhooks reach public addresses only, checked at every connection \(hosted default\)/);
+    expect(lines).toMatch(/ENDPOINT_POLICY=any +any http\(s\) endpoint \(set\)/);
+    expect(lines).toMatch(/ACCOUNT_CREATION_LIMIT=20 +20 new accounts an hour per client address \(hosted default\)/);
+    expect(describeProtections(loadConfig({}), 'http://localhost:8080')).toEqual([
+      '  security    local (PUBLIC_URL localhost:8080 is loopback): webhooks may reach this machine, nothing is capped; a PUBLIC_URL partners use elsewhere turns the protections on',
+    ]);
   });
 });

@@ -66,6 +66,18 @@ describe('compose.yaml', () => {
     expect(() => loadConfig({ ...env, ADMIN_TOKEN: 'set-in-production' })).not.toThrow();
   });
 
+  it('leaves the protections to the hosted defaults: locked down once PUBLIC_URL is the public address, as on a laptop before', () => {
+    const environment = services['sandbox']!.environment ?? {};
+    const env = (publicUrl?: string): Record<string, string> =>
+      Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, String(v).replace(/\$\{(\w+):-([^}]*)\}/g, (_, name: string, fallback: string) => (name === 'PUBLIC_URL' && publicUrl ? publicUrl : fallback))]));
+    for (const name of ['BLOCK_PRIVATE_ENDPOINTS', 'ENDPOINT_POLICY', 'ACCOUNT_CREATION_LIMIT', 'MAX_SUBSCRIPTIONS_PER_LOCATION', 'MAX_LOCATIONS_PER_ACCOUNT', 'MAX_OPEN_RELAYS']) {
+      expect({ name, value: environment[name] }).toEqual({ name, value: `\${${name}:-}` });
+    }
+    const hosted = loadConfig(env('https://sandbox.example.com'));
+    expect(hosted).toMatchObject({ hosted: true, blockPrivateEndpoints: true, endpointPolicy: 'https-only', limits: { accountCreationsPerHour: 20, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 5 } });
+    expect(loadConfig(env())).toMatchObject({ hosted: false, blockPrivateEndpoints: false, endpointPolicy: 'https-or-loopback' });
+  });
+
   it('puts one nginx port in front of every replica (the sandbox service, resolved per replica)', () => {
     const proxy = services['proxy']!;
     expect(proxy.image).toMatch(/^nginx:/);

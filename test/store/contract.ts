@@ -501,6 +501,25 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
         expect((await claimDue(store, 'a', T0 + 5000, 'replica-2', 60_000, 10)).map((d) => [d.deliveryId, d.attempts.length])).toEqual([['d1', 1]]);
       });
 
+      it("due leaves out the deliveries to the origins it is told to skip, so a full origin's backlog never hides another's", async () => {
+        const to = (target: string, id: string, dueAtMs: number): DeliveryRecord => ({ ...givenDelivery('a', id, { dueAtMs }), target });
+        await store.deliveries.add('a', [
+          to('https://slow.example/hooks/1', 'slow-1', T0),
+          to('https://slow.example:443/hooks/2', 'slow-2', T0 + 1),
+          to('http://slow.example/hooks/3', 'other-scheme', T0 + 2),
+          to('https://healthy.example/hooks', 'healthy', T0 + 3),
+        ]);
+        const ids = async (skip?: string[]): Promise<string[]> => (await store.deliveries.due('a', T0 + 10, 2, skip)).map((d) => d.deliveryId);
+        expect(await ids()).toEqual(['slow-1', 'slow-2']);
+        expect(await ids([])).toEqual(['slow-1', 'slow-2']);
+        expect(await ids(['https://slow.example'])).toEqual(['other-scheme', 'healthy']);
+        expect(await ids(['https://slow.example', 'http://slow.example'])).toEqual(['healthy']);
+        // Its origin is the record's as stored, also after an update.
+        await store.deliveries.update('a', 'healthy', (d) => void d.attempts.push({ at: iso(T0), statusCode: 500, latencyMs: 1, error: 'HTTP 500', responseExcerpt: null, warnings: [] }));
+        expect(await ids(['https://slow.example', 'http://slow.example'])).toEqual(['healthy']);
+        expect(await ids(['https://healthy.example', 'https://slow.example', 'http://slow.example'])).toEqual([]);
+      });
+
       it('a claim is exclusive, even for its own owner, and release hands it back without an attempt', async () => {
         await store.deliveries.add('a', [givenDelivery('a', 'd1', { dueAtMs: T0 })]);
         expect(await store.deliveries.claim('a', 'd1', 'replica-1', 60_000)).toBe(true);

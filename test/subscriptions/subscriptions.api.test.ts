@@ -47,7 +47,8 @@ describe('creating a subscription', () => {
   });
 
   it('POSTs {confirmationUrl, confirmationToken} as JSON to the endpoint, with the URL built from PUBLIC_URL', async () => {
-    t = await buildTestApp({ env: { PUBLIC_URL: 'https://sandbox.example.test/' } });
+    // Hosted by its PUBLIC_URL; the loopback receiver needs the local rules back.
+    t = await buildTestApp({ env: { PUBLIC_URL: 'https://sandbox.example.test/', ENDPOINT_POLICY: 'https-or-loopback', BLOCK_PRIVATE_ENDPOINTS: 'false' } });
     const { subscriptionId, confirmationUrl, confirmationToken } = await subscribe();
     const post = receiver.received.find((r) => r.method === 'POST')!;
     expect(post.headers['content-type']).toMatch(/^application\/json/);

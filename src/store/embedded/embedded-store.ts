@@ -8,7 +8,7 @@ import type { Clock } from '../../core/clock.js';
 import { hash32 } from '../../core/random.js';
 import type { AccountDoc, DeliveryRecord, JournalEntry } from '../data.js';
 import { ACCOUNT_SCHEMA_VERSION } from '../data.js';
-import { deliveryDueMs, diffEntries, earliest, indexEntriesOf, nextRunDueMs, pastLifetime, processDueMs, splitIndexEntry } from '../derived.js';
+import { deliveryDueMs, diffEntries, earliest, indexEntriesOf, nextRunDueMs, originOf, pastLifetime, processDueMs, splitIndexEntry } from '../derived.js';
 import {
   AccountMissingError,
   IndexConflictError,
@@ -392,15 +392,17 @@ export class EmbeddedStore implements Store {
           await this.#saveAccount(accountId, loaded);
         }),
       update: (accountId, deliveryId, change) => this.#with(accountId, (loaded) => this.#updateDelivery(accountId, loaded, deliveryId, change)),
-      due: (accountId, nowMs, limit) =>
+      due: (accountId, nowMs, limit, skipOrigins = []) =>
         this.#with(accountId, (loaded) => {
           if (!loaded) return [];
           const realNow = performance.now();
+          const skip = new Set(skipOrigins);
           const due: DeliveryRecord[] = [];
           for (const id of loaded.pending) {
             const record = loaded.byId.get(id);
             const at = record ? deliveryDueMs(record) : null;
             if (!record || at === null || at > nowMs) continue;
+            if (skip.size > 0 && skip.has(originOf(record.target))) continue;
             const lease = this.#leases.get(id);
             if (lease && lease.untilMs > realNow) continue;
             due.push(record);

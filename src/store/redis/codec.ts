@@ -1,5 +1,5 @@
 import type { AccountDoc, DeepReadonly, DeliveryRecord } from '../data.js';
-import { nextRunDueMs, splitIndexEntry } from '../derived.js';
+import { nextRunDueMs, originOf, splitIndexEntry } from '../derived.js';
 
 /** How documents and deliveries travel to the Lua scripts (see lua.ts): strings only, null as ''. */
 
@@ -19,7 +19,7 @@ export const pairsOf = (entries: Iterable<string>): [string, string][] => [...en
 export interface EncodedDelivery {
   id: string;
   json: string;
-  /** [state, kind, subscriptionId, locationId]: what DeliveryStore.list filters on, without decoding the record. */
+  /** [state, kind, subscriptionId, locationId, origin]: what DeliveryStore.list and due filter on, without decoding the record. */
   meta: string;
   state: string;
   /** Its score among the pending deliveries: the due time, '+inf' when it has none, '' once finished. */
@@ -30,7 +30,7 @@ export function encodeDelivery(record: DeepReadonly<DeliveryRecord>, json = JSON
   return {
     id: record.deliveryId,
     json,
-    meta: JSON.stringify([record.state, record.kind, record.subscriptionId, record.locationId]),
+    meta: JSON.stringify([record.state, record.kind, record.subscriptionId, record.locationId, originOf(record.target)]),
     state: record.state,
     due: record.state !== 'pending' ? '' : record.dueAtMs === null ? '+inf' : String(record.dueAtMs),
   };

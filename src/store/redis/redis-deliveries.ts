@@ -66,8 +66,9 @@ export class RedisDeliveries implements DeliveryStore {
     });
   }
 
-  async due(accountId: string, nowMs: number, limit: number): Promise<DeliveryRecord[]> {
-    const reply = asArray(await this.connection.script(DUE_DELIVERIES, [this.prefix, accountId, String(nowMs), String(limit)]));
+  async due(accountId: string, nowMs: number, limit: number, skipOrigins: readonly string[] = []): Promise<DeliveryRecord[]> {
+    const skip = skipOrigins.length === 0 ? '' : JSON.stringify(skipOrigins);
+    const reply = asArray(await this.connection.script(DUE_DELIVERIES, [this.prefix, accountId, String(nowMs), String(limit), skip]));
     return reply.map((raw) => {
       const json = asText(raw);
       const record = JSON.parse(json) as DeliveryRecord;
