@@ -171,6 +171,8 @@ export class Dispatcher implements DueWork {
   async runDue(accountId: string): Promise<void> {
     const mine = new Set<Promise<void>>();
     let waitedMs = 0;
+    // Whether the last look at the queue found more due than the account's free slots could take.
+    let leftDue = false;
     while (!this.#stopped) {
       const doc = await this.deps.store.accounts.get(accountId);
       if (!doc) break;
@@ -183,6 +185,7 @@ export class Dispatcher implements DueWork {
       // claims), and only while still due: another replica may have attempted and rescheduled one
       // since `due` answered.
       const picked = this.#pick(candidates, free);
+      if (free > 0) leftDue = picked.length === free && candidates.length > free;
       const claimed = await Promise.all(picked.map((c) => this.deps.store.deliveries.claim(accountId, c.deliveryId, this.owner, this.#leaseMs, nowMs)));
       let startedNow = 0;
       for (const [i, candidate] of picked.entries()) {
@@ -200,7 +203,7 @@ export class Dispatcher implements DueWork {
       }
       if (startedNow > 0) continue;
       // Deliveries left waiting because the account holds its whole share: counted, and told to the operator.
-      if (free <= 0 && this.#slots.accountShareFull(accountId) && (await this.deps.store.deliveries.due(accountId, nowMs, 1)).length > 0) this.#noteShareWait(accountId);
+      if (free <= 0 && leftDue && this.#slots.accountShareFull(accountId)) this.#noteShareWait(accountId);
       // An attempt of this round may add work (a receiver check) or free a slot.
       if (mine.size > 0) {
         await this.#progress(accountId);
