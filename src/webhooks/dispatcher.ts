@@ -204,16 +204,18 @@ export class Dispatcher implements DueWork {
       if (startedNow > 0) continue;
       // Deliveries left waiting because the account holds its whole share: counted, and told to the operator.
       if (free <= 0 && leftDue && this.#slots.accountShareFull(accountId)) this.#noteShareWait(accountId);
-      // An attempt of this round may add work (a receiver check) or free a slot.
+      // An attempt of this round may add work (a receiver check) or free a slot. Held back by a
+      // share, any slot given back may be this account's turn; otherwise only its own attempts
+      // and new work (a kick) can change what it may start, and other accounts' ends need not wake it.
       if (mine.size > 0) {
-        await this.#progress(accountId);
+        await this.#progress(accountId, free <= 0 || fullOrigins.length > 0 ? null : mine);
         continue;
       }
       const next = await this.deps.store.deliveries.nextDueMs(accountId);
       if (next === null || next > nowMs) break;
       // Due now, yet nothing started: a share of the slots is in use here, or another replica holds the deliveries.
       if (this.#inFlight.size > 0) {
-        await this.#progress(accountId);
+        await this.#progress(accountId, null);
         continue;
       }
       if (waitedMs >= this.#leaseMs) break;
@@ -221,6 +223,7 @@ export class Dispatcher implements DueWork {
       await new Promise((resolve) => setTimeout(resolve, CLAIMED_ELSEWHERE_POLL_MS));
       waitedMs += CLAIMED_ELSEWHERE_POLL_MS;
     }
+    this.#kicked.delete(accountId);
     await Promise.all(mine);
   }
 
@@ -239,14 +242,14 @@ export class Dispatcher implements DueWork {
     return picked;
   }
 
-  /** Resolves when a slot is given back, or when the account is kicked (new work). */
-  #progress(accountId: string): Promise<void> {
+  /** Resolves when one of `attempts` ends (any slot given back, when null), or when the account is kicked (new work). */
+  #progress(accountId: string, attempts: ReadonlySet<Promise<void>> | null): Promise<void> {
     let kicked = this.#kicked.get(accountId);
     if (!kicked) {
       kicked = signal();
       this.#kicked.set(accountId, kicked);
     }
-    return Promise.race([this.#slots.whenFreed(), kicked.promise]);
+    return Promise.race([...(attempts ?? [this.#slots.whenFreed()]), kicked.promise]);
   }
 
   /** Counts a wait for the account's share, and tells the operator (at most once a minute per account). */
