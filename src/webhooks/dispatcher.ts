@@ -195,6 +195,8 @@ export class Dispatcher implements DueWork {
   async runDue(accountId: string): Promise<void> {
     const mine = new Set<Promise<void>>();
     let waitedMs = 0;
+    // Whether the last look at the queue found more due than the account's free slots could take.
+    let leftDue = false;
     while (!this.#stopped) {
       const doc = await this.deps.store.accounts.get(accountId);
       if (!doc) break;
@@ -207,6 +209,7 @@ export class Dispatcher implements DueWork {
       // claims), and only while still due: another replica may have attempted and rescheduled one
       // since `due` answered.
       const picked = this.#pick(candidates, free);
+      if (free > 0) leftDue = picked.length === free && candidates.length > free;
       const claimed = await Promise.all(picked.map((c) => this.deps.store.deliveries.claim(accountId, c.deliveryId, this.owner, this.#leaseMs, nowMs)));
       let startedNow = 0;
       for (const [i, candidate] of picked.entries()) {
@@ -224,17 +227,19 @@ export class Dispatcher implements DueWork {
       }
       if (startedNow > 0) continue;
       // Deliveries left waiting because the account holds its whole share: counted, and told to the operator.
-      if (free <= 0 && this.#slots.accountShareFull(accountId) && (await this.deps.store.deliveries.due(accountId, nowMs, 1)).length > 0) this.#noteShareWait(accountId);
-      // An attempt of this round may add work (a receiver check) or free a slot.
+      if (free <= 0 && leftDue && this.#slots.accountShareFull(accountId)) this.#noteShareWait(accountId);
+      // An attempt of this round may add work (a receiver check) or free a slot. Held back by a
+      // share, any slot given back may be this account's turn; otherwise only its own attempts
+      // and new work (a kick) can change what it may start, and other accounts' ends need not wake it.
       if (mine.size > 0) {
-        await this.#progress(accountId);
+        await this.#progress(accountId, free <= 0 || fullOrigins.length > 0 ? null : mine);
         continue;
       }
       const next = await this.deps.store.deliveries.nextDueMs(accountId);
       if (next === null || next > nowMs) break;
       // Due now, yet nothing started: a share of the slots is in use here, or another replica holds the deliveries.
       if (this.#inFlight.size > 0) {
-        await this.#progress(accountId);
+        await this.#progress(accountId, null);
         continue;
       }
       if (waitedMs >= this.#leaseMs) break;
@@ -242,6 +247,7 @@ export class Dispatcher implements DueWork {
       await new Promise((resolve) => setTimeout(resolve, CLAIMED_ELSEWHERE_POLL_MS));
       waitedMs += CLAIMED_ELSEWHERE_POLL_MS;
     }
+    this.#kicked.delete(accountId);
     await Promise.all(mine);
   }
 
@@ -260,14 +266,14 @@ export class Dispatcher implements DueWork {
     return picked;
   }
 
-  /** Resolves when a slot is given back, or when the account is kicked (new work). */
-  #progress(accountId: string): Promise<void> {
+  /** Resolves when one of `attempts` ends (any slot given back, when null), or when the account is kicked (new work). */
+  #progress(accountId: string, attempts: ReadonlySet<Promise<void>> | null): Promise<void> {
     let kicked = this.#kicked.get(accountId);
     if (!kicked) {
       kicked = signal();
       this.#kicked.set(accountId, kicked);
     }
-    return Promise.race([this.#slots.whenFreed(), kicked.promise]);
+    return Promise.race([...(attempts ?? [this.#slots.whenFreed()]), kicked.promise]);
   }
 
   /** Counts a wait for the account's share, and tells the operator (at most once a minute per account). */
