@@ -1,4 +1,4 @@
-// npm run mutation [-- --only "journal,faults"] [-- --mutate src/webhooks/assess.ts:20-30]:
+// npm run mutation [-- --only "journal,faults"] [-- --mutate src/webhooks/assess.ts:20-30] [-- --full]:
 // StrykerJS on the modules of stryker.config.mjs (or some of them, or a file or line range),
 // then the score of each module, its surviving mutants, and whether the targets are met: at
 // least 80 % of the mutants killed in every module, none surviving in the sender. A report,
@@ -13,14 +13,16 @@ import config, { MUTATION_MODULES } from './stryker.config.mjs';
 
 const TARGET_SCORE = 80;
 
-const { values: args } = parseArgs({ options: { only: { type: 'string' }, mutate: { type: 'string', multiple: true } }, allowPositionals: false });
+const { values: args } = parseArgs({ options: { only: { type: 'string' }, mutate: { type: 'string', multiple: true }, full: { type: 'boolean' } }, allowPositionals: false });
 const wanted = args.only?.split(',').map((name) => name.trim().toLowerCase());
 const modules = wanted ? MUTATION_MODULES.filter((m) => wanted.some((w) => m.name.toLowerCase().includes(w))) : MUTATION_MODULES;
 if (modules.length === 0) throw new Error(`--only: no module matches; there are ${MUTATION_MODULES.map((m) => m.name).join(', ')}`);
 const mutate = args.mutate ?? modules.flatMap((m) => m.files);
 
 const started = performance.now();
-const results = await new Stryker({ ...config, mutate }).runMutationTest();
+// A partial run leaves the whole run's results alone (Stryker would keep only its own mutants' in the file).
+const partial = wanted !== undefined || args.mutate !== undefined;
+const results = await new Stryker({ ...config, mutate, incremental: config.incremental && !partial, force: args.full ?? false }).runMutationTest();
 const minutes = (performance.now() - started) / 60_000;
 
 const fileOf = (result) => relative(process.cwd(), result.fileName);

@@ -23,6 +23,7 @@ beforeEach(async () => {
   t = await buildTestApp();
 });
 
+// CONTRACT.md section 8's ids, written out rather than imported: the test pins the contract, not src's list.
 const CHECK_IDS = [
   'oauth.token-exchange',
   'oauth.refresh',
