@@ -40,7 +40,7 @@ export default {
   ignorePatterns: ['/dist', '/data', '/coverage', '/test-artifacts', '/.tls', '/reports'],
   // Stryker's jest runner, each mutant running only the test files of the tests that covered it (jest-covering-files.mjs).
   testRunner: 'jest-covering-files',
-  appendPlugins: ['./mutation/jest-covering-files.mjs'],
+  appendPlugins: ['./mutation/jest-covering-files.mjs', './mutation/survivors-as-found.mjs'],
   jest: {
     configFile: 'jest.config.js',
     config: {
@@ -76,7 +76,7 @@ export default {
   incremental: true,
   incrementalFile: 'reports/mutation/incremental.json',
   timeoutMS: 10_000,
-  reporters: ['clear-text', 'progress', 'html', 'json'],
+  reporters: ['clear-text', 'progress', 'html', 'json', 'survivors-as-found'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },

@@ -1,6 +1,6 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 
-import { AddressGuard, BlockedAddressError, judgeAddress, lookupThrough, refusalOfLoopbackName, type ResolvedAddress } from '../../src/webhooks/address-policy.js';
+import { AddressGuard, BlockedAddressError, judgeAddress, lookupThrough, refusalOfLoopbackName, systemResolve, type ResolvedAddress } from '../../src/webhooks/address-policy.js';
 
 /**
  * BLOCK_PRIVATE_ENDPOINTS' ranges, address by address: each refused range at its first and last
@@ -110,6 +110,14 @@ describe('loopback names', () => {
 
   it.each(['localhost.example.com', 'notlocalhost', 'mylocalhost', 'example.com'])('%s is an ordinary name', (host) => {
     expect(refusalOfLoopbackName(host)).toBeNull();
+  });
+});
+
+describe('systemResolve', () => {
+  // Addresses resolve to themselves without asking DNS: the machine's resolver, loopback only.
+  it('gives each address the family node:dns reports, which the socket connects with', async () => {
+    expect(await systemResolve('127.0.0.1')).toEqual([{ address: '127.0.0.1', family: 4 }]);
+    expect(await systemResolve('::1')).toEqual([{ address: '::1', family: 6 }]);
   });
 });
 
