@@ -18,7 +18,7 @@ interface Service {
   environment?: Record<string, string>;
   deploy?: { replicas?: number };
   depends_on?: Record<string, { condition: string }>;
-  healthcheck?: { test: string[]; start_period?: string; start_interval?: string };
+  healthcheck?: { test: string[]; interval?: string; timeout?: string; retries?: number; start_period?: string; start_interval?: string };
   ports?: string[];
   volumes?: string[];
 }
@@ -46,6 +46,13 @@ describe('compose.yaml', () => {
     const healthcheck = services['sandbox']!.healthcheck!;
     expect(healthcheck.start_interval).toBe('250ms');
     expect(healthcheck.start_period).toBe('10s');
+  });
+
+  it('times the sandbox check as the image HEALTHCHECK does (interval, timeout, retries and the start flags)', async () => {
+    const dockerfile = await readFile('Dockerfile', 'utf8');
+    const flags = Object.fromEntries([...dockerfile.match(/^HEALTHCHECK (.*) CMD /m)![1]!.matchAll(/--([\w-]+)=(\S+)/g)].map(([, name, value]) => [name!.replace('-', '_'), value]));
+    const timings = Object.entries(services['sandbox']!.healthcheck!).filter(([key]) => key !== 'test');
+    expect(flags).toEqual(Object.fromEntries(timings.map(([key, value]) => [key, String(value)])));
   });
 
   it('runs Redis from the official image with AOF persistence on a volume', () => {
