@@ -173,15 +173,43 @@ describe('/sandbox/faults', () => {
     for (let i = 0; i < 2; i++) {
       const res = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
       expect(res.body).toEqual({ message: 'down' });
+      expect(res.headers['x-sandbox-fault']).toBe('injected');
+      expect(res.headers['retry-after']).toBeUndefined();
     }
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
+  });
+
+  it('leaves requests of another method alone, and the fault waiting for its own', async () => {
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ method: 'POST', path: '/v1/locations', status: 503 }).expect(201);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
+    const waiting = await request(t.app).get('/sandbox/faults').set(bearer(DEMO_API_KEY)).expect(200);
+    expect(waiting.body.faults).toEqual([expect.objectContaining({ method: 'POST', path: '/v1/locations', status: 503, times: 1 })]);
+  });
+
+  it('answers with the first queued fault that matches, in the order they were queued', async () => {
+    const queue = (fault: object) => request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send(fault).expect(201);
+    await queue({ method: 'DELETE', status: 500 });
+    await queue({ method: 'GET', status: 503 });
+    await queue({ method: 'GET', status: 504 });
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(504);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
+    const left = await request(t.app).get('/sandbox/faults').set(bearer(DEMO_API_KEY)).expect(200);
+    expect(left.body.faults).toEqual([expect.objectContaining({ method: 'DELETE', status: 500 })]);
+  });
+
+  it('answers a fault of one use once, however many requests race for it', async () => {
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ status: 503 }).expect(201);
+    const racing = await Promise.all(Array.from({ length: 6 }, () => request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY))));
+    expect(racing.map((res) => res.status).sort()).toEqual([200, 200, 200, 200, 200, 503]);
   });
 
   it('matches path prefixes ending in *, only for the account that set them', async () => {
     await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/locations/*', status: 500, times: null }).expect(201);
     await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY)).expect(200);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     const res = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(500);
-    expect(res.body).toMatchObject({ error: 'injected_fault', message: expect.any(String) });
+    expect(res.body).toEqual({ error: 'injected_fault', message: `Fault injected through /sandbox/faults: 500 for GET /v1/locations/${DEMO_LOCATION_ID}` });
     await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(500);
     await request(t.app).delete('/sandbox/faults').set(bearer(DEMO_API_KEY)).expect(200);
     await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200);
@@ -217,7 +245,11 @@ describe('/sandbox/faults', () => {
     const limited = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(429);
     expect(limited.headers['retry-after']).toBe('45');
     expect(limited.body.error).toBe('rate_limited');
+    expect(limited.body.message).toMatch(/retry after 45 s/);
+    // The other account's limit counts its own requests only.
+    await request(t.app).post('/sandbox/faults').set(bearer(OTHER_API_KEY)).send({ rateLimit: { requests: 1, perSeconds: 60 } }).expect(201);
     await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY)).expect(200);
+    await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY)).expect(429);
     t.clock.advance(45_000);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
   });
