@@ -27,7 +27,7 @@ export const MUTATION_MODULES = [
   },
   { name: 'endpoint policy', files: ['src/subscriptions/endpoint-policy.ts'], tests: ['test/subscriptions/endpoint-policy.test.ts', 'test/subscriptions/subscriptions.api.test.ts'] },
   { name: 'OAuth tokens and codes', files: ['src/auth/tokens.ts'], tests: ['test/auth/oauth-logic.test.ts', 'test/auth/token.api.test.ts', 'test/auth/token-delivery.api.test.ts'] },
-  { name: 'faults', files: ['src/faults/faults.ts'], tests: ['test/sandbox/controls.api.test.ts', 'test/readiness/drills.api.test.ts'] },
+  { name: 'faults', files: ['src/faults/faults.ts'], tests: ['test/faults/faults.test.ts', 'test/sandbox/controls.api.test.ts', 'test/readiness/drills.api.test.ts'] },
   { name: 'journal', files: ['src/journal/journal.ts', 'src/journal/routes.ts'], tests: ['test/journal/journal.api.test.ts'] },
   { name: 'readings roll-ups', files: ['src/readings/rollup.ts'], tests: ['test/readings/rollup.test.ts', 'test/readings/query.test.ts', 'test/readings/readings.api.test.ts', 'test/readings/year-shape.api.test.ts'] },
 ];

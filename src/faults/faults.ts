@@ -55,7 +55,8 @@ export function queueFault(doc: AccountDoc, input: NewFault, meta: { faultId: st
   return record;
 }
 
-function takeFault(doc: AccountDoc, method: string, path: string): FaultRecord | null {
+/** Takes one use of the first fault that matches the request (dropping a spent one); null if none does. */
+export function takeFault(doc: AccountDoc, method: string, path: string): FaultRecord | null {
   const index = doc.faults.findIndex((f) => faultMatches(f, method, path));
   if (index < 0) return null;
   const fault = doc.faults[index]!;
