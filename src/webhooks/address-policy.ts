@@ -154,13 +154,10 @@ export class AddressGuard {
       timer = setTimeout(() => resolve(null), timeoutMs);
       timer.unref();
     });
-    try {
-      const checked = await Promise.race([this.resolveChecked(host).catch(() => null), gaveUp]);
-      return checked && 'refusal' in checked ? checked.refusal : null;
-      // Stryker disable next-line BlockStatement: the timer is unref'd and its race is decided; clearing it only frees it sooner
-    } finally {
-      clearTimeout(timer);
-    }
+    // Stryker disable next-line ArrowFunction: a failed resolution and no answer (undefined) both leave the decision to the connection
+    const checked = await Promise.race([this.resolveChecked(host).catch(() => null), gaveUp]);
+    clearTimeout(timer);
+    return checked && 'refusal' in checked ? checked.refusal : null;
   }
 
   /** Resolves a name and judges every address it has: the refusal of the first that may not be reached, or the addresses. */
@@ -181,11 +178,10 @@ export class AddressGuard {
     const wanted = options.family === 4 || options.family === 6 ? options.family : null;
     this.resolveChecked(hostname).then(
       (checked) => {
-        if ('refusal' in checked) return callback(new BlockedAddressError(checked.refusal), '', 0);
+        if ('refusal' in checked) return failLookup(callback, new BlockedAddressError(checked.refusal));
         deliverLookup(hostname, checked.addresses, wanted, options.all === true, callback);
       },
-      // Stryker disable next-line StringLiteral: with an error, node:net reads no address
-      (error: unknown) => callback(error as NodeJS.ErrnoException, '', 0),
+      (error: unknown) => failLookup(callback, error as NodeJS.ErrnoException),
     );
   };
 }
@@ -196,9 +192,15 @@ export function lookupThrough(resolve: Resolve): LookupFunction {
     const wanted = options.family === 4 || options.family === 6 ? options.family : null;
     resolve(hostname).then(
       (addresses) => deliverLookup(hostname, addresses, wanted, options.all === true, callback),
-      (error: unknown) => callback(error as NodeJS.ErrnoException, '', 0),
+      (error: unknown) => failLookup(callback, error as NodeJS.ErrnoException),
     );
   };
+}
+
+/** Fails a lookup: node:net reads no address with an error. */
+function failLookup(callback: Parameters<LookupFunction>[2], error: NodeJS.ErrnoException): void {
+  // Stryker disable next-line StringLiteral: with an error, node:net reads no address
+  callback(error, '', 0);
 }
 
 /** Answers node:net's lookup callback in the form it asked for (one address, or all of them). */
@@ -208,7 +210,7 @@ function deliverLookup(hostname: string, addresses: readonly ResolvedAddress[], 
   if (first === undefined) {
     const error: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
     error.code = 'ENOTFOUND';
-    return callback(error, '', 0);
+    return failLookup(callback, error);
   }
   // node:net's callback takes (error, address, family) or, with `all`, (error, addresses).
   if (all) (callback as unknown as (error: null, addresses: ResolvedAddress[]) => void)(null, [...usable]);

@@ -223,13 +223,14 @@ describe('AddressGuard', () => {
       new Promise((resolve) => {
         lookup(host, options, (error, address, family) => resolve({ error, address, family }));
       });
-    const names = { 'dual.test': [v6('2606:4700:4700::1111'), v4('1.1.1.1')], 'six.test': [v6('2606:4700:4700::1111')], 'inside.test': [v4('1.1.1.1'), v4('192.168.0.10')] };
+    const names = { 'dual.test': [v6('2606:4700:4700::1111'), v4('1.1.1.1')], 'four-first.test': [v4('1.1.1.1'), v6('2606:4700:4700::1111')], 'six.test': [v6('2606:4700:4700::1111')], 'inside.test': [v4('1.1.1.1'), v4('192.168.0.10')] };
 
     it('hands the socket the first checked address of the family it asks for, or all of them', async () => {
       const { lookup } = new AddressGuard({ resolve: resolver(names).resolve });
       expect(await lookUp(lookup, 'dual.test', {})).toEqual({ error: null, address: '2606:4700:4700::1111', family: 6 });
       expect(await lookUp(lookup, 'dual.test', { family: 4 })).toEqual({ error: null, address: '1.1.1.1', family: 4 });
       expect(await lookUp(lookup, 'dual.test', { family: 6 })).toEqual({ error: null, address: '2606:4700:4700::1111', family: 6 });
+      expect(await lookUp(lookup, 'four-first.test', { family: 6 })).toEqual({ error: null, address: '2606:4700:4700::1111', family: 6 });
       expect(await lookUp(lookup, 'dual.test', { all: true })).toEqual({ error: null, address: names['dual.test'], family: undefined });
       expect(await lookUp(lookup, 'dual.test', { all: true, family: 4 })).toEqual({ error: null, address: [v4('1.1.1.1')], family: undefined });
     });
@@ -255,6 +256,7 @@ describe('AddressGuard', () => {
     it('lookupThrough resolves the same way without judging (BLOCK_PRIVATE_ENDPOINTS off, an injected resolver)', async () => {
       const lookup = lookupThrough(resolver(names).resolve);
       expect(await lookUp(lookup, 'inside.test', { family: 4 })).toEqual({ error: null, address: '1.1.1.1', family: 4 });
+      expect(await lookUp(lookup, 'four-first.test', { family: 6 })).toEqual({ error: null, address: '2606:4700:4700::1111', family: 6 });
       expect(await lookUp(lookup, 'inside.test', { all: true })).toEqual({ error: null, address: names['inside.test'], family: undefined });
       expect((await lookUp(lookup, 'six.test', { family: 4 })).error).toMatchObject({ code: 'ENOTFOUND' });
       expect((await lookUp(lookup, 'unknown.test', {})).error).toMatchObject({ code: 'ENOTFOUND' });

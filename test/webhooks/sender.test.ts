@@ -1,3 +1,9 @@
+import { once } from 'node:events';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
 import { AddressGuard, type ResolvedAddress } from '../../src/webhooks/address-policy.js';
 import { createWebhookSender, USER_AGENT, type WebhookRequest } from '../../src/webhooks/sender.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -34,6 +40,35 @@ describe('what the sender sends', () => {
     const [got] = receiver.received;
     expect(got).toMatchObject({ method: 'POST', path: '/hooks', rawBody: '{"hello":"world"}' });
     expect(got!.headers).toMatchObject({ 'user-agent': USER_AGENT, accept: 'text/plain', 'content-type': 'application/json', 'content-length': '17', 'x-sandbox-attempt': '2' });
+    // Connections to an origin are kept for its next deliveries.
+    expect(got!.headers['connection']).toBe('keep-alive');
+  });
+
+  it('measures the time of each attempt, from the start of the send to its answer', async () => {
+    receiver.script = [{ status: 200, body: '{}', delayMs: 50 }];
+    const started = performance.now();
+    const answer = await createWebhookSender({ guard: null }).send(post(receiver.url()));
+    const wallMs = performance.now() - started;
+    expect(answer.statusCode).toBe(200);
+    // Timers may fire a millisecond early against performance.now.
+    expect(answer.latencyMs).toBeGreaterThanOrEqual(49);
+    expect(answer.latencyMs).toBeLessThanOrEqual(Math.ceil(wallMs));
+  });
+
+  it('speaks TLS to an https URL and checks the certificate: a self-signed one is refused', async () => {
+    const { generate } = await import('selfsigned');
+    const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', curve: 'P-256' });
+    const server = createHttpsServer({ cert: pems.cert, key: pems.private }, (_req, res) => res.end('{}'));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const answer = await createWebhookSender({ guard: null }).send(post(`https://127.0.0.1:${port}/hooks`));
+      expect(answer).toMatchObject({ statusCode: null, error: expect.stringMatching(/^(DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|SELF_SIGNED_CERT_IN_CHAIN): /) });
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
   });
 
   it('sends a GET without a body or a Content-Type', async () => {
@@ -77,6 +112,23 @@ describe('answers it does not follow or read whole', () => {
     const answer = await createWebhookSender({ guard: null }).send(post(receiver.url(), { timeoutMs: 8000 }));
     expect(answer).toMatchObject({ statusCode: 200, error: null, bodyIsJson: false });
     expect(answer.responseExcerpt).toHaveLength(500);
+  });
+
+  it('stops at exactly 64 KiB: an answer that pauses there comes back at once, not at the timeout', async () => {
+    const server = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('x'.repeat(64 * 1024));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const answer = await createWebhookSender({ guard: null }).send(post(`http://127.0.0.1:${port}/hooks`, { timeoutMs: 8000 }));
+      expect(answer).toMatchObject({ statusCode: 200, error: null, bodyIsJson: false, responseExcerpt: 'x'.repeat(500) });
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
   });
 
   it('reads an answer of just under 64 KiB whole', async () => {
