@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { Stryker } from '@stryker-mutator/core';
 
 import { configFor, MUTATION_MODULES, reportNameOf } from './stryker.config.mjs';
+import { describeMutant } from './survivors-as-found.mjs';
 
 const TARGET_SCORE = 80;
 
@@ -68,7 +69,7 @@ for (const row of rows) console.log(line(row));
 const survivors = results.filter((r) => r.status === 'Survived' || r.status === 'NoCoverage');
 if (survivors.length > 0) {
   console.log('\nnot killed:');
-  for (const r of survivors) console.log(`  ${fileOf(r)}:${r.location.start.line} ${r.mutatorName}${r.status === 'NoCoverage' ? ' (no test ran it)' : ''}: ${r.replacement.split('\n')[0].slice(0, 100)}`);
+  for (const r of survivors) console.log(`  ${describeMutant(r)}`);
 }
 console.log(failures.length === 0 ? `\ntargets met: every module at least ${TARGET_SCORE} %, none surviving in the sender` : `\ntargets NOT met:\n  ${failures.join('\n  ')}`);
 console.log(`reports: ${runs.map(({ module }) => `reports/mutation/${reportNameOf(module.name)}/index.html`).join(', ')}`);

@@ -23,7 +23,14 @@ export const MUTATION_MODULES = [
   {
     name: 'webhook scheduling',
     files: ['src/webhooks/dispatcher.ts'],
-    tests: ['test/webhooks/delivery.api.test.ts', 'test/webhooks/deliveries.api.test.ts', 'test/webhooks/in-flight.api.test.ts', 'test/webhooks/headers-and-duplicates.api.test.ts', 'test/security/fairness.api.test.ts'],
+    tests: [
+      'test/webhooks/delivery.api.test.ts',
+      'test/webhooks/deliveries.api.test.ts',
+      'test/webhooks/in-flight.api.test.ts',
+      'test/webhooks/headers-and-duplicates.api.test.ts',
+      'test/security/fairness.api.test.ts',
+      'test/readiness/drills.api.test.ts',
+    ],
   },
   { name: 'endpoint policy', files: ['src/subscriptions/endpoint-policy.ts'], tests: ['test/subscriptions/endpoint-policy.test.ts', 'test/subscriptions/subscriptions.api.test.ts'] },
   { name: 'OAuth tokens and codes', files: ['src/auth/tokens.ts'], tests: ['test/auth/oauth-logic.test.ts', 'test/auth/token.api.test.ts', 'test/auth/token-delivery.api.test.ts'] },

@@ -26,8 +26,8 @@ export interface NewDelivery {
   redeliveryOf?: string;
   /** Send it with this X-Sandbox-Delivery-Id instead of its own: a duplicate of the delivery of that id. */
   sentAsId?: string;
-  /** The readiness drill that makes it. */
-  drill?: DeliveryDrill;
+  /** The readiness drill that makes it (build leaves it out of the record when undefined). */
+  drill?: DeliveryDrill | undefined;
   /** Follow the first attempt with a GET check of the endpoint (confirmations). */
   checkReceiverAfter?: boolean;
 }
@@ -88,7 +88,7 @@ export function redeliveryOf(original: DeepReadonly<DeliveryRecord>, options: { 
     payload: structuredClone(original.payload),
     redeliveryOf: original.deliveryId,
     ...(options.sameDeliveryId ? { sentAsId: original.sentAsId ?? original.deliveryId } : {}),
-    ...(options.drill === undefined ? {} : { drill: options.drill }),
+    drill: options.drill,
   };
 }
 

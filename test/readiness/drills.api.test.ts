@@ -114,6 +114,10 @@ describe('duplicate-delivery', () => {
     const id = alert.headers['x-sandbox-delivery-id'] as string;
     const copy = await request(t.app).post(`/sandbox/deliveries/${id}/redeliver`).set(bearer(DEMO_API_KEY)).send({ sameDeliveryId: true }).expect(201);
     expect(copy.body.requestHeaders['X-Sandbox-Delivery-Id']).toBe(id);
+    expect(copy.body.drill).toBeNull();
+    // A duplicate of the duplicate is still sent as the first one.
+    const copyOfCopy = await request(t.app).post(`/sandbox/deliveries/${copy.body.deliveryId as string}/redeliver`).set(bearer(DEMO_API_KEY)).send({ sameDeliveryId: true }).expect(201);
+    expect(copyOfCopy.body).toMatchObject({ redeliveryOf: copy.body.deliveryId, requestHeaders: expect.objectContaining({ 'X-Sandbox-Delivery-Id': id }) });
     const fresh = await request(t.app).post(`/sandbox/deliveries/${id}/redeliver`).set(bearer(DEMO_API_KEY)).expect(201);
     expect(fresh.body.requestHeaders['X-Sandbox-Delivery-Id']).toBe(fresh.body.deliveryId);
     await request(t.app).post(`/sandbox/deliveries/${id}/redeliver`).set(bearer(DEMO_API_KEY)).send({ sameDeliveryId: 'yes' }).expect(400);

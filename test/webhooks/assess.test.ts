@@ -19,6 +19,8 @@ describe('assessAnswer', () => {
     [300, false],
     [302, false],
     [308, false],
+    [399, false],
+    [400, false],
     [404, false],
     [500, false],
   ])('an alert answered %i is delivered: %s', (status, ok) => {
