@@ -1,6 +1,7 @@
 import request from 'supertest';
 
-import { SUBSCRIPTION_DELETED_NOTE } from '../../src/webhooks/index.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { Dispatcher, SUBSCRIPTION_DELETED_NOTE } from '../../src/webhooks/index.js';
 import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -87,5 +88,24 @@ describe('the account clock moved during an attempt', () => {
     const retryAtMs = TEST_START.getTime() + 10 * 60_000 + 1000;
     expect(delivery).toMatchObject({ state: 'pending', dueAtMs: retryAtMs, nextAttemptAt: new Date(retryAtMs).toISOString() });
     expect(delivery!.attempts.map((a) => a.at)).toEqual([TEST_START.toISOString()]);
+  });
+});
+
+describe('another replica on the same store', () => {
+  it('leaves a delivery the first replica is sending alone, and returns once that attempt is recorded', async () => {
+    await givenSubscription(t, receiver.url());
+    const answer = deferred<void>();
+    receiver.script = [{ status: 200, until: answer.promise }];
+    await startAlert(t, { type: 'lowLeak' }).expect(201);
+    await receiver.waitFor(1);
+    // The second replica says when it has found the delivery due yet claimed, and is waiting for it.
+    const waiting = deferred<void>();
+    const deliveries = { ...t.store.deliveries, nextDueMs: (accountId: string) => (waiting.resolve(), t.store.deliveries.nextDueMs(accountId)) };
+    const replica = new Dispatcher({ store: { ...t.store, deliveries }, clock: t.clock, ids: t.deps.ids, logger: silentLogger, sender: t.deps.sender }, t.deps.config.webhook);
+    const round = replica.runDue(DEMO_ACCOUNT_ID).then(async () => (await deliveriesIn(t)).map((d) => d.state));
+    await waiting.promise;
+    answer.resolve();
+    expect(await round).toEqual(['delivered']);
+    expect(receiver.received).toHaveLength(1);
   });
 });
