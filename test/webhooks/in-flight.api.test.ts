@@ -109,3 +109,19 @@ describe('another replica on the same store', () => {
     expect(receiver.received).toHaveLength(1);
   });
 });
+
+describe("drain for one account (what tests await)", () => {
+  it('returns once nothing of the account is due now: a retry due later waits for the clock', async () => {
+    const t2 = await buildTestApp({ env: { WEBHOOK_MAX_ATTEMPTS: '2', WEBHOOK_BACKOFF_MS: '60000' } });
+    t = t2;
+    receiver.script = [{ status: 500 }];
+    await givenSubscription(t, receiver.url());
+    await startAlert(t, { type: 'lowLeak' }).expect(201);
+    await t.deps.dispatcher.drain(DEMO_ACCOUNT_ID);
+    expect((await deliveriesIn(t)).map((d) => [d.state, d.attempts.length])).toEqual([['pending', 1]]);
+    t.clock.advance(60_000);
+    await t.deps.dispatcher.drain(DEMO_ACCOUNT_ID);
+    expect((await deliveriesIn(t)).map((d) => [d.state, d.attempts.length])).toEqual([['delivered', 2]]);
+    expect(receiver.received).toHaveLength(2);
+  });
+});
