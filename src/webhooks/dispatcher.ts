@@ -163,7 +163,7 @@ export class Dispatcher implements DueWork {
 
   /** Starts the account's due deliveries in the background; several kicks while it runs make one more round. */
   kick(accountId: string): void {
-    if (this.#stopped) return;
+    // Once stopped, the round ends before it starts anything (runDue's loop).
     if (this.#running.has(accountId)) {
       this.#again.add(accountId);
       this.#kicked.get(accountId)?.fire();
@@ -183,7 +183,6 @@ export class Dispatcher implements DueWork {
 
   /** Kicks the accounts that have work due now (the background interval finds them). */
   kickAll(accountIds: readonly string[]): void {
-    if (this.#stopped) return;
     for (const accountId of accountIds) this.kick(accountId);
   }
 

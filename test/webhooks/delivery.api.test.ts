@@ -134,6 +134,30 @@ describe('retries', () => {
   });
 });
 
+describe('the log of attempts', () => {
+  it('logs a delivered attempt at info and a failed one at warn, each with its delivery, target and answer', async () => {
+    const lines: { level: string; msg: string; fields: Record<string, unknown> | undefined }[] = [];
+    const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
+    const logger: Logger = { debug: () => {}, info: at('info'), warn: at('warn'), error: at('error'), child: () => logger };
+    const t = await app({ WEBHOOK_MAX_ATTEMPTS: '1' }, { logger });
+    const r = await receiver();
+    await givenSubscription(t, r.url());
+    await startAlert(t, { type: 'lowLeak' }).expect(201);
+    await t.deps.dispatcher.drain();
+    r.script = [{ status: 500, body: '{"error":"down"}' }];
+    await startAlert(t, { type: 'ambientTemp' }).expect(201);
+    await t.deps.dispatcher.drain();
+
+    const [delivered, failed] = await deliveriesIn(t);
+    const logged = (d: NonNullable<typeof delivered>) => ({ deliveryId: d.deliveryId, accountId: DEMO_ACCOUNT_ID, kind: 'alert', method: 'POST', target: r.url(), ...d.attempts[0] });
+    expect(lines.filter((line) => line.msg.startsWith('webhook attempt'))).toEqual([
+      { level: 'info', msg: 'webhook attempt', fields: logged(delivered!) },
+      { level: 'warn', msg: 'webhook attempt failed', fields: logged(failed!) },
+    ]);
+    expect(failed!.attempts[0]).toMatchObject({ statusCode: 500, error: 'HTTP 500', responseExcerpt: '{"error":"down"}' });
+  });
+});
+
 describe('answers that are not JSON', () => {
   it('counts a 2xx answer that is not JSON as delivered, with a warning on the attempt and in the log', async () => {
     const lines: { msg: string; fields: Record<string, unknown> | undefined }[] = [];

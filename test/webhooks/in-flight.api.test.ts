@@ -1,12 +1,13 @@
 import request from 'supertest';
 
 import { silentLogger } from '../../src/core/logger.js';
+import type { DeliveryRecord } from '../../src/store/data.js';
 import { Dispatcher, SUBSCRIPTION_DELETED_NOTE } from '../../src/webhooks/index.js';
 import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deferred } from '../store/contract.js';
-import { deliveriesIn, givenSubscription, startAlert } from './support.js';
+import { deliveriesIn, givenSubscription, startAlert, storeWithDeliveries } from './support.js';
 
 /**
  * What happens to a delivery when the world changes around one of its attempts: the
@@ -100,8 +101,8 @@ describe('another replica on the same store', () => {
     await receiver.waitFor(1);
     // The second replica says when it has found the delivery due yet claimed, and is waiting for it.
     const waiting = deferred<void>();
-    const deliveries = { ...t.store.deliveries, nextDueMs: (accountId: string) => (waiting.resolve(), t.store.deliveries.nextDueMs(accountId)) };
-    const replica = new Dispatcher({ store: { ...t.store, deliveries }, clock: t.clock, ids: t.deps.ids, logger: silentLogger, sender: t.deps.sender }, t.deps.config.webhook);
+    const store = storeWithDeliveries(t.store, { nextDueMs: (accountId: string) => (waiting.resolve(), t.store.deliveries.nextDueMs(accountId)) });
+    const replica = new Dispatcher({ store, clock: t.clock, ids: t.deps.ids, logger: silentLogger, sender: t.deps.sender }, t.deps.config.webhook);
     const round = replica.runDue(DEMO_ACCOUNT_ID).then(async () => (await deliveriesIn(t)).map((d) => d.state));
     await waiting.promise;
     answer.resolve();
@@ -123,5 +124,47 @@ describe("drain for one account (what tests await)", () => {
     await t.deps.dispatcher.drain(DEMO_ACCOUNT_ID);
     expect((await deliveriesIn(t)).map((d) => [d.state, d.attempts.length])).toEqual([['delivered', 2]]);
     expect(receiver.received).toHaveLength(2);
+  });
+});
+
+describe('kicks', () => {
+  const alertTo = (dispatcher: Dispatcher, subscriptionId: string, n: number): DeliveryRecord =>
+    dispatcher.build({ accountId: DEMO_ACCOUNT_ID, kind: 'alert', subscriptionId, locationId: DEMO_LOCATION_ID, target: receiver.url(), payload: { n } }, TEST_START.getTime());
+
+  it('kickAll starts the due deliveries of the accounts it is given, and no kick starts any once stopped', async () => {
+    const subscriptionId = await givenSubscription(t, receiver.url());
+    await t.store.deliveries.add(DEMO_ACCOUNT_ID, [alertTo(t.deps.dispatcher, subscriptionId, 1)]);
+    t.deps.dispatcher.kickAll([DEMO_ACCOUNT_ID]);
+    await t.deps.dispatcher.idle();
+    expect(receiver.bodies()).toEqual([{ n: 1 }]);
+    t.deps.dispatcher.stop();
+    await t.store.deliveries.add(DEMO_ACCOUNT_ID, [alertTo(t.deps.dispatcher, subscriptionId, 2)]);
+    t.deps.dispatcher.kickAll([DEMO_ACCOUNT_ID]);
+    t.deps.dispatcher.kick(DEMO_ACCOUNT_ID);
+    await t.deps.dispatcher.idle();
+    expect(receiver.bodies()).toEqual([{ n: 1 }]);
+  });
+
+  it('a kick while a round takes its last look at the queue makes one more round', async () => {
+    const subscriptionId = await givenSubscription(t, receiver.url());
+    let lateWork = false;
+    // As the round finds nothing more due and is about to end, new work arrives with its kick.
+    const store = storeWithDeliveries(t.store, {
+      nextDueMs: async (accountId: string) => {
+        const next = await t.store.deliveries.nextDueMs(accountId);
+        if (next === null && !lateWork) {
+          lateWork = true;
+          await t.store.deliveries.add(accountId, [alertTo(dispatcher, subscriptionId, 2)]);
+          dispatcher.kick(accountId);
+        }
+        return next;
+      },
+    });
+    const dispatcher = new Dispatcher({ store, clock: t.clock, ids: t.deps.ids, logger: silentLogger, sender: t.deps.sender }, t.deps.config.webhook);
+    await store.deliveries.add(DEMO_ACCOUNT_ID, [alertTo(dispatcher, subscriptionId, 1)]);
+    dispatcher.kick(DEMO_ACCOUNT_ID);
+    await dispatcher.idle();
+    expect(lateWork).toBe(true);
+    expect(receiver.bodies()).toEqual([{ n: 1 }, { n: 2 }]);
   });
 });

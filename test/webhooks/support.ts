@@ -1,6 +1,7 @@
 import request from 'supertest';
 
 import type { SubscriptionRecord } from '../../src/store/data.js';
+import type { DeliveryStore, Store } from '../../src/store/store.js';
 import { changeDoc, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -56,4 +57,20 @@ export { deliveriesIn } from '../helpers/build-test-app.js';
 /** POST bodies the receiver got (receiver checks arrive as GETs and are left out). */
 export function postedBodies<T = Record<string, unknown>>(receiver: WebhookReceiver): T[] {
   return receiver.received.filter((r) => r.method === 'POST').map((r) => r.body as T);
+}
+
+/** `target` with some of its members replaced, its other methods still called on it (stores are classes with private fields). */
+function replacing<T extends object>(target: T, replaced: Partial<Record<keyof T, unknown>>): T {
+  return new Proxy(target, {
+    get: (object, key) => {
+      if (key in replaced) return replaced[key as keyof T];
+      const value: unknown = Reflect.get(object, key, object);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
+    },
+  });
+}
+
+/** The store with some calls of its delivery queue replaced: a dispatcher built on it can be acted on at a given moment of a round. */
+export function storeWithDeliveries(store: Store, replaced: Partial<DeliveryStore>): Store {
+  return replacing(store, { deliveries: replacing(store.deliveries, replaced) });
 }
