@@ -44,6 +44,8 @@ describe('checkEndpoint: the shape of an endpoint', () => {
     ['localhost:8080/hooks', 'endpoint must be an absolute URL such as https://example.com/webhooks; got "localhost:8080/hooks"'],
     ['https://', 'endpoint must be an absolute URL such as https://example.com/webhooks; got "https://"'],
     ['ftp://example.com/hooks', 'endpoint must use https; got ftp'],
+    ['s3://bucket/hooks', 'endpoint must use https; got s3'],
+    [' https://example.com/hooks', 'endpoint must be an absolute URL such as https://example.com/webhooks; got " https://example.com/hooks"'],
     ['https://example.com/hooks#part', 'endpoint must not have a #fragment'],
     [`https://example.com/${'a'.repeat(2049 - 'https://example.com/'.length)}`, 'endpoint must be at most 2048 characters'],
   ])('refuses %j with a 400 naming endpoint', async (endpoint, message) => {
