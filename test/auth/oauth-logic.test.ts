@@ -1,6 +1,6 @@
 import { parseBasicCredentials } from '../../src/auth/clients.js';
 import { uriProblem } from '../../src/auth/registration.js';
-import { pruneGrants, RETENTION_MS, revokeGrant } from '../../src/auth/tokens.js';
+import { pruneGrants, RETENTION_MS, revokeGrant, tokenTail } from '../../src/auth/tokens.js';
 import { OAuthError } from '../../src/core/errors.js';
 import { escapeHtml, html, trusted } from '../../src/http/html.js';
 import { emptyAccountDoc, type AccountDoc } from '../../src/store/data.js';
@@ -61,6 +61,13 @@ describe('uriProblem', () => {
 
   it('refuses custom schemes for sign-out URIs', () => {
     expect(uriProblem('signOutUri', 'waterapp://out', false)).toContain('signOutUri must use https');
+  });
+});
+
+describe('tokenTail', () => {
+  it("keeps a token's last 8 characters: enough to tell an account's tokens apart in its journal, too few to use", () => {
+    expect(tokenTail('0123456789abcdefghij')).toBe('cdefghij');
+    expect(tokenTail('short')).toBe('short');
   });
 });
 
