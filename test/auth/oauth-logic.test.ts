@@ -1,6 +1,6 @@
 import { parseBasicCredentials } from '../../src/auth/clients.js';
 import { uriProblem } from '../../src/auth/registration.js';
-import { pruneGrants, RETENTION_MS, revokeGrant, tokenTail } from '../../src/auth/tokens.js';
+import { codeProblem, pruneGrants, REFRESH_TOKEN_LIFETIME_MS, refreshProblem, RETENTION_MS, revokeGrant, tokenTail } from '../../src/auth/tokens.js';
 import { OAuthError } from '../../src/core/errors.js';
 import { escapeHtml, html, trusted } from '../../src/http/html.js';
 import { emptyAccountDoc, type AccountDoc } from '../../src/store/data.js';
@@ -68,6 +68,42 @@ describe('tokenTail', () => {
   it("keeps a token's last 8 characters: enough to tell an account's tokens apart in its journal, too few to use", () => {
     expect(tokenTail('0123456789abcdefghij')).toBe('cdefghij');
     expect(tokenTail('short')).toBe('short');
+  });
+});
+
+describe('codeProblem and refreshProblem', () => {
+  const NOW_MS = Date.UTC(2026, 10, 25, 12);
+  const code = { code: 'c', clientId: 'app', redirectUri: 'https://app.test/cb', userId: 'u', accountId: 'a', expiresAt: new Date(NOW_MS + 1).toISOString(), usedAt: null };
+  const problem = (error: ReturnType<typeof codeProblem>) => (error === null ? null : { status: error.status, code: error.code, message: error.message });
+
+  it('lets the client of the code exchange it before it expires, at its redirect URI', () => {
+    expect(codeProblem(code, { clientId: 'app', redirectUri: 'https://app.test/cb', nowMs: NOW_MS })).toBeNull();
+  });
+
+  it('refuses it as invalid_grant to another client, at its expiry instant, or at another redirect URI, saying which', () => {
+    expect(problem(codeProblem(code, { clientId: 'other', redirectUri: 'https://app.test/cb', nowMs: NOW_MS }))).toEqual({ status: 400, code: 'invalid_grant', message: 'The code was issued to another client' });
+    expect(problem(codeProblem(code, { clientId: 'app', redirectUri: 'https://app.test/cb', nowMs: NOW_MS + 1 }))).toEqual({
+      status: 400,
+      code: 'invalid_grant',
+      message: `The code expired at ${code.expiresAt}; codes are valid for a few minutes: sign in again`,
+    });
+    expect(problem(codeProblem(code, { clientId: 'app', redirectUri: 'https://app.test/cb/', nowMs: NOW_MS }))).toEqual({
+      status: 400,
+      code: 'invalid_grant',
+      message: 'redirect_uri must be exactly the one of the authorization request ("https://app.test/cb"); got "https://app.test/cb/"',
+    });
+  });
+
+  it('refuses a refresh token to another client, and from the instant it expires', () => {
+    const createdAtMs = NOW_MS - REFRESH_TOKEN_LIFETIME_MS;
+    const token = { refreshToken: 'r', clientId: 'app', userId: 'u', accountId: 'a', grantId: 'g', redirectUri: 'https://app.test/cb', createdAt: new Date(createdAtMs).toISOString(), revokedAt: null };
+    expect(refreshProblem(token, { clientId: 'app', nowMs: NOW_MS - 1 })).toBeNull();
+    expect(problem(refreshProblem(token, { clientId: 'other', nowMs: NOW_MS - 1 }))).toEqual({ status: 400, code: 'invalid_grant', message: 'The refresh_token was issued to another client' });
+    expect(problem(refreshProblem(token, { clientId: 'app', nowMs: NOW_MS }))).toEqual({
+      status: 400,
+      code: 'invalid_grant',
+      message: `The refresh_token expired at ${new Date(NOW_MS).toISOString()}; sign in again through /login`,
+    });
   });
 });
 
