@@ -149,7 +149,7 @@ export function revokeGrant(data: AccountDoc, grantId: string, nowIso: string): 
 export function expireAccessTokens(data: AccountDoc, nowMs: number, which: (token: DeepReadonly<AccessTokenRecord>) => boolean = () => true): number {
   let count = 0;
   for (const token of data.accessTokens) {
-    if (which(token) && Date.parse(token.expiresAt) > nowMs) {
+    if (which(token) && token.revokedAt === null && Date.parse(token.expiresAt) > nowMs) {
       token.expiresAt = iso(nowMs);
       count++;
     }

@@ -1,6 +1,6 @@
 import { parseBasicCredentials } from '../../src/auth/clients.js';
 import { uriProblem } from '../../src/auth/registration.js';
-import { codeProblem, pruneGrants, REFRESH_TOKEN_LIFETIME_MS, refreshProblem, RETENTION_MS, revokeGrant, tokenTail } from '../../src/auth/tokens.js';
+import { codeProblem, expireAccessTokens, pruneGrants, REFRESH_TOKEN_LIFETIME_MS, refreshProblem, RETENTION_MS, revokeGrant, tokenTail } from '../../src/auth/tokens.js';
 import { OAuthError } from '../../src/core/errors.js';
 import { escapeHtml, html, trusted } from '../../src/http/html.js';
 import { emptyAccountDoc, type AccountDoc } from '../../src/store/data.js';
@@ -147,5 +147,19 @@ describe('grants in the store', () => {
     expect(revokeGrant(d, 'g2', at(nowMs))).toBe(2);
     expect(d.accessTokens.find((x) => x.accessToken === 'live')?.revokedAt).toBe(at(nowMs));
     expect(d.refreshTokens.find((x) => x.refreshToken === 'too-old')?.revokedAt).toBeNull();
+  });
+
+  it('expireAccessTokens ends the live access tokens it picks now (not the revoked or expired), counts them, and leaves the others', () => {
+    const nowMs = Date.UTC(2026, 2, 10);
+    const d = dataWith(nowMs);
+    d.accessTokens.push({ clientId: 'c', userId: 'u', accountId: 'a', accessToken: 'ends-now', grantId: 'g4', expiresAt: at(nowMs), revokedAt: null });
+    d.accessTokens.push({ clientId: 'c', userId: 'u', accountId: 'a', accessToken: 'other', grantId: 'g4', expiresAt: at(nowMs + 5000), revokedAt: null });
+    const expiresAt = () => Object.fromEntries(d.accessTokens.map((x) => [x.accessToken, x.expiresAt]));
+    const before = expiresAt();
+    expect(expireAccessTokens(d, nowMs, (token) => token.accessToken !== 'other')).toBe(1);
+    expect(expiresAt()).toEqual({ ...before, live: at(nowMs) });
+    expect(expireAccessTokens(d, nowMs)).toBe(1);
+    expect(expiresAt().other).toBe(at(nowMs));
+    expect(expireAccessTokens(d, nowMs)).toBe(0);
   });
 });
