@@ -179,6 +179,14 @@ describe('/sandbox/faults', () => {
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
   });
 
+  it('answers a fault stored before faults had retryAfter without a Retry-After', async () => {
+    await changeDoc(t, (d) =>
+      void d.faults.push({ faultId: 'f-old', accountId: DEMO_ACCOUNT_ID, createdAt: t.clock.now().toISOString(), method: null, path: null, status: 503, body: null, delayMs: 0, remaining: 1 }),
+    );
+    const res = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
+    expect(res.headers['retry-after']).toBeUndefined();
+  });
+
   it('leaves requests of another method alone, and the fault waiting for its own', async () => {
     await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ method: 'POST', path: '/v1/locations', status: 503 }).expect(201);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
