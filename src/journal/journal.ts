@@ -28,7 +28,11 @@ function bodyText(body: unknown): string {
   return body === undefined || body === null ? '' : JSON.stringify(body);
 }
 
-const excerpt = (text: string): string => (text.length > JOURNAL_ERROR_BODY_LIMIT ? `${text.slice(0, JOURNAL_ERROR_BODY_LIMIT)}…` : text);
+/** What an entry keeps of an error answer's body, as res.send got it: its text, cut after JOURNAL_ERROR_BODY_LIMIT characters. */
+export function errorBodyExcerpt(body: unknown): string {
+  const text = bodyText(body);
+  return text.length > JOURNAL_ERROR_BODY_LIMIT ? `${text.slice(0, JOURNAL_ERROR_BODY_LIMIT)}…` : text;
+}
 
 const ERROR_BODY = Symbol('error answer body');
 type WithErrorBody = Response & { [ERROR_BODY]?: string };
@@ -41,7 +45,7 @@ type WithErrorBody = Response & { [ERROR_BODY]?: string };
 export function noteErrorBodies(app: Express): void {
   const send = app.response.send;
   app.response.send = function (this: WithErrorBody, body?: unknown) {
-    if (this.statusCode >= 400 && this[ERROR_BODY] === undefined) this[ERROR_BODY] = excerpt(bodyText(body));
+    if (this.statusCode >= 400 && this[ERROR_BODY] === undefined) this[ERROR_BODY] = errorBodyExcerpt(body);
     return send.call(this, body);
   } as Response['send'];
 }

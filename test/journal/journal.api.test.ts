@@ -1,6 +1,6 @@
 import request from 'supertest';
 
-import { JOURNAL_ERROR_BODY_LIMIT } from '../../src/journal/journal.js';
+import { errorBodyExcerpt, JOURNAL_ERROR_BODY_LIMIT } from '../../src/journal/journal.js';
 import { accountChannel } from '../../src/live/index.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
@@ -56,6 +56,45 @@ describe('the request journal keeps what an error answer said', () => {
   });
 });
 
+describe('what an entry keeps of an error body', () => {
+  it('is the text as sent: a string, a Buffer, JSON, or nothing', () => {
+    expect(errorBodyExcerpt('Not found')).toBe('Not found');
+    expect(errorBodyExcerpt(Buffer.from('{"error":"x"}', 'utf8'))).toBe('{"error":"x"}');
+    expect(errorBodyExcerpt({ error: 'x' })).toBe('{"error":"x"}');
+    expect(errorBodyExcerpt(undefined)).toBe('');
+    expect(errorBodyExcerpt(null)).toBe('');
+  });
+
+  it('is whole up to the limit, and cut with an ellipsis after it', () => {
+    const atLimit = 'x'.repeat(JOURNAL_ERROR_BODY_LIMIT);
+    expect(errorBodyExcerpt(atLimit)).toBe(atLimit);
+    expect(errorBodyExcerpt(`${atLimit}y`)).toBe(`${atLimit}…`);
+  });
+});
+
+describe('the facts an entry keeps for the readiness report', () => {
+  const retryAfterOfLast = async (): Promise<number | undefined> => (await t.store.journal.list(DEMO_ACCOUNT_ID, 1))[0]!.facts?.retryAfter;
+  const answered = async (fault: Record<string, unknown>, status: number): Promise<number | undefined> => {
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/locations', ...fault }).expect(201);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(status);
+    return retryAfterOfLast();
+  };
+
+  it("note a 429's or a 503's Retry-After in seconds, 0 included, and no other answer's", async () => {
+    expect(await answered({ status: 503, retryAfter: 7 }, 503)).toBe(7);
+    expect(await answered({ status: 429, retryAfter: 0 }, 429)).toBe(0);
+    expect(await answered({ status: 500, retryAfter: 4 }, 500)).toBeUndefined();
+    expect(await answered({ status: 503 }, 503)).toBeUndefined();
+  });
+
+  it("note the rate limit's Retry-After", async () => {
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ rateLimit: { requests: 1, perSeconds: 60 } }).expect(201);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
+    await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(429);
+    expect(await retryAfterOfLast()).toBe(60);
+  });
+});
+
 describe('the journal filters', () => {
   beforeEach(async () => {
     // Oldest first: the journal lists them newest first.
@@ -77,6 +116,12 @@ describe('the journal filters', () => {
     expect(seen(await journal('?path=/v1/locations/'))).toEqual([`PUT ${location}`, `GET ${location}`]);
     expect(seen(await journal('?path=/sandbox'))).toEqual(['GET /sandbox/faults']);
     expect(await journal('?path=/v1/alerts')).toEqual([]);
+  });
+
+  it('status keeps the answers of that status', async () => {
+    await request(t.app).get('/v1/locations/nope').set(bearer(DEMO_API_KEY)).expect(404);
+    expect(seen(await journal('?status=404'))).toEqual(['GET /v1/locations/nope']);
+    expect(seen(await journal('?status=200&path=/v1/locations/'))).toEqual([`PUT ${location}`, `GET ${location}`]);
   });
 
   it('filters combine, and limit counts the matching entries, newest first', async () => {
