@@ -77,7 +77,8 @@ export function recordInJournal(deps: JournalDeps): RequestHandler {
       const subject = journalSubjectOf(res);
       // Reading the journal, and the plumbing of `water-sandbox listen` (a reply per webhook), stay out of it.
       if (!subject || subject.internal || (req.method === 'GET' && path.startsWith('/sandbox/requests')) || path.startsWith('/sandbox/relays')) return;
-      const body = res.statusCode >= 400 ? (res as WithErrorBody)[ERROR_BODY] : undefined;
+      // Noted for answers of 400 or more only (noteErrorBodies).
+      const body = (res as WithErrorBody)[ERROR_BODY];
       const atMs = deps.clock.now().getTime();
       const retryAfter = retryAfterOf(res);
       const noted = requestFactsOf(res);

@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+
 import request from 'supertest';
 
 import { errorBodyExcerpt, JOURNAL_ERROR_BODY_LIMIT } from '../../src/journal/journal.js';
@@ -53,6 +55,32 @@ describe('the request journal keeps what an error answer said', () => {
     } finally {
       await off();
     }
+  });
+});
+
+describe('what the journal leaves out', () => {
+  it('reading the journal, and the relay plumbing of water-sandbox listen, but any other call to those paths is in', async () => {
+    await request(t.app).post('/sandbox/relays').set(bearer(DEMO_API_KEY)).expect((res) => expect(res.status).toBeLessThan(500));
+    await request(t.app).get('/sandbox/relays/nope/requests').set(bearer(DEMO_API_KEY)).expect(404);
+    await request(t.app).get('/sandbox/requests?limit=1').set(bearer(DEMO_API_KEY)).expect(200);
+    await request(t.app).delete('/sandbox/requests').set(bearer(DEMO_API_KEY)).expect((res) => expect(res.status).toBeGreaterThanOrEqual(400));
+    await request(t.app).get('/v1/sandbox/requests').set(bearer(DEMO_API_KEY)).expect(404);
+    expect((await journal()).map((e) => `${e.method} ${e.path}`)).toEqual(['GET /v1/sandbox/requests', 'DELETE /sandbox/requests']);
+  });
+});
+
+describe('an entry', () => {
+  it("keeps the request's query, its status, and its time taken in ms to a tenth", async () => {
+    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/locations', status: 400, delayMs: 60 }).expect(201);
+    const started = performance.now();
+    await request(t.app).get('/v1/locations?units=gallons&x=1').set(bearer(DEMO_API_KEY)).expect(400);
+    const wallMs = performance.now() - started;
+    const [entry] = (await request(t.app).get('/sandbox/requests?limit=1').set(bearer(DEMO_API_KEY)).expect(200)).body.requests;
+    expect(entry).toMatchObject({ method: 'GET', path: '/v1/locations', query: { units: 'gallons', x: '1' }, status: 400, errorBody: expect.stringContaining('"error"') });
+    // Timers may fire a millisecond early against performance.now.
+    expect(entry.durationMs).toBeGreaterThanOrEqual(59);
+    expect(entry.durationMs).toBeLessThanOrEqual(wallMs);
+    expect(Math.round(entry.durationMs * 10)).toBeCloseTo(entry.durationMs * 10, 6);
   });
 });
 
