@@ -127,6 +127,12 @@ describe('ranges and partial hours', () => {
     expect(usage.page(at('2020-01-01T00:00:00Z'), at('2023-03-14T04:00:00Z'), 'day', 1, 100)).toEqual({ total: 0, buckets: [] });
   });
 
+  it("starts at the install date's midnight in the offset of that date, not of another era (Kathmandu: +05:30 until 1986, +05:45 since)", () => {
+    const kathmandu = usageFor('Asia/Kathmandu', { installDate: '2013-06-15' });
+    const page = kathmandu.page(at('2013-06-14T00:00:00Z'), at('2013-06-16T00:00:00Z'), 'hour', 1, 100);
+    expect([page.buckets[0]!.time, page.buckets[0]!.startMs]).toEqual(['2013-06-15T00:00:00+05:45', at('2013-06-14T18:15:00Z')]);
+  });
+
   it('shows a partly covered first bucket with its real start but only the hours inside the range', () => {
     const from = at('2026-02-14T17:00:00Z');
     const to = at('2026-03-01T05:00:00Z');
