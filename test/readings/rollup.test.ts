@@ -127,6 +127,15 @@ describe('ranges and partial hours', () => {
     expect(usage.page(at('2020-01-01T00:00:00Z'), at('2023-03-14T04:00:00Z'), 'day', 1, 100)).toEqual({ total: 0, buckets: [] });
   });
 
+  it('sums a range inside one hour, or across one hour boundary, by the shares of its hours', () => {
+    const hourOf = (iso: string): number => usage.page(at(iso), at(iso) + HOUR_MS, 'hour', 1, 1).buckets[0]!.milliGallons;
+    const first = hourOf('2026-03-10T14:00:00Z');
+    const second = hourOf('2026-03-10T15:00:00Z');
+    expect(first).toBeGreaterThan(0);
+    expect(usage.sum(at('2026-03-10T14:30:00Z'), at('2026-03-10T14:45:00Z'))).toBe(Math.floor(first / 4));
+    expect(usage.sum(at('2026-03-10T14:30:00Z'), at('2026-03-10T15:30:00Z'))).toBe(Math.floor(first / 2) + Math.floor(second / 2));
+  });
+
   it("starts at the install date's midnight in the offset of that date, not of another era (Kathmandu: +05:30 until 1986, +05:45 since)", () => {
     const kathmandu = usageFor('Asia/Kathmandu', { installDate: '2013-06-15' });
     const page = kathmandu.page(at('2013-06-14T00:00:00Z'), at('2013-06-16T00:00:00Z'), 'hour', 1, 100);
