@@ -263,6 +263,7 @@ export class LocationUsage {
 
   #scaled(h: number, milli: number): number {
     const factor = this.#factor(h);
+    // Stryker disable next-line ConditionalExpression: a factor of 1 rounds to the same figure; the test spares the multiplication
     return factor === 1 ? milli : Math.round(milli * factor);
   }
 
@@ -271,6 +272,7 @@ export class LocationUsage {
     if (this.source.scales.length === 0) return 0;
     const spans = this.source.scales
       .map((s) => [Math.max(A, hours.ceil(s.fromMs)), Math.min(B, s.toMs ?? B)] as const)
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty span adds no hour in the loop below either
       .filter(([x, y]) => x < y)
       .sort((p, q) => p[0] - q[0]);
     let total = 0;

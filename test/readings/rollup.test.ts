@@ -257,6 +257,25 @@ describe('daylight saving', () => {
 });
 
 describe('extra flow and scaled hours', () => {
+  const base = at('2026-01-01T00:00:00Z');
+  const arbWindow = (maxLength: number) =>
+    fc.tuple(fc.integer({ min: 0, max: 75 * DAY_MS }), fc.integer({ min: 1, max: maxLength })).map(([start, length]) => ({ fromMs: base + start, toMs: base + start + length }));
+  const arbExtras = fc.record({
+    flows: fc.array(fc.tuple(arbWindow(3 * DAY_MS), fc.integer({ min: 1, max: 5 })).map(([w, gpm]) => ({ ...w, gpm })), { maxLength: 3 }),
+    scales: fc.array(fc.tuple(arbWindow(20 * DAY_MS), fc.integer({ min: 0, max: 4 })).map(([w, scale]) => ({ ...w, scale })), { maxLength: 3 }),
+  });
+
+  it('the buckets of every grouping add up exactly to the hourly sum, and to sum(), with leaks and scaled hours (property-based)', () => {
+    fc.assert(
+      fc.property(arbExtras, arbWindow(45 * DAY_MS), fc.constantFrom(...ZONES), fc.constantFrom(...GROUPINGS), ({ flows, scales }, range, zone, groupBy) => {
+        const usage = usageFor(zone, { installDate: '2025-06-01', flows, scales });
+        const hourly = sumOf(usage.page(range.fromMs, range.toMs, 'hour', 1, 20_000).buckets);
+        expect([sumOf(allBuckets(usage, range.fromMs, range.toMs, groupBy, 20_000)), usage.sum(range.fromMs, range.toMs)]).toEqual([hourly, hourly]);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   const from = at('2026-03-09T04:00:00Z');
   const to = at('2026-03-10T04:00:00Z');
 
