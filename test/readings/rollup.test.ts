@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { DAY_MS, HOUR_MS } from '../../src/readings/calendar.js';
 import type { GroupBy } from '../../src/readings/local-hours.js';
 import { UnsupportedTimeZoneError } from '../../src/readings/local-hours.js';
-import type { Bucket, LocationUsage } from '../../src/readings/rollup.js';
+import { BoundedMemo, YearTotals, type Bucket, type LocationUsage } from '../../src/readings/rollup.js';
 import { at, usageFor, ZONES } from './usage-fixtures.js';
 
 const GROUPINGS: GroupBy[] = ['hour', 'day', 'month', 'year'];
@@ -108,6 +108,50 @@ describe('roll-up invariants (property-based)', () => {
       }),
       { numRuns: 80 },
     );
+  });
+});
+
+describe('whole years and months from the memo', () => {
+  it('add up to the hour-by-hour figure over two calendar years, and over months and days around them', () => {
+    const memo = usageFor('America/New_York', { installDate: '2013-06-15' });
+    const direct = usageFor('America/New_York', { installDate: '2013-06-15', cache: false });
+    for (const [from, to] of [
+      ['2024-01-01T05:00:00Z', '2026-01-01T05:00:00Z'],
+      ['2023-11-01T04:00:00Z', '2025-02-01T05:00:00Z'],
+      ['2024-03-05T05:00:00Z', '2024-05-01T04:00:00Z'],
+    ]) {
+      const hourly = sumOf(direct.page(at(from!), at(to!), 'hour', 1, 20_000).buckets);
+      expect([memo.sum(at(from!), at(to!)), direct.sum(at(from!), at(to!))]).toEqual([hourly, hourly]);
+    }
+  });
+});
+
+describe('the bounded memos', () => {
+  it('YearTotals keeps at most its number of years, forgetting the oldest first, and tells phases apart', () => {
+    const totals = new YearTotals(2);
+    const computed: string[] = [];
+    const block = (year: number, phaseMs = 0) => totals.get(year, phaseMs, () => (computed.push(`${year}/${phaseMs}`), { firstDay: year, days: new Float64Array(1), months: new Float64Array(13), year: phaseMs }));
+    block(2024);
+    block(2024);
+    block(2024, 30 * 60_000);
+    block(2025);
+    block(2024, 30 * 60_000);
+    block(2024);
+    expect(computed).toEqual(['2024/0', '2024/1800000', '2025/0', '2024/0']);
+  });
+
+  it('BoundedMemo keeps at most its number of entries, forgetting the oldest first; replacing one forgets none', () => {
+    const memo = new BoundedMemo<string>(2);
+    const created: string[] = [];
+    const get = (key: string) => memo.get(key, () => (created.push(key), `value of ${key}`));
+    expect([get('a'), get('b'), get('a')]).toEqual(['value of a', 'value of b', 'value of a']);
+    memo.set('b', 'new b');
+    expect(get('b')).toBe('new b');
+    get('a');
+    expect(created).toEqual(['a', 'b']);
+    get('c');
+    get('a');
+    expect(created).toEqual(['a', 'b', 'c', 'a']);
   });
 });
 
