@@ -126,6 +126,17 @@ describe('whole years and months from the memo', () => {
   });
 });
 
+describe('a year whose zone changes its phase (Pyongyang: +09:00, then +08:30 from 2015-08-15)', () => {
+  it('has no memo: its whole days are counted hour by hour, to the same figure', () => {
+    const memo = usageFor('Asia/Pyongyang', { installDate: '2014-01-01' });
+    const direct = usageFor('Asia/Pyongyang', { installDate: '2014-01-01', cache: false });
+    const [from, to] = [at('2015-09-01T00:00:00+08:30'), at('2015-12-01T00:00:00+08:30')];
+    const hourly = sumOf(direct.page(from, to, 'hour', 1, 20_000).buckets);
+    expect(hourly).toBeGreaterThan(0);
+    expect([memo.sum(from, to), sumOf(memo.page(from, to, 'month', 1, 10).buckets)]).toEqual([hourly, hourly]);
+  });
+});
+
 describe('the bounded memos', () => {
   it('YearTotals keeps at most its number of years, forgetting the oldest first, and tells phases apart', () => {
     const totals = new YearTotals(2);
