@@ -24,6 +24,7 @@ export const MUTATION_MODULES = [
     name: 'webhook scheduling',
     files: ['src/webhooks/dispatcher.ts'],
     tests: [
+      'test/webhooks/dispatcher-failures.test.ts',
       'test/webhooks/delivery.api.test.ts',
       'test/webhooks/deliveries.api.test.ts',
       'test/webhooks/in-flight.api.test.ts',

@@ -1,0 +1,65 @@
+import { ServiceUnavailableError } from '../../src/core/errors.js';
+import type { Logger } from '../../src/core/logger.js';
+import type { DeliveryRecord } from '../../src/store/data.js';
+import { Dispatcher } from '../../src/webhooks/index.js';
+import type { WebhookSender } from '../../src/webhooks/sender.js';
+import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { DEMO_ACCOUNT_ID, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { deliveriesIn, givenSubscription, storeWithDeliveries } from './support.js';
+
+/**
+ * What the dispatcher does when its own work fails: a round the store cannot serve, an attempt
+ * that throws. It logs what an operator must see, keeps quiet about a store that is away (the
+ * health check says so), and the delivery stays in the queue for the next round.
+ */
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await buildTestApp();
+});
+
+type Line = { level: string; msg: string; fields: Record<string, unknown> | undefined };
+function recordingLogger(lines: Line[]): Logger {
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
+  const logger: Logger = { debug: () => {}, info: at('info'), warn: at('warn'), error: at('error'), child: () => logger };
+  return logger;
+}
+
+async function storedAlert(dispatcher: Dispatcher): Promise<DeliveryRecord> {
+  const subscriptionId = await givenSubscription(t, 'https://partner.test/hooks');
+  const delivery = dispatcher.build({ accountId: DEMO_ACCOUNT_ID, kind: 'alert', subscriptionId, locationId: DEMO_LOCATION_ID, target: 'https://partner.test/hooks', payload: {} }, TEST_START.getTime());
+  await t.store.deliveries.add(DEMO_ACCOUNT_ID, [delivery]);
+  return delivery;
+}
+
+describe('a round the store cannot serve', () => {
+  it.each([
+    ['an error', new Error('disk on fire'), [{ level: 'error', msg: 'webhook dispatch failed', fields: { accountId: DEMO_ACCOUNT_ID, err: expect.objectContaining({ message: 'disk on fire' }) } }]],
+    ['a store that is away (ServiceUnavailable)', new ServiceUnavailableError('Redis does not answer'), []],
+  ])('with %s is logged as such, and the delivery waits in the queue', async (_what, failure, logged) => {
+    const lines: Line[] = [];
+    const store = storeWithDeliveries(t.store, { due: () => Promise.reject(failure) });
+    const dispatcher = new Dispatcher({ store, clock: t.clock, ids: t.deps.ids, logger: recordingLogger(lines), sender: t.deps.sender }, t.deps.config.webhook);
+    const delivery = await storedAlert(dispatcher);
+    dispatcher.kick(DEMO_ACCOUNT_ID);
+    await dispatcher.idle();
+    expect(lines).toEqual(logged);
+    expect((await deliveriesIn(t)).map((d) => [d.deliveryId, d.state, d.attempts.length])).toEqual([[delivery.deliveryId, 'pending', 0]]);
+  });
+});
+
+describe('an attempt that throws', () => {
+  it('is logged with its delivery, which stays claimed until its lease ends', async () => {
+    const lines: Line[] = [];
+    const sender: WebhookSender = { send: () => Promise.reject(new Error('sender bug')) };
+    const logger = recordingLogger(lines);
+    const dispatcher = new Dispatcher({ store: t.store, clock: t.clock, ids: t.deps.ids, logger, sender }, t.deps.config.webhook);
+    // Stopped once the crash is logged: the round, which would wait out the lease, ends.
+    logger.error = (msg, fields) => void (lines.push({ level: 'error', msg, fields }), dispatcher.stop());
+    const delivery = await storedAlert(dispatcher);
+    dispatcher.kick(DEMO_ACCOUNT_ID);
+    await dispatcher.idle();
+    expect(lines).toEqual([{ level: 'error', msg: 'webhook attempt crashed', fields: { deliveryId: delivery.deliveryId, err: expect.objectContaining({ message: 'sender bug' }) } }]);
+    expect(await t.store.deliveries.due(DEMO_ACCOUNT_ID, TEST_START.getTime(), 10)).toEqual([]);
+  });
+});
