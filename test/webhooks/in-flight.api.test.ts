@@ -30,6 +30,8 @@ afterEach(async () => {
 
 describe('a subscription deleted around an attempt', () => {
   it('sends nothing when the subscription is gone as the attempt starts (deleted, its deliveries not cancelled yet)', async () => {
+    // Another subscription of the account stays: the delivery's own is what counts.
+    await givenSubscription(t, receiver.url('/other'));
     const subscriptionId = await givenSubscription(t, receiver.url());
     // A due delivery stored without a kick, then the first half of DELETE /v1/subscriptions/{id}:
     // the subscription leaves the document; the delete's cancelPending has not run yet.
