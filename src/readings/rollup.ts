@@ -186,10 +186,10 @@ export class LocationUsage {
     if (cursor >= B) return total;
     const lastDay = hours.dayOf(B);
     const lastDayStart = hours.dayStart(lastDay);
-    // Stryker disable ConditionalExpression,EqualityOperator: an empty last part or an empty run of whole days adds 0 either way
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty last part adds 0 either way
     if (lastDayStart < B) total += this.#direct(hours, Math.max(lastDayStart, cursor), B);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty run of whole days adds 0 either way
     return day < lastDay ? total + this.#wholeDays(hours, totals, day, lastDay) : total;
-    // Stryker restore ConditionalExpression,EqualityOperator
   }
 
   /** Local days [d0, d1). */
