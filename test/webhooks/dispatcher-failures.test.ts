@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+
 import { ServiceUnavailableError } from '../../src/core/errors.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { DeliveryRecord } from '../../src/store/data.js';
@@ -5,6 +7,7 @@ import { Dispatcher } from '../../src/webhooks/index.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
 import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { DEMO_ACCOUNT_ID, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesIn, givenSubscription, storeWithDeliveries } from './support.js';
 
 /**
@@ -61,5 +64,40 @@ describe('an attempt that throws', () => {
     await dispatcher.idle();
     expect(lines).toEqual([{ level: 'error', msg: 'webhook attempt crashed', fields: { deliveryId: delivery.deliveryId, err: expect.objectContaining({ message: 'sender bug' }) } }]);
     expect(await t.store.deliveries.due(DEMO_ACCOUNT_ID, TEST_START.getTime(), 10)).toEqual([]);
+  });
+});
+
+describe('a round stopped as it claims', () => {
+  it('gives its claims back at once and sends nothing', async () => {
+    const receiver = await WebhookReceiver.start();
+    try {
+      const subscriptionId = await givenSubscription(t, receiver.url());
+      const store = storeWithDeliveries(t.store, {
+        claim: (...args: Parameters<typeof t.store.deliveries.claim>) => {
+          dispatcher.stop();
+          return t.store.deliveries.claim(...args);
+        },
+      });
+      const dispatcher = new Dispatcher({ store, clock: t.clock, ids: t.deps.ids, logger: recordingLogger([]), sender: t.deps.sender }, t.deps.config.webhook);
+      const delivery = dispatcher.build({ accountId: DEMO_ACCOUNT_ID, kind: 'alert', subscriptionId, locationId: DEMO_LOCATION_ID, target: receiver.url(), payload: {} }, TEST_START.getTime());
+      await t.store.deliveries.add(DEMO_ACCOUNT_ID, [delivery]);
+      dispatcher.kick(DEMO_ACCOUNT_ID);
+      await dispatcher.idle();
+      expect(receiver.received).toEqual([]);
+      // Given back: due now for the next replica, not held until the lease ends.
+      expect((await t.store.deliveries.due(DEMO_ACCOUNT_ID, TEST_START.getTime(), 10)).map((d) => d.deliveryId)).toEqual([delivery.deliveryId]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('the owner name of a dispatcher', () => {
+  it('names the host and process, and differs between two dispatchers of one process (replicas claim under it)', () => {
+    const options = t.deps.config.webhook;
+    const deps = { store: t.store, clock: t.clock, ids: t.deps.ids, logger: recordingLogger([]), sender: t.deps.sender };
+    const [one, two] = [new Dispatcher(deps, options), new Dispatcher(deps, options)];
+    expect(one.owner).toMatch(new RegExp(`^${hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${process.pid}:.+$`));
+    expect(two.owner).not.toBe(one.owner);
   });
 });
