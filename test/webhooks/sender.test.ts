@@ -186,6 +186,13 @@ describe('BLOCK_PRIVATE_ENDPOINTS in the sender', () => {
     expect(receiver.received).toEqual([]);
   });
 
+  it('refuses an https name when its connection resolves it to a private address: the TLS agent checks it too', async () => {
+    const sender = createWebhookSender({ guard: new AddressGuard({ resolve }) });
+    const answer = await sender.send(post(onHost('receiver.test').replace('http:', 'https:')));
+    expect(answer).toMatchObject({ statusCode: null, blocked: { host: 'receiver.test', address: '127.0.0.1', range: 'loopback' } });
+    expect(receiver.received).toEqual([]);
+  });
+
   it('connects where the guard allows it', async () => {
     const sender = createWebhookSender({ guard: new AddressGuard({ resolve, treatAsPublic: (address) => address === '127.0.0.1' }) });
     expect(await sender.send(post(onHost('receiver.test')))).toMatchObject({ statusCode: 200, error: null });
