@@ -51,7 +51,14 @@ export interface Config {
     readonly locationsPerAccount: number;
     /** `water-sandbox listen` streams one account holds open at once on one replica. */
     readonly openRelays: number;
+    /** Login sessions the sandbox keeps in all; past it, the least recently used one ends. */
+    readonly sessions: number;
   };
+  /**
+   * Whether the browser reaches the sandbox over https (PUBLIC_URL is https, or, without one, TLS
+   * is on): then every cookie is Secure and named with the __Host- prefix.
+   */
+  readonly secureCookies: boolean;
   /** The protection variables that were set, rather than defaulted (the start-up message says which). */
   readonly protectionsSet: readonly string[];
   readonly logLevel: LogLevel;
@@ -129,6 +136,7 @@ const schema = z.object({
   MAX_SUBSCRIPTIONS_PER_LOCATION: wholeNumber(0, 1000000).optional(), // 0 = no cap
   MAX_LOCATIONS_PER_ACCOUNT: wholeNumber(1, MAX_GENERATED_LOCATIONS).optional(), // of a generated account
   MAX_OPEN_RELAYS: wholeNumber(0, 100000).optional(), // listen streams per account at once on a replica; 0 = no cap
+  MAX_SESSIONS: wholeNumber(1, 10000000).optional(), // login sessions kept in all; past it the least recently used one ends
   LOG_LEVEL: oneOf(LOG_LEVELS as unknown as [LogLevel, ...LogLevel[]]).optional(),
   TOKEN_DELIVERY: boolean.optional(), // POST token responses to the redirect URI
   SCENARIO: nonEmpty.optional(), // scenario to play at start-up
@@ -136,10 +144,21 @@ const schema = z.object({
 });
 
 /** The defaults of a hosted sandbox's limits (a local one has none). */
-export const HOSTED_LIMITS = Object.freeze({ accountCreationsPerHour: 20, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 5 });
+export const HOSTED_LIMITS = Object.freeze({ accountCreationsPerHour: 20, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 5, sessions: 10_000 });
+
+/** Login sessions a local sandbox keeps (a bound all the same: only a signed-in browser has one). */
+export const LOCAL_MAX_SESSIONS = 100_000;
 
 /** The variables of the protections a hosted sandbox turns on by default. */
-export const PROTECTION_VARIABLES: readonly string[] = ['BLOCK_PRIVATE_ENDPOINTS', 'ENDPOINT_POLICY', 'ACCOUNT_CREATION_LIMIT', 'MAX_SUBSCRIPTIONS_PER_LOCATION', 'MAX_LOCATIONS_PER_ACCOUNT', 'MAX_OPEN_RELAYS'];
+export const PROTECTION_VARIABLES: readonly string[] = [
+  'BLOCK_PRIVATE_ENDPOINTS',
+  'ENDPOINT_POLICY',
+  'ACCOUNT_CREATION_LIMIT',
+  'MAX_SUBSCRIPTIONS_PER_LOCATION',
+  'MAX_LOCATIONS_PER_ACCOUNT',
+  'MAX_OPEN_RELAYS',
+  'MAX_SESSIONS',
+];
 
 /** localhost, *.localhost, 127.0.0.0/8 and ::1: a PUBLIC_URL there is reached from this machine only. */
 function isLoopbackHost(hostname: string): boolean {
@@ -207,7 +226,9 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
       subscriptionsPerLocation: v.MAX_SUBSCRIPTIONS_PER_LOCATION ?? (hosted ? HOSTED_LIMITS.subscriptionsPerLocation : 0),
       locationsPerAccount: v.MAX_LOCATIONS_PER_ACCOUNT ?? (hosted ? HOSTED_LIMITS.locationsPerAccount : MAX_GENERATED_LOCATIONS),
       openRelays: v.MAX_OPEN_RELAYS ?? (hosted ? HOSTED_LIMITS.openRelays : 0),
+      sessions: v.MAX_SESSIONS ?? (hosted ? HOSTED_LIMITS.sessions : LOCAL_MAX_SESSIONS),
     }),
+    secureCookies: v.PUBLIC_URL === undefined ? tls.mode !== 'off' : new URL(v.PUBLIC_URL).protocol === 'https:',
     protectionsSet: Object.freeze(PROTECTION_VARIABLES.filter((name) => present[name] !== undefined)),
     logLevel: v.LOG_LEVEL ?? 'info',
     tokenDelivery: v.TOKEN_DELIVERY ?? true,
@@ -236,6 +257,7 @@ export function describeProtections(config: Config, publicUrl: string): string[]
     ['MAX_SUBSCRIPTIONS_PER_LOCATION', String(limits.subscriptionsPerLocation), cap(limits.subscriptionsPerLocation, 'subscriptions per location')],
     ['MAX_LOCATIONS_PER_ACCOUNT', String(limits.locationsPerAccount), `${limits.locationsPerAccount} locations per generated account`],
     ['MAX_OPEN_RELAYS', String(limits.openRelays), cap(limits.openRelays, 'listen streams per account on each replica')],
+    ['MAX_SESSIONS', String(limits.sessions), `${limits.sessions} login sessions in all; the least recently used ends first`],
   ];
   const host = new URL(publicUrl).host;
   if (!config.hosted && config.protectionsSet.length === 0) {

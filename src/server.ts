@@ -86,6 +86,7 @@ export function storeOptionsOf(config: Config, extra: { cacheSize?: number; logg
     redisPrefix: config.redisPrefix,
     deliveryLogLimit: config.webhook.logLimit,
     sessionTtlMs: SESSION_TTL_MS,
+    maxSessions: config.limits.sessions,
     cacheSize: extra.cacheSize ?? ACCOUNT_CACHE_SIZE,
     accountLifetimeMs: config.accountTtlSeconds * 1000,
     ...(extra.logger === undefined ? {} : { logger: extra.logger }),

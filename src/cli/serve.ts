@@ -51,6 +51,7 @@ export const SERVE_FLAGS: readonly ServeFlag[] = [
   { variable: 'MAX_SUBSCRIPTIONS_PER_LOCATION', value: '<n>', description: 'subscriptions per location; 0 = no cap (default 0; 20 when hosted)' },
   { variable: 'MAX_LOCATIONS_PER_ACCOUNT', value: '<n>', description: 'locations of a generated account, 1-10 (default 10; 5 when hosted)' },
   { variable: 'MAX_OPEN_RELAYS', value: '<n>', description: 'listen streams per account at once on a replica; 0 = no cap (default 0; 5 when hosted)' },
+  { variable: 'MAX_SESSIONS', value: '<n>', description: 'login sessions kept in all; past it the least recently used ends (default 100000; 10000 when hosted)' },
   { variable: 'TOKEN_DELIVERY', value: '[bool]', description: "also POST token responses to the client's redirect URI (default true)" },
   { variable: 'SCENARIO', value: '<name>', description: 'play this scenario at start-up (demos)' },
   { variable: 'SCENARIO_LOCATION_ID', value: '<id>', description: "its location (default the demo account's first)" },

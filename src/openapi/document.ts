@@ -160,7 +160,7 @@ function responsesOf(op: Operation, names: Map<z.ZodType, string>): Json {
             : undefined;
     responses[status] = { description: spec.description, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(content ? { content } : {}) };
   }
-  const html = op.responses[200]?.html === true || op.path === '/login' || op.path === '/logout';
+  const html = op.responses[200]?.html === true || ['/login', '/login/consent', '/logout'].includes(op.path);
   const own = op.errors ?? {};
   const common = commonErrors(op);
   for (const status of [...new Set([...Object.keys(common), ...Object.keys(own)])].sort()) {

@@ -20,6 +20,8 @@ export interface StoreOptions {
   redisUrl: string | null;
   deliveryLogLimit: number;
   sessionTtlMs: number;
+  /** Login sessions kept at most (MAX_SESSIONS): past it the least recently used one ends. Unbounded when absent. */
+  maxSessions?: number;
   /** Accounts kept loaded by the embedded store (parsed, by the Redis store). */
   cacheSize: number;
   /** Prefix of every Redis key (default `ws:`): several sandboxes, or test runs, can share a Redis. */
@@ -54,6 +56,7 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
       url: options.redisUrl,
       deliveryLogLimit: options.deliveryLogLimit,
       sessionTtlMs: options.sessionTtlMs,
+      ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
       cacheSize: options.cacheSize,
       clock,
       accountLifetimeMs: options.accountLifetimeMs ?? 0,
@@ -68,6 +71,7 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
     clock,
     deliveryLogLimit: options.deliveryLogLimit,
     sessionTtlMs: options.sessionTtlMs,
+    ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
     cacheSize: options.cacheSize,
     accountLifetimeMs: options.accountLifetimeMs ?? 0,
   });

@@ -219,6 +219,11 @@ export interface Counters {
    * increment, so a caller that puts its time window in the key gets a fixed-window limit.
    */
   increment(key: string, ttlMs: number): Promise<number>;
+  /**
+   * Takes one back from `key` (something counted before it was checked that, checked, does not
+   * count): never below zero, and the window stays the one the first increment set.
+   */
+  decrement(key: string): Promise<void>;
   /** The count of `key` now (0 when it has none or it vanished). */
   get(key: string): Promise<number>;
 }

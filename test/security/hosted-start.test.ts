@@ -51,6 +51,7 @@ describe('a hosted start (PUBLIC_URL names a host that is not loopback)', () => 
       subscriptionsPerLocation: 20,
       locationsPerAccount: 5,
       openRelays: 5,
+      sessions: 10_000,
     });
     // The loopback receiver that a local sandbox reaches is refused, over http and over https.
     expect((await subscribe(sandbox, receiver.url())).status).toBe(400);

@@ -43,6 +43,8 @@ export interface StoreContractOptions {
   accountLifetimeMs: number;
   /** How long a withLock lock lives without renewal, where a backend's holders can die apart from it (Redis). */
   lockTtlMs: number;
+  /** Login sessions kept at most; absent: no bound. */
+  maxSessions?: number;
 }
 
 export interface StoreUnderTest {
@@ -925,6 +927,34 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
         expect(await store.counters.increment('k', shortTtlMs)).toBe(2);
       });
 
+      it('take one back with decrement, never below zero, and a key without a count stays at zero', async () => {
+        await store.counters.increment('k', 60_000);
+        await store.counters.increment('k', 60_000);
+        await store.counters.decrement('k');
+        expect(await store.counters.get('k')).toBe(1);
+        await store.counters.decrement('k');
+        await store.counters.decrement('k');
+        expect(await store.counters.get('k')).toBe(0);
+        expect(await store.counters.increment('k', 60_000)).toBe(1);
+        await store.counters.decrement('never-counted');
+        expect(await store.counters.get('never-counted')).toBe(0);
+      });
+
+      it('concurrent increments and decrements leave the difference', async () => {
+        await Promise.all(Array.from({ length: 50 }, () => store.counters.increment('k', 60_000)));
+        await Promise.all([...Array.from({ length: 30 }, () => store.counters.decrement('k')), ...Array.from({ length: 10 }, () => store.counters.increment('k', 60_000))]);
+        expect(await store.counters.get('k')).toBe(30);
+      });
+
+      onClockIt('a decrement to zero keeps the window of the first increment', async () => {
+        expect(await store.counters.increment('k', 60_000)).toBe(1);
+        await store.counters.decrement('k');
+        clock.advance(59_999);
+        expect(await store.counters.increment('k', 60_000)).toBe(1);
+        clock.advance(1);
+        expect(await store.counters.get('k')).toBe(0);
+      });
+
       onClockIt('on the store clock, the window is fixed by the first increment, not renewed by later ones', async () => {
         expect(await store.counters.increment('k', 60_000)).toBe(1);
         clock.advance(59_999);
@@ -1140,6 +1170,35 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
         clock.advance(ttl);
         await eventually(async () => !(await sessions.get('sid-1')) || null);
         expect(await sessions.get('sid-1')).toBeFalsy();
+      });
+
+      it('past maxSessions, the least recently used session ends: a save and a touch are uses, and a new one is never refused', async () => {
+        const sessions = sessionApi((await openStore({ maxSessions: 3 })).store);
+        for (const sid of ['sid-1', 'sid-2', 'sid-3']) {
+          await sessions.set(sid, givenSession(sid));
+          clock.advance(1000);
+        }
+        await sessions.touch('sid-1', givenSession('sid-1'));
+        clock.advance(1000);
+        await sessions.set('sid-4', givenSession('sid-4'));
+        expect(await sessions.get('sid-2')).toBeFalsy();
+        for (const sid of ['sid-1', 'sid-3', 'sid-4']) expect(await sessions.get(sid)).toEqual(givenSession(sid));
+        clock.advance(1000);
+        await sessions.set('sid-5', givenSession('sid-5'));
+        expect(await sessions.get('sid-3')).toBeFalsy();
+        expect(await sessions.get('sid-5')).toEqual(givenSession('sid-5'));
+      });
+
+      it('a destroyed session leaves room under maxSessions', async () => {
+        const sessions = sessionApi((await openStore({ maxSessions: 2 })).store);
+        await sessions.set('sid-1', givenSession('u1'));
+        clock.advance(1000);
+        await sessions.set('sid-2', givenSession('u2'));
+        await sessions.destroy('sid-2');
+        clock.advance(1000);
+        await sessions.set('sid-3', givenSession('u3'));
+        expect(await sessions.get('sid-1')).toEqual(givenSession('u1'));
+        expect(await sessions.get('sid-3')).toEqual(givenSession('u3'));
       });
 
       onClockIt('touch extends a session by sessionTtlMs from the touch', async () => {

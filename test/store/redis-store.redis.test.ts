@@ -16,9 +16,9 @@ afterAll(async () => {
 
 /** A store of its own: a fresh key prefix on the shared test Redis, ready before it is handed out. */
 async function openRedis(
-  options: Pick<StoreContractOptions, 'deliveryLogLimit' | 'sessionTtlMs'> & { accountLifetimeMs?: number; lockTtlMs?: number; prefix?: string; clock?: ManualClock },
+  options: Pick<StoreContractOptions, 'deliveryLogLimit' | 'sessionTtlMs'> & { accountLifetimeMs?: number; lockTtlMs?: number; maxSessions?: number; prefix?: string; clock?: ManualClock },
 ): Promise<RedisStore> {
-  const { deliveryLogLimit, sessionTtlMs, accountLifetimeMs, lockTtlMs } = options;
+  const { deliveryLogLimit, sessionTtlMs, accountLifetimeMs, lockTtlMs, maxSessions } = options;
   const store = new RedisStore({
     url: redis.url,
     prefix: options.prefix ?? redis.prefix(),
@@ -28,6 +28,7 @@ async function openRedis(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(accountLifetimeMs === undefined ? {} : { accountLifetimeMs }),
     ...(lockTtlMs === undefined ? {} : { lockTtlMs }),
+    ...(maxSessions === undefined ? {} : { maxSessions }),
   });
   await eventually(async () => (await store.health()).ok || null);
   return store;

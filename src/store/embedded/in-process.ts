@@ -29,6 +29,12 @@ export class InProcessCounters implements Counters {
     return Promise.resolve(entry.count);
   }
 
+  decrement(key: string): Promise<void> {
+    const entry = this.#counts.get(key);
+    if (entry && entry.count > 0 && entry.expiresAtMs > this.clock.now().getTime()) entry.count -= 1;
+    return Promise.resolve();
+  }
+
   get(key: string): Promise<number> {
     const entry = this.#counts.get(key);
     return Promise.resolve(entry && entry.expiresAtMs > this.clock.now().getTime() ? entry.count : 0);

@@ -432,8 +432,19 @@ export const INCREMENT_COUNTER = script(
   `
 local key = P .. 'ctr:' .. ARGV[2]
 local n = redis.call('INCR', key)
-if n == 1 then redis.call('PEXPIRE', key, ARGV[3]) end
+if redis.call('PTTL', key) == -1 then redis.call('PEXPIRE', key, ARGV[3]) end
 return n
+`,
+);
+
+/** ARGV[2]: the counter. One less, never below zero; its TTL is left alone. */
+export const DECREMENT_COUNTER = script(
+  'decrementCounter',
+  `
+local key = P .. 'ctr:' .. ARGV[2]
+local n = tonumber(redis.call('GET', key) or '0')
+if n > 0 then redis.call('DECR', key) end
+return 0
 `,
 );
 
@@ -453,5 +464,29 @@ local key = P .. 'lock:' .. ARGV[2]
 if redis.call('GET', key) ~= ARGV[3] then return 0 end
 if ARGV[4] == '' then redis.call('DEL', key) else redis.call('PEXPIRE', key, ARGV[4]) end
 return 1
+`,
+);
+
+/**
+ * A login session was saved or touched: ARGV[2] its id, ARGV[3] now (process clock, ms),
+ * ARGV[4] the session lifetime (ms), ARGV[5] the most sessions kept ('' for no bound), ARGV[6]
+ * '1' for a touch (a session the index no longer holds stays out). Records the use in the
+ * `sessions` sorted set, drops the ids whose sessions expired (Redis removed them by their TTL),
+ * and ends the least recently used sessions past the bound. O(log n) plus what it drops.
+ */
+export const SESSION_USED = script(
+  'sessionUsed',
+  `
+local idx = P .. 'sessions'
+if ARGV[6] == '1' then redis.call('ZADD', idx, 'XX', ARGV[3], ARGV[2]) else redis.call('ZADD', idx, ARGV[3], ARGV[2]) end
+redis.call('ZREMRANGEBYSCORE', idx, '-inf', '(' .. num(tonumber(ARGV[3]) - tonumber(ARGV[4])))
+if ARGV[5] ~= '' then
+  local over = redis.call('ZCARD', idx) - tonumber(ARGV[5])
+  if over > 0 then
+    local ended = redis.call('ZPOPMIN', idx, over)
+    for i = 1, #ended, 2 do redis.call('DEL', P .. 'sess:' .. ended[i]) end
+  end
+end
+return 0
 `,
 );
