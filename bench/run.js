@@ -1,4 +1,4 @@
-// npm run bench [-- --accounts N] [-- --only readings,webhooks,scale,start,readiness,redis] [-- --redis]: builds, then runs each
+// npm run bench [-- --accounts N] [-- --only readings,webhooks,scale,start,readiness,sessions,redis] [-- --redis]: builds, then runs each
 // bench module and prints its figures; ratios against a baseline measured in the same run.
 // Figures are printed, not asserted. A module exports `async run({ sandbox, bare, args })`
 // returning rows made by compareWithBare (or nothing, if it prints its own figures) and
@@ -14,10 +14,11 @@ const MODULES = {
   scale: './scale.js',
   start: './start.js',
   readiness: './readiness.js',
+  sessions: './sessions.js',
   // Not run by default (it starts redis-server and several sandbox processes): --redis, or --only redis.
   redis: './redis.js',
 };
-const DEFAULT_MODULES = ['readings', 'webhooks', 'scale', 'start', 'readiness'];
+const DEFAULT_MODULES = ['readings', 'webhooks', 'scale', 'start', 'readiness', 'sessions'];
 
 const { values: args } = parseArgs({
   options: { accounts: { type: 'string' }, only: { type: 'string' }, redis: { type: 'boolean' } },
