@@ -25,7 +25,8 @@ describe('loadConfig', () => {
       endpointPolicy: 'https-or-loopback',
       blockPrivateEndpoints: false,
       hosted: false,
-      limits: { accountCreationsPerHour: 0, subscriptionsPerLocation: 0, locationsPerAccount: 10, openRelays: 0 },
+      limits: { accountCreationsPerHour: 0, subscriptionsPerLocation: 0, locationsPerAccount: 10, openRelays: 0, sessions: 100_000 },
+      secureCookies: false,
       logLevel: 'info',
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -56,6 +57,7 @@ describe('loadConfig', () => {
         MAX_SUBSCRIPTIONS_PER_LOCATION: '4',
         MAX_LOCATIONS_PER_ACCOUNT: '2',
         MAX_OPEN_RELAYS: '1',
+        MAX_SESSIONS: '7',
         LOG_LEVEL: 'warn',
       },
       noFiles,
@@ -77,7 +79,8 @@ describe('loadConfig', () => {
       webhook: { timeoutMs: 100, maxAttempts: 2, backoffMs: 10 },
       endpointPolicy: 'any',
       blockPrivateEndpoints: true,
-      limits: { accountCreationsPerHour: 3, subscriptionsPerLocation: 4, locationsPerAccount: 2, openRelays: 1 },
+      limits: { accountCreationsPerHour: 3, subscriptionsPerLocation: 4, locationsPerAccount: 2, openRelays: 1, sessions: 7 },
+      secureCookies: true,
       logLevel: 'warn',
     });
   });
@@ -151,6 +154,25 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
     const hosted = loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', BLOCK_PRIVATE_ENDPOINTS: 'false', ENDPOINT_POLICY: 'any', MAX_OPEN_RELAYS: '0', ACCOUNT_CREATION_LIMIT: '100' });
     expect(hosted).toMatchObject({ hosted: true, blockPrivateEndpoints: false, endpointPolicy: 'any', limits: { accountCreationsPerHour: 100, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 0 } });
     expect(loadConfig({ BLOCK_PRIVATE_ENDPOINTS: 'true', MAX_SUBSCRIPTIONS_PER_LOCATION: '3' })).toMatchObject({ hosted: false, blockPrivateEndpoints: true, limits: { subscriptionsPerLocation: 3 } });
+  });
+
+  it('bounds the login sessions at 10,000 when hosted, 100,000 locally; MAX_SESSIONS wins, and 0 is refused', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com' }).limits.sessions).toBe(10_000);
+    expect(loadConfig({}).limits.sessions).toBe(100_000);
+    expect(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', MAX_SESSIONS: '50000' }).limits.sessions).toBe(50_000);
+    expect(() => loadConfig({ MAX_SESSIONS: '0' })).toThrow('MAX_SESSIONS="0": must be a whole number from 1 to 10000000');
+  });
+
+  it.each([
+    [{ PUBLIC_URL: 'https://sandbox.example.com' }, true],
+    [{ PUBLIC_URL: 'https://localhost:8443' }, true],
+    [{ PUBLIC_URL: 'http://sandbox.example.com' }, false],
+    [{ PUBLIC_URL: 'http://localhost:8080' }, false],
+    [{}, false],
+    [{ TLS: 'self-signed' }, true],
+    [{ TLS: 'self-signed', PUBLIC_URL: 'http://localhost:8080' }, false],
+  ])('cookies are Secure and __Host- when browsers reach the sandbox over https: %j gives %s', (env, secure) => {
+    expect(loadConfig(env).secureCookies).toBe(secure);
   });
 
   it('refuses caps out of range, naming the variable', () => {
