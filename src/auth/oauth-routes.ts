@@ -31,7 +31,7 @@ import { consentPage, messagePage, sendFormPage, signInPage, type FormPage } fro
 import { clientFromRegistration, parseRegistration, presentRegisteredClient } from './registration.js';
 import { endSession, loginSession, type SessionDeps } from './session.js';
 import { createSignIn, startUserSession } from './sign-in.js';
-import { createTokenThrottle, type CountedAttempt } from './throttle.js';
+import { createTokenThrottle } from './throttle.js';
 import { deliverTokenResponse, type TokenDeliveryDeps } from './token-delivery.js';
 import { codeProblem, issueCode, issueTokens, pruneGrants, refreshProblem, revokeGrant, tokenTail, type TokenResponse } from './tokens.js';
 import { signedInUser } from './users.js';
@@ -297,31 +297,7 @@ export function oauthRouter(deps: OAuthDeps, recordRequest?: RequestHandler): Ro
     session,
   );
 
-  const tokenThrottle = createTokenThrottle(deps);
-  const beforeToken = recordRequest === undefined ? [] : [recordRequest];
-  api.handle(
-    tokenOp,
-    async (_input, req, res) => {
-      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-      if (!req.is('application/x-www-form-urlencoded')) {
-        throw oauthError('invalid_request', 'The token request must have an application/x-www-form-urlencoded body with grant_type and its parameters (RFC 6749 section 4.1.3)');
-      }
-      // Counted before the client and grant are checked (a guess costs its count at once); taken back unless it was a guess.
-      const attempt: CountedAttempt = await tokenThrottle.begin(req.ip ?? 'unknown');
-      let guess = false;
-      try {
-        await exchange(req, res);
-      } catch (error) {
-        // Guessing client secrets, codes or refresh tokens is what the limit is for.
-        guess = error instanceof OAuthError && (error.code === 'invalid_client' || error.code === 'invalid_grant');
-        throw error;
-      } finally {
-        if (!guess) await attempt.succeeded();
-      }
-    },
-    ...beforeToken,
-  );
-
+  /** A token request past the throttle: the client authenticated, the grant checked and spent, the tokens issued. */
   const exchange = async (req: Request, res: Response): Promise<void> => {
     // RFC 6749 section 3.2: parameters must not be repeated.
     const form = safeInput(TokenForm, req.body ?? {}, 'body');
@@ -345,6 +321,31 @@ export function oauthRouter(deps: OAuthDeps, recordRequest?: RequestHandler): Ro
     await noteTokenRequest(deps, res, body.grant_type, { kind: 'accessToken', key: issued.response.access_token }, { issued: tokenTail(issued.response.access_token) });
     res.json(issued.response);
   };
+
+  const tokenThrottle = createTokenThrottle(deps);
+  const beforeToken = recordRequest === undefined ? [] : [recordRequest];
+  api.handle(
+    tokenOp,
+    async (_input, req, res) => {
+      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+      if (!req.is('application/x-www-form-urlencoded')) {
+        throw oauthError('invalid_request', 'The token request must have an application/x-www-form-urlencoded body with grant_type and its parameters (RFC 6749 section 4.1.3)');
+      }
+      // Counted before the client and grant are checked (a guess costs its count at once); taken back unless it was a guess.
+      const attempt = await tokenThrottle.begin(req.ip ?? 'unknown');
+      let guess = false;
+      try {
+        await exchange(req, res);
+      } catch (error) {
+        // Guessing client secrets, codes or refresh tokens is what the limit is for.
+        guess = error instanceof OAuthError && (error.code === 'invalid_client' || error.code === 'invalid_grant');
+        throw error;
+      } finally {
+        if (!guess) await attempt.takeBack();
+      }
+    },
+    ...beforeToken,
+  );
 
   return api.done();
 }

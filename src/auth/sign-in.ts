@@ -34,7 +34,7 @@ export function createSignIn(deps: UsersDeps): (address: string, rawEmail: strin
     }
     const user = await checkPassword(email, password);
     if (!user) return { ok: false, status: 422, email, error: 'The e-mail address or the password is not correct.', headers: {} };
-    await attempt.succeeded();
+    await attempt.takeBack();
     return { ok: true, user };
   };
 }

@@ -13,9 +13,9 @@ function currentWindow(deps: UsersDeps): { index: number; retryAfter: number } {
   return { index, retryAfter: Math.max(1, Math.ceil(((index + 1) * LOGIN_WINDOW_MS - nowMs) / 1000)) };
 }
 
-/** An attempt that was counted before it was checked: `succeeded` takes its count back. */
+/** An attempt that was counted before it was checked: `takeBack` takes its count back (it succeeded, or was not what the limit counts). */
 export interface CountedAttempt {
-  succeeded(): Promise<void>;
+  takeBack(): Promise<void>;
 }
 
 /**
@@ -42,7 +42,7 @@ async function countFirst(deps: UsersDeps, keys: readonly { key: string; limit: 
       throw refuse(i);
     }
   }
-  return { succeeded: takeBack };
+  return { takeBack };
 }
 
 /**

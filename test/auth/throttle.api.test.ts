@@ -2,6 +2,7 @@ import request from 'supertest';
 
 import { FAILED_LOGINS_PER_ACCOUNT, FAILED_LOGINS_PER_ADDRESS, FAILED_TOKEN_REQUESTS_PER_ADDRESS, LOGIN_WINDOW_MS } from '../../src/auth/throttle.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { expectAtMostChecked } from '../helpers/bursts.js';
 import { DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
 import { basicAuth, codeOf, formFields, loginAndGetToken, loginPath } from '../helpers/oauth.js';
 
@@ -18,18 +19,6 @@ async function signIn(password: string, address: string, email = DEMO_USER.email
   return agent.post('/login').set('X-Forwarded-For', address).type('form').send({ ...formFields(page.text), email, password });
 }
 
-
-/**
- * Of attempts sent at once, at most `limit` were checked (answered `checked`), at least one was,
- * and every other one was refused with 429 (a burst may be refused a little early: attempts
- * being checked count, so the limit is never passed).
- */
-function expectAtMost(limit: number, statuses: number[], checked: number): void {
-  const seen = statuses.filter((s) => s === checked).length;
-  expect(seen).toBeGreaterThanOrEqual(1);
-  expect(seen).toBeLessThanOrEqual(limit);
-  expect(statuses.filter((s) => s === 429)).toHaveLength(statuses.length - seen);
-}
 
 describe('failed sign-ins on the login form', () => {
   it(`are limited per client address: after ${FAILED_LOGINS_PER_ADDRESS}, even the right password gets the form with 429 and Retry-After`, async () => {
@@ -62,7 +51,7 @@ describe('failed sign-ins on the login form', () => {
       }),
     );
     const answers = await Promise.all(forms.map(({ agent, fields }) => agent.post('/login').set('X-Forwarded-For', '203.0.113.20').type('form').send({ ...fields, ...DEMO_USER, password: 'wrong' })));
-    expectAtMost(FAILED_LOGINS_PER_ADDRESS, answers.map((a) => a.status), 422);
+    expectAtMostChecked(FAILED_LOGINS_PER_ADDRESS, answers.map((a) => a.status), 422);
   });
 
   it(`hold under parallel attempts per account: from many addresses at once, at most ${FAILED_LOGINS_PER_ACCOUNT} wrong passwords of one user are checked`, async () => {
@@ -74,7 +63,7 @@ describe('failed sign-ins on the login form', () => {
       }),
     );
     const answers = await Promise.all(forms.map(({ agent, fields, address }) => agent.post('/login').set('X-Forwarded-For', address).type('form').send({ ...fields, ...DEMO_USER, password: 'wrong' })));
-    expectAtMost(FAILED_LOGINS_PER_ACCOUNT, answers.map((a) => a.status), 422);
+    expectAtMostChecked(FAILED_LOGINS_PER_ACCOUNT, answers.map((a) => a.status), 422);
   });
 
   it('take back the count of a right password: after 9 failures and two sign-ins the tenth failure is still checked, and only then the limit holds', async () => {
@@ -102,7 +91,7 @@ describe('failed token requests', () => {
           .send({ grant_type: 'authorization_code', code: `guess-${i}`, redirect_uri: 'waterapp://callback' }),
       ),
     );
-    expectAtMost(FAILED_TOKEN_REQUESTS_PER_ADDRESS, answers.map((a) => a.status), 400);
+    expectAtMostChecked(FAILED_TOKEN_REQUESTS_PER_ADDRESS, answers.map((a) => a.status), 400);
   });
 
   it('count only guesses: a client exchanging and refreshing again and again is never limited', async () => {

@@ -1,5 +1,6 @@
 import { FAILED_LOGINS_PER_ADDRESS, FAILED_TOKEN_REQUESTS_PER_ADDRESS } from '../../src/auth/throttle.js';
 import type { RunningSandbox } from '../../src/server.js';
+import { expectAtMostChecked } from '../helpers/bursts.js';
 import { DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
 import { basicAuth, formFields, loginPath } from '../helpers/oauth.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
@@ -36,18 +37,6 @@ async function openForm(replica: RunningSandbox): Promise<{ cookie: string; fiel
 }
 
 
-/**
- * Of attempts sent at once, at most `limit` were checked (answered `checked`), at least one was,
- * and every other one was refused with 429 (a burst may be refused a little early: attempts
- * being checked count, so the limit is never passed).
- */
-function expectAtMost(limit: number, statuses: number[], checked: number): void {
-  const seen = statuses.filter((s) => s === checked).length;
-  expect(seen).toBeGreaterThanOrEqual(1);
-  expect(seen).toBeLessThanOrEqual(limit);
-  expect(statuses.filter((s) => s === 429)).toHaveLength(statuses.length - seen);
-}
-
 describe('the throttles across replicas', () => {
   it(`let at most ${FAILED_LOGINS_PER_ADDRESS} of ${4 * FAILED_LOGINS_PER_ADDRESS} parallel wrong passwords from one address be checked, spread over three replicas`, async () => {
     const all = await replicas(3);
@@ -65,7 +54,7 @@ describe('the throttles across replicas', () => {
         return res.status;
       }),
     );
-    expectAtMost(FAILED_LOGINS_PER_ADDRESS, statuses, 422);
+    expectAtMostChecked(FAILED_LOGINS_PER_ADDRESS, statuses, 422);
   });
 
   it(`let at most ${FAILED_TOKEN_REQUESTS_PER_ADDRESS} of ${3 * FAILED_TOKEN_REQUESTS_PER_ADDRESS} parallel code guesses from one address be checked, spread over two replicas`, async () => {
@@ -81,6 +70,6 @@ describe('the throttles across replicas', () => {
         return res.status;
       }),
     );
-    expectAtMost(FAILED_TOKEN_REQUESTS_PER_ADDRESS, statuses, 400);
+    expectAtMostChecked(FAILED_TOKEN_REQUESTS_PER_ADDRESS, statuses, 400);
   });
 });
