@@ -318,13 +318,15 @@ describe('the embedded store on lowdb files', () => {
       expect((await readdir(join(dir, 'sessions'))).sort()).toEqual(['a.json', 'c.json', 'd.json']);
     });
 
-    it('moves the live sessions of an older sessions.json into files of their own, and removes it', async () => {
+    it('moves the live signed-in sessions of an older sessions.json into files of their own, and removes it', async () => {
       const store = await open();
       await store.close();
       const { writeFile } = await import('node:fs/promises');
       const live = { session: givenSession('u1'), expiresAtMs: T0 + 60_000 };
       const dead = { session: givenSession('u2'), expiresAtMs: T0 - 1 };
-      await writeFile(join(dir, 'sessions.json'), JSON.stringify({ sessions: { live, dead } }));
+      // A visitor's session of that version: a CSRF token and no user.
+      const visitor = { session: { cookie: givenSession('u3').cookie, csrfToken: 'csrf' }, expiresAtMs: T0 + 60_000 };
+      await writeFile(join(dir, 'sessions.json'), JSON.stringify({ sessions: { live, dead, visitor } }));
       const reopened = await open();
       expect(await sessionApi(reopened).get('live')).toEqual(givenSession('u1'));
       expect(await sessionApi(reopened).get('dead')).toBeFalsy();

@@ -90,7 +90,9 @@ export class EmbeddedSessionStore extends session.Store {
     const legacy = options.legacyFile === null ? null : await readLegacy(options.legacyFile);
     if (legacy) {
       for (const [sid, record] of Object.entries(legacy.sessions)) {
-        if (SESSION_ID.test(sid) && isSessionFile(record) && record.expiresAtMs > nowMs) found.push([sid, record]);
+        // Only signed-in sessions: that version stored one for every visitor too.
+        const signedIn = isSessionFile(record) && typeof record.session['userId'] === 'string';
+        if (SESSION_ID.test(sid) && signedIn && record.expiresAtMs > nowMs) found.push([sid, record]);
       }
     }
     found.sort((a, b) => a[1].expiresAtMs - b[1].expiresAtMs);
