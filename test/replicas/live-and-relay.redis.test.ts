@@ -7,8 +7,8 @@ import { signInToDashboard } from '../helpers/dashboard-sign-in.js';
 import { bearer, DEMO_API_KEY } from '../helpers/demo.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { replicaEnv, startReplica } from '../helpers/replicas.js';
+import { eventually } from '../helpers/waiting.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { eventually } from '../store/contract.js';
 
 /**
  * What a browser or `water-sandbox listen` holds open (an event stream) is on one replica; what

@@ -6,7 +6,7 @@ import type { RedisStore } from '../../src/store/redis/redis-store.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { freePort, itWithOwnRedis, startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { openSharedStore, replicaEnv, spawnReplica, type ReplicaProcess } from '../helpers/replicas.js';
-import { eventually } from '../store/contract.js';
+import { eventually } from '../helpers/waiting.js';
 
 /**
  * Replicas as separate OS processes (`node dist/water-sandbox.js`), so that one can be killed with -9

@@ -4,8 +4,8 @@ import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATION_ID, D
 import { basicAuth, formFields, loginPath, NATIVE_REDIRECT_URI } from '../helpers/oauth.js';
 import { itWithOwnRedis, startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { openSharedStore, replicaEnv, startReplica } from '../helpers/replicas.js';
+import { eventually } from '../helpers/waiting.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { eventually } from '../store/contract.js';
 
 /**
  * Two (or more) replicas of the whole server (startSandbox, as main.ts runs it) on one real

@@ -5,8 +5,8 @@ import type { DeliveryRecord } from '../../src/store/data.js';
 import { Dispatcher, SUBSCRIPTION_DELETED_NOTE } from '../../src/webhooks/index.js';
 import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { deferred } from '../helpers/waiting.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { deferred } from '../store/contract.js';
 import { deliveriesIn, givenSubscription, startAlert, storeWithDeliveries } from './support.js';
 
 /**

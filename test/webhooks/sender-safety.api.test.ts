@@ -1,7 +1,7 @@
 import { NOT_JSON_WARNING } from '../../src/webhooks/assess.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { eventually } from '../helpers/waiting.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { eventually } from '../store/contract.js';
 import { deliveriesIn, givenSubscription, startAlert } from './support.js';
 
 /**
