@@ -76,7 +76,7 @@ export function useContractSuite(open: OpenStoreForContract, capabilities: Store
   let store: Store | null = null;
   const current: StoreUnderTest[] = [];
   const during = <T>(value: T | null): T => {
-    if (value === null) throw new Error('the contract suite opens its store before each test: use it inside a test or a hook');
+    if (value === null) throw new Error('the contract store exists only while a test runs (it is made before each test)');
     return value;
   };
 
@@ -98,8 +98,8 @@ export function useContractSuite(open: OpenStoreForContract, capabilities: Store
 
   return {
     capabilities,
-    store: live(() => during(store)),
-    clock: live(() => during(clock)),
+    store: live('the contract store', () => store),
+    clock: live('the contract clock', () => clock),
     current,
     openStore,
     create: async (s, doc, deliveries) => {
