@@ -7,10 +7,10 @@ local members = redis.call('ZRANGEBYLEX', P .. 'accounts', min, '+', 'LIMIT', 0,
 local out = {}
 local n = math.min(#members, limit)
 for i = 1, n do
-  local member = members[i]
-  local id = string.sub(member, string.find(member, '/', 1, true) + 1)
+  local entry = members[i]
+  local id = string.sub(entry, string.find(entry, '/', 1, true) + 1)
   local h = redis.call('HMGET', acct(id), 'name', 'origin', 'createdAt', 'lastSeenMs')
-  out[i] = {id, h[1] or '', h[2] or '', h[3] or '', h[4] or '', member}
+  out[i] = {id, h[1] or '', h[2] or '', h[3] or '', h[4] or '', entry}
 end
 local more = 0
 if #members > n then more = 1 end
