@@ -24,7 +24,7 @@ beforeEach(async () => {
   t = await buildTestApp();
 });
 
-// CONTRACT.md section 8's ids, written out rather than imported: the test pins the contract, not src's list.
+// The ids of docs/readiness.md#the-checks, written out rather than imported: the test pins the contract, not src's list.
 const CHECK_IDS = [
   'oauth.token-exchange',
   'oauth.refresh',
