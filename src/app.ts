@@ -12,6 +12,7 @@ import { parseBodies } from './http/json-body.js';
 import { operationRouter } from './http/operation.js';
 import { rejectMalformedPercentEncoding } from './http/percent-encoding.js';
 import { requestLog } from './http/request-log.js';
+import { routeTable } from './http/route-table.js';
 import { journalRouter, noteErrorBodies, recordInJournal } from './journal/index.js';
 import { locationsRouter } from './locations/index.js';
 import { healthOp, metricsOp, openApiRouter } from './openapi/index.js';
@@ -34,22 +35,22 @@ export function createApp(deps: Deps): Express {
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   noteErrorBodies(app);
 
-  app.use(rejectMalformedPercentEncoding);
-  app.use(deps.metrics.requests);
+  // The app's middleware, before every router.
   const log = requestLog(deps.logger);
-  if (log) app.use(log);
-  app.use(parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));
+  const prelude = [rejectMalformedPercentEncoding, deps.metrics.requests, ...(log ? [log] : []), parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] })];
+
+  const journal = recordInJournal({ ...deps, onAppend: deps.readiness.noteActivity });
+  // The API's middleware: the journal first, since it also records a request whose expired token of the account is refused.
+  const v1Chain = [journal, requireAccount(deps), applyFaults(deps)];
+  const v1Routers = [locationsRouter(deps), subscriptionsRouter(deps), readingsRouter(deps)];
+  // A /v1 request that matches a route runs the same middleware and route without walking the routers (see routeTable).
+  app.use(routeTable({ mount: '/v1', prelude, chain: v1Chain, routers: v1Routers }));
+  app.use(prelude);
 
   // The API first: a /v1 request then meets no layer of the other hosts' routers on its way.
-  const journal = recordInJournal({ ...deps, onAppend: deps.readiness.noteActivity });
   const v1 = Router({ strict: true });
-  // The journal first: it also records a request whose expired token of the account is refused.
-  v1.use(journal);
-  v1.use(requireAccount(deps));
-  v1.use(applyFaults(deps));
-  v1.use(locationsRouter(deps));
-  v1.use(subscriptionsRouter(deps));
-  v1.use(readingsRouter(deps));
+  v1.use(v1Chain);
+  for (const router of v1Routers) v1.use(router);
   app.use('/v1', v1);
 
   const sandbox = Router({ strict: true });

@@ -4,6 +4,7 @@ import type * as zc from 'zod/v4/core';
 
 import { AppError, invalidParameter } from '../core/errors.js';
 import { setRouteLabel } from './route-label.js';
+import { noteTableRoutes, type TableRoute } from './route-table.js';
 import { allowOnly } from './routing.js';
 import { unknownQueryWarning, WARNING_HEADER } from './unknown-query.js';
 
@@ -174,6 +175,7 @@ export interface OperationRouter {
 export function operationRouter(mount: string): OperationRouter {
   const router = Router({ strict: true });
   const methodsByPath = new Map<string, string[]>();
+  const routes: TableRoute[] = [];
   return {
     handle(op, handler, ...before) {
       const base = expressPath(mount, op.path);
@@ -204,12 +206,17 @@ export function operationRouter(mount: string): OperationRouter {
         setRouteLabel(res, pattern);
         next();
       };
-      router[op.method](path, ...(before.length > 0 ? [label, ...before] : []), run);
+      const handlers = before.length > 0 ? [label, ...before, run] : [run];
+      // What router[op.method](path, ...handlers) does, keeping Express's Route for the route table.
+      const route = router.route(path);
+      route[op.method](...handlers);
+      routes.push({ method: op.method.toUpperCase(), path, handlers, route });
       methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), op.method.toUpperCase()]);
     },
     done() {
       const order = ['GET', 'POST', 'PUT', 'DELETE'];
       for (const [path, methods] of methodsByPath) allowOnly(router, path, [...methods].sort((a, b) => order.indexOf(a) - order.indexOf(b)));
+      noteTableRoutes(router, routes);
       return router;
     },
   };
