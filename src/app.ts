@@ -1,4 +1,4 @@
-import express, { Router, type Express } from 'express';
+import express, { Router, type Express, type RequestHandler } from 'express';
 
 import { accountSandboxRouter, accountsAdminRouter, requireAdmin } from './accounts/index.js';
 import { alertsSandboxRouter } from './alerts/index.js';
@@ -26,8 +26,21 @@ import { deliveriesSandboxRouter } from './webhooks/index.js';
 /** Request bodies above this many bytes are refused with 413 on every route (documented in docs/configuration.md). */
 export const BODY_LIMIT = 100 * 1024;
 
+/**
+ * Per-request features a served sandbox always has. `npm run bench` builds apps without them
+ * to show what each costs a request; nothing else turns them off.
+ */
+export interface AppFeatures {
+  /** The request journal of each account (GET /sandbox/requests), and what reads it. */
+  journal: boolean;
+  /** The readiness report's evidence, folded from the journal as it fills. */
+  readinessEvidence: boolean;
+}
+
+const EVERY_FEATURE: AppFeatures = { journal: true, readinessEvidence: true };
+
 /** The whole sandbox as an Express app, with no listening: server.ts listens, tests use supertest. */
-export function createApp(deps: Deps): Express {
+export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -39,7 +52,9 @@ export function createApp(deps: Deps): Express {
   const log = requestLog(deps.logger);
   const prelude = [rejectMalformedPercentEncoding, deps.metrics.requests, ...(log ? [log] : []), parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] })];
 
-  const journal = recordInJournal({ ...deps, onAppend: deps.readiness.noteActivity });
+  const journal: RequestHandler = features.journal
+    ? recordInJournal({ ...deps, ...(features.readinessEvidence ? { onAppend: deps.readiness.noteActivity } : {}) })
+    : (_req, _res, next) => next();
   // The API's middleware: the journal first, since it also records a request whose expired token of the account is refused.
   const v1Chain = [journal, requireAccount(deps), applyFaults(deps)];
   const v1Routers = [locationsRouter(deps), subscriptionsRouter(deps), readingsRouter(deps)];

@@ -68,19 +68,24 @@ async function poll(url, headers = {}) {
   throw new Error(`${url} never answered`);
 }
 
-/** A bare Express 5 app in its own process; `bodies`: name → JSON body. Returns { url(name), pid, stop }. */
-export async function startBareProcess(bodies) {
-  const file = join(tmpdir(), `water-sandbox-bench-bare-${process.pid}.json`);
-  writeFileSync(file, JSON.stringify(bodies));
-  const proc = child([new URL('./bare-server.js', import.meta.url).pathname, file], async (output) => {
+/** Runs a script of this folder that prints `listening <port>`; resolves to { url, pid, stop }. */
+export async function startListening(script, args, nodeFlags = []) {
+  const proc = child([...nodeFlags, new URL(script, import.meta.url).pathname, ...args], async (output) => {
     for (;;) {
       const match = /listening (\d+)/.exec(output());
       if (match) return `http://127.0.0.1:${match[1]}`;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   });
-  const base = await proc.url;
-  return { pid: proc.pid, url: (name) => `${base}/bare/${name}`, stop: proc.stop };
+  return { url: await proc.url, pid: proc.pid, stop: proc.stop };
+}
+
+/** A bare Express 5 app in its own process (Node's default flags); `bodies`: name → JSON body. Returns { url(name), pid, stop }. */
+export async function startBareProcess(bodies) {
+  const file = join(tmpdir(), `water-sandbox-bench-bare-${process.pid}.json`);
+  writeFileSync(file, JSON.stringify(bodies));
+  const bare = await startListening('./bare-server.js', [file]);
+  return { pid: bare.pid, url: (name) => `${bare.url}/bare/${name}`, stop: bare.stop };
 }
 
 /**
