@@ -185,13 +185,15 @@ export function operationRouter(mount: string): OperationRouter {
       const knownQuery = op.path.startsWith('/v1/') ? (op.query ? keyOrder(op.query) : []) : null;
       const run = Object.assign((req: Request, res: Response): unknown => {
         setRouteLabel(res, pattern);
+        // Express parses the query string again at each read of req.query: read it once.
+        const query = req.query;
         if (knownQuery !== null) {
-          const warning = unknownQueryWarning(Object.keys(req.query), knownQuery);
+          const warning = unknownQueryWarning(Object.keys(query), knownQuery);
           if (warning !== null) res.setHeader(WARNING_HEADER, warning);
         }
         const input = {
           params: req.params as never,
-          query: () => (op.query ? parseInput(op.query, req.query, 'query') : undefined) as never,
+          query: () => (op.query ? parseInput(op.query, query, 'query') : undefined) as never,
           body: () => {
             const spec = op.body;
             if (!spec) return undefined as never;
