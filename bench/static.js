@@ -6,6 +6,7 @@
 // 1.0x Prism, GET /v1/locations/{id} at least 0.75x the bare route, the readings p99 at 10
 // connections no worse than before. Rounds alternate every case, one second each, so a
 // neighbour's load hits them alike; the ratios are medians over the rounds, with their range.
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,10 +30,21 @@ const AUTH = { authorization: `Bearer ${DEMO_API_KEY}` };
 /** Rounds of one second per case: --quick for a look while developing, the full count for figures. */
 export const roundsOf = (args) => Number(process.env.BENCH_ROUNDS ?? (args.quick ? 5 : 15));
 
-async function burst(url, headers, seconds = 1) {
+/** CPU seconds a process has used (user and system, from Linux's /proc at 100 ticks a second); null elsewhere. */
+function cpuSeconds(pid) {
+  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return null;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** One burst at 10 connections; with the server's `pid`, also the CPU it used per request (µs), which a busy machine moves far less than the rate. */
+async function burst(url, headers, seconds = 1, pid = undefined) {
+  const before = cpuSeconds(pid);
   const result = await autocannon({ url, headers, connections: 10, duration: seconds, workers: 1 });
+  const after = cpuSeconds(pid);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99 };
+  const cpuUs = before === null || after === null ? null : ((after - before) * 1e6) / result.requests.total;
+  return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, cpuUs };
 }
 
 /**
@@ -44,7 +56,7 @@ export async function interleave(cases, rounds) {
   const results = new Map(cases.map((c) => [c.name, []]));
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? cases : [...cases].reverse();
-    for (const c of order) results.get(c.name).push(await burst(c.url, c.headers));
+    for (const c of order) results.get(c.name).push(await burst(c.url, c.headers, 1, c.pid));
   }
   return results;
 }
@@ -52,6 +64,13 @@ export async function interleave(cases, rounds) {
 /** Median and range over rounds of a's rate over b's (neighbouring bursts of the same round). */
 export function ratioOver(a, b) {
   const ratios = a.map((r, i) => r.rps / b[i].rps);
+  return { median: median(ratios), low: Math.min(...ratios), high: Math.max(...ratios) };
+}
+
+/** The same for CPU per request, as b's over a's (above 1: a needs less CPU a request); null without /proc. */
+function cpuRatioOver(a, b) {
+  if (a.some((r) => r.cpuUs === null) || b.some((r) => r.cpuUs === null)) return null;
+  const ratios = a.map((r, i) => b[i].cpuUs / r.cpuUs);
   return { median: median(ratios), low: Math.min(...ratios), high: Math.max(...ratios) };
 }
 
@@ -88,11 +107,11 @@ export async function run({ args }) {
     stops.push(prism.stop);
 
     const cases = [
-      { name: 'sandbox readings', url: `${sandbox.url}${YEAR_BY_DAY}`, headers: AUTH },
-      { name: 'prism readings', url: `${prism.url}${YEAR_BY_DAY}`, headers: AUTH },
-      { name: 'bare readings', url: bare.url('readings'), headers: {} },
-      { name: 'sandbox location', url: `${sandbox.url}${LOCATION}`, headers: AUTH },
-      { name: 'bare location', url: bare.url('location'), headers: {} },
+      { name: 'sandbox readings', url: `${sandbox.url}${YEAR_BY_DAY}`, headers: AUTH, pid: sandbox.pid },
+      { name: 'prism readings', url: `${prism.url}${YEAR_BY_DAY}`, headers: AUTH, pid: prism.pid },
+      { name: 'bare readings', url: bare.url('readings'), headers: {}, pid: bare.pid },
+      { name: 'sandbox location', url: `${sandbox.url}${LOCATION}`, headers: AUTH, pid: sandbox.pid },
+      { name: 'bare location', url: bare.url('location'), headers: {}, pid: bare.pid },
     ];
     const bodies = { readings: readingsBody, location: locationBody };
     for (const c of cases) {
@@ -106,7 +125,8 @@ export async function run({ args }) {
     const r = await interleave(cases, rounds);
     const row = (name) => {
       const results = r.get(name);
-      return `${name.padEnd(18)} ${median(results.map((x) => x.rps)).toFixed(0).padStart(6)} req/s   p50 ${median(results.map((x) => x.p50)).toFixed(1).padStart(5)} ms   p99 ${median(results.map((x) => x.p99)).toFixed(1).padStart(5)} ms (worst round ${Math.max(...results.map((x) => x.p99)).toFixed(1)})`;
+      const cpu = results[0].cpuUs === null ? '' : `   CPU ${median(results.map((x) => x.cpuUs)).toFixed(0).padStart(4)} µs/request`;
+      return `${name.padEnd(18)} ${median(results.map((x) => x.rps)).toFixed(0).padStart(6)} req/s   p50 ${median(results.map((x) => x.p50)).toFixed(1).padStart(5)} ms   p99 ${median(results.map((x) => x.p99)).toFixed(1).padStart(5)} ms (worst round ${Math.max(...results.map((x) => x.p99)).toFixed(1)})${cpu}`;
     };
     for (const c of cases) console.log(row(c.name));
     const prismRatio = ratioOver(r.get('sandbox readings'), r.get('prism readings'));
@@ -115,6 +135,11 @@ export async function run({ args }) {
     console.log(`a year by day, sandbox / Prism static example:    ${fmt(prismRatio)}   target >= 1.00: ${prismRatio.median >= 1 ? 'met' : 'NOT met'}`);
     console.log(`a year by day, sandbox / bare Express route:      ${fmt(bareReadings)}`);
     console.log(`GET /v1/locations/{id}, sandbox / bare Express:   ${fmt(locationRatio)}   target >= 0.75: ${locationRatio.median >= 0.75 ? 'met' : 'NOT met'}`);
+    const cpuPrism = cpuRatioOver(r.get('sandbox readings'), r.get('prism readings'));
+    const cpuBare = cpuRatioOver(r.get('sandbox location'), r.get('bare location'));
+    if (cpuPrism && cpuBare) {
+      console.log(`CPU a request, the other server's over the sandbox's (the same ratios where the server, not the load generator, is the limit): a year by day against Prism ${fmt(cpuPrism)}, a location against the bare route ${fmt(cpuBare)}`);
+    }
     const p99 = r.get('sandbox readings').map((x) => x.p99);
     console.log(`readings p99 at 10 connections: median ${median(p99).toFixed(1)} ms over the rounds, worst ${Math.max(...p99).toFixed(1)} ms`);
   } finally {
