@@ -1,9 +1,8 @@
 import { performance } from 'node:perf_hooks';
 
-import type { RelayRequest } from '../relay/messages.js';
 import { sandboxError, type SandboxError, type SandboxHttp } from './http.js';
 import { readServerEvents } from './sse.js';
-import type { Relay } from './types.js';
+import type { Relay, RelayRequest } from './types.js';
 
 export type { RelayRequest };
 

@@ -27,11 +27,14 @@ import type {
 import type { FaultCreate, FaultList as FaultListSchema, FaultView, RateLimitSet } from '../faults/operations.js';
 import type { healthOp } from '../openapi/registry.js';
 import type { DRILLS } from '../readiness/drills.js';
+import type { RelayRequest } from '../relay/messages.js';
 import type { Relay as RelaySchema } from '../relay/operations.js';
 import type { ScenarioSummary as ScenarioSummarySchema } from '../scenarios/operations.js';
 import type { AlertType as StoreAlertType } from '../store/data.js';
 import type { DeliveryListQuery } from '../webhooks/operations.js';
 
+/** A webhook on its way through a relay to the local URL. */
+export type { RelayRequest };
 export type { AlertStarted, ClockState, Delivery, DeliveryAttempt, Device, DrillOutcome, ErrorAnswer, Location, ReadinessCheck, ReadinessReport, Run, SandboxAlert, Subscription };
 
 /** A fresh account with its API key, a login user and its locations (POST /sandbox/accounts). */
