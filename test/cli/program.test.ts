@@ -5,8 +5,8 @@ import type { CliContext } from '../../src/cli/context.js';
 import { formatDuration, parseDuration } from '../../src/cli/duration.js';
 import { runCli } from '../../src/cli/program.js';
 import { hasHeapFlags, SERVE_V8_FLAGS } from '../../src/cli/serve.js';
-import { readServerEvents, type ServerEvent } from '../../src/client/sse.js';
 import { moveLeadingOptions } from '../../src/cli/usage.js';
+import { readServerEvents, type ServerEvent } from '../../src/client/sse.js';
 import { loadConfig } from '../../src/config.js';
 
 /** The CLI's pieces in-process: the heap flags decision, durations, shell words, the event-stream reader, the package's shape. */
