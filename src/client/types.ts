@@ -2,7 +2,7 @@
  * The answers and request bodies of the client (`water-sandbox/client`): the types of the zod
  * schemas with which the sandbox validates and documents them in /openapi.json. Types only (the
  * lint enforces it): nothing of the server reaches the client's bundle. The package's build
- * writes this file's declarations with every type spelled out (src/tools/package-types.ts), so an
+ * writes this file's declarations with every type spelled out (src/tools/package-files.ts), so an
  * installed package needs no zod.
  */
 import type { z } from 'zod';
