@@ -1,8 +1,8 @@
-// Visitors cost nothing (issue 29): 30,000 cookieless GET / to one sandbox on a DATA_DIR, the
-// time of one request over the first thousand and over the last thousand (target: last within
-// 1.2x of first) and the login sessions stored after them (target: 0). Then what saving one
-// login session costs with 10 and with 10,000 sessions stored (target: the same), in
-// alternating rounds on two stores side by side.
+// Visitors cost nothing (issue 29): 30,000 cookieless GET / (5,000 with --quick) to one sandbox
+// on a DATA_DIR, the time of one request over the first thousand and over the last thousand
+// (target: last within 1.2x of first) and the login sessions stored after them (target: 0). Then
+// what saving one login session costs with 10 and with 10,000 sessions stored (target: the
+// same), in alternating rounds on two stores side by side.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,13 +16,14 @@ import { BENCH_NOW, startSandbox } from './lib/sandbox.js';
 
 export const title = 'visitors and login sessions';
 
-const VISITS = 30_000;
+/** Cookieless visits measured (--quick: 5,000, a look while developing). */
+const visitsOf = (args) => (args.quick ? 5_000 : 30_000);
 const WINDOW = 1000;
 /** Visits before the measured ones, so the first thousand measure the sandbox, not the JIT warming up. */
 const WARM_UP = 1000;
 /** Visitors at once: each sends its requests one after the other on a keep-alive connection of its own. */
 const VISITORS = 4;
-const SAVE_ROUNDS = 10;
+const saveRoundsOf = (args) => (args.quick ? 3 : 10);
 const SAVES_PER_ROUND = 50;
 
 const callback = (fn) => new Promise((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value))));
@@ -37,7 +38,7 @@ function visit(url, agent) {
   });
 }
 
-async function visitors() {
+async function visitors(visits) {
   const dir = await mkdtemp(join(tmpdir(), 'bench-visitors-'));
   const sandbox = await startSandbox({ env: { DATA_DIR: join(dir, 'data') } });
   try {
@@ -48,7 +49,7 @@ async function visitors() {
     await Promise.all(
       Array.from({ length: VISITORS }, async () => {
         const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-        while (next < VISITS) {
+        while (next < visits) {
           const counted = next++ >= 0;
           if (next === 0) started = performance.now();
           // No cookie is sent: each request is a new visitor.
@@ -64,7 +65,7 @@ async function visitors() {
     const stored = await callback((done) => sandbox.store.sessions.length(done));
     const first = median(times.slice(0, WINDOW));
     const last = median(times.slice(-WINDOW));
-    console.log(`${VISITS} cookieless GET / (${VISITORS} visitors at once, DATA_DIR on disk, after ${WARM_UP} not counted) in ${seconds.toFixed(1)} s`);
+    console.log(`${visits} cookieless GET / (${VISITORS} visitors at once, DATA_DIR on disk, after ${WARM_UP} not counted) in ${seconds.toFixed(1)} s`);
     console.log(`one request, median of the first ${WINDOW}: ${first.toFixed(3)} ms; of the last ${WINDOW}: ${last.toFixed(3)} ms; last / first ${(last / first).toFixed(2)} (target <= 1.2)`);
     console.log(`login sessions stored: ${stored}; session cookies sent: ${sessionCookies} (target 0 and 0)`);
   } finally {
@@ -92,7 +93,7 @@ async function sessionStore(stored, dir) {
   };
 }
 
-async function sessionSaves() {
+async function sessionSaves(saveRounds) {
   const dir = await mkdtemp(join(tmpdir(), 'bench-sessions-'));
   try {
     const few = await sessionStore(10, join(dir, 'few'));
@@ -100,14 +101,14 @@ async function sessionSaves() {
     await few.saves(SAVES_PER_ROUND);
     await many.saves(SAVES_PER_ROUND);
     const rounds = { few: [], many: [] };
-    for (let i = 0; i < SAVE_ROUNDS; i++) {
+    for (let i = 0; i < saveRounds; i++) {
       rounds.few.push(await few.saves(SAVES_PER_ROUND));
       rounds.many.push(await many.saves(SAVES_PER_ROUND));
     }
     const ratios = rounds.many.map((ms, i) => ms / rounds.few[i]);
     console.log(
       `one login session saved (its file written) with 10 stored: ${median(rounds.few).toFixed(3)} ms; with 10,000 stored: ${median(rounds.many).toFixed(3)} ms; ` +
-        `ratio ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)} over ${SAVE_ROUNDS} alternating rounds of ${SAVES_PER_ROUND}; target 1)`,
+        `ratio ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)} over ${saveRounds} alternating rounds of ${SAVES_PER_ROUND}; target 1)`,
     );
     await few.close();
     await many.close();
@@ -116,7 +117,7 @@ async function sessionSaves() {
   }
 }
 
-export async function run() {
-  await visitors();
-  await sessionSaves();
+export async function run({ args }) {
+  await visitors(visitsOf(args));
+  await sessionSaves(saveRoundsOf(args));
 }
