@@ -6,6 +6,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { EmbeddedStore } from './embedded/embedded-store.js';
 import { StoreFileError } from './embedded/lowdb-file.js';
+import type { AccountLimits } from './limits.js';
 import { isStateV01, migrateV01 } from './migrate-v01.js';
 import type { Store } from './store.js';
 
@@ -28,6 +29,8 @@ export interface StoreOptions {
   logger?: Logger;
   /** ACCOUNT_TTL in ms (0: generated accounts live for ever); see AccountStore. */
   accountLifetimeMs?: number;
+  /** ACCOUNT_STORAGE_LIMIT and MAX_PENDING_DELIVERIES, checked on every change (none when absent). */
+  limits?: AccountLimits;
 }
 
 export interface OpenedStore {
@@ -57,6 +60,7 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
       cacheSize: options.cacheSize,
       clock,
       accountLifetimeMs: options.accountLifetimeMs ?? 0,
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(options.redisPrefix === undefined ? {} : { prefix: options.redisPrefix }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
@@ -70,6 +74,7 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
     sessionTtlMs: options.sessionTtlMs,
     cacheSize: options.cacheSize,
     accountLifetimeMs: options.accountLifetimeMs ?? 0,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
   const interrupted = !fresh && (await store.settings.get(MIGRATION_SETTING)) === 'started';
   if (!fresh && !interrupted) return { store, origin: 'existing' };

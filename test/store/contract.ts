@@ -3,6 +3,7 @@ import type { SessionData } from 'express-session';
 import { ManualClock } from '../../src/core/clock.js';
 import type { AccountDoc, DeliveryRecord } from '../../src/store/data.js';
 import { lifetimeCutoffMs } from '../../src/store/derived.js';
+import { AccountStorageError, NO_ACCOUNT_LIMITS, PendingDeliveriesError, type AccountLimits } from '../../src/store/limits.js';
 import { AccountMissingError, IndexConflictError, JOURNAL_LIMIT, LAST_REQUEST_RESOLUTION_MS, type IndexKind, type Store } from '../../src/store/store.js';
 import { givenAccount, givenDelivery, givenFault, givenJournalEntry, INDEX_KINDS, indexedKeys, iso, keyOf, T0 } from './builders.js';
 
@@ -43,6 +44,8 @@ export interface StoreContractOptions {
   accountLifetimeMs: number;
   /** How long a withLock lock lives without renewal, where a backend's holders can die apart from it (Redis). */
   lockTtlMs: number;
+  /** ACCOUNT_STORAGE_LIMIT and MAX_PENDING_DELIVERIES (0: none). */
+  limits: AccountLimits;
 }
 
 export interface StoreUnderTest {
@@ -64,12 +67,15 @@ export interface StoreContractCapabilities {
   persistent: boolean;
 }
 
-export const DEFAULT_CONTRACT_OPTIONS: StoreContractOptions = { deliveryLogLimit: 1000, sessionTtlMs: 3_600_000, accountLifetimeMs: 0, lockTtlMs: 30_000 };
+export const DEFAULT_CONTRACT_OPTIONS: StoreContractOptions = { deliveryLogLimit: 1000, sessionTtlMs: 3_600_000, accountLifetimeMs: 0, lockTtlMs: 30_000, limits: NO_ACCOUNT_LIMITS };
 
 /** Finished deliveries a backend may keep beyond `deliveryLogLimit` before it trims (see DeliveryStore.update). */
 export const logSlack = (limit: number): number => Math.max(1, Math.ceil(limit * 0.1));
 
 const FAR = Number.MAX_SAFE_INTEGER;
+
+/** What assigning to, or adding to, a frozen object throws. */
+const FROZEN = /read[ -]only|not extensible/;
 
 export function describeStoreContract(name: string, open: OpenStoreForContract, capabilities: StoreContractCapabilities): void {
   const onClockIt = capabilities.expiresOn === 'clock' ? it : it.skip;
@@ -261,16 +267,17 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
         expect((await docOf(store, 'a')).clock.offsetMs).toBe(5000);
       });
 
-      it('gives the change a copy: changing it after the update resolved stores nothing', async () => {
+      it('gives the change a copy: changing it after the update resolved throws and stores nothing (the stored document is frozen, not copied again)', async () => {
         await create(store, givenAccount('a'));
         let seen: AccountDoc | undefined;
         await store.accounts.update('a', (doc) => {
           doc.account.name = 'changed';
           seen = doc;
         });
-        seen!.account.name = 'changed afterwards';
-        seen!.faults.push(givenFault('a', 'late'));
-        indexedKeys.apiKey.add(seen!, 'late-key');
+        // (TypeErrors, of the realm the document was copied in: matched by their message.)
+        expect(() => (seen!.account.name = 'changed afterwards')).toThrow(FROZEN);
+        expect(() => seen!.faults.push(givenFault('a', 'late'))).toThrow(FROZEN);
+        expect(() => indexedKeys.apiKey.add(seen!, 'late-key')).toThrow(FROZEN);
 
         const stored = await docOf(store, 'a');
         expect(stored.account.name).toBe('changed');
@@ -297,6 +304,16 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
         expect(await store.deliveries.get('a', 'half-done-delivery')).toBeNull();
         expect((await store.deliveries.list('a', { offset: 0, limit: 10 })).total).toBe(0);
         expect(await store.accounts.due(FAR, 10)).toEqual([]);
+      });
+
+      it('hands out frozen documents: a reader cannot change what is stored', async () => {
+        await create(store, givenAccount('a'));
+        await store.accounts.update('a', (doc) => void doc.faults.push(givenFault('a', 'f1')));
+        const read = (await store.accounts.get('a'))!;
+        expect(Object.isFrozen(read)).toBe(true);
+        expect(Object.isFrozen(read.faults[0])).toBe(true);
+        expect(() => ((read.account as { name: string }).name = 'x')).toThrow(FROZEN);
+        expect((await docOf(store, 'a')).account.name).toBe('Account a');
       });
 
       it('throws AccountMissingError for an account that never existed or was deleted', async () => {
@@ -336,6 +353,91 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
         expect(await store.accounts.create(givenAccount('a', { name: 'second' }))).toBe(false);
         expect((await docOf(store, 'a')).account.name).toBe('first');
         expect(await store.accounts.count()).toBe(1);
+      });
+    });
+
+    // ---- bounds of an account ------------------------------------------------------------
+
+    describe('limits.accountBytes (ACCOUNT_STORAGE_LIMIT)', () => {
+      /** A fault whose body takes about `bytes` bytes. */
+      const bulkyFault = (faultId: string, bytes: number) => ({ ...givenFault('a', faultId), body: { text: 'x'.repeat(bytes) } });
+      const storedSize = async (s: Store, accountId: string): Promise<number> => Buffer.byteLength(JSON.stringify(await s.accounts.get(accountId)));
+
+      it('refuses a change that would make the document larger than the limit: 409 limit_reached naming the setting and the largest part, nothing stored', async () => {
+        const s = (await openStore({ limits: { accountBytes: 20_000, pendingDeliveries: 0 } })).store;
+        await create(s, givenAccount('a'));
+        for (let i = 0; i < 3; i++) await s.accounts.update('a', (doc) => void doc.faults.push(bulkyFault(`f${i}`, 5000)));
+        const before = await docOf(s, 'a');
+        const refused = s.accounts.update('a', (doc, tx) => {
+          doc.faults.push(bulkyFault('f3', 5000));
+          indexedKeys.accessToken.add(doc, 'over-token');
+          tx.addDeliveries([givenDelivery('a', 'over-delivery')]);
+          return 'changed';
+        });
+        await expect(refused).rejects.toBeInstanceOf(AccountStorageError);
+        await expect(refused).rejects.toMatchObject({
+          status: 409,
+          code: 'limit_reached',
+          limit: 'ACCOUNT_STORAGE_LIMIT',
+          message: expect.stringMatching(/^This change would make the account's stored data [\d,]+ bytes, more than the 20,000 this sandbox keeps per account \(ACCOUNT_STORAGE_LIMIT=20000\); nothing was changed\. Its largest parts: faults [\d,]+ bytes \(DELETE \/sandbox\/faults\)/),
+        });
+        expect(await docOf(s, 'a')).toEqual(before);
+        expect(await s.accounts.lookup('accessToken', 'over-token')).toBeNull();
+        expect(await s.deliveries.get('a', 'over-delivery')).toBeNull();
+        expect(await storedSize(s, 'a')).toBeLessThanOrEqual(20_000);
+      });
+
+      it('counts the stored bytes of the JSON (UTF-8): a change under the limit passes, one byte more does not', async () => {
+        const s = (await openStore({ limits: { accountBytes: 10_000, pendingDeliveries: 0 } })).store;
+        await create(s, givenAccount('a'));
+        const room = 10_000 - (await storedSize(s, 'a'));
+        // The name grows the document by its own length; "é" takes two bytes.
+        await s.accounts.update('a', (doc) => void (doc.account.name += 'é'.repeat(Math.floor(room / 2))));
+        expect(await storedSize(s, 'a')).toBeLessThanOrEqual(10_000);
+        expect(10_000 - (await storedSize(s, 'a'))).toBeLessThan(2);
+        await expect(s.accounts.update('a', (doc) => void (doc.account.name += 'éé'))).rejects.toBeInstanceOf(AccountStorageError);
+      });
+
+      it('a document already over the limit (a lower limit after a restart, fixtures) takes every change that does not grow it', async () => {
+        const s = (await openStore({ limits: { accountBytes: 5000, pendingDeliveries: 0 } })).store;
+        const doc = givenAccount('a');
+        for (let i = 0; i < 3; i++) doc.faults.push(bulkyFault(`f${i}`, 3000));
+        await create(s, doc);
+        await s.accounts.update('a', (d) => void d.faults.pop());
+        await s.accounts.update('a', (d) => void (d.clock.offsetMs = 5));
+        await expect(s.accounts.update('a', (d) => void d.faults.push(bulkyFault('f9', 10)))).rejects.toBeInstanceOf(AccountStorageError);
+        await s.accounts.update('a', (d) => void (d.faults = []));
+        await s.accounts.update('a', (d) => void d.faults.push(bulkyFault('f9', 10)));
+        expect((await docOf(s, 'a')).faults.map((f) => f.faultId)).toEqual(['f9']);
+      });
+
+      it('without a limit (0) any size is stored', async () => {
+        await create(store, givenAccount('a'));
+        await store.accounts.update('a', (doc) => void doc.faults.push(bulkyFault('f0', 200_000)));
+        expect(await storedSize(store, 'a')).toBeGreaterThan(200_000);
+      });
+    });
+
+    describe('limits.pendingDeliveries (MAX_PENDING_DELIVERIES)', () => {
+      it('refuses deliveries beyond the limit, through a change or add: 409 limit_reached, nothing stored; a delivery that finishes makes room', async () => {
+        const s = (await openStore({ limits: { accountBytes: 0, pendingDeliveries: 3 } })).store;
+        await create(s, givenAccount('a'), [givenDelivery('a', 'd0'), givenDelivery('a', 'done', { state: 'delivered' })]);
+        await s.deliveries.add('a', [givenDelivery('a', 'd1')]);
+        await s.accounts.update('a', (_doc, tx) => tx.addDeliveries([givenDelivery('a', 'd2')]));
+        const refused = s.accounts.update('a', (doc, tx) => {
+          doc.account.name = 'with a delivery too many';
+          tx.addDeliveries([givenDelivery('a', 'd3')]);
+        });
+        await expect(refused).rejects.toBeInstanceOf(PendingDeliveriesError);
+        await expect(refused).rejects.toMatchObject({ status: 409, code: 'limit_reached', limit: 'MAX_PENDING_DELIVERIES', message: expect.stringContaining('This account has 3 webhook deliveries waiting to be sent, and this sandbox keeps at most 3 (MAX_PENDING_DELIVERIES=3); nothing was changed') });
+        await expect(s.deliveries.add('a', [givenDelivery('a', 'd3')])).rejects.toBeInstanceOf(PendingDeliveriesError);
+        expect((await docOf(s, 'a')).account.name).toBe('Account a');
+        expect(await s.deliveries.get('a', 'd3')).toBeNull();
+        // A change that adds no delivery is not held up by them.
+        await s.accounts.update('a', (doc) => void (doc.account.name = 'renamed'));
+        await s.deliveries.update('a', 'd0', (record) => void Object.assign(record, { state: 'delivered', dueAtMs: null, nextAttemptAt: null }));
+        await s.deliveries.add('a', [givenDelivery('a', 'd3')]);
+        expect((await s.deliveries.list('a', { state: 'pending', offset: 0, limit: 10 })).total).toBe(3);
       });
     });
 

@@ -40,7 +40,7 @@ export class LowdbFile<T> {
    * Opens the document; null when the file does not exist (or is empty). `onWritten` is called
    * whenever the file stops being busy (its writes are all done).
    */
-  static async open<T>(path: string, validate: (parsed: unknown) => T, onWritten?: () => void): Promise<LowdbFile<T> | null> {
+  static async open<T>(path: string, validate: (parsed: unknown) => T, onWritten?: () => void, stringify: (data: T) => string = JSON.stringify): Promise<LowdbFile<T> | null> {
     let text: string;
     try {
       text = await readFile(path, 'utf8');
@@ -55,13 +55,16 @@ export class LowdbFile<T> {
     } catch (error) {
       throw new StoreFileError(`${path} is not valid JSON (${(error as Error).message}); move it away, or DATA_DIR, to start afresh`);
     }
-    const db = new Low<T>(new DataFile<T>(path, { parse: JSON.parse, stringify: JSON.stringify }), validate(parsed));
+    const db = new Low<T>(new DataFile<T>(path, { parse: JSON.parse, stringify }), validate(parsed));
     return new LowdbFile(db, path, onWritten);
   }
 
-  /** A new document with `data`, not written until `save`. `path` null keeps it in memory. */
-  static create<T>(path: string | null, data: T, onWritten?: () => void): LowdbFile<T> {
-    const adapter = path === null ? new Memory<T>() : new DataFile<T>(path, { parse: JSON.parse, stringify: JSON.stringify });
+  /**
+   * A new document with `data`, not written until `save`. `path` null keeps it in memory.
+   * `stringify` (JSON.stringify by default) makes the file's text from the data.
+   */
+  static create<T>(path: string | null, data: T, onWritten?: () => void, stringify: (data: T) => string = JSON.stringify): LowdbFile<T> {
+    const adapter = path === null ? new Memory<T>() : new DataFile<T>(path, { parse: JSON.parse, stringify });
     return new LowdbFile(new Low<T>(adapter, data), path, onWritten);
   }
 

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import { NO_ACCOUNT_LIMITS, type AccountLimits } from '../limits.js';
 import type { Store, StoreHealth } from '../store.js';
 import { RedisConnection } from './connection.js';
 import { RedisAccounts } from './redis-accounts.js';
@@ -25,6 +26,8 @@ export interface RedisStoreOptions {
   accountLifetimeMs?: number;
   /** How long a lock held by withLock lives without renewal (real time; 30 s by default). */
   lockTtlMs?: number;
+  /** The bounds every change of an account is checked against (none when absent). */
+  limits?: AccountLimits;
 }
 
 export const DEFAULT_REDIS_PREFIX = 'ws:';
@@ -65,8 +68,9 @@ export class RedisStore implements Store {
     const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
     const connection = new RedisConnection(options.url, options.logger);
     this.#connection = connection;
-    this.accounts = new RedisAccounts(connection, prefix, options.cacheSize ?? 500, { clock: options.clock ?? systemClock, lifetimeMs: options.accountLifetimeMs ?? 0 });
-    this.deliveries = new RedisDeliveries(connection, prefix, options.deliveryLogLimit);
+    const limits = options.limits ?? NO_ACCOUNT_LIMITS;
+    this.accounts = new RedisAccounts(connection, prefix, options.cacheSize ?? 500, { clock: options.clock ?? systemClock, lifetimeMs: options.accountLifetimeMs ?? 0 }, limits);
+    this.deliveries = new RedisDeliveries(connection, prefix, options.deliveryLogLimit, limits);
     this.journal = new RedisJournal(connection, prefix);
     this.counters = new RedisCounters(connection, prefix);
     this.locks = new RedisLocks(connection, prefix, options.lockTtlMs);
