@@ -88,6 +88,7 @@ export function storeOptionsOf(config: Config, extra: { cacheSize?: number; logg
     sessionTtlMs: SESSION_TTL_MS,
     cacheSize: extra.cacheSize ?? ACCOUNT_CACHE_SIZE,
     accountLifetimeMs: config.accountTtlSeconds * 1000,
+    limits: { accountBytes: config.limits.accountBytes, pendingDeliveries: config.limits.pendingDeliveries },
     ...(extra.logger === undefined ? {} : { logger: extra.logger }),
   };
 }
