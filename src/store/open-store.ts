@@ -23,6 +23,8 @@ export interface StoreOptions {
   sessionTtlMs: number;
   /** Accounts kept loaded by the embedded store (parsed, by the Redis store). */
   cacheSize: number;
+  /** And at most this many bytes of them, as stored (none when absent). */
+  cacheBytes?: number;
   /** Prefix of every Redis key (default `ws:`): several sandboxes, or test runs, can share a Redis. */
   redisPrefix?: string;
   /** Where the Redis store reports connection trouble. */
@@ -58,6 +60,7 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
       deliveryLogLimit: options.deliveryLogLimit,
       sessionTtlMs: options.sessionTtlMs,
       cacheSize: options.cacheSize,
+      ...(options.cacheBytes === undefined ? {} : { cacheBytes: options.cacheBytes }),
       clock,
       accountLifetimeMs: options.accountLifetimeMs ?? 0,
       ...(options.limits === undefined ? {} : { limits: options.limits }),
@@ -73,6 +76,7 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
     deliveryLogLimit: options.deliveryLogLimit,
     sessionTtlMs: options.sessionTtlMs,
     cacheSize: options.cacheSize,
+    ...(options.cacheBytes === undefined ? {} : { cacheBytes: options.cacheBytes }),
     accountLifetimeMs: options.accountLifetimeMs ?? 0,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
   });

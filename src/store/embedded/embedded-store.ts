@@ -116,6 +116,11 @@ export interface EmbeddedStoreOptions {
   sessionTtlMs: number;
   /** Accounts kept loaded (file mode); the rest are read from disk when used. */
   cacheSize?: number;
+  /**
+   * And at most this many characters of their files (documents, delivery logs and journals), so
+   * memory stays bounded whatever the accounts in use hold (file mode; none when absent).
+   */
+  cacheBytes?: number;
   /** ACCOUNT_TTL in ms: how long a generated account lives after its last request (0 or absent: for ever). */
   accountLifetimeMs?: number;
   /** The bounds every change of an account is checked against (none when absent). */
@@ -747,14 +752,23 @@ export class EmbeddedStore implements Store {
   /** Called when a file's writes are all done: an account that waited for them may now be evicted. */
   readonly #onWritten = (): void => this.#evict();
 
-  /** Drops least recently used accounts beyond the cache size, once nobody uses them and their writes are done. */
+  /**
+   * Drops least recently used accounts beyond the cache's size (in accounts, and in bytes of
+   * their files), once nobody uses them and their writes are done.
+   */
   #evict(): void {
     const limit = this.#options.cacheSize ?? Number.POSITIVE_INFINITY;
-    if (this.#dir === null || this.#loaded.size <= limit) return;
+    const byteLimit = this.#options.cacheBytes ?? Number.POSITIVE_INFINITY;
+    if (this.#dir === null) return;
+    const bytesOf = (loaded: LoadedAccount): number => loaded.file.size + (loaded.journal?.size ?? 0);
+    let bytes = 0;
+    if (byteLimit !== Number.POSITIVE_INFINITY) for (const loaded of this.#loaded.values()) bytes += bytesOf(loaded);
+    if (this.#loaded.size <= limit && bytes <= byteLimit) return;
     for (const [accountId, loaded] of this.#loaded) {
-      if (this.#loaded.size <= limit) return;
+      if (this.#loaded.size <= limit && bytes <= byteLimit) return;
       if (loaded.pins > 0 || loaded.file.busy || loaded.journal?.busy) continue;
       this.#loaded.delete(accountId);
+      bytes -= bytesOf(loaded);
     }
   }
 

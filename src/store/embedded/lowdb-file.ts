@@ -29,11 +29,27 @@ export class LowdbFile<T> {
   #writing = 0;
   #folderReady = false;
   readonly #onWritten: (() => void) | undefined;
+  /** Characters of the file's text when it was last read or written (0 in memory). */
+  #size = 0;
 
   private constructor(db: Low<T>, path: string | null, onWritten?: () => void) {
     this.#db = db;
     this.#path = path;
     this.#onWritten = onWritten;
+  }
+
+  /** The file's text from `stringify`, its size noted. */
+  static #measured<T>(stringify: (data: T) => string, file: () => LowdbFile<T>): (data: T) => string {
+    return (data) => {
+      const text = stringify(data);
+      file().#size = text.length;
+      return text;
+    };
+  }
+
+  /** How large the file was when last read or written, in characters: what its data takes, roughly, while it is held. */
+  get size(): number {
+    return this.#size;
   }
 
   /**
@@ -55,8 +71,11 @@ export class LowdbFile<T> {
     } catch (error) {
       throw new StoreFileError(`${path} is not valid JSON (${(error as Error).message}); move it away, or DATA_DIR, to start afresh`);
     }
-    const db = new Low<T>(new DataFile<T>(path, { parse: JSON.parse, stringify }), validate(parsed));
-    return new LowdbFile(db, path, onWritten);
+    let file: LowdbFile<T> | null = null;
+    const db = new Low<T>(new DataFile<T>(path, { parse: JSON.parse, stringify: LowdbFile.#measured(stringify, () => file!) }), validate(parsed));
+    file = new LowdbFile(db, path, onWritten);
+    file.#size = text.length;
+    return file;
   }
 
   /**
@@ -64,8 +83,10 @@ export class LowdbFile<T> {
    * `stringify` (JSON.stringify by default) makes the file's text from the data.
    */
   static create<T>(path: string | null, data: T, onWritten?: () => void, stringify: (data: T) => string = JSON.stringify): LowdbFile<T> {
-    const adapter = path === null ? new Memory<T>() : new DataFile<T>(path, { parse: JSON.parse, stringify });
-    return new LowdbFile(new Low<T>(adapter, data), path, onWritten);
+    let file: LowdbFile<T> | null = null;
+    const adapter = path === null ? new Memory<T>() : new DataFile<T>(path, { parse: JSON.parse, stringify: LowdbFile.#measured(stringify, () => file!) });
+    file = new LowdbFile(new Low<T>(adapter, data), path, onWritten);
+    return file;
   }
 
   get data(): T {

@@ -31,6 +31,8 @@ const RETRIES_BEFORE_BACKOFF = 5;
  */
 export class RedisAccounts implements AccountStore {
   readonly #cache = new Map<string, Cached>();
+  /** The stored size of the documents in #cache. */
+  #cachedBytes = 0;
   readonly #serially = new Serially();
 
   constructor(
@@ -39,6 +41,8 @@ export class RedisAccounts implements AccountStore {
     private readonly cacheSize: number,
     private readonly lifetime: { clock: Clock; lifetimeMs: number },
     private readonly limits: AccountLimits = NO_ACCOUNT_LIMITS,
+    /** Bytes of documents the cache holds at most, besides their number. */
+    private readonly cacheBytes = Number.POSITIVE_INFINITY,
   ) {}
 
   lookup(kind: IndexKind, key: string): Promise<string | null> {
@@ -107,7 +111,7 @@ export class RedisAccounts implements AccountStore {
           this.#remember(accountId, { version: asText(reply[1]), doc: deepFreeze(draft), entries, bytes });
           return result;
         }
-        this.#cache.delete(accountId);
+        this.#forget(accountId);
         if (outcome === 'missing') throw new AccountMissingError(accountId);
         if (outcome === 'conflict') throw new IndexConflictError(asText(reply[1]) as IndexKind, asText(reply[2]));
         // 'stale': another replica changed the account since it was read; redo the change on the
@@ -142,13 +146,13 @@ export class RedisAccounts implements AccountStore {
     );
     const outcome = asText(reply[0]);
     if (outcome === 'conflict') throw new IndexConflictError(asText(reply[1]) as IndexKind, asText(reply[2]));
-    this.#cache.delete(accountId);
+    this.#forget(accountId);
     return outcome === 'ok';
   }
 
   async delete(accountId: string): Promise<boolean> {
     const deleted = await this.connection.script(DELETE_ACCOUNT, [this.prefix, accountId]);
-    this.#cache.delete(accountId);
+    this.#forget(accountId);
     return deleted === 1;
   }
 
@@ -205,7 +209,7 @@ export class RedisAccounts implements AccountStore {
     const key = `${this.prefix}acct:${accountId}`;
     const [version, json, lastSeen] = await this.connection.run((c) => c.hmGet(key, ['v', 'doc', 'lastSeenMs']));
     if (version === null || version === undefined || json === null || json === undefined) {
-      this.#cache.delete(accountId);
+      this.#forget(accountId);
       return null;
     }
     const text = asText(json);
@@ -215,14 +219,22 @@ export class RedisAccounts implements AccountStore {
     return { entry: fresh, lastSeen: lastSeen === null || lastSeen === undefined ? '' : asText(lastSeen) };
   }
 
-  /** Most recently used last; the least recently used go beyond the cache size. */
+  /** Most recently used last; the least recently used go beyond the cache size (in documents and in bytes). */
   #remember(accountId: string, entry: Cached): void {
-    this.#cache.delete(accountId);
+    this.#forget(accountId);
     this.#cache.set(accountId, entry);
-    while (this.#cache.size > this.cacheSize) {
+    this.#cachedBytes += entry.bytes;
+    while (this.#cache.size > this.cacheSize || this.#cachedBytes > this.cacheBytes) {
       const oldest = this.#cache.keys().next().value;
       if (oldest === undefined) break;
-      this.#cache.delete(oldest);
+      this.#forget(oldest);
     }
+  }
+
+  #forget(accountId: string): void {
+    const cached = this.#cache.get(accountId);
+    if (!cached) return;
+    this.#cache.delete(accountId);
+    this.#cachedBytes -= cached.bytes;
   }
 }

@@ -18,6 +18,8 @@ export interface RedisStoreOptions {
   sessionTtlMs: number;
   /** Account documents kept parsed in this process, checked against their version on each read. */
   cacheSize?: number;
+  /** And at most this many bytes of them (their stored JSON). */
+  cacheBytes?: number;
   /** Where connection trouble is reported. */
   logger?: Logger;
   /** The process clock (default: the system's): lifetimes of accounts are counted on it, as the requests recorded by touch are. */
@@ -69,7 +71,7 @@ export class RedisStore implements Store {
     const connection = new RedisConnection(options.url, options.logger);
     this.#connection = connection;
     const limits = options.limits ?? NO_ACCOUNT_LIMITS;
-    this.accounts = new RedisAccounts(connection, prefix, options.cacheSize ?? 500, { clock: options.clock ?? systemClock, lifetimeMs: options.accountLifetimeMs ?? 0 }, limits);
+    this.accounts = new RedisAccounts(connection, prefix, options.cacheSize ?? 500, { clock: options.clock ?? systemClock, lifetimeMs: options.accountLifetimeMs ?? 0 }, limits, options.cacheBytes);
     this.deliveries = new RedisDeliveries(connection, prefix, options.deliveryLogLimit, limits);
     this.journal = new RedisJournal(connection, prefix);
     this.counters = new RedisCounters(connection, prefix);
