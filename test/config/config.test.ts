@@ -1,4 +1,6 @@
-import { ConfigError, describeProtections, HOSTED_LIMITS, LIMIT_VARIABLES, LOCAL_LIMITS, loadConfig } from '../../src/config.js';
+import { readFileSync } from 'node:fs';
+
+import { ConfigError, DELIVERY_LOG_LIMITS, describeProtections, HOSTED_LIMITS, LIMIT_VARIABLES, LOCAL_LIMITS, loadConfig } from '../../src/config.js';
 
 const noFiles = (): boolean => false;
 
@@ -222,5 +224,34 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
     expect(describeProtections(loadConfig({}), 'http://localhost:8080')).toEqual([
       "  security    local (PUBLIC_URL localhost:8080 is loopback): webhooks may reach this machine, limits are a local sandbox's generous ones; a PUBLIC_URL partners use elsewhere turns the protections on",
     ]);
+  });
+});
+
+describe('docs/hosting.md: the one table of bounds', () => {
+  const table = (): Map<string, { local: string; hosted: string }> => {
+    const text = readFileSync('docs/hosting.md', 'utf8');
+    const start = text.indexOf('| Bound | Setting | Local default | Hosted default | What a partner sees |');
+    expect(start).toBeGreaterThan(0);
+    const rows = text.slice(start).split('\n\n')[0]!.split('\n').slice(2);
+    return new Map(
+      rows.map((row) => {
+        const cells = row.split(' | ');
+        const first = (cell: string): string => /`([^`]+)`/.exec(cell)![1]!;
+        return [first(cells[1]!), { local: first(cells[2]!), hosted: first(cells[3]!) }];
+      }),
+    );
+  };
+
+  it('lists every bound, with the local and hosted defaults the configuration has', () => {
+    const rows = table();
+    const expected = new Map<string, { local: string; hosted: string }>(
+      (Object.keys(LIMIT_VARIABLES) as (keyof typeof LIMIT_VARIABLES)[]).map((key) => [LIMIT_VARIABLES[key], { local: String(LOCAL_LIMITS[key]), hosted: String(HOSTED_LIMITS[key]) }]),
+    );
+    expected.set('WEBHOOK_LOG_LIMIT', { local: String(DELIVERY_LOG_LIMITS.local), hosted: String(DELIVERY_LOG_LIMITS.hosted) });
+    expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(expected));
+    // And loadConfig gives those defaults.
+    const local = loadConfig({});
+    const hosted = loadConfig({ PUBLIC_URL: 'https://sandbox.example.com' });
+    expect([local.webhook.logLimit, hosted.webhook.logLimit]).toEqual([DELIVERY_LOG_LIMITS.local, DELIVERY_LOG_LIMITS.hosted]);
   });
 });
