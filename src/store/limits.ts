@@ -43,11 +43,12 @@ export class AccountStorageError extends LimitError {
     readonly maxBytes: number,
     doc: DeepReadonly<AccountDoc>,
   ) {
-    const parts = (Object.keys(doc) as (keyof AccountDoc)[])
+    // The parts a partner can delete, largest first.
+    const parts = (Object.keys(HOW_TO_DELETE) as (keyof AccountDoc)[])
       .map((key) => ({ key, bytes: Buffer.byteLength(JSON.stringify(doc[key]) ?? '') }))
       .sort((a, b) => b.bytes - a.bytes)
       .slice(0, 3)
-      .map(({ key, bytes: size }) => `${key} ${bytesText(size)} bytes${HOW_TO_DELETE[key] ? ` (${HOW_TO_DELETE[key]})` : ''}`);
+      .map(({ key, bytes: size }) => `${key} ${bytesText(size)} bytes (${HOW_TO_DELETE[key]})`);
     super(
       409,
       'limit_reached',
