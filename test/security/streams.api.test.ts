@@ -11,7 +11,7 @@ import { accountChannel } from '../../src/live/index.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { signInToDashboard } from '../helpers/dashboard-sign-in.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, OTHER_API_KEY } from '../helpers/demo.js';
-import { eventually } from '../store/contract.js';
+import { eventually } from '../helpers/waiting.js';
 
 // Event streams respect their readers: a client that stops reading while events arrive is
 // closed once STREAM_BUFFER_LIMIT bytes wait for it, so the server holds no more than that (and
