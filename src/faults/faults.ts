@@ -78,12 +78,14 @@ export function takeFault(doc: AccountDoc, method: string, path: string): FaultR
 /**
  * Counts the request in the account's fixed window (windows start at the limit's anchor on the
  * account clock) and returns the seconds to wait when over the limit. The count lives in the
- * store's counters, so with replicas it is one limit whichever replica answers.
+ * store's counters, so with replicas it is one limit whichever replica answers: one counter per
+ * account, whatever the windows (a partner who moves the account's clock from window to window
+ * would otherwise leave a counter behind in each, for as long as a window lasts).
  */
 async function countRequest(store: Store, accountId: string, limit: DeepReadonly<RateLimitSetting>, nowMs: number): Promise<number | null> {
   const windowMs = limit.perSeconds * 1000;
   const window = Math.floor((nowMs - limit.anchorMs) / windowMs);
-  const count = await store.counters.increment(`rate:${accountId}:${limit.anchorMs}:${window}`, windowMs);
+  const count = await store.counters.incrementInWindow(`rate:${accountId}`, `${limit.anchorMs}/${window}`, windowMs);
   if (count <= limit.requests) return null;
   return Math.max(1, Math.ceil((limit.anchorMs + (window + 1) * windowMs - nowMs) / 1000));
 }
