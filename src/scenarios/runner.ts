@@ -13,6 +13,8 @@ export interface ScenariosDeps extends AlertsDeps {
 
 /** Finished runs kept per account; older ones are dropped when a new run starts. */
 const KEPT_FINISHED_RUNS = 50;
+/** Usage changes (setUsage steps) kept per location; an older one no longer scales the readings of its hours. */
+export const USAGE_CHANGES_KEPT = 100;
 
 type RunRecord = DeepReadonly<ScenarioRunRecord>;
 
@@ -265,6 +267,8 @@ async function applyStep(deps: ScenariosDeps, run: ScenarioRunRecord, step: Scen
         // A new usage change replaces the one in force.
         for (const o of record.usageOverrides ?? []) if (o.toMs === null || o.toMs > nowMs) o.toMs = Math.max(o.fromMs, nowMs);
         if (step.scale !== 1) (record.usageOverrides ??= []).push({ fromMs: nowMs, toMs: until, scale: step.scale });
+        // Kept as history (past hours stay scaled), the newest USAGE_CHANGES_KEPT: every reading walks them.
+        if (record.usageOverrides && record.usageOverrides.length > USAGE_CHANGES_KEPT) record.usageOverrides.splice(0, record.usageOverrides.length - USAGE_CHANGES_KEPT);
         return until;
       });
       return { ok: true, result: `usage scaled by ${step.scale}${toMs === null ? '' : ` until ${new Date(toMs).toISOString()}`}` };
