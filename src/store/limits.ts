@@ -99,6 +99,7 @@ export function checkPendingDeliveries(limits: AccountLimits, pending: number, a
 export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  if (Array.isArray(value)) for (const item of value as unknown[]) deepFreeze(item);
+  else for (const key in value) deepFreeze(value[key]);
   return value;
 }
