@@ -11,12 +11,14 @@ import { authOf, noteJournalSubject, noteRequestFacts } from '../http/request-co
 import type { DeepReadonly, UserRecord } from '../store/data.js';
 import { IndexConflictError, type IndexKind } from '../store/store.js';
 import { RESERVED_CLIENT_IDS } from './authenticate.js';
+import { ensureRoomForClient, removeClient } from './client-removal.js';
 import { authenticateClient, findClient, findClientAndOwner, type Client, type ClientsDeps } from './clients.js';
 import { createCsrf } from './csrf.js';
 import {
   AuthorizationQuery,
   ConsentForm,
   consentOp,
+  deleteClientOp,
   listClientsOp,
   LoginForm,
   loginOp,
@@ -41,7 +43,7 @@ export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps {
   ids: Ids;
   logger: Logger;
   config: SessionDeps['config'] &
-    TokenDeliveryDeps['config'] & { readonly authorizationCodeTtlSeconds: number; readonly accessTokenTtlSeconds: number };
+    TokenDeliveryDeps['config'] & { readonly authorizationCodeTtlSeconds: number; readonly accessTokenTtlSeconds: number; readonly limits: { readonly oauthClients: number } };
 }
 
 /** The authorization request a form carries through its hidden fields. */
@@ -447,6 +449,7 @@ export function oauthSandboxRouter(deps: OAuthDeps): Router {
     let record;
     try {
       record = await deps.store.accounts.update(accountId, (d) => {
+        ensureRoomForClient(d, deps.config.limits.oauthClients);
         const created = clientFromRegistration(registration, { clientId, clientSecret, accountId, now: new Date(accountNowMs(deps.clock, d.clock)) });
         d.oauthClients.push(created);
         return created;
@@ -462,6 +465,13 @@ export function oauthSandboxRouter(deps: OAuthDeps): Router {
   api.handle(listClientsOp, (_input, _req, res) => {
     const { doc } = authOf(res);
     res.json({ oauthClients: doc.oauthClients.map((c) => presentRegisteredClient(c)) });
+  });
+
+  api.handle(deleteClientOp, async ({ params }, _req, res) => {
+    const { accountId } = authOf(res);
+    const { clientId } = params;
+    const { removedTokens } = await deps.store.accounts.update(accountId, (d) => removeClient(d, clientId));
+    res.json({ clientId, removedTokens });
   });
 
   return api.done();

@@ -49,6 +49,7 @@ export const QUEUE_STATS = script('queue-stats');
 export const APPEND_JOURNAL = script('append-journal');
 export const INCREMENT_COUNTER = script('increment-counter');
 export const DECREMENT_COUNTER = script('decrement-counter');
+export const INCREMENT_IN_WINDOW = script('increment-in-window');
 export const SET_IF_ABSENT = script('set-if-absent');
 export const LOCK_HOLDER = script('lock-holder');
 export const SESSION_USED = script('session-used');
