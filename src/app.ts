@@ -7,6 +7,7 @@ import { VERSION } from './core/package-info.js';
 import { dashboardRouter } from './dashboard/index.js';
 import type { Deps } from './deps.js';
 import { applyFaults, faultsRouter } from './faults/index.js';
+import { baseHeaders } from './http/base-headers.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { parseBodies } from './http/json-body.js';
 import { operationRouter } from './http/operation.js';
@@ -34,6 +35,7 @@ export function createApp(deps: Deps): Express {
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   noteErrorBodies(app);
 
+  app.use(baseHeaders);
   app.use(rejectMalformedPercentEncoding);
   app.use(deps.metrics.requests);
   const log = requestLog(deps.logger);

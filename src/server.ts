@@ -13,6 +13,7 @@ import { isServiceUnavailable } from './core/errors.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { VERSION } from './core/package-info.js';
 import { buildDeps, type Deps, type DepsOverrides } from './deps.js';
+import { BASE_HEADERS } from './http/base-headers.js';
 import { loadTls } from './http/tls.js';
 import { loadScenarios, resolveStartupRun, runDueSteps, startStartupRun } from './scenarios/index.js';
 import { loadFixtures, type FixtureSet } from './store/fixtures.js';
@@ -250,7 +251,7 @@ function notReadyYet(store: Store): RequestListener {
         req.url?.split('?')[0] === '/healthz'
           ? { status: 'starting', version: VERSION, store: store.backend, reason }
           : { error: 'service_unavailable', message: `The sandbox is starting (${reason}); try again in a moment` };
-      res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1' }).end(JSON.stringify(body));
+      res.writeHead(503, { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1' }).end(JSON.stringify(body));
     });
   };
 }

@@ -243,7 +243,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   router.get(`${DASHBOARD_PATHS.assets}:file`, (req, res) => {
     const file = 'missing' in assets ? undefined : assets.files.get(req.params.file);
     if (!file) throw new AppError(404, 'not_found', `No dashboard asset ${JSON.stringify(req.params.file)}; the page names the current ones`);
-    res.set({ 'Content-Type': file.contentType, 'Cache-Control': ASSET_CACHING, 'X-Content-Type-Options': 'nosniff' }).send(file.body);
+    res.set({ 'Content-Type': file.contentType, 'Cache-Control': ASSET_CACHING }).send(file.body);
   });
   allowOnly(router, `${DASHBOARD_PATHS.assets}:file`, ['GET']);
 

@@ -84,6 +84,11 @@ export interface Operation<P extends string = string, Q extends z.ZodType | unde
   trailingSlash?: true;
   /** Example query values that work on the demo data. */
   queryExample?: Readonly<Record<string, string>>;
+  /**
+   * The secrets its answer can carry (an API key, a password, a client secret, tokens): the
+   * answer, errors included, is sent with `Cache-Control: no-store`, so no cache keeps them.
+   */
+  secrets?: string;
 }
 
 /** Defines an operation, keeping the literal path so that handlers get typed path parameters. */
@@ -204,7 +209,11 @@ export function operationRouter(mount: string): OperationRouter {
         setRouteLabel(res, pattern);
         next();
       };
-      router[op.method](path, ...(before.length > 0 ? [label, ...before] : []), run);
+      const noStore: RequestHandler = (_req, res, next) => {
+        res.setHeader('Cache-Control', 'no-store');
+        next();
+      };
+      router[op.method](path, ...(op.secrets === undefined ? [] : [noStore]), ...(before.length > 0 ? [label, ...before] : []), run);
       methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), op.method.toUpperCase()]);
     },
     done() {

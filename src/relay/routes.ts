@@ -56,7 +56,7 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
     res.on('close', () => stop());
     res.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
+      'Cache-Control': 'no-store, no-transform',
       // nginx and similar proxies pass the stream on as it comes.
       'X-Accel-Buffering': 'no',
     });

@@ -97,6 +97,7 @@ export const deleteSubscriptionOp = operation({
 
 export const resendConfirmationOp = operation({
   operationId: 'resendConfirmation',
+  secrets: 'the confirmation token (on a local sandbox, and for relay endpoints)',
   method: 'post',
   path: '/sandbox/subscriptions/{subscriptionId}/confirmation',
   summary: 'A fresh confirmation token',
