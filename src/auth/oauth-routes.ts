@@ -5,6 +5,7 @@ import type { Clock } from '../core/clock.js';
 import { type AppError, conflict, OAuthError, oauthError } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
+import { clientAddressKey } from '../http/client-address.js';
 import { operationRouter, safeInput } from '../http/operation.js';
 import { authOf, noteJournalSubject, noteRequestFacts } from '../http/request-context.js';
 import type { DeepReadonly, UserRecord } from '../store/data.js';
@@ -170,7 +171,7 @@ export function oauthRouter(deps: OAuthDeps, recordRequest?: RequestHandler): Ro
           renderErrorPage('Sign-in form expired', 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); open the sign-in page again.', loginUrl(request)),
         );
       }
-      const outcome = await signIn(req.ip ?? 'unknown', body.email, body.password);
+      const outcome = await signIn(clientAddressKey(req), body.email, body.password);
       if (!outcome.ok) {
         res.set(outcome.headers);
         return showForm(req, res, outcome.status, client, request, { email: outcome.email, error: outcome.error });
@@ -213,7 +214,7 @@ export function oauthRouter(deps: OAuthDeps, recordRequest?: RequestHandler): Ro
       if (!req.is('application/x-www-form-urlencoded')) {
         throw oauthError('invalid_request', 'The token request must have an application/x-www-form-urlencoded body with grant_type and its parameters (RFC 6749 section 4.1.3)');
       }
-      const address = req.ip ?? 'unknown';
+      const address = clientAddressKey(req);
       await tokenThrottle.check(address);
       // RFC 6749 section 3.2: parameters must not be repeated.
       const form = safeInput(TokenForm, req.body ?? {}, 'body');

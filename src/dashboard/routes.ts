@@ -17,6 +17,7 @@ import {
 import { accountNowMs } from '../clock/index.js';
 import { AppError, invalidParameter } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { clientAddressKey } from '../http/client-address.js';
 import { allowOnly, queryString } from '../http/routing.js';
 import type { LiveStreams } from '../live/index.js';
 import { dashboardToken } from './access.js';
@@ -167,7 +168,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     if (!csrfValid(req)) {
       return showSignIn(req, res, 403, { error: 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); sign in again.' });
     }
-    const outcome = await signIn(req.ip ?? 'unknown', formValue(req.body, 'email'), formValue(req.body, 'password'));
+    const outcome = await signIn(clientAddressKey(req), formValue(req.body, 'email'), formValue(req.body, 'password'));
     if (!outcome.ok) {
       res.set(outcome.headers);
       return showSignIn(req, res, outcome.status, { email: outcome.email, error: outcome.error });
