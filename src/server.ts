@@ -108,7 +108,9 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   // listens at once, says why it is not ready, and keeps waiting instead of exiting.
   let handle: RequestListener = notReadyYet(store);
   const listener: RequestListener = (req, res) => handle(req, res);
-  const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, listener) : createHttpServer(listener);
+  const limits = serverLimits(config);
+  const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key, ...limits }, listener) : createHttpServer(limits, listener);
+  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -204,6 +206,16 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   };
 
   return { server, deps, port, url: `${scheme}://127.0.0.1:${port}`, tlsCertificate: tls?.certFile ?? null, report, stop };
+}
+
+/**
+ * The server's limits on a client (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS): past them it
+ * answers 408 and closes the connection. Node checks its connections against them periodically;
+ * a check a few times per timeout (at most once a second) cuts a slow client close to its limit.
+ */
+function serverLimits(config: Config): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+  const { headersTimeoutMs, requestTimeoutMs } = config.http;
+  return { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)) };
 }
 
 /** Once the store is ready: the dependencies, the fixtures seeded (by the first replica), the start-up scenario found. */
