@@ -20,7 +20,7 @@ import { readinessSandboxRouter } from './readiness/index.js';
 import { readingsRouter } from './readings/index.js';
 import { relayEndpointRouter, relaySandboxRouter } from './relay/index.js';
 import { scenariosSandboxRouter } from './scenarios/index.js';
-import { subscriptionsRouter, subscriptionsSandboxRouter } from './subscriptions/index.js';
+import { confirmationTokenShown, subscriptionsRouter, subscriptionsSandboxRouter } from './subscriptions/index.js';
 import { deliveriesSandboxRouter } from './webhooks/index.js';
 
 /** Request bodies above this many bytes are refused with 413 on every route (documented in docs/configuration.md). */
@@ -64,7 +64,7 @@ export function createApp(deps: Deps): Express {
   sandbox.use(subscriptionsSandboxRouter(deps));
   sandbox.use(oauthSandboxRouter(deps));
   sandbox.use(alertsSandboxRouter(deps));
-  sandbox.use(deliveriesSandboxRouter(deps));
+  sandbox.use(deliveriesSandboxRouter({ ...deps, confirmationTokenHidden: (accountId, target) => !confirmationTokenShown(deps, accountId, target) }));
   sandbox.use(scenariosSandboxRouter(deps));
   sandbox.use(readinessSandboxRouter(deps));
   sandbox.use(relaySandboxRouter(deps));
