@@ -1,4 +1,4 @@
-// npm run bench [-- --accounts N] [-- --only readings,webhooks,scale,start,readiness,redis] [-- --redis]: builds, then runs each
+// npm run bench [-- --accounts N] [-- --only readings,webhooks,scale,start,readiness,hostile,redis] [-- --redis]: builds, then runs each
 // bench module and prints its figures; ratios against a baseline measured in the same run.
 // Figures are printed, not asserted. A module exports `async run({ sandbox, bare, args })`
 // returning rows made by compareWithBare (or nothing, if it prints its own figures) and
@@ -14,13 +14,15 @@ const MODULES = {
   scale: './scale.js',
   start: './start.js',
   readiness: './readiness.js',
+  // One account's abuses of a hosted sandbox (a child process) while a careful partner integrates: 60 s (--seconds, --abuses a,b).
+  hostile: './hostile.js',
   // Not run by default (it starts redis-server and several sandbox processes): --redis, or --only redis.
   redis: './redis.js',
 };
-const DEFAULT_MODULES = ['readings', 'webhooks', 'scale', 'start', 'readiness'];
+const DEFAULT_MODULES = ['readings', 'webhooks', 'scale', 'start', 'readiness', 'hostile'];
 
 const { values: args } = parseArgs({
-  options: { accounts: { type: 'string' }, only: { type: 'string' }, redis: { type: 'boolean' } },
+  options: { accounts: { type: 'string' }, only: { type: 'string' }, redis: { type: 'boolean' }, seconds: { type: 'string' }, abuses: { type: 'string' } },
   allowPositionals: false,
 });
 const chosen = args.only ? args.only.split(',') : args.redis ? [] : [...DEFAULT_MODULES];
