@@ -62,7 +62,16 @@ export async function hostileTenant({ durationMs, scale = FULL, abuses = ABUSES,
   const hostile = await hostileAccount(base);
   log(`sandbox at ${base} (PUBLIC_URL ${HOSTED_ENV.PUBLIC_URL}); hostile account ${hostile.accountId}`);
   const started = performance.now();
-  const abuse = Promise.all(abuses.map((name) => ABUSE[name]({ base, hostile, scale, stats: (stats[name] = newStats()), stopped: () => stopping })));
+  const abuse = Promise.all(
+    abuses.map((name) => {
+      const own = (stats[name] = newStats());
+      // An abuse that cannot go on (its set-up refused, the process gone) says why and stops; the others go on.
+      return ABUSE[name]({ base, hostile, scale, stats: own, stopped: () => stopping }).catch((error) => {
+        own.errors++;
+        own.lastError = `stopped: ${String(error?.cause?.code ?? error?.message ?? error).slice(0, 80)}`;
+      });
+    }),
+  );
   let careful;
   try {
     careful = await carefulPartner({ base, entry, until: () => performance.now() - started >= durationMs, alive: sandbox.alive, log });
@@ -97,7 +106,9 @@ export function printFigures({ seconds, careful, process: p, abuses }) {
   const mb = (n) => (n === null ? 'n/a' : `${n.toFixed(0)} MB`);
   console.log(`  ${seconds.toFixed(0)} s of abuse, ${careful.runs.length} careful runs`);
   console.log(`  careful partner: ${careful.requests} requests, ${careful.failed.length} failed (target 0)${careful.failed.length ? `: ${careful.failed.slice(0, 5).map((f) => `${f.method} ${f.path} ${f.status ?? f.error}`).join(', ')}` : ''}`);
-  console.log(`  careful partner: every required readiness check passed in every run: ${careful.ready ? 'yes' : `no (${careful.runs.map((r) => r.notPassed.join(' ') || r.problem || 'ok').join('; ')})`}`);
+  const broken = careful.runs.filter((r) => r.code !== 0);
+  console.log(`  careful partner: runs that failed: ${broken.length} of ${careful.runs.length}${broken.length ? ` (${broken.map((r) => r.problem).join('; ')})` : ''}`);
+  console.log(`  careful partner: every required readiness check passed in every run: ${careful.ready ? 'yes' : `no (${careful.runs.map((r) => r.notPassed.join(' ') || 'ok').join('; ')})`}`);
   console.log(`  careful partner: slowest ${careful.slowest.map((r) => `${r.method} ${r.path} ${r.ms.toFixed(0)} ms`).join(', ')}`);
   console.log(`  careful partner: latency p50 ${careful.p50Ms?.toFixed(1)} ms, p99 ${careful.p99Ms?.toFixed(1)} ms (target under ${TARGET_P99_MS} ms), max ${careful.maxMs?.toFixed(1)} ms`);
   console.log(`  process: ${p.up ? 'up' : `DOWN (${p.crash || `healthz ${p.health}`})`}; peak heap ${mb(p.peakHeapMb)} of --max-old-space-size=${p.heapLimitMb} MB (headroom ${p.headroom === null ? 'n/a' : `${(p.headroom * 100).toFixed(0)} %`}), peak RSS ${mb(p.peakRssMb)}`);
@@ -114,10 +125,10 @@ async function carefulPartner({ base, entry, until, alive, log }) {
   const runs = [];
   const records = [];
   do {
-    const one = await carefulRun(base, entry);
+    const one = await carefulRun(base, entry, alive);
     runs.push(one);
     records.push(...one.records);
-    log(`careful run ${runs.length}: exit ${one.code}, ${one.records.length} requests, ${one.ready ? 'ready' : `not ready: ${one.notPassed.join(' ') || one.problem}`} (${(one.ms / 1000).toFixed(1)} s)`);
+    log(`careful run ${runs.length}: exit ${one.code}${one.problem ? ` (${one.problem})` : ''}, ${one.records.length} requests, ${one.ready ? 'ready' : `not ready: ${one.notPassed.join(' ')}`} (${(one.ms / 1000).toFixed(1)} s)`);
   } while (!until() && alive());
   // A failed request: no answer, a server error or a limit the partner did not set up itself (its
   // drills' faults are marked X-Sandbox-Fault), or a request-level refusal (408, 413).
@@ -144,7 +155,7 @@ async function freePort() {
   return port;
 }
 
-async function carefulRun(base, entry) {
+async function carefulRun(base, entry, alive) {
   const started = performance.now();
   const created = await fetch(`${base}/sandbox/accounts`, { method: 'POST' });
   if (created.status !== 201) return { code: null, ready: false, notPassed: [], problem: `POST /sandbox/accounts answered ${created.status}`, records: [{ method: 'POST', path: '/sandbox/accounts', status: created.status, ms: performance.now() - started }], ms: 0 };
@@ -182,13 +193,17 @@ async function carefulRun(base, entry) {
     let sampleOut = '';
     sample.stdout.setEncoding('utf8').on('data', (chunk) => (sampleOut += chunk));
     sample.stderr.setEncoding('utf8').on('data', (chunk) => (sampleOut += chunk));
-    const killer = setTimeout(() => sample.kill('SIGKILL'), 120_000);
+    // A run waits for its webhooks without a deadline of its own: it is stopped when the sandbox is gone, or after 90 s.
+    const sampleStarted = performance.now();
+    const watch = setInterval(() => {
+      if (!alive() || performance.now() - sampleStarted > 90_000) sample.kill('SIGTERM');
+    }, 250);
     const [code] = await once(sample, 'exit');
-    clearTimeout(killer);
+    clearInterval(watch);
     const records = JSON.parse(await readFile(file, 'utf8').catch(() => '[]'));
     const report = await fetch(`${base}/sandbox/readiness`, { headers: { authorization: `Bearer ${account.apiKey}` } }).then((r) => r.json(), () => null);
     const notPassed = report?.checks?.filter((c) => c.required && c.status !== 'passed' && c.status !== 'not_applicable').map((c) => `${c.id}=${c.status}`) ?? ['no report'];
-    return { code, ready: code === 0 && report?.ready === true, notPassed, problem: code === 0 ? null : sampleOut.split('\n').filter(Boolean).slice(-2).join(' | '), records, ms: performance.now() - started };
+    return { code, ready: code === 0 && report?.ready === true, notPassed, problem: code === 0 ? null : (sampleOut.split('\n').find((l) => /^\w*Error\b/.test(l)) ?? sampleOut.split('\n').filter(Boolean).slice(-2).join(' | ')), records, ms: performance.now() - started };
   } finally {
     listener.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });
@@ -440,7 +455,8 @@ const ABUSE = {
           socket.on('error', () => {});
           let answer = '';
           socket.setEncoding('utf8').on('data', (chunk) => (answer += chunk));
-          const closed = once(socket, 'close');
+          // Not events.once: it rejects on 'error', and a reset connection is closed all the same.
+          const closed = new Promise((resolve) => socket.once('close', resolve));
           socket.write(`GET /v1/locations HTTP/1.1\r\nHost: ${hostname}\r\nX-Forwarded-For: ${hostileAddress()}\r\nX-Slow: `);
           const drip = setInterval(() => {
             if (stopped()) socket.destroy();

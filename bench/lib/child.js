@@ -51,7 +51,7 @@ export async function startChild(env = {}, nodeArgs = [], main = MAIN) {
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
     },
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;

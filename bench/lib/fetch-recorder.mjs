@@ -26,3 +26,5 @@ globalThis.fetch = async (input, init = {}) => {
 process.on('exit', () => {
   if (file) writeFileSync(file, JSON.stringify(records));
 });
+// Stopped from outside (the sandbox went away while it waited for a webhook): the records are still written.
+process.on('SIGTERM', () => process.exit(143));
