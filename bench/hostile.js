@@ -202,8 +202,15 @@ async function carefulRun(base, entry, alive) {
     clearInterval(watch);
     const records = JSON.parse(await readFile(file, 'utf8').catch(() => '[]'));
     const report = await fetch(`${base}/sandbox/readiness`, { headers: { authorization: `Bearer ${account.apiKey}` } }).then((r) => r.json(), () => null);
+    // Why a run failed waiting for a webhook: what its newest deliveries' attempts met.
+    const late =
+      code === 0
+        ? null
+        : await fetch(`${base}/sandbox/deliveries?perPage=5`, { headers: { authorization: `Bearer ${account.apiKey}` } })
+            .then((r) => r.json())
+            .then((log) => log.deliveries.map((d) => `${d.kind} ${d.state} [${d.attempts.map((a) => a.statusCode ?? a.error?.slice(0, 40)).join(', ')}]`).join('; '), () => null);
     const notPassed = report?.checks?.filter((c) => c.required && c.status !== 'passed' && c.status !== 'not_applicable').map((c) => `${c.id}=${c.status}`) ?? ['no report'];
-    return { code, ready: code === 0 && report?.ready === true, notPassed, problem: code === 0 ? null : (sampleOut.split('\n').find((l) => /^\w*Error\b/.test(l)) ?? sampleOut.split('\n').filter(Boolean).slice(-2).join(' | ')), records, ms: performance.now() - started };
+    return { code, ready: code === 0 && report?.ready === true, notPassed, problem: code === 0 ? null : `${sampleOut.split('\n').find((l) => /^\w*Error\b/.test(l)) ?? sampleOut.split('\n').filter(Boolean).slice(-2).join(' | ')}${late ? `; newest deliveries: ${late}` : ''}`, records, ms: performance.now() - started };
   } finally {
     listener.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });
