@@ -58,39 +58,45 @@ export async function hostileTenant({ durationMs, scale = FULL, abuses = ABUSES,
   const heapLimitMb = Number(/--max-old-space-size=(\d+)/.exec(START_FLAGS.join(' '))?.[1] ?? NaN);
   const memory = watchMemory(base, sandbox);
   let stopping = false;
-  const stats = {};
-  const hostile = await hostileAccount(base);
-  log(`sandbox at ${base} (PUBLIC_URL ${HOSTED_ENV.PUBLIC_URL}); hostile account ${hostile.accountId}`);
-  const started = performance.now();
-  const abuse = Promise.all(
-    abuses.map((name) => {
-      const own = (stats[name] = newStats());
-      // An abuse that cannot go on (its set-up refused, the process gone) says why and stops; the others go on.
-      return ABUSE[name]({ base, hostile, scale, stats: own, stopped: () => stopping }).catch((error) => {
-        own.errors++;
-        own.lastError = `stopped: ${String(error?.cause?.code ?? error?.message ?? error).slice(0, 80)}`;
-      });
-    }),
-  );
-  let careful;
+  let peak = { heapMb: null, rssMb: null };
   try {
-    careful = await carefulPartner({ base, entry, until: () => performance.now() - started >= durationMs, alive: sandbox.alive, log });
+    const stats = {};
+    const hostile = await hostileAccount(base);
+    log(`sandbox at ${base} (PUBLIC_URL ${HOSTED_ENV.PUBLIC_URL}); hostile account ${hostile.accountId}`);
+    const started = performance.now();
+    const abuse = Promise.all(
+      abuses.map((name) => {
+        const own = (stats[name] = newStats());
+        // An abuse that cannot go on (its set-up refused, the process gone) says why and stops; the others go on.
+        return ABUSE[name]({ base, hostile, scale, stats: own, stopped: () => stopping }).catch((error) => {
+          own.errors++;
+          own.lastError = `stopped: ${String(error?.cause?.code ?? error?.message ?? error).slice(0, 80)}`;
+        });
+      }),
+    );
+    let careful;
+    try {
+      careful = await carefulPartner({ base, entry, until: () => performance.now() - started >= durationMs, alive: sandbox.alive, log });
+    } finally {
+      stopping = true;
+      await Promise.race([abuse, new Promise((resolve) => setTimeout(resolve, 20_000).unref())]);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const health = await fetch(`${base}/healthz`).then((r) => r.status, () => null);
+    peak = await memory.stop();
+    const up = sandbox.alive() && health === 200;
+    const crash = up ? null : sandbox.stderr().split('\n').filter((l) => /heap|fatal|error/i.test(l)).slice(-3).join(' | ');
+    return {
+      seconds,
+      careful,
+      process: { up, health, peakHeapMb: peak.heapMb, peakRssMb: peak.rssMb, heapLimitMb, headroom: peak.heapMb === null ? null : 1 - peak.heapMb / heapLimitMb, crash },
+      abuses: stats,
+    };
   } finally {
     stopping = true;
-    await Promise.race([abuse, new Promise((resolve) => setTimeout(resolve, 20_000).unref())]);
+    await memory.stop();
+    await sandbox.stop();
   }
-  const seconds = (performance.now() - started) / 1000;
-  const health = await fetch(`${base}/healthz`).then((r) => r.status, () => null);
-  const peak = await memory.stop();
-  const up = sandbox.alive() && health === 200;
-  const stderr = sandbox.stderr();
-  await sandbox.stop();
-  return {
-    seconds,
-    careful,
-    process: { up, health, peakHeapMb: peak.heapMb, peakRssMb: peak.rssMb, heapLimitMb, headroom: peak.heapMb === null ? null : 1 - peak.heapMb / heapLimitMb, crash: up ? null : stderr.split('\n').filter((l) => /heap|fatal|error/i.test(l)).slice(-3).join(' | ') },
-    abuses: stats,
-  };
 }
 
 /** `npm run bench -- --only hostile`: 60 s, printed. */
@@ -125,7 +131,7 @@ async function carefulPartner({ base, entry, until, alive, log }) {
   const runs = [];
   const records = [];
   do {
-    const one = await carefulRun(base, entry, alive);
+    const one = await carefulRun(base, entry, alive).catch((error) => ({ code: null, ready: false, notPassed: [], problem: String(error?.message ?? error).slice(0, 300), records: [], ms: 0 }));
     runs.push(one);
     records.push(...one.records);
     log(`careful run ${runs.length}: exit ${one.code}${one.problem ? ` (${one.problem})` : ''}, ${one.records.length} requests, ${one.ready ? 'ready' : `not ready: ${one.notPassed.join(' ')}`} (${(one.ms / 1000).toFixed(1)} s)`);
@@ -168,6 +174,7 @@ async function carefulRun(base, entry, alive) {
   const dir = await mkdtemp(join(tmpdir(), 'careful-'));
   try {
     let out = '';
+    listener.stderr.setEncoding('utf8').on('data', (chunk) => (out += chunk));
     const endpoint = await new Promise((resolve, reject) => {
       listener.stdout.setEncoding('utf8').on('data', (chunk) => {
         out += chunk;
