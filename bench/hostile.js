@@ -53,7 +53,9 @@ const unescapeHtml = (text) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'
  * sandbox and the CLI (`nodeArgs` and `main`; the built dist/ by default).
  */
 export async function hostileTenant({ durationMs, scale = FULL, abuses = ABUSES, entry = { nodeArgs: [], main: BUILT }, log = () => {} }) {
-  const sandbox = await startChild({ ...HOSTED_ENV, LOG_LEVEL: 'silent', NODE_OPTIONS: '' }, entry.nodeArgs, entry.main);
+  // A fresh embedded store of its own (DATA_DIR), as a new deployment starts with.
+  const dataDir = await mkdtemp(join(tmpdir(), 'hostile-tenant-'));
+  const sandbox = await startChild({ ...HOSTED_ENV, DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_OPTIONS: '' }, entry.nodeArgs, entry.main);
   const base = sandbox.url;
   const heapLimitMb = Number(/--max-old-space-size=(\d+)/.exec(START_FLAGS.join(' '))?.[1] ?? NaN);
   const memory = watchMemory(base, sandbox);
@@ -96,6 +98,7 @@ export async function hostileTenant({ durationMs, scale = FULL, abuses = ABUSES,
     stopping = true;
     await memory.stop();
     await sandbox.stop();
+    await rm(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -131,7 +134,7 @@ async function carefulPartner({ base, entry, until, alive, log }) {
   const runs = [];
   const records = [];
   do {
-    const one = await carefulRun(base, entry, alive).catch((error) => ({ code: null, ready: false, notPassed: [], problem: String(error?.message ?? error).slice(0, 300), records: [], ms: 0 }));
+    const one = await carefulRun(base, entry, alive).catch((error) => ({ code: null, ready: false, notPassed: [], problem: `${String(error?.message ?? error).slice(0, 300)}${error?.cause ? ` (${error.cause.code ?? error.cause.message})` : ''}`, records: [], ms: 0 }));
     runs.push(one);
     records.push(...one.records);
     log(`careful run ${runs.length}: exit ${one.code}${one.problem ? ` (${one.problem})` : ''}, ${one.records.length} requests, ${one.ready ? 'ready' : `not ready: ${one.notPassed.join(' ')}`} (${(one.ms / 1000).toFixed(1)} s)`);
