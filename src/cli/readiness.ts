@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 
 import type { z } from 'zod';
 
+import { evidenceLine, formatChecklist } from '../client/readiness-text.js';
 import type * as readiness from '../readiness/operations.js';
 import type { CommonOptions } from './commands.js';
 import { clientFor } from './commands.js';
@@ -12,29 +13,7 @@ type Report = z.output<typeof readiness.ReadinessReport>;
 type Check = Report['checks'][number];
 type DrillOutcome = z.output<typeof readiness.DrillOutcome>;
 
-const MARK: Record<Check['status'], string> = { passed: 'PASS', failed: 'FAIL', pending: 'WAIT', not_applicable: 'N/A ' };
-
 const unsettled = (report: Report): Check[] => report.checks.filter((c) => c.required && c.status === 'pending');
-const blocking = (report: Report): Check[] => report.checks.filter((c) => c.required && (c.status === 'failed' || c.status === 'pending'));
-
-function evidenceLine(evidence: Check['evidence'][number]): string {
-  const what = 'request' in evidence ? `${evidence.request} -> ${evidence.status}` : 'deliveryId' in evidence ? `delivery ${evidence.deliveryId}` : `subscription ${evidence.subscriptionId}`;
-  return `${evidence.time} ${what}: ${evidence.detail}`;
-}
-
-/** The checklist: one line a check, and under it one line of evidence and what to do. */
-export function formatChecklist(report: Report): string {
-  const lines = [`Integration readiness of account ${report.accountId}, since ${report.since}`];
-  for (const check of report.checks) {
-    lines.push(`${MARK[check.status]}  ${check.id}${check.required ? '' : ' (optional)'}: ${check.title}`);
-    const first = check.evidence[0];
-    if (first && check.status !== 'not_applicable') lines.push(`        ${evidenceLine(first)}${check.evidence.length > 1 ? ` (+${check.evidence.length - 1} more)` : ''}`);
-    if (check.fix !== null && (check.status === 'failed' || check.required)) lines.push(`        ${check.status === 'failed' ? 'fix' : 'to show it'}: ${check.fix} (${check.docs})`);
-  }
-  const { passed, failed, pending, notApplicable } = report.summary;
-  lines.push('', `${passed} passed, ${failed} failed, ${pending} pending, ${notApplicable} not applicable: ${report.ready ? 'ready for production' : `not ready (${blocking(report).length} required check${blocking(report).length === 1 ? '' : 's'} failed or pending)`}`);
-  return `${lines.join('\n')}\n`;
-}
 
 /** Text for XML: markup escaped, and characters XML 1.0 cannot hold dropped. */
 function xml(text: string): string {
