@@ -132,14 +132,15 @@ export function verdictLine(report: Report): string {
 
 /**
  * The report as Markdown (a job summary of GitHub Actions, a merge-request comment): a heading
- * with the verdict, and a table of the checks with their first evidence and what to do.
+ * with the verdict, and a table of the checks with the evidence that decided each and what to do.
  */
 export function markdownReport(report: Report, inFlight: ReadonlyMap<string, string> = new Map()): string {
   const { passed, failed, pending, notApplicable } = report.summary;
   const rows = report.checks.map((check) => {
     const outcome = ciOutcome(check, inFlight);
-    const first = check.evidence[0];
-    const evidence = first === undefined ? '' : `${evidenceLine(first)}${check.evidence.length > 1 ? ` (+${check.evidence.length - 1} more)` : ''}`;
+    // What decided it: for a passed check the last piece (the page that completed a walk, the retry that waited), else the first.
+    const shown = check.status === 'passed' ? check.evidence.at(-1) : check.evidence[0];
+    const evidence = shown === undefined ? '' : `${evidenceLine(shown)}${check.evidence.length > 1 ? ` (+${check.evidence.length - 1} more)` : ''}`;
     const todo = check.status === 'failed' ? `fix: ${check.fix ?? check.title}` : outcome.kind === 'failure' ? outcome.message : '';
     return `| ${ICON[check.status]} | \`${check.id}\`${check.required ? '' : ' (optional)'}: ${cell(check.title)} | ${cell(evidence)} | ${cell(todo)}${todo === '' ? '' : ` (${cell(check.docs)})`} |`;
   });

@@ -94,3 +94,13 @@ it('escapes what a workflow command and a Markdown table cannot hold', () => {
   const row = markdownReport(report).split('\n').find((l) => l.includes('errors.rate-limit'))!;
   expect(row).toBe('| ❌ failed | `errors.rate-limit`: A check | 2026-03-10T15:30:00.000Z GET /v1/locations -&gt; 200: 100% \\| &lt;b&gt; next line | fix: Change this. (docs/readiness.md#a-check) |');
 });
+
+it("the Markdown summary shows what decided a passed check (its last evidence, with pagination's advice), and a failed one's first", () => {
+  const report = reportWith('passed', true);
+  report.checks[0]!.evidence.push({ ...EVIDENCE, detail: 'the last of 8 pages; pin endTime' });
+  const rows = markdownReport(report).split('\n');
+  expect(rows.find((l) => l.includes('errors.rate-limit'))).toContain('200: the last of 8 pages; pin endTime (+1 more) |');
+  const failed = reportWith('failed', true);
+  failed.checks[0]!.evidence.push({ ...EVIDENCE, detail: 'a second failure' });
+  expect(markdownReport(failed).split('\n').find((l) => l.includes('errors.rate-limit'))).toContain('200: what decided it (+1 more) |');
+});
