@@ -173,7 +173,7 @@ interface Contexts {
   failed: boolean;
 }
 
-/** One expression: a context's value, a quoted string, ==, !=, &&, ||, and always(), success(), failure(). */
+/** One expression: a context's value, a quoted string, ==, !=, &&, ||, !, and always(), success(), failure(), cancelled(). */
 function evaluate(expression: string, ctx: Contexts): string | boolean {
   const expr = expression.trim();
   for (const op of ['||', '&&']) {
@@ -189,7 +189,10 @@ function evaluate(expression: string, ctx: Contexts): string | boolean {
     const same = String(evaluate(comparison[1]!, ctx)) === String(evaluate(comparison[3]!, ctx));
     return comparison[2] === '==' ? same : !same;
   }
+  if (expr.startsWith('!')) return !truthy(evaluate(expr.slice(1), ctx));
   if (expr === 'always()') return true;
+  // A job of these tests is never cancelled.
+  if (expr === 'cancelled()') return false;
   if (expr === 'success()') return !ctx.failed;
   if (expr === 'failure()') return ctx.failed;
   const quoted = /^'(.*)'$/.exec(expr);
