@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { bearer } from '../helpers/demo.js';
@@ -107,7 +107,8 @@ function projectWithCli(): string {
 it.each(['SIGTERM', 'SIGKILL'] as const)('npx water-sandbox listen, npx killed with %s: listen deletes its subscriptions and exits', async (signal) => {
   const key = await freshAccount();
   const project = projectWithCli();
-  const npx = join(dirname(process.execPath), 'npx');
+  // npm's own npx, from the PATH (the node package of another Node version brings none).
+  const npx = 'npx';
   const env = { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', npm_config_cache: join(project, '.npm') };
   const { parent, output, gone } = await startParent(npx, ['water-sandbox', ...listenArgs(key)], { cwd: project, env }, twoConfirmed);
   expect(await subscriptionsOf(key)).toHaveLength(2);
