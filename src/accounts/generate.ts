@@ -1,5 +1,6 @@
+import type { Faker } from '@faker-js/faker';
 // The en_US entry loads one locale; the package root loads them all (a fifth of a second at start-up).
-import { faker } from '@faker-js/faker/locale/en_US';
+import { faker as enUsFaker } from '@faker-js/faker/locale/en_US';
 
 import type { Ids } from '../core/ids.js';
 import { hashPassword } from '../core/passwords.js';
@@ -18,6 +19,17 @@ function generatedEmail(userName: string, ids: Ids): string {
   return `${userName.toLowerCase().replace(/[^a-z0-9._-]/g, '')}.${ids.uuid().replace(/-/g, '').slice(0, 10)}@sandbox.example`;
 }
 
+/**
+ * A Faker of one account's own, with the en_US data, seeded with `seed`: what it makes depends
+ * on the seed alone, never on the accounts made before it. The class and the locale come from
+ * the en_US entry's instance, which exports no class (the package root does, but loads every
+ * locale). For a given seed it makes what the en_US instance seeded with it makes.
+ */
+function seededFaker(seed: number): Faker {
+  const FakerOfEnUs = enUsFaker.constructor as new (options: ConstructorParameters<typeof Faker>[0]) => Faker;
+  return new FakerOfEnUs({ locale: enUsFaker.rawDefinitions, seed });
+}
+
 export interface GeneratedAccount {
   doc: AccountDoc;
   password: string;
@@ -29,8 +41,7 @@ export interface GeneratedAccount {
  * ids and secrets are random (two accounts made with one seed must not collide).
  */
 export function generateAccount(input: { seed: number; locationCount: number; name?: string }, ids: Ids, now: Date): GeneratedAccount {
-  // Seeded for each account, so the shared instance gives the same household for the same seed.
-  faker.seed(input.seed);
+  const faker = seededFaker(input.seed);
   const accountId = ids.uuid();
   const lastName = faker.person.lastName();
   const locations: LocationRecord[] = Array.from({ length: input.locationCount }, (_, index) => {

@@ -1,6 +1,6 @@
 import { CliError } from './context.js';
 
-/** The demo account's key (CONTRACT section 2): the default when neither --api-key nor WATER_API_KEY is given. */
+/** The demo account's key (README.md#demo-data): the default when neither --api-key nor WATER_API_KEY is given. */
 export const DEMO_API_KEY = 'demo_api_key_for_the_water_monitoring_sandbox';
 export const DEFAULT_SANDBOX_URL = 'http://localhost:8080';
 

@@ -9,7 +9,7 @@ import type { AccountDoc, AlertRecord, DeepReadonly, SubscriptionRecord } from '
 import type { Store } from '../store/store.js';
 import { redeliveryOf, type Dispatcher, type NewDelivery } from '../webhooks/index.js';
 
-/** The drills of CONTRACT section 8: each provokes a rare case through the sandbox's existing controls. */
+/** The drills of docs/readiness.md#drills: each provokes a rare case through the sandbox's existing controls. */
 export const DRILLS = ['expire-tokens', 'rate-limit', 'server-errors', 'duplicate-delivery', 'out-of-order'] as const;
 export type DrillName = (typeof DRILLS)[number];
 

@@ -10,7 +10,7 @@ import { elapsedMs, keep, requestEvidence, seconds, type Evidence, type Moment, 
 export const WAIT_TOLERANCE_MS = 50;
 /** A 429 without Retry-After asks for at least this. */
 const DEFAULT_RETRY_AFTER_S = 1;
-/** After a 5xx: the first wait, and the most retries in any minute (CONTRACT section 8). */
+/** After a 5xx: the first wait, and the most retries in any minute (docs/readiness.md#errorsserver-errors). */
 export const MIN_BACKOFF_MS = 1000;
 export const MAX_RETRIES_PER_MINUTE = 5;
 

@@ -1,6 +1,6 @@
 import type { DeepReadonly, DeliveryRecord, JournalEntry } from '../store/data.js';
 
-/** The checks of CONTRACT.md section 8, in the order the report lists them. */
+/** The checks of docs/readiness.md#the-checks, in the order the report lists them. */
 export const CHECK_IDS = [
   'oauth.token-exchange',
   'oauth.refresh',

@@ -105,7 +105,7 @@ export function tokenExchangeVerdict(state: OAuthState): Verdict {
   return { status: 'pending', evidence: [] };
 }
 
-/** Requests an integration may send with an expired token before it refreshes (CONTRACT section 8). */
+/** Requests an integration may send with an expired token before it refreshes (docs/readiness.md#oauthrefresh). */
 export const EXPIRED_TOKEN_ALLOWANCE = 2;
 
 export function refreshVerdict(state: OAuthState): Verdict {

@@ -6,7 +6,7 @@ import { addPage, missingPages, pageSet, type PageSet } from './page-set.js';
  * the journal kept (their range, grouping, page and pageCount, noted by the readings routes).
  */
 
-/** The other pages of a multi-page answer must be asked for within this (CONTRACT section 8). */
+/** The other pages of a multi-page answer must be asked for within this (docs/readiness.md#readingspagination). */
 export const PAGINATION_WINDOW_MS = 60_000;
 /** Hourly readings over more than this are a waste of pages: group by day or more. */
 export const HOURLY_RANGE_LIMIT_MS = 31 * 24 * 3_600_000;

@@ -108,7 +108,7 @@ function verdictOf(id: CheckId, input: ReportInput): Verdict {
   }
 }
 
-/** The report of CONTRACT section 8 from what the window has shown. */
+/** The readiness report (docs/readiness.md) from what the window has shown. */
 export function buildReport(input: ReportInput): ReadinessReport {
   const checks = CHECK_IDS.map((id): ReadinessCheck => {
     const text = CATALOG[id];

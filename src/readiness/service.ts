@@ -48,7 +48,7 @@ interface Advanced {
 }
 
 /**
- * The integration readiness of each account (CONTRACT section 8), computed from what the
+ * The integration readiness of each account (docs/readiness.md), computed from what the
  * store holds, so every replica answers the same: the request journal, folded into the
  * account's readiness digest as it fills, and the delivery log.
  */

@@ -1,6 +1,32 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+
 import * as esbuild from 'esbuild';
 
+import { LUA_DIR } from '../store/redis/lua-files.js';
+
 export type ServerBundle = { ascii: true; text: string } | { ascii: false; text: string; reason: string };
+
+/**
+ * The Redis store's Lua scripts inside the bundle: store/redis/lua-files (which reads them from
+ * src/) is replaced by a module holding the text of every .lua file, since the bundle runs where
+ * there is no src/ (the npm package, the image).
+ */
+const inlineLuaFiles: esbuild.Plugin = {
+  name: 'inline-lua-files',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]store[\\/]redis[\\/]lua-files\.[jt]s$/ }, async () => {
+      const names = (await readdir(LUA_DIR)).filter((name) => name.endsWith('.lua')).sort();
+      const texts = await Promise.all(names.map((name) => readFile(join(LUA_DIR, name), 'utf8')));
+      const files = Object.fromEntries(names.map((name, i) => [basename(name, '.lua'), texts[i]]));
+      return {
+        loader: 'js',
+        contents: `const FILES = ${JSON.stringify(files)};\nexport function readLuaFile(name) {\n  const text = FILES[name];\n  if (text === undefined) throw new Error('no Lua script ' + name + '.lua in the bundle');\n  return text;\n}\n`,
+        watchFiles: names.map((name) => join(LUA_DIR, name)),
+      };
+    });
+  },
+};
 
 /** `entry` (dist/main.js; the tests give src/main.ts) and every module it imports, dependencies included, as the text of one ES module. */
 export async function bundleServer(entry: string): Promise<ServerBundle> {
@@ -15,6 +41,7 @@ export async function bundleServer(entry: string): Promise<ServerBundle> {
     logLevel: 'warning',
     legalComments: 'none',
     write: false,
+    plugins: [inlineLuaFiles],
   });
   const [bundle] = outputFiles;
   if (!bundle) throw new Error(`esbuild made no bundle of ${entry}`);

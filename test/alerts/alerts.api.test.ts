@@ -1,9 +1,11 @@
 import request from 'supertest';
 
-import { buildTestApp, changeDoc, deliveriesIn, docOf, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
+import { changeDoc, deliveriesIn, docOf, TEST_START } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import { ALERT_PAYLOAD_KEYS, givenConfirmedSubscription } from '../helpers/subscriptions.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { ALERT_PAYLOAD_KEYS, endAlert, givenSubscription, postedBodies, startAlert, subscribeAndConfirm } from '../webhooks/support.js';
+import { endAlert, givenSubscription, postedBodies, startAlert } from '../webhooks/support.js';
 
 const PUBLIC_ALERT_KEYS = ['active', 'detectedTime', 'deviceId', 'peakStatus', 'peakValue', 'startTime', 'stopTime', 'type'];
 const NOW_S = Math.floor(TEST_START.getTime() / 1000);
@@ -11,16 +13,7 @@ const DEMO_DEVICE_ID = DEMO_LOCATIONS[0]!.devices[0]!.deviceId;
 
 type Payload = Record<string, unknown>;
 
-let t: TestApp;
-let receiver: WebhookReceiver;
-beforeEach(async () => {
-  t = await buildTestApp();
-  receiver = await WebhookReceiver.start();
-});
-afterEach(async () => {
-  await t.deps.dispatcher.idle();
-  await receiver.close();
-});
+const { t, receiver } = useAppAndReceiver();
 
 async function locationAlerts(locationId = DEMO_LOCATION_ID): Promise<Payload[]> {
   const res = await request(t.app).get(`/v1/locations/${locationId}`).set(bearer(DEMO_API_KEY)).expect(200);
@@ -29,7 +22,7 @@ async function locationAlerts(locationId = DEMO_LOCATION_ID): Promise<Payload[]>
 
 describe('starting and ending an alert', () => {
   it('sends a confirmed subscription one start and one end POST with exactly the documented keys', async () => {
-    const subscriptionId = await subscribeAndConfirm(t, receiver);
+    const subscriptionId = await givenConfirmedSubscription(t, receiver);
     const postsBefore = postedBodies(receiver).length;
 
     const started = await startAlert(t, { type: 'lowLeak', peakValue: 0.4 }).expect(201);

@@ -1,26 +1,15 @@
-import request from 'supertest';
-
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { buildTestApp, TEST_START } from '../helpers/build-test-app.js';
+import { hourlyVolumes } from '../helpers/readings.js';
 import { endAlert, startAlert } from '../webhooks/support.js';
 
 // TEST_START is 15:30Z; the hour buckets from 15:00Z.
 const FROM_MS = TEST_START.getTime() - 30 * 60_000;
 
-async function hourlyVolumes(t: TestApp): Promise<number[]> {
-  const res = await request(t.app)
-    .get(`/v1/locations/${DEMO_LOCATION_ID}/readings/water-usage`)
-    .query({ startTime: new Date(FROM_MS).toISOString(), endTime: new Date(FROM_MS + 3 * 3_600_000).toISOString(), groupBy: 'hour' })
-    .set(bearer(DEMO_API_KEY))
-    .expect(200);
-  return (res.body.readings as { volume: number }[]).map((r) => r.volume);
-}
-
 describe('a leak in the readings', () => {
   it('adds its flow to the hours it covers, from startTime to stopTime', async () => {
     const quiet = await buildTestApp();
     quiet.clock.advance(3 * 3_600_000);
-    const baseline = await hourlyVolumes(quiet);
+    const baseline = await hourlyVolumes(quiet, FROM_MS);
 
     const t = await buildTestApp();
     // Detected at 15:30Z, so flowing since 15:25Z; ended at 17:00Z.
@@ -28,7 +17,7 @@ describe('a leak in the readings', () => {
     t.clock.advance(90 * 60_000);
     await endAlert(t, started.body.alertId as string).expect(200);
     t.clock.advance(90 * 60_000);
-    const withLeak = await hourlyVolumes(t);
+    const withLeak = await hourlyVolumes(t, FROM_MS);
 
     expect(withLeak[0]! - baseline[0]!).toBeCloseTo(35 * 10, 0);
     expect(withLeak[1]! - baseline[1]!).toBeCloseTo(60 * 10, 0);
@@ -38,7 +27,7 @@ describe('a leak in the readings', () => {
   it('counts an escalated leak once: the low flow until the high one starts, then the high flow', async () => {
     const quiet = await buildTestApp();
     quiet.clock.advance(3 * 3_600_000);
-    const baseline = await hourlyVolumes(quiet);
+    const baseline = await hourlyVolumes(quiet, FROM_MS);
 
     const t = await buildTestApp();
     await startAlert(t, { type: 'lowLeak', peakValue: 1 }).expect(201); // 1 gpm from 15:25Z
@@ -47,7 +36,7 @@ describe('a leak in the readings', () => {
     t.clock.advance(55 * 60_000); // 17:00Z: back to the low leak
     await endAlert(t, high.body.alertId as string).expect(200);
     t.clock.advance(90 * 60_000);
-    const withLeak = await hourlyVolumes(t);
+    const withLeak = await hourlyVolumes(t, FROM_MS);
 
     expect(withLeak[0]! - baseline[0]!).toBeCloseTo(35 * 1, 0);
     expect(withLeak[1]! - baseline[1]!).toBeCloseTo(60 * 5, 0);

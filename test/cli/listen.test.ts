@@ -1,8 +1,8 @@
 import { CliProcess } from '../helpers/cli-process.js';
 import { bearer } from '../helpers/demo.js';
 import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js';
+import { eventually } from '../helpers/waiting.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { eventually } from '../store/contract.js';
 
 /**
  * `water-sandbox listen` end to end: a sandbox that refuses private endpoints (as a hosted one

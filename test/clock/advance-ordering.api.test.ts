@@ -3,10 +3,11 @@ import request from 'supertest';
 import { parseScenarioFile, type Scenario } from '../../src/scenarios/schema.js';
 import { noticeDueWork } from '../../src/server.js';
 import type { DeliveryRecord } from '../../src/store/data.js';
-import { buildTestApp, deliveriesIn, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
+import { deliveriesIn, TEST_START } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { advance, givenConfirmedSubscription, notificationsOf } from '../scenarios/given.js';
+import { givenConfirmedSubscription } from '../helpers/subscriptions.js';
+import { advance, notificationsOf } from '../scenarios/given.js';
 
 /** A leak at once that ends at +90 s: with a 60 s backoff, a failed start notification is retried at +60 s, before the end. */
 function leakFor90Seconds(): Scenario {
@@ -23,16 +24,9 @@ function leakFor90Seconds(): Scenario {
   return scenario;
 }
 
-let t: TestApp;
-let receiver: WebhookReceiver;
+const { t, receiver } = useAppAndReceiver({ env: { WEBHOOK_BACKOFF_MS: '60000' }, overrides: { scenarios: new Map([['leak-90s', leakFor90Seconds()]]) } });
 beforeEach(async () => {
-  t = await buildTestApp({ env: { WEBHOOK_BACKOFF_MS: '60000' }, overrides: { scenarios: new Map([['leak-90s', leakFor90Seconds()]]) } });
-  receiver = await WebhookReceiver.start();
   await givenConfirmedSubscription(t, receiver, DEMO_LOCATION_ID);
-});
-afterEach(async () => {
-  await t.deps.dispatcher.idle();
-  await receiver.close();
 });
 
 const at = (seconds: number): string => new Date(TEST_START.getTime() + seconds * 1000).toISOString();

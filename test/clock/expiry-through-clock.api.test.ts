@@ -1,15 +1,12 @@
 import request from 'supertest';
 
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { loginAndGetToken } from '../helpers/oauth.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { advance, givenPendingSubscription } from '../scenarios/given.js';
+import { givenPendingSubscription } from '../helpers/subscriptions.js';
+import { advance } from '../scenarios/given.js';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp({ env: { ACCESS_TOKEN_TTL: '3600', CONFIRMATION_TOKEN_TTL: '600' } });
-});
+const { t, receiver } = useAppAndReceiver({ env: { ACCESS_TOKEN_TTL: '3600', CONFIRMATION_TOKEN_TTL: '600' } });
 
 describe('access token expiry follows the account clock', () => {
   it('accepts the token until ACCESS_TOKEN_TTL has passed on the account clock, then answers 403 token_expired', async () => {
@@ -34,15 +31,6 @@ describe('access token expiry follows the account clock', () => {
 });
 
 describe('confirmation token expiry follows the account clock', () => {
-  let receiver: WebhookReceiver;
-  beforeEach(async () => {
-    receiver = await WebhookReceiver.start();
-  });
-  afterEach(async () => {
-    await t.deps.dispatcher.idle();
-    await receiver.close();
-  });
-
   const confirm = (confirmationUrl: string): request.Test => {
     const url = new URL(confirmationUrl);
     return request(t.app).get(`${url.pathname}${url.search}`).set(bearer(DEMO_API_KEY));

@@ -99,3 +99,43 @@ describe('the docs index (docs/README.md)', () => {
     expect(linksOf('README.md').map((l) => l.target)).toContain('docs/README.md');
   });
 });
+
+/** The project's code, whose comments may point at a page of the docs. */
+function codeFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'fixtures' ? [] : codeFiles(path);
+    return /\.(ts|mts|js|mjs)$/.test(entry.name) ? [path] : [];
+  });
+}
+/** This file names a missing page and the outside documents on purpose. */
+const CODE = ['src', 'test', 'bench', 'scripts', 'mutation'].flatMap(codeFiles).filter((file) => file !== join('test', 'docs', 'links.test.ts'));
+
+describe('the documents that the code points at', () => {
+  it('are pages of this repository, and the headings named exist', () => {
+    const broken = CODE.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((text, i) =>
+          [...text.matchAll(/\b((?:docs\/[\w.-]+\.md|README\.md)(?:#[\w-]+)?)/g)].flatMap((match) => {
+            // Paths in code are from the repository's root, as from the README.
+            const problem = problemOf({ file: 'README.md', line: i + 1, target: match[1]! });
+            return problem === null ? [] : [`${file}:${i + 1}: ${problem}`];
+          }),
+        ),
+    );
+    expect(broken).toEqual([]);
+  });
+
+  it('are never documents outside it (the contract it was built to, a shared folder): a comment points at docs/ instead', () => {
+    const outside = /\bCONTRACT(?:\.md)?\b|(?:\.\.\/|\/work\/)shared\//;
+    const found = CODE.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((text, i) => (outside.test(text) ? [`${file}:${i + 1}: ${text.trim()}`] : [])),
+    );
+    expect(found).toEqual([]);
+    expect(outside.test('// The drills of CONTRACT section 8')).toBe(true);
+    expect(outside.test('const options = DEFAULT_CONTRACT_OPTIONS;')).toBe(false);
+  });
+});

@@ -19,6 +19,7 @@ import type { Resolve } from '../../src/webhooks/address-policy.js';
 import { DEMO_ACCOUNT_ID } from './demo.js';
 import { loopbackOnlySenderFor, testResolve } from './loopback-only-sender.js';
 import { checkedAgainstDocument } from './openapi-check.js';
+import { eventually } from './waiting.js';
 
 /** The instant every test app's clock starts at, unless a test says otherwise. */
 export const TEST_START = new Date('2026-03-10T15:30:00Z');
@@ -79,10 +80,9 @@ function redisForApiSuites(env: Record<string, string> | undefined): Record<stri
 
 async function whenRedisReady(store: Store): Promise<void> {
   redisStores.push(store);
-  for (let waited = 0; !(await store.health()).ok; waited += 10) {
-    if (waited > 5000) throw new Error(`the test Redis is not ready: ${(await store.health()).reason}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await eventually(async () => (await store.health()).ok || null).catch(async () => {
+    throw new Error(`the test Redis is not ready: ${(await store.health()).reason}`);
+  });
 }
 
 /** Closes the Redis stores test apps opened (a no-op without TEST_REDIS_URL). */

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 import { createClient } from 'redis';
 
+import { live } from './live.js';
 import { freePort, startRedisProcess } from './redis-process.mjs';
 
 export { freePort };
@@ -36,6 +37,22 @@ export interface TestRedis {
  * Redis they must not touch, and such a test is skipped, and reported as skipped.
  */
 export const itWithOwnRedis: jest.It = process.env['REDIS_URL'] ? it.skip : it;
+
+/**
+ * A test Redis (startTestRedis with `options`) for the file or describe that calls this: started
+ * before its first test, disposed of after its last. Use it inside tests and hooks (see live.ts).
+ */
+export function useTestRedis(options?: Parameters<typeof startTestRedis>[0]): TestRedis {
+  let redis: TestRedis | null = null;
+  beforeAll(async () => {
+    redis = await startTestRedis(options);
+  });
+  afterAll(async () => {
+    await redis?.dispose();
+    redis = null;
+  });
+  return live('the test Redis', () => redis);
+}
 
 export async function startTestRedis(options: { appendfsync?: 'always' | 'everysec'; port?: number } = {}): Promise<TestRedis> {
   const runPrefix = `ws-test-${randomUUID().slice(0, 8)}`;

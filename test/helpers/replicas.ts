@@ -5,9 +5,9 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { startSandbox, type RunningSandbox } from '../../src/server.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { eventually } from '../store/contract.js';
 import { loopbackOnlySender } from './loopback-only-sender.js';
 import type { TestRedis } from './redis-server.js';
+import { eventually } from './waiting.js';
 
 /** Settings every replica of one test shares: one Redis, one key prefix, quick webhooks, loopback receivers. */
 export function replicaEnv(redis: TestRedis, prefix: string, extra: Record<string, string> = {}): Record<string, string> {

@@ -35,6 +35,7 @@ export class WebhookReceiver {
   /** Each endless answer: the bytes written so far, and whether the client cut it (before `close`). */
   readonly endless: { written: number; cutByClient: boolean }[] = [];
   #closing = false;
+  #closed: Promise<void> | null = null;
   /**
    * Every URL of this receiver starts with it. A loopback port is reused as soon as it is
    * closed, so a request meant for an earlier receiver on the same port (a retry of another
@@ -82,7 +83,13 @@ export class WebhookReceiver {
     return this.received.map((r) => r.body as T);
   }
 
-  async close(): Promise<void> {
+  /** Stops listening and cuts open connections; closing again (a test's own close, then the clean-up's) waits for the same. */
+  close(): Promise<void> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<void> {
     this.#closing = true;
     for (const res of this.#hanging) res.destroy();
     this.#server.closeAllConnections();

@@ -1,25 +1,18 @@
 import request from 'supertest';
 
 import { DASHBOARD_CLIENT_ID } from '../../src/auth/index.js';
-import { buildTestApp, changeDoc, docOf, type TestApp } from '../helpers/build-test-app.js';
+import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
+import { changeDoc, docOf } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { loginAndGetToken } from '../helpers/oauth.js';
+import { ALERT_PAYLOAD_KEYS, givenConfirmedSubscription } from '../helpers/subscriptions.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { ALERT_PAYLOAD_KEYS, endAlert, startAlert, subscribeAndConfirm } from '../webhooks/support.js';
+import { endAlert, startAlert } from '../webhooks/support.js';
 import { drill, get } from './support.js';
 
 /** POST /sandbox/readiness/drills: each drill's effect through the existing controls, and its refusals. */
 
-let t: TestApp;
-let receiver: WebhookReceiver;
-beforeEach(async () => {
-  t = await buildTestApp();
-  receiver = await WebhookReceiver.start();
-});
-afterEach(async () => {
-  await t.deps.dispatcher.idle();
-  await receiver.close();
-});
+const { t, receiver } = useAppAndReceiver();
 
 const NAMES = 'expire-tokens, rate-limit, server-errors, duplicate-delivery, out-of-order';
 
@@ -86,7 +79,7 @@ describe('rate-limit and server-errors', () => {
 
 describe('duplicate-delivery', () => {
   it('sends the latest delivered alert again with the same X-Sandbox-Delivery-Id, shown as a drill in the log', async () => {
-    await subscribeAndConfirm(t, receiver);
+    await givenConfirmedSubscription(t, receiver);
     const started = await startAlert(t, { type: 'highLeak' }).expect(201);
     await endAlert(t, started.body.alertId as string).expect(200);
     await t.deps.dispatcher.drain();
@@ -101,13 +94,13 @@ describe('duplicate-delivery', () => {
   });
 
   it('is a 409 saying what is needed when no alert was delivered yet', async () => {
-    await subscribeAndConfirm(t, receiver);
+    await givenConfirmedSubscription(t, receiver);
     const res = await drill(t, 'duplicate-delivery').expect(409);
     expect(res.body).toMatchObject({ error: 'no_delivered_alert', message: expect.stringContaining('start an alert at a location with a confirmed subscription') });
   });
 
   it('the same duplicate is one call of POST /sandbox/deliveries/{id}/redeliver with sameDeliveryId', async () => {
-    await subscribeAndConfirm(t, receiver);
+    await givenConfirmedSubscription(t, receiver);
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
     const alert = receiver.received.filter((r) => r.method === 'POST').at(-1)!;
@@ -126,10 +119,10 @@ describe('duplicate-delivery', () => {
 
 describe('out-of-order', () => {
   it('sends each confirmed subscription an alert end of an alert it never heard start, in the alert payload\'s shape', async () => {
-    await subscribeAndConfirm(t, receiver);
+    await givenConfirmedSubscription(t, receiver);
     const second = await WebhookReceiver.start();
     try {
-      await subscribeAndConfirm(t, second);
+      await givenConfirmedSubscription(t, second);
       // A pending subscription gets nothing.
       await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: receiver.url('/pending') }).expect(200);
       const res = await drill(t, 'out-of-order').expect(200);

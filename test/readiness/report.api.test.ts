@@ -6,8 +6,9 @@ import { JOURNAL_LIMIT } from '../../src/store/store.js';
 import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helpers/demo.js';
 import { loginAndGetToken } from '../helpers/oauth.js';
+import { givenConfirmedSubscription } from '../helpers/subscriptions.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { endAlert, startAlert, subscribeAndConfirm } from '../webhooks/support.js';
+import { endAlert, startAlert } from '../webhooks/support.js';
 import { checkOf, drill, get, readinessOf, wait } from './support.js';
 
 async function alertStartAndEnd(app: TestApp): Promise<void> {
@@ -23,7 +24,7 @@ beforeEach(async () => {
   t = await buildTestApp();
 });
 
-// CONTRACT.md section 8's ids, written out rather than imported: the test pins the contract, not src's list.
+// The ids of docs/readiness.md#the-checks, written out rather than imported: the test pins the contract, not src's list.
 const CHECK_IDS = [
   'oauth.token-exchange',
   'oauth.refresh',
@@ -80,7 +81,7 @@ describe('GET /sandbox/readiness', () => {
     const receiver = await WebhookReceiver.start();
     try {
       // An integration on its API key alone: the OAuth checks do not apply.
-      await subscribeAndConfirm(t, receiver);
+      await givenConfirmedSubscription(t, receiver);
       await alertStartAndEnd(t);
       await drill(t, 'duplicate-delivery').expect(200);
       await drill(t, 'out-of-order').expect(200);
@@ -163,7 +164,7 @@ describe('deliveries that leave the bounded log', () => {
     const small = await buildTestApp({ env: { WEBHOOK_LOG_LIMIT: String(FOLD_EVERY + 10) } });
     const receiver = await WebhookReceiver.start();
     try {
-      await subscribeAndConfirm(small, receiver);
+      await givenConfirmedSubscription(small, receiver);
       receiver.script = [{ status: 500, body: '{"error":"busy"}' }];
       const started = await startAlert(small, { type: 'lowLeak' }).expect(201);
       await small.deps.dispatcher.drain();

@@ -1,9 +1,9 @@
 import request from 'supertest';
 
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { endAlert, startAlert, subscribeAndConfirm } from '../webhooks/support.js';
+import { givenConfirmedSubscription } from '../helpers/subscriptions.js';
+import { endAlert, startAlert } from '../webhooks/support.js';
 import { checkOf, drill } from './support.js';
 
 /**
@@ -11,16 +11,7 @@ import { checkOf, drill } from './support.js';
  * loopback: each passed, failed and pending.
  */
 
-let t: TestApp;
-let receiver: WebhookReceiver;
-beforeEach(async () => {
-  t = await buildTestApp();
-  receiver = await WebhookReceiver.start();
-});
-afterEach(async () => {
-  await t.deps.dispatcher.idle();
-  await receiver.close();
-});
+const { t, receiver } = useAppAndReceiver();
 
 const HTML = { status: 200, body: '<html><body>OK</body></html>', contentType: 'text/html' };
 
@@ -39,7 +30,7 @@ async function alertStartAndEnd(): Promise<void> {
 
 describe('subscriptions.confirmed', () => {
   it('passes once a subscription was confirmed with its token', async () => {
-    const subscriptionId = await subscribeAndConfirm(t, receiver);
+    const subscriptionId = await givenConfirmedSubscription(t, receiver);
     const check = await checkOf(t, 'subscriptions.confirmed');
     expect(check.status).toBe('passed');
     expect(check.evidence).toEqual([expect.objectContaining({ request: expect.stringMatching(new RegExp(`^GET /v1/subscriptions/${subscriptionId}/confirm\\?confirmationToken=`)), status: 200 })]);
@@ -108,7 +99,7 @@ describe('webhooks.confirmation-answer and webhooks.check-answer', () => {
 
 describe('webhooks.alert-answer', () => {
   it('passes when alert starts and ends were answered 2xx JSON at their first attempt', async () => {
-    await subscribeAndConfirm(t, receiver);
+    await givenConfirmedSubscription(t, receiver);
     await alertStartAndEnd();
     const check = await checkOf(t, 'webhooks.alert-answer');
     expect(check.status).toBe('passed');
@@ -119,7 +110,7 @@ describe('webhooks.alert-answer', () => {
   });
 
   it('fails when an alert\'s first attempt was answered 500, even though a retry got through', async () => {
-    await subscribeAndConfirm(t, receiver);
+    await givenConfirmedSubscription(t, receiver);
     receiver.script = [{ status: 500, body: '{"error":"busy"}' }];
     await startAlert(t, { type: 'highLeak' }).expect(201);
     await t.deps.dispatcher.drain();
@@ -133,14 +124,14 @@ describe('webhooks.alert-answer', () => {
   });
 
   it('is pending until an alert was sent to a confirmed subscription', async () => {
-    await subscribeAndConfirm(t, receiver);
+    await givenConfirmedSubscription(t, receiver);
     expect((await checkOf(t, 'webhooks.alert-answer')).status).toBe('pending');
   });
 });
 
 describe('webhooks.duplicate', () => {
   it('passes when the duplicate (same X-Sandbox-Delivery-Id) was answered 2xx', async () => {
-    await subscribeAndConfirm(t, receiver);
+    await givenConfirmedSubscription(t, receiver);
     await alertStartAndEnd();
     expect((await checkOf(t, 'webhooks.duplicate')).status).toBe('pending');
     const outcome = (await drill(t, 'duplicate-delivery').expect(200)).body as { deliveryIds: string[] };
@@ -151,7 +142,7 @@ describe('webhooks.duplicate', () => {
   });
 
   it('fails when the receiver refused the duplicate', async () => {
-    await subscribeAndConfirm(t, receiver);
+    await givenConfirmedSubscription(t, receiver);
     await alertStartAndEnd();
     receiver.script = [{ status: 409, body: '{"error":"duplicate"}' }];
     await drill(t, 'duplicate-delivery').expect(200);
@@ -166,7 +157,7 @@ describe('webhooks.duplicate', () => {
 
 describe('webhooks.duplicate, pending', () => {
   it('stays pending while alerts are delivered but no duplicate was sent, with how to send one', async () => {
-    await subscribeAndConfirm(t, receiver);
+    await givenConfirmedSubscription(t, receiver);
     await alertStartAndEnd();
     const check = await checkOf(t, 'webhooks.duplicate');
     expect(check).toMatchObject({ status: 'pending', evidence: [], fix: 'Run the duplicate-delivery drill once an alert has been delivered.' });
@@ -175,7 +166,7 @@ describe('webhooks.duplicate, pending', () => {
 
 describe('webhooks.out-of-order', () => {
   it('passes when the end of an alert never started was answered 2xx (without JSON, too)', async () => {
-    await subscribeAndConfirm(t, receiver);
+    await givenConfirmedSubscription(t, receiver);
     expect((await checkOf(t, 'webhooks.out-of-order')).status).toBe('pending');
     receiver.fallback = { status: 204, body: '' };
     await drill(t, 'out-of-order').expect(200);
@@ -186,7 +177,7 @@ describe('webhooks.out-of-order', () => {
   });
 
   it('fails when the receiver refused it', async () => {
-    await subscribeAndConfirm(t, receiver);
+    await givenConfirmedSubscription(t, receiver);
     receiver.fallback = { status: 400, body: '{"error":"unknown alert"}' };
     await drill(t, 'out-of-order').expect(200);
     await t.deps.dispatcher.drain();

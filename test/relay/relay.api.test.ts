@@ -17,7 +17,7 @@ import { buildTestApp, shippedFixtures, type TestApp } from '../helpers/build-te
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_ACCOUNT_ID, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
 import { loopbackOnlySender } from '../helpers/loopback-only-sender.js';
 import { startTestSandbox } from '../helpers/start-sandbox.js';
-import { eventually } from '../store/contract.js';
+import { eventually } from '../helpers/waiting.js';
 
 /** The server side of `water-sandbox listen`: /sandbox/relays, the /relay endpoint, the relay-aware sender. */
 

@@ -5,10 +5,10 @@ import type { RunningSandbox } from '../../src/server.js';
 import { CliProcess } from '../helpers/cli-process.js';
 import { signInToDashboard } from '../helpers/dashboard-sign-in.js';
 import { bearer, DEMO_API_KEY } from '../helpers/demo.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { useTestRedis } from '../helpers/redis-server.js';
 import { replicaEnv, startReplica } from '../helpers/replicas.js';
+import { eventually } from '../helpers/waiting.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { eventually } from '../store/contract.js';
 
 /**
  * What a browser or `water-sandbox listen` holds open (an event stream) is on one replica; what
@@ -17,19 +17,11 @@ import { eventually } from '../store/contract.js';
  * seen on B crossed Redis.
  */
 
-let redis: TestRedis;
+const redis = useTestRedis();
 let a: RunningSandbox;
 let b: RunningSandbox;
 let receiver: WebhookReceiver;
 const clis: CliProcess[] = [];
-
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-
-afterAll(async () => {
-  await redis.dispose();
-});
 
 beforeEach(async () => {
   // One public address for both, as behind a load balancer: relay endpoint URLs name it.

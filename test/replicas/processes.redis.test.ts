@@ -4,27 +4,19 @@ import type { AddressInfo } from 'node:net';
 
 import type { RedisStore } from '../../src/store/redis/redis-store.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
-import { freePort, itWithOwnRedis, startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { freePort, itWithOwnRedis, startTestRedis, useTestRedis } from '../helpers/redis-server.js';
 import { openSharedStore, replicaEnv, spawnReplica, type ReplicaProcess } from '../helpers/replicas.js';
-import { eventually } from '../store/contract.js';
+import { eventually } from '../helpers/waiting.js';
 
 /**
  * Replicas as separate OS processes (`node dist/water-sandbox.js`), so that one can be killed with -9
  * mid-delivery or stopped with SIGTERM, and one can start before its Redis.
  */
 
-let redis: TestRedis;
+const redis = useTestRedis({ appendfsync: 'always' });
 const processes: ReplicaProcess[] = [];
 const stores: RedisStore[] = [];
 const servers: Server[] = [];
-
-beforeAll(async () => {
-  redis = await startTestRedis({ appendfsync: 'always' });
-});
-
-afterAll(async () => {
-  await redis.dispose();
-});
 
 afterEach(async () => {
   await Promise.all(processes.splice(0).map((p) => p.kill('SIGKILL')));

@@ -1,34 +1,24 @@
 import type { RunningSandbox } from '../../src/server.js';
 import type { RedisStore } from '../../src/store/redis/redis-store.js';
+import { useAppsAndReceivers } from '../helpers/app-and-receiver.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATION_ID, DEMO_USER } from '../helpers/demo.js';
 import { basicAuth, formFields, loginPath, NATIVE_REDIRECT_URI } from '../helpers/oauth.js';
-import { itWithOwnRedis, startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { itWithOwnRedis, useTestRedis } from '../helpers/redis-server.js';
 import { openSharedStore, replicaEnv, startReplica } from '../helpers/replicas.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { eventually } from '../store/contract.js';
+import { eventually } from '../helpers/waiting.js';
 
 /**
  * Two (or more) replicas of the whole server (startSandbox, as main.ts runs it) on one real
  * Redis, each with its own connections: what one does, the other sees and does not repeat.
  */
 
-let redis: TestRedis;
+const redis = useTestRedis({ appendfsync: 'always' });
 const running: RunningSandbox[] = [];
 const stores: RedisStore[] = [];
-const receivers: WebhookReceiver[] = [];
-
-beforeAll(async () => {
-  redis = await startTestRedis({ appendfsync: 'always' });
-});
-
-afterAll(async () => {
-  await redis.dispose();
-});
 
 afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.stop()));
   await Promise.all(stores.splice(0).map((s) => s.close()));
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
 async function replicas(n: number, extra: Record<string, string> = {}): Promise<{ all: RunningSandbox[]; shared: RedisStore }> {
@@ -41,11 +31,7 @@ async function replicas(n: number, extra: Record<string, string> = {}): Promise<
   return { all, shared };
 }
 
-async function receiver(): Promise<WebhookReceiver> {
-  const r = await WebhookReceiver.start();
-  receivers.push(r);
-  return r;
-}
+const { startReceiver: receiver } = useAppsAndReceivers();
 
 const json = { 'content-type': 'application/json', ...bearer(DEMO_API_KEY) };
 

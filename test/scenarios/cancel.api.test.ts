@@ -1,18 +1,13 @@
 import request from 'supertest';
 
 import { accountChannel } from '../../src/live/index.js';
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
+import { TEST_START } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helpers/demo.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { advance, givenConfirmedSubscription, notificationsOf } from './given.js';
+import { givenConfirmedSubscription } from '../helpers/subscriptions.js';
+import { advance, notificationsOf } from './given.js';
 
-let t: TestApp;
-let receiver: WebhookReceiver;
-beforeEach(async () => {
-  t = await buildTestApp();
-  receiver = await WebhookReceiver.start();
-});
-afterEach(() => receiver.close());
+const { t, receiver } = useAppAndReceiver();
 
 const at = (seconds: number): string => new Date(TEST_START.getTime() + seconds * 1000).toISOString();
 const startRun = (name: string): request.Test => request(t.app).post(`/sandbox/scenarios/${name}/runs`).set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID });

@@ -2,19 +2,13 @@ import request from 'supertest';
 
 import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { hourlyVolumes } from '../helpers/readings.js';
 import { advance } from './given.js';
 
 // TEST_START is 15:30Z: readings from the next whole hour, 16:00Z.
 const hourStart = TEST_START.getTime() + 30 * 60_000;
 
-async function volumes(t: TestApp): Promise<number[]> {
-  const res = await request(t.app)
-    .get(`/v1/locations/${DEMO_LOCATION_ID}/readings/water-usage`)
-    .query({ startTime: new Date(hourStart).toISOString(), endTime: new Date(hourStart + 3 * 3_600_000).toISOString(), groupBy: 'hour' })
-    .set(bearer(DEMO_API_KEY))
-    .expect(200);
-  return (res.body.readings as { volume: number }[]).map((r) => r.volume);
-}
+const volumes = (t: TestApp): Promise<number[]> => hourlyVolumes(t, hourStart);
 
 describe('readings tell the same story as a scenario', () => {
   it('add the leak flow of slow-leak-escalates to the hours it covers', async () => {

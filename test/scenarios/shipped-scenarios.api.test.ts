@@ -5,8 +5,9 @@ import request from 'supertest';
 import { scenarioFiles } from '../../src/scenarios/catalog.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { ALERT_PAYLOAD_KEYS, givenConfirmedSubscription, givenPendingSubscription } from '../helpers/subscriptions.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { advance, ALERT_PAYLOAD_KEYS, givenConfirmedSubscription, givenPendingSubscription, notificationsOf } from './given.js';
+import { advance, notificationsOf } from './given.js';
 
 // Every file in scenarios/ is played end to end, so a new scenario file is tested as soon as it is added.
 const files = await scenarioFiles('scenarios');

@@ -4,11 +4,12 @@ import request from 'supertest';
 import { createLogger } from '../../src/core/logger.js';
 import { AddressGuard, type ResolvedAddress } from '../../src/webhooks/address-policy.js';
 import { createWebhookSender } from '../../src/webhooks/sender.js';
-import { buildTestApp, deliveriesIn, type TestApp } from '../helpers/build-test-app.js';
+import { useAppsAndReceivers } from '../helpers/app-and-receiver.js';
+import { type buildTestApp, deliveriesIn, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { testResolve, type TestName } from '../helpers/loopback-only-sender.js';
 import { basicAuth, loginAndGetToken, partnerRegistration } from '../helpers/oauth.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { givenSubscription, startAlert } from '../webhooks/support.js';
 
 // An attacker's view of a hosted sandbox: every way to make the sandbox's own requests reach an
@@ -53,25 +54,8 @@ const REFUSED: { name: string; answer: ResolvedAddress[]; words: string }[] = [
 
 const NAMES: Record<string, TestName> = Object.fromEntries(REFUSED.map((r) => [r.name, r.answer]));
 
-const receivers: WebhookReceiver[] = [];
-const apps: TestApp[] = [];
-
-async function receiver(): Promise<WebhookReceiver> {
-  const r = await WebhookReceiver.start();
-  receivers.push(r);
-  return r;
-}
-
-async function app(env: Record<string, string>, options: Omit<Parameters<typeof buildTestApp>[0] & object, 'env'> = {}): Promise<TestApp> {
-  const t = await buildTestApp({ env, ...options });
-  apps.push(t);
-  return t;
-}
-
-afterEach(async () => {
-  for (const t of apps.splice(0)) await t.deps.dispatcher.idle();
-  for (const r of receivers.splice(0)) await r.close();
-});
+const { buildApp, startReceiver: receiver } = useAppsAndReceivers();
+const app = (env: Record<string, string>, options: Omit<Parameters<typeof buildTestApp>[0] & object, 'env'> = {}): Promise<TestApp> => buildApp({ env, ...options });
 
 /** A URL on the receiver's port with another host. */
 const onHost = (r: WebhookReceiver, host: string, path = '/hook'): string => {

@@ -6,8 +6,8 @@ import request from 'supertest';
 import { createLogger, type Logger } from '../../src/core/logger.js';
 import { buildTestApp, changeDoc, type TestApp } from '../helpers/build-test-app.js';
 import { DEMO_ACCOUNT_ID, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { deferred, eventually } from '../helpers/waiting.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { deferred, eventually } from '../store/contract.js';
 import { endAlert, givenSubscription, startAlert } from '../webhooks/support.js';
 
 // One partner's load must not slow down the others' webhooks, nor one slow receiver the

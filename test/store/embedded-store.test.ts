@@ -5,8 +5,11 @@ import { join } from 'node:path';
 import { ManualClock } from '../../src/core/clock.js';
 import { EmbeddedStore, STORE_SCHEMA_VERSION, type EmbeddedStoreOptions } from '../../src/store/embedded/embedded-store.js';
 import { StoreFileError } from '../../src/store/embedded/lowdb-file.js';
+import { eventually } from '../helpers/waiting.js';
 import { givenAccount, givenDelivery, givenFault, givenJournalEntry, keyOf, T0 } from './builders.js';
-import { describeStoreContract, eventually, givenSession, sessionApi, type StoreContractOptions, type StoreUnderTest } from './contract.js';
+import { givenSession, sessionApi } from './contract/sessions.js';
+import type { StoreContractOptions, StoreUnderTest } from './contract/suite.js';
+import { describeStoreContract } from './contract.js';
 
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'water-store-'));
 

@@ -7,7 +7,7 @@ import type { AccountDoc } from '../../src/store/data.js';
 import type { StateV01 } from '../../src/store/migrate-v01.js';
 import { openStore, StoreFileError, type StoreOptions } from '../../src/store/open-store.js';
 import type { IndexKind, Store } from '../../src/store/store.js';
-import { sessionApi } from './contract.js';
+import { sessionApi } from './contract/sessions.js';
 
 const FIXTURE = new URL('./fixtures/state-v0.1.json', import.meta.url);
 /** After the 0.1 file was written, before its login session ends (2026-11-24T09:46:12Z). */

@@ -1,18 +1,12 @@
 import type { ManualClock } from '../../src/core/clock.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { useTestRedis } from '../helpers/redis-server.js';
+import { deferred, eventually, withDeadline } from '../helpers/waiting.js';
 import { givenAccount, givenDelivery, keyOf, T0 } from './builders.js';
-import { deferred, describeStoreContract, eventually, withDeadline, type StoreContractOptions, type StoreUnderTest } from './contract.js';
+import type { StoreContractOptions, StoreUnderTest } from './contract/suite.js';
+import { describeStoreContract } from './contract.js';
 
-let redis: TestRedis;
-
-beforeAll(async () => {
-  redis = await startTestRedis();
-});
-
-afterAll(async () => {
-  await redis.dispose();
-});
+const redis = useTestRedis();
 
 /** A store of its own: a fresh key prefix on the shared test Redis, ready before it is handed out. */
 async function openRedis(

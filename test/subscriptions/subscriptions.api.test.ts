@@ -1,22 +1,12 @@
 import request from 'supertest';
 
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
+import { buildTestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY } from '../helpers/demo.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const SUBSCRIPTION_KEYS = ['endpoint', 'locationId', 'status', 'subscriptionId'];
 
-let t: TestApp;
-let receiver: WebhookReceiver;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  receiver = await WebhookReceiver.start();
-});
-afterEach(async () => {
-  await t.deps.dispatcher.idle();
-  await receiver.close();
-});
+const { t, receiver, rebuildApp } = useAppAndReceiver();
 
 async function subscribe(locationId = DEMO_LOCATION_ID, endpoint = receiver.url()): Promise<{ subscriptionId: string; confirmationUrl: string; confirmationToken: string }> {
   const before = receiver.received.filter((r) => r.method === 'POST').length;
@@ -48,7 +38,7 @@ describe('creating a subscription', () => {
 
   it('POSTs {confirmationUrl, confirmationToken} as JSON to the endpoint, with the URL built from PUBLIC_URL', async () => {
     // Hosted by its PUBLIC_URL; the loopback receiver needs the local rules back.
-    t = await buildTestApp({ env: { PUBLIC_URL: 'https://sandbox.example.test/', ENDPOINT_POLICY: 'https-or-loopback', BLOCK_PRIVATE_ENDPOINTS: 'false' } });
+    await rebuildApp({ env: { PUBLIC_URL: 'https://sandbox.example.test/', ENDPOINT_POLICY: 'https-or-loopback', BLOCK_PRIVATE_ENDPOINTS: 'false' } });
     const { subscriptionId, confirmationUrl, confirmationToken } = await subscribe();
     const post = receiver.received.find((r) => r.method === 'POST')!;
     expect(post.headers['content-type']).toMatch(/^application\/json/);
@@ -161,7 +151,7 @@ describe('confirming a subscription', () => {
   });
 
   it('says a token expired once CONFIRMATION_TOKEN_TTL seconds have passed on the clock', async () => {
-    t = await buildTestApp({ env: { CONFIRMATION_TOKEN_TTL: '60' } });
+    await rebuildApp({ env: { CONFIRMATION_TOKEN_TTL: '60' } });
     const { confirmationUrl } = await subscribe();
     t.clock.advance(60_000);
     const res = await request(t.app).get(pathOf(confirmationUrl)).set(bearer(DEMO_API_KEY)).expect(400);
@@ -176,7 +166,7 @@ describe('confirming a subscription', () => {
   });
 
   it('sends a fresh token on request, which replaces the old one', async () => {
-    t = await buildTestApp({ env: { CONFIRMATION_TOKEN_TTL: '60' } });
+    await rebuildApp({ env: { CONFIRMATION_TOKEN_TTL: '60' } });
     const first = await subscribe();
     t.clock.advance(120_000);
     const res = await request(t.app).post(`/sandbox/subscriptions/${first.subscriptionId}/confirmation`).set(bearer(DEMO_API_KEY)).expect(200);

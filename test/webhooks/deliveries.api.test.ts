@@ -1,6 +1,7 @@
 import request from 'supertest';
 
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
+import { TEST_START } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helpers/demo.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesIn, givenSubscription, startAlert } from './support.js';
@@ -10,16 +11,7 @@ const ATTEMPT_KEYS = ['at', 'error', 'latencyMs', 'responseExcerpt', 'statusCode
 
 type Delivery = Record<string, unknown> & { deliveryId: string; attempts: Record<string, unknown>[] };
 
-let t: TestApp;
-let receiver: WebhookReceiver;
-beforeEach(async () => {
-  t = await buildTestApp();
-  receiver = await WebhookReceiver.start();
-});
-afterEach(async () => {
-  await t.deps.dispatcher.idle();
-  await receiver.close();
-});
+const { t, receiver, rebuildApp } = useAppAndReceiver();
 
 const list = (query = '', key = DEMO_API_KEY) => request(t.app).get(`/sandbox/deliveries${query}`).set(bearer(key));
 
@@ -112,8 +104,7 @@ describe('GET /sandbox/deliveries', () => {
 
 describe('POST /sandbox/deliveries/{id}/redeliver', () => {
   it('sends a failed delivery again as a new delivery that points at the original', async () => {
-    const t2 = await buildTestApp({ env: { WEBHOOK_MAX_ATTEMPTS: '1' } });
-    t = t2;
+    await rebuildApp({ env: { WEBHOOK_MAX_ATTEMPTS: '1' } });
     receiver.script = [{ status: 500 }];
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'ambientTemp' }).expect(201);

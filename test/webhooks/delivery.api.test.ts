@@ -6,30 +6,13 @@ import request from 'supertest';
 
 import type { Logger } from '../../src/core/logger.js';
 import { NOT_JSON_WARNING } from '../../src/webhooks/assess.js';
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { useAppsAndReceivers } from '../helpers/app-and-receiver.js';
+import { TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY } from '../helpers/demo.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesIn, givenSubscription, postedBodies, startAlert } from './support.js';
 
-const receivers: WebhookReceiver[] = [];
-const apps: TestApp[] = [];
-
-async function receiver(): Promise<WebhookReceiver> {
-  const r = await WebhookReceiver.start();
-  receivers.push(r);
-  return r;
-}
-
-async function app(env: Record<string, string> = {}, options: { logger?: Logger; start?: Date } = {}): Promise<TestApp> {
-  const t = await buildTestApp({ env, ...options });
-  apps.push(t);
-  return t;
-}
-
-afterEach(async () => {
-  for (const t of apps.splice(0)) await t.deps.dispatcher.idle();
-  for (const r of receivers.splice(0)) await r.close();
-});
+const { buildApp, startReceiver: receiver } = useAppsAndReceivers();
+const app = (env: Record<string, string> = {}, options: { logger?: Logger; start?: Date } = {}): Promise<TestApp> => buildApp({ env, ...options });
 
 /** Advances the test clock to the next pending attempt and runs it. */
 async function advanceToNextAttempt(t: TestApp): Promise<void> {
@@ -123,7 +106,6 @@ describe('retries', () => {
     const r = await receiver();
     const url = r.url();
     await r.close();
-    receivers.pop();
     await givenSubscription(t, url);
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
@@ -208,7 +190,6 @@ describe('concurrency', () => {
     expect(slow.received.length).toBeLessThanOrEqual(1);
     expect((await byTarget(slow.url(''))).every((x) => x.attempts.length === 0)).toBe(true);
     await slow.close();
-    receivers.splice(receivers.indexOf(slow), 1);
     await t.deps.dispatcher.idle();
     expect((await byTarget(fast.url()))[0]!.state).toBe('delivered');
   });

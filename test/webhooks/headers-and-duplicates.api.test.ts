@@ -1,21 +1,12 @@
 import request from 'supertest';
 
 import { ATTEMPT_HEADER, DELIVERY_ID_HEADER } from '../../src/webhooks/index.js';
-import { buildTestApp, deliveriesIn, docOf, type TestApp } from '../helpers/build-test-app.js';
+import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
+import { deliveriesIn, docOf } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS } from '../helpers/demo.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { givenSubscription, startAlert } from './support.js';
 
-let t: TestApp;
-let receiver: WebhookReceiver;
-beforeEach(async () => {
-  t = await buildTestApp();
-  receiver = await WebhookReceiver.start();
-});
-afterEach(async () => {
-  await t.deps.dispatcher.idle();
-  await receiver.close();
-});
+const { t, receiver } = useAppAndReceiver();
 
 const subscribe = (endpoint: string, locationId = DEMO_LOCATION_ID) =>
   request(t.app).post(`/v1/locations/${locationId}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint });

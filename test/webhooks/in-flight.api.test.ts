@@ -3,10 +3,10 @@ import request from 'supertest';
 import { silentLogger } from '../../src/core/logger.js';
 import type { DeliveryRecord } from '../../src/store/data.js';
 import { Dispatcher, SUBSCRIPTION_DELETED_NOTE } from '../../src/webhooks/index.js';
-import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
+import { changeDoc, TEST_START } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { deferred } from '../store/contract.js';
+import { deferred } from '../helpers/waiting.js';
 import { deliveriesIn, givenSubscription, startAlert, storeWithDeliveries } from './support.js';
 
 /**
@@ -15,18 +15,7 @@ import { deliveriesIn, givenSubscription, startAlert, storeWithDeliveries } from
  * moved while the receiver takes its time.
  */
 
-let t: TestApp;
-let receiver: WebhookReceiver;
-
-beforeEach(async () => {
-  t = await buildTestApp();
-  receiver = await WebhookReceiver.start();
-});
-
-afterEach(async () => {
-  await t.deps.dispatcher.idle();
-  await receiver.close();
-});
+const { t, receiver, rebuildApp } = useAppAndReceiver();
 
 describe('a subscription deleted around an attempt', () => {
   it('sends nothing when the subscription is gone as the attempt starts (deleted, its deliveries not cancelled yet)', async () => {
@@ -115,8 +104,7 @@ describe('another replica on the same store', () => {
 
 describe("drain for one account (what tests await)", () => {
   it('returns once nothing of the account is due now: a retry due later waits for the clock', async () => {
-    const t2 = await buildTestApp({ env: { WEBHOOK_MAX_ATTEMPTS: '2', WEBHOOK_BACKOFF_MS: '60000' } });
-    t = t2;
+    await rebuildApp({ env: { WEBHOOK_MAX_ATTEMPTS: '2', WEBHOOK_BACKOFF_MS: '60000' } });
     receiver.script = [{ status: 500 }];
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);

@@ -1,7 +1,8 @@
 import { NOT_JSON_WARNING } from '../../src/webhooks/assess.js';
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { eventually } from '../store/contract.js';
+import { useAppsAndReceivers } from '../helpers/app-and-receiver.js';
+import type { TestApp } from '../helpers/build-test-app.js';
+import { eventually } from '../helpers/waiting.js';
+import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesIn, givenSubscription, startAlert } from './support.js';
 
 /**
@@ -10,22 +11,11 @@ import { deliveriesIn, givenSubscription, startAlert } from './support.js';
  * answer without limit.
  */
 
-const receivers: WebhookReceiver[] = [];
+const { buildApp, startReceiver: receiver } = useAppsAndReceivers();
 let t: TestApp;
 
-async function receiver(): Promise<WebhookReceiver> {
-  const r = await WebhookReceiver.start();
-  receivers.push(r);
-  return r;
-}
-
 beforeEach(async () => {
-  t = await buildTestApp({ env: { WEBHOOK_TIMEOUT_MS: '8000' } });
-});
-
-afterEach(async () => {
-  await t.deps.dispatcher.idle();
-  for (const r of receivers.splice(0)) await r.close();
+  t = await buildApp({ env: { WEBHOOK_TIMEOUT_MS: '8000' } });
 });
 
 async function firstAttemptAgainst(r: WebhookReceiver): Promise<Awaited<ReturnType<typeof deliveriesIn>>[number]> {

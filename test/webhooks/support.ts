@@ -6,8 +6,6 @@ import { changeDoc, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-export const ALERT_PAYLOAD_KEYS = ['active', 'detectedTime', 'deviceId', 'locationId', 'peakStatus', 'peakValue', 'startTime', 'stopTime', 'subscriptionId', 'type'];
-
 /** A subscription stored directly, already confirmed, so a test about alerts sends no confirmation. */
 export async function givenSubscription(
   t: TestApp,
@@ -31,17 +29,6 @@ export async function givenSubscription(
     accountId,
   );
   return subscriptionId;
-}
-
-/** The real flow: create the subscription, take the confirmation from the receiver, call the confirmationUrl. */
-export async function subscribeAndConfirm(t: TestApp, receiver: WebhookReceiver, locationId = DEMO_LOCATION_ID, key = DEMO_API_KEY): Promise<string> {
-  const before = receiver.received.filter((r) => r.method === 'POST').length;
-  const created = await request(t.app).post(`/v1/locations/${locationId}/subscriptions`).set(bearer(key)).send({ endpoint: receiver.url() }).expect(200);
-  await t.deps.dispatcher.drain();
-  const confirmation = receiver.received.filter((r) => r.method === 'POST')[before]?.body as { confirmationUrl: string };
-  const url = new URL(confirmation.confirmationUrl);
-  await request(t.app).get(`${url.pathname}${url.search}`).set(bearer(key)).expect(200);
-  return (created.body as { subscriptionId: string }).subscriptionId;
 }
 
 export function startAlert(t: TestApp, body: Record<string, unknown>, locationId = DEMO_LOCATION_ID, key = DEMO_API_KEY): request.Test {

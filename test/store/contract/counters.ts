@@ -1,0 +1,38 @@
+import { eventually } from '../../helpers/waiting.js';
+import type { ContractSuite } from './suite.js';
+
+/** Counters: fixed windows counted from their first increment. */
+export function describeCountersContract(suite: ContractSuite): void {
+  const { store, clock, onClockIt, shortTtlMs } = suite;
+
+  describe('counters', () => {
+    it('count up from one, each key on its own', async () => {
+      expect(await store.counters.increment('k1', 60_000)).toBe(1);
+      expect(await store.counters.increment('k1', 60_000)).toBe(2);
+      expect(await store.counters.increment('k2', 60_000)).toBe(1);
+      expect(await store.counters.increment('k1', 60_000)).toBe(3);
+    });
+
+    it('concurrent increments each get their own count', async () => {
+      const counts = await Promise.all(Array.from({ length: 100 }, () => store.counters.increment('k', 60_000)));
+      expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    });
+
+    it('start again from one once the TTL has passed', async () => {
+      expect(await store.counters.increment('k', shortTtlMs)).toBe(1);
+      expect(await store.counters.increment('k', shortTtlMs)).toBe(2);
+      clock.advance(shortTtlMs);
+      // Each poll increments; the first after expiry counts 1 again.
+      await eventually(async () => (await store.counters.increment('k', shortTtlMs)) === 1 || null);
+      expect(await store.counters.increment('k', shortTtlMs)).toBe(2);
+    });
+
+    onClockIt('on the store clock, the window is fixed by the first increment, not renewed by later ones', async () => {
+      expect(await store.counters.increment('k', 60_000)).toBe(1);
+      clock.advance(59_999);
+      expect(await store.counters.increment('k', 60_000)).toBe(2);
+      clock.advance(1);
+      expect(await store.counters.increment('k', 60_000)).toBe(1);
+    });
+  });
+}
