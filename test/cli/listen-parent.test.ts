@@ -7,8 +7,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { bearer } from '../helpers/demo.js';
 import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js';
+import { eventually } from '../helpers/waiting.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { eventually } from '../store/contract.js';
 
 /**
  * `water-sandbox listen --subscribe all` ends, deleting its subscriptions, when the process that

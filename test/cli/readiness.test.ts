@@ -6,8 +6,8 @@ import { parse } from 'junit2json';
 
 import { CliProcess, runCliProcess } from '../helpers/cli-process.js';
 import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js';
+import { eventually } from '../helpers/waiting.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { eventually } from '../store/contract.js';
 
 /** `water-sandbox readiness`, `readiness reset` and `readiness drill` as child processes against a started sandbox. */
 
