@@ -17,10 +17,10 @@ function reportWith(status: Check['status'], required: boolean): Report {
     status,
     evidence: status === 'pending' || status === 'not_applicable' ? [] : [{ ...EVIDENCE }],
     fix: status === 'failed' ? 'Change this.' : status === 'pending' ? 'Do that to show it.' : null,
-    docs: 'docs/readiness.md#a-check',
+    docs: required ? 'docs/readiness.md#errorsrate-limit' : 'docs/readiness.md#readingsgrouping',
   };
   // A second check that passed: the suite is never just the case under test.
-  const passed: Check = { id: 'webhooks.duplicate', title: 'Another', required: true, status: 'passed', evidence: [EVIDENCE], fix: null, docs: 'docs/readiness.md#another' };
+  const passed: Check = { id: 'webhooks.duplicate', title: 'Another', required: true, status: 'passed', evidence: [EVIDENCE], fix: null, docs: 'docs/readiness.md#webhooksduplicate' };
   const ready = !required || status === 'passed' || status === 'not_applicable';
   const count = (s: Check['status']): number => [check, passed].filter((c) => c.status === s).length;
   return {
@@ -82,7 +82,7 @@ it('an optional check that failed is skipped with its finding and fix, and gets 
   const report = reportWith('failed', false);
   const testcase = (await junitOf(report)).cases[0]!;
   expect(testcase).toMatchObject({ name: 'readings.grouping (optional)', skipped: [{ message: 'optional, failed: what decided it; fix: Change this.' }] });
-  expect(githubAnnotations(report, 'error')).toBe('::notice title=readiness%3A readings.grouping failed (optional)::A check. fix: Change this. (docs/readiness.md#a-check)%0Aevidence: 2026-03-10T15:30:00.000Z GET /v1/locations -> 200: what decided it\n');
+  expect(githubAnnotations(report, 'error')).toBe('::notice title=readiness%3A readings.grouping failed (optional)::A check. fix: Change this. (docs/readiness.md#readingsgrouping)%0Aevidence: 2026-03-10T15:30:00.000Z GET /v1/locations -> 200: what decided it\n');
 });
 
 it('escapes what a workflow command and a Markdown table cannot hold', () => {
@@ -92,7 +92,7 @@ it('escapes what a workflow command and a Markdown table cannot hold', () => {
   expect(annotation).toContain('200: 100%25 | <b>%0Anext line');
   expect(annotation.split('\n').filter((l) => l !== '')).toHaveLength(1);
   const row = markdownReport(report).split('\n').find((l) => l.includes('errors.rate-limit'))!;
-  expect(row).toBe('| ❌ failed | `errors.rate-limit`: A check | 2026-03-10T15:30:00.000Z GET /v1/locations -&gt; 200: 100% \\| &lt;b&gt; next line | fix: Change this. (docs/readiness.md#a-check) |');
+  expect(row).toBe('| ❌ failed | `errors.rate-limit`: A check | 2026-03-10T15:30:00.000Z GET /v1/locations -&gt; 200: 100% \\| &lt;b&gt; next line | fix: Change this. (docs/readiness.md#errorsrate-limit) |');
 });
 
 it("the Markdown summary shows what decided a passed check (its last evidence, with pagination's advice), and a failed one's first", () => {
