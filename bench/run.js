@@ -1,4 +1,4 @@
-// npm run bench [-- --accounts N] [-- --only readings,webhooks,scale,start,readiness,redis] [-- --redis]: builds, then runs each
+// npm run bench [-- --quick] [-- --accounts N] [-- --only static,features,readings,webhooks,scale,start,readiness,redis] [-- --redis]: builds, then runs each
 // bench module and prints its figures; ratios against a baseline measured in the same run.
 // Figures are printed, not asserted. A module exports `async run({ sandbox, bare, args })`
 // returning rows made by compareWithBare (or nothing, if it prints its own figures) and
@@ -9,6 +9,8 @@ import { startBare, LOAD, printTable } from './lib/measure.js';
 import { startSandbox } from './lib/sandbox.js';
 
 const MODULES = {
+  static: './static.js',
+  features: './features.js',
   readings: './readings.js',
   webhooks: './webhooks.js',
   scale: './scale.js',
@@ -17,10 +19,10 @@ const MODULES = {
   // Not run by default (it starts redis-server and several sandbox processes): --redis, or --only redis.
   redis: './redis.js',
 };
-const DEFAULT_MODULES = ['readings', 'webhooks', 'scale', 'start', 'readiness'];
+const DEFAULT_MODULES = ['static', 'features', 'readings', 'webhooks', 'scale', 'start', 'readiness'];
 
 const { values: args } = parseArgs({
-  options: { accounts: { type: 'string' }, only: { type: 'string' }, redis: { type: 'boolean' } },
+  options: { accounts: { type: 'string' }, only: { type: 'string' }, redis: { type: 'boolean' }, quick: { type: 'boolean' } },
   allowPositionals: false,
 });
 const chosen = args.only ? args.only.split(',') : args.redis ? [] : [...DEFAULT_MODULES];

@@ -1,4 +1,4 @@
-import express, { Router, type Express } from 'express';
+import express, { Router, type Express, type RequestHandler } from 'express';
 
 import { accountSandboxRouter, accountsAdminRouter, requireAdmin } from './accounts/index.js';
 import { alertsSandboxRouter } from './alerts/index.js';
@@ -12,6 +12,7 @@ import { parseBodies } from './http/json-body.js';
 import { operationRouter } from './http/operation.js';
 import { rejectMalformedPercentEncoding } from './http/percent-encoding.js';
 import { requestLog } from './http/request-log.js';
+import { routeTable } from './http/route-table.js';
 import { journalRouter, noteErrorBodies, recordInJournal } from './journal/index.js';
 import { locationsRouter } from './locations/index.js';
 import { healthOp, metricsOp, openApiRouter } from './openapi/index.js';
@@ -25,8 +26,21 @@ import { deliveriesSandboxRouter } from './webhooks/index.js';
 /** Request bodies above this many bytes are refused with 413 on every route (documented in docs/configuration.md). */
 export const BODY_LIMIT = 100 * 1024;
 
+/**
+ * Per-request features a served sandbox always has. `npm run bench` builds apps without them
+ * to show what each costs a request; nothing else turns them off.
+ */
+export interface AppFeatures {
+  /** The request journal of each account (GET /sandbox/requests), and what reads it. */
+  journal: boolean;
+  /** The readiness report's evidence, folded from the journal as it fills. */
+  readinessEvidence: boolean;
+}
+
+const EVERY_FEATURE: AppFeatures = { journal: true, readinessEvidence: true };
+
 /** The whole sandbox as an Express app, with no listening: server.ts listens, tests use supertest. */
-export function createApp(deps: Deps): Express {
+export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -34,22 +48,24 @@ export function createApp(deps: Deps): Express {
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   noteErrorBodies(app);
 
-  app.use(rejectMalformedPercentEncoding);
-  app.use(deps.metrics.requests);
+  // The app's middleware, before every router.
   const log = requestLog(deps.logger);
-  if (log) app.use(log);
-  app.use(parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }));
+  const prelude = [rejectMalformedPercentEncoding, deps.metrics.requests, ...(log ? [log] : []), parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] })];
+
+  const journal: RequestHandler = features.journal
+    ? recordInJournal({ ...deps, ...(features.readinessEvidence ? { onAppend: deps.readiness.noteActivity } : {}) })
+    : (_req, _res, next) => next();
+  // The API's middleware: the journal first, since it also records a request whose expired token of the account is refused.
+  const v1Chain = [journal, requireAccount(deps), applyFaults(deps)];
+  const v1Routers = [locationsRouter(deps), subscriptionsRouter(deps), readingsRouter(deps)];
+  // A /v1 request that matches a route runs the same middleware and route without walking the routers (see routeTable).
+  app.use(routeTable({ mount: '/v1', prelude, chain: v1Chain, routers: v1Routers }));
+  app.use(prelude);
 
   // The API first: a /v1 request then meets no layer of the other hosts' routers on its way.
-  const journal = recordInJournal({ ...deps, onAppend: deps.readiness.noteActivity });
   const v1 = Router({ strict: true });
-  // The journal first: it also records a request whose expired token of the account is refused.
-  v1.use(journal);
-  v1.use(requireAccount(deps));
-  v1.use(applyFaults(deps));
-  v1.use(locationsRouter(deps));
-  v1.use(subscriptionsRouter(deps));
-  v1.use(readingsRouter(deps));
+  v1.use(v1Chain);
+  for (const router of v1Routers) v1.use(router);
   app.use('/v1', v1);
 
   const sandbox = Router({ strict: true });

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 
 const MAIN = new URL('../../dist/water-sandbox.js', import.meta.url).pathname;
 /** The V8 flags of `npm start` and the image (package.json), so the bench measures what users run. */
-const START_FLAGS = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+export const START_FLAGS = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
   .scripts.start.split('&&')
   .at(-1)
   .trim()

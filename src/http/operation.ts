@@ -4,6 +4,7 @@ import type * as zc from 'zod/v4/core';
 
 import { AppError, invalidParameter } from '../core/errors.js';
 import { setRouteLabel } from './route-label.js';
+import { noteTableRoutes, type TableRoute } from './route-table.js';
 import { allowOnly } from './routing.js';
 import { unknownQueryWarning, WARNING_HEADER } from './unknown-query.js';
 
@@ -174,6 +175,7 @@ export interface OperationRouter {
 export function operationRouter(mount: string): OperationRouter {
   const router = Router({ strict: true });
   const methodsByPath = new Map<string, string[]>();
+  const routes: TableRoute[] = [];
   return {
     handle(op, handler, ...before) {
       const base = expressPath(mount, op.path);
@@ -183,13 +185,15 @@ export function operationRouter(mount: string): OperationRouter {
       const knownQuery = op.path.startsWith('/v1/') ? (op.query ? keyOrder(op.query) : []) : null;
       const run = Object.assign((req: Request, res: Response): unknown => {
         setRouteLabel(res, pattern);
+        // Express parses the query string again at each read of req.query: read it once.
+        const query = req.query;
         if (knownQuery !== null) {
-          const warning = unknownQueryWarning(Object.keys(req.query), knownQuery);
+          const warning = unknownQueryWarning(Object.keys(query), knownQuery);
           if (warning !== null) res.setHeader(WARNING_HEADER, warning);
         }
         const input = {
           params: req.params as never,
-          query: () => (op.query ? parseInput(op.query, req.query, 'query') : undefined) as never,
+          query: () => (op.query ? parseInput(op.query, query, 'query') : undefined) as never,
           body: () => {
             const spec = op.body;
             if (!spec) return undefined as never;
@@ -204,12 +208,17 @@ export function operationRouter(mount: string): OperationRouter {
         setRouteLabel(res, pattern);
         next();
       };
-      router[op.method](path, ...(before.length > 0 ? [label, ...before] : []), run);
+      const handlers = before.length > 0 ? [label, ...before, run] : [run];
+      // What router[op.method](path, ...handlers) does, keeping Express's Route for the route table.
+      const route = router.route(path);
+      route[op.method](...handlers);
+      routes.push({ method: op.method.toUpperCase(), path, handlers, route });
       methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), op.method.toUpperCase()]);
     },
     done() {
       const order = ['GET', 'POST', 'PUT', 'DELETE'];
       for (const [path, methods] of methodsByPath) allowOnly(router, path, [...methods].sort((a, b) => order.indexOf(a) - order.indexOf(b)));
+      noteTableRoutes(router, routes);
       return router;
     },
   };

@@ -137,7 +137,8 @@ export class Readiness {
       await this.deps.store.accounts.update(accountId, (d) => {
         const current = d.readiness ?? digestOf(d);
         if (current.sinceMs !== before.sinceMs || current.cursor !== before.cursor) return;
-        d.readiness = structuredClone(after);
+        // The store keeps a copy of the changed document: `after` needs none of its own.
+        d.readiness = after;
       });
     } catch (error) {
       if (!(error instanceof AccountMissingError)) throw error;

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 
 import { operationRouter } from '../http/operation.js';
 import { authOf, noteRequestFacts } from '../http/request-context.js';
+import { sendJsonText } from '../http/send-json.js';
 import { findLocation } from '../store/lookups.js';
 import { getWaterUsageOp, getWaterUsageSummaryOp } from './operations.js';
 import type { ReadingsService } from './service.js';
@@ -16,7 +17,7 @@ export function readingsRouter(deps: { readings: ReadingsService }): Router {
     // An unknown location is a 404 whatever the query says.
     findLocation(doc, params.locationId);
     const parsed = query();
-    const envelope = readings.readings(doc, params.locationId, parsed);
+    const answered = readings.readings(doc, params.locationId, parsed);
     noteRequestFacts(res, {
       readings: {
         locationId: params.locationId,
@@ -24,11 +25,11 @@ export function readingsRouter(deps: { readings: ReadingsService }): Router {
         groupBy: parsed.groupBy,
         fromMs: parsed.startMs,
         ...(parsed.endMs === null ? {} : { toMs: parsed.endMs }),
-        page: envelope.page,
-        pageCount: envelope.pageCount,
+        page: answered.page,
+        pageCount: answered.pageCount,
       },
     });
-    res.json(envelope);
+    sendJsonText(res, answered.json);
   });
 
   api.handle(getWaterUsageSummaryOp, ({ params }, _req, res) => {

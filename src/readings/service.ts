@@ -6,11 +6,11 @@ import { findLocation } from '../store/lookups.js';
 import { daysOfIsoDate, formatOffset } from './calendar.js';
 import { UsageModel } from './generator.js';
 import { UnsupportedTimeZoneError } from './local-hours.js';
+import { PageMemo, pageKey, type AnsweredPage } from './page-memo.js';
 import { resolveRange, type ReadingsQuery } from './query.js';
 import { LocationUsage, BoundedMemo, YearTotals, type ExtraFlow, type PeriodTotals, type UsageScale } from './rollup.js';
 import type { ReadingsEnvelope, UsageSummary } from './schemas.js';
 import { ZoneOffsetsCache } from './zone.js';
-
 
 // SANDBOX: volumes carry three decimals so that every sum is exact; production's summary shows unrounded floats.
 /** Milli-gallons (exact integers inside) to gallons with three decimals (at the edge). */
@@ -29,20 +29,33 @@ export function flowsFromAlerts(alerts: readonly DeepReadonly<AlertRecord>[], lo
 export interface ReadingsDeps {
   clock: Clock;
   config: { readonly seed: number };
+  /** Pages of settled ranges kept (see PageMemo); 0 computes every page. */
+  pageMemo?: number;
 }
+
+/** About 1.5 MB of JSON text at most. */
+const PAGES_KEPT = 256;
 
 /**
  * Readings of the account's locations. Holds bounded memos (zone offsets; per location and
- * profile, the model and its yearly totals) that never change a result; each instance has its own.
+ * profile, the model and its yearly totals; pages of settled ranges) that never change a
+ * result; each instance has its own.
  */
 export class ReadingsService {
   readonly #deps: ReadingsDeps;
   readonly #zones = new ZoneOffsetsCache();
   readonly #models = new BoundedMemo<{ signature: string; model: UsageModel; totals: YearTotals }>(256);
   readonly #profileTexts = new WeakMap<object, string>();
+  readonly #pages: PageMemo;
 
   constructor(deps: ReadingsDeps) {
     this.#deps = deps;
+    this.#pages = new PageMemo(deps.pageMemo ?? PAGES_KEPT);
+  }
+
+  /** How many pages the memo holds now (for tests of its bound). */
+  get keptPages(): number {
+    return this.#pages.size;
   }
 
   /** The usage of one of the account's locations as of the account's now (404 for others). */
@@ -51,12 +64,37 @@ export class ReadingsService {
     return { usage: this.#usageFrom(doc, findLocation(doc, locationId), nowMs), nowMs };
   }
 
-  /** GET .../readings/water-usage */
-  readings(doc: DeepReadonly<AccountDoc>, locationId: string, parsed: ReadingsQuery): ReadingsEnvelope {
-    const { usage, nowMs } = this.usageOf(doc, locationId);
+  /**
+   * GET .../readings/water-usage, as the envelope's JSON text. The page of a settled range (one
+   * whose endTime is not after the account's now) is kept, and sent again while nothing it
+   * depends on changes; a range up to now ends at another instant on every request, so its pages
+   * are not kept (they would only push settled ones out).
+   */
+  readings(doc: DeepReadonly<AccountDoc>, locationId: string, parsed: ReadingsQuery): AnsweredPage {
+    const location = findLocation(doc, locationId);
+    const nowMs = accountNowMs(this.#deps.clock, doc.clock);
     const { fromMs, toMs } = resolveRange(parsed, nowMs);
+    const answer = (): AnsweredPage => this.#answer(this.#usageFrom(doc, location, nowMs), fromMs, toMs, parsed);
+    const settled = parsed.endMs !== null && parsed.endMs <= nowMs;
+    if (!settled || !this.#pages.enabled) return answer();
+    const key = pageKey({
+      locationId,
+      signature: this.#signature(location),
+      installDate: location.installDate,
+      scales: location.usageOverrides ?? [],
+      flows: flowsFromAlerts(doc.alerts, locationId, nowMs),
+      fromMs,
+      toMs,
+      groupBy: parsed.groupBy,
+      page: parsed.page,
+      perPage: parsed.perPage,
+    });
+    return this.#pages.get(key, answer);
+  }
+
+  #answer(usage: LocationUsage, fromMs: number, toMs: number, parsed: ReadingsQuery): AnsweredPage {
     const { total, buckets } = this.#explain(usage, () => usage.page(fromMs, toMs, parsed.groupBy, parsed.page, parsed.perPage));
-    return {
+    const envelope: ReadingsEnvelope = {
       page: parsed.page,
       perPage: parsed.perPage,
       // Production documents pageCount as a string but sends a number everywhere; so do we.
@@ -65,6 +103,7 @@ export class ReadingsService {
       readings: buckets.map((b) => ({ time: b.time, volume: toGallons(b.milliGallons) })),
       units: 'gallons',
     };
+    return { page: envelope.page, pageCount: envelope.pageCount, json: JSON.stringify(envelope) };
   }
 
   /** GET .../readings/water-usage/summary */
@@ -81,10 +120,8 @@ export class ReadingsService {
   }
 
   #usageFrom(data: DeepReadonly<AccountDoc>, location: DeepReadonly<LocationRecord>, nowMs: number): LocationUsage {
-    const seed = this.#deps.config.seed;
     const profileJson = this.#profileJson(location.profile);
-    // Everything the model and its totals depend on: a changed profile or zone gets a fresh model.
-    const signature = `${seed}|${location.timeZone}|${profileJson}`;
+    const signature = this.#signature(location);
     let memo = this.#models.get(location.locationId, () => this.#modelOf(location.locationId, signature, profileJson));
     if (memo.signature !== signature) {
       memo = this.#modelOf(location.locationId, signature, profileJson);
@@ -100,6 +137,11 @@ export class ReadingsService {
       flows: flowsFromAlerts(data.alerts, location.locationId, nowMs),
       totals,
     });
+  }
+
+  /** Everything the model and its totals depend on: a changed profile or zone gets a fresh model. */
+  #signature(location: DeepReadonly<LocationRecord>): string {
+    return `${this.#deps.config.seed}|${location.timeZone}|${this.#profileJson(location.profile)}`;
   }
 
   /**

@@ -1,0 +1,30 @@
+// The sandbox built from dist/ as server.ts builds it (system clock, a lowdb DATA_DIR, the
+// fixtures, the process metrics), with per-request features turned off as argv[2] says
+// ({"journal": false} or {"readinessEvidence": false}; JSON), in its own process, so that the
+// bench can show what each feature costs. Prints `listening <port>`. Run by startVariant (features.js).
+import { createServer } from 'node:http';
+
+import { seedFixtures } from '../../dist/accounts/lifecycle.js';
+import { createApp } from '../../dist/app.js';
+import { loadConfig } from '../../dist/config.js';
+import { silentLogger } from '../../dist/core/logger.js';
+import { buildDeps } from '../../dist/deps.js';
+import { loadScenarios } from '../../dist/scenarios/index.js';
+import { storeOptionsOf } from '../../dist/server.js';
+import { loadFixtures } from '../../dist/store/fixtures.js';
+import { openStore } from '../../dist/store/open-store.js';
+import { systemClock } from '../../dist/core/clock.js';
+
+const features = { journal: true, readinessEvidence: true, ...JSON.parse(process.argv[2] ?? '{}') };
+const config = loadConfig({ DATA_DIR: process.argv[3], LOG_LEVEL: 'silent' });
+const fixtures = await loadFixtures(config.fixturesDir);
+const { store } = await openStore(storeOptionsOf(config, { logger: silentLogger }), systemClock);
+const deps = await buildDeps(config, store, fixtures, { logger: silentLogger, scenarios: await loadScenarios(config.scenariosDir) });
+await seedFixtures(deps);
+deps.metrics.collectProcessMetrics();
+const server = createServer(createApp(deps, features));
+server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
+process.on('SIGTERM', () => {
+  server.closeAllConnections();
+  server.close(() => store.close().then(() => process.exit(0)));
+});

@@ -1,0 +1,107 @@
+import express, { Router, type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import request from 'supertest';
+import { z } from 'zod';
+
+import { AppError } from '../../src/core/errors.js';
+import { operation, operationRouter } from '../../src/http/operation.js';
+import { routeTable } from '../../src/http/route-table.js';
+
+const item = operation({ operationId: 'getItem', method: 'get', path: '/v1/items/{itemId}', summary: 's', tags: [], guard: 'none', responses: { 200: { description: 'd' } } });
+const putItem = operation({ operationId: 'putItem', method: 'put', path: '/v1/items/{itemId}', summary: 's', tags: [], guard: 'none', responses: { 200: { description: 'd' } } });
+const list = operation({ operationId: 'listItems', method: 'get', path: '/v1/items', summary: 's', tags: [], guard: 'none', query: z.object({ page: z.string().optional() }), responses: { 200: { description: 'd' } } });
+const confirm = operation({ operationId: 'confirm', method: 'get', path: '/v1/items/{itemId}/confirm', summary: 's', tags: [], guard: 'none', trailingSlash: true, responses: { 200: { description: 'd' } } });
+const later = operation({ operationId: 'later', method: 'post', path: '/v1/items/{otherId}', summary: 's', tags: [], guard: 'none', responses: { 200: { description: 'd' } } });
+const failing = operation({ operationId: 'failing', method: 'get', path: '/v1/failing/{id}', summary: 's', tags: [], guard: 'none', responses: { 200: { description: 'd' } } });
+
+/** What a handler saw of the request, as the body. */
+const seen: RequestHandler = (req, res) => {
+  res.json({ baseUrl: req.baseUrl, url: req.url, path: req.path, params: { ...req.params }, route: (req.route as { path: string } | undefined)?.path, steps: res.locals['steps'] });
+};
+const step =
+  (name: string): RequestHandler =>
+  (_req, res, next) => {
+    res.locals['steps'] = [...((res.locals['steps'] as string[] | undefined) ?? []), name];
+    next();
+  };
+
+/** The same routes served with the table in front (as app.ts mounts it) or by Express's routers alone. */
+function appWith(table: boolean): Express {
+  const first = operationRouter('/v1');
+  first.handle(list, (_input, req, res) => seen(req, res, () => undefined));
+  first.handle(item, (_input, req, res) => seen(req, res, () => undefined), step('before'));
+  first.handle(putItem, (_input, req, res) => seen(req, res, () => undefined));
+  first.handle(confirm, (_input, req, res) => seen(req, res, () => undefined));
+  const second = operationRouter('/v1');
+  // Matches the paths of the first router's /items/{itemId}, which Express tries first.
+  second.handle(later, (_input, req, res) => seen(req, res, () => undefined));
+  second.handle(failing, async ({ params }) => {
+    await Promise.resolve();
+    throw new AppError(409, 'conflict', `failing ${params.id}`);
+  });
+  const routers = [first.done(), second.done()];
+  const prelude = [step('prelude')];
+  const chain = [step('chain')];
+  const app = express();
+  if (table) app.use(routeTable({ mount: '/v1', prelude, chain, routers }));
+  app.use(prelude);
+  const v1 = Router({ strict: true });
+  v1.use(chain);
+  for (const router of routers) v1.use(router);
+  app.use('/v1', v1);
+  app.use((req, res) => {
+    res.status(404).json({ notFound: req.url, baseUrl: req.baseUrl });
+  });
+  const errors: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+    const status = error instanceof AppError ? error.status : 500;
+    res.status(status).set(error instanceof AppError ? (error.headers ?? {}) : {}).json({ error: String(error), url: req.url, baseUrl: req.baseUrl, params: { ...req.params } });
+  };
+  app.use(errors);
+  return app;
+}
+
+const withTable = appWith(true);
+const routersOnly = appWith(false);
+
+const requests: [method: 'get' | 'put' | 'post' | 'head' | 'options' | 'delete', path: string][] = [
+  ['get', '/v1/items'],
+  ['get', '/v1/items?page=2&page=3'],
+  ['get', '/v1/items/a%20b'],
+  ['get', '/v1/items/%E0%A4'],
+  ['get', '/v1/ITEMS/x'],
+  ['get', '/V1/items/x'],
+  ['get', '/v1/items/x/'],
+  ['get', '/v1/items//x'],
+  ['head', '/v1/items/x'],
+  ['options', '/v1/items/x'],
+  ['put', '/v1/items/x'],
+  ['post', '/v1/items/x'],
+  ['delete', '/v1/items/x'],
+  ['get', '/v1/items/x/confirm'],
+  ['get', '/v1/items/x/confirm/'],
+  ['get', '/v1/failing/7'],
+  ['get', '/v1/nothing'],
+  ['get', '/v1'],
+  ['get', '/v1/'],
+];
+
+describe('the route table in front of the /v1 routers', () => {
+  it.each(requests)('answers %s %s as the routers alone do', async (method, path) => {
+    const fast = await request(withTable)[method](path);
+    const slow = await request(routersOnly)[method](path);
+    expect({ status: fast.status, allow: fast.headers['allow'], text: fast.text }).toEqual({ status: slow.status, allow: slow.headers['allow'], text: slow.text });
+  });
+
+  it('sets what the routers set: the mount, the decoded parameters and the route, after the prelude and the chain', async () => {
+    const res = await request(withTable).get('/v1/items/a%20b?x=1').expect(200);
+    expect(res.body).toEqual({ baseUrl: '/v1', url: '/items/a%20b?x=1', path: '/items/a%20b', params: { itemId: 'a b' }, route: '/items/:itemId', steps: ['prelude', 'chain', 'before'] });
+  });
+
+  it('hands an error to the error handler with the request as the routers leave it', async () => {
+    const res = await request(withTable).get('/v1/failing/7').expect(409);
+    expect(res.body).toMatchObject({ url: '/v1/failing/7', baseUrl: '' });
+  });
+
+  it('refuses a router that operationRouter did not make', () => {
+    expect(() => routeTable({ mount: '/v1', prelude: [], chain: [], routers: [Router()] })).toThrow('not made by operationRouter');
+  });
+});
