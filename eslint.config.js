@@ -61,6 +61,26 @@ const clientZone = {
   message: 'the browser code (src/dashboard/client) imports only itself, src/dashboard/page-config.ts and src/dashboard/api-types.ts; server code would end up in the bundle',
 };
 
+/**
+ * The package's entry points for tests (water-sandbox/client, water-sandbox/testcontainers) are
+ * bundled on their own: they import themselves (the module the client) and packages; of the
+ * server only types, through src/client/types.ts.
+ */
+const packageZones = [
+  {
+    target: './src/client/!(types).ts',
+    from: './src',
+    except: ['./client'],
+    message: 'water-sandbox/client imports only src/client (server types through src/client/types.ts): server code would end up in its bundle',
+  },
+  {
+    target: './src/testcontainers',
+    from: './src',
+    except: ['./testcontainers', './client'],
+    message: 'water-sandbox/testcontainers imports only itself and src/client: server code would end up in its bundle',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/**', 'test/**/fixtures/**', '*.js'] },
   {
@@ -81,7 +101,7 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: [...floorZones, clientZone] }],
+      'import-x/no-restricted-paths': ['error', { zones: [...floorZones, clientZone, ...packageZones] }],
       // Every "now" comes from an injected clock; process.env is read in main.ts and config only.
       'no-restricted-syntax': [
         'error',
@@ -92,12 +112,12 @@ export default tseslint.config(
   },
   {
     // The API's answer types for the browser code: anything but a type would take server code into its bundle.
-    files: ['src/dashboard/api-types.ts'],
+    files: ['src/dashboard/api-types.ts', 'src/client/types.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "ImportDeclaration[importKind='value']", message: 'Types only: the dashboard page bundles this file; use `import type`.' },
-        { selector: 'ExportNamedDeclaration[exportKind="value"], ExportDefaultDeclaration', message: 'Types only: the dashboard page bundles this file; export types.' },
+        { selector: "ImportDeclaration[importKind='value']", message: 'Types only: a browser or package bundle takes this file; use `import type`.' },
+        { selector: 'ExportNamedDeclaration[exportKind="value"], ExportDefaultDeclaration', message: 'Types only: a browser or package bundle takes this file; export types.' },
       ],
     },
   },

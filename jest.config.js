@@ -1,10 +1,11 @@
 // ESM + TypeScript through @swc/jest; see toolchain notes in the README.
-// Suites that need a real Redis (*.redis.test.ts) run with `npm run test:redis` (jest.redis.config.js).
+// Suites that need a real Redis (*.redis.test.ts) run with `npm run test:redis` (jest.redis.config.js),
+// those that need a container engine (*.containers.test.ts) with `npm run test:containers`.
 export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '\\.redis\\.test\\.ts$'],
+  testPathIgnorePatterns: ['/node_modules/', '\\.redis\\.test\\.ts$', '\\.containers\\.test\\.ts$'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {

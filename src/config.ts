@@ -42,7 +42,11 @@ export interface Config {
    * variable set explicitly still wins. Redis alone does not make a sandbox hosted.
    */
   readonly hosted: boolean;
-  /** Per-account caps and the account-creation rate; 0 = none (a local sandbox's defaults). */
+  /**
+   * What one account may hold or open, and the account-creation rate; each a setting with a
+   * generous local default and a tighter hosted one (docs/hosting.md lists them). 0 = none,
+   * where a setting allows it.
+   */
   readonly limits: {
     /** POST /sandbox/accounts per client address per hour, while ADMIN_TOKEN is unset. */
     readonly accountCreationsPerHour: number;
@@ -51,6 +55,22 @@ export interface Config {
     readonly locationsPerAccount: number;
     /** `water-sandbox listen` streams one account holds open at once on one replica. */
     readonly openRelays: number;
+    /** Bytes of one account's stored document, checked on every change (ACCOUNT_STORAGE_LIMIT). */
+    readonly accountBytes: number;
+    /** Faults queued in one account (MAX_FAULTS). */
+    readonly faults: number;
+    /** OAuth clients one account registers (MAX_OAUTH_CLIENTS). */
+    readonly oauthClients: number;
+    /** Deliveries of one account waiting to be sent (MAX_PENDING_DELIVERIES). */
+    readonly pendingDeliveries: number;
+    /** Scenario runs of one account running at once (MAX_RUNNING_RUNS). */
+    readonly runningRuns: number;
+    /** Dashboard event streams one account holds open at once on one replica (MAX_OPEN_STREAMS). */
+    readonly openStreams: number;
+    /** Event streams (dashboards and listen) open at once on one replica, all accounts together (MAX_OPEN_STREAMS_TOTAL). */
+    readonly openStreamsTotal: number;
+    /** Bytes written to an event stream and not yet taken by its client, past which the stream is closed (STREAM_BUFFER_LIMIT). */
+    readonly streamBufferBytes: number;
   };
   /** The protection variables that were set, rather than defaulted (the start-up message says which). */
   readonly protectionsSet: readonly string[];
@@ -129,17 +149,76 @@ const schema = z.object({
   MAX_SUBSCRIPTIONS_PER_LOCATION: wholeNumber(0, 1000000).optional(), // 0 = no cap
   MAX_LOCATIONS_PER_ACCOUNT: wholeNumber(1, MAX_GENERATED_LOCATIONS).optional(), // of a generated account
   MAX_OPEN_RELAYS: wholeNumber(0, 100000).optional(), // listen streams per account at once on a replica; 0 = no cap
+  ACCOUNT_STORAGE_LIMIT: wholeNumber(16384, 1073741824).optional(), // bytes of one account's stored document
+  MAX_FAULTS: wholeNumber(0, 1000000).optional(), // faults queued per account; 0 = no cap
+  MAX_OAUTH_CLIENTS: wholeNumber(0, 100000).optional(), // OAuth clients registered per account; 0 = no cap
+  MAX_PENDING_DELIVERIES: wholeNumber(0, 10000000).optional(), // deliveries waiting to be sent per account; 0 = no cap
+  MAX_RUNNING_RUNS: wholeNumber(0, 100000).optional(), // scenario runs running at once per account; 0 = no cap
+  MAX_OPEN_STREAMS: wholeNumber(1, 100000).optional(), // dashboard event streams per account at once on a replica
+  MAX_OPEN_STREAMS_TOTAL: wholeNumber(1, 1000000).optional(), // event streams (dashboards and listen) at once on a replica
+  STREAM_BUFFER_LIMIT: wholeNumber(16384, 268435456).optional(), // unread bytes past which an event stream is closed
   LOG_LEVEL: oneOf(LOG_LEVELS as unknown as [LogLevel, ...LogLevel[]]).optional(),
   TOKEN_DELIVERY: boolean.optional(), // POST token responses to the redirect URI
   SCENARIO: nonEmpty.optional(), // scenario to play at start-up
   SCENARIO_LOCATION_ID: nonEmpty.optional(), // its location (default: the demo account's first)
 });
 
-/** The defaults of a hosted sandbox's limits (a local one has none). */
-export const HOSTED_LIMITS = Object.freeze({ accountCreationsPerHour: 20, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 5 });
+/**
+ * The limits of a local sandbox: room for a CI suite or a demo (hundreds of subscriptions on one
+ * location, a thousand faults), yet nothing one account sends can take the process down. 0 = none.
+ */
+export const LOCAL_LIMITS: Config['limits'] = Object.freeze({
+  accountCreationsPerHour: 0,
+  subscriptionsPerLocation: 0,
+  locationsPerAccount: MAX_GENERATED_LOCATIONS,
+  openRelays: 50,
+  accountBytes: 8 * 1024 * 1024,
+  faults: 1000,
+  oauthClients: 100,
+  pendingDeliveries: 10_000,
+  runningRuns: 100,
+  openStreams: 20,
+  openStreamsTotal: 1000,
+  streamBufferBytes: 1024 * 1024,
+});
 
-/** The variables of the protections a hosted sandbox turns on by default. */
-export const PROTECTION_VARIABLES: readonly string[] = ['BLOCK_PRIVATE_ENDPOINTS', 'ENDPOINT_POLICY', 'ACCOUNT_CREATION_LIMIT', 'MAX_SUBSCRIPTIONS_PER_LOCATION', 'MAX_LOCATIONS_PER_ACCOUNT', 'MAX_OPEN_RELAYS'];
+/** The limits of a hosted sandbox: strangers share it, and its process runs in a 256 MB heap. */
+export const HOSTED_LIMITS: Config['limits'] = Object.freeze({
+  accountCreationsPerHour: 20,
+  subscriptionsPerLocation: 20,
+  locationsPerAccount: 5,
+  openRelays: 5,
+  accountBytes: 1024 * 1024,
+  faults: 100,
+  oauthClients: 20,
+  pendingDeliveries: 1000,
+  runningRuns: 10,
+  openStreams: 10,
+  openStreamsTotal: 500,
+  streamBufferBytes: 256 * 1024,
+});
+
+/** Finished deliveries kept per account: WEBHOOK_LOG_LIMIT's defaults. */
+export const DELIVERY_LOG_LIMITS = Object.freeze({ local: 1000, hosted: 200 });
+
+/** The variable of each limit. */
+export const LIMIT_VARIABLES: Readonly<Record<keyof Config['limits'], string>> = Object.freeze({
+  accountCreationsPerHour: 'ACCOUNT_CREATION_LIMIT',
+  subscriptionsPerLocation: 'MAX_SUBSCRIPTIONS_PER_LOCATION',
+  locationsPerAccount: 'MAX_LOCATIONS_PER_ACCOUNT',
+  openRelays: 'MAX_OPEN_RELAYS',
+  accountBytes: 'ACCOUNT_STORAGE_LIMIT',
+  faults: 'MAX_FAULTS',
+  oauthClients: 'MAX_OAUTH_CLIENTS',
+  pendingDeliveries: 'MAX_PENDING_DELIVERIES',
+  runningRuns: 'MAX_RUNNING_RUNS',
+  openStreams: 'MAX_OPEN_STREAMS',
+  openStreamsTotal: 'MAX_OPEN_STREAMS_TOTAL',
+  streamBufferBytes: 'STREAM_BUFFER_LIMIT',
+});
+
+/** The variables of the protections a hosted sandbox defaults to tighter values. */
+export const PROTECTION_VARIABLES: readonly string[] = ['BLOCK_PRIVATE_ENDPOINTS', 'ENDPOINT_POLICY', ...Object.values(LIMIT_VARIABLES), 'WEBHOOK_LOG_LIMIT'];
 
 /** localhost, *.localhost, 127.0.0.0/8 and ::1: a PUBLIC_URL there is reached from this machine only. */
 function isLoopbackHost(hostname: string): boolean {
@@ -197,22 +276,27 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
       maxAttempts: v.WEBHOOK_MAX_ATTEMPTS ?? 5,
       backoffMs: v.WEBHOOK_BACKOFF_MS ?? 1000,
       concurrency: v.WEBHOOK_CONCURRENCY ?? 64,
-      logLimit: v.WEBHOOK_LOG_LIMIT ?? 1000,
+      logLimit: v.WEBHOOK_LOG_LIMIT ?? (hosted ? DELIVERY_LOG_LIMITS.hosted : DELIVERY_LOG_LIMITS.local),
     }),
     endpointPolicy: v.ENDPOINT_POLICY ?? (hosted ? 'https-only' : 'https-or-loopback'),
     blockPrivateEndpoints: v.BLOCK_PRIVATE_ENDPOINTS ?? hosted,
     hosted,
-    limits: Object.freeze({
-      accountCreationsPerHour: v.ACCOUNT_CREATION_LIMIT ?? (hosted ? HOSTED_LIMITS.accountCreationsPerHour : 0),
-      subscriptionsPerLocation: v.MAX_SUBSCRIPTIONS_PER_LOCATION ?? (hosted ? HOSTED_LIMITS.subscriptionsPerLocation : 0),
-      locationsPerAccount: v.MAX_LOCATIONS_PER_ACCOUNT ?? (hosted ? HOSTED_LIMITS.locationsPerAccount : MAX_GENERATED_LOCATIONS),
-      openRelays: v.MAX_OPEN_RELAYS ?? (hosted ? HOSTED_LIMITS.openRelays : 0),
-    }),
+    limits: resolveLimits(v, hosted ? HOSTED_LIMITS : LOCAL_LIMITS),
     protectionsSet: Object.freeze(PROTECTION_VARIABLES.filter((name) => present[name] !== undefined)),
     logLevel: v.LOG_LEVEL ?? 'info',
     tokenDelivery: v.TOKEN_DELIVERY ?? true,
     startupScenario: v.SCENARIO ? Object.freeze({ name: v.SCENARIO, locationId: v.SCENARIO_LOCATION_ID ?? null }) : null,
   });
+}
+
+/** Each limit: its variable when set, else the default of a hosted or a local sandbox. */
+function resolveLimits(v: Record<string, unknown>, defaults: Config['limits']): Config['limits'] {
+  const limits = { ...defaults };
+  for (const [key, variable] of Object.entries(LIMIT_VARIABLES) as [keyof Config['limits'], string][]) {
+    const value = v[variable];
+    if (typeof value === 'number') limits[key] = value;
+  }
+  return Object.freeze(limits);
 }
 
 /**
@@ -223,6 +307,7 @@ export function describeProtections(config: Config, publicUrl: string): string[]
   const { limits } = config;
   const source = (name: string): string => (config.protectionsSet.includes(name) ? 'set' : config.hosted ? 'hosted default' : 'local default');
   const cap = (n: number, what: string): string => (n === 0 ? 'no cap' : `${n} ${what}`);
+  const kib = (bytes: number): string => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`);
   const creation =
     config.adminToken !== null
       ? 'account creation needs ADMIN_TOKEN'
@@ -236,10 +321,19 @@ export function describeProtections(config: Config, publicUrl: string): string[]
     ['MAX_SUBSCRIPTIONS_PER_LOCATION', String(limits.subscriptionsPerLocation), cap(limits.subscriptionsPerLocation, 'subscriptions per location')],
     ['MAX_LOCATIONS_PER_ACCOUNT', String(limits.locationsPerAccount), `${limits.locationsPerAccount} locations per generated account`],
     ['MAX_OPEN_RELAYS', String(limits.openRelays), cap(limits.openRelays, 'listen streams per account on each replica')],
+    ['MAX_OPEN_STREAMS', String(limits.openStreams), `${limits.openStreams} dashboard streams per account on each replica`],
+    ['MAX_OPEN_STREAMS_TOTAL', String(limits.openStreamsTotal), `${limits.openStreamsTotal} event streams on each replica, all accounts together`],
+    ['STREAM_BUFFER_LIMIT', String(limits.streamBufferBytes), `a stream whose client leaves ${kib(limits.streamBufferBytes)} unread is closed`],
+    ['ACCOUNT_STORAGE_LIMIT', String(limits.accountBytes), `${kib(limits.accountBytes)} stored per account`],
+    ['MAX_FAULTS', String(limits.faults), cap(limits.faults, 'faults per account')],
+    ['MAX_OAUTH_CLIENTS', String(limits.oauthClients), cap(limits.oauthClients, 'OAuth clients per account')],
+    ['MAX_PENDING_DELIVERIES', String(limits.pendingDeliveries), cap(limits.pendingDeliveries, 'deliveries waiting per account')],
+    ['MAX_RUNNING_RUNS', String(limits.runningRuns), cap(limits.runningRuns, 'scenario runs running per account')],
+    ['WEBHOOK_LOG_LIMIT', String(config.webhook.logLimit), `${config.webhook.logLimit} finished deliveries kept per account`],
   ];
   const host = new URL(publicUrl).host;
   if (!config.hosted && config.protectionsSet.length === 0) {
-    return [`  security    local (PUBLIC_URL ${host} is loopback): webhooks may reach this machine, nothing is capped; a PUBLIC_URL partners use elsewhere turns the protections on`];
+    return [`  security    local (PUBLIC_URL ${host} is loopback): webhooks may reach this machine, limits are a local sandbox's generous ones; a PUBLIC_URL partners use elsewhere turns the protections on`];
   }
   const why = config.hosted
     ? `hosted: PUBLIC_URL ${host} is not loopback, so the protections are on (a setting you give wins)`

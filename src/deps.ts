@@ -3,8 +3,9 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoIds, type Ids } from './core/ids.js';
 import { createLogger, type Logger } from './core/logger.js';
+import { StreamSlots } from './http/event-stream.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
-import { LiveStreams } from './live/index.js';
+import { DEFAULT_LIVE_LIMITS, LiveStreams } from './live/index.js';
 import { Readiness } from './readiness/index.js';
 import { ReadingsService } from './readings/index.js';
 import { RelayHub, relayAwareSender } from './relay/index.js';
@@ -42,6 +43,8 @@ export interface Deps {
   readiness: Readiness;
   /** The dashboard's server-sent event streams, closed at shutdown. */
   liveStreams: LiveStreams;
+  /** MAX_OPEN_STREAMS_TOTAL: the event streams (dashboards and listen) this process holds open. */
+  streamSlots: StreamSlots;
   /** GET /metrics: requests, webhooks, the due queue, accounts and store latency. */
   metrics: Metrics;
   sessionSecret: string;
@@ -70,6 +73,7 @@ export async function buildDeps(config: Config, openedStore: Store, fixtures: Fi
   const urls = { publicUrl: config.publicUrl ?? `${scheme}://localhost:${config.port}` };
   // Kept in the store like the session secret, so every replica recognises the same relay ids, across restarts.
   const relays = new RelayHub({ store, ids, logger, urls }, await store.settings.setIfAbsent('relaySecret', ids.secret(32)));
+  const streamSlots = new StreamSlots(config.limits.openStreamsTotal);
   const addressGuard = new AddressGuard(overrides.resolve === undefined ? {} : { resolve: overrides.resolve });
   const httpSender = createWebhookSender({ guard: config.blockPrivateEndpoints ? addressGuard : null, ...(overrides.resolve === undefined ? {} : { resolve: overrides.resolve }) });
   const sender = relayAwareSender(relays, overrides.sender ?? httpSender);
@@ -94,7 +98,8 @@ export async function buildDeps(config: Config, openedStore: Store, fixtures: Fi
     relays,
     readings: new ReadingsService({ clock, config }),
     readiness,
-    liveStreams: new LiveStreams({ store }),
+    liveStreams: new LiveStreams({ store, slots: streamSlots, logger }, { perAccount: config.limits.openStreams, heartbeatMs: DEFAULT_LIVE_LIMITS.heartbeatMs, maxBufferedBytes: config.limits.streamBufferBytes }),
+    streamSlots,
     metrics,
     // Kept in the store, so login sessions survive restarts and are valid on every replica.
     sessionSecret: await store.settings.setIfAbsent('sessionSecret', ids.secret(32)),

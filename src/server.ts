@@ -26,6 +26,11 @@ const DUE_ACCOUNTS_PER_TICK = 1000;
 const SWEEP_INTERVAL_MS = 60_000;
 /** Accounts the embedded store keeps loaded; the rest stay on disk until used. */
 const ACCOUNT_CACHE_SIZE = 500;
+/**
+ * And at most this many characters of their files (the Redis store: of their documents), so
+ * that accounts filled to their limits cannot fill the 256 MB heap `serve` runs with.
+ */
+export const ACCOUNT_CACHE_BYTES = 32 * 1024 * 1024;
 
 export interface StartupReport {
   url: string;
@@ -87,7 +92,9 @@ export function storeOptionsOf(config: Config, extra: { cacheSize?: number; logg
     deliveryLogLimit: config.webhook.logLimit,
     sessionTtlMs: SESSION_TTL_MS,
     cacheSize: extra.cacheSize ?? ACCOUNT_CACHE_SIZE,
+    cacheBytes: ACCOUNT_CACHE_BYTES,
     accountLifetimeMs: config.accountTtlSeconds * 1000,
+    limits: { accountBytes: config.limits.accountBytes, pendingDeliveries: config.limits.pendingDeliveries },
     ...(extra.logger === undefined ? {} : { logger: extra.logger }),
   };
 }

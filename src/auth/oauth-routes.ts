@@ -9,9 +9,10 @@ import { operationRouter, safeInput } from '../http/operation.js';
 import { authOf, noteJournalSubject, noteRequestFacts } from '../http/request-context.js';
 import type { DeepReadonly, UserRecord } from '../store/data.js';
 import { IndexConflictError, type IndexKind } from '../store/store.js';
+import { ensureRoomForClient, removeClient } from './client-removal.js';
 import { authenticateClient, findClient, secretsEqual, type Client, type ClientsDeps } from './clients.js';
 import { renderErrorPage, renderLoginPage, type AuthorizationRequest } from './login-page.js';
-import { AuthorizationQuery, listClientsOp, LoginForm, loginOp, loginPageOp, LogoutQuery, logoutOp, registerClientOp, TokenForm, tokenOp } from './operations.js';
+import { AuthorizationQuery, deleteClientOp, listClientsOp, LoginForm, loginOp, loginPageOp, LogoutQuery, logoutOp, registerClientOp, TokenForm, tokenOp } from './operations.js';
 import { clientFromRegistration, parseRegistration, presentRegisteredClient } from './registration.js';
 import { loginSession, sessionCall, SESSION_COOKIE, type SessionDeps } from './session.js';
 import { createSignIn, startUserSession } from './sign-in.js';
@@ -25,7 +26,7 @@ export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps {
   ids: Ids;
   logger: Logger;
   config: SessionDeps['config'] &
-    TokenDeliveryDeps['config'] & { readonly authorizationCodeTtlSeconds: number; readonly accessTokenTtlSeconds: number };
+    TokenDeliveryDeps['config'] & { readonly authorizationCodeTtlSeconds: number; readonly accessTokenTtlSeconds: number; readonly limits: { readonly oauthClients: number } };
 }
 
 /** The parameters of an authorization request, as the schemas read them. */
@@ -341,6 +342,7 @@ export function oauthSandboxRouter(deps: OAuthDeps): Router {
     let record;
     try {
       record = await deps.store.accounts.update(accountId, (d) => {
+        ensureRoomForClient(d, deps.config.limits.oauthClients);
         const created = clientFromRegistration(registration, { clientId, clientSecret, accountId, now: new Date(accountNowMs(deps.clock, d.clock)) });
         d.oauthClients.push(created);
         return created;
@@ -356,6 +358,13 @@ export function oauthSandboxRouter(deps: OAuthDeps): Router {
   api.handle(listClientsOp, (_input, _req, res) => {
     const { doc } = authOf(res);
     res.json({ oauthClients: doc.oauthClients.map((c) => presentRegisteredClient(c)) });
+  });
+
+  api.handle(deleteClientOp, async ({ params }, _req, res) => {
+    const { accountId } = authOf(res);
+    const { clientId } = params;
+    const { removedTokens } = await deps.store.accounts.update(accountId, (d) => removeClient(d, clientId));
+    res.json({ clientId, removedTokens });
   });
 
   return api.done();

@@ -188,7 +188,10 @@ export const registerClientOp = operation({
     },
   },
   responses: { 201: { description: 'The client with its credentials.', schema: RegisteredClient } },
-  errors: { 400: 'invalid_parameter: the first problem, and every problem in `problems`.', 409: 'client_id_taken: the chosen clientId exists.' },
+  errors: {
+    400: 'invalid_parameter: the first problem, and every problem in `problems`.',
+    409: 'client_id_taken: the chosen clientId exists; limit_reached: the account has MAX_OAUTH_CLIENTS clients already (a hosted sandbox: 20 by default).',
+  },
   sandbox: 'A partner may choose clientId and clientSecret, and turn off the POST of the token response to the redirect URI (postTokenToRedirectUri).',
 });
 
@@ -202,5 +205,24 @@ export const listClientsOp = operation({
   responses: { 200: { description: 'The clients.', schema: z.strictObject({ oauthClients: z.array(RegisteredClient) }) } },
 });
 
-export const authOperations = [loginPageOp, loginOp, logoutOp, tokenOp, registerClientOp, listClientsOp];
+export const deleteClientOp = operation({
+  operationId: 'deleteClient',
+  method: 'delete',
+  path: '/sandbox/oauth-clients/{clientId}',
+  summary: 'Delete a registered OAuth client',
+  description: 'Deletes a client the account registered, with its authorization codes and tokens (calls with them are then refused), so another can be registered in its place.',
+  tags: sandboxOAuthTags,
+  guard: 'account',
+  responses: {
+    200: {
+      description: 'The client deleted, and how many codes and tokens went with it.',
+      schema: z.strictObject({ clientId: z.string(), removedTokens: z.int().min(0) }),
+      example: { clientId: 'my-client', removedTokens: 2 },
+    },
+  },
+  errors: { 404: 'not_found: the account registered no client of that id.' },
+  sandbox: 'Production has no such call; a sandbox account bounds its clients (MAX_OAUTH_CLIENTS), so it needs a way to make room.',
+});
+
+export const authOperations = [loginPageOp, loginOp, logoutOp, tokenOp, registerClientOp, listClientsOp, deleteClientOp];
 

@@ -1,3 +1,4 @@
+import { LimitError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Dispatcher } from '../webhooks/index.js';
 import type { Client } from './clients.js';
@@ -31,6 +32,8 @@ export async function deliverTokenResponse(
   try {
     await deps.dispatcher.enqueue(accountId, [{ accountId, kind: 'token', subscriptionId: null, locationId: null, target: redirectUri, payload: response }]);
   } catch (error) {
-    log.error('token delivery could not be queued', { err: error });
+    // A full queue of the account's (MAX_PENDING_DELIVERIES) is the partner's doing, not the sandbox's failure.
+    if (error instanceof LimitError) log.warn('token delivery not queued: the account has too many deliveries waiting', { limit: error.limit });
+    else log.error('token delivery could not be queued', { err: error });
   }
 }

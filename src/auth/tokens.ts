@@ -30,13 +30,44 @@ const TOKEN_TAIL_CHARS = 8;
 
 export const tokenTail = (token: string): string => token.slice(-TOKEN_TAIL_CHARS);
 
-/** Drops what has been dead for longer than RETENTION_MS, so the document does not grow without bound. */
+/**
+ * Dead codes and tokens (used, expired or revoked) kept per kind within RETENTION_MS, the newest:
+ * on a clock that stands still nothing ever passes the retention, and every refresh leaves one.
+ */
+export const DEAD_KEPT = 100;
+
+/**
+ * Drops what has been dead for longer than RETENTION_MS, and the oldest dead ones beyond
+ * DEAD_KEPT of each kind, so the document does not grow without bound. Live ones count toward
+ * the account's ACCOUNT_STORAGE_LIMIT.
+ */
 export function pruneGrants(doc: AccountDoc, nowMs: number): void {
   const deadSince = (ms: number | null): boolean => ms !== null && ms + RETENTION_MS <= nowMs;
+  const dead = (ms: number | null): boolean => ms !== null && ms <= nowMs;
   const parse = (at: string | null): number | null => (at === null ? null : Date.parse(at));
-  doc.authorizationCodes = doc.authorizationCodes.filter((c) => !deadSince(Date.parse(c.expiresAt)));
-  doc.accessTokens = doc.accessTokens.filter((t) => !deadSince(Date.parse(t.expiresAt)) && !deadSince(parse(t.revokedAt)));
-  doc.refreshTokens = doc.refreshTokens.filter((t) => !deadSince(refreshExpiresAtMs(t)) && !deadSince(parse(t.revokedAt)));
+  doc.authorizationCodes = newestDead(
+    doc.authorizationCodes.filter((c) => !deadSince(Date.parse(c.expiresAt))),
+    (c) => c.usedAt !== null || dead(Date.parse(c.expiresAt)),
+  );
+  doc.accessTokens = newestDead(
+    doc.accessTokens.filter((t) => !deadSince(Date.parse(t.expiresAt)) && !deadSince(parse(t.revokedAt))),
+    (t) => t.revokedAt !== null || dead(Date.parse(t.expiresAt)),
+  );
+  doc.refreshTokens = newestDead(
+    doc.refreshTokens.filter((t) => !deadSince(refreshExpiresAtMs(t)) && !deadSince(parse(t.revokedAt))),
+    (t) => t.revokedAt !== null || dead(refreshExpiresAtMs(t)),
+  );
+}
+
+/** `records` (in the order they were issued) without the oldest dead ones beyond DEAD_KEPT. */
+function newestDead<T>(records: T[], isDead: (record: T) => boolean): T[] {
+  let drop = records.filter(isDead).length - DEAD_KEPT;
+  if (drop <= 0) return records;
+  return records.filter((record) => {
+    if (drop === 0 || !isDead(record)) return true;
+    drop--;
+    return false;
+  });
 }
 
 export function refreshExpiresAtMs(token: DeepReadonly<RefreshTokenRecord>): number {

@@ -1,4 +1,7 @@
+import { SandboxError, SandboxHttp, type CallOptions, type SandboxAnswer } from '../client/http.js';
 import { CliError } from './context.js';
+
+export type { SandboxAnswer };
 
 /** The demo account's key (README.md#demo-data): the default when neither --api-key nor WATER_API_KEY is given. */
 export const DEMO_API_KEY = 'demo_api_key_for_the_water_monitoring_sandbox';
@@ -19,61 +22,30 @@ export function resolveTarget(options: ClientOptions, env: Readonly<Record<strin
   return { baseUrl: given.replace(/\/+$/, ''), apiKey: options.apiKey ?? (env['WATER_API_KEY'] || DEMO_API_KEY), keyFrom };
 }
 
-export interface SandboxAnswer<T> {
-  status: number;
-  body: T;
+/** The client library's error as the CLI reports it: one line, and where to point the CLI when the sandbox is not there. */
+export function cliErrorOf(error: unknown): unknown {
+  if (!(error instanceof SandboxError)) return error;
+  return new CliError(error.status === null ? `${error.message}; is it running? Point --sandbox or SANDBOX_URL at it` : error.message);
 }
 
-/** JSON calls to a running sandbox with the account's key. A failure is a CliError with the sandbox's own `message`. */
+/** JSON calls to a running sandbox with the account's key (src/client/http.ts). A failure is a CliError with the sandbox's own `message`. */
 export class SandboxClient {
-  constructor(
-    readonly baseUrl: string,
-    private readonly credential: string,
-  ) {}
+  readonly http: SandboxHttp;
+
+  constructor(baseUrl: string, credential: string) {
+    this.http = new SandboxHttp(baseUrl, credential);
+  }
+
+  get baseUrl(): string {
+    return this.http.baseUrl;
+  }
 
   /** `path` starts with a slash; `accept` lists error statuses to return instead of throwing. */
-  async call<T>(method: string, path: string, body?: unknown, options: { credential?: string | null; accept?: number[] } = {}): Promise<SandboxAnswer<T>> {
-    const credential = options.credential === undefined ? this.credential : options.credential;
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (credential !== null) headers['authorization'] = `Bearer ${credential}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
+  async call<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<SandboxAnswer<T>> {
     try {
-      response = await fetch(`${this.baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return await this.http.call<T>(method, path, body, options);
     } catch (error) {
-      throw unreachable(this.baseUrl, error);
-    }
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text === '' ? null : JSON.parse(text);
-    } catch {
-      // not JSON: reported as text below
-    }
-    if (response.ok || options.accept?.includes(response.status)) return { status: response.status, body: parsed as T };
-    throw sandboxError(method, path, response.status, parsed);
-  }
-
-  /** Opens a streaming GET (server-sent events); the caller reads the body. */
-  async stream(path: string, signal: AbortSignal): Promise<Response> {
-    try {
-      return await fetch(`${this.baseUrl}${path}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${this.credential}` }, signal });
-    } catch (error) {
-      throw unreachable(this.baseUrl, error);
+      throw cliErrorOf(error);
     }
   }
-}
-
-export function unreachable(baseUrl: string, error: unknown): CliError {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const why = cause?.code ?? cause?.message ?? (error as Error).message;
-  return new CliError(`cannot reach the sandbox at ${baseUrl} (${why}); is it running? Point --sandbox or SANDBOX_URL at it`);
-}
-
-/** The sandbox's error as one line: its message, then the status and code. */
-export function sandboxError(method: string, path: string, status: number, body: unknown): CliError {
-  const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-  const message = typeof fields['message'] === 'string' ? fields['message'] : typeof fields['error_description'] === 'string' ? fields['error_description'] : typeof body === 'string' && body !== '' ? body : 'no body';
-  const code = typeof fields['error'] === 'string' ? ` ${fields['error']}` : '';
-  return new CliError(`${message} (${method} ${path}: ${status}${code})`);
 }

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 
 import type * as accounts from '../accounts/operations.js';
 import type * as alerts from '../alerts/schemas.js';
+import { accountEnvironment } from '../client/account.js';
 import type * as scenarios from '../scenarios/operations.js';
 import { resolveTarget, SandboxClient, type ClientOptions } from './client.js';
 import { CliError, type CliContext } from './context.js';
@@ -54,15 +55,7 @@ export async function accountsCreate(
     ctx.stdout(`${JSON.stringify(account, null, 2)}\n`);
     return 0;
   }
-  const variables: [string, string][] = [
-    ['SANDBOX_URL', client.baseUrl],
-    ['WATER_API_KEY', account.apiKey],
-    ['WATER_ACCOUNT_ID', account.accountId],
-    ['WATER_USER_EMAIL', account.user.email],
-    ['WATER_USER_PASSWORD', account.user.password],
-    ['WATER_LOCATION_ID', account.locations[0]?.locationId ?? ''],
-    ['WATER_LOCATION_IDS', account.locations.map((l) => l.locationId).join(' ')],
-  ];
+  const variables = Object.entries(accountEnvironment(client.baseUrl, account));
   const lines = variables.map(([name, value]) => `${name}=${format === 'env' ? value : shellWord(value)}`);
   if (format === 'shell') lines.push(`export ${variables.map(([name]) => name).join(' ')}`);
   ctx.stdout(`${lines.join('\n')}\n`);

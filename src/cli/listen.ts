@@ -1,32 +1,13 @@
-import { performance } from 'node:perf_hooks';
-
-import type { z } from 'zod';
-
-import type { RelayRequest } from '../relay/messages.js';
-import type * as relays from '../relay/operations.js';
-import { sandboxError, type SandboxClient } from './client.js';
+import { RelayForwarder, type RelayRequest } from '../client/relay.js';
+import { cliErrorOf, type SandboxClient } from './client.js';
 import { clientFor, type CommonOptions } from './commands.js';
 import { CliError, type CliContext } from './context.js';
-import { readServerEvents } from './sse.js';
-
-type Relay = z.output<typeof relays.Relay>;
-
-type Reply = { status: number; headers: Record<string, string>; body: string } | { error: string };
 
 export interface ListenOptions extends CommonOptions {
   forwardTo: string;
   subscribe?: string[];
   name?: string;
 }
-
-/** The sandbox pings every 15 s; this long without a byte means the connection is dead. */
-const SILENCE_MS = 40_000;
-const RECONNECT_MIN_MS = 500;
-const RECONNECT_MAX_MS = 10_000;
-/** The sandbox keeps this much of an answer (MAX_ANSWER_BODY_CHARS in src/relay/operations.ts). */
-const MAX_ANSWER_CHARS = 32_768;
-/** Headers of one hop, not passed on to the local URL. */
-const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'te', 'trailer']);
 
 const short = (id: string): string => id.slice(0, 8);
 
@@ -59,51 +40,6 @@ function confirmationOf(request: RelayRequest): { subscriptionId: string; token:
     return match ? { subscriptionId: decodeURIComponent(match[1]!), token: body.confirmationToken } : null;
   } catch {
     return null;
-  }
-}
-
-async function readText(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
-  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-    if (text.length >= limit) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return text.slice(0, limit);
-}
-
-function describeFetchError(error: unknown, timeoutMs: number): string {
-  const err = error as Error & { cause?: { code?: string; message?: string } };
-  if (err.name === 'TimeoutError' || err.name === 'AbortError') return `timed out after ${timeoutMs} ms`;
-  if (err.cause?.code) return `${err.cause.code}: ${err.cause.message ?? err.message}`;
-  return err.message;
-}
-
-/** Sends one relayed request to the local URL; never throws. */
-async function forwardLocally(forwardTo: string, request: RelayRequest): Promise<{ reply: Reply; latencyMs: number }> {
-  const started = performance.now();
-  // The sandbox waits `timeoutMs` in all; leave it time to record the answer.
-  const timeoutMs = Math.max(100, request.timeoutMs - 250);
-  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_HEADERS.has(name.toLowerCase())));
-  try {
-    const response = await fetch(forwardTo, {
-      method: request.method,
-      headers,
-      ...(request.body === null ? {} : { body: request.body }),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const body = await readText(response, MAX_ANSWER_CHARS);
-    return { reply: { status: response.status, headers: Object.fromEntries(response.headers), body }, latencyMs: Math.round(performance.now() - started) };
-  } catch (error) {
-    return { reply: { error: `${forwardTo}: ${describeFetchError(error, timeoutMs)}` }, latencyMs: Math.round(performance.now() - started) };
   }
 }
 
@@ -181,94 +117,39 @@ export async function listen(options: ListenOptions, ctx: CliContext): Promise<n
     throw new CliError(`--forward-to must be an http or https URL such as http://localhost:3000/webhooks; got ${JSON.stringify(options.forwardTo)}`, 2);
   }
   const client = clientFor(options, ctx);
-  const { body: relay } = await client.call<Relay>('POST', '/sandbox/relays', options.name === undefined ? {} : { name: options.name });
   const confirmer = new Confirmer(client, ctx);
   const stopSignal = untilStopped(ctx);
+  let forwarder: RelayForwarder;
+  try {
+    forwarder = await RelayForwarder.open(client.http, {
+      forwardTo: options.forwardTo,
+      ...(options.name === undefined ? {} : { name: options.name }),
+      forwarded: (request, reply, latencyMs) => {
+        const outcome = 'error' in reply ? `failed: ${reply.error}` : `${reply.status} (${latencyMs} ms)`;
+        ctx.stdout(`${describeRequest(request)} -> ${outcome}\n`);
+      },
+      done: async (request) => {
+        const confirmation = confirmationOf(request);
+        if (confirmation) await confirmer.seen(confirmation.subscriptionId, confirmation.token);
+      },
+      replyFailed: (_request, error) => ctx.stderr(`could not return the answer to the sandbox: ${error.message}\n`),
+      disconnected: (why, delayMs) => ctx.stderr(`lost the connection to the sandbox (${why}); connecting again in ${delayMs / 1000} s\n`),
+      reconnected: () => ctx.stderr('reconnected to the sandbox\n'),
+    });
+  } catch (error) {
+    throw cliErrorOf(error);
+  }
 
-  let stopped = false;
-  let abort = new AbortController();
-  let fatal!: (error: CliError) => void;
-  const failed = new Promise<CliError>((resolve) => (fatal = resolve));
-  let ready!: () => void;
-  const firstReady = new Promise<void>((resolve) => (ready = resolve));
-
-  const handle = async (request: RelayRequest): Promise<void> => {
-    const { reply, latencyMs } = await forwardLocally(options.forwardTo, request);
-    const outcome = 'error' in reply ? `failed: ${reply.error}` : `${reply.status} (${latencyMs} ms)`;
-    ctx.stdout(`${describeRequest(request)} -> ${outcome}\n`);
-    try {
-      await client.call('POST', `/sandbox/relays/${encodeURIComponent(relay.relayId)}/replies/${encodeURIComponent(request.requestId)}`, reply);
-    } catch (error) {
-      ctx.stderr(`could not return the answer to the sandbox: ${(error as Error).message}\n`);
-    }
-    const confirmation = confirmationOf(request);
-    if (confirmation) await confirmer.seen(confirmation.subscriptionId, confirmation.token);
-  };
-
-  // One connection at a time; after a drop, back off and connect again until stopped.
-  const connectLoop = async (): Promise<void> => {
-    let delay = RECONNECT_MIN_MS;
-    let everConnected = false;
-    while (!stopped) {
-      abort = new AbortController();
-      let silence: NodeJS.Timeout | undefined;
-      const heard = (): void => {
-        clearTimeout(silence);
-        silence = setTimeout(() => abort.abort(new Error(`no word from the sandbox for ${SILENCE_MS / 1000} s`)), SILENCE_MS);
-      };
-      let why = 'the sandbox closed the connection';
-      try {
-        const path = `/sandbox/relays/${encodeURIComponent(relay.relayId)}/requests`;
-        const response = await client.stream(path, abort.signal);
-        if (response.status !== 200) {
-          const text = await response.text();
-          let body: unknown = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            // keep the text
-          }
-          const error = sandboxError('GET', path, response.status, body);
-          // Credentials and relay ids do not get better by retrying.
-          if (response.status < 500) return fatal(error);
-          throw error;
-        }
-        heard();
-        await readServerEvents(
-          response.body!,
-          (event) => {
-            if (event.event === 'ready') {
-              delay = RECONNECT_MIN_MS;
-              if (everConnected) ctx.stderr('reconnected to the sandbox\n');
-              everConnected = true;
-              ready();
-            } else if (event.event === 'request') void handle(JSON.parse(event.data) as RelayRequest);
-          },
-          heard,
-        );
-      } catch (error) {
-        if (stopped) break;
-        why = (error as Error).message;
-      } finally {
-        clearTimeout(silence);
-      }
-      if (stopped) break;
-      ctx.stderr(`lost the connection to the sandbox (${why}); connecting again in ${delay / 1000} s\n`);
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, RECONNECT_MAX_MS);
-    }
-  };
-  const loop = connectLoop();
-
+  const failed = forwarder.failed.then((error) => cliErrorOf(error) as CliError);
   const stopOrFail = Promise.race([stopSignal.then(() => null), failed]);
-  const early = await Promise.race([firstReady.then(() => undefined), stopOrFail]);
+  const early = await Promise.race([forwarder.ready.then(() => undefined), stopOrFail]);
   const subscriptions: string[] = [];
   let result: CliError | null = early === undefined ? null : early;
   if (early === undefined) {
-    ctx.stdout(`Ready. Webhooks sent to ${relay.endpoint} are forwarded to ${options.forwardTo} (Ctrl-C to stop)\n`);
+    ctx.stdout(`Ready. Webhooks sent to ${forwarder.endpoint} are forwarded to ${options.forwardTo} (Ctrl-C to stop)\n`);
     try {
       for (const locationId of await locationsToSubscribe(client, options.subscribe ?? [])) {
-        const { body } = await client.call<{ subscriptionId: string; status: string }>('POST', `/v1/locations/${encodeURIComponent(locationId)}/subscriptions`, { endpoint: relay.endpoint });
+        const { body } = await client.call<{ subscriptionId: string; status: string }>('POST', `/v1/locations/${encodeURIComponent(locationId)}/subscriptions`, { endpoint: forwarder.endpoint });
         subscriptions.push(body.subscriptionId);
         ctx.stdout(`subscribed location ${locationId}: subscription ${body.subscriptionId} (${body.status})\n`);
         if (body.status === 'pending') await confirmer.expect(body.subscriptionId);
@@ -279,9 +160,7 @@ export async function listen(options: ListenOptions, ctx: CliContext): Promise<n
     }
   }
 
-  stopped = true;
-  abort.abort();
-  await loop;
+  await forwarder.close();
   for (const subscriptionId of subscriptions) {
     try {
       await client.call('DELETE', `/v1/subscriptions/${encodeURIComponent(subscriptionId)}`, undefined, { accept: [404] });

@@ -1,44 +1,15 @@
-import type { z } from 'zod';
-
-import type * as readiness from '../readiness/operations.js';
+import { blockingChecks, evidenceLine } from '../client/readiness-text.js';
+import type { ReadinessCheck, ReadinessReport } from '../client/types.js';
 
 /**
- * How `water-sandbox readiness` shows a report: the checklist of the terminal, and for CI the
- * JUnit XML, a Markdown summary and GitHub annotations, which agree with the exit code. Pure functions of the report, with no I/O, so any client of GET /sandbox/readiness (the
- * CLI, a test helper) prints a report the same way.
+ * How `water-sandbox readiness` reports to CI: the JUnit XML, a Markdown summary and GitHub
+ * annotations, which agree with the exit code. The checklist of the terminal is
+ * src/client/readiness-text.ts, shared with the client's readiness.assertReady(). Pure functions
+ * of the report, with no I/O.
  */
 
-// The answers, as the API's own schemas describe them (types only: the CLI loads no server code).
-export type Report = z.output<typeof readiness.ReadinessReport>;
-export type Check = Report['checks'][number];
-
-const MARK: Record<Check['status'], string> = { passed: 'PASS', failed: 'FAIL', pending: 'WAIT', not_applicable: 'N/A ' };
-
-/** The required checks that keep the integration from being ready: failed or pending. */
-export const blocking = (report: Report): Check[] => report.checks.filter((c) => c.required && (c.status === 'failed' || c.status === 'pending'));
-
-export function evidenceLine(evidence: Check['evidence'][number]): string {
-  const what = 'request' in evidence ? `${evidence.request} -> ${evidence.status}` : 'deliveryId' in evidence ? `delivery ${evidence.deliveryId}` : `subscription ${evidence.subscriptionId}`;
-  return `${evidence.time} ${what}: ${evidence.detail}`;
-}
-
-/** One check as the checklist shows it: its mark, id and title; under it one line of evidence and what to do. */
-export function formatCheck(check: Check): string[] {
-  const lines = [`${MARK[check.status]}  ${check.id}${check.required ? '' : ' (optional)'}: ${check.title}`];
-  const first = check.evidence[0];
-  if (first && check.status !== 'not_applicable') lines.push(`        ${evidenceLine(first)}${check.evidence.length > 1 ? ` (+${check.evidence.length - 1} more)` : ''}`);
-  if (check.fix !== null && (check.status === 'failed' || check.required)) lines.push(`        ${check.status === 'failed' ? 'fix' : 'to show it'}: ${check.fix} (${check.docs})`);
-  return lines;
-}
-
-/** The checklist: one line a check, and under it one line of evidence and what to do. */
-export function formatChecklist(report: Report): string {
-  const lines = [`Integration readiness of account ${report.accountId}, since ${report.since}`];
-  for (const check of report.checks) lines.push(...formatCheck(check));
-  const { passed, failed, pending, notApplicable } = report.summary;
-  lines.push('', `${passed} passed, ${failed} failed, ${pending} pending, ${notApplicable} not applicable: ${verdictLine(report)}`);
-  return `${lines.join('\n')}\n`;
-}
+export type Report = ReadinessReport;
+export type Check = ReadinessCheck;
 
 /** Text for XML: markup escaped, and characters XML 1.0 cannot hold dropped. */
 function xml(text: string): string {
@@ -126,7 +97,7 @@ function cell(text: string): string {
 
 /** The verdict in one line: ready, or how many required checks keep it from being ready. */
 export function verdictLine(report: Report): string {
-  const count = blocking(report).length;
+  const count = blockingChecks(report).length;
   return count === 0 ? 'ready for production' : `not ready (${count} required check${count === 1 ? '' : 's'} failed or pending)`;
 }
 

@@ -2,13 +2,14 @@ import { appendFile, writeFile } from 'node:fs/promises';
 
 import type { z } from 'zod';
 
+import { formatChecklist } from '../client/readiness-text.js';
 import type * as readiness from '../readiness/operations.js';
 import type * as scenarios from '../scenarios/operations.js';
 import type * as webhooks from '../webhooks/operations.js';
 import { resolveTarget, type SandboxClient } from './client.js';
 import { clientFor, type CommonOptions } from './commands.js';
 import { CliError, type CliContext } from './context.js';
-import { exitCodeOf, formatChecklist, githubAnnotations, junitXml, markdownReport, type Report } from './readiness-format.js';
+import { exitCodeOf, githubAnnotations, junitXml, markdownReport, type Report } from './readiness-format.js';
 import { awaitsFirstAttempt, pendingRequired, whatCouldSettle } from './readiness-settle.js';
 
 type DrillOutcome = z.output<typeof readiness.DrillOutcome>;

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
-import { AppError } from '../core/errors.js';
+import { AppError, capReached } from '../core/errors.js';
 import { authOf } from '../http/request-context.js';
 import type { AccountDoc, DeepReadonly, FaultRecord, RateLimitSetting } from '../store/data.js';
 import type { Store } from '../store/store.js';
@@ -13,6 +13,7 @@ export const FAULT_HEADER = 'X-Sandbox-Fault';
 export interface FaultsDeps {
   store: Store;
   clock: Clock;
+  config: { readonly limits: { readonly faults: number } };
 }
 
 /** Whether a fault's method and path (exact, or a prefix ending in `*`) match the request. */
@@ -35,9 +36,16 @@ export interface NewFault {
 
 /**
  * Queues a fault in the account's document, after the ones queued before, or before them with
- * `first` (a readiness drill's faults answer the very next requests).
+ * `first` (a readiness drill's faults answer the very next requests). An account holding
+ * `maxFaults` (MAX_FAULTS; 0 = no cap) gets a 409 instead.
  */
-export function queueFault(doc: AccountDoc, input: NewFault, meta: { faultId: string; nowMs: number; first?: boolean }): FaultRecord {
+export function queueFault(doc: AccountDoc, input: NewFault, meta: { faultId: string; nowMs: number; maxFaults: number; first?: boolean }): FaultRecord {
+  if (meta.maxFaults > 0 && doc.faults.length >= meta.maxFaults) {
+    throw capReached(
+      'MAX_FAULTS',
+      `This account has ${doc.faults.length} faults queued, the most this sandbox allows (MAX_FAULTS=${meta.maxFaults}); delete them (DELETE /sandbox/faults) before queueing another`,
+    );
+  }
   const record: FaultRecord = {
     faultId: meta.faultId,
     accountId: doc.account.accountId,
@@ -70,12 +78,14 @@ export function takeFault(doc: AccountDoc, method: string, path: string): FaultR
 /**
  * Counts the request in the account's fixed window (windows start at the limit's anchor on the
  * account clock) and returns the seconds to wait when over the limit. The count lives in the
- * store's counters, so with replicas it is one limit whichever replica answers.
+ * store's counters, so with replicas it is one limit whichever replica answers: one counter per
+ * account, whatever the windows (a partner who moves the account's clock from window to window
+ * would otherwise leave a counter behind in each, for as long as a window lasts).
  */
 async function countRequest(store: Store, accountId: string, limit: DeepReadonly<RateLimitSetting>, nowMs: number): Promise<number | null> {
   const windowMs = limit.perSeconds * 1000;
   const window = Math.floor((nowMs - limit.anchorMs) / windowMs);
-  const count = await store.counters.increment(`rate:${accountId}:${limit.anchorMs}:${window}`, windowMs);
+  const count = await store.counters.incrementInWindow(`rate:${accountId}`, `${limit.anchorMs}/${window}`, windowMs);
   if (count <= limit.requests) return null;
   return Math.max(1, Math.ceil((limit.anchorMs + (window + 1) * windowMs - nowMs) / 1000));
 }

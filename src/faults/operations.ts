@@ -128,7 +128,10 @@ export const createFaultOp = operation({
   guard: 'account',
   body: { schema: FaultCreate, required: false, example: { method: 'GET', path: '/v1/locations', status: 503, times: 2 } },
   responses: { 201: { description: 'The fault queued, or the rate limit set.', schema: z.union([FaultView, RateLimitSet]) } },
-  errors: { 400: 'invalid_parameter: the body is not a fault or a rate limit (the field at fault is named).' },
+  errors: {
+    400: 'invalid_parameter: the body is not a fault or a rate limit (the field at fault is named).',
+    409: 'limit_reached: the account holds MAX_FAULTS faults already (a hosted sandbox: 100 by default), or its stored data would pass ACCOUNT_STORAGE_LIMIT.',
+  },
 });
 
 export const deleteFaultsOp = operation({

@@ -37,7 +37,7 @@ export function faultsRouter(deps: FaultsDeps & { ids: Ids }): Router {
       return;
     }
     const faultId = deps.ids.uuid();
-    const fault = await deps.store.accounts.update(accountId, (d) => queueFault(d, input, { faultId, nowMs: accountNowMs(deps.clock, d.clock) }));
+    const fault = await deps.store.accounts.update(accountId, (d) => queueFault(d, input, { faultId, nowMs: accountNowMs(deps.clock, d.clock), maxFaults: deps.config.limits.faults }));
     res.status(201).json(presentFault(fault));
   });
 

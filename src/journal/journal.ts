@@ -34,6 +34,35 @@ export function errorBodyExcerpt(body: unknown): string {
   return text.length > JOURNAL_ERROR_BODY_LIMIT ? `${text.slice(0, JOURNAL_ERROR_BODY_LIMIT)}…` : text;
 }
 
+/**
+ * How much of a request's path and query an entry keeps, in characters: a request line may take
+ * 16 kB, and an account's 200 entries are kept (in memory while the account is in use).
+ */
+export const JOURNAL_PATH_LIMIT = 1000;
+export const JOURNAL_QUERY_LIMIT = 2000;
+
+const cut = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}…` : text);
+
+/**
+ * The query as an entry keeps it: its parameters in order while their JSON fits in
+ * JOURNAL_QUERY_LIMIT characters, each value (or each of its values) cut at a tenth of that.
+ */
+export function keptQuery(query: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  let size = 2;
+  const valueLimit = JOURNAL_QUERY_LIMIT / 10;
+  const shorten = (value: unknown): unknown =>
+    typeof value === 'string' ? cut(value, valueLimit) : Array.isArray(value) ? value.map(shorten) : cut(JSON.stringify(value) ?? '', valueLimit);
+  for (const [name, value] of Object.entries(query)) {
+    const key = cut(name, valueLimit);
+    const shown = shorten(value);
+    size += JSON.stringify(key).length + (JSON.stringify(shown) ?? '').length + 2;
+    if (size > JOURNAL_QUERY_LIMIT) break;
+    kept[key] = shown;
+  }
+  return kept;
+}
+
 const ERROR_BODY = Symbol('error answer body');
 type WithErrorBody = Response & { [ERROR_BODY]?: string };
 
@@ -86,8 +115,8 @@ export function recordInJournal(deps: JournalDeps): RequestHandler {
       const entry: JournalEntry = {
         accountId: subject.accountId,
         method: req.method,
-        path,
-        query: { ...(req.query as Record<string, unknown>) },
+        path: cut(path, JOURNAL_PATH_LIMIT),
+        query: keptQuery(req.query),
         status: res.statusCode,
         time: new Date(accountMsAt(atMs, subject.clock)).toISOString(),
         startedAtMs,

@@ -17,6 +17,7 @@ const PATH_PARAMETERS: Readonly<Record<string, { description: string; example: s
   // Relay ids carry a part derived from a secret of the sandbox, so no example works everywhere.
   relayId: { description: 'A relay of the account (POST /sandbox/relays answers it).', example: 'default.rFiRLiN7T-qNayxkSV2fFb' },
   requestId: { description: 'A request the relay\'s stream sent (its requestId).', example: '3f2b9c1e-8d4a-4b6e-9f0a-2c5d7e8b1a64' },
+  clientId: { description: 'An OAuth client the account registered (GET /sandbox/oauth-clients lists them).', example: 'my-client' },
 };
 
 const TAGS = [
@@ -141,6 +142,10 @@ function commonErrors(op: Operation): Record<string, { description: string; head
   }
   if (op.path.startsWith('/v1/')) {
     errors['429'] = { description: 'rate_limited: over the rate limit set with POST /sandbox/faults (SANDBOX).', headers: { 'Retry-After': header('Seconds to wait.') } };
+  }
+  // Every change of an account is checked against its byte budget; a change that frees space always passes.
+  if ((op.guard === 'account' && readsBody) || op.guard === 'client') {
+    errors['409'] = { description: "limit_reached (SANDBOX): the change would take the account's stored data past ACCOUNT_STORAGE_LIMIT (a hosted sandbox: 1 MiB); the message names its largest parts and how to delete them." };
   }
   return errors;
 }

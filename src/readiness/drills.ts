@@ -18,6 +18,7 @@ export interface DrillsDeps {
   clock: Clock;
   ids: Ids;
   dispatcher: Dispatcher;
+  config: { readonly limits: { readonly faults: number } };
 }
 
 /** What a drill set up. */
@@ -57,7 +58,7 @@ async function faultDrill(deps: DrillsDeps, accountId: string, drill: 'rate-limi
     ? { status: 429, retryAfter: DRILL_RETRY_AFTER_S, body: { error: 'rate_limited', message: `Too many requests (readiness drill rate-limit); retry after ${DRILL_RETRY_AFTER_S} s` } }
     : { status: 503, body: { error: 'service_unavailable', message: 'The service is unavailable (readiness drill server-errors); retry later' } };
   // Put first, so they answer the very next /v1 requests whatever else is queued.
-  await deps.store.accounts.update(accountId, (d) => queueFault(d, { ...fault, path: '/v1/*', times: DRILL_REQUESTS }, { faultId, nowMs: accountNowMs(deps.clock, d.clock), first: true }));
+  await deps.store.accounts.update(accountId, (d) => queueFault(d, { ...fault, path: '/v1/*', times: DRILL_REQUESTS }, { faultId, nowMs: accountNowMs(deps.clock, d.clock), maxFaults: deps.config.limits.faults, first: true }));
   const effect = limited
     ? `the next ${DRILL_REQUESTS} /v1 requests answer 429 with Retry-After: ${DRILL_RETRY_AFTER_S}`
     : `the next ${DRILL_REQUESTS} /v1 requests answer 503`;

@@ -81,14 +81,21 @@ export function observe(entry: DeepReadonly<JournalEntry>): Observed {
   return { entry, end, start: { atMs: startedAtMs, accountMs: accountMs - (atMs - startedAtMs) } };
 }
 
-/** The request line as the partner's client sent it: method, path and query. */
+/**
+ * Characters of a request line kept as evidence: the digest keeps a few hundred pieces of
+ * evidence, in the account's document (ACCOUNT_STORAGE_LIMIT), and a request line may be long.
+ */
+export const EVIDENCE_REQUEST_LIMIT = 300;
+
+/** The request line as the partner's client sent it: method, path and query (cut at EVIDENCE_REQUEST_LIMIT characters). */
 export function requestLine(entry: DeepReadonly<JournalEntry>): string {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(entry.query)) {
     for (const one of Array.isArray(value) ? value : [value]) query.append(name, typeof one === 'string' ? one : JSON.stringify(one));
   }
   const text = query.toString();
-  return `${entry.method} ${entry.path}${text === '' ? '' : `?${text}`}`;
+  const line = `${entry.method} ${entry.path}${text === '' ? '' : `?${text}`}`;
+  return line.length > EVIDENCE_REQUEST_LIMIT ? `${line.slice(0, EVIDENCE_REQUEST_LIMIT)}…` : line;
 }
 
 export function requestEvidence(observed: Observed, detail: string): Evidence {

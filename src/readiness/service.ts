@@ -1,5 +1,6 @@
 import { accountMsAt, accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
+import { LimitError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord, ReadinessDigest } from '../store/data.js';
 import { AccountMissingError, JOURNAL_LIMIT, type Store } from '../store/store.js';
@@ -141,6 +142,12 @@ export class Readiness {
         d.readiness = after;
       });
     } catch (error) {
+      if (error instanceof LimitError) {
+        // A full account (ACCOUNT_STORAGE_LIMIT) keeps its digest as it was: the report is still
+        // folded from the journal, and evidence that leaves the journal meanwhile is missed.
+        this.deps.logger.warn('readiness digest not stored: the account is full', { accountId, limit: error.limit });
+        return;
+      }
       if (!(error instanceof AccountMissingError)) throw error;
     }
   }

@@ -1,6 +1,8 @@
 import type { Request, Response, Router } from 'express';
 
 import { AppError, capReached, invalidParameter, notFound } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { openEventStream, type StreamSlots } from '../http/event-stream.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import { DEFAULT_RELAY_NAME, type RelayHub } from './hub.js';
@@ -10,7 +12,10 @@ import { describeMissingAnswer } from './sender.js';
 
 export interface RelayRoutesDeps {
   relays: RelayHub;
-  config: { readonly webhook: { readonly timeoutMs: number }; readonly limits: { readonly openRelays: number } };
+  /** MAX_OPEN_STREAMS_TOTAL, shared with the dashboard's streams. */
+  streamSlots: StreamSlots;
+  logger: Logger;
+  config: { readonly webhook: { readonly timeoutMs: number }; readonly limits: { readonly openRelays: number; readonly streamBufferBytes: number } };
 }
 
 /** A comment line down an idle stream this often, so proxies keep it open and the CLI notices a dead one. */
@@ -46,33 +51,33 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
     if (cap > 0 && deps.relays.openStreams(accountId) >= cap) {
       throw capReached('MAX_OPEN_RELAYS', `This account has ${cap} water-sandbox listen streams open on this sandbox, the most it allows (MAX_OPEN_RELAYS=${cap}); stop one before starting another`);
     }
+    const giveBack = deps.streamSlots.take();
     // Counted from here until the connection closes, whenever that is.
-    const untrack = deps.relays.track(accountId, () => res.end());
-    let closed = false;
-    let stop = (): void => {
-      closed = true;
-      untrack();
-    };
-    res.on('close', () => stop());
-    res.status(200).set({
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      // nginx and similar proxies pass the stream on as it comes.
-      'X-Accel-Buffering': 'no',
+    let untrack = (): void => undefined;
+    let detach: (() => Promise<void>) | null = null;
+    let ping: NodeJS.Timeout | undefined;
+    const stream = openEventStream(res, {
+      maxBufferedBytes: deps.config.limits.streamBufferBytes,
+      headers: { 'Cache-Control': 'no-cache, no-transform' },
+      onClose: () => {
+        clearInterval(ping);
+        ping = undefined;
+        untrack();
+        giveBack();
+        if (detach) void detach();
+      },
+      // A listener that stops reading while webhooks arrive would hold them all in memory.
+      onStalled: (bufferedBytes) => deps.logger.warn('event stream closed: its client does not read', { stream: 'relay', accountId, relayId, bufferedBytes, limit: 'STREAM_BUFFER_LIMIT' }),
     });
-    res.flushHeaders();
-    const send = (event: string, data: unknown): void => void res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    const detach = await deps.relays.attach(relayId, (request: RelayRequest) => send('request', request));
-    if (closed) {
-      void detach();
+    untrack = deps.relays.track(accountId, () => stream.end());
+    const send = (event: string, data: unknown): void => void stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const attached = await deps.relays.attach(relayId, (request: RelayRequest) => send('request', request));
+    if (stream.closed) {
+      void attached();
       return;
     }
-    const ping = setInterval(() => res.write(': ping\n\n'), RELAY_PING_MS).unref();
-    stop = () => {
-      clearInterval(ping);
-      untrack();
-      void detach();
-    };
+    detach = attached;
+    ping = setInterval(() => stream.write(': ping\n\n'), RELAY_PING_MS).unref();
     send('ready', { relayId, endpoint: deps.relays.endpointOf(relayId) });
   });
 

@@ -134,6 +134,7 @@ export const startRunOp = operation({
   errors: {
     400: 'invalid_parameter (locationId missing or not a string), scenario_not_applicable (the location has fewer devices than the scenario uses).',
     404: 'not_found: no scenario of that name, or no such location in this account.',
+    409: 'limit_reached: the account has MAX_RUNNING_RUNS runs running already (a hosted sandbox: 10 by default).',
   },
 });
 

@@ -1,6 +1,6 @@
 import { endAlert, startAlert, type AlertsDeps, type StartAlertInput } from '../alerts/index.js';
 import { accountNowMs, type DueWork, timeLockOf } from '../clock/index.js';
-import { AppError, conflict, isServiceUnavailable, notFound } from '../core/errors.js';
+import { AppError, capReached, conflict, isServiceUnavailable, LimitError, notFound } from '../core/errors.js';
 import { publishAccountEvent } from '../live/index.js';
 import type { AccountDoc, DeepReadonly, ScenarioRunRecord } from '../store/data.js';
 import { findLocation, findRun } from '../store/lookups.js';
@@ -8,10 +8,13 @@ import type { Scenario, ScenarioCatalog, ScenarioStep } from './schema.js';
 
 export interface ScenariosDeps extends AlertsDeps {
   scenarios: ScenarioCatalog;
+  config: { readonly limits: { readonly runningRuns: number } };
 }
 
 /** Finished runs kept per account; older ones are dropped when a new run starts. */
 const KEPT_FINISHED_RUNS = 50;
+/** Usage changes (setUsage steps) kept per location; an older one no longer scales the readings of its hours. */
+export const USAGE_CHANGES_KEPT = 100;
 
 type RunRecord = DeepReadonly<ScenarioRunRecord>;
 
@@ -45,6 +48,7 @@ export async function startRun(deps: ScenariosDeps, accountId: string, scenarioN
   const runId = deps.ids.uuid();
   return deps.store.locks.withLock(timeLockOf(accountId), async () => {
     await deps.store.accounts.update(accountId, (d) => {
+      ensureRoomForRun(d, deps.config.limits.runningRuns);
       const startedAtMs = accountNowMs(deps.clock, d.clock);
       const run: ScenarioRunRecord = {
         runId,
@@ -68,6 +72,16 @@ export async function startRun(deps: ScenariosDeps, accountId: string, scenarioN
     if (!after) throw notFound('This account no longer exists');
     return structuredClone(findRun(after, runId));
   });
+}
+
+/** MAX_RUNNING_RUNS (0 = no cap): a run more is a 409 while that many run. */
+function ensureRoomForRun(doc: AccountDoc, maxRunning: number): void {
+  const running = doc.runs.filter((r) => r.state === 'running').length;
+  if (maxRunning === 0 || running < maxRunning) return;
+  throw capReached(
+    'MAX_RUNNING_RUNS',
+    `This account has ${running} scenario runs running, the most this sandbox allows (MAX_RUNNING_RUNS=${maxRunning}); cancel one (POST /sandbox/runs/{runId}/cancel) or let it finish before starting another`,
+  );
 }
 
 function pruneFinishedRuns(doc: AccountDoc): void {
@@ -153,23 +167,43 @@ async function applyNextStep(deps: ScenariosDeps, accountId: string, runId: stri
       outcome = { ok: false, result: error instanceof AppError && error.expose ? error.message : `unexpected error: ${(error as Error).message}` };
     }
   }
-  const recorded = await deps.store.accounts.update(accountId, (d) => {
-    const record = d.runs.find((r) => r.runId === runId);
-    if (!record) return null;
-    const atMs = accountNowMs(deps.clock, d.clock);
-    record.log.push({ step: record.nextStep, atMs, dueAtMs, action: step?.do ?? 'none', ok: outcome.ok, result: outcome.result });
-    if (outcome.label) {
-      if (outcome.label.alertId === null) delete record.alertIds[outcome.label.name];
-      else record.alertIds[outcome.label.name] = outcome.label.alertId;
-    }
-    record.nextStep++;
-    if (outcome.fatal) record.state = 'failed';
-    else if (record.nextStep >= record.totalSteps) record.state = 'completed';
-    record.dueAtMs = stepDueMs(deps, record);
-    return { state: record.state, nextStep: record.nextStep };
-  });
+  const recorded = await deps.store.accounts
+    .update(accountId, (d) => {
+      const record = d.runs.find((r) => r.runId === runId);
+      if (!record) return null;
+      const atMs = accountNowMs(deps.clock, d.clock);
+      record.log.push({ step: record.nextStep, atMs, dueAtMs, action: step?.do ?? 'none', ok: outcome.ok, result: outcome.result });
+      if (outcome.label) {
+        if (outcome.label.alertId === null) delete record.alertIds[outcome.label.name];
+        else record.alertIds[outcome.label.name] = outcome.label.alertId;
+      }
+      record.nextStep++;
+      if (outcome.fatal) record.state = 'failed';
+      else if (record.nextStep >= record.totalSteps) record.state = 'completed';
+      record.dueAtMs = stepDueMs(deps, record);
+      return { state: record.state, nextStep: record.nextStep };
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof LimitError)) throw error;
+      return stopForLimit(deps, accountId, runId, error);
+    });
   if (recorded) await publishAccountEvent(deps.store, accountId, { type: 'run', runId, ...recorded });
   deps.logger.info('scenario step', { runId, accountId, scenario: run.scenario, step: run.nextStep, do: step?.do, ok: outcome.ok, result: outcome.result });
+}
+
+/**
+ * The account is full (ACCOUNT_STORAGE_LIMIT): the step's record does not fit, so the run stops
+ * here, failed, in a change that frees space (it would otherwise fall due again and again).
+ */
+async function stopForLimit(deps: ScenariosDeps, accountId: string, runId: string, error: LimitError): Promise<{ state: ScenarioRunRecord['state']; nextStep: number } | null> {
+  deps.logger.warn('scenario run stopped: its step could not be recorded', { accountId, runId, limit: error.limit });
+  return deps.store.accounts.update(accountId, (d) => {
+    const record = d.runs.find((r) => r.runId === runId);
+    if (!record) return null;
+    record.state = 'failed';
+    record.dueAtMs = null;
+    return { state: record.state, nextStep: record.nextStep };
+  });
 }
 
 async function applyStep(deps: ScenariosDeps, run: ScenarioRunRecord, step: ScenarioStep): Promise<StepResult> {
@@ -233,6 +267,8 @@ async function applyStep(deps: ScenariosDeps, run: ScenarioRunRecord, step: Scen
         // A new usage change replaces the one in force.
         for (const o of record.usageOverrides ?? []) if (o.toMs === null || o.toMs > nowMs) o.toMs = Math.max(o.fromMs, nowMs);
         if (step.scale !== 1) (record.usageOverrides ??= []).push({ fromMs: nowMs, toMs: until, scale: step.scale });
+        // Kept as history (past hours stay scaled), the newest USAGE_CHANGES_KEPT: every reading walks them.
+        if (record.usageOverrides && record.usageOverrides.length > USAGE_CHANGES_KEPT) record.usageOverrides.splice(0, record.usageOverrides.length - USAGE_CHANGES_KEPT);
         return until;
       });
       return { ok: true, result: `usage scaled by ${step.scale}${toMs === null ? '' : ` until ${new Date(toMs).toISOString()}`}` };

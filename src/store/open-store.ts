@@ -6,6 +6,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { EmbeddedStore } from './embedded/embedded-store.js';
 import { StoreFileError } from './embedded/lowdb-file.js';
+import type { AccountLimits } from './limits.js';
 import { isStateV01, migrateV01 } from './migrate-v01.js';
 import type { Store } from './store.js';
 
@@ -22,12 +23,16 @@ export interface StoreOptions {
   sessionTtlMs: number;
   /** Accounts kept loaded by the embedded store (parsed, by the Redis store). */
   cacheSize: number;
+  /** And at most this many bytes of them, as stored (none when absent). */
+  cacheBytes?: number;
   /** Prefix of every Redis key (default `ws:`): several sandboxes, or test runs, can share a Redis. */
   redisPrefix?: string;
   /** Where the Redis store reports connection trouble. */
   logger?: Logger;
   /** ACCOUNT_TTL in ms (0: generated accounts live for ever); see AccountStore. */
   accountLifetimeMs?: number;
+  /** ACCOUNT_STORAGE_LIMIT and MAX_PENDING_DELIVERIES, checked on every change (none when absent). */
+  limits?: AccountLimits;
 }
 
 export interface OpenedStore {
@@ -55,8 +60,10 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
       deliveryLogLimit: options.deliveryLogLimit,
       sessionTtlMs: options.sessionTtlMs,
       cacheSize: options.cacheSize,
+      ...(options.cacheBytes === undefined ? {} : { cacheBytes: options.cacheBytes }),
       clock,
       accountLifetimeMs: options.accountLifetimeMs ?? 0,
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(options.redisPrefix === undefined ? {} : { prefix: options.redisPrefix }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
@@ -69,7 +76,9 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
     deliveryLogLimit: options.deliveryLogLimit,
     sessionTtlMs: options.sessionTtlMs,
     cacheSize: options.cacheSize,
+    ...(options.cacheBytes === undefined ? {} : { cacheBytes: options.cacheBytes }),
     accountLifetimeMs: options.accountLifetimeMs ?? 0,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
   const interrupted = !fresh && (await store.settings.get(MIGRATION_SETTING)) === 'started';
   if (!fresh && !interrupted) return { store, origin: 'existing' };

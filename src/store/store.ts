@@ -219,6 +219,13 @@ export interface Counters {
    * increment, so a caller that puts its time window in the key gets a fixed-window limit.
    */
   increment(key: string, ttlMs: number): Promise<number>;
+  /**
+   * Adds one to `key`'s count in `window` and returns it: one counter per key, whatever the
+   * windows, so a caller whose windows do not follow the store's clock (an account's clock,
+   * which a partner moves at will) keeps one counter, not one per window. An increment in another
+   * window starts it again at 1; it vanishes `ttlMs` after its window's first increment.
+   */
+  incrementInWindow(key: string, window: string, ttlMs: number): Promise<number>;
   /** The count of `key` now (0 when it has none or it vanished). */
   get(key: string): Promise<number>;
 }

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 
 import { accountNow, accountNowMs, type DueWork } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
-import { isServiceUnavailable } from '../core/errors.js';
+import { isServiceUnavailable, LimitError } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import { publishAccountEvent } from '../live/index.js';
@@ -415,7 +415,13 @@ export class Dispatcher implements DueWork {
       // SANDBOX: production requires the endpoint to answer GET as well as POST with JSON; the sandbox
       // checks it once the confirmation POST has had its first attempt, and records the outcome in the log.
       const check = this.build({ accountId, kind: 'receiver_check', subscriptionId: delivery.subscriptionId, locationId: delivery.locationId, method: 'GET', target, payload: null }, nowMs);
-      await store.deliveries.add(accountId, [check]);
+      try {
+        await store.deliveries.add(accountId, [check]);
+      } catch (error) {
+        // The account's queue is full (MAX_PENDING_DELIVERIES): the check is left out, the attempt stays recorded.
+        if (!(error instanceof LimitError)) throw error;
+        logger.warn('receiver check not queued: the account has too many deliveries waiting', { deliveryId, accountId, limit: error.limit });
+      }
     }
     await publishAccountEvent(store, accountId, { type: 'delivery', deliveryId, kind, state: recorded, attempt: attempt.at });
   }

@@ -1,6 +1,6 @@
 import { parseBasicCredentials } from '../../src/auth/clients.js';
 import { uriProblem } from '../../src/auth/registration.js';
-import { codeProblem, expireAccessTokens, pruneGrants, REFRESH_TOKEN_LIFETIME_MS, refreshProblem, RETENTION_MS, revokeGrant, tokenTail } from '../../src/auth/tokens.js';
+import { codeProblem, DEAD_KEPT, expireAccessTokens, pruneGrants, REFRESH_TOKEN_LIFETIME_MS, refreshProblem, RETENTION_MS, revokeGrant, tokenTail } from '../../src/auth/tokens.js';
 import { OAuthError } from '../../src/core/errors.js';
 import { escapeHtml, html, trusted } from '../../src/http/html.js';
 import { emptyAccountDoc, type AccountDoc } from '../../src/store/data.js';
@@ -132,6 +132,26 @@ describe('grants in the store', () => {
     expect(d.authorizationCodes.map((c) => c.code)).toEqual(['recent']);
     expect(d.accessTokens.map((x) => x.accessToken)).toEqual(['live']);
     expect(d.refreshTokens.map((x) => x.refreshToken)).toEqual(['spent-recently', 'live']);
+  });
+
+  it('pruneGrants keeps the newest DEAD_KEPT dead ones of each kind within the retention (a clock standing still never passes it), and every live one', () => {
+    const nowMs = Date.UTC(2026, 2, 10);
+    const d = emptyAccountDoc({ accountId: 'a', name: 'A', origin: 'generated', initialLocations: [], createdAt: at(nowMs) });
+    const base = { clientId: 'c', userId: 'u', accountId: 'a', grantId: 'g' };
+    for (let i = 0; i < DEAD_KEPT + 30; i++) {
+      d.accessTokens.push({ ...base, accessToken: `revoked-${i}`, expiresAt: at(nowMs + 1000), revokedAt: at(nowMs - 1000) });
+      d.accessTokens.push({ ...base, accessToken: `live-${i}`, expiresAt: at(nowMs + 1000), revokedAt: null });
+      d.refreshTokens.push({ ...base, refreshToken: `spent-${i}`, redirectUri: 'x', createdAt: at(nowMs), revokedAt: at(nowMs) });
+      d.authorizationCodes.push({ ...base, code: `used-${i}`, redirectUri: 'x', expiresAt: at(nowMs + 1000), usedAt: at(nowMs - 1) });
+    }
+    pruneGrants(d, nowMs);
+    const revoked = d.accessTokens.filter((x) => x.revokedAt !== null).map((x) => x.accessToken);
+    expect(revoked).toEqual(Array.from({ length: DEAD_KEPT }, (_, i) => `revoked-${i + 30}`));
+    expect(d.accessTokens.filter((x) => x.revokedAt === null)).toHaveLength(DEAD_KEPT + 30);
+    expect(d.refreshTokens.map((x) => x.refreshToken)).toEqual(Array.from({ length: DEAD_KEPT }, (_, i) => `spent-${i + 30}`));
+    expect(d.authorizationCodes).toHaveLength(DEAD_KEPT);
+    // Issue order is kept.
+    expect(d.accessTokens.slice(0, 3).map((x) => x.accessToken)).toEqual(['live-0', 'live-1', 'live-2']);
   });
 
   it('pruneGrants measures from the now it is given (the account clock)', () => {

@@ -5,8 +5,8 @@ import type { CliContext } from '../../src/cli/context.js';
 import { formatDuration, parseDuration } from '../../src/cli/duration.js';
 import { runCli } from '../../src/cli/program.js';
 import { hasHeapFlags, SERVE_V8_FLAGS } from '../../src/cli/serve.js';
-import { readServerEvents, type ServerEvent } from '../../src/cli/sse.js';
 import { moveLeadingOptions } from '../../src/cli/usage.js';
+import { readServerEvents, type ServerEvent } from '../../src/client/sse.js';
 import { loadConfig } from '../../src/config.js';
 
 /** The CLI's pieces in-process: the heap flags decision, durations, shell words, the event-stream reader, the package's shape. */
@@ -119,9 +119,9 @@ describe('the published package', () => {
     const pkg = JSON.parse(await readFile('package.json', 'utf8')) as Record<string, unknown> & { scripts: Record<string, string>; files: string[] };
     expect(pkg['private']).toBeUndefined();
     expect(pkg['bin']).toEqual({ 'water-sandbox': 'dist/water-sandbox.js' });
-    expect(pkg.scripts['prepack']).toBe('npm run build');
-    // The dashboard's and the API reference's files are not .js only (styles, source maps, the manifest, an icon).
-    expect(pkg.files).toEqual(expect.arrayContaining(['dist/**/*.js', 'dist/dashboard-assets/', 'dist/docs-assets/', 'fixtures/', 'scenarios/']));
+    expect(pkg.scripts['prepack']).toBe('npm run build && npm run build:package');
+    // The dashboard's and the API reference's files are not .js only (styles, source maps, the manifest, an icon); test/contracts/package.test.ts packs it.
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist/water-sandbox.js', 'dist/package/', 'dist/dashboard-assets/', 'dist/docs-assets/', 'fixtures/', 'scenarios/']));
     expect((await readFile('src/main.ts', 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 

@@ -1,4 +1,6 @@
-import { ConfigError, describeProtections, loadConfig } from '../../src/config.js';
+import { readFileSync } from 'node:fs';
+
+import { ConfigError, DELIVERY_LOG_LIMITS, describeProtections, HOSTED_LIMITS, LIMIT_VARIABLES, LOCAL_LIMITS, loadConfig } from '../../src/config.js';
 
 const noFiles = (): boolean => false;
 
@@ -21,11 +23,24 @@ describe('loadConfig', () => {
       adminToken: null,
       accessTokenTtlSeconds: 3600,
       confirmationTokenTtlSeconds: 600,
-      webhook: { timeoutMs: 5000, maxAttempts: 5, backoffMs: 1000 },
+      webhook: { timeoutMs: 5000, maxAttempts: 5, backoffMs: 1000, logLimit: 1000 },
       endpointPolicy: 'https-or-loopback',
       blockPrivateEndpoints: false,
       hosted: false,
-      limits: { accountCreationsPerHour: 0, subscriptionsPerLocation: 0, locationsPerAccount: 10, openRelays: 0 },
+      limits: {
+        accountCreationsPerHour: 0,
+        subscriptionsPerLocation: 0,
+        locationsPerAccount: 10,
+        openRelays: 50,
+        accountBytes: 8_388_608,
+        faults: 1000,
+        oauthClients: 100,
+        pendingDeliveries: 10_000,
+        runningRuns: 100,
+        openStreams: 20,
+        openStreamsTotal: 1000,
+        streamBufferBytes: 1_048_576,
+      },
       logLevel: 'info',
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -56,6 +71,15 @@ describe('loadConfig', () => {
         MAX_SUBSCRIPTIONS_PER_LOCATION: '4',
         MAX_LOCATIONS_PER_ACCOUNT: '2',
         MAX_OPEN_RELAYS: '1',
+        ACCOUNT_STORAGE_LIMIT: '65536',
+        MAX_FAULTS: '5',
+        MAX_OAUTH_CLIENTS: '6',
+        MAX_PENDING_DELIVERIES: '7',
+        MAX_RUNNING_RUNS: '8',
+        MAX_OPEN_STREAMS: '9',
+        MAX_OPEN_STREAMS_TOTAL: '10',
+        STREAM_BUFFER_LIMIT: '32768',
+        WEBHOOK_LOG_LIMIT: '11',
         LOG_LEVEL: 'warn',
       },
       noFiles,
@@ -74,10 +98,23 @@ describe('loadConfig', () => {
       adminToken: 'secret',
       accessTokenTtlSeconds: 60,
       confirmationTokenTtlSeconds: 30,
-      webhook: { timeoutMs: 100, maxAttempts: 2, backoffMs: 10 },
+      webhook: { timeoutMs: 100, maxAttempts: 2, backoffMs: 10, logLimit: 11 },
       endpointPolicy: 'any',
       blockPrivateEndpoints: true,
-      limits: { accountCreationsPerHour: 3, subscriptionsPerLocation: 4, locationsPerAccount: 2, openRelays: 1 },
+      limits: {
+        accountCreationsPerHour: 3,
+        subscriptionsPerLocation: 4,
+        locationsPerAccount: 2,
+        openRelays: 1,
+        accountBytes: 65_536,
+        faults: 5,
+        oauthClients: 6,
+        pendingDeliveries: 7,
+        runningRuns: 8,
+        openStreams: 9,
+        openStreamsTotal: 10,
+        streamBufferBytes: 32_768,
+      },
       logLevel: 'warn',
     });
   });
@@ -132,8 +169,17 @@ describe('loadConfig', () => {
 });
 
 describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
-  const LOCKED = { hosted: true, blockPrivateEndpoints: true, endpointPolicy: 'https-only', limits: { accountCreationsPerHour: 20, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 5 } };
-  const OPEN = { hosted: false, blockPrivateEndpoints: false, endpointPolicy: 'https-or-loopback', limits: { accountCreationsPerHour: 0, subscriptionsPerLocation: 0, locationsPerAccount: 10, openRelays: 0 } };
+  const LOCKED = { hosted: true, blockPrivateEndpoints: true, endpointPolicy: 'https-only', limits: HOSTED_LIMITS, webhook: { logLimit: 200 } };
+  const OPEN = { hosted: false, blockPrivateEndpoints: false, endpointPolicy: 'https-or-loopback', limits: LOCAL_LIMITS, webhook: { logLimit: 1000 } };
+
+  it('a hosted limit is never looser than the local one (0 = none), and every limit has its variable', () => {
+    for (const key of Object.keys(LOCAL_LIMITS) as (keyof typeof LOCAL_LIMITS)[]) {
+      expect(LIMIT_VARIABLES[key]).toMatch(/^[A-Z_]+$/);
+      if (LOCAL_LIMITS[key] !== 0) expect(HOSTED_LIMITS[key]).toBeLessThanOrEqual(LOCAL_LIMITS[key]);
+      expect(HOSTED_LIMITS[key]).toBeGreaterThan(0);
+    }
+    expect(HOSTED_LIMITS).toMatchObject({ accountCreationsPerHour: 20, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 5, accountBytes: 1_048_576, faults: 100, oauthClients: 20, pendingDeliveries: 1000, runningRuns: 10 });
+  });
 
   it.each(['https://sandbox.example.com', 'http://sandbox.example.com:8080', 'http://192.168.1.20:8080', 'http://10.0.0.7', 'https://[2001:db8::5]'])('PUBLIC_URL=%s is hosted: locked down', (publicUrl) => {
     expect(loadConfig({ PUBLIC_URL: publicUrl })).toMatchObject(LOCKED);
@@ -149,7 +195,7 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
 
   it('an explicit setting wins over the hosted defaults, and over the local ones', () => {
     const hosted = loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', BLOCK_PRIVATE_ENDPOINTS: 'false', ENDPOINT_POLICY: 'any', MAX_OPEN_RELAYS: '0', ACCOUNT_CREATION_LIMIT: '100' });
-    expect(hosted).toMatchObject({ hosted: true, blockPrivateEndpoints: false, endpointPolicy: 'any', limits: { accountCreationsPerHour: 100, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 0 } });
+    expect(hosted).toMatchObject({ hosted: true, blockPrivateEndpoints: false, endpointPolicy: 'any', limits: { ...HOSTED_LIMITS, accountCreationsPerHour: 100, openRelays: 0 } });
     expect(loadConfig({ BLOCK_PRIVATE_ENDPOINTS: 'true', MAX_SUBSCRIPTIONS_PER_LOCATION: '3' })).toMatchObject({ hosted: false, blockPrivateEndpoints: true, limits: { subscriptionsPerLocation: 3 } });
   });
 
@@ -158,6 +204,9 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
     expect(() => loadConfig({ MAX_LOCATIONS_PER_ACCOUNT: '11' })).toThrow('MAX_LOCATIONS_PER_ACCOUNT="11": must be a whole number from 1 to 10');
     expect(() => loadConfig({ MAX_SUBSCRIPTIONS_PER_LOCATION: '-1' })).toThrow('MAX_SUBSCRIPTIONS_PER_LOCATION="-1"');
     expect(() => loadConfig({ ACCOUNT_CREATION_LIMIT: 'lots' })).toThrow('ACCOUNT_CREATION_LIMIT="lots"');
+    expect(() => loadConfig({ ACCOUNT_STORAGE_LIMIT: '1000' })).toThrow('ACCOUNT_STORAGE_LIMIT="1000": must be a whole number from 16384 to 1073741824');
+    expect(() => loadConfig({ STREAM_BUFFER_LIMIT: '0' })).toThrow('STREAM_BUFFER_LIMIT="0": must be a whole number from 16384');
+    expect(() => loadConfig({ MAX_OPEN_STREAMS: '0' })).toThrow('MAX_OPEN_STREAMS="0": must be a whole number from 1');
   });
 
   it('the start-up message says which rules are in force and why', () => {
@@ -168,8 +217,41 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
     expect(lines).toMatch(/BLOCK_PRIVATE_ENDPOINTS=true +webhooks reach public addresses only, checked at every connection \(hosted default\)/);
     expect(lines).toMatch(/ENDPOINT_POLICY=any +any http\(s\) endpoint \(set\)/);
     expect(lines).toMatch(/ACCOUNT_CREATION_LIMIT=20 +20 new accounts an hour per client address \(hosted default\)/);
+    expect(lines).toMatch(/ACCOUNT_STORAGE_LIMIT=1048576 +1 MiB stored per account \(hosted default\)/);
+    expect(lines).toMatch(/STREAM_BUFFER_LIMIT=262144 +a stream whose client leaves 256 KiB unread is closed \(hosted default\)/);
+    expect(lines).toMatch(/WEBHOOK_LOG_LIMIT=200 +200 finished deliveries kept per account \(hosted default\)/);
+    for (const variable of Object.values(LIMIT_VARIABLES)) expect(lines).toContain(`${variable}=`);
     expect(describeProtections(loadConfig({}), 'http://localhost:8080')).toEqual([
-      '  security    local (PUBLIC_URL localhost:8080 is loopback): webhooks may reach this machine, nothing is capped; a PUBLIC_URL partners use elsewhere turns the protections on',
+      "  security    local (PUBLIC_URL localhost:8080 is loopback): webhooks may reach this machine, limits are a local sandbox's generous ones; a PUBLIC_URL partners use elsewhere turns the protections on",
     ]);
+  });
+});
+
+describe('docs/hosting.md: the one table of bounds', () => {
+  const table = (): Map<string, { local: string; hosted: string }> => {
+    const text = readFileSync('docs/hosting.md', 'utf8');
+    const start = text.indexOf('| Bound | Setting | Local default | Hosted default | What a partner sees |');
+    expect(start).toBeGreaterThan(0);
+    const rows = text.slice(start).split('\n\n')[0]!.split('\n').slice(2);
+    return new Map(
+      rows.map((row) => {
+        const cells = row.split(' | ');
+        const first = (cell: string): string => /`([^`]+)`/.exec(cell)![1]!;
+        return [first(cells[1]!), { local: first(cells[2]!), hosted: first(cells[3]!) }];
+      }),
+    );
+  };
+
+  it('lists every bound, with the local and hosted defaults the configuration has', () => {
+    const rows = table();
+    const expected = new Map<string, { local: string; hosted: string }>(
+      (Object.keys(LIMIT_VARIABLES) as (keyof typeof LIMIT_VARIABLES)[]).map((key) => [LIMIT_VARIABLES[key], { local: String(LOCAL_LIMITS[key]), hosted: String(HOSTED_LIMITS[key]) }]),
+    );
+    expected.set('WEBHOOK_LOG_LIMIT', { local: String(DELIVERY_LOG_LIMITS.local), hosted: String(DELIVERY_LOG_LIMITS.hosted) });
+    expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(expected));
+    // And loadConfig gives those defaults.
+    const local = loadConfig({});
+    const hosted = loadConfig({ PUBLIC_URL: 'https://sandbox.example.com' });
+    expect([local.webhook.logLimit, hosted.webhook.logLimit]).toEqual([DELIVERY_LOG_LIMITS.local, DELIVERY_LOG_LIMITS.hosted]);
   });
 });

@@ -48,11 +48,13 @@ describe('compose.yaml', () => {
     expect(healthcheck.start_period).toBe('10s');
   });
 
-  it('times the sandbox check as the image HEALTHCHECK does (interval, timeout, retries and the start flags)', async () => {
+  it('times the sandbox check as the image HEALTHCHECK does (interval, timeout, retries, start period); the fast start is its own', async () => {
     const dockerfile = await readFile('Dockerfile', 'utf8');
     const flags = Object.fromEntries([...dockerfile.match(/^HEALTHCHECK (.*) CMD /m)![1]!.matchAll(/--([\w-]+)=(\S+)/g)].map(([, name, value]) => [name!.replace('-', '_'), value]));
-    const timings = Object.entries(services['sandbox']!.healthcheck!).filter(([key]) => key !== 'test');
+    const timings = Object.entries(services['sandbox']!.healthcheck!).filter(([key]) => key !== 'test' && key !== 'start_interval');
     expect(flags).toEqual(Object.fromEntries(timings.map(([key, value]) => [key, String(value)])));
+    // The image leaves it out, so that it builds on Docker before 25 and Podman 4 (test/contracts/dockerfile.test.ts).
+    expect(flags).not.toHaveProperty('start_interval');
   });
 
   it('runs Redis from the official image with AOF persistence on a volume', () => {

@@ -8,6 +8,7 @@ import { buildDashboardAssets } from '../../src/dashboard/build-assets.js';
 import { buildServerFiles } from '../../src/tools/server-files.js';
 import { signInToDashboard } from '../helpers/dashboard-sign-in.js';
 import { DEMO_API_KEY, bearer } from '../helpers/demo.js';
+import { argsOf, pairsOf, parseDockerfile, type Stage } from '../helpers/dockerfile.js';
 
 /**
  * There is no Docker engine on the build machines, so this builds what the Dockerfile's build
@@ -19,45 +20,6 @@ import { DEMO_API_KEY, bearer } from '../helpers/demo.js';
 
 /** The image's own size limit: what the runtime stage adds to its base (issue 23). */
 const MAX_ADDED_BYTES = 15_000_000;
-
-interface Instruction {
-  keyword: string;
-  args: string;
-}
-
-interface Stage {
-  name: string | null;
-  instructions: Instruction[];
-}
-
-/** The Dockerfile as stages of instructions (continuation lines joined, comments dropped). */
-function parseDockerfile(text: string): Stage[] {
-  const lines = text.replace(/\\\n/g, ' ').split('\n');
-  const stages: Stage[] = [];
-  for (const line of lines) {
-    const trimmed = line.trim();
-    if (trimmed === '' || trimmed.startsWith('#')) continue;
-    const [, keyword = '', args = ''] = /^(\S+)\s*(.*)$/.exec(trimmed) ?? [];
-    if (keyword.toUpperCase() === 'FROM') stages.push({ name: /\sAS\s+(\S+)/i.exec(args)?.[1] ?? null, instructions: [] });
-    else stages.at(-1)?.instructions.push({ keyword: keyword.toUpperCase(), args: args.replace(/\s+/g, ' ') });
-  }
-  return stages;
-}
-
-const argsOf = (stage: Stage, keyword: string): string[] => stage.instructions.filter((i) => i.keyword === keyword).map((i) => i.args);
-
-/** ENV K=V K2=V2 (the Dockerfile uses only that form, without quotes). */
-function envOf(stage: Stage): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const args of argsOf(stage, 'ENV')) {
-    for (const pair of args.split(' ')) {
-      const eq = pair.indexOf('=');
-      if (eq <= 0) throw new Error(`ENV ${args}: only the K=V form is read here`);
-      env[pair.slice(0, eq)] = pair.slice(eq + 1);
-    }
-  }
-  return env;
-}
 
 /** Files under `path` (a file or a folder), and their total size. */
 async function filesUnder(path: string): Promise<{ files: string[]; bytes: number }> {
@@ -111,7 +73,7 @@ describe('the image', () => {
     work = await mkdtemp(join(tmpdir(), 'water-sandbox-image-'));
     built = join(work, 'build', 'app');
     root = join(work, 'image');
-    const stages = parseDockerfile(await readFile('Dockerfile', 'utf8'));
+    const { stages } = parseDockerfile(await readFile('Dockerfile', 'utf8'));
     const build = stages.find((s) => s.name === 'build');
     runtime = stages.at(-1)!;
     if (!build || build === runtime) throw new Error('the Dockerfile has no build stage before its runtime stage');
@@ -123,10 +85,11 @@ describe('the image', () => {
 
     // The runtime stage's COPY lines, in order: from the build stage, or from the build context (this folder).
     workdir = argsOf(runtime, 'WORKDIR').at(-1) ?? '/';
-    for (const args of argsOf(runtime, 'COPY')) {
+    for (const copy of runtime.instructions.filter((i) => i.keyword === 'COPY')) {
+      const args = copy.args;
       const words = args.split(' ');
-      const from = words[0]?.startsWith('--from=') ? words.shift()!.slice('--from='.length) : null;
-      if (words.some((w) => w.startsWith('--'))) throw new Error(`COPY ${args}: only --from is read here`);
+      const from = copy.flags.find(([name]) => name === 'from')?.[1] ?? null;
+      if (copy.flags.some(([name]) => name !== 'from')) throw new Error(`COPY ${args}: only --from is read here`);
       const destination = words.pop()!;
       const target = join(root, posix.resolve(workdir, destination));
       for (const source of words) {
@@ -162,7 +125,7 @@ describe('the image', () => {
       if (dirname(dir) === dir) break;
     }
     // The image's ENV, its absolute paths inside the image; a free port instead of 8080.
-    const imageEnv = Object.fromEntries(Object.entries(envOf(runtime)).map(([k, v]) => [k, v.startsWith('/') ? join(root, v) : v]));
+    const imageEnv = Object.fromEntries(Object.entries(pairsOf(argsOf(runtime, 'ENV').join(' '))).map(([k, v]) => [k, v.startsWith('/') ? join(root, v) : v]));
     const env = { PATH: process.env['PATH'] ?? '', HOME: app, ...imageEnv, PORT: '0', HOST: '127.0.0.1' };
     const cmd = JSON.parse(argsOf(runtime, 'CMD').at(-1)!) as string[];
     expect(cmd[0]).toBe('node');

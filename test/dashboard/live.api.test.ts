@@ -168,15 +168,14 @@ describe('GET /dashboard/events', () => {
     };
   }
 
-  it('answers 429 once an account has as many streams open as allowed', async () => {
+  it('answers 409 limit_reached once an account has as many streams open as allowed (MAX_OPEN_STREAMS)', async () => {
     const limited = await dashboardWith({ perAccount: 1 });
     const { cookie } = await signIn();
     try {
       const first = await Stream.open(cookie, limited.baseUrl);
       expect(first.response.statusCode).toBe(200);
       const second = await Stream.open(cookie, limited.baseUrl);
-      expect(second.response.statusCode).toBe(429);
-      expect(second.response.headers['retry-after']).toBe('30');
+      expect(second.response.statusCode).toBe(409);
       first.close();
     } finally {
       await limited.close();

@@ -63,6 +63,7 @@ const fuzzedIds: fc.Arbitrary<RouteIds> = fc.record({
   deliveryId: segment,
   runId: segment,
   scenario: segment,
+  clientId: segment,
   file: segment,
 });
 

@@ -18,7 +18,7 @@ const ALL_ROUTES = [...API_ROUTES, ...OTHER_ROUTES];
 
 /** The route's path with every parameter, or else its last segment, made malformed. */
 const malformedPath = (template: string): string => {
-  const malformed: RouteIds = { locationId: '%E0%A4%A', subscriptionId: '%', alertId: '%zz', deliveryId: '%FF', runId: '%C0%80', scenario: 'leak%', file: 'app.%zz.js' };
+  const malformed: RouteIds = { locationId: '%E0%A4%A', subscriptionId: '%', alertId: '%zz', deliveryId: '%FF', runId: '%C0%80', scenario: 'leak%', clientId: '%G0', file: 'app.%zz.js' };
   return template.includes(':') ? fillPath(template, malformed) : `${template.replace(/\/$/, '/index')}%G0`;
 };
 

@@ -15,6 +15,8 @@ export interface RouteIds {
   deliveryId: string;
   runId: string;
   scenario: string;
+  /** An OAuth client the demo account registered. */
+  clientId: string;
   /** A file name in the route (the dashboard's script asset, a file of /docs/assets). */
   file: string;
 }
@@ -57,6 +59,7 @@ export const API_ROUTES: ApiRoute[] = [
   { method: 'post', path: '/sandbox/subscriptions/:subscriptionId/confirmation', ok: 200, guard: 'account' },
   { method: 'get', path: '/sandbox/oauth-clients', ok: 200, guard: 'account' },
   { method: 'post', path: '/sandbox/oauth-clients', body: partnerRegistration(), ok: 201, guard: 'account' },
+  { method: 'delete', path: '/sandbox/oauth-clients/:clientId', ok: 200, guard: 'account' },
   { method: 'post', path: '/sandbox/locations/:locationId/alerts', body: { type: 'highLeak' }, ok: 201, guard: 'account' },
   { method: 'get', path: '/sandbox/locations/:locationId/alerts', ok: 200, guard: 'account' },
   { method: 'get', path: '/sandbox/locations/:locationId/alerts/:alertId', ok: 200, guard: 'account' },
@@ -132,7 +135,7 @@ function dashboardScript(): string {
   return assets.script;
 }
 
-/** A subscription, an active alert, its deliveries and a scenario run of the demo account, for the templates. */
+/** A subscription, an active alert, its deliveries, a scenario run and an OAuth client of the demo account, for the templates. */
 export async function givenRouteIds(app: Express): Promise<RouteIds> {
   const auth = bearer(DEMO_API_KEY);
   const subscription = await request(app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(auth).send({ endpoint: 'https://example.com/hook' }).expect(200);
@@ -140,6 +143,7 @@ export async function givenRouteIds(app: Express): Promise<RouteIds> {
   const deliveries = await request(app).get('/sandbox/deliveries').set(auth).expect(200);
   const scenario = 'slow-leak-escalates';
   const run = await request(app).post(`/sandbox/scenarios/${scenario}/runs`).set(auth).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+  const client = await request(app).post('/sandbox/oauth-clients').set(auth).send(partnerRegistration({ clientId: 'route-table-client' })).expect(201);
   return {
     locationId: DEMO_LOCATION_ID,
     subscriptionId: subscription.body.subscriptionId as string,
@@ -147,6 +151,7 @@ export async function givenRouteIds(app: Express): Promise<RouteIds> {
     deliveryId: (deliveries.body.deliveries as { deliveryId: string }[])[0]!.deliveryId,
     runId: run.body.runId as string,
     scenario,
+    clientId: client.body.client_id as string,
     file: dashboardScript(),
   };
 }

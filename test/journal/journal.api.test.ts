@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 
 import request from 'supertest';
 
-import { errorBodyExcerpt, JOURNAL_ERROR_BODY_LIMIT } from '../../src/journal/journal.js';
+import { errorBodyExcerpt, JOURNAL_ERROR_BODY_LIMIT, JOURNAL_PATH_LIMIT, JOURNAL_QUERY_LIMIT } from '../../src/journal/journal.js';
 import { accountChannel } from '../../src/live/index.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
@@ -70,6 +70,21 @@ describe('what the journal leaves out', () => {
 });
 
 describe('an entry', () => {
+  it('keeps a long path and query cut to a bounded size (a request line may take 16 kB; an account keeps 200 entries)', async () => {
+    const longPath = `/v1/locations/${'p'.repeat(5000)}`;
+    const query = `first=1&huge=${'q'.repeat(6000)}&${Array.from({ length: 40 }, (_, i) => `n${i}=${'v'.repeat(100)}`).join('&')}`;
+    await request(t.app).get(`${longPath}?${query}`).set(bearer(DEMO_API_KEY)).expect(404);
+    const [entry] = (await request(t.app).get('/sandbox/requests?limit=1').set(bearer(DEMO_API_KEY)).expect(200)).body.requests;
+    expect(entry.path).toBe(`${longPath.slice(0, JOURNAL_PATH_LIMIT)}…`);
+    expect(JSON.stringify(entry.query).length).toBeLessThanOrEqual(JOURNAL_QUERY_LIMIT);
+    // The parameters in order while they fit, each value cut at a tenth of the limit.
+    expect(entry.query.first).toBe('1');
+    expect(entry.query.huge).toBe(`${'q'.repeat(JOURNAL_QUERY_LIMIT / 10)}…`);
+    expect(entry.query.n0).toBe('v'.repeat(100));
+    expect(Object.keys(entry.query).length).toBeLessThan(42);
+  });
+
+
   it("keeps the request's query, its status, and its time taken in ms to a tenth", async () => {
     await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/locations', status: 400, delayMs: 60 }).expect(201);
     const started = performance.now();

@@ -85,10 +85,10 @@ async function integrationTraffic(urls: string[]): Promise<{ apiKey: string }> {
   await receiver.waitForMatching((r) => r.method === 'POST' && (r.body as { subscriptionId?: string; active?: boolean }).subscriptionId === subscribed.subscriptionId && (r.body as { active?: boolean }).active === false);
 
   expect((await call('/sandbox/readiness/drills', { method: 'POST', body: JSON.stringify({ drill: 'rate-limit' }) })).status).toBe(200);
-  // The drill answers the next 3 requests 429; the client asks again at once each time (2 early
-  // requests: a count that does not depend on how fast this machine sends them)...
+  // All three of the drill's 429s, two of them early: none is left for the requests below, whose
+  // pace (and so their count of early retries) would follow the machine's load.
   for (let i = 0; i < 3; i++) expect((await call('/v1/locations')).status).toBe(429);
-  // ...and then waits out Retry-After: moving the account clock counts as the wait.
+  // The client then waits out Retry-After: moving the account clock counts as the wait.
   expect((await call('/sandbox/clock', { method: 'POST', body: JSON.stringify({ advanceSeconds: 3 }) })).status).toBe(200);
   for (let i = 0; i < FOLD_EVERY * 6; i++) await call(`/v1/locations/${locationId}`);
   return { apiKey };

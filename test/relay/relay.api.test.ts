@@ -7,7 +7,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 
 import { createApp } from '../../src/app.js';
-import { readServerEvents, type ServerEvent } from '../../src/cli/sse.js';
+import { readServerEvents, type ServerEvent } from '../../src/client/sse.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { buildDeps } from '../../src/deps.js';

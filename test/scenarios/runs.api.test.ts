@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import request from 'supertest';
 
+import { USAGE_CHANGES_KEPT } from '../../src/scenarios/runner.js';
 import { parseScenarioFile, type Scenario } from '../../src/scenarios/schema.js';
 import { buildTestApp, docOf, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
@@ -30,6 +31,7 @@ const custom = new Map([
     { at: '+2m', do: 'endAlert', alert: 'leak' },
   ]),
   scenarioOf('second-device', [{ at: 0, do: 'disconnectDevice', device: 1 }]),
+  scenarioOf('scale-now', [{ at: 0, do: 'setUsage', scale: 2, for: '+1m' }]),
 ]);
 
 let t: TestApp;
@@ -130,6 +132,19 @@ describe('POST /sandbox/scenarios/{name}/runs', () => {
       ['endAlert', true],
     ]);
     expect(runs[0].log[1].result).toContain('already ended');
+  });
+
+  it(`keeps the newest ${USAGE_CHANGES_KEPT} usage changes of a location, however many runs made them (every reading walks them)`, async () => {
+    t = await buildTestApp({ overrides: { scenarios: custom } });
+    for (let i = 0; i < USAGE_CHANGES_KEPT + 5; i++) {
+      await startRun('scale-now', { locationId: DEMO_LOCATION_ID }).expect(201);
+      await advance(t, 60).expect(200);
+    }
+    const overrides = (await docOf(t)).locations.find((l) => l.locationId === DEMO_LOCATION_ID)!.usageOverrides!;
+    expect(overrides).toHaveLength(USAGE_CHANGES_KEPT);
+    // The oldest five went; the newest one is the last run's.
+    expect(overrides[0]!.fromMs).toBe(TEST_START.getTime() + 5 * 60_000);
+    expect(overrides.at(-1)!.fromMs).toBe(TEST_START.getTime() + (USAGE_CHANGES_KEPT + 4) * 60_000);
   });
 
   it('refuses a scenario that needs more devices than the location has, with 400 naming locationId', async () => {

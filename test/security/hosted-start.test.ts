@@ -1,6 +1,6 @@
 import type { DestinationStream } from 'pino';
 
-import { loadConfig } from '../../src/config.js';
+import { HOSTED_LIMITS, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/core/logger.js';
 import { describeStartup, startSandbox, type RunningSandbox } from '../../src/server.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
@@ -42,16 +42,7 @@ describe('a hosted start (PUBLIC_URL names a host that is not loopback)', () => 
     expect(message).toMatch(/BLOCK_PRIVATE_ENDPOINTS=true +webhooks reach public addresses only, checked at every connection \(hosted default\)/);
     expect(message).toMatch(/ENDPOINT_POLICY=https-only +subscription endpoints must be https \(hosted default\)/);
     const listening = logs.find((l) => l['msg'] === 'listening')!;
-    expect(listening['protections']).toEqual({
-      hosted: true,
-      blockPrivateEndpoints: true,
-      endpointPolicy: 'https-only',
-      adminToken: false,
-      accountCreationsPerHour: 20,
-      subscriptionsPerLocation: 20,
-      locationsPerAccount: 5,
-      openRelays: 5,
-    });
+    expect(listening['protections']).toEqual({ hosted: true, blockPrivateEndpoints: true, endpointPolicy: 'https-only', adminToken: false, ...HOSTED_LIMITS });
     // The loopback receiver that a local sandbox reaches is refused, over http and over https.
     expect((await subscribe(sandbox, receiver.url())).status).toBe(400);
     expect((await subscribe(sandbox, receiver.url().replace('http:', 'https:'))).status).toBe(400);

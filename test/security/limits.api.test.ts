@@ -6,12 +6,15 @@ import type { DestinationStream } from 'pino';
 import request from 'supertest';
 
 import { createLogger } from '../../src/core/logger.js';
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS } from '../helpers/demo.js';
+import { buildTestApp, docOf, type TestApp } from '../helpers/build-test-app.js';
+import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY } from '../helpers/demo.js';
+import { loginAndGetToken, NATIVE_REDIRECT_URI, partnerRegistration } from '../helpers/oauth.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 // A hosted sandbox (its PUBLIC_URL is not loopback) limits what one partner can take: accounts
-// created per client address, subscriptions per location, locations per generated account and
-// relays open at once. A local sandbox keeps today's freedom.
+// created per client address, subscriptions per location, locations per generated account,
+// relays open at once, and every collection an account can grow. A local sandbox has generous
+// limits. Each refusal is a 409 (429 for rates) naming the setting, and keeps what was stored.
 
 const HOSTED = { PUBLIC_URL: 'https://sandbox.example.com' };
 
@@ -191,5 +194,161 @@ describe('global admin operations on a hosted sandbox', () => {
     await request(guarded.app).get('/sandbox/admin/accounts').set(bearer('operator-token')).expect(200);
     const local = await app({});
     await request(local.app).get('/sandbox/admin/accounts').expect(200);
+  });
+});
+
+const asDemo = (t: TestApp, method: 'get' | 'post' | 'delete', path: string): request.Test => request(t.app)[method](path).set(bearer(DEMO_API_KEY));
+const addFault = (t: TestApp, body: Record<string, unknown>, key = DEMO_API_KEY): request.Test => request(t.app).post('/sandbox/faults').set(bearer(key)).send(body);
+
+describe('ACCOUNT_STORAGE_LIMIT', () => {
+  it('a hosted account holds 1 MiB: 90 kB faults are taken until the next would pass it, then 409 naming the setting and the largest part; nothing stored is lost, deleting makes room', async () => {
+    const lines: string[] = [];
+    const t = await app(HOSTED, lines);
+    const body = { blob: 'x'.repeat(90 * 1024) };
+    const accepted: string[] = [];
+    let refused: request.Response | null = null;
+    for (let i = 0; i < 20 && refused === null; i++) {
+      const res = await addFault(t, { path: `/v1/nothing/${i}`, status: 500, body });
+      if (res.status === 201) accepted.push(res.body.faultId as string);
+      else refused = res;
+    }
+    expect(accepted.length).toBeGreaterThanOrEqual(9);
+    expect(refused?.status).toBe(409);
+    expect(refused?.body).toEqual({
+      error: 'limit_reached',
+      message: expect.stringMatching(
+        /^This change would make the account's stored data [\d,]+ bytes, more than the 1,048,576 this sandbox keeps per account \(ACCOUNT_STORAGE_LIMIT=1048576\); nothing was changed\. Its largest parts: faults [\d,]+ bytes \(DELETE \/sandbox\/faults\);/,
+      ),
+    });
+    const stored = Buffer.byteLength(JSON.stringify(await docOf(t)));
+    expect(stored).toBeLessThanOrEqual(1_048_576);
+    // Every fault taken before is there, whole.
+    const listed = await asDemo(t, 'get', '/sandbox/faults').expect(200);
+    expect(listed.body.faults.map((f: { faultId: string }) => f.faultId)).toEqual(accepted);
+    expect(listed.body.faults.every((f: { body: unknown }) => JSON.stringify(f.body) === JSON.stringify(body))).toBe(true);
+    // The budget is bytes, not a count: a fault that fits in what is left is taken; then any change that grows the account is refused, whatever it stores.
+    const room = 1_048_576 - stored;
+    await addFault(t, { path: '/v1/nothing/small', status: 500, body: { blob: 'x'.repeat(room - 400) } }).expect(201);
+    await request(t.app).post('/sandbox/oauth-clients').set(bearer(DEMO_API_KEY)).send(partnerRegistration()).expect(409);
+    expect(Buffer.byteLength(JSON.stringify(await docOf(t)))).toBeLessThanOrEqual(1_048_576);
+    // A change that does not grow it passes.
+    await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).send({ homeAway: 'away' }).expect(200);
+    // Another account is not held up.
+    await addFault(t, { path: '/v1/nothing', status: 500, body }, OTHER_API_KEY).expect(201);
+    await asDemo(t, 'delete', '/sandbox/faults').expect(200);
+    await addFault(t, { path: '/v1/nothing', status: 500, body }).expect(201);
+    expect(warnings(lines)).toContainEqual(expect.objectContaining({ limit: 'ACCOUNT_STORAGE_LIMIT', status: 409 }));
+  });
+
+  it('a local sandbox keeps 8 MiB per account', async () => {
+    const t = await app({});
+    const body = { blob: 'x'.repeat(90 * 1024) };
+    for (let i = 0; i < 20; i++) await addFault(t, { path: `/v1/nothing/${i}`, status: 500, body }).expect(201);
+    expect(t.deps.config.limits.accountBytes).toBe(8 * 1024 * 1024);
+  });
+});
+
+describe('MAX_FAULTS', () => {
+  it('a hosted account queues at most 100 faults: the next is a 409 naming the setting, the queue stays whole, deleting makes room', async () => {
+    const t = await app(HOSTED);
+    for (let i = 0; i < 100; i++) await addFault(t, { path: `/v1/nothing/${i}`, status: 503 }).expect(201);
+    const refused = await addFault(t, { path: '/v1/nothing/100', status: 503 }).expect(409);
+    expect(refused.body).toEqual({
+      error: 'limit_reached',
+      message: 'This account has 100 faults queued, the most this sandbox allows (MAX_FAULTS=100); delete them (DELETE /sandbox/faults) before queueing another',
+    });
+    // A readiness drill queues a fault too, and meets the same bound.
+    await asDemo(t, 'post', '/sandbox/readiness/drills').send({ drill: 'server-errors' }).expect(409);
+    expect((await asDemo(t, 'get', '/sandbox/faults').expect(200)).body.faults).toHaveLength(100);
+    await asDemo(t, 'delete', '/sandbox/faults').expect(200);
+    await addFault(t, { path: '/v1/nothing/100', status: 503 }).expect(201);
+  });
+
+  it('a local sandbox queues more (1000)', async () => {
+    const t = await app({});
+    for (let i = 0; i < 101; i++) await addFault(t, { path: `/v1/nothing/${i}`, status: 503 }).expect(201);
+  });
+});
+
+describe('MAX_OAUTH_CLIENTS', () => {
+  it('a hosted account registers at most 20 clients: the next is a 409 naming the setting; DELETE /sandbox/oauth-clients/{clientId} takes a client and its tokens away and makes room', async () => {
+    const t = await app(HOSTED);
+    const register = (clientId: string): request.Test => request(t.app).post('/sandbox/oauth-clients').set(bearer(DEMO_API_KEY)).send(partnerRegistration({ clientId, clientSecret: `${clientId}-secret` }));
+    for (let i = 0; i < 20; i++) await register(`client-${i}`).expect(201);
+    const refused = await register('client-20').expect(409);
+    expect(refused.body).toEqual({
+      error: 'limit_reached',
+      message: 'This account has 20 OAuth clients registered, the most this sandbox allows (MAX_OAUTH_CLIENTS=20); delete one (DELETE /sandbox/oauth-clients/{clientId}) before registering another',
+    });
+    expect((await asDemo(t, 'get', '/sandbox/oauth-clients').expect(200)).body.oauthClients).toHaveLength(20);
+    const tokens = await loginAndGetToken(t.app, { clientId: 'client-3', clientSecret: 'client-3-secret', redirectUri: NATIVE_REDIRECT_URI });
+    await request(t.app).get('/v1/locations').set(bearer(tokens.access_token)).expect(200);
+
+    const deleted = await asDemo(t, 'delete', '/sandbox/oauth-clients/client-3').expect(200);
+    expect(deleted.body).toEqual({ clientId: 'client-3', removedTokens: 3 });
+    await request(t.app).get('/v1/locations').set(bearer(tokens.access_token)).expect(403);
+    await asDemo(t, 'delete', '/sandbox/oauth-clients/client-3').expect(404);
+    // A fixture client, or another account's, is not this account's to delete.
+    await asDemo(t, 'delete', '/sandbox/oauth-clients/demo-client').expect(404);
+    await request(t.app).delete('/sandbox/oauth-clients/client-4').set(bearer(OTHER_API_KEY)).expect(404);
+    await register('client-20').expect(201);
+    expect((await asDemo(t, 'get', '/sandbox/oauth-clients').expect(200)).body.oauthClients).toHaveLength(20);
+  });
+});
+
+describe('MAX_RUNNING_RUNS', () => {
+  it('a hosted account runs at most 10 scenario runs at once: the next is a 409 naming the setting; cancelling one makes room', async () => {
+    const t = await app(HOSTED);
+    const start = (): request.Test => asDemo(t, 'post', '/sandbox/scenarios/cold-snap/runs').send({ locationId: DEMO_LOCATION_ID });
+    const runIds: string[] = [];
+    for (let i = 0; i < 10; i++) runIds.push((await start().expect(201)).body.runId as string);
+    const refused = await start().expect(409);
+    expect(refused.body).toEqual({
+      error: 'limit_reached',
+      message: 'This account has 10 scenario runs running, the most this sandbox allows (MAX_RUNNING_RUNS=10); cancel one (POST /sandbox/runs/{runId}/cancel) or let it finish before starting another',
+    });
+    const runs = (await asDemo(t, 'get', '/sandbox/runs').expect(200)).body.runs as { runId: string; state: string }[];
+    expect(runs.filter((r) => r.state === 'running').map((r) => r.runId).sort()).toEqual([...runIds].sort());
+    await asDemo(t, 'post', `/sandbox/runs/${runIds[0]}/cancel`).expect(200);
+    await start().expect(201);
+  });
+});
+
+describe('MAX_PENDING_DELIVERIES', () => {
+  let receiver: WebhookReceiver;
+  beforeEach(async () => {
+    receiver = await WebhookReceiver.start();
+    // Every attempt fails, and with the clock frozen no retry falls due: the deliveries stay pending.
+    receiver.fallback = { status: 500, body: '{"error":"down"}' };
+  });
+  afterEach(async () => {
+    await receiver.close();
+  });
+
+  it('an account holds at most that many deliveries waiting: a call that would queue more is a 409 naming the setting and stores nothing; deleting a subscription cancels its deliveries and makes room', async () => {
+    const t = await app({ MAX_PENDING_DELIVERIES: '2' });
+    await asDemo(t, 'post', '/sandbox/clock').send({ frozen: true }).expect(200);
+    const subscribe = (n: number): request.Test => request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: `${receiver.url()}?n=${n}` });
+    // Each subscription queues its confirmation; it fails and waits for its retry (the GET check after it is tried once, and fails).
+    const first = (await subscribe(1).expect(200)).body.subscriptionId as string;
+    await t.deps.dispatcher.drain();
+    await subscribe(2).expect(200);
+    await t.deps.dispatcher.drain();
+    const pending = async (): Promise<number> => (await asDemo(t, 'get', '/sandbox/deliveries?state=pending').expect(200)).body.total as number;
+    expect(await pending()).toBe(2);
+
+    const refused = await subscribe(3).expect(409);
+    expect(refused.body).toEqual({
+      error: 'limit_reached',
+      message: expect.stringMatching(/^This account has 2 webhook deliveries waiting to be sent, and this sandbox keeps at most 2 \(MAX_PENDING_DELIVERIES=2\); nothing was changed\./),
+    });
+    const delivery = (await asDemo(t, 'get', '/sandbox/deliveries').expect(200)).body.deliveries[0] as { deliveryId: string };
+    await asDemo(t, 'post', `/sandbox/deliveries/${delivery.deliveryId}/redeliver`).expect(409);
+    expect((await request(t.app).get('/v1/subscriptions').set(bearer(DEMO_API_KEY)).expect(200)).body.total).toBe(2);
+    expect(await pending()).toBe(2);
+
+    await request(t.app).delete(`/v1/subscriptions/${first}`).set(bearer(DEMO_API_KEY)).expect(200);
+    expect(await pending()).toBe(1);
+    await subscribe(3).expect(200);
   });
 });

@@ -6,6 +6,7 @@ import { describeEventsContract } from './contract/events.js';
 import { describeIndexesContract } from './contract/indexes.js';
 import { describeJournalContract } from './contract/journal.js';
 import { describeLifetimesContract } from './contract/lifetimes.js';
+import { describeLimitsContract } from './contract/limits.js';
 import { describeLocksContract } from './contract/locks.js';
 import { describeRestartContract } from './contract/restart.js';
 import { describeSessionsContract } from './contract/sessions.js';
@@ -14,7 +15,7 @@ import { useContractSuite, type OpenStoreForContract, type StoreContractCapabili
 
 /**
  * The behaviour every Store backend must have, as one suite, in one file per part of the store
- * (contract/: accounts, indexes, lifetimes, deliveries, due hints, journal, counters, locks,
+ * (contract/: accounts, limits, indexes, lifetimes, deliveries, due hints, journal, counters, locks,
  * events, settings, sessions, restart). A backend plugs in with
  *
  *   describeStoreContract('the redis store', (clock, options) => openRedisForTest(clock, options), { expiresOn: 'realTime', persistent: true });
@@ -41,6 +42,7 @@ export function describeStoreContract(name: string, open: OpenStoreForContract, 
   describe(`${name}: the Store contract`, () => {
     const suite = useContractSuite(open, capabilities);
     describeAccountsContract(suite);
+    describeLimitsContract(suite);
     describeIndexesContract(suite);
     describeLifetimesContract(suite);
     describeDeliveriesContract(suite);

@@ -93,6 +93,26 @@ describe('the embedded store on lowdb files', () => {
       }
     });
 
+    it('keeps at most cacheBytes of account files loaded: big accounts leave memory first when least recently used, and read back whole', async () => {
+      const store = await openEmbedded({ dir, clock, deliveryLogLimit: 100, sessionTtlMs: 3_600_000, cacheSize: 100, cacheBytes: 250_000 });
+      opened.push(store);
+      const bulky = (id: string, n: number) => ({ ...givenFault(id, `f${n}`), body: { blob: 'x'.repeat(100_000) } });
+      for (const id of ids) {
+        await store.accounts.create(givenAccount(id));
+        await store.accounts.update(id, (doc) => void doc.faults.push(bulky(id, 1)));
+        // Two accounts of about 100 kB fit, a third does not.
+        expect(store.loadedAccounts).toBeLessThanOrEqual(2);
+      }
+      for (const id of ids) {
+        expect((await store.accounts.get(id))?.faults.map((f) => JSON.stringify(f.body).length)).toEqual([100_011]);
+        expect(store.loadedAccounts).toBeLessThanOrEqual(2);
+      }
+      // Small accounts are many to the same bytes.
+      for (const id of ['s1', 's2', 's3', 's4', 's5']) await store.accounts.create(givenAccount(id));
+      for (const id of ['s1', 's2', 's3', 's4', 's5']) expect((await store.accounts.get(id))?.account.accountId).toBe(id);
+      expect(store.loadedAccounts).toBeGreaterThanOrEqual(5);
+    });
+
     it('an account with a journal write waiting stays loaded until the write is done, then is evicted; its journal reads back', async () => {
       const store = await open(2);
       for (const id of ids) {

@@ -1,4 +1,5 @@
 import type { ManualClock } from '../../src/core/clock.js';
+import type { AccountLimits } from '../../src/store/limits.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { useTestRedis } from '../helpers/redis-server.js';
 import { deferred, eventually, withDeadline } from '../helpers/waiting.js';
@@ -10,9 +11,9 @@ const redis = useTestRedis();
 
 /** A store of its own: a fresh key prefix on the shared test Redis, ready before it is handed out. */
 async function openRedis(
-  options: Pick<StoreContractOptions, 'deliveryLogLimit' | 'sessionTtlMs'> & { accountLifetimeMs?: number; lockTtlMs?: number; prefix?: string; clock?: ManualClock },
+  options: Pick<StoreContractOptions, 'deliveryLogLimit' | 'sessionTtlMs'> & { accountLifetimeMs?: number; lockTtlMs?: number; prefix?: string; clock?: ManualClock; limits?: AccountLimits },
 ): Promise<RedisStore> {
-  const { deliveryLogLimit, sessionTtlMs, accountLifetimeMs, lockTtlMs } = options;
+  const { deliveryLogLimit, sessionTtlMs, accountLifetimeMs, lockTtlMs, limits } = options;
   const store = new RedisStore({
     url: redis.url,
     prefix: options.prefix ?? redis.prefix(),
@@ -22,6 +23,7 @@ async function openRedis(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(accountLifetimeMs === undefined ? {} : { accountLifetimeMs }),
     ...(lockTtlMs === undefined ? {} : { lockTtlMs }),
+    ...(limits === undefined ? {} : { limits }),
   });
   await eventually(async () => (await store.health()).ok || null);
   return store;

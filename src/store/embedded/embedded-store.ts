@@ -6,9 +6,10 @@ import type session from 'express-session';
 
 import type { Clock } from '../../core/clock.js';
 import { hash32 } from '../../core/random.js';
-import type { AccountDoc, DeliveryRecord, JournalEntry } from '../data.js';
+import type { AccountDoc, DeepReadonly, DeliveryRecord, JournalEntry } from '../data.js';
 import { ACCOUNT_SCHEMA_VERSION } from '../data.js';
 import { deliveryDueMs, diffEntries, earliest, indexEntriesOf, nextRunDueMs, originOf, pastLifetime, processDueMs, splitIndexEntry } from '../derived.js';
+import { checkAccountBytes, checkPendingDeliveries, deepFreeze, NO_ACCOUNT_LIMITS, storedBytes, type AccountLimits } from '../limits.js';
 import {
   AccountMissingError,
   IndexConflictError,
@@ -93,6 +94,8 @@ interface StoreFileData {
 
 interface LoadedAccount {
   file: LowdbFile<AccountFileData>;
+  /** The stored document as JSON, once a change or a write has made it (a write of the file reuses it). */
+  docText: DocText;
   byId: Map<string, DeliveryRecord>;
   pending: Set<string>;
   finished: number;
@@ -113,8 +116,15 @@ export interface EmbeddedStoreOptions {
   sessionTtlMs: number;
   /** Accounts kept loaded (file mode); the rest are read from disk when used. */
   cacheSize?: number;
+  /**
+   * And at most this many characters of their files (documents, delivery logs and journals), so
+   * memory stays bounded whatever the accounts in use hold (file mode; none when absent).
+   */
+  cacheBytes?: number;
   /** ACCOUNT_TTL in ms: how long a generated account lives after its last request (0 or absent: for ever). */
   accountLifetimeMs?: number;
+  /** The bounds every change of an account is checked against (none when absent). */
+  limits?: AccountLimits;
 }
 
 /** What the store found when it opened: a fresh folder, or existing state. */
@@ -149,6 +159,10 @@ export class EmbeddedStore implements Store {
   /** Claims on deliveries: who holds each, and until when (real time: a claim outlives no process). */
   readonly #leases = new Map<string, { owner: string; untilMs: number }>();
   #accountCount = 0;
+
+  get #limits(): AccountLimits {
+    return this.#options.limits ?? NO_ACCOUNT_LIMITS;
+  }
 
   private constructor(options: EmbeddedStoreOptions, shards: LowdbFile<ShardDocument>[], storeFile: LowdbFile<StoreFileData>, sessionFile: LowdbFile<SessionsDocument>) {
     this.#options = options;
@@ -268,9 +282,14 @@ export class EmbeddedStore implements Store {
   async #updateLoaded<T>(accountId: string, loaded: LoadedAccount | null, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T> {
     if (!loaded) throw new AccountMissingError(accountId);
     // From here to the writes nothing awaits, so no other change of this account interleaves.
+    // The one copy of the change: one that throws, or is refused, leaves the stored document as it was.
     const draft = structuredClone(loaded.file.data.doc);
     const added: DeliveryRecord[] = [];
     const result = change(draft, { addDeliveries: (records) => added.push(...records) });
+    const json = JSON.stringify(draft);
+    const bytes = storedBytes(json);
+    checkAccountBytes(this.#limits, bytes, () => this.#docBytes(loaded), draft);
+    checkPendingDeliveries(this.#limits, loaded.pending.size, added.length);
     const entries = indexEntriesOf(draft);
     const { added: newKeys, removed } = diffEntries(loaded.entries, entries);
     for (const entry of newKeys) {
@@ -280,9 +299,11 @@ export class EmbeddedStore implements Store {
         throw new IndexConflictError(kind, key);
       }
     }
-    // Stored as copies: the change (and whatever it returned) may keep references to the draft
-    // and its records, and must not be able to change stored state through them.
-    loaded.file.data.doc = structuredClone(draft);
+    // Stored frozen, not copied again: the change (and whatever it returned) may keep references
+    // to the draft and its records, and must not be able to change stored state through them.
+    loaded.file.data.doc = deepFreeze(draft);
+    // The text is kept for the file's next write; in memory there is none, and only the size is kept.
+    Object.assign(loaded.docText, { doc: draft, json: this.#dir === null ? '' : json, bytes });
     for (const record of added) this.#addDelivery(loaded, structuredClone(record));
     loaded.entries = entries;
     const keysChanged = newKeys.length > 0 || removed.length > 0;
@@ -290,6 +311,11 @@ export class EmbeddedStore implements Store {
     const metaShard = this.#refreshMeta(accountId, loaded, keysChanged);
     await Promise.all([loaded.file.save(), metaShard?.save()]);
     return result;
+  }
+
+  /** The stored size of the account's document (serialised once, then kept with it). */
+  #docBytes(loaded: LoadedAccount): number {
+    return currentText(loaded.docText, loaded.file.data.doc).bytes;
   }
 
   async #create(doc: AccountDoc, deliveries: readonly DeliveryRecord[]): Promise<boolean> {
@@ -302,8 +328,9 @@ export class EmbeddedStore implements Store {
         throw new IndexConflictError(kind, key);
       }
     }
-    const file = LowdbFile.create<AccountFileData>(this.#path('accounts', accountId), { doc: structuredClone(doc), deliveries: [] }, this.#onWritten);
-    const loaded: LoadedAccount = { file, byId: new Map(), pending: new Set(), finished: 0, entries, journal: null, pins: 1 };
+    const docText = emptyDocText();
+    const file = LowdbFile.create<AccountFileData>(this.#path('accounts', accountId), { doc: deepFreeze(structuredClone(doc)), deliveries: [] }, this.#onWritten, accountFileText(docText));
+    const loaded: LoadedAccount = { file, docText, byId: new Map(), pending: new Set(), finished: 0, entries, journal: null, pins: 1 };
     for (const record of deliveries) this.#addDelivery(loaded, structuredClone(record));
     this.#loaded.set(accountId, loaded);
     const { shard } = this.#metaShard(accountId);
@@ -388,6 +415,7 @@ export class EmbeddedStore implements Store {
       add: (accountId, records) =>
         this.#with(accountId, async (loaded) => {
           if (!loaded) throw new AccountMissingError(accountId);
+          checkPendingDeliveries(this.#limits, loaded.pending.size, records.length);
           for (const record of records) this.#addDelivery(loaded, structuredClone(record));
           await this.#saveAccount(accountId, loaded);
         }),
@@ -683,11 +711,13 @@ export class EmbeddedStore implements Store {
     let loading = this.#loading.get(accountId);
     if (!loading) {
       const started: { waiters: number; promise: Promise<LoadedAccount | null> } = { waiters: 0, promise: Promise.resolve(null) };
-      started.promise = LowdbFile.open(path, validateAccountFile, this.#onWritten)
+      const docText = emptyDocText();
+      started.promise = LowdbFile.open(path, validateAccountFile, this.#onWritten, accountFileText(docText))
         .then((file) => {
           if (!file) return null;
+          deepFreeze(file.data.doc);
           // One pin per caller waiting for this load.
-          const account: LoadedAccount = { file, byId: new Map(), pending: new Set(), finished: 0, entries: indexEntriesOf(file.data.doc), journal: null, pins: started.waiters };
+          const account: LoadedAccount = { file, docText, byId: new Map(), pending: new Set(), finished: 0, entries: indexEntriesOf(file.data.doc), journal: null, pins: started.waiters };
           const records = file.data.deliveries;
           file.data.deliveries = [];
           for (const record of records) this.#addDelivery(account, record);
@@ -722,14 +752,23 @@ export class EmbeddedStore implements Store {
   /** Called when a file's writes are all done: an account that waited for them may now be evicted. */
   readonly #onWritten = (): void => this.#evict();
 
-  /** Drops least recently used accounts beyond the cache size, once nobody uses them and their writes are done. */
+  /**
+   * Drops least recently used accounts beyond the cache's size (in accounts, and in bytes of
+   * their files), once nobody uses them and their writes are done.
+   */
   #evict(): void {
     const limit = this.#options.cacheSize ?? Number.POSITIVE_INFINITY;
-    if (this.#dir === null || this.#loaded.size <= limit) return;
+    const byteLimit = this.#options.cacheBytes ?? Number.POSITIVE_INFINITY;
+    if (this.#dir === null) return;
+    const bytesOf = (loaded: LoadedAccount): number => loaded.file.size + (loaded.journal?.size ?? 0);
+    let bytes = 0;
+    if (byteLimit !== Number.POSITIVE_INFINITY) for (const loaded of this.#loaded.values()) bytes += bytesOf(loaded);
+    if (this.#loaded.size <= limit && bytes <= byteLimit) return;
     for (const [accountId, loaded] of this.#loaded) {
-      if (this.#loaded.size <= limit) return;
+      if (this.#loaded.size <= limit && bytes <= byteLimit) return;
       if (loaded.pins > 0 || loaded.file.busy || loaded.journal?.busy) continue;
       this.#loaded.delete(accountId);
+      bytes -= bytesOf(loaded);
     }
   }
 
@@ -772,6 +811,30 @@ export class EmbeddedStore implements Store {
 }
 
 const shardName = (i: number): string => i.toString(16).padStart(2, '0');
+
+/** An account document's JSON, kept with it while it is the stored one (`doc`). */
+interface DocText {
+  doc: DeepReadonly<AccountDoc> | null;
+  json: string;
+  bytes: number;
+}
+
+const emptyDocText = (): DocText => ({ doc: null, json: '', bytes: 0 });
+
+/** `text`, made the JSON of `doc` first when it is of another document. */
+function currentText(text: DocText, doc: DeepReadonly<AccountDoc>): DocText {
+  if (text.doc !== doc) {
+    const json = JSON.stringify(doc);
+    Object.assign(text, { doc, json, bytes: storedBytes(json) });
+  }
+  return text;
+}
+
+/** The text of an account's file: the document's JSON as the last change made it (serialised again only when it is not the stored one), and the delivery log. */
+const accountFileText =
+  (text: DocText) =>
+  (data: AccountFileData): string =>
+    `{"doc":${currentText(text, data.doc).json},"deliveries":${JSON.stringify(data.deliveries)}}`;
 
 /** A cursor of AccountStore.list: `<createdAt>/<accountId>` (an ISO time has no "/"). */
 function parseCursor(cursor: string): { createdAt: string; accountId: string } {

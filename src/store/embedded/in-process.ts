@@ -12,7 +12,7 @@ import type { Counters, EventBus, Locks } from '../store.js';
 const SWEEP_EVERY = 1000;
 
 export class InProcessCounters implements Counters {
-  readonly #counts = new Map<string, { count: number; expiresAtMs: number }>();
+  readonly #counts = new Map<string, { count: number; expiresAtMs: number; window?: string }>();
   #sinceSweep = 0;
 
   constructor(private readonly clock: Clock) {}
@@ -23,6 +23,18 @@ export class InProcessCounters implements Counters {
     let entry = this.#counts.get(key);
     if (!entry || entry.expiresAtMs <= nowMs) {
       entry = { count: 0, expiresAtMs: nowMs + ttlMs };
+      this.#counts.set(key, entry);
+    }
+    entry.count += 1;
+    return Promise.resolve(entry.count);
+  }
+
+  incrementInWindow(key: string, window: string, ttlMs: number): Promise<number> {
+    const nowMs = this.clock.now().getTime();
+    if (++this.#sinceSweep >= SWEEP_EVERY) this.#sweep(nowMs);
+    let entry = this.#counts.get(key);
+    if (!entry || entry.expiresAtMs <= nowMs || entry.window !== window) {
+      entry = { count: 0, expiresAtMs: nowMs + ttlMs, window };
       this.#counts.set(key, entry);
     }
     entry.count += 1;

@@ -29,6 +29,8 @@ export class LowdbFile<T> {
   #writing = 0;
   #folderReady = false;
   readonly #onWritten: (() => void) | undefined;
+  /** Characters of the file's text when it was last read or written (0 in memory). */
+  #size = 0;
 
   private constructor(db: Low<T>, path: string | null, onWritten?: () => void) {
     this.#db = db;
@@ -36,11 +38,25 @@ export class LowdbFile<T> {
     this.#onWritten = onWritten;
   }
 
+  /** The file's text from `stringify`, its size noted. */
+  static #measured<T>(stringify: (data: T) => string, file: () => LowdbFile<T>): (data: T) => string {
+    return (data) => {
+      const text = stringify(data);
+      file().#size = text.length;
+      return text;
+    };
+  }
+
+  /** How large the file was when last read or written, in characters: what its data takes, roughly, while it is held. */
+  get size(): number {
+    return this.#size;
+  }
+
   /**
    * Opens the document; null when the file does not exist (or is empty). `onWritten` is called
    * whenever the file stops being busy (its writes are all done).
    */
-  static async open<T>(path: string, validate: (parsed: unknown) => T, onWritten?: () => void): Promise<LowdbFile<T> | null> {
+  static async open<T>(path: string, validate: (parsed: unknown) => T, onWritten?: () => void, stringify: (data: T) => string = JSON.stringify): Promise<LowdbFile<T> | null> {
     let text: string;
     try {
       text = await readFile(path, 'utf8');
@@ -55,14 +71,22 @@ export class LowdbFile<T> {
     } catch (error) {
       throw new StoreFileError(`${path} is not valid JSON (${(error as Error).message}); move it away, or DATA_DIR, to start afresh`);
     }
-    const db = new Low<T>(new DataFile<T>(path, { parse: JSON.parse, stringify: JSON.stringify }), validate(parsed));
-    return new LowdbFile(db, path, onWritten);
+    let file: LowdbFile<T> | null = null;
+    const db = new Low<T>(new DataFile<T>(path, { parse: JSON.parse, stringify: LowdbFile.#measured(stringify, () => file!) }), validate(parsed));
+    file = new LowdbFile(db, path, onWritten);
+    file.#size = text.length;
+    return file;
   }
 
-  /** A new document with `data`, not written until `save`. `path` null keeps it in memory. */
-  static create<T>(path: string | null, data: T, onWritten?: () => void): LowdbFile<T> {
-    const adapter = path === null ? new Memory<T>() : new DataFile<T>(path, { parse: JSON.parse, stringify: JSON.stringify });
-    return new LowdbFile(new Low<T>(adapter, data), path, onWritten);
+  /**
+   * A new document with `data`, not written until `save`. `path` null keeps it in memory.
+   * `stringify` (JSON.stringify by default) makes the file's text from the data.
+   */
+  static create<T>(path: string | null, data: T, onWritten?: () => void, stringify: (data: T) => string = JSON.stringify): LowdbFile<T> {
+    let file: LowdbFile<T> | null = null;
+    const adapter = path === null ? new Memory<T>() : new DataFile<T>(path, { parse: JSON.parse, stringify: LowdbFile.#measured(stringify, () => file!) });
+    file = new LowdbFile(new Low<T>(adapter, data), path, onWritten);
+    return file;
   }
 
   get data(): T {

@@ -48,5 +48,6 @@ export const CLEAR_DELIVERIES = script('clear-deliveries', 'helpers');
 export const QUEUE_STATS = script('queue-stats');
 export const APPEND_JOURNAL = script('append-journal');
 export const INCREMENT_COUNTER = script('increment-counter');
+export const INCREMENT_IN_WINDOW = script('increment-in-window');
 export const SET_IF_ABSENT = script('set-if-absent');
 export const LOCK_HOLDER = script('lock-holder');

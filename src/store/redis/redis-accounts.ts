@@ -1,16 +1,21 @@
 import type { Clock } from '../../core/clock.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord } from '../data.js';
 import { diffEntries, indexEntriesOf, pastLifetime } from '../derived.js';
+import { checkAccountBytes, checkPendingDeliveries, deepFreeze, NO_ACCOUNT_LIMITS, storedBytes, type AccountLimits } from '../limits.js';
 import { AccountMissingError, IndexConflictError, type AccountStore, type AccountSummary, type AccountTx, type IndexKind } from '../store.js';
 import { asArray, asText, docFields, encodeDelivery, pairsOf } from './codec.js';
 import type { RedisConnection } from './connection.js';
 import { CREATE_ACCOUNT, DELETE_ACCOUNT, LIST_ACCOUNTS, OWNER_VERSION, TOUCH_ACCOUNT, UPDATE_ACCOUNT } from './lua.js';
+import { pendingCount } from './redis-deliveries.js';
 import { Serially } from './serially.js';
 
 interface Cached {
   version: string;
+  /** Frozen: handed out without a copy. */
   doc: DeepReadonly<AccountDoc>;
   entries: Set<string>;
+  /** Its stored size (ACCOUNT_STORAGE_LIMIT). */
+  bytes: number;
 }
 
 /** After this many lost compare-and-sets in a row, a change waits a little before its next try. */
@@ -26,6 +31,8 @@ const RETRIES_BEFORE_BACKOFF = 5;
  */
 export class RedisAccounts implements AccountStore {
   readonly #cache = new Map<string, Cached>();
+  /** The stored size of the documents in #cache. */
+  #cachedBytes = 0;
   readonly #serially = new Serially();
 
   constructor(
@@ -33,6 +40,9 @@ export class RedisAccounts implements AccountStore {
     private readonly prefix: string,
     private readonly cacheSize: number,
     private readonly lifetime: { clock: Clock; lifetimeMs: number },
+    private readonly limits: AccountLimits = NO_ACCOUNT_LIMITS,
+    /** Bytes of documents the cache holds at most, besides their number. */
+    private readonly cacheBytes = Number.POSITIVE_INFINITY,
   ) {}
 
   lookup(kind: IndexKind, key: string): Promise<string | null> {
@@ -67,10 +77,16 @@ export class RedisAccounts implements AccountStore {
       let current = (await this.#read(accountId))?.entry;
       for (let attempt = 1; ; attempt++) {
         if (!current) throw new AccountMissingError(accountId);
+        // The one copy of the change: one that throws, or is refused, leaves the cached document as it was.
         const draft = structuredClone(current.doc) as AccountDoc;
         const added: DeliveryRecord[] = [];
         const result = change(draft, { addDeliveries: (records) => added.push(...records) });
         const json = JSON.stringify(draft);
+        const bytes = storedBytes(json);
+        const before = current;
+        checkAccountBytes(this.limits, bytes, () => before.bytes, draft);
+        // Counted before the script: replicas adding at the same instant may pass the bound by their own additions, no more.
+        if (added.length > 0 && this.limits.pendingDeliveries > 0) checkPendingDeliveries(this.limits, await pendingCount(this.connection, this.prefix, accountId), added.length);
         const entries = indexEntriesOf(draft);
         const diff = diffEntries(current.entries, entries);
         const keysChanged = diff.added.length > 0 || diff.removed.length > 0;
@@ -91,17 +107,18 @@ export class RedisAccounts implements AccountStore {
         );
         const outcome = asText(reply[0]);
         if (outcome === 'ok') {
-          // A copy of what was stored: the change may keep references to its draft.
-          this.#remember(accountId, { version: asText(reply[1]), doc: JSON.parse(json) as AccountDoc, entries });
+          // Kept frozen, not copied again: the change may keep references to its draft.
+          this.#remember(accountId, { version: asText(reply[1]), doc: deepFreeze(draft), entries, bytes });
           return result;
         }
-        this.#cache.delete(accountId);
+        this.#forget(accountId);
         if (outcome === 'missing') throw new AccountMissingError(accountId);
         if (outcome === 'conflict') throw new IndexConflictError(asText(reply[1]) as IndexKind, asText(reply[2]));
         // 'stale': another replica changed the account since it was read; redo the change on the
         // document that came back with the answer (no second read).
-        const doc = JSON.parse(asText(reply[2])) as AccountDoc;
-        current = { version: asText(reply[1]), doc, entries: indexEntriesOf(doc) };
+        const stored = asText(reply[2]);
+        const doc = deepFreeze(JSON.parse(stored) as AccountDoc);
+        current = { version: asText(reply[1]), doc, entries: indexEntriesOf(doc), bytes: storedBytes(stored) };
         this.#remember(accountId, current);
         if (attempt >= RETRIES_BEFORE_BACKOFF) await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt));
       }
@@ -129,13 +146,13 @@ export class RedisAccounts implements AccountStore {
     );
     const outcome = asText(reply[0]);
     if (outcome === 'conflict') throw new IndexConflictError(asText(reply[1]) as IndexKind, asText(reply[2]));
-    this.#cache.delete(accountId);
+    this.#forget(accountId);
     return outcome === 'ok';
   }
 
   async delete(accountId: string): Promise<boolean> {
     const deleted = await this.connection.script(DELETE_ACCOUNT, [this.prefix, accountId]);
-    this.#cache.delete(accountId);
+    this.#forget(accountId);
     return deleted === 1;
   }
 
@@ -192,23 +209,32 @@ export class RedisAccounts implements AccountStore {
     const key = `${this.prefix}acct:${accountId}`;
     const [version, json, lastSeen] = await this.connection.run((c) => c.hmGet(key, ['v', 'doc', 'lastSeenMs']));
     if (version === null || version === undefined || json === null || json === undefined) {
-      this.#cache.delete(accountId);
+      this.#forget(accountId);
       return null;
     }
-    const doc = JSON.parse(asText(json)) as AccountDoc;
-    const fresh: Cached = { version: asText(version), doc, entries: indexEntriesOf(doc) };
+    const text = asText(json);
+    const doc = deepFreeze(JSON.parse(text) as AccountDoc);
+    const fresh: Cached = { version: asText(version), doc, entries: indexEntriesOf(doc), bytes: storedBytes(text) };
     this.#remember(accountId, fresh);
     return { entry: fresh, lastSeen: lastSeen === null || lastSeen === undefined ? '' : asText(lastSeen) };
   }
 
-  /** Most recently used last; the least recently used go beyond the cache size. */
+  /** Most recently used last; the least recently used go beyond the cache size (in documents and in bytes). */
   #remember(accountId: string, entry: Cached): void {
-    this.#cache.delete(accountId);
+    this.#forget(accountId);
     this.#cache.set(accountId, entry);
-    while (this.#cache.size > this.cacheSize) {
+    this.#cachedBytes += entry.bytes;
+    while (this.#cache.size > this.cacheSize || this.#cachedBytes > this.cacheBytes) {
       const oldest = this.#cache.keys().next().value;
       if (oldest === undefined) break;
-      this.#cache.delete(oldest);
+      this.#forget(oldest);
     }
+  }
+
+  #forget(accountId: string): void {
+    const cached = this.#cache.get(accountId);
+    if (!cached) return;
+    this.#cache.delete(accountId);
+    this.#cachedBytes -= cached.bytes;
   }
 }

@@ -1,4 +1,5 @@
 import type { DeepReadonly, DeliveryRecord } from '../data.js';
+import { checkPendingDeliveries, NO_ACCOUNT_LIMITS, type AccountLimits } from '../limits.js';
 import { AccountMissingError, QUEUE_STATS_ACCOUNTS, type DeliveryQuery, type DeliveryStore, type QueueStats } from '../store.js';
 import { asArray, asText, encodeDelivery, type EncodedDelivery } from './codec.js';
 import type { RedisConnection } from './connection.js';
@@ -13,6 +14,9 @@ type Change = EncodedDelivery & { old: string };
  * on the account clock) and `dfin:<id>` (finished ones, trimmed oldest first to the log limit).
  * A claim is a key `lease:<id>:<deliveryId>` with a Redis TTL: it ends by itself when its holder dies.
  */
+/** The account's pending deliveries (what MAX_PENDING_DELIVERIES bounds). */
+export const pendingCount = (connection: RedisConnection, prefix: string, accountId: string): Promise<number> => connection.run((c) => c.zCard(`${prefix}dpend:${accountId}`));
+
 /** Records last read or written, kept so that an update can try its compare-and-set without reading first. */
 const RAW_CACHE_SIZE = 10_000;
 
@@ -24,6 +28,7 @@ export class RedisDeliveries implements DeliveryStore {
     private readonly connection: RedisConnection,
     private readonly prefix: string,
     private readonly logLimit: number,
+    private readonly limits: AccountLimits = NO_ACCOUNT_LIMITS,
   ) {}
 
   async get(accountId: string, deliveryId: string): Promise<DeepReadonly<DeliveryRecord> | null> {
@@ -38,6 +43,7 @@ export class RedisDeliveries implements DeliveryStore {
   }
 
   async add(accountId: string, records: readonly DeliveryRecord[]): Promise<void> {
+    if (records.length > 0 && this.limits.pendingDeliveries > 0) checkPendingDeliveries(this.limits, await pendingCount(this.connection, this.prefix, accountId), records.length);
     const reply = asArray(await this.connection.script(ADD_DELIVERIES, [this.prefix, accountId, JSON.stringify(records.map((r) => encodeDelivery(r)))]));
     if (asText(reply[0]) === 'missing') throw new AccountMissingError(accountId);
   }

@@ -8,7 +8,7 @@ import { InProcessLocks } from '../embedded/in-process.js';
 import { JOURNAL_LIMIT, type Announcement, type Counters, type EventBus, type JournalStore, type Locks, type Settings } from '../store.js';
 import { asText } from './codec.js';
 import type { RedisConnection } from './connection.js';
-import { APPEND_JOURNAL, INCREMENT_COUNTER, LOCK_HOLDER, SET_IF_ABSENT } from './lua.js';
+import { APPEND_JOURNAL, INCREMENT_COUNTER, INCREMENT_IN_WINDOW, LOCK_HOLDER, SET_IF_ABSENT } from './lua.js';
 
 /** The Redis channel of an event bus channel. */
 const eventChannelKey = (prefix: string, channel: string): string => `${prefix}ev:${channel}`;
@@ -47,6 +47,10 @@ export class RedisCounters implements Counters {
 
   async increment(key: string, ttlMs: number): Promise<number> {
     return Number(await this.connection.script(INCREMENT_COUNTER, [this.prefix, key, String(Math.max(1, Math.ceil(ttlMs)))]));
+  }
+
+  async incrementInWindow(key: string, window: string, ttlMs: number): Promise<number> {
+    return Number(await this.connection.script(INCREMENT_IN_WINDOW, [this.prefix, key, window, String(Math.max(1, Math.ceil(ttlMs)))]));
   }
 
   async get(key: string): Promise<number> {

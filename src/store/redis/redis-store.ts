@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import { NO_ACCOUNT_LIMITS, type AccountLimits } from '../limits.js';
 import type { Store, StoreHealth } from '../store.js';
 import { RedisConnection } from './connection.js';
 import { RedisAccounts } from './redis-accounts.js';
@@ -17,6 +18,8 @@ export interface RedisStoreOptions {
   sessionTtlMs: number;
   /** Account documents kept parsed in this process, checked against their version on each read. */
   cacheSize?: number;
+  /** And at most this many bytes of them (their stored JSON). */
+  cacheBytes?: number;
   /** Where connection trouble is reported. */
   logger?: Logger;
   /** The process clock (default: the system's): lifetimes of accounts are counted on it, as the requests recorded by touch are. */
@@ -25,6 +28,8 @@ export interface RedisStoreOptions {
   accountLifetimeMs?: number;
   /** How long a lock held by withLock lives without renewal (real time; 30 s by default). */
   lockTtlMs?: number;
+  /** The bounds every change of an account is checked against (none when absent). */
+  limits?: AccountLimits;
 }
 
 export const DEFAULT_REDIS_PREFIX = 'ws:';
@@ -65,8 +70,9 @@ export class RedisStore implements Store {
     const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
     const connection = new RedisConnection(options.url, options.logger);
     this.#connection = connection;
-    this.accounts = new RedisAccounts(connection, prefix, options.cacheSize ?? 500, { clock: options.clock ?? systemClock, lifetimeMs: options.accountLifetimeMs ?? 0 });
-    this.deliveries = new RedisDeliveries(connection, prefix, options.deliveryLogLimit);
+    const limits = options.limits ?? NO_ACCOUNT_LIMITS;
+    this.accounts = new RedisAccounts(connection, prefix, options.cacheSize ?? 500, { clock: options.clock ?? systemClock, lifetimeMs: options.accountLifetimeMs ?? 0 }, limits, options.cacheBytes);
+    this.deliveries = new RedisDeliveries(connection, prefix, options.deliveryLogLimit, limits);
     this.journal = new RedisJournal(connection, prefix);
     this.counters = new RedisCounters(connection, prefix);
     this.locks = new RedisLocks(connection, prefix, options.lockTtlMs);

@@ -1,7 +1,7 @@
 import type { AccountDoc } from '../../../src/store/data.js';
 import { AccountMissingError } from '../../../src/store/store.js';
 import { givenAccount, givenDelivery, givenFault, givenJournalEntry, INDEX_KINDS, indexedKeys, iso, keyOf, T0 } from '../builders.js';
-import { type ContractSuite, FAR } from './suite.js';
+import { type ContractSuite, FAR, FROZEN } from './suite.js';
 
 /** Accounts: each account on its own, update as a whole-or-nothing compare-and-set of its document (with its deliveries and keys), one change at a time, and the account list. */
 export function describeAccountsContract(suite: ContractSuite): void {
@@ -69,16 +69,16 @@ export function describeAccountsContract(suite: ContractSuite): void {
       expect((await docOf(store, 'a')).clock.offsetMs).toBe(5000);
     });
 
-    it('gives the change a copy: changing it after the update resolved stores nothing', async () => {
+    it('gives the change a copy: changing it after the update resolved throws and stores nothing (the stored document is frozen, not copied again)', async () => {
       await create(store, givenAccount('a'));
       let seen: AccountDoc | undefined;
       await store.accounts.update('a', (doc) => {
         doc.account.name = 'changed';
         seen = doc;
       });
-      seen!.account.name = 'changed afterwards';
-      seen!.faults.push(givenFault('a', 'late'));
-      indexedKeys.apiKey.add(seen!, 'late-key');
+      expect(() => (seen!.account.name = 'changed afterwards')).toThrow(FROZEN);
+      expect(() => seen!.faults.push(givenFault('a', 'late'))).toThrow(FROZEN);
+      expect(() => indexedKeys.apiKey.add(seen!, 'late-key')).toThrow(FROZEN);
 
       const stored = await docOf(store, 'a');
       expect(stored.account.name).toBe('changed');
@@ -105,6 +105,16 @@ export function describeAccountsContract(suite: ContractSuite): void {
       expect(await store.deliveries.get('a', 'half-done-delivery')).toBeNull();
       expect((await store.deliveries.list('a', { offset: 0, limit: 10 })).total).toBe(0);
       expect(await store.accounts.due(FAR, 10)).toEqual([]);
+    });
+
+    it('hands out frozen documents: a reader cannot change what is stored', async () => {
+      await create(store, givenAccount('a'));
+      await store.accounts.update('a', (doc) => void doc.faults.push(givenFault('a', 'f1')));
+      const read = (await store.accounts.get('a'))!;
+      expect(Object.isFrozen(read)).toBe(true);
+      expect(Object.isFrozen(read.faults[0])).toBe(true);
+      expect(() => ((read.account as { name: string }).name = 'x')).toThrow(FROZEN);
+      expect((await docOf(store, 'a')).account.name).toBe('Account a');
     });
 
     it('throws AccountMissingError for an account that never existed or was deleted', async () => {

@@ -27,6 +27,24 @@ export function describeCountersContract(suite: ContractSuite): void {
       expect(await store.counters.increment('k', shortTtlMs)).toBe(2);
     });
 
+    it('incrementInWindow keeps one counter per key: counting in a window, and from one again in another (or back in an earlier one)', async () => {
+      expect(await store.counters.incrementInWindow('w', 'a/1', 60_000)).toBe(1);
+      expect(await store.counters.incrementInWindow('w', 'a/1', 60_000)).toBe(2);
+      expect(await store.counters.incrementInWindow('w2', 'a/1', 60_000)).toBe(1);
+      expect(await store.counters.incrementInWindow('w', 'a/2', 60_000)).toBe(1);
+      expect(await store.counters.incrementInWindow('w', 'a/2', 60_000)).toBe(2);
+      expect(await store.counters.incrementInWindow('w', 'a/1', 60_000)).toBe(1);
+      const counts = await Promise.all(Array.from({ length: 50 }, () => store.counters.incrementInWindow('w', 'b/7', 60_000)));
+      expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    });
+
+    it('incrementInWindow starts again from one once the TTL of its window has passed', async () => {
+      expect(await store.counters.incrementInWindow('w', 'a/1', shortTtlMs)).toBe(1);
+      expect(await store.counters.incrementInWindow('w', 'a/1', shortTtlMs)).toBe(2);
+      clock.advance(shortTtlMs);
+      await eventually(async () => (await store.counters.incrementInWindow('w', 'a/1', shortTtlMs)) === 1 || null);
+    });
+
     onClockIt('on the store clock, the window is fixed by the first increment, not renewed by later ones', async () => {
       expect(await store.counters.increment('k', 60_000)).toBe(1);
       clock.advance(59_999);

@@ -1,5 +1,6 @@
 import { ManualClock } from '../../../src/core/clock.js';
 import type { AccountDoc, DeliveryRecord } from '../../../src/store/data.js';
+import { NO_ACCOUNT_LIMITS, type AccountLimits } from '../../../src/store/limits.js';
 import type { Store } from '../../../src/store/store.js';
 import { live } from '../../helpers/live.js';
 import { T0 } from '../builders.js';
@@ -13,6 +14,8 @@ export interface StoreContractOptions {
   accountLifetimeMs: number;
   /** How long a withLock lock lives without renewal, where a backend's holders can die apart from it (Redis). */
   lockTtlMs: number;
+  /** ACCOUNT_STORAGE_LIMIT and MAX_PENDING_DELIVERIES (0: none). */
+  limits: AccountLimits;
 }
 
 export interface StoreUnderTest {
@@ -34,12 +37,15 @@ export interface StoreContractCapabilities {
   persistent: boolean;
 }
 
-export const DEFAULT_CONTRACT_OPTIONS: StoreContractOptions = { deliveryLogLimit: 1000, sessionTtlMs: 3_600_000, accountLifetimeMs: 0, lockTtlMs: 30_000 };
+export const DEFAULT_CONTRACT_OPTIONS: StoreContractOptions = { deliveryLogLimit: 1000, sessionTtlMs: 3_600_000, accountLifetimeMs: 0, lockTtlMs: 30_000, limits: NO_ACCOUNT_LIMITS };
 
 /** Finished deliveries a backend may keep beyond `deliveryLogLimit` before it trims (see DeliveryStore.update). */
 export const logSlack = (limit: number): number => Math.max(1, Math.ceil(limit * 0.1));
 
 export const FAR = Number.MAX_SAFE_INTEGER;
+
+/** What assigning to, or adding to, a frozen object throws (a TypeError of the realm the object was made in: matched by its message). */
+export const FROZEN = /read[ -]only|not extensible/;
 
 /** Claims what `due` offers, one delivery at a time, as the dispatcher does; returns what `owner` got. */
 export async function claimDue(store: Store, accountId: string, nowMs: number, owner: string, leaseMs: number, limit: number): Promise<DeliveryRecord[]> {
