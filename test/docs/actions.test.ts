@@ -61,8 +61,6 @@ describe(`uses: ${SANDBOX}`, () => {
   if: always()
   with:
     stop: true
-- name: after
-  run: node -e 'fetch(process.env.SANDBOX_URL + "/healthz").then(() => console.log("still answering"), (e) => console.log("no answer:", e.cause?.code))'
 `);
     expect(run.failed).toBe(false);
     const pid = run.steps.find((s) => s.step === 'its pid')!.output.trim();
@@ -70,7 +68,9 @@ describe(`uses: ${SANDBOX}`, () => {
     expect(stop.output).toContain(`water-sandbox: stopped (pid ${pid})\n::group::The sandbox's log (last 200 lines of `);
     expect(stop.output).toMatch(/^water-sandbox is running at http:\/\/localhost:\d+ \(public URL http:\/\/127\.0\.0\.1:\d+\)$/m);
     expect(run.annotations).toEqual([]);
-    expect(run.steps.at(-1)!.output).toBe('no answer: ECONNREFUSED\n');
+    // It stopped as on SIGTERM, before the job's end would have killed it.
+    expect(stop.output).toMatch(/"msg":"stopped"/);
+    expect(isRunning(Number(pid))).toBe(false);
   }, 60_000);
 
   it('refuses a settings line that is not NAME=value, and starts nothing', async () => {
@@ -104,7 +104,6 @@ describe(`uses: ${SANDBOX}`, () => {
     expect(pid).toBeGreaterThan(1);
     expect(isRunning(pid)).toBe(false);
     expect(trackedProcesses(run.trackingId)).toEqual([]);
-    await expect(fetch(`http://127.0.0.1:${run.port}/healthz`)).rejects.toThrow();
   }, 60_000);
 });
 
@@ -139,7 +138,8 @@ describe(`uses: ${READINESS}`, () => {
   }, 60_000);
 
   it('on its own, builds the command line in its folder, and fails (whatever on-not-ready says) when the sandbox cannot be reached', async () => {
-    const closed = await freePort();
+    // Port 1: nothing listens there, and no test's server can take it.
+    const closed = 1;
     const run = await job(`
 - uses: ${READINESS}
   id: readiness

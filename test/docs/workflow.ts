@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -361,11 +361,21 @@ export function isRunning(pid: number): boolean {
   return !/^\d+ \(.*\) Z /s.test(read(`/proc/${pid}/stat`) || '0 (gone) Z ');
 }
 
-/** A loopback port nothing listens on now (taken, then let go). */
+/**
+ * A loopback port for a sandbox an action starts, free now (taken, then let go). It is drawn
+ * below the ephemeral range, from which every server of the tests listening on port 0 takes
+ * its port: one of those cannot take this one between now and the action's start.
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const taken = await new Promise<boolean>((done) => {
+      server.once('error', () => done(false));
+      server.listen(port, '127.0.0.1', () => done(true));
+    });
+    if (!taken) continue;
+    await new Promise<void>((done) => server.close(() => done()));
+    return port;
+  }
 }
