@@ -68,9 +68,13 @@ class WaterClient {
     }
   }
 
-  /** Water usage over a range: every page of it, following pageCount. */
-  async readings(locationId, query) {
+  /**
+   * Water usage over a range: every page of it, following pageCount, with endTime pinned to one
+   * instant for the whole walk (left to default to now, a new hour during the walk shifts the pages).
+   */
+  async readings(locationId, range) {
     const path = `/v1/locations/${locationId}/readings/water-usage`;
+    const query = { endTime: new Date().toISOString(), ...range };
     const first = await this.call('GET', `${path}?${new URLSearchParams({ ...query, page: '1' })}`);
     const readings = [...first.readings];
     for (let page = 2; page <= first.pageCount; page++) {
