@@ -33,6 +33,8 @@ export interface Config {
   readonly accessTokenTtlSeconds: number;
   readonly confirmationTokenTtlSeconds: number;
   readonly authorizationCodeTtlSeconds: number;
+  /** The HTTP server's limits on a client: its headers, its whole request, an idle kept-alive connection. */
+  readonly http: { readonly headersTimeoutMs: number; readonly requestTimeoutMs: number; readonly keepAliveTimeoutMs: number };
   readonly webhook: { readonly timeoutMs: number; readonly maxAttempts: number; readonly backoffMs: number; readonly concurrency: number; readonly logLimit: number };
   readonly endpointPolicy: EndpointPolicy;
   readonly blockPrivateEndpoints: boolean;
@@ -150,6 +152,9 @@ const schema = z.object({
   WEBHOOK_BACKOFF_MS: wholeNumber(0, 86400000).optional(), // first retry delay, doubling after
   WEBHOOK_CONCURRENCY: wholeNumber(1, 10000).optional(), // deliveries in flight at once
   WEBHOOK_LOG_LIMIT: wholeNumber(1, 1000000).optional(), // finished deliveries kept per account
+  HTTP_HEADERS_TIMEOUT_MS: wholeNumber(100, 600000).optional(), // a request's headers must arrive within this, else 408 and the connection closes
+  HTTP_REQUEST_TIMEOUT_MS: wholeNumber(100, 3600000).optional(), // a whole request (headers and body) must arrive within this
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1000, 600000).optional(), // an idle kept-alive connection is closed after this
   ENDPOINT_POLICY: oneOf(['https-only', 'https-or-loopback', 'any']).optional(),
   BLOCK_PRIVATE_ENDPOINTS: boolean.optional(), // refuse endpoints whose address is not public, at every connection
   ACCOUNT_CREATION_LIMIT: wholeNumber(0, 1000000).optional(), // POST /sandbox/accounts per client address per hour without ADMIN_TOKEN; 0 = none
@@ -170,6 +175,15 @@ const schema = z.object({
   SCENARIO: nonEmpty.optional(), // scenario to play at start-up
   SCENARIO_LOCATION_ID: nonEmpty.optional(), // its location (default: the demo account's first)
 });
+
+/**
+ * The HTTP server's timeouts. Headers and a whole request (at most 100 kB) come in far less
+ * than these from any real client, so a client that trickles them in holds a connection this
+ * long at most. An idle kept-alive connection stays open longer than the idle timeout of the
+ * proxies and load balancers put in front (60 s is usual), so the sandbox never closes a
+ * connection the proxy is about to reuse (which the proxy would answer with a 502).
+ */
+export const HTTP_DEFAULTS = Object.freeze({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000 });
 
 /**
  * The limits of a local sandbox: room for a CI suite or a demo (hundreds of subscriptions on one
@@ -262,6 +276,9 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
   const v = valid as z.infer<typeof schema>;
 
   const tls = resolveTls(v, problems, fileExists);
+  const headersTimeoutMs = v.HTTP_HEADERS_TIMEOUT_MS ?? HTTP_DEFAULTS.headersTimeoutMs;
+  const requestTimeoutMs = v.HTTP_REQUEST_TIMEOUT_MS ?? Math.max(HTTP_DEFAULTS.requestTimeoutMs, headersTimeoutMs);
+  if (requestTimeoutMs < headersTimeoutMs) problems.push(`HTTP_REQUEST_TIMEOUT_MS=${requestTimeoutMs} is shorter than HTTP_HEADERS_TIMEOUT_MS=${headersTimeoutMs}: a request's headers are part of it`);
   if (v.SCENARIO_LOCATION_ID && !v.SCENARIO) problems.push('SCENARIO_LOCATION_ID is set but SCENARIO is not: name the scenario to play');
   if (problems.length > 0) throw new ConfigError(problems);
   const hosted = v.PUBLIC_URL !== undefined && !isLoopbackHost(new URL(v.PUBLIC_URL).hostname);
@@ -283,6 +300,7 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
     accessTokenTtlSeconds: v.ACCESS_TOKEN_TTL ?? 3600,
     confirmationTokenTtlSeconds: v.CONFIRMATION_TOKEN_TTL ?? 600,
     authorizationCodeTtlSeconds: v.AUTHORIZATION_CODE_TTL ?? 300,
+    http: Object.freeze({ headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs: v.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? HTTP_DEFAULTS.keepAliveTimeoutMs }),
     webhook: Object.freeze({
       timeoutMs: v.WEBHOOK_TIMEOUT_MS ?? 5000,
       maxAttempts: v.WEBHOOK_MAX_ATTEMPTS ?? 5,

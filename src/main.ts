@@ -5,6 +5,7 @@ import module from 'node:module';
 // restart skips compiling them (about a third of start-up); hence the rest is imported below, not statically.
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 const { runCli } = await import('./cli/program.js');
+const { parentOf, untilStarterGone } = await import('./cli/parent-watch.js');
 
 /**
  * The process entry, and the package's `bin` (water-sandbox): the only module that touches
@@ -12,6 +13,7 @@ const { runCli } = await import('./cli/program.js');
  * `serve`, so `npm start` and the Dockerfile's CMD run the sandbox.
  */
 let stopSignal: Promise<string> | null = null;
+let parentGone: Promise<string> | null = null;
 
 type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
 
@@ -35,6 +37,23 @@ runCli(process.argv.slice(2), {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     })),
+  untilParentGone: () =>
+    (parentGone ??= untilStarterGone(
+      {
+        parentPid: () => process.ppid,
+        parentOf: (pid) => parentOf(pid, process.platform),
+        isAlive: (pid) => {
+          try {
+            process.kill(pid, 0);
+            return true;
+          } catch (error) {
+            // EPERM: alive, but another user's.
+            return (error as NodeJS.ErrnoException).code === 'EPERM';
+          }
+        },
+      },
+      process.env['npm_command'] !== undefined,
+    )),
   execArgv: process.execArgv,
   reexec: (nodeFlags) => {
     // process.execve (Node 22.15+, 23.11+; not on Windows) replaces this process: same pid, no parent left waiting.

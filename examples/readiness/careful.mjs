@@ -68,9 +68,13 @@ class WaterClient {
     }
   }
 
-  /** Water usage over a range: every page of it, following pageCount. */
-  async readings(locationId, query) {
+  /**
+   * Water usage over a range: every page of it, following pageCount, with endTime pinned to one
+   * instant for the whole walk (left to default to now, a new hour during the walk shifts the pages).
+   */
+  async readings(locationId, range) {
     const path = `/v1/locations/${locationId}/readings/water-usage`;
+    const query = { endTime: new Date().toISOString(), ...range };
     const first = await this.call('GET', `${path}?${new URLSearchParams({ ...query, page: '1' })}`);
     const readings = [...first.readings];
     for (let page = 2; page <= first.pageCount; page++) {
@@ -113,7 +117,7 @@ try {
   const confirmed = new Promise((resolve, reject) => {
     confirm = (url) => client.call('GET', new URL(url).pathname + new URL(url).search).then(resolve, reject);
   });
-  const subscription = await client.call('POST', `/v1/locations/${locationId}/subscriptions`, { endpoint: receiver.url });
+  const subscription = await client.call('POST', `/v1/locations/${locationId}/subscriptions`, { endpoint: config.webhookUrl ?? receiver.url });
   await confirmed;
   await receiver.waitFor((r) => r.method === 'GET', 'the endpoint check (GET)');
   log(`subscription ${subscription.subscriptionId} confirmed`);

@@ -5,6 +5,7 @@ import type { Clock } from '../core/clock.js';
 import { type AppError, conflict, OAuthError, oauthError } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
+import { clientAddressKey } from '../http/client-address.js';
 import { html } from '../http/html.js';
 import { operationRouter, safeInput } from '../http/operation.js';
 import { authOf, noteJournalSubject, noteRequestFacts } from '../http/request-context.js';
@@ -237,7 +238,7 @@ export function oauthRouter(deps: OAuthDeps, recordRequest?: RequestHandler): Ro
       if (!csrf.valid(req, SIGN_IN_FORM, body.csrf_token)) {
         return sendError(res, 403, 'Sign-in form expired', 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); open the sign-in page again.', request);
       }
-      const outcome = await signIn(req.ip ?? 'unknown', body.email, body.password);
+      const outcome = await signIn(clientAddressKey(req), body.email, body.password);
       if (!outcome.ok) {
         res.set(outcome.headers);
         return showForm(req, res, outcome.status, client, request, { email: outcome.email, error: outcome.error });
@@ -334,7 +335,7 @@ export function oauthRouter(deps: OAuthDeps, recordRequest?: RequestHandler): Ro
         throw oauthError('invalid_request', 'The token request must have an application/x-www-form-urlencoded body with grant_type and its parameters (RFC 6749 section 4.1.3)');
       }
       // Counted before the client and grant are checked (a guess costs its count at once); taken back unless it was a guess.
-      const attempt = await tokenThrottle.begin(req.ip ?? 'unknown');
+      const attempt = await tokenThrottle.begin(clientAddressKey(req));
       let guess = false;
       try {
         await exchange(req, res);

@@ -91,6 +91,7 @@ const noStore = { 'Cache-Control': 'no-store' };
 
 export const loginPageOp = operation({
   operationId: 'showLogin',
+  secrets: "an authorization code in its redirect, and the form's CSRF token",
   method: 'get',
   path: '/login',
   summary: 'The sign-in page (authorization request)',
@@ -112,6 +113,7 @@ export const loginPageOp = operation({
 
 export const loginOp = operation({
   operationId: 'submitLogin',
+  secrets: 'an authorization code in its redirect',
   method: 'post',
   path: '/login',
   summary: 'Sign in (the form of the sign-in page)',
@@ -135,6 +137,7 @@ export const loginOp = operation({
 
 export const consentOp = operation({
   operationId: 'answerConsent',
+  secrets: 'an authorization code in its redirect',
   method: 'post',
   path: '/login/consent',
   summary: 'Allow or deny an application of another account (the consent page\'s form)',
@@ -174,6 +177,7 @@ export const logoutOp = operation({
 
 export const tokenOp = operation({
   operationId: 'token',
+  secrets: 'access and refresh tokens',
   method: 'post',
   path: '/oauth2/token',
   summary: 'Exchange a code, or refresh (the token endpoint)',
@@ -205,6 +209,7 @@ const sandboxOAuthTags = ['Sandbox: OAuth clients'];
 
 export const registerClientOp = operation({
   operationId: 'registerClient',
+  secrets: 'the client secret',
   method: 'post',
   path: '/sandbox/oauth-clients',
   summary: 'Register an OAuth client',
@@ -237,6 +242,7 @@ export const registerClientOp = operation({
 
 export const listClientsOp = operation({
   operationId: 'listClients',
+  secrets: "the clients' secrets",
   method: 'get',
   path: '/sandbox/oauth-clients',
   summary: 'The account\'s registered OAuth clients',

@@ -12,6 +12,12 @@ export interface CliContext {
    * up (serve, listen, scenario run) call it: the others keep Node's default of ending at once on Ctrl-C.
    */
   untilStopSignal(): Promise<string>;
+  /**
+   * Resolves, with a sentence saying so, once the process that started this one has ended (see
+   * parent-watch.ts); never, where nothing started it but init. `listen` calls it, so it lets go
+   * of its subscriptions when what ran it (a shell, npx, a test runner) is gone.
+   */
+  untilParentGone(): Promise<string>;
   /** The Node options of this process (process.execArgv). */
   readonly execArgv: readonly string[];
   /**

@@ -96,11 +96,21 @@ async function locationsToSubscribe(client: SandboxClient, given: string[]): Pro
   return ids;
 }
 
+/** SIGINT, SIGTERM, or the end of the process that started this one (saying so): what ends `listen`. */
+function untilStopped(ctx: CliContext): Promise<string> {
+  const parentGone = ctx.untilParentGone().then((why) => {
+    ctx.stderr(`${why}: stopping\n`);
+    return 'parent gone';
+  });
+  return Promise.race([ctx.untilStopSignal(), parentGone]);
+}
+
 /**
  * `listen --forward-to <url>`: holds one connection to the sandbox (server-sent events, and a
  * POST per answer), forwards every webhook sent to the relay endpoint to <url>, and sends the
  * local answer back. Reconnects when the connection drops. With --subscribe, subscribes the
- * locations to the relay endpoint, confirms them, and deletes them on SIGINT or SIGTERM.
+ * locations to the relay endpoint, confirms them, and deletes them on SIGINT or SIGTERM, or when
+ * the process that started it ends.
  */
 export async function listen(options: ListenOptions, ctx: CliContext): Promise<number> {
   if (!URL.canParse(options.forwardTo) || !/^https?:$/.test(new URL(options.forwardTo).protocol)) {
@@ -108,7 +118,7 @@ export async function listen(options: ListenOptions, ctx: CliContext): Promise<n
   }
   const client = clientFor(options, ctx);
   const confirmer = new Confirmer(client, ctx);
-  const stopSignal = ctx.untilStopSignal();
+  const stopSignal = untilStopped(ctx);
   let forwarder: RelayForwarder;
   try {
     forwarder = await RelayForwarder.open(client.http, {

@@ -91,8 +91,10 @@ export function buildProgram(ctx: CliContext, exit: (code: number) => void): Com
     program
       .command('readiness')
       .description('whether the integration is ready for production: prints the checklist; exits 1 while a required check is failed or pending')
-      .option('--junit <file>', 'also write the report as JUnit XML (one test case per check)')
-      .option('--wait <seconds>', 'ask again until no required check is pending, for at most this long (default 0)')
+      .option('--junit <file>', 'also write the report as JUnit XML (one test case per check; a required check failed or pending is a failure)')
+      .option('--markdown <file>', 'also append the report as a Markdown table to this file, e.g. "$GITHUB_STEP_SUMMARY"')
+      .addOption(new Option('--annotate <level>', 'also print a GitHub Actions annotation per required check failed or pending').choices(['error', 'warning']))
+      .option('--wait <seconds>', 'ask again while a required check is pending and something in flight could settle it, for at most this long (default 0)')
       .option('--poll-ms <ms>', 'with --wait, how often to ask (default 2000)'),
   ).action(run((options: Parameters<typeof readinessReport>[0]) => readinessReport(options, ctx, sleep)));
   clientCommand(readiness.command('reset').description('open a new readiness window: earlier evidence no longer counts')).action(

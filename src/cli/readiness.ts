@@ -1,79 +1,107 @@
-import { writeFile } from 'node:fs/promises';
+import { appendFile, writeFile } from 'node:fs/promises';
 
 import type { z } from 'zod';
 
-import { evidenceLine, formatChecklist } from '../client/readiness-text.js';
+import { formatChecklist } from '../client/readiness-text.js';
 import type * as readiness from '../readiness/operations.js';
-import type { CommonOptions } from './commands.js';
-import { clientFor } from './commands.js';
+import type * as scenarios from '../scenarios/operations.js';
+import type * as webhooks from '../webhooks/operations.js';
+import { resolveTarget, type SandboxClient } from './client.js';
+import { clientFor, type CommonOptions } from './commands.js';
 import { CliError, type CliContext } from './context.js';
+import { exitCodeOf, githubAnnotations, junitXml, markdownReport, type Report } from './readiness-format.js';
+import { awaitsFirstAttempt, pendingRequired, whatCouldSettle } from './readiness-settle.js';
 
-// The answers, as the API's own schemas describe them (types only: the CLI loads no server code).
-type Report = z.output<typeof readiness.ReadinessReport>;
-type Check = Report['checks'][number];
 type DrillOutcome = z.output<typeof readiness.DrillOutcome>;
 
-const unsettled = (report: Report): Check[] => report.checks.filter((c) => c.required && c.status === 'pending');
+type Delivery = z.output<typeof webhooks.Delivery>;
+type ClockState = z.output<typeof scenarios.ClockStateBody>;
 
-/** Text for XML: markup escaped, and characters XML 1.0 cannot hold dropped. */
-function xml(text: string): string {
-  return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
+/** What the command saw at one look: the report and, while a required check is pending, what could still settle it. */
+interface Look {
+  report: Report;
+  pending: Report['checks'];
+  inFlight: Map<string, string>;
 }
 
-/**
- * The report as JUnit XML (the format every CI system shows): one testsuite, one testcase a
- * check; a failed check is a <failure> whose text is its evidence, a pending or not-applicable
- * one is <skipped>. A required check that is pending is skipped here, and the command's exit
- * code says the run is not ready.
- */
-export function junitXml(report: Report): string {
-  const cases = report.checks.map((check) => {
-    const open = `    <testcase classname="readiness.${xml(check.id.split('.')[0]!)}" name="${xml(check.id)}${check.required ? '' : ' (optional)'}" time="0">`;
-    if (check.status === 'passed') return `${open}\n      <system-out>${xml(check.evidence.map(evidenceLine).join('\n'))}</system-out>\n    </testcase>`;
-    if (check.status === 'failed') {
-      const body = [check.fix ?? '', `See ${check.docs}`, '', ...check.evidence.map(evidenceLine)].join('\n');
-      return `${open}\n      <failure message="${xml(check.fix ?? check.title)}" type="${check.required ? 'required' : 'optional'}">${xml(body)}</failure>\n    </testcase>`;
-    }
-    const why = check.status === 'pending' ? `pending: ${check.fix ?? 'nothing has shown it yet'}` : 'not applicable: no OAuth traffic in the readiness window';
-    return `${open}\n      <skipped message="${xml(why)}"/>\n    </testcase>`;
-  });
-  const { failed, pending, notApplicable } = report.summary;
-  const suite = `name="water-sandbox readiness" tests="${report.checks.length}" failures="${failed}" errors="0" skipped="${pending + notApplicable}" time="0" timestamp="${xml(report.since)}"`;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ${suite}>\n  <testsuite ${suite}>\n${cases.join('\n')}\n  </testsuite>\n</testsuites>\n`;
+async function lookAt(client: SandboxClient, waitedMs: number): Promise<Look> {
+  const report = (await client.call<Report>('GET', '/sandbox/readiness')).body;
+  const pending = pendingRequired(report);
+  if (pending.length === 0) return { report, pending, inFlight: new Map() };
+  const [deliveries, clock] = await Promise.all([
+    client.call<{ deliveries: Delivery[] }>('GET', '/sandbox/deliveries?state=pending&perPage=100'),
+    client.call<ClockState>('GET', '/sandbox/clock'),
+  ]);
+  const awaiting = deliveries.body.deliveries.filter(awaitsFirstAttempt);
+  return { report, pending, inFlight: whatCouldSettle(report, { awaiting, accountNowMs: Date.parse(clock.body.now), waitedMs }) };
+}
+
+/** Appends to a file the CI reads (a job summary), or writes a file (the JUnit report); a failure names the flag. */
+async function writeOut(flag: string, file: string, text: string, append: boolean): Promise<void> {
+  try {
+    await (append ? appendFile(file, text) : writeFile(file, text));
+  } catch (error) {
+    throw new CliError(`cannot write ${flag} ${file}: ${(error as Error).message}`);
+  }
+}
+
+export interface ReadinessOptions extends CommonOptions {
+  junit?: string;
+  markdown?: string;
+  annotate?: string;
+  wait?: string;
+  pollMs?: string;
 }
 
 /**
  * `readiness`: prints the checklist; exits 1 while a required check is failed or pending, 0 when
- * ready. `--wait <seconds>` asks again until no required check is pending (or the time is up);
- * `--junit <file>` also writes the report as JUnit XML.
+ * ready. `--wait <seconds>` asks again while a required check is pending and something in flight
+ * could still settle it (readiness-settle.ts), for at most that long: with nothing in flight at
+ * two looks in a row, it stops waiting. `--junit <file>` also writes the report as JUnit XML,
+ * `--markdown <file>` appends it as a Markdown table (a job summary), and `--annotate <level>`
+ * prints a GitHub Actions annotation per required check failed or pending; all agree with the
+ * exit code. Which account it grades goes to stderr, with a warning when that is the demo account
+ * for want of a key.
  */
-export async function readinessReport(
-  options: CommonOptions & { junit?: string; wait?: string; pollMs?: string },
-  ctx: CliContext,
-  sleep: (ms: number) => Promise<void>,
-): Promise<number> {
+export async function readinessReport(options: ReadinessOptions, ctx: CliContext, sleep: (ms: number) => Promise<void>): Promise<number> {
   const waitMs = nonNegative('--wait', options.wait ?? '0') * 1000;
   const pollMs = Math.max(1, nonNegative('--poll-ms', options.pollMs ?? '2000'));
+  if (options.annotate !== undefined && options.annotate !== 'error' && options.annotate !== 'warning') {
+    throw new CliError(`--annotate must be error or warning; got ${JSON.stringify(options.annotate)}`, 2);
+  }
+  const { keyFrom } = resolveTarget(options, ctx.env);
   const client = clientFor(options, ctx);
-  let report = (await client.call<Report>('GET', '/sandbox/readiness')).body;
-  for (let waited = 0; unsettled(report).length > 0 && waited < waitMs; waited += pollMs) {
-    await sleep(Math.min(pollMs, waitMs - waited));
-    report = (await client.call<Report>('GET', '/sandbox/readiness')).body;
+  let look = await lookAt(client, 0);
+  const from = keyFrom === 'demo' ? 'the demo key' : `the key of ${keyFrom}`;
+  ctx.stderr(`water-sandbox readiness: grading account ${look.report.accountId} at ${client.baseUrl} (${from})\n`);
+  if (keyFrom === 'demo') {
+    ctx.stderr('warning: neither --api-key nor WATER_API_KEY is set, so this grades the demo account, which every user of this sandbox shares; set WATER_API_KEY to the key of the account your tests used\n');
   }
-  if (options.junit !== undefined) {
-    try {
-      await writeFile(options.junit, junitXml(report));
-    } catch (error) {
-      throw new CliError(`cannot write --junit ${options.junit}: ${(error as Error).message}`);
-    }
+  let waited = 0;
+  let quiet = 0;
+  while (look.pending.length > 0 && waited < waitMs) {
+    quiet = look.inFlight.size === 0 ? quiet + 1 : 0;
+    // Once more after a quiet look: a hand-off (a confirmation answered, the GET check it leads to) may fall between two.
+    if (quiet >= 2) break;
+    const nap = Math.min(pollMs, waitMs - waited);
+    await sleep(nap);
+    waited += nap;
+    look = await lookAt(client, waited);
   }
+  const { report, pending, inFlight } = look;
+  if (waitMs > 0 && pending.length > 0) {
+    const ids = pending.map((c) => c.id).join(', ');
+    ctx.stderr(
+      inFlight.size === 0
+        ? `water-sandbox readiness: stopped waiting after ${waited / 1000} s: nothing in flight can settle the pending required checks (${ids}); each needs the integration to do something new\n`
+        : `water-sandbox readiness: --wait ${waitMs / 1000} ran out with ${[...inFlight.keys()].join(', ')} still in flight\n`,
+    );
+  }
+  if (options.junit !== undefined) await writeOut('--junit', options.junit, junitXml(report, inFlight), false);
+  if (options.markdown !== undefined) await writeOut('--markdown', options.markdown, markdownReport(report, inFlight), true);
   ctx.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatChecklist(report));
-  return report.ready ? 0 : 1;
+  if (options.annotate !== undefined) ctx.stdout(githubAnnotations(report, options.annotate, inFlight));
+  return exitCodeOf(report);
 }
 
 function nonNegative(flag: string, text: string): number {

@@ -20,6 +20,7 @@ import {
 import { accountNowMs } from '../clock/index.js';
 import { AppError, invalidParameter } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { clientAddressKey } from '../http/client-address.js';
 import { html } from '../http/html.js';
 import { allowOnly, queryString } from '../http/routing.js';
 import type { LiveStreams } from '../live/index.js';
@@ -175,7 +176,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     if (!csrf.valid(req, SIGN_IN_FORM, formValue(req.body, 'csrf_token'))) {
       return showSignIn(req, res, 403, { error: 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); sign in again.' });
     }
-    const outcome = await signIn(req.ip ?? 'unknown', formValue(req.body, 'email'), formValue(req.body, 'password'));
+    const outcome = await signIn(clientAddressKey(req), formValue(req.body, 'email'), formValue(req.body, 'password'));
     if (!outcome.ok) {
       res.set(outcome.headers);
       return showSignIn(req, res, outcome.status, { email: outcome.email, error: outcome.error });
@@ -240,7 +241,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   router.get(`${DASHBOARD_PATHS.assets}:file`, (req, res) => {
     const file = 'missing' in assets ? undefined : assets.files.get(req.params.file);
     if (!file) throw new AppError(404, 'not_found', `No dashboard asset ${JSON.stringify(req.params.file)}; the page names the current ones`);
-    res.set({ 'Content-Type': file.contentType, 'Cache-Control': ASSET_CACHING, 'X-Content-Type-Options': 'nosniff' }).send(file.body);
+    res.set({ 'Content-Type': file.contentType, 'Cache-Control': ASSET_CACHING }).send(file.body);
   });
   allowOnly(router, `${DASHBOARD_PATHS.assets}:file`, ['GET']);
 

@@ -8,7 +8,7 @@ import { foldReadings, groupingVerdict, initialReadings, paginationVerdict, poll
 import { foldSubscriptions, initialSubscriptions, subscriptionsVerdict, type SubscriptionsState } from './subscriptions.js';
 
 /** Bumped when the shape of FoldState changes: a digest of another version is folded afresh. */
-export const FOLD_VERSION = 2;
+export const FOLD_VERSION = 3;
 
 /** Everything the checks have concluded in a window, as stored in the account's readiness digest. */
 export interface FoldState {

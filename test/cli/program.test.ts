@@ -22,6 +22,7 @@ function fakeContext(env: Record<string, string> = {}, execArgv: string[] = []):
     stderr: (text: string) => void (ctx.err += text),
     // The sandbox stops as soon as it is up.
     untilStopSignal: () => Promise.resolve('SIGTERM'),
+    untilParentGone: () => new Promise<string>(() => undefined),
     reexec: (flags: readonly string[]) => {
       ctx.reexecs.push(flags);
       return false;

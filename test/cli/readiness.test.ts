@@ -1,5 +1,13 @@
-import { runCliProcess } from '../helpers/cli-process.js';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { parse } from 'junit2json';
+
+import { CliProcess, runCliProcess } from '../helpers/cli-process.js';
 import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js';
+import { eventually } from '../helpers/waiting.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /** `water-sandbox readiness`, `readiness reset` and `readiness drill` as child processes against a started sandbox. */
 
@@ -51,13 +59,76 @@ it('readiness reset opens a new window: the failure before it no longer counts',
   expect((await runCliProcess(['readiness'], { env })).stdout).toMatch(/^WAIT  errors\.rate-limit: /m);
 });
 
-it('--wait asks again while a required check is pending, until the time is up (the naive sample shows it settling)', async () => {
+/** How many times the account's report was asked for (the journal keeps the sandbox's own calls too). */
+async function reportsAsked(url: string, apiKey: string): Promise<number> {
+  const res = await call(url, apiKey, 'GET', '/sandbox/requests?path=/sandbox/readiness');
+  return ((await res.json()) as { requests: unknown[] }).requests.length;
+}
+
+it('says on stderr which account it grades, with which key; without a key it warns that it grades the demo account', async () => {
+  const { env, url } = await freshAccount();
+  const own = await runCliProcess(['readiness'], { env });
+  const accountId = /^Integration readiness of account (\S+),/m.exec(own.stdout)![1]!;
+  expect(own.stderr).toBe(`water-sandbox readiness: grading account ${accountId} at ${url} (the key of WATER_API_KEY)\n`);
+  const demo = await runCliProcess(['readiness'], { env: { SANDBOX_URL: url } });
+  expect(demo.stderr).toMatch(/^water-sandbox readiness: grading account \S+ at \S+ \(the demo key\)\nwarning: neither --api-key nor WATER_API_KEY is set, so this grades the demo account, which every user of this sandbox shares; /);
+});
+
+it('--wait returns at once when nothing in flight can settle the pending checks: two looks, not the whole wait', async () => {
   const { env, url, apiKey } = await freshAccount();
-  const { code, stdout } = await runCliProcess(['readiness', '--wait', '1', '--poll-ms', '200'], { env });
+  const { code, stdout, stderr } = await runCliProcess(['readiness', '--wait', '600', '--poll-ms', '200'], { env });
   expect(code).toBe(1);
   expect(stdout).toMatch(/^WAIT  readings\.pagination: /m);
-  const asked = (await (await call(url, apiKey, 'GET', '/sandbox/requests?path=/sandbox/readiness')).json()) as { requests: unknown[] };
-  expect(asked.requests.length).toBeGreaterThanOrEqual(4);
+  expect(stderr).toContain('stopped waiting after 0.2 s: nothing in flight can settle the pending required checks (readings.pagination, errors.rate-limit, ');
+  expect(await reportsAsked(url, apiKey)).toBe(2);
+});
+
+it('--wait waits while a delivery is on its way to the receiver, then grades its answer; the JUnit file says what is left pending and why', async () => {
+  const { env, url, apiKey, locationId } = await freshAccount();
+  const receiver = await WebhookReceiver.start();
+  try {
+    let answer!: (value: unknown) => void;
+    receiver.script = [{ status: 200, body: '{"ok":true}', until: new Promise((resolve) => (answer = resolve)) }];
+    const subscribed = await call(url, apiKey, 'POST', `/v1/locations/${locationId}/subscriptions`, { endpoint: receiver.url() });
+    expect(subscribed.status).toBe(200);
+    await receiver.waitFor(1);
+    const file = join(await mkdtemp(join(tmpdir(), 'readiness-')), 'readiness.xml');
+    const waiting = new CliProcess(['readiness', '--wait', '60', '--poll-ms', '100', '--junit', file], { env });
+    // Well past two looks, it is still waiting for the confirmation's answer.
+    await eventually(async () => (await reportsAsked(url, apiKey)) >= 5, 15_000);
+    expect(receiver.received).toHaveLength(1);
+    answer(undefined);
+    const exit = await waiting.exited;
+    expect(exit.code).toBe(1);
+    expect(waiting.stdout).toMatch(/^PASS  webhooks\.confirmation-answer: /m);
+    expect(waiting.stdout).toMatch(/^PASS  webhooks\.check-answer: /m);
+    const junit = await parse(await readFile(file, 'utf8'));
+    if (!junit || !('testsuite' in junit)) throw new Error('no <testsuites> root');
+    const cases = junit.testsuite[0]!.testcase!;
+    expect(cases.find((c) => c.name === 'webhooks.confirmation-answer')).toEqual(expect.not.objectContaining({ failure: expect.anything() }));
+    // The token is with the receiver, which never confirms: nothing in flight settles that.
+    expect(cases.find((c) => c.name === 'subscriptions.confirmed')!.failure![0]!.message).toBe(
+      'pending: nothing in flight could settle it; to settle it: Subscribe an endpoint of your receiver and confirm it with the token the confirmation POST carries.',
+    );
+    expect(junit).toMatchObject({ failures: 7, skipped: 5 });
+  } finally {
+    await receiver.close();
+  }
+}, 30_000);
+
+it('--markdown appends the report as a table, --annotate prints an annotation per required check failed or pending; a bad level exits 2', async () => {
+  const { env } = await freshAccount();
+  const summary = join(await mkdtemp(join(tmpdir(), 'summary-')), 'summary.md');
+  await writeFile(summary, '# Earlier step\n');
+  const { code, stdout } = await runCliProcess(['readiness', '--markdown', summary, '--annotate', 'warning'], { env });
+  expect(code).toBe(1);
+  const markdown = await readFile(summary, 'utf8');
+  expect(markdown).toMatch(/^# Earlier step\n### Integration readiness: not ready \(9 required checks failed or pending\)\n/);
+  expect(markdown.split('\n').filter((l) => l.startsWith('| '))).toHaveLength(15);
+  expect(stdout.match(/^::warning title=readiness%3A \S+ pending::/gm)).toHaveLength(9);
+  const bad = await runCliProcess(['readiness', '--annotate', 'loud'], { env });
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toMatch(/--annotate.*loud/);
 });
 
 it.each([

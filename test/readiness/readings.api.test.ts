@@ -59,7 +59,59 @@ describe('readings.pagination', () => {
     wait(t, 30_000);
     const check = await checkOf(t, 'readings.pagination');
     expect(check.status).toBe('pending');
-    expect(check.evidence).toEqual([expect.objectContaining({ detail: 'answered page 1 of 4; waiting for the other pages' })]);
+    expect(check.evidence).toEqual([expect.objectContaining({ detail: 'answered page 1 of 4; 1 of 4 pages requested so far, the rest awaited for 60 s after this answer' })]);
+  });
+});
+
+describe('readings.pagination of a client whose endTime is the time of each request', () => {
+  /**
+   * A page as the official Node client (streamlabswater/stream-nodejs, lib/stream.js) asks for
+   * it: all five parameters, endTime = now as toISOString(), perPage=100, values not encoded.
+   */
+  const officialPage = (startTime: string, page: number): request.Test =>
+    get(t, `${USAGE}?endTime=${t.clock.now().toISOString()}&groupBy=hour&page=${page}&perPage=100&startTime=${startTime}`);
+
+  it('follows a month of hourly readings across a new hour: the pages were followed, with the advice to pin endTime', async () => {
+    t.clock.set(new Date('2026-03-10T15:59:50Z'));
+    const first = await officialPage('2026-02-08T16:00:00.000Z', 1).expect(200);
+    const pageCount = first.body.pageCount as number;
+    expect(pageCount).toBe(8);
+    for (let page = 2; page <= pageCount; page++) {
+      // 3 s a page: the hour turns during the walk, and the later pages count one hour more.
+      wait(t, 3000);
+      await officialPage('2026-02-08T16:00:00.000Z', page).expect(200);
+    }
+    const check = await checkOf(t, 'readings.pagination');
+    expect(check.status).toBe('passed');
+    expect(check.evidence[1]!.detail).toBe(
+      'the last of 8 pages, 21 s after the first answer; endTime was the time of each request: pin endTime to one instant for every page of a walk, since a new hour starting during the walk shifts the pages',
+    );
+  });
+
+  it('says the same of a walk that leaves endTime out (it is the account\'s now); a pinned endTime gets no advice (see above)', async () => {
+    const noEnd = `${USAGE}?startTime=2026-03-02T00:00:00Z&perPage=50`;
+    const pageCount = (await get(t, `${noEnd}&page=1`).expect(200)).body.pageCount as number;
+    for (let page = 2; page <= pageCount; page++) await get(t, `${noEnd}&page=${page}`).expect(200);
+    const check = await checkOf(t, 'readings.pagination');
+    expect(check.status).toBe('passed');
+    expect(check.evidence[1]!.detail).toMatch(/^the last of 5 pages, 0 s after the first answer; endTime was left out, so each page ended at the time of its request: pin endTime/);
+  });
+
+  it('fails a walk whose pages name two endTimes of the past: those are two queries, not one walk', async () => {
+    const range = (end: string): string => `${USAGE}?startTime=2026-03-02T00:00:00Z&endTime=${end}&perPage=50`;
+    await get(t, `${range('2026-03-10T00:00:00Z')}&page=1`).expect(200);
+    for (let page = 2; page <= 4; page++) await get(t, `${range('2026-03-10T01:00:00Z')}&page=${page}`).expect(200);
+    wait(t, 61_000);
+    const check = await checkOf(t, 'readings.pagination');
+    expect(check.status).toBe('failed');
+    expect(check.evidence[0]!.detail).toBe('pageCount 4; pages 2, 3, 4 not requested within 60 s');
+  });
+
+  it('counts pages whose answers came before page 1\'s (fetched together): the walk passes', async () => {
+    for (const page of [3, 2, 4, 1]) await get(t, `${EIGHT_DAYS}&page=${page}`).expect(200);
+    const check = await checkOf(t, 'readings.pagination');
+    expect(check.status).toBe('passed');
+    expect(check.evidence[1]!.detail).toBe('the last of 4 pages, 0 s after the first answer');
   });
 });
 

@@ -104,6 +104,8 @@ describe('the OAuth takeover of a signed-in partner', () => {
     const page = await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state: 'st4te' })).expect(200);
 
     const allowed = await partner.post('/login/consent').type('form').send({ ...formFields(page.text), decision: 'allow' }).expect(302);
+    expect(allowed.headers['cache-control']).toBe('no-store');
+    expect(page.headers['cache-control']).toBe('no-store');
 
     const target = new URL(allowed.headers['location'] as string);
     expect(target.searchParams.get('state')).toBe('st4te');

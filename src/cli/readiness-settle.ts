@@ -1,0 +1,88 @@
+import type { z } from 'zod';
+
+import type * as webhooks from '../webhooks/operations.js';
+import type { Check, Report } from './readiness-format.js';
+
+/**
+ * What could still settle a required check that is pending, read from what a client of the API
+ * sees: the report itself, the deliveries still waiting for their first attempt
+ * (GET /sandbox/deliveries?state=pending) and the account's clock. `readiness --wait` waits
+ * only while something is in flight; JUnit and the annotations say what would settle the rest.
+ *
+ * In flight:
+ * - a delivery a check judges (a confirmation, the GET check, an alert) that has not had its
+ *   first attempt: its answer decides the check;
+ * - readings.pagination's open walk (its evidence): within a minute of its first page it passes
+ *   or fails;
+ * - a drill's answer that the client has yet to follow (the evidence of errors.rate-limit,
+ *   errors.server-errors or oauth.refresh: a 429, a 5xx, a request with an expired token), for
+ *   FOLLOW_UP_MS after it: a client that is still running sends its next request by then.
+ * Nothing else settles a pending check without the integration doing something new.
+ */
+
+type Delivery = z.output<typeof webhooks.Delivery>;
+
+/** How long a drill's answer counts as waiting for the client's next request. */
+export const FOLLOW_UP_MS = 30_000;
+
+export interface Outlook {
+  /** Deliveries in state pending that have not had their first attempt yet. */
+  awaiting: readonly Delivery[];
+  /** The account clock's now, ms. */
+  accountNowMs: number;
+  /** How long the command has waited so far, ms: a frozen account clock does not stop the follow-up's time running out. */
+  waitedMs: number;
+}
+
+/** Which deliveries decide which check. */
+const DECIDES: Partial<Record<Check['id'], (delivery: Delivery) => boolean>> = {
+  'webhooks.confirmation-answer': (d) => d.kind === 'confirmation',
+  // The receiver gets the token with the confirmation POST and confirms after it.
+  'subscriptions.confirmed': (d) => d.kind === 'confirmation',
+  // The GET check is sent once the confirmation POST has had its first attempt.
+  'webhooks.check-answer': (d) => d.kind === 'receiver_check' || d.kind === 'confirmation',
+  'webhooks.alert-answer': (d) => d.kind === 'alert' && d.drill !== 'out-of-order',
+  'webhooks.duplicate': (d) => d.kind === 'alert' && d.redeliveryOf !== null,
+  'webhooks.out-of-order': (d) => d.kind === 'alert' && d.drill === 'out-of-order',
+};
+
+/** The checks whose evidence, while pending, is a drill's answer waiting for the client's next request. */
+const FOLLOWS_UP = new Set<Check['id']>(['errors.rate-limit', 'errors.server-errors', 'oauth.refresh']);
+
+/** The required checks that are pending. */
+export const pendingRequired = (report: Report): Check[] => report.checks.filter((c) => c.required && c.status === 'pending');
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+function inFlightFor(check: Check, outlook: Outlook): string | null {
+  const last = check.evidence.at(-1);
+  if (check.id === 'readings.pagination') {
+    // The report lists the open walks as the evidence of a pending pagination check.
+    if (!last) return null;
+    return `${plural(check.evidence.length, 'walk', 'walks')} through pages still open (${last.detail}); a walk passes or fails a minute after its first page`;
+  }
+  if (FOLLOWS_UP.has(check.id)) {
+    if (!last) return null;
+    const sinceMs = Math.max(outlook.accountNowMs - Date.parse(last.time), outlook.waitedMs);
+    if (sinceMs >= FOLLOW_UP_MS) return null;
+    return `the client's next request after ${last.time} (${last.detail}) is due`;
+  }
+  const decides = DECIDES[check.id];
+  const awaiting = decides ? outlook.awaiting.filter(decides) : [];
+  if (awaiting.length === 0) return null;
+  const first = awaiting[0]!;
+  return `${plural(awaiting.length, 'delivery', 'deliveries')} still to be sent (${first.kind} ${first.deliveryId} to ${first.target}${awaiting.length > 1 ? ', ...' : ''})`;
+}
+
+/** For each required check that is pending and could still settle, what is in flight for it. */
+export function whatCouldSettle(report: Report, outlook: Outlook): Map<Check['id'], string> {
+  const found = new Map<Check['id'], string>();
+  for (const check of pendingRequired(report)) {
+    const what = inFlightFor(check, outlook);
+    if (what !== null) found.set(check.id, what);
+  }
+  return found;
+}
+
+/** Whether a delivery is one the checks are still waiting to see answered. */
+export const awaitsFirstAttempt = (delivery: Delivery): boolean => delivery.state === 'pending' && delivery.attempts.length === 0;
