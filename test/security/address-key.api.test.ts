@@ -63,10 +63,12 @@ describe('ACCOUNT_CREATION_LIMIT', () => {
 });
 
 describe('the sign-in and token throttles', () => {
+  // As a browser behind the hosted sandbox's https proxy: its cookies are Secure, so they are carried by hand.
   async function signIn(password: string, address: string): Promise<request.Response> {
-    const agent = request.agent(t.app);
-    const page = await agent.get(loginPath()).set('X-Forwarded-For', address).expect(200);
-    return agent.post('/login').set('X-Forwarded-For', address).type('form').send({ ...formFields(page.text), email: DEMO_USER.email, password });
+    const proxy = { 'X-Forwarded-For': address, 'X-Forwarded-Proto': 'https' };
+    const page = await request(t.app).get(loginPath()).set(proxy).expect(200);
+    const cookies = (page.headers['set-cookie'] as unknown as string[]).map((c) => c.split(';')[0]!);
+    return request(t.app).post('/login').set(proxy).set('Cookie', cookies).type('form').send({ ...formFields(page.text), email: DEMO_USER.email, password });
   }
 
   it('count the failed sign-ins of a /64 together, whatever its last 64 bits', async () => {
