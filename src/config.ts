@@ -5,6 +5,7 @@ import { z } from 'zod';
 
 import { MAX_GENERATED_LOCATIONS } from './accounts/index.js';
 import { LOG_LEVELS, type LogLevel } from './core/logger.js';
+import { isLoopbackHost } from './core/loopback.js';
 import { PACKAGE_ROOT } from './core/package-info.js';
 import type { TlsConfig } from './http/tls.js';
 import type { EndpointPolicy } from './subscriptions/endpoint-policy.js';
@@ -245,12 +246,6 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof Config['limits'], string>> =
 
 /** The variables of the protections a hosted sandbox defaults to tighter values. */
 export const PROTECTION_VARIABLES: readonly string[] = ['BLOCK_PRIVATE_ENDPOINTS', 'ENDPOINT_POLICY', ...Object.values(LIMIT_VARIABLES), 'WEBHOOK_LOG_LIMIT'];
-
-/** localhost, *.localhost, 127.0.0.0/8 and ::1: a PUBLIC_URL there is reached from this machine only. */
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
-}
 
 /** Every variable loadConfig reads (`water-sandbox serve` has a flag for each). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);

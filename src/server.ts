@@ -11,6 +11,7 @@ import { describeProtections, type Config } from './config.js';
 import { systemClock } from './core/clock.js';
 import { isServiceUnavailable } from './core/errors.js';
 import { createLogger, type Logger } from './core/logger.js';
+import { isLoopbackHost } from './core/loopback.js';
 import { VERSION } from './core/package-info.js';
 import { buildDeps, type Deps, type DepsOverrides } from './deps.js';
 import { BASE_HEADERS } from './http/base-headers.js';
@@ -277,8 +278,6 @@ function notReadyYet(store: Store): RequestListener {
 }
 
 /** The start-up message for people: printed at every log level. */
-const isLoopbackHost = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
-
 export function describeStartup(report: StartupReport): string {
   const origin = report.store.origin;
   const state =
