@@ -1,22 +1,20 @@
-import { safeInput, type OperationRouter } from '../http/operation.js';
+import type { OperationRouter } from '../http/operation.js';
 import type { AuthorizationHost } from './authorization-host.js';
-import { consentForm, parseAuthorizationRequest, redirectBack } from './authorization-request.js';
+import { consentForm, redirectBack } from './authorization-request.js';
 import { ConsentForm, consentOp } from './operations.js';
 import { signedInUser } from './users.js';
 
 /** POST /login/consent: the signed-in user's answer to a client another account registered. */
 export function consentRoutes(api: OperationRouter, host: AuthorizationHost): void {
-  const { deps, session, csrf, sendError, redirectWithCode } = host;
+  const { deps, session, csrf, sendError, readRequest, redirectWithCode } = host;
 
   api.handle(
     consentOp,
     async (_input, req, res) => {
-      const form = safeInput(ConsentForm, req.body ?? {}, 'body');
-      if (!form.ok) return sendError(res, 400, 'Invalid consent', form.message);
-      const body = form.data;
-      const parsed = await parseAuthorizationRequest(deps, body);
-      if (!parsed.ok) return sendError(res, 400, parsed.title, parsed.message);
-      const { request } = parsed;
+      const read = await readRequest(res, ConsentForm, req.body ?? {}, 'body', 'Invalid consent');
+      if (!read) return;
+      const { input: body } = read;
+      const { request } = read.parsed;
       if (!csrf.valid(req, consentForm(request), body.csrf_token)) {
         return sendError(res, 403, 'Consent form expired', 'This answer was not sent from a current consent page of this browser for this application; open the sign-in page again.', request);
       }

@@ -2,7 +2,7 @@ import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { type OAuthError, oauthError } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
-import type { AccountDoc, DeepReadonly, UserRecord } from '../store/data.js';
+import type { AccountDoc, AuthorizationCodeRecord, DeepReadonly, RefreshTokenRecord, UserRecord } from '../store/data.js';
 import type { IndexKind, Store } from '../store/store.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { Client } from './clients.js';
@@ -32,40 +32,39 @@ export interface Redeemed {
   redirectUri: string;
 }
 
-/** The grant a stored code or refresh token continues, and how to spend that code or token. */
-type Checked = { ok: true; userId: string; grantId: string; redirectUri: string; spend: (atIso: string) => void } | { ok: false; error: OAuthError };
-
-/** How one kind of grant is found, checked and spent inside the store change. */
-interface GrantKind {
+/** How one kind of grant (a code, a refresh token) is found, checked and spent inside the store change. */
+interface GrantKind<R> {
   /** The index its key is found through. */
   index: IndexKind;
   key: string;
   /** The answer when the key is unknown (or forgotten, or its account is past its lifetime). */
   unknown: OAuthError;
-  check(doc: AccountDoc, client: Client, nowMs: number): Checked;
+  find(doc: AccountDoc): R | undefined;
+  /** When it was spent, if this client spent it already: sending it again revokes the grant. */
+  spentAt(record: R, client: Client): string | null;
+  replayed(spentAt: string): OAuthError;
+  /** Why this client cannot redeem it now (another client's, expired, another redirect URI), or null. */
+  problem(record: R, client: Client, nowMs: number): OAuthError | null;
+  /** The grant it continues. */
+  grant(record: R): { userId: string; grantId: string; redirectUri: string };
+  spend(record: R, atIso: string): void;
 }
 
 /** A code is single-use: a second use revokes what the first one issued (RFC 6749 section 4.1.2). */
-function codeGrant(code: string | undefined, redirectUri: string | undefined): GrantKind {
+function codeGrant(code: string | undefined, redirectUri: string | undefined): GrantKind<AuthorizationCodeRecord> {
   if (code === undefined) throw oauthError('invalid_request', 'code is required with grant_type=authorization_code');
   if (redirectUri === undefined) throw oauthError('invalid_request', 'redirect_uri is required: the same redirect_uri as in the authorization request');
-  const unknown = oauthError('invalid_grant', 'The code is not valid: it is unknown, or so old that it was forgotten');
   return {
     index: 'authorizationCode',
     key: code,
-    unknown,
-    check(d, client, nowMs) {
-      const record = d.authorizationCodes.find((c) => c.code === code);
-      if (!record) return { ok: false, error: unknown };
-      if (record.usedAt !== null) {
-        revokeGrant(d, record.code, new Date(nowMs).toISOString());
-        return { ok: false, error: oauthError('invalid_grant', `The code was already used at ${record.usedAt}; codes are single-use, so the tokens issued from it are now revoked`) };
-      }
-      const problem = codeProblem(record, { clientId: client.clientId, redirectUri, nowMs });
-      if (problem) return { ok: false, error: problem };
-      return { ok: true, userId: record.userId, grantId: code, redirectUri, spend: (at) => {
-          record.usedAt = at;
-        } };
+    unknown: oauthError('invalid_grant', 'The code is not valid: it is unknown, or so old that it was forgotten'),
+    find: (d) => d.authorizationCodes.find((c) => c.code === code),
+    spentAt: (record) => record.usedAt,
+    replayed: (at) => oauthError('invalid_grant', `The code was already used at ${at}; codes are single-use, so the tokens issued from it are now revoked`),
+    problem: (record, client, nowMs) => codeProblem(record, { clientId: client.clientId, redirectUri, nowMs }),
+    grant: (record) => ({ userId: record.userId, grantId: record.code, redirectUri }),
+    spend: (record, at) => {
+      record.usedAt = at;
     },
   };
 }
@@ -73,35 +72,26 @@ function codeGrant(code: string | undefined, redirectUri: string | undefined): G
 /**
  * Refresh with rotation: each refresh returns a new refresh token and spends the one sent.
  * Sending a spent one again means two parties hold it, so the whole grant is revoked (OAuth 2.0
- * Security BCP, RFC 9700 section 4.14.2). The access tokens issued before stay valid until they expire.
+ * Security BCP, RFC 9700 section 4.14.2). The access tokens issued before stay valid until they
+ * expire. Another client sending it never held it: it is refused without revoking anything.
  */
-function refreshGrant(refreshToken: string | undefined): GrantKind {
+function refreshGrant(refreshToken: string | undefined): GrantKind<RefreshTokenRecord> {
   if (refreshToken === undefined) throw oauthError('invalid_request', 'refresh_token is required with grant_type=refresh_token');
-  const unknown = oauthError('invalid_grant', 'The refresh_token is not valid: it is unknown, or so old that it was forgotten');
   return {
     index: 'refreshToken',
     key: refreshToken,
-    unknown,
-    check(d, client, nowMs) {
-      const record = d.refreshTokens.find((t) => t.refreshToken === refreshToken);
-      if (!record) return { ok: false, error: unknown };
-      if (record.revokedAt !== null && record.clientId === client.clientId) {
-        const { revokedAt } = record;
-        revokeGrant(d, record.grantId, new Date(nowMs).toISOString());
-        return {
-          ok: false,
-          error: oauthError(
-            'invalid_grant',
-            `The refresh_token was already used or revoked at ${revokedAt}; each refresh returns a new refresh_token, and reusing a spent one revokes every token of the grant: sign in again`,
-          ),
-        };
-      }
-      const problem = refreshProblem(record, { clientId: client.clientId, nowMs });
-      if (problem) return { ok: false, error: problem };
-      const { userId, grantId, redirectUri } = record;
-      return { ok: true, userId, grantId, redirectUri, spend: (at) => {
-          record.revokedAt = at;
-        } };
+    unknown: oauthError('invalid_grant', 'The refresh_token is not valid: it is unknown, or so old that it was forgotten'),
+    find: (d) => d.refreshTokens.find((t) => t.refreshToken === refreshToken),
+    spentAt: (record, client) => (record.clientId === client.clientId ? record.revokedAt : null),
+    replayed: (at) =>
+      oauthError(
+        'invalid_grant',
+        `The refresh_token was already used or revoked at ${at}; each refresh returns a new refresh_token, and reusing a spent one revokes every token of the grant: sign in again`,
+      ),
+    problem: (record, client, nowMs) => refreshProblem(record, { clientId: client.clientId, nowMs }),
+    grant: ({ userId, grantId, redirectUri }) => ({ userId, grantId, redirectUri }),
+    spend: (record, at) => {
+      record.revokedAt = at;
     },
   };
 }
@@ -112,19 +102,30 @@ function refreshGrant(refreshToken: string | undefined): GrantKind {
  * can use it in between; an OAuthError (invalid_request or invalid_grant) says why not.
  */
 export async function redeem(deps: GrantsDeps, client: Client, redemption: Redemption): Promise<Redeemed> {
-  const grant = redemption.grantType === 'authorization_code' ? codeGrant(redemption.code, redemption.redirectUri) : refreshGrant(redemption.refreshToken);
+  if (redemption.grantType === 'authorization_code') return await redeemGrant(deps, client, codeGrant(redemption.code, redemption.redirectUri));
+  return await redeemGrant(deps, client, refreshGrant(redemption.refreshToken));
+}
+
+async function redeemGrant<R>(deps: GrantsDeps, client: Client, kind: GrantKind<R>): Promise<Redeemed> {
   // findByKey, not lookup: an account past its lifetime (ACCOUNT_TTL) holds no grants any more.
-  const accountId = (await deps.store.accounts.findByKey(grant.index, grant.key))?.accountId;
-  if (accountId === undefined) throw grant.unknown;
+  const accountId = (await deps.store.accounts.findByKey(kind.index, kind.key))?.accountId;
+  if (accountId === undefined) throw kind.unknown;
   const tokens = { accessToken: deps.ids.secret(32), refreshToken: deps.ids.secret(32) };
   const outcome = await deps.store.accounts.update(accountId, (d): { ok: true; response: TokenResponse; redirectUri: string } | { ok: false; error: OAuthError } => {
+    const record = kind.find(d);
+    if (!record) return { ok: false, error: kind.unknown };
     const nowMs = accountNowMs(deps.clock, d.clock);
-    const checked = grant.check(d, client, nowMs);
-    if (!checked.ok) return checked;
-    if (!d.users.some((u) => u.userId === checked.userId)) return { ok: false, error: oauthError('invalid_grant', 'The user who signed in no longer exists') };
-    checked.spend(new Date(nowMs).toISOString());
+    const { userId, grantId, redirectUri } = kind.grant(record);
+    const spentAt = kind.spentAt(record, client);
+    if (spentAt !== null) {
+      revokeGrant(d, grantId, new Date(nowMs).toISOString());
+      return { ok: false, error: kind.replayed(spentAt) };
+    }
+    const problem = kind.problem(record, client, nowMs);
+    if (problem) return { ok: false, error: problem };
+    if (!d.users.some((u) => u.userId === userId)) return { ok: false, error: oauthError('invalid_grant', 'The user who signed in no longer exists') };
+    kind.spend(record, new Date(nowMs).toISOString());
     pruneGrants(d, nowMs);
-    const { userId, grantId, redirectUri } = checked;
     const response = issueTokens(d, { ...tokens, clientId: client.clientId, userId, accountId, grantId, redirectUri, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds });
     return { ok: true, response, redirectUri };
   });
