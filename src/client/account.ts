@@ -55,7 +55,7 @@ export interface AssertReadyOptions {
 /** One delivery page's filters as a query string. */
 function deliveryQuery(filter: DeliveryFilter, page: number): string {
   const query = new URLSearchParams({ page: String(page), perPage: String(PAGE) });
-  for (const [name, value] of Object.entries(filter)) if (value !== undefined) query.set(name, String(value));
+  for (const [name, value] of Object.entries(filter)) if (value !== undefined) query.set(name, value);
   return query.toString();
 }
 
@@ -120,7 +120,9 @@ export class AccountClient {
     confirm: async (subscriptionId: string, confirmationToken: string): Promise<Subscription> =>
       (await this.http.call<Subscription>('GET', `/v1/subscriptions/${seg(subscriptionId)}/confirm?confirmationToken=${seg(confirmationToken)}`)).body,
     get: async (subscriptionId: string): Promise<Subscription> => (await this.http.call<Subscription>('GET', `/v1/subscriptions/${seg(subscriptionId)}`)).body,
-    delete: async (subscriptionId: string): Promise<void> => void (await this.http.call('DELETE', `/v1/subscriptions/${seg(subscriptionId)}`)),
+    delete: async (subscriptionId: string): Promise<void> => {
+      await this.http.call('DELETE', `/v1/subscriptions/${seg(subscriptionId)}`);
+    },
   };
 
   /** The delivery log: every webhook the sandbox sent for the account, with each attempt and its answer. */
@@ -195,13 +197,14 @@ export class AccountClient {
       const except = new Set<string>(options.except ?? []);
       const judged = (report: ReadinessReport): ReadinessCheck[] => blockingChecks(report).filter((c) => !except.has(c.id));
       let report = await this.readiness.report();
-      if ((options.waitSeconds ?? 0) > 0 && judged(report).some((c) => c.status === 'pending')) {
+      const waitSeconds = options.waitSeconds ?? 0;
+      if (waitSeconds > 0 && judged(report).some((c) => c.status === 'pending')) {
         await waitUntil(
           async () => {
             report = await this.readiness.report();
             return judged(report).some((c) => c.status === 'pending') ? null : report;
           },
-          { timeoutMs: options.waitSeconds! * 1000, intervalMs: options.intervalMs ?? 500 },
+          { timeoutMs: waitSeconds * 1000, intervalMs: options.intervalMs ?? 500 },
         ).catch(() => undefined);
       }
       const blocking = judged(report);
