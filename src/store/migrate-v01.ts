@@ -36,7 +36,8 @@ export interface StateV01 {
   refreshTokens: RefreshTokenRecord[];
   sessions: { sid: string; session: Record<string, unknown>; expiresAt: string }[];
   alerts: AlertRecord[];
-  deliveries: (DeliveryRecord & { afterDeliveryId?: string })[];
+  /** nextAttemptAt is derived from dueAtMs now (see storedDelivery). */
+  deliveries: (DeliveryRecord & { afterDeliveryId?: string; nextAttemptAt?: string | null })[];
   clocks: { accountId: string; offsetMs: number; frozenAtMs: number | null }[];
   faults: FaultRecord[];
   rateLimits: { accountId: string; requests: number; perSeconds: number; windowStartMs: number }[];
@@ -44,6 +45,9 @@ export interface StateV01 {
   runs: Omit<ScenarioRunRecord, 'dueAtMs'>[];
   sessionSecret: string | null;
 }
+
+/** A 0.1 file as read: it may lack any kind it had no record of; only the version and the accounts are sure. */
+export type StoredStateV01 = Pick<StateV01, 'schemaVersion' | 'accounts'> & Partial<Omit<StateV01, 'schemaVersion' | 'accounts'>>;
 
 export interface MigratedAccount {
   doc: AccountDoc;
@@ -58,12 +62,12 @@ export interface MigratedState {
   sessionSecret: string | null;
 }
 
-export function isStateV01(value: unknown): value is StateV01 {
+export function isStateV01(value: unknown): value is StoredStateV01 {
   return typeof value === 'object' && value !== null && (value as { schemaVersion?: unknown }).schemaVersion === 1 && Array.isArray((value as { accounts?: unknown }).accounts);
 }
 
 /** Nothing is dropped: every record of an account lands in that account's bundle. */
-export function migrateV01(state: StateV01): MigratedState {
+export function migrateV01(state: StoredStateV01): MigratedState {
   const of = <T extends { accountId: string }>(records: readonly T[] | undefined, accountId: string): T[] => (records ?? []).filter((r) => r.accountId === accountId);
   const accounts = state.accounts.map((account): MigratedAccount => {
     const { accountId } = account;
@@ -89,7 +93,7 @@ export function migrateV01(state: StateV01): MigratedState {
       // A running run is due at once: the runner then finds its next step's real time from the scenario.
       runs: of(state.runs, accountId).map((run) => ({ ...run, dueAtMs: run.state === 'running' ? run.startedAtMs : null })),
     };
-    const deliveries = of(state.deliveries, accountId).map(({ afterDeliveryId: _waitedFor, ...delivery }) => delivery);
+    const deliveries = of(state.deliveries, accountId).map(({ afterDeliveryId: _waitedFor, nextAttemptAt: _derivedNow, ...delivery }) => delivery);
     return { doc, deliveries, journal: of(state.journal, accountId) };
   });
   return {

@@ -1,11 +1,12 @@
 import type { Router } from 'express';
 
-import { notFound } from '../core/errors.js';
+import { internalError, notFound } from '../core/errors.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import type { DeepReadonly, DeliveryRecord } from '../store/data.js';
 import type { Store } from '../store/store.js';
-import { redeliveryOf, type Dispatcher } from './dispatcher.js';
+import { redeliveryOf } from './delivery-transitions.js';
+import type { Dispatcher } from './dispatcher.js';
 import { DEFAULT_DELIVERIES_PER_PAGE, getDeliveryOp, listDeliveriesOp, redeliverOp, type DeliveryView } from './operations.js';
 import { presentDelivery } from './presenter.js';
 
@@ -52,7 +53,8 @@ export function deliveriesSandboxRouter(deps: DeliveriesDeps): Router {
     const original = await deps.store.deliveries.get(accountId, params.deliveryId);
     if (!original) throw missing(params.deliveryId);
     const [copy] = await deps.dispatcher.enqueue(accountId, [redeliveryOf(original, { sameDeliveryId })]);
-    res.status(201).json(present(accountId, copy!));
+    if (copy === undefined) throw internalError('enqueue returned no copy of the delivery');
+    res.status(201).json(present(accountId, copy));
   });
 
   return api.done();
