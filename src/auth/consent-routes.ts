@@ -16,16 +16,22 @@ export function consentRoutes(api: OperationRouter, host: AuthorizationHost): vo
       const { input: body } = read;
       const { request } = read.parsed;
       if (!csrf.valid(req, consentForm(request), body.csrf_token)) {
-        return sendError(res, 403, 'Consent form expired', 'This answer was not sent from a current consent page of this browser for this application; open the sign-in page again.', request);
+        sendError(res, 403, 'Consent form expired', 'This answer was not sent from a current consent page of this browser for this application; open the sign-in page again.', request);
+        return;
       }
       const user = await signedInUser(deps.store, req.session);
-      if (!user) return sendError(res, 403, 'Signed out', 'This browser is no longer signed in; open the sign-in page again.', request);
+      if (!user) {
+        sendError(res, 403, 'Signed out', 'This browser is no longer signed in; open the sign-in page again.', request);
+        return;
+      }
       if (body.decision === 'deny') {
         // RFC 6749 section 4.1.2.1: the refusal goes to the client, with its state.
-        return void res.set('Cache-Control', 'no-store').redirect(302, redirectBack(request, { error: 'access_denied' }));
+        res.set('Cache-Control', 'no-store').redirect(302, redirectBack(request, { error: 'access_denied' }));
+        return;
       }
       if (body.decision !== 'allow') {
-        return sendError(res, 400, 'Invalid consent', `decision must be "allow" or "deny"; ${body.decision === undefined ? 'it is missing' : `got ${JSON.stringify(body.decision)}`}`, request);
+        sendError(res, 400, 'Invalid consent', `decision must be "allow" or "deny"; ${body.decision === undefined ? 'it is missing' : `got ${JSON.stringify(body.decision)}`}`, request);
+        return;
       }
       await redirectWithCode(res, request, user);
     },

@@ -33,12 +33,14 @@ export function loginRoutes(api: OperationRouter, host: AuthorizationHost): void
       const { input: body, parsed } = read;
       const { client, request } = parsed;
       if (!csrf.valid(req, SIGN_IN_FORM, body.csrf_token)) {
-        return sendError(res, 403, 'Sign-in form expired', 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); open the sign-in page again.', request);
+        sendError(res, 403, 'Sign-in form expired', 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); open the sign-in page again.', request);
+        return;
       }
       const outcome = await signIn(clientAddressKey(req), body.email, body.password);
       if (!outcome.ok) {
         res.set(outcome.headers);
-        return showSignIn(req, res, outcome.status, client, request, { email: outcome.email, error: outcome.error });
+        showSignIn(req, res, outcome.status, client, request, { email: outcome.email, error: outcome.error });
+        return;
       }
       await startUserSession(deps, req, outcome.user);
       await authorize(req, res, parsed, outcome.user);

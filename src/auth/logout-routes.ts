@@ -12,17 +12,28 @@ export function logoutRoutes(api: OperationRouter, host: AuthorizationHost): voi
     logoutOp,
     async (_input, req, res) => {
       const query = safeInput(LogoutQuery, req.query, 'query');
-      if (!query.ok) return sendError(res, 400, 'Invalid sign-out request', query.message);
+      if (!query.ok) {
+        sendError(res, 400, 'Invalid sign-out request', query.message);
+        return;
+      }
       const { client_id: id, logout_uri: logoutUri } = query.data;
-      if (!id) return sendError(res, 400, 'Invalid sign-out request', 'client_id is missing: the sign-out link must carry the client_id of a registered application');
+      if (!id) {
+        sendError(res, 400, 'Invalid sign-out request', 'client_id is missing: the sign-out link must carry the client_id of a registered application');
+        return;
+      }
       const client = await findClient(deps, id);
-      if (!client) return sendError(res, 400, 'Unknown application', `No application is registered with client_id ${JSON.stringify(id)}`);
+      if (!client) {
+        sendError(res, 400, 'Unknown application', `No application is registered with client_id ${JSON.stringify(id)}`);
+        return;
+      }
       if (!logoutUri) {
-        return sendError(res, 400, 'Invalid sign-out request', `logout_uri is missing: give one of the sign-out URIs registered for ${client.applicationName}`);
+        sendError(res, 400, 'Invalid sign-out request', `logout_uri is missing: give one of the sign-out URIs registered for ${client.applicationName}`);
+        return;
       }
       if (!client.signOutUris.includes(logoutUri)) {
         const registered = client.signOutUris.length > 0 ? `registered: ${client.signOutUris.join(', ')}` : 'it has no sign-out URI registered';
-        return sendError(res, 400, 'Sign-out URI not registered', `logout_uri ${JSON.stringify(logoutUri)} is not registered for ${client.applicationName}; ${registered}`);
+        sendError(res, 400, 'Sign-out URI not registered', `logout_uri ${JSON.stringify(logoutUri)} is not registered for ${client.applicationName}; ${registered}`);
+        return;
       }
       await endSession(deps, req, res);
       res.set('Cache-Control', 'no-store').redirect(302, logoutUri);
