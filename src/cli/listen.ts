@@ -36,8 +36,8 @@ function confirmationOf(request: RelayRequest): { subscriptionId: string; token:
   try {
     const body = JSON.parse(request.body) as { confirmationUrl?: unknown; confirmationToken?: unknown };
     if (typeof body.confirmationUrl !== 'string' || typeof body.confirmationToken !== 'string' || !URL.canParse(body.confirmationUrl)) return null;
-    const match = /\/v1\/subscriptions\/([^/]+)\/confirm/.exec(new URL(body.confirmationUrl).pathname);
-    return match ? { subscriptionId: decodeURIComponent(match[1]!), token: body.confirmationToken } : null;
+    const id = /\/v1\/subscriptions\/([^/]+)\/confirm/.exec(new URL(body.confirmationUrl).pathname)?.[1];
+    return id === undefined ? null : { subscriptionId: decodeURIComponent(id), token: body.confirmationToken };
   } catch {
     return null;
   }

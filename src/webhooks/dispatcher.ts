@@ -158,7 +158,7 @@ export class Dispatcher implements DueWork {
       for (const [i, candidate] of picked.entries()) {
         if (!claimed[i]) continue;
         const origin = originOf(candidate.target);
-        if (this.#stopped || this.#inFlight.has(candidate.deliveryId) || !this.#slots.fits(accountId, origin)) {
+        if (this.#isStopped() || this.#inFlight.has(candidate.deliveryId) || !this.#slots.fits(accountId, origin)) {
           // Stopping, already under way here, or other rounds took the slots meanwhile: back to the queue at once, not at the lease's end.
           await this.deps.store.deliveries.release(accountId, candidate.deliveryId, this.owner);
           continue;
@@ -246,6 +246,11 @@ export class Dispatcher implements DueWork {
   /** Starts no new attempts from now on (shutdown); attempts in flight finish, and pending deliveries stay stored. */
   stop(): void {
     this.#stopped = true;
+  }
+
+  /** Read through a call: `stop()` may have run while a round awaited, which a read of the field in place does not show the type checker. */
+  #isStopped(): boolean {
+    return this.#stopped;
   }
 
   /** Resolves when no attempt is in flight and no round is running. */

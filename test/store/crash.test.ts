@@ -70,7 +70,8 @@ describe('a store killed (SIGKILL) during a burst of writes', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await store?.close();
+    // Unset when beforeAll failed.
+    await (store as EmbeddedStore | undefined)?.close();
     await rm(work, { recursive: true, force: true });
   });
 

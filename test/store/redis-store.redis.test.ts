@@ -132,7 +132,7 @@ describe('the redis store', () => {
   it('a replica that dies holding a lock of withLock (its connection gone, nothing renews it) loses it after the lock lifetime', async () => {
     const prefix = redis.prefix();
     const [dying, other] = [await open(prefix, { lockTtlMs: 600 }), await open(prefix)];
-    const gate = deferred<void>();
+    const gate = deferred();
     const holding = dying.locks.withLock('time:x', () => gate.promise);
     await eventually(async () => {
       const release = await other.locks.tryLock('time:x', 60_000);

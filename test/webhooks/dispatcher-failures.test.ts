@@ -58,7 +58,10 @@ describe('an attempt that throws', () => {
     const logger = recordingLogger(lines);
     const dispatcher = new Dispatcher({ store: t.store, clock: t.clock, ids: t.deps.ids, logger, sender }, t.deps.config.webhook);
     // Stopped once the crash is logged: the round, which would wait out the lease, ends.
-    logger.error = (msg, fields) => void (lines.push({ level: 'error', msg, fields }), dispatcher.stop());
+    logger.error = (msg, fields) => {
+      lines.push({ level: 'error', msg, fields });
+      dispatcher.stop();
+    };
     const delivery = await storedAlert(dispatcher);
     dispatcher.kick(DEMO_ACCOUNT_ID);
     await dispatcher.idle();

@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { present } from '../../core/errors.js';
 import { hash32 } from '../../core/random.js';
 import type { AccountDoc, DeepReadonly } from '../data.js';
 import { earliest, nextRunDueMs, processDueMs, splitIndexEntry } from '../derived.js';
@@ -124,7 +125,8 @@ export class AccountIndex {
     this.setEntries(accountId, [], [...entries, ...(located?.meta.entries ?? [])]);
     this.#due.delete(accountId);
     if (!located) return null;
-    delete located.shard.data.accounts[accountId];
+    const { [accountId]: _removed, ...kept } = located.shard.data.accounts;
+    located.shard.data.accounts = kept;
     this.#count--;
     return located.shard;
   }
@@ -206,7 +208,7 @@ export class AccountIndex {
   }
 
   #shardOf(accountId: string): Shard {
-    return this.shards[hash32(accountId) % SHARDS]!;
+    return present(this.shards[hash32(accountId) % SHARDS], 'the index shard of an account');
   }
 
   #meta(accountId: string): { shard: Shard; meta: AccountMeta } | null {
@@ -235,9 +237,11 @@ function parseCursor(cursor: string): { createdAt: string; accountId: string } {
 async function forgetAccountsWithoutFile(dir: string, shards: readonly Shard[]): Promise<void> {
   const files = new Set(await readdir(join(dir, 'accounts')).catch(() => []));
   for (const shard of shards) {
-    const missing = Object.keys(shard.data.accounts).filter((accountId) => !files.has(`${accountId}.json`));
-    for (const accountId of missing) delete shard.data.accounts[accountId];
-    if (missing.length > 0) await shard.save();
+    const entries = Object.entries(shard.data.accounts);
+    const kept = entries.filter(([accountId]) => files.has(`${accountId}.json`));
+    if (kept.length === entries.length) continue;
+    shard.data.accounts = Object.fromEntries(kept);
+    await shard.save();
   }
 }
 

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
+import { present } from '../../core/errors.js';
 import type { DeepReadonly, DeliveryRecord } from '../data.js';
 import { deliveryDueMs, earliest, endedDelivery, originOf } from '../derived.js';
 import { checkPendingDeliveries, type AccountLimits } from '../limits.js';
@@ -75,7 +76,7 @@ export class EmbeddedDeliveries implements DeliveryStore {
     return this.cache.with(accountId, (loaded) => {
       if (!loaded?.pending.has(deliveryId)) return false;
       if (dueByMs !== undefined) {
-        const at = deliveryDueMs(loaded.byId.get(deliveryId)!);
+        const at = deliveryDueMs(present(loaded.byId.get(deliveryId), 'the record of a pending delivery'));
         if (at === null || at > dueByMs) return false;
       }
       // A live claim is exclusive, even against its own owner: two rounds of one process must not both send.
@@ -162,7 +163,7 @@ function dueCount(loaded: LoadedAccount, nowMs: number): number {
   const virtualNow = clock.frozenAtMs ?? nowMs + clock.offsetMs;
   let n = 0;
   for (const id of loaded.pending) {
-    const at = deliveryDueMs(loaded.byId.get(id)!);
+    const at = deliveryDueMs(present(loaded.byId.get(id), 'the record of a pending delivery'));
     if (at !== null && at <= virtualNow) n++;
   }
   return n;
@@ -174,7 +175,7 @@ function listDeliveries(loaded: LoadedAccount | null, query: DeliveryQuery): { t
   const items: DeliveryRecord[] = [];
   let total = 0;
   for (let i = list.length - 1; i >= 0; i--) {
-    const x = list[i]!;
+    const x = present(list[i], 'a delivery of the log');
     if (query.subscriptionId !== undefined && x.subscriptionId !== query.subscriptionId) continue;
     if (query.locationId !== undefined && x.locationId !== query.locationId) continue;
     if (query.state !== undefined && x.state !== query.state) continue;

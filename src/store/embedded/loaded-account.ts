@@ -1,3 +1,4 @@
+import { present } from '../../core/errors.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord, JournalEntry } from '../data.js';
 import { ACCOUNT_SCHEMA_VERSION } from '../data.js';
 import { deliveryDueMs, earliest, storedDelivery } from '../derived.js';
@@ -83,8 +84,9 @@ export function finishDelivery(loaded: LoadedAccount, deliveryId: string, logLim
   while (loaded.finished > logLimit) {
     // Finished deliveries are mostly in creation order, so the oldest is near the front.
     const oldest = list.findIndex((x) => x.state !== 'pending');
-    if (oldest < 0) break;
-    loaded.byId.delete(list[oldest]!.deliveryId);
+    const record = list[oldest];
+    if (record === undefined) break;
+    loaded.byId.delete(record.deliveryId);
     list.splice(oldest, 1);
     loaded.finished--;
   }
@@ -93,7 +95,7 @@ export function finishDelivery(loaded: LoadedAccount, deliveryId: string, logLim
 /** When the account's next pending delivery falls due on its clock, or null. */
 export function nextDeliveryDueMs(loaded: LoadedAccount): number | null {
   let min: number | null = null;
-  for (const id of loaded.pending) min = earliest(min, deliveryDueMs(loaded.byId.get(id)!));
+  for (const id of loaded.pending) min = earliest(min, deliveryDueMs(present(loaded.byId.get(id), 'the record of a pending delivery')));
   return min;
 }
 

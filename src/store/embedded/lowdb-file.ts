@@ -4,6 +4,8 @@ import { dirname } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { DataFile } from 'lowdb/node';
 
+import { present } from '../../core/errors.js';
+
 /** Writes marked not durable reach the disk within this delay, unless the caller gives another. */
 const LAZY_FLUSH_MS = 1000;
 
@@ -72,7 +74,7 @@ export class LowdbFile<T> {
       throw new StoreFileError(`${path} is not valid JSON (${(error as Error).message}); move it away, or DATA_DIR, to start afresh`);
     }
     let file: LowdbFile<T> | null = null;
-    const db = new Low<T>(new DataFile<T>(path, { parse: JSON.parse, stringify: LowdbFile.#measured(stringify, () => file!) }), validate(parsed));
+    const db = new Low<T>(new DataFile<T>(path, { parse: JSON.parse, stringify: LowdbFile.#measured(stringify, () => present(file, 'the file being written')) }), validate(parsed));
     file = new LowdbFile(db, path, onWritten);
     file.#size = text.length;
     return file;
@@ -84,7 +86,7 @@ export class LowdbFile<T> {
    */
   static create<T>(path: string | null, data: T, onWritten?: () => void, stringify: (data: T) => string = JSON.stringify): LowdbFile<T> {
     let file: LowdbFile<T> | null = null;
-    const adapter = path === null ? new Memory<T>() : new DataFile<T>(path, { parse: JSON.parse, stringify: LowdbFile.#measured(stringify, () => file!) });
+    const adapter = path === null ? new Memory<T>() : new DataFile<T>(path, { parse: JSON.parse, stringify: LowdbFile.#measured(stringify, () => present(file, 'the file being written')) });
     file = new LowdbFile(new Low<T>(adapter, data), path, onWritten);
     return file;
   }

@@ -31,7 +31,7 @@ export function describeLocksContract(suite: ContractSuite): void {
     });
 
     it('locks of different names do not wait for each other', async () => {
-      const gate = deferred<void>();
+      const gate = deferred();
       const a = store.locks.withLock('a', () => gate.promise);
       await expect(withDeadline(store.locks.withLock('b', () => Promise.resolve('b ran')))).resolves.toBe('b ran');
       gate.resolve();
@@ -75,7 +75,7 @@ export function describeLocksContract(suite: ContractSuite): void {
 
     it('withLock keeps the lock past its lifetime while fn runs (it renews it): the other replica cannot take it meanwhile', async () => {
       const [holder, other] = await twoReplicas({ lockTtlMs: LOCK_LIFE_MS });
-      const gate = deferred<void>();
+      const gate = deferred();
       const holding = holder.locks.withLock('clock', () => gate.promise);
       await heldBy(other, 'clock');
       const since = performance.now();
@@ -115,7 +115,7 @@ export function describeLocksContract(suite: ContractSuite): void {
     });
 
     it('tryLock returns null while withLock holds the lock', async () => {
-      const gate = deferred<void>();
+      const gate = deferred();
       const holding = store.locks.withLock('job', () => gate.promise);
       await eventually(async () => {
         const release = await store.locks.tryLock('job', 60_000);
