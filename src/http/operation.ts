@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type * as zc from 'zod/v4/core';
 
 import { AppError, invalidParameter } from '../core/errors.js';
+import { queryOf } from './request-context.js';
 import { setRouteLabel } from './route-label.js';
 import { noteTableRoutes, type TableRoute } from './route-table.js';
 import { allowOnly } from './routing.js';
@@ -185,8 +186,7 @@ export function operationRouter(mount: string): OperationRouter {
       const knownQuery = op.path.startsWith('/v1/') ? (op.query ? keyOrder(op.query) : []) : null;
       const run = Object.assign((req: Request, res: Response): unknown => {
         setRouteLabel(res, pattern);
-        // Express parses the query string again at each read of req.query: read it once.
-        const query = req.query;
+        const query = queryOf(req, res);
         if (knownQuery !== null) {
           const warning = unknownQueryWarning(Object.keys(query), knownQuery);
           if (warning !== null) res.setHeader(WARNING_HEADER, warning);
