@@ -74,3 +74,8 @@ export function queryOf(req: Request, res: Response): Readonly<Record<string, un
   const locals = res.locals as WithQuery;
   return (locals[QUERY] ??= req.query as Record<string, unknown>);
 }
+
+/** Notes the request's query as parsed already (the same query text, parsed for an earlier request). */
+export function noteQuery(res: Response, query: Readonly<Record<string, unknown>>): void {
+  (res.locals as WithQuery)[QUERY] = query;
+}
