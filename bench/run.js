@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --accounts N] [-- --only static,features,readings,webhooks,scale,start,readiness,redis] [-- --redis]: builds, then runs each
+// npm run bench [-- --quick] [-- --accounts N] [-- --only static,features,readings,webhooks,scale,start,readiness,sessions,hostile,redis] [-- --redis]: builds, then runs each
 // bench module and prints its figures; ratios against a baseline measured in the same run.
 // Figures are printed, not asserted. A module exports `async run({ sandbox, bare, args })`
 // returning rows made by compareWithBare (or nothing, if it prints its own figures) and
@@ -16,13 +16,16 @@ const MODULES = {
   scale: './scale.js',
   start: './start.js',
   readiness: './readiness.js',
+  sessions: './sessions.js',
+  // One account's abuses of a hosted sandbox (a child process) while a careful partner integrates: 60 s (--seconds, --abuses a,b).
+  hostile: './hostile.js',
   // Not run by default (it starts redis-server and several sandbox processes): --redis, or --only redis.
   redis: './redis.js',
 };
-const DEFAULT_MODULES = ['static', 'features', 'readings', 'webhooks', 'scale', 'start', 'readiness'];
+const DEFAULT_MODULES = ['static', 'features', 'readings', 'webhooks', 'scale', 'start', 'readiness', 'sessions', 'hostile'];
 
 const { values: args } = parseArgs({
-  options: { accounts: { type: 'string' }, only: { type: 'string' }, redis: { type: 'boolean' }, quick: { type: 'boolean' } },
+  options: { accounts: { type: 'string' }, only: { type: 'string' }, redis: { type: 'boolean' }, quick: { type: 'boolean' }, seconds: { type: 'string' }, abuses: { type: 'string' } },
   allowPositionals: false,
 });
 const chosen = args.only ? args.only.split(',') : args.redis ? [] : [...DEFAULT_MODULES];

@@ -7,6 +7,7 @@ import { VERSION } from './core/package-info.js';
 import { dashboardRouter } from './dashboard/index.js';
 import type { Deps } from './deps.js';
 import { applyFaults, faultsRouter } from './faults/index.js';
+import { baseHeaders } from './http/base-headers.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { parseBodies } from './http/json-body.js';
 import { operationRouter } from './http/operation.js';
@@ -20,7 +21,7 @@ import { readinessSandboxRouter } from './readiness/index.js';
 import { readingsRouter } from './readings/index.js';
 import { relayEndpointRouter, relaySandboxRouter } from './relay/index.js';
 import { scenariosSandboxRouter } from './scenarios/index.js';
-import { subscriptionsRouter, subscriptionsSandboxRouter } from './subscriptions/index.js';
+import { confirmationTokenShown, subscriptionsRouter, subscriptionsSandboxRouter } from './subscriptions/index.js';
 import { deliveriesSandboxRouter } from './webhooks/index.js';
 
 /** Request bodies above this many bytes are refused with 413 on every route (documented in docs/configuration.md). */
@@ -48,6 +49,7 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   noteErrorBodies(app);
 
+  app.use(baseHeaders);
   // The app's middleware, before every router.
   const log = requestLog(deps.logger);
   const prelude = [rejectMalformedPercentEncoding, deps.metrics.requests, ...(log ? [log] : []), parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] })];
@@ -78,7 +80,7 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
   sandbox.use(subscriptionsSandboxRouter(deps));
   sandbox.use(oauthSandboxRouter(deps));
   sandbox.use(alertsSandboxRouter(deps));
-  sandbox.use(deliveriesSandboxRouter(deps));
+  sandbox.use(deliveriesSandboxRouter({ ...deps, confirmationTokenHidden: (accountId, target) => !confirmationTokenShown(deps, accountId, target) }));
   sandbox.use(scenariosSandboxRouter(deps));
   sandbox.use(readinessSandboxRouter(deps));
   sandbox.use(relaySandboxRouter(deps));

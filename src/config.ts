@@ -33,6 +33,8 @@ export interface Config {
   readonly accessTokenTtlSeconds: number;
   readonly confirmationTokenTtlSeconds: number;
   readonly authorizationCodeTtlSeconds: number;
+  /** The HTTP server's limits on a client: its headers, its whole request, an idle kept-alive connection. */
+  readonly http: { readonly headersTimeoutMs: number; readonly requestTimeoutMs: number; readonly keepAliveTimeoutMs: number };
   readonly webhook: { readonly timeoutMs: number; readonly maxAttempts: number; readonly backoffMs: number; readonly concurrency: number; readonly logLimit: number };
   readonly endpointPolicy: EndpointPolicy;
   readonly blockPrivateEndpoints: boolean;
@@ -71,7 +73,14 @@ export interface Config {
     readonly openStreamsTotal: number;
     /** Bytes written to an event stream and not yet taken by its client, past which the stream is closed (STREAM_BUFFER_LIMIT). */
     readonly streamBufferBytes: number;
+    /** Login sessions the sandbox keeps in all, past which the least recently used one ends (MAX_SESSIONS). */
+    readonly sessions: number;
   };
+  /**
+   * Whether the browser reaches the sandbox over https (PUBLIC_URL is https, or, without one, TLS
+   * is on): then every cookie is Secure and named with the __Host- prefix.
+   */
+  readonly secureCookies: boolean;
   /** The protection variables that were set, rather than defaulted (the start-up message says which). */
   readonly protectionsSet: readonly string[];
   readonly logLevel: LogLevel;
@@ -143,6 +152,9 @@ const schema = z.object({
   WEBHOOK_BACKOFF_MS: wholeNumber(0, 86400000).optional(), // first retry delay, doubling after
   WEBHOOK_CONCURRENCY: wholeNumber(1, 10000).optional(), // deliveries in flight at once
   WEBHOOK_LOG_LIMIT: wholeNumber(1, 1000000).optional(), // finished deliveries kept per account
+  HTTP_HEADERS_TIMEOUT_MS: wholeNumber(100, 600000).optional(), // a request's headers must arrive within this, else 408 and the connection closes
+  HTTP_REQUEST_TIMEOUT_MS: wholeNumber(100, 3600000).optional(), // a whole request (headers and body) must arrive within this
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1000, 600000).optional(), // an idle kept-alive connection is closed after this
   ENDPOINT_POLICY: oneOf(['https-only', 'https-or-loopback', 'any']).optional(),
   BLOCK_PRIVATE_ENDPOINTS: boolean.optional(), // refuse endpoints whose address is not public, at every connection
   ACCOUNT_CREATION_LIMIT: wholeNumber(0, 1000000).optional(), // POST /sandbox/accounts per client address per hour without ADMIN_TOKEN; 0 = none
@@ -157,11 +169,21 @@ const schema = z.object({
   MAX_OPEN_STREAMS: wholeNumber(1, 100000).optional(), // dashboard event streams per account at once on a replica
   MAX_OPEN_STREAMS_TOTAL: wholeNumber(1, 1000000).optional(), // event streams (dashboards and listen) at once on a replica
   STREAM_BUFFER_LIMIT: wholeNumber(16384, 268435456).optional(), // unread bytes past which an event stream is closed
+  MAX_SESSIONS: wholeNumber(1, 10000000).optional(), // login sessions kept in all; past it the least recently used one ends
   LOG_LEVEL: oneOf(LOG_LEVELS as unknown as [LogLevel, ...LogLevel[]]).optional(),
   TOKEN_DELIVERY: boolean.optional(), // POST token responses to the redirect URI
   SCENARIO: nonEmpty.optional(), // scenario to play at start-up
   SCENARIO_LOCATION_ID: nonEmpty.optional(), // its location (default: the demo account's first)
 });
+
+/**
+ * The HTTP server's timeouts. Headers and a whole request (at most 100 kB) come in far less
+ * than these from any real client, so a client that trickles them in holds a connection this
+ * long at most. An idle kept-alive connection stays open longer than the idle timeout of the
+ * proxies and load balancers put in front (60 s is usual), so the sandbox never closes a
+ * connection the proxy is about to reuse (which the proxy would answer with a 502).
+ */
+export const HTTP_DEFAULTS = Object.freeze({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000 });
 
 /**
  * The limits of a local sandbox: room for a CI suite or a demo (hundreds of subscriptions on one
@@ -180,6 +202,8 @@ export const LOCAL_LIMITS: Config['limits'] = Object.freeze({
   openStreams: 20,
   openStreamsTotal: 1000,
   streamBufferBytes: 1024 * 1024,
+  // Only a signed-in browser has a session: a bound all the same.
+  sessions: 100_000,
 });
 
 /** The limits of a hosted sandbox: strangers share it, and its process runs in a 256 MB heap. */
@@ -196,6 +220,7 @@ export const HOSTED_LIMITS: Config['limits'] = Object.freeze({
   openStreams: 10,
   openStreamsTotal: 500,
   streamBufferBytes: 256 * 1024,
+  sessions: 10_000,
 });
 
 /** Finished deliveries kept per account: WEBHOOK_LOG_LIMIT's defaults. */
@@ -215,6 +240,7 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof Config['limits'], string>> =
   openStreams: 'MAX_OPEN_STREAMS',
   openStreamsTotal: 'MAX_OPEN_STREAMS_TOTAL',
   streamBufferBytes: 'STREAM_BUFFER_LIMIT',
+  sessions: 'MAX_SESSIONS',
 });
 
 /** The variables of the protections a hosted sandbox defaults to tighter values. */
@@ -250,6 +276,9 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
   const v = valid as z.infer<typeof schema>;
 
   const tls = resolveTls(v, problems, fileExists);
+  const headersTimeoutMs = v.HTTP_HEADERS_TIMEOUT_MS ?? HTTP_DEFAULTS.headersTimeoutMs;
+  const requestTimeoutMs = v.HTTP_REQUEST_TIMEOUT_MS ?? Math.max(HTTP_DEFAULTS.requestTimeoutMs, headersTimeoutMs);
+  if (requestTimeoutMs < headersTimeoutMs) problems.push(`HTTP_REQUEST_TIMEOUT_MS=${requestTimeoutMs} is shorter than HTTP_HEADERS_TIMEOUT_MS=${headersTimeoutMs}: a request's headers are part of it`);
   if (v.SCENARIO_LOCATION_ID && !v.SCENARIO) problems.push('SCENARIO_LOCATION_ID is set but SCENARIO is not: name the scenario to play');
   if (problems.length > 0) throw new ConfigError(problems);
   const hosted = v.PUBLIC_URL !== undefined && !isLoopbackHost(new URL(v.PUBLIC_URL).hostname);
@@ -271,6 +300,7 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
     accessTokenTtlSeconds: v.ACCESS_TOKEN_TTL ?? 3600,
     confirmationTokenTtlSeconds: v.CONFIRMATION_TOKEN_TTL ?? 600,
     authorizationCodeTtlSeconds: v.AUTHORIZATION_CODE_TTL ?? 300,
+    http: Object.freeze({ headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs: v.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? HTTP_DEFAULTS.keepAliveTimeoutMs }),
     webhook: Object.freeze({
       timeoutMs: v.WEBHOOK_TIMEOUT_MS ?? 5000,
       maxAttempts: v.WEBHOOK_MAX_ATTEMPTS ?? 5,
@@ -282,6 +312,7 @@ export function loadConfig(env: Record<string, string | undefined>, fileExists: 
     blockPrivateEndpoints: v.BLOCK_PRIVATE_ENDPOINTS ?? hosted,
     hosted,
     limits: resolveLimits(v, hosted ? HOSTED_LIMITS : LOCAL_LIMITS),
+    secureCookies: v.PUBLIC_URL === undefined ? tls.mode !== 'off' : new URL(v.PUBLIC_URL).protocol === 'https:',
     protectionsSet: Object.freeze(PROTECTION_VARIABLES.filter((name) => present[name] !== undefined)),
     logLevel: v.LOG_LEVEL ?? 'info',
     tokenDelivery: v.TOKEN_DELIVERY ?? true,
@@ -330,6 +361,7 @@ export function describeProtections(config: Config, publicUrl: string): string[]
     ['MAX_PENDING_DELIVERIES', String(limits.pendingDeliveries), cap(limits.pendingDeliveries, 'deliveries waiting per account')],
     ['MAX_RUNNING_RUNS', String(limits.runningRuns), cap(limits.runningRuns, 'scenario runs running per account')],
     ['WEBHOOK_LOG_LIMIT', String(config.webhook.logLimit), `${config.webhook.logLimit} finished deliveries kept per account`],
+    ['MAX_SESSIONS', String(limits.sessions), `${limits.sessions} login sessions in all; the least recently used ends first`],
   ];
   const host = new URL(publicUrl).host;
   if (!config.hosted && config.protectionsSet.length === 0) {

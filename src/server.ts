@@ -13,6 +13,7 @@ import { isServiceUnavailable } from './core/errors.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { VERSION } from './core/package-info.js';
 import { buildDeps, type Deps, type DepsOverrides } from './deps.js';
+import { BASE_HEADERS } from './http/base-headers.js';
 import { loadTls } from './http/tls.js';
 import { loadScenarios, resolveStartupRun, runDueSteps, startStartupRun } from './scenarios/index.js';
 import { loadFixtures, type FixtureSet } from './store/fixtures.js';
@@ -91,6 +92,7 @@ export function storeOptionsOf(config: Config, extra: { cacheSize?: number; logg
     redisPrefix: config.redisPrefix,
     deliveryLogLimit: config.webhook.logLimit,
     sessionTtlMs: SESSION_TTL_MS,
+    maxSessions: config.limits.sessions,
     cacheSize: extra.cacheSize ?? ACCOUNT_CACHE_SIZE,
     cacheBytes: ACCOUNT_CACHE_BYTES,
     accountLifetimeMs: config.accountTtlSeconds * 1000,
@@ -114,7 +116,9 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   // listens at once, says why it is not ready, and keeps waiting instead of exiting.
   let handle: RequestListener = notReadyYet(store);
   const listener: RequestListener = (req, res) => handle(req, res);
-  const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, listener) : createHttpServer(listener);
+  const limits = serverLimits(config);
+  const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key, ...limits }, listener) : createHttpServer(limits, listener);
+  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -212,6 +216,16 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   return { server, deps, port, url: `${scheme}://127.0.0.1:${port}`, tlsCertificate: tls?.certFile ?? null, report, stop };
 }
 
+/**
+ * The server's limits on a client (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS): past them it
+ * answers 408 and closes the connection. Node checks its connections against them periodically;
+ * a check a few times per timeout (at most once a second) cuts a slow client close to its limit.
+ */
+function serverLimits(config: Config): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+  const { headersTimeoutMs, requestTimeoutMs } = config.http;
+  return { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)) };
+}
+
 /** Once the store is ready: the dependencies, the fixtures seeded (by the first replica), the start-up scenario found. */
 async function prepare(config: Config, store: Store, logger: Logger, port: number, fixtures: FixtureSet, overrides: DepsOverrides) {
   await waitForStore(store, logger, port);
@@ -257,7 +271,7 @@ function notReadyYet(store: Store): RequestListener {
         req.url?.split('?')[0] === '/healthz'
           ? { status: 'starting', version: VERSION, store: store.backend, reason }
           : { error: 'service_unavailable', message: `The sandbox is starting (${reason}); try again in a moment` };
-      res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1' }).end(JSON.stringify(body));
+      res.writeHead(503, { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1' }).end(JSON.stringify(body));
     });
   };
 }

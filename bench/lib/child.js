@@ -13,10 +13,13 @@ export const START_FLAGS = JSON.parse(readFileSync(new URL('../../package.json',
   .split(/\s+/)
   .filter((word) => word.startsWith('--'));
 
-/** Starts the sandbox with `env` (PORT=0 by default) and resolves once /healthz answers 200; `nodeArgs` e.g. --cpu-prof. */
-export async function startChild(env = {}, nodeArgs = []) {
+/**
+ * Starts the sandbox with `env` (PORT=0 by default) and resolves once /healthz answers 200;
+ * `nodeArgs` e.g. --cpu-prof; `main` the entry point (the tests run the sources: see test/security/hostile-tenant.test.ts).
+ */
+export async function startChild(env = {}, nodeArgs = [], main = MAIN) {
   const started = performance.now();
-  const child = spawn(process.execPath, [...START_FLAGS, ...nodeArgs, MAIN], {
+  const child = spawn(process.execPath, [...START_FLAGS, ...nodeArgs, main], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -39,13 +42,16 @@ export async function startChild(env = {}, nodeArgs = []) {
     url,
     readyMs,
     pid: child.pid,
+    /** Whether the process still runs, and its standard error so far (why it ended, if it did). */
+    alive: () => child.exitCode === null && child.signalCode === null,
+    stderr: () => stderr,
     /** Resident memory of the sandbox process, in MB (Linux /proc). */
     rssMb() {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
     },
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;

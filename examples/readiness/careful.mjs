@@ -117,7 +117,7 @@ try {
   const confirmed = new Promise((resolve, reject) => {
     confirm = (url) => client.call('GET', new URL(url).pathname + new URL(url).search).then(resolve, reject);
   });
-  const subscription = await client.call('POST', `/v1/locations/${locationId}/subscriptions`, { endpoint: receiver.url });
+  const subscription = await client.call('POST', `/v1/locations/${locationId}/subscriptions`, { endpoint: config.webhookUrl ?? receiver.url });
   await confirmed;
   await receiver.waitFor((r) => r.method === 'GET', 'the endpoint check (GET)');
   log(`subscription ${subscription.subscriptionId} confirmed`);

@@ -15,6 +15,11 @@ export const config = {
   clientSecret: process.env.WATER_CLIENT_SECRET || 'demo-client-secret',
   // A native app's redirect URI: the code comes back in the redirect, nothing listens there.
   redirectUri: process.env.WATER_REDIRECT_URI || 'waterapp://callback',
+  // The webhook receiver's port on this machine (default: a free one), and the URL the sandbox
+  // reaches it at when that is not the receiver's own (a hosted sandbox reaches a laptop through
+  // `water-sandbox listen --forward-to http://127.0.0.1:<port>/webhooks`: its relay endpoint).
+  receiverPort: Number(process.env.WATER_RECEIVER_PORT || 0),
+  webhookUrl: process.env.WATER_WEBHOOK_URL || null,
 };
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -77,7 +82,7 @@ export async function startReceiver(handle) {
     received.push(request);
     for (const waiter of [...waiters]) if (waiter.test()) waiter.resolve();
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(config.receiverPort, '127.0.0.1');
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${server.address().port}/webhooks`,

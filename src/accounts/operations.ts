@@ -96,6 +96,7 @@ const tags = ['Sandbox: accounts'];
 
 export const createAccountOp = operation({
   operationId: 'createAccount',
+  secrets: "the account's API key and its user's password",
   method: 'post',
   path: '/sandbox/accounts',
   summary: 'Create a fresh, isolated account',

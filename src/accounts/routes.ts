@@ -4,6 +4,7 @@ import { expireAccessTokens, secretsEqual } from '../auth/index.js';
 import { accountNowMs } from '../clock/index.js';
 import { AppError, capReached, notFound, rateLimited } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
+import { clientAddressKey } from '../http/client-address.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import { readBearerCredential, refusedCredentials } from '../http/www-authenticate.js';
@@ -103,7 +104,7 @@ export function accountsAdminRouter(deps: AccountsDeps): Router {
       if (locationCount > cap) {
         throw capReached('MAX_LOCATIONS_PER_ACCOUNT', `locations must be at most ${cap} on this sandbox (MAX_LOCATIONS_PER_ACCOUNT=${cap}); got ${locationCount}`, 'locations');
       }
-      await checkCreationRate(deps, req.ip ?? 'unknown');
+      await checkCreationRate(deps, clientAddressKey(req));
       const { doc, password } = await createGeneratedAccount(deps, { seed, locationCount, ...(name === undefined ? {} : { name }) });
       const user = doc.users[0]!;
       res.status(201).json({

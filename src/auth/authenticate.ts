@@ -8,8 +8,15 @@ import type { AccessTokenRecord, AccountDoc, DeepReadonly } from '../store/data.
 import { LAST_REQUEST_RESOLUTION_MS, type Store } from '../store/store.js';
 import { tokenTail } from './tokens.js';
 
-/** The clientId of the access tokens the dashboard page gets; no OAuth client of that id exists. */
+/**
+ * The clientId of the access tokens the dashboard page gets; no OAuth client of that id exists,
+ * and none may be registered (RESERVED_CLIENT_IDS). Whether a token is the sandbox's own is its
+ * `internal` mark, never this id.
+ */
 export const DASHBOARD_CLIENT_ID = 'sandbox-dashboard';
+
+/** Client ids the sandbox uses itself: registering one is refused. */
+export const RESERVED_CLIENT_IDS: ReadonlySet<string> = new Set([DASHBOARD_CLIENT_ID]);
 
 const MAX_TOUCH_MEMORY = 10_000;
 
@@ -43,7 +50,7 @@ export async function resolveCredential(deps: AuthenticateDeps, credential: stri
     onRefused?.(doc, token, 'token_expired');
     throw refusedCredentials('token_expired', `The access token expired at ${token.expiresAt}; refresh it through /oauth2/token`);
   }
-  return { accountId: doc.account.accountId, via: 'access_token', userId: token.userId, internal: token.clientId === DASHBOARD_CLIENT_ID, doc };
+  return { accountId: doc.account.accountId, via: 'access_token', userId: token.userId, internal: token.internal === true, doc };
 }
 
 /**
@@ -66,7 +73,7 @@ export function requireAccount(deps: AuthenticateDeps): RequestHandler {
     const credential = readBearerCredential(req.headers.authorization, ACCOUNT_AUTHORIZATION);
     // A refused token of the account still goes in its journal: a client that keeps sending an expired token is what the readiness report must see.
     const auth = await resolveCredential(deps, credential, (doc, token, refusal) => {
-      noteJournalSubject(res, { accountId: doc.account.accountId, via: 'access_token', clock: doc.clock, internal: token.clientId === DASHBOARD_CLIENT_ID });
+      noteJournalSubject(res, { accountId: doc.account.accountId, via: 'access_token', clock: doc.clock, internal: token.internal === true });
       noteRequestFacts(res, { token: tokenTail(credential), refusal });
     });
     touch(auth);

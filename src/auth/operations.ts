@@ -28,6 +28,15 @@ export const LoginForm = z
   })
   .meta({ required: ['client_id', 'redirect_uri', 'response_type', 'csrf_token', 'email', 'password'] });
 
+/** POST /login/consent: the consent page's form (Allow or Deny). */
+export const ConsentForm = z
+  .looseObject({
+    ...authorizationParams,
+    csrf_token: param('csrf_token', 'The token of the consent page this browser was shown.'),
+    decision: param('decision', 'allow or deny: the button the user pressed.').meta({ enum: ['allow', 'deny'] }),
+  })
+  .meta({ required: ['client_id', 'redirect_uri', 'response_type', 'csrf_token', 'decision'] });
+
 /** GET /logout. */
 export const LogoutQuery = z
   .looseObject({
@@ -82,34 +91,40 @@ const noStore = { 'Cache-Control': 'no-store' };
 
 export const loginPageOp = operation({
   operationId: 'showLogin',
+  secrets: "an authorization code in its redirect, and the form's CSRF token",
   method: 'get',
   path: '/login',
   summary: 'The sign-in page (authorization request)',
   description:
-    'Production\'s authorization endpoint: RFC 6749 section 4.1.1. Shows the sign-in form; a browser already signed in is sent straight back to redirect_uri with a code. ' +
+    'Production\'s authorization endpoint: RFC 6749 section 4.1.1. Shows the sign-in form; a browser already signed in is sent straight back to redirect_uri with a code, ' +
+    'unless the client was registered by another account than the user\'s: then it is shown a consent page (Allow or Deny, POST /login/consent). ' +
     'A request that cannot be trusted with a redirect (unknown client, unregistered redirect_uri, response_type not code) gets an error page.',
   tags: authTags,
   guard: 'none',
   query: AuthorizationQuery,
   queryExample: { response_type: 'code', client_id: DEMO.clientId, redirect_uri: DEMO.redirectUri },
   responses: {
-    200: { description: 'The sign-in form.', ...html },
+    200: { description: 'The sign-in form; or, for a browser already signed in, the consent page of a client another account registered.', ...html },
     302: { description: 'Already signed in: redirect to redirect_uri?code=...&state=...', headers: { Location: 'redirect_uri with code (and state).', ...noStore } },
   },
   errors: { 400: 'An HTML error page: the request is not a valid authorization request (it says which parameter and why).' },
-  sandbox: 'The error pages name the registered redirect URIs, to help partners fix their configuration.',
+  sandbox: 'The error pages name the registered redirect URIs, to help partners fix their configuration. The consent page is the sandbox\'s: it shields the accounts of a shared sandbox from one another.',
 });
 
 export const loginOp = operation({
   operationId: 'submitLogin',
+  secrets: 'an authorization code in its redirect',
   method: 'post',
   path: '/login',
   summary: 'Sign in (the form of the sign-in page)',
-  description: 'On success, redirects to redirect_uri with a single-use code (AUTHORIZATION_CODE_TTL, 300 s). A wrong e-mail or password shows the form again (422).',
+  description:
+    'On success, redirects to redirect_uri with a single-use code (AUTHORIZATION_CODE_TTL, 300 s), or, for a client another account registered, shows the consent page. ' +
+    'A wrong e-mail or password shows the form again (422).',
   tags: authTags,
   guard: 'none',
   body: { schema: LoginForm, form: true, required: false, example: { response_type: 'code', client_id: DEMO.clientId, redirect_uri: DEMO.redirectUri, csrf_token: '<from the page>', email: 'demo@example.com', password: 'demo-password' } },
   responses: {
+    200: { description: 'Signed in, and the client was registered by another account: the consent page.', ...html },
     302: { description: 'Signed in: redirect to redirect_uri?code=...&state=...', headers: { Location: 'redirect_uri with code (and state).', ...noStore } },
   },
   errors: {
@@ -118,6 +133,33 @@ export const loginOp = operation({
     422: 'The form again: e-mail or password missing or wrong.',
     429: 'The form again: too many failed sign-ins from this address or for this account; Retry-After says when to try again.',
   },
+});
+
+export const consentOp = operation({
+  operationId: 'answerConsent',
+  secrets: 'an authorization code in its redirect',
+  method: 'post',
+  path: '/login/consent',
+  summary: 'Allow or deny an application of another account (the consent page\'s form)',
+  description:
+    'Allow: redirects to redirect_uri with a code for the signed-in user. Deny: redirects to redirect_uri with error=access_denied (and the state), as RFC 6749 section 4.1.2.1 says. ' +
+    'Either needs the consent page\'s CSRF token; nothing is issued without Allow.',
+  tags: authTags,
+  guard: 'none',
+  body: {
+    schema: ConsentForm,
+    form: true,
+    required: false,
+    example: { response_type: 'code', client_id: '<the client>', redirect_uri: 'https://partner.example/callback', csrf_token: '<from the page>', decision: 'allow' },
+  },
+  responses: {
+    302: { description: 'redirect_uri?code=...&state=... (allow) or redirect_uri?error=access_denied&state=... (deny).', headers: { Location: 'redirect_uri with code or error (and state).', ...noStore } },
+  },
+  errors: {
+    400: 'An HTML error page: not a valid authorization request, or decision is neither allow nor deny.',
+    403: 'An HTML error page: the form was not sent from a current consent page of this browser (CSRF), or the browser is no longer signed in.',
+  },
+  sandbox: 'Production has no consent page; the sandbox asks before an application registered by another account gets a code.',
 });
 
 export const logoutOp = operation({
@@ -135,6 +177,7 @@ export const logoutOp = operation({
 
 export const tokenOp = operation({
   operationId: 'token',
+  secrets: 'access and refresh tokens',
   method: 'post',
   path: '/oauth2/token',
   summary: 'Exchange a code, or refresh (the token endpoint)',
@@ -166,6 +209,7 @@ const sandboxOAuthTags = ['Sandbox: OAuth clients'];
 
 export const registerClientOp = operation({
   operationId: 'registerClient',
+  secrets: 'the client secret',
   method: 'post',
   path: '/sandbox/oauth-clients',
   summary: 'Register an OAuth client',
@@ -190,13 +234,15 @@ export const registerClientOp = operation({
   responses: { 201: { description: 'The client with its credentials.', schema: RegisteredClient } },
   errors: {
     400: 'invalid_parameter: the first problem, and every problem in `problems`.',
-    409: 'client_id_taken: the chosen clientId exists; limit_reached: the account has MAX_OAUTH_CLIENTS clients already (a hosted sandbox: 20 by default).',
+    409:
+      'client_id_taken: the chosen clientId exists; client_id_reserved: the sandbox uses that clientId itself; limit_reached: the account has MAX_OAUTH_CLIENTS clients already (a hosted sandbox: 20 by default).',
   },
   sandbox: 'A partner may choose clientId and clientSecret, and turn off the POST of the token response to the redirect URI (postTokenToRedirectUri).',
 });
 
 export const listClientsOp = operation({
   operationId: 'listClients',
+  secrets: "the clients' secrets",
   method: 'get',
   path: '/sandbox/oauth-clients',
   summary: 'The account\'s registered OAuth clients',
@@ -224,5 +270,5 @@ export const deleteClientOp = operation({
   sandbox: 'Production has no such call; a sandbox account bounds its clients (MAX_OAUTH_CLIENTS), so it needs a way to make room.',
 });
 
-export const authOperations = [loginPageOp, loginOp, logoutOp, tokenOp, registerClientOp, listClientsOp, deleteClientOp];
+export const authOperations = [loginPageOp, loginOp, consentOp, logoutOp, tokenOp, registerClientOp, listClientsOp, deleteClientOp];
 

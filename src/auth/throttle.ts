@@ -13,41 +13,61 @@ function currentWindow(deps: UsersDeps): { index: number; retryAfter: number } {
   return { index, retryAfter: Math.max(1, Math.ceil(((index + 1) * LOGIN_WINDOW_MS - nowMs) / 1000)) };
 }
 
+/** An attempt that was counted before it was checked: `takeBack` takes its count back (it succeeded, or was not what the limit counts). */
+export interface CountedAttempt {
+  takeBack(): Promise<void>;
+}
+
+/**
+ * Counts an attempt on each key before the caller checks it, atomically in the store (one
+ * count across replicas), and refuses it at the first key past its limit. So at any moment a
+ * key's count is its failures plus the attempts being checked (plus refused ones about to take
+ * theirs back): parallel attempts, on any number of replicas, never check more than the limit
+ * between them; under such a burst some may be refused a little early. A refused attempt and one
+ * that succeeds take their counts back; only failures stay. (Not a reset on success: a
+ * partner's own right password would then wipe the count of guesses made from the same address.)
+ * The keys are counted one after the other, so an attempt refused by the first (the address)
+ * never touches the next (the account).
+ */
+async function countFirst(deps: UsersDeps, keys: readonly { key: string; limit: number }[], refuse: (over: number) => Error): Promise<CountedAttempt> {
+  const counted: string[] = [];
+  const takeBack = async (): Promise<void> => {
+    await Promise.all(counted.map((key) => deps.store.counters.decrement(key)));
+  };
+  for (const [i, { key, limit }] of keys.entries()) {
+    const count = await deps.store.counters.increment(key, LOGIN_WINDOW_MS);
+    counted.push(key);
+    if (count > limit) {
+      await takeBack();
+      throw refuse(i);
+    }
+  }
+  return { takeBack };
+}
+
 /**
  * Limits failed sign-ins per client address and per account, in fixed windows of the process
- * clock. Only failures count, and a limit lasts until its window ends, so a partner guessing
- * passwords for the shared demo user blocks it for everyone for at most LOGIN_WINDOW_MS.
+ * clock. Only failures count in the end, and a limit lasts until its window ends, so a partner
+ * guessing passwords for the shared demo user blocks it for everyone for at most LOGIN_WINDOW_MS.
  */
 export function createLoginThrottle(deps: UsersDeps): {
-  /** Throws a 429 (with Retry-After) when the address or the e-mail's account is over its limit. */
-  check(address: string, email: string): Promise<void>;
-  recordFailure(address: string, email: string): Promise<void>;
+  /** Counts a sign-in attempt; throws a 429 (with Retry-After) when the address or the e-mail's account is over its limit. */
+  begin(address: string, email: string): Promise<CountedAttempt>;
 } {
-  const accountKey = async (email: string, index: number): Promise<string | null> => {
-    const owner = await deps.store.accounts.lookup('email', email.toLowerCase());
-    return owner === null ? null : `login-fail:account:${owner}:${index}`;
-  };
   return {
-    async check(address, email) {
+    async begin(address, email) {
       const { index, retryAfter } = currentWindow(deps);
-      const byAccount = await accountKey(email, index);
-      const [fromAddress, forAccount] = await Promise.all([
-        deps.store.counters.get(`login-fail:address:${address}:${index}`),
-        byAccount === null ? 0 : deps.store.counters.get(byAccount),
-      ]);
-      if (fromAddress >= FAILED_LOGINS_PER_ADDRESS || forAccount >= FAILED_LOGINS_PER_ACCOUNT) {
-        throw new AppError(429, 'too_many_failed_logins', `Too many failed sign-ins ${fromAddress >= FAILED_LOGINS_PER_ADDRESS ? 'from this address' : 'for this account'}; try again in ${retryAfter} s`, {
-          headers: { 'Retry-After': String(retryAfter) },
-        });
-      }
-    },
-    async recordFailure(address, email) {
-      const { index } = currentWindow(deps);
-      const byAccount = await accountKey(email, index);
-      await Promise.all([
-        deps.store.counters.increment(`login-fail:address:${address}:${index}`, LOGIN_WINDOW_MS),
-        byAccount === null ? null : deps.store.counters.increment(byAccount, LOGIN_WINDOW_MS),
-      ]);
+      const owner = await deps.store.accounts.lookup('email', email.toLowerCase());
+      const keys = [{ key: `login-fail:address:${address}:${index}`, limit: FAILED_LOGINS_PER_ADDRESS }];
+      if (owner !== null) keys.push({ key: `login-fail:account:${owner}:${index}`, limit: FAILED_LOGINS_PER_ACCOUNT });
+      return countFirst(
+        deps,
+        keys,
+        (over) =>
+          new AppError(429, 'too_many_failed_logins', `Too many failed sign-ins ${over === 0 ? 'from this address' : 'for this account'}; try again in ${retryAfter} s`, {
+            headers: { 'Retry-After': String(retryAfter) },
+          }),
+      );
     },
   };
 }
@@ -56,17 +76,18 @@ export function createLoginThrottle(deps: UsersDeps): {
  * Limits failed token requests (wrong client secret, unknown or spent code or refresh token)
  * per client address, answered like the rest of the token endpoint in RFC 6749 form.
  */
-export function createTokenThrottle(deps: UsersDeps): { check(address: string): Promise<void>; recordFailure(address: string): Promise<void> } {
+export function createTokenThrottle(deps: UsersDeps): { begin(address: string): Promise<CountedAttempt> } {
   return {
-    async check(address) {
+    begin(address) {
       const { index, retryAfter } = currentWindow(deps);
-      if ((await deps.store.counters.get(`token-fail:${address}:${index}`)) < FAILED_TOKEN_REQUESTS_PER_ADDRESS) return;
-      throw new OAuthError(429, 'temporarily_unavailable', `Too many failed token requests from this address; try again in ${retryAfter} s`, {
-        headers: { 'Retry-After': String(retryAfter) },
-      });
-    },
-    async recordFailure(address) {
-      await deps.store.counters.increment(`token-fail:${address}:${currentWindow(deps).index}`, LOGIN_WINDOW_MS);
+      return countFirst(
+        deps,
+        [{ key: `token-fail:${address}:${index}`, limit: FAILED_TOKEN_REQUESTS_PER_ADDRESS }],
+        () =>
+          new OAuthError(429, 'temporarily_unavailable', `Too many failed token requests from this address; try again in ${retryAfter} s`, {
+            headers: { 'Retry-After': String(retryAfter) },
+          }),
+      );
     },
   };
 }

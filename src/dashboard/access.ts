@@ -24,7 +24,7 @@ export function dashboardToken(data: AccountDoc, request: DashboardTokenRequest)
   const { grantId, userId, accountId, nowMs, ttlSeconds } = request;
   const reusable = data.accessTokens.find(
     (t) =>
-      t.clientId === DASHBOARD_CLIENT_ID &&
+      t.internal === true &&
       t.grantId === grantId &&
       t.userId === userId &&
       t.accountId === accountId &&
@@ -34,7 +34,8 @@ export function dashboardToken(data: AccountDoc, request: DashboardTokenRequest)
   if (reusable) return { accessToken: reusable.accessToken, expiresAt: reusable.expiresAt };
   // SANDBOX: production has no such page; the sandbox's dashboard is a first-party client that gets
   // an access token without the OAuth flow, expiring after ACCESS_TOKEN_TTL on the account clock.
+  // It is the sandbox's own (internal), which is recorded here, where it is issued.
   const expiresAt = new Date(nowMs + ttlSeconds * 1000).toISOString();
-  data.accessTokens.push({ accessToken: request.newToken, clientId: DASHBOARD_CLIENT_ID, userId, accountId, grantId, expiresAt, revokedAt: null });
+  data.accessTokens.push({ accessToken: request.newToken, clientId: DASHBOARD_CLIENT_ID, userId, accountId, grantId, expiresAt, revokedAt: null, internal: true });
   return { accessToken: request.newToken, expiresAt };
 }

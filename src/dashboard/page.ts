@@ -1,7 +1,6 @@
 import { html, htmlDocument, trusted, type SafeHtml } from '../http/html.js';
 import type { DashboardAssets } from './assets.js';
 import { DASHBOARD_PATHS, type PageConfig } from './page-config.js';
-import { SIGN_IN_STYLE } from './style.js';
 
 export interface DashboardView {
   csrfToken: string;
@@ -9,29 +8,6 @@ export interface DashboardView {
   user: { name: string; email: string };
   config: PageConfig;
   assets: Pick<DashboardAssets, 'script' | 'style'>;
-}
-
-/** The sign-in form of GET / (posts to /dashboard/sign-in). Every value is escaped by `html`. */
-export function renderSignInPage(input: { nonce: string; csrfToken: string; email?: string; error?: string }): string {
-  return htmlDocument({
-    title: 'Sign in - Water sandbox dashboard',
-    nonce: input.nonce,
-    style: SIGN_IN_STYLE,
-    body: html`<main>
-<h1>Sign in</h1>
-<p class="lead">to the water sandbox dashboard</p>
-${input.error ? html`<div class="error" role="alert" id="sign-in-error">${input.error}</div>` : ''}
-<form method="post" action="/dashboard/sign-in" autocomplete="on">
-  <input type="hidden" name="csrf_token" value="${input.csrfToken}">
-  <label for="email">E-mail</label>
-  <input type="email" id="email" name="email" autocomplete="username" required${input.email ? '' : trusted(' autofocus')} value="${input.email ?? ''}">
-  <label for="password">Password</label>
-  <input type="password" id="password" name="password" autocomplete="current-password" required${input.email ? trusted(' autofocus') : ''}>
-  <button type="submit">Sign in</button>
-</form>
-<p class="note">Water-monitoring sandbox: sign in with a sandbox user (demo: <code>demo@example.com</code> / <code>demo-password</code>); nothing here reaches production.</p>
-</main>`,
-  });
 }
 
 const asset = (name: string): string => `${DASHBOARD_PATHS.assets}${name}`;
@@ -230,19 +206,5 @@ export function renderDashboardPage(view: DashboardView): string {
 </main>
 <dialog id="inspector" aria-labelledby="inspector-title"></dialog>
 <dialog id="confirm-dialog" aria-labelledby="confirm-title"></dialog>`,
-  });
-}
-
-/** A small error page in the dashboard's look (e.g. a sign-out form from another page). */
-export function renderDashboardErrorPage(input: { nonce: string; title: string; message: string }): string {
-  return htmlDocument({
-    title: input.title,
-    nonce: input.nonce,
-    style: SIGN_IN_STYLE,
-    body: html`<main>
-<h1>${input.title}</h1>
-<div class="error" role="alert" id="error-message">${input.message}</div>
-<p><a href="/">Back to the dashboard</a></p>
-</main>`,
   });
 }

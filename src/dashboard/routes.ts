@@ -2,27 +2,32 @@ import { Router, type Request, type Response } from 'express';
 
 import { ALERT_TYPE_SPECS, ALERT_TYPES } from '../alerts/index.js';
 import {
+  createCsrf,
   createSignIn,
+  endSession,
   loginSession,
+  messagePage,
   pruneGrants,
   revokeGrant,
-  secretsEqual,
-  sessionCall,
-  SESSION_COOKIE,
+  sendFormPage,
   signedInUser,
+  signInPage,
   startUserSession,
   type SessionDeps,
+  type UserSessionDeps,
   type UsersDeps,
 } from '../auth/index.js';
 import { accountNowMs } from '../clock/index.js';
 import { AppError, invalidParameter } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { clientAddressKey } from '../http/client-address.js';
+import { html } from '../http/html.js';
 import { allowOnly, queryString } from '../http/routing.js';
 import type { LiveStreams } from '../live/index.js';
 import { dashboardToken } from './access.js';
 import { loadDashboardAssets } from './assets.js';
 import { DASHBOARD_PATHS, type PageConfig, type TokenAnswer } from './page-config.js';
-import { renderDashboardErrorPage, renderDashboardPage, renderSignInPage } from './page.js';
+import { renderDashboardPage } from './page.js';
 
 declare module 'express-session' {
   interface SessionData {
@@ -32,36 +37,40 @@ declare module 'express-session' {
 }
 
 /**
- * The forms' pages: only this response's nonce may style them, and nothing may run. The
- * signed-in page: its script and style sheet come from this origin only (the bundled assets),
- * with no inline script or style. Both: the page talks to this sandbox only (connect-src covers
- * fetch and the event stream), is never framed, and its forms post here.
+ * The signed-in page: its script and style sheet come from this origin only (the bundled
+ * assets), with no inline script or style; it talks to this sandbox only (connect-src covers
+ * fetch and the event stream), is never framed, and its forms post here. (The sign-in form and
+ * the error pages are the authorization host's form pages, with their policy: auth/pages.ts.)
  */
-const contentSecurityPolicy = (source: { nonce: string } | 'assets'): string =>
-  [
-    "default-src 'none'",
-    ...(source === 'assets' ? ["script-src 'self'", "style-src 'self'"] : [`style-src 'nonce-${source.nonce}'`]),
-    "connect-src 'self'",
-    'img-src data:',
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; ');
+const DASHBOARD_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  'img-src data:',
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
 
-function sendPage(res: Response, status: number, source: { nonce: string } | 'assets', body: string): void {
+function sendDashboard(res: Response, body: string): void {
   res
-    .status(status)
+    .status(200)
     .set({
       'Content-Type': 'text/html; charset=utf-8',
       // The signed-in page carries an access token: never cache it.
       'Cache-Control': 'no-store',
-      'Content-Security-Policy': contentSecurityPolicy(source),
+      'Content-Security-Policy': DASHBOARD_POLICY,
       'X-Frame-Options': 'DENY',
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
     })
     .send(body);
 }
+
+/** The CSRF purposes of the dashboard's forms: its sign-in form, and the signed-in page (sign-out, token renewal). */
+const SIGN_IN_FORM = 'dashboard sign-in';
+const PAGE_FORMS = 'dashboard page';
 
 const formValue = (body: unknown, name: string): string | undefined => {
   const value = (body as Record<string, unknown> | undefined)?.[name];
@@ -82,7 +91,7 @@ const ASSET_CACHING = 'public, max-age=31536000, immutable';
  * event stream, and a demo webhook receiver.
  * SANDBOX: production serves no page on the API host; this one exists for demos and manual testing.
  */
-export interface DashboardDeps extends SessionDeps, UsersDeps {
+export interface DashboardDeps extends SessionDeps, UsersDeps, UserSessionDeps {
   scenarios: ReadonlyMap<string, { name: string; description: string; durationMs: number; steps: readonly unknown[] }>;
   config: SessionDeps['config'] & { readonly accessTokenTtlSeconds: number };
   liveStreams: LiveStreams;
@@ -95,22 +104,30 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   const router = Router({ strict: true });
   const session = loginSession(deps);
   const signIn = createSignIn(deps);
+  const csrf = createCsrf(deps);
   const assets = loadDashboardAssets(deps.dashboardAssetsDir);
   if ('missing' in assets) deps.logger.error('the dashboard page is not built; run npm run build', { reason: assets.missing });
 
-  const nonce = (): string => deps.ids.secret(18);
-
   const showSignIn = (req: Request, res: Response, status: number, extra: { email?: string; error?: string } = {}): void => {
-    req.session.csrfToken ??= deps.ids.secret(24);
-    const n = nonce();
-    sendPage(res, status, { nonce: n }, renderSignInPage({ nonce: n, csrfToken: req.session.csrfToken, ...extra }));
+    const csrfToken = csrf.token(req, res, SIGN_IN_FORM);
+    sendFormPage(
+      deps,
+      res,
+      status,
+      signInPage({
+        title: 'Sign in - Water sandbox dashboard',
+        lead: html`to the water sandbox dashboard`,
+        action: '/dashboard/sign-in',
+        hidden: {},
+        csrfToken,
+        ...extra,
+        note: html`Water-monitoring sandbox: sign in with a sandbox user (demo: <code>demo@example.com</code> / <code>demo-password</code>); nothing here reaches production.`,
+      }),
+    );
   };
 
-  const csrfValid = (req: Request): boolean => {
-    const given = formValue(req.body, 'csrf_token');
-    const expected = req.session.csrfToken;
-    return given !== undefined && expected !== undefined && secretsEqual(given, expected);
-  };
+  const showError = (res: Response, status: number, title: string, message: string): void =>
+    sendFormPage(deps, res, status, messagePage({ title, message, link: { href: '/', text: 'Back to the dashboard' }, note: 'Water sandbox dashboard.' }));
 
   /** The page's access token for this browser session: reused while it has half its life left. */
   const pageToken = async (req: Request, user: { accountId: string; userId: string }): Promise<TokenAnswer & { accountName: string; locations: PageConfig['locations'] }> => {
@@ -130,29 +147,21 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     const user = await signedInUser(deps.store, req.session);
     if (!user) return showSignIn(req, res, 200);
     if ('missing' in assets) {
-      const n = nonce();
-      return sendPage(
-        res,
-        503,
-        { nonce: n },
-        renderDashboardErrorPage({ nonce: n, title: 'Dashboard not built', message: `The dashboard's browser code is not built (${assets.missing}). Run npm run build, then start the sandbox again.` }),
-      );
+      return showError(res, 503, 'Dashboard not built', `The dashboard's browser code is not built (${assets.missing}). Run npm run build, then start the sandbox again.`);
     }
-    req.session.csrfToken ??= deps.ids.secret(24);
+    const csrfToken = csrf.token(req, res, PAGE_FORMS);
     const token = await pageToken(req, user);
-    sendPage(
+    sendDashboard(
       res,
-      200,
-      'assets',
       renderDashboardPage({
-        csrfToken: req.session.csrfToken,
+        csrfToken,
         accountName: token.accountName,
         user: { name: user.name, email: user.email },
         assets,
         config: {
           accessToken: token.accessToken,
           tokenExpiresAt: token.expiresAt,
-          csrfToken: req.session.csrfToken,
+          csrfToken,
           locations: token.locations,
           alertTypes: ALERT_TYPE_OPTIONS,
           scenarios: [...deps.scenarios.values()].map((s) => ({ name: s.name, description: s.description, steps: s.steps.length, durationSeconds: s.durationMs / 1000 })),
@@ -164,15 +173,15 @@ export function dashboardRouter(deps: DashboardDeps): Router {
 
   router.post('/dashboard/sign-in', session, async (req, res) => {
     // 403, as the authorization host's /login answers a form it did not issue; the form comes back with a fresh token.
-    if (!csrfValid(req)) {
+    if (!csrf.valid(req, SIGN_IN_FORM, formValue(req.body, 'csrf_token'))) {
       return showSignIn(req, res, 403, { error: 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); sign in again.' });
     }
-    const outcome = await signIn(req.ip ?? 'unknown', formValue(req.body, 'email'), formValue(req.body, 'password'));
+    const outcome = await signIn(clientAddressKey(req), formValue(req.body, 'email'), formValue(req.body, 'password'));
     if (!outcome.ok) {
       res.set(outcome.headers);
       return showSignIn(req, res, outcome.status, { email: outcome.email, error: outcome.error });
     }
-    await startUserSession(req, outcome.user, deps.ids.secret(24));
+    await startUserSession(deps, req, outcome.user);
     res.set('Cache-Control', 'no-store').redirect(303, '/');
   });
   // A reload of the address bar after a refused sign-in lands here: send it to the form.
@@ -182,14 +191,8 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   allowOnly(router, '/dashboard/sign-in', ['GET', 'POST']);
 
   router.post('/dashboard/sign-out', session, async (req, res) => {
-    if (!csrfValid(req)) {
-      const n = nonce();
-      return sendPage(
-        res,
-        403,
-        { nonce: n },
-        renderDashboardErrorPage({ nonce: n, title: 'Sign-out refused', message: 'This sign-out was not sent from a current dashboard page of this browser; open the dashboard and use its Sign out button.' }),
-      );
+    if (!csrf.valid(req, PAGE_FORMS, formValue(req.body, 'csrf_token'))) {
+      return showError(res, 403, 'Sign-out refused', 'This sign-out was not sent from a current dashboard page of this browser; open the dashboard and use its Sign out button.');
     }
     const user = await signedInUser(deps.store, req.session);
     const grantId = req.session.dashboardGrantId;
@@ -197,8 +200,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
       await deps.store.accounts.update(user.accountId, (d) => revokeGrant(d, grantId, new Date(accountNowMs(deps.clock, d.clock)).toISOString()));
     }
     // The login session is shared with the authorization host, so this signs the browser out there too.
-    await sessionCall((done) => req.session.destroy(done));
-    res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: deps.config.tls.mode !== 'off' });
+    await endSession(deps, req, res);
     res.set('Cache-Control', 'no-store').redirect(303, '/');
   });
   allowOnly(router, '/dashboard/sign-out', ['POST']);
@@ -214,12 +216,12 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   // tokens were expired or revoked), so a demo never stops for a sign-in. The login session, a day
   // on the process clock, is what keeps the presenter signed in.
   router.post(DASHBOARD_PATHS.token, session, async (req, res) => {
-    const given = req.get('x-csrf-token');
-    const expected = req.session.csrfToken;
-    if (given === undefined || expected === undefined || !secretsEqual(given, expected)) {
+    // Signed out first (401, which the page takes as the end of its session), then a request that is not the page's (403).
+    const caller = await pageCaller(req);
+    if (!csrf.valid(req, PAGE_FORMS, req.get('x-csrf-token'))) {
       throw new AppError(403, 'csrf_refused', 'A page token is issued only to the dashboard page of this browser session (X-CSRF-Token missing or wrong); reload the page');
     }
-    const token = await pageToken(req, await pageCaller(req));
+    const token = await pageToken(req, caller);
     res.set('Cache-Control', 'no-store').json({ accessToken: token.accessToken, expiresAt: token.expiresAt } satisfies TokenAnswer);
   });
   allowOnly(router, DASHBOARD_PATHS.token, ['POST']);
@@ -239,7 +241,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   router.get(`${DASHBOARD_PATHS.assets}:file`, (req, res) => {
     const file = 'missing' in assets ? undefined : assets.files.get(req.params.file);
     if (!file) throw new AppError(404, 'not_found', `No dashboard asset ${JSON.stringify(req.params.file)}; the page names the current ones`);
-    res.set({ 'Content-Type': file.contentType, 'Cache-Control': ASSET_CACHING, 'X-Content-Type-Options': 'nosniff' }).send(file.body);
+    res.set({ 'Content-Type': file.contentType, 'Cache-Control': ASSET_CACHING }).send(file.body);
   });
   allowOnly(router, `${DASHBOARD_PATHS.assets}:file`, ['GET']);
 

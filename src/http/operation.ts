@@ -86,6 +86,11 @@ export interface Operation<P extends string = string, Q extends z.ZodType | unde
   trailingSlash?: true;
   /** Example query values that work on the demo data. */
   queryExample?: Readonly<Record<string, string>>;
+  /**
+   * The secrets its answer can carry (an API key, a password, a client secret, tokens): the
+   * answer, errors included, is sent with `Cache-Control: no-store`, so no cache keeps them.
+   */
+  secrets?: string;
 }
 
 /** Defines an operation, keeping the literal path so that handlers get typed path parameters. */
@@ -256,7 +261,11 @@ export function operationRouter(mount: string): OperationRouter {
         setRouteLabel(res, pattern);
         next();
       };
-      const handlers = before.length > 0 ? [label, ...before, run] : [run];
+      const noStore: RequestHandler = (_req, res, next) => {
+        res.setHeader('Cache-Control', 'no-store');
+        next();
+      };
+      const handlers = [...(op.secrets === undefined ? [] : [noStore]), ...(before.length > 0 ? [label, ...before] : []), run];
       // What router[op.method](path, ...handlers) does, keeping Express's Route for the route table.
       const route = router.route(path);
       route[op.method](...handlers);

@@ -47,6 +47,7 @@ export const JournalList = z.strictObject({ requests: z.array(JournalEntry) }).m
 
 export const listRequestsOp = operation({
   operationId: 'listRequests',
+  secrets: 'the queries received (a confirmation token among them)',
   method: 'get',
   path: '/sandbox/requests',
   summary: 'The account\'s recent API requests',

@@ -153,7 +153,8 @@ function commonErrors(op: Operation): Record<string, { description: string; head
 function responsesOf(op: Operation, names: Map<z.ZodType, string>): Json {
   const responses: Json = {};
   for (const [status, spec] of Object.entries(op.responses)) {
-    const headers = Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, description]) => [name, header(description)]));
+    const headers: Json = Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, description]) => [name, header(description)]));
+    if (op.secrets !== undefined && headers['Cache-Control'] === undefined) headers['Cache-Control'] = { ...header(`no-store: the answer carries ${op.secrets}`), required: true };
     const content = spec.schema
       ? { 'application/json': { schema: ref(names.get(spec.schema)!), ...(spec.example === undefined ? {} : { example: spec.example }) } }
       : spec.html
@@ -165,7 +166,7 @@ function responsesOf(op: Operation, names: Map<z.ZodType, string>): Json {
             : undefined;
     responses[status] = { description: spec.description, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(content ? { content } : {}) };
   }
-  const html = op.responses[200]?.html === true || op.path === '/login' || op.path === '/logout';
+  const html = op.responses[200]?.html === true || ['/login', '/login/consent', '/logout'].includes(op.path);
   const own = op.errors ?? {};
   const common = commonErrors(op);
   for (const status of [...new Set([...Object.keys(common), ...Object.keys(own)])].sort()) {

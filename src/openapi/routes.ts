@@ -38,12 +38,12 @@ export function openApiRouter(deps: OpenApiDeps): Router {
   const router = api.done();
   // The page's script and Swagger UI's files: not operations of the API, so not in the document.
   router.get('/docs/init.js', (_req, res) => {
-    res.type('text/javascript').set('X-Content-Type-Options', 'nosniff').send(docsInitScript(deps.urls.publicUrl));
+    res.type('text/javascript').send(docsInitScript(deps.urls.publicUrl));
   });
   router.get('/docs/assets/:file', (req, res, next) => {
     const file = DOCS_ASSETS.find((name) => name === req.params.file);
     if (!file) throw notFound(`No file ${JSON.stringify(req.params.file)} in /docs/assets`);
-    res.set({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=3600' });
+    res.set('Cache-Control', 'public, max-age=3600');
     if (file === 'oauth2-redirect.html') res.set('Content-Security-Policy', "default-src 'none'; script-src 'self'");
     res.sendFile(file, { root: DOCS_ASSETS_DIR }, (error) => {
       if (error && !res.headersSent) next(notFound(`The API reference's files are not built (${DOCS_ASSETS_DIR} has no ${file}): run npm run build`));

@@ -1,5 +1,5 @@
 import { alertNotification } from '../alerts/index.js';
-import { DASHBOARD_CLIENT_ID, expireAccessTokens } from '../auth/index.js';
+import { expireAccessTokens } from '../auth/index.js';
 import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { conflict } from '../core/errors.js';
@@ -44,7 +44,7 @@ const outcome = (drill: DrillName, effect: string, parts: Partial<Omit<DrillOutc
 
 async function expireTokens(deps: DrillsDeps, accountId: string): Promise<DrillOutcome> {
   // The dashboard's own session is not the integration's: it stays signed in.
-  const expired = await deps.store.accounts.update(accountId, (d) => expireAccessTokens(d, accountNowMs(deps.clock, d.clock), (t) => t.clientId !== DASHBOARD_CLIENT_ID));
+  const expired = await deps.store.accounts.update(accountId, (d) => expireAccessTokens(d, accountNowMs(deps.clock, d.clock), (t) => t.internal !== true));
   if (expired === 0) {
     throw conflict('no_access_token', 'The account has no live access token to expire: sign a user in through your OAuth client (/login, then /oauth2/token) first');
   }

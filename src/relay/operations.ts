@@ -79,6 +79,7 @@ export const openRelayOp = operation({
 
 export const relayRequestsOp = operation({
   operationId: 'relayRequests',
+  secrets: 'the webhooks relayed (confirmation tokens and token responses among them)',
   method: 'get',
   path: '/sandbox/relays/{relayId}/requests',
   summary: 'The relay\'s requests, as server-sent events',

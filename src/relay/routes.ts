@@ -58,7 +58,7 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
     let ping: NodeJS.Timeout | undefined;
     const stream = openEventStream(res, {
       maxBufferedBytes: deps.config.limits.streamBufferBytes,
-      headers: { 'Cache-Control': 'no-cache, no-transform' },
+      headers: { 'Cache-Control': 'no-store, no-transform' },
       onClose: () => {
         clearInterval(ping);
         ping = undefined;

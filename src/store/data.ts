@@ -130,6 +130,12 @@ export interface AccessTokenRecord {
   revokedAt: string | null;
   /** The code or refresh token it came from, so a replayed code can revoke what it issued. */
   grantId: string;
+  /**
+   * Set on a token the sandbox issued to itself (the dashboard page's), when it issued it: such
+   * a token's requests stay out of the journal and readiness, and meet no faults. Never inferred
+   * from the client id, which a partner may choose; a token without it (older data) is a partner's.
+   */
+  internal?: true;
 }
 
 export interface RefreshTokenRecord {

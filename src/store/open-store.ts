@@ -21,6 +21,8 @@ export interface StoreOptions {
   redisUrl: string | null;
   deliveryLogLimit: number;
   sessionTtlMs: number;
+  /** Login sessions kept at most (MAX_SESSIONS): past it the least recently used one ends. Unbounded when absent. */
+  maxSessions?: number;
   /** Accounts kept loaded by the embedded store (parsed, by the Redis store). */
   cacheSize: number;
   /** And at most this many bytes of them, as stored (none when absent). */
@@ -59,6 +61,7 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
       url: options.redisUrl,
       deliveryLogLimit: options.deliveryLogLimit,
       sessionTtlMs: options.sessionTtlMs,
+      ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
       cacheSize: options.cacheSize,
       ...(options.cacheBytes === undefined ? {} : { cacheBytes: options.cacheBytes }),
       clock,
@@ -75,6 +78,7 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
     clock,
     deliveryLogLimit: options.deliveryLogLimit,
     sessionTtlMs: options.sessionTtlMs,
+    ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
     cacheSize: options.cacheSize,
     ...(options.cacheBytes === undefined ? {} : { cacheBytes: options.cacheBytes }),
     accountLifetimeMs: options.accountLifetimeMs ?? 0,

@@ -220,6 +220,11 @@ export interface Counters {
    */
   increment(key: string, ttlMs: number): Promise<number>;
   /**
+   * Takes one back from `key` (something counted before it was checked that, checked, does not
+   * count): never below zero, and the window stays the one the first increment set.
+   */
+  decrement(key: string): Promise<void>;
+  /**
    * Adds one to `key`'s count in `window` and returns it: one counter per key, whatever the
    * windows, so a caller whose windows do not follow the store's clock (an account's clock,
    * which a partner moves at will) keeps one counter, not one per window. An increment in another

@@ -97,15 +97,17 @@ export const deleteSubscriptionOp = operation({
 
 export const resendConfirmationOp = operation({
   operationId: 'resendConfirmation',
+  secrets: 'the confirmation token (on a local sandbox, and for relay endpoints)',
   method: 'post',
   path: '/sandbox/subscriptions/{subscriptionId}/confirmation',
   summary: 'A fresh confirmation token',
   description:
-    'Issues a new token (the old one stops working), POSTs the confirmation message to the endpoint again, and returns it here too, so a partner ' +
-    'whose endpoint the sandbox cannot reach can still confirm.',
+    'Issues a new token (the old one stops working) and POSTs the confirmation message to the endpoint again. A local sandbox returns it here too, so a partner ' +
+    'whose endpoint the sandbox cannot reach can still confirm; so does a hosted one for a relay endpoint of the account (water-sandbox listen). For any other ' +
+    'endpoint a hosted sandbox answers where the message went and its delivery, never the token: only the endpoint receiving it proves it asked for the traffic.',
   tags: ['Sandbox: subscriptions'],
   guard: 'account',
-  responses: { 200: { description: 'The new confirmation message.', schema: ConfirmationResent } },
+  responses: { 200: { description: 'The new confirmation message, or (hosted) where it went.', schema: ConfirmationResent } },
   errors: { 404: 'not_found: no such subscription in this account.', 409: 'already_confirmed: the subscription is confirmed already.' },
 });
 

@@ -35,6 +35,8 @@ export interface SubscriptionsDeps {
   dispatcher: Dispatcher;
   urls: { readonly publicUrl: string };
   config: {
+    /** PUBLIC_URL names a host that is not loopback: confirmation tokens reach endpoints only. */
+    readonly hosted: boolean;
     readonly confirmationTokenTtlSeconds: number;
     readonly endpointPolicy: EndpointPolicy;
     readonly blockPrivateEndpoints: boolean;
@@ -74,7 +76,7 @@ function queueConfirmation(
   tx: AccountTx,
   subscription: DeepReadonly<SubscriptionRecord>,
   options: { checkReceiver: boolean },
-): { confirmationUrl: string; confirmationToken: string } {
+): { deliveryId: string; message: { confirmationUrl: string; confirmationToken: string } } {
   const token = deps.ids.secret(24);
   const nowMs = accountNowMs(deps.clock, doc.clock);
   issueConfirmationToken(doc, { subscriptionId: subscription.subscriptionId, accountId: subscription.accountId, token, nowMs, ttlSeconds: deps.config.confirmationTokenTtlSeconds });
@@ -92,7 +94,19 @@ function queueConfirmation(
     nowMs,
   );
   tx.addDeliveries([delivery]);
-  return message;
+  return { deliveryId: delivery.deliveryId, message };
+}
+
+/**
+ * Whether the account may read the confirmation token of a subscription of `endpoint` (in the
+ * answer of a resend, in its delivery log), rather than only the endpoint receiving it: on a
+ * local sandbox, and for the account's own relay endpoints (which deliver to the account's own
+ * `listen`). On a hosted sandbox the token reaching the endpoint is what proves the endpoint
+ * asked for the traffic, so the account never sees it.
+ */
+export function confirmationTokenShown(deps: Pick<SubscriptionsDeps, 'config' | 'relays'>, accountId: string, endpoint: string): boolean {
+  if (!deps.config.hosted) return true;
+  return URL.canParse(endpoint) && deps.relays?.classifyEndpoint(accountId, new URL(endpoint)) === 'own';
 }
 
 export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
@@ -200,8 +214,9 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
 export function subscriptionsSandboxRouter(deps: SubscriptionsDeps): Router {
   const api = operationRouter('/sandbox');
 
-  // A fresh confirmation token for a pending subscription: sent to the endpoint again, and returned here
-  // so a partner without a reachable endpoint can still confirm.
+  // A fresh confirmation token for a pending subscription, sent to the endpoint again. Where the
+  // account may read it (confirmationTokenShown) it is returned here too, so a partner without a
+  // reachable endpoint can still confirm; otherwise the answer says where it went.
   api.handle(resendConfirmationOp, async ({ params }, _req, res) => {
     const { accountId, doc } = authOf(res);
     const { subscriptionId } = params;
@@ -209,10 +224,11 @@ export function subscriptionsSandboxRouter(deps: SubscriptionsDeps): Router {
     const sent = await deps.store.accounts.update(accountId, (d, tx) => {
       const subscription = findSubscription(d, subscriptionId);
       if (subscription.status === 'confirmed') throw conflict('already_confirmed', `Subscription ${subscription.subscriptionId} is already confirmed`);
-      return queueConfirmation(deps, d, tx, subscription, { checkReceiver: false });
+      return { endpoint: subscription.endpoint, ...queueConfirmation(deps, d, tx, subscription, { checkReceiver: false }) };
     });
     deps.dispatcher.kick(accountId);
-    res.json({ subscriptionId, ...sent });
+    if (confirmationTokenShown(deps, accountId, sent.endpoint)) res.json({ subscriptionId, ...sent.message });
+    else res.json({ subscriptionId, endpoint: sent.endpoint, deliveryId: sent.deliveryId });
   });
 
   return api.done();

@@ -68,9 +68,20 @@ export const ConfirmQuery = z
   .meta({ required: [TOKEN_KEY] });
 
 export const ConfirmationResent = z
-  .strictObject({
-    subscriptionId: z.string(),
-    confirmationUrl: z.string().meta({ format: 'uri', description: 'PUBLIC_URL/v1/subscriptions/{id}/confirm?confirmationToken=...' }),
-    confirmationToken: z.string(),
-  })
-  .meta({ description: 'The new confirmation message, as sent to the endpoint.' });
+  .union([
+    z
+      .strictObject({
+        subscriptionId: z.string(),
+        confirmationUrl: z.string().meta({ format: 'uri', description: 'PUBLIC_URL/v1/subscriptions/{id}/confirm?confirmationToken=...' }),
+        confirmationToken: z.string(),
+      })
+      .meta({ description: 'A local sandbox, or a relay endpoint of the account: the new confirmation message, as sent to the endpoint.' }),
+    z
+      .strictObject({
+        subscriptionId: z.string(),
+        endpoint: z.string().meta({ description: 'Where the new confirmation message was sent: the endpoint confirms with the token it carries.' }),
+        deliveryId: z.string().meta({ description: 'Its delivery in GET /sandbox/deliveries (which shows its token as [hidden]).' }),
+      })
+      .meta({ description: 'A hosted sandbox: the token reaches the endpoint only.' }),
+  ])
+  .meta({ description: 'The new confirmation message, or where it went.' });

@@ -46,38 +46,64 @@ const RANGE_WORDS: Record<string, string> = {
   unspecified: 'an unspecified address',
   reserved: 'a reserved address (documentation, benchmarking or future use)',
   benchmarking: 'a benchmarking address',
+  deprecatedSiteLocal: 'a site-local address (deprecated, private like fc00::/7)',
 };
 const describeRange = (range: string): string => RANGE_WORDS[range] ?? `a special-purpose address (${range})`;
 
-/** IPv6 forms that carry an IPv4 address in their last 32 bits, and what the log calls them. */
+/** IPv6 forms that carry an IPv4 address in their last 32 bits and reach it: judged by that address. */
 const EMBEDDING_V4: readonly { prefix: [ipaddr.IPv6, number]; words: string }[] = [
   { prefix: ipaddr.IPv6.parseCIDR('::ffff:0:0/96'), words: 'an IPv4-mapped form of' },
   { prefix: ipaddr.IPv6.parseCIDR('::ffff:0:0:0/96'), words: 'an IPv4-translated form of' },
   { prefix: ipaddr.IPv6.parseCIDR('64:ff9b::/96'), words: 'a NAT64 form of' },
 ];
 
+const v4Of = (bytes: readonly number[]): ipaddr.IPv4 => new ipaddr.IPv4(bytes.map((b) => b & 0xff));
+
+/** Null for a public address, else the range and its words (after `prefix`, which names the form). */
+const judged = (range: string, prefix = ''): { range: string; words: string } | null => (range === 'unicast' ? null : { range, words: `${prefix}${describeRange(range)}` });
+
+/**
+ * Deprecated IPv6 forms that carry an IPv4 address (RFC 4291's IPv4-compatible ::/96, 6to4's
+ * 2002::/16 with the address in bits 16-47, Teredo's 2001::/32 with the client's address
+ * inverted in the last 32 bits). A stack or tunnel that still honours one reaches the IPv4
+ * address it carries, and no real endpoint uses them: each is refused, named by the address it
+ * carries, and counted under that address's range when the address is not public itself.
+ */
+const DEPRECATED_V4: readonly { prefix: [ipaddr.IPv6, number]; words: string; range: string; carried: (bytes: number[]) => ipaddr.IPv4 }[] = [
+  { prefix: ipaddr.IPv6.parseCIDR('::/96'), words: 'an IPv4-compatible form of', range: 'ipv4Compatible', carried: (b) => v4Of(b.slice(12)) },
+  { prefix: ipaddr.IPv6.parseCIDR('2002::/16'), words: 'a 6to4 form of', range: '6to4', carried: (b) => v4Of(b.slice(2, 6)) },
+  { prefix: ipaddr.IPv6.parseCIDR('2001::/32'), words: 'a Teredo form of', range: 'teredo', carried: (b) => v4Of(b.slice(12).map((x) => ~x)) },
+];
+
 /**
  * Whether a webhook may connect to `address`, and if not, why. Only ordinary public unicast
- * addresses pass: loopback, private, link-local, unique-local, carrier-grade NAT, multicast,
- * unspecified, broadcast, the documentation and benchmarking ranges and every other
+ * addresses pass: loopback, private, link-local, unique-local, site-local, carrier-grade NAT,
+ * multicast, unspecified, broadcast, the documentation and benchmarking ranges and every other
  * special-purpose range of ipaddr.js are refused. IPv4-mapped, IPv4-translated and NAT64
- * addresses are judged by the IPv4 address they carry; other IPv6 transition forms (6to4,
- * Teredo, local-use NAT64) are refused, since they can lead anywhere.
+ * addresses are judged by the IPv4 address they carry; the deprecated forms that carry one
+ * (IPv4-compatible, 6to4, Teredo) are refused whatever they carry, named by it.
  */
 export function judgeAddress(address: string): { range: string; words: string } | null {
   if (!ipaddr.isValid(address)) return { range: 'invalid', words: 'not an IP address' };
   const parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6') {
-    const v6 = parsed as ipaddr.IPv6;
-    const embedding = EMBEDDING_V4.find(({ prefix }) => v6.match(prefix));
-    if (embedding) {
-      const v4 = ipaddr.IPv4.parse(v6.toByteArray().slice(12).join('.'));
-      const range = v4.range();
-      return range === 'unicast' ? null : { range, words: `${embedding.words} ${v4.toString()}, ${describeRange(range)}` };
-    }
+  if (parsed.kind() === 'ipv4') return judged(parsed.range());
+  // ipaddr.js reads every dotted tail as IPv4-mapped (`::127.0.0.1` as ::ffff:7f00:1); the URL parser spells it as a URL host would.
+  const v6 = address.includes('.') ? ipaddr.IPv6.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1)) : (parsed as ipaddr.IPv6);
+  const embedding = EMBEDDING_V4.find(({ prefix }) => v6.match(prefix));
+  if (embedding) {
+    const v4 = ipaddr.IPv4.parse(v6.toByteArray().slice(12).join('.'));
+    return judged(v4.range(), `${embedding.words} ${v4.toString()}, `);
   }
-  const range = parsed.range();
-  return range === 'unicast' ? null : { range, words: describeRange(range) };
+  const own = v6.range();
+  // :: and ::1 are in ::/96 too, and keep their own names.
+  const deprecated = own === 'unspecified' || own === 'loopback' ? undefined : DEPRECATED_V4.find(({ prefix }) => v6.match(prefix));
+  if (deprecated) {
+    const v4 = deprecated.carried(v6.toByteArray());
+    const range = v4.range();
+    const form = `${deprecated.words} ${v4.toString()}, `;
+    return range === 'unicast' ? { range: deprecated.range, words: `${form}a deprecated form no endpoint uses` } : judged(range, form);
+  }
+  return judged(own);
 }
 
 /** A URL host without the brackets of an IPv6 literal (`[::1]` → `::1`). */

@@ -86,6 +86,7 @@ const tags = ['Sandbox: deliveries'];
 
 export const listDeliveriesOp = operation({
   operationId: 'listDeliveries',
+  secrets: 'the requests sent (confirmation tokens and token responses among them)',
   method: 'get',
   path: '/sandbox/deliveries',
   summary: 'The account\'s outgoing webhooks',
@@ -100,6 +101,7 @@ export const listDeliveriesOp = operation({
 
 export const getDeliveryOp = operation({
   operationId: 'getDelivery',
+  secrets: 'the request sent (a confirmation token or a token response)',
   method: 'get',
   path: '/sandbox/deliveries/{deliveryId}',
   summary: 'One delivery',
@@ -111,6 +113,7 @@ export const getDeliveryOp = operation({
 
 export const redeliverOp = operation({
   operationId: 'redeliver',
+  secrets: 'the request sent (a confirmation token or a token response)',
   method: 'post',
   path: '/sandbox/deliveries/{deliveryId}/redeliver',
   summary: 'Send a delivery again',

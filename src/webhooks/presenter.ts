@@ -3,7 +3,20 @@ import { ATTEMPT_HEADER, DELIVERY_ID_HEADER } from './dispatcher.js';
 import type { DeliveryView } from './operations.js';
 import { headersOf } from './sender.js';
 
-export function presentDelivery(x: DeepReadonly<DeliveryRecord>): DeliveryView {
+/** What the log shows of a confirmation token the account may not read (a hosted sandbox: docs/hosting.md). */
+export const HIDDEN_TOKEN = '[hidden]';
+
+/** The confirmation message with its token hidden: the shape sent, without what only the endpoint may know. */
+function withoutToken(payload: unknown): unknown {
+  const message = payload as { confirmationUrl?: unknown; confirmationToken?: unknown } | null;
+  if (typeof message?.confirmationToken !== 'string' || typeof message.confirmationUrl !== 'string') return structuredClone(payload);
+  const url = message.confirmationUrl.replace(/([?&]confirmationToken=)[^&#]*/, `$1${HIDDEN_TOKEN}`);
+  return { ...message, confirmationUrl: url, confirmationToken: HIDDEN_TOKEN };
+}
+
+/** A delivery as the log shows it; `hideToken`: a confirmation whose token is for its endpoint only. */
+export function presentDelivery(x: DeepReadonly<DeliveryRecord>, options: { hideToken?: boolean } = {}): DeliveryView {
+  const hide = options.hideToken === true && x.kind === 'confirmation';
   return {
     deliveryId: x.deliveryId,
     kind: x.kind,
@@ -12,7 +25,7 @@ export function presentDelivery(x: DeepReadonly<DeliveryRecord>): DeliveryView {
     method: x.method,
     target: x.target,
     requestHeaders: headersOf({ body: x.method === 'POST' ? x.payload : undefined, headers: { [DELIVERY_ID_HEADER]: x.sentAsId ?? x.deliveryId, [ATTEMPT_HEADER]: '1' } }),
-    payload: structuredClone(x.payload),
+    payload: hide ? withoutToken(x.payload) : structuredClone(x.payload),
     state: x.state,
     attempts: x.attempts.map((a) => ({ ...a, warnings: [...a.warnings] })),
     createdAt: x.createdAt,

@@ -45,13 +45,19 @@ describe('GET /login', () => {
     });
   });
 
-  it('sets a session cookie that is HttpOnly and SameSite=Lax, and not Secure over plain http', async () => {
+  it('stores no session for a visitor: it sets only the form\'s CSRF cookie, HttpOnly and SameSite=Lax, and not Secure over plain http', async () => {
     const res = await request(t.app).get(loginPath()).expect(200);
+    const cookies = res.headers['set-cookie'] as unknown as string[];
+    expect(cookies).toEqual([expect.stringMatching(/^water_sandbox_csrf=[\w-]+; Path=\/; HttpOnly; SameSite=Lax$/)]);
+    expect(await sessionsOf(t)).toEqual({});
+  });
+
+  it('sets the session cookie at sign-in: HttpOnly, SameSite=Lax, Path=/, and not Secure over plain http', async () => {
+    const res = await submitLogin(request.agent(t.app));
+    expect(res.status).toBe(302);
     const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('water_sandbox_session='));
-    expect(cookie).toBeDefined();
-    expect(cookie).toMatch(/; HttpOnly/);
-    expect(cookie).toMatch(/; SameSite=Lax/);
-    expect(cookie).not.toMatch(/; Secure/);
+    expect(cookie).toMatch(/; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+    expect(Object.keys(await sessionsOf(t))).toHaveLength(1);
   });
 
   it.each([
@@ -113,13 +119,17 @@ describe('signing in with the form', () => {
     expect(codeOf(res)).toBeTruthy();
   });
 
-  it('gives the session a new id at sign-in (no session fixation)', async () => {
+  it('gives the session a new id at each sign-in (no session fixation), and the one before is gone', async () => {
     const agent = request.agent(t.app);
-    const page = await agent.get(loginPath());
-    const before = (page.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0];
-    const res = await agent.post('/login').type('form').send({ ...formFields(page.text), ...DEMO_USER });
-    const after = (res.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0];
-    expect(after).not.toBe(before);
+    const form = await submitLogin(agent, { password: 'wrong' });
+    const sessionCookie = (res: request.Response): string | undefined => (res.headers['set-cookie'] as unknown as string[] | undefined)?.find((c) => c.startsWith('water_sandbox_session='))?.split(';')[0];
+    const first = sessionCookie(await agent.post('/login').type('form').send({ ...formFields(form.text), ...DEMO_USER }).expect(302));
+    // The form of before the sign-in is still this browser's (its CSRF cookie): signing in again from it.
+    const second = sessionCookie(await agent.post('/login').type('form').send({ ...formFields(form.text), ...DEMO_USER }).expect(302));
+    expect(first).toBeDefined();
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first);
+    expect(Object.keys(await sessionsOf(t))).toHaveLength(1);
   });
 });
 

@@ -3,7 +3,7 @@ import request from 'supertest';
 
 import { launchBrowser } from '../helpers/browser.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
+import { bearer, DEMO_API_KEY, DEMO_LOCATIONS, DEMO_USER, OTHER_API_KEY } from '../helpers/demo.js';
 import { basicAuth, partnerRegistration } from '../helpers/oauth.js';
 import { horizontalOverflow, screenshot, seriousAccessibilityViolations, WIDTHS } from '../helpers/page-checks.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -126,5 +126,51 @@ describe.each(WIDTHS)('the login form at %i px wide', (width) => {
     expect(await horizontalOverflow(page)).toBe(0);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     process.stdout.write(`login screenshot: ${await screenshot(page, `login-${width}`)}\n`);
+  });
+});
+
+describe('the consent page in a real browser', () => {
+  /** A client that the other account registered, redirecting to the receiver. */
+  async function othersClient(): Promise<string> {
+    const res = await request(t.app)
+      .post('/sandbox/oauth-clients')
+      .set(bearer(OTHER_API_KEY))
+      .send(partnerRegistration({ applicationName: 'Another Account App', applicationWebsite: 'https://another.example', redirectUri: receiver.url('/callback'), signOutUri: receiver.url('/signed-out') }))
+      .expect(201);
+    return (res.body as { client_id: string }).client_id;
+  }
+  const othersLoginUrl = (clientId: string, state: string): string =>
+    `${server.baseUrl}/login?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: receiver.url('/callback'), state }).toString()}`;
+
+  it('comes after the sign-in for another account\'s client: Deny returns access_denied, Allow a code', async () => {
+    const clientId = await othersClient();
+    await page.goto(othersLoginUrl(clientId, 'state-c1'));
+    await page.fill('#email', DEMO_USER.email);
+    await submit(DEMO_USER.password);
+    expect(page.url()).toBe(`${server.baseUrl}/login`);
+    expect(await page.textContent('#application-name')).toBe('Another Account App');
+    expect(await page.textContent('#application-website')).toBe('https://another.example');
+
+    await Promise.all([page.waitForURL(`${receiver.url('/callback')}?**`), page.click('#deny')]);
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ error: 'access_denied', state: 'state-c1' });
+
+    // Signed in now: the link shows the consent page at once, and Allow sends a code.
+    await page.goto(othersLoginUrl(clientId, 'state-c2'));
+    await Promise.all([page.waitForURL(`${receiver.url('/callback')}?**`), page.click('#allow')]);
+    const callback = new URL(page.url());
+    expect(callback.searchParams.get('state')).toBe('state-c2');
+    expect(callback.searchParams.get('code')).toEqual(expect.any(String));
+  });
+
+  it.each(WIDTHS)('fits %i px and passes an accessibility scan', async (width) => {
+    const clientId = await othersClient();
+    await page.setViewportSize({ width, height: 844 });
+    await page.goto(othersLoginUrl(clientId, 's'));
+    await page.fill('#email', DEMO_USER.email);
+    await submit(DEMO_USER.password);
+    await page.locator('#allow').waitFor();
+    expect(await horizontalOverflow(page)).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    process.stdout.write(`consent screenshot: ${await screenshot(page, `consent-${width}`)}\n`);
   });
 });

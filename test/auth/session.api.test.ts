@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -52,16 +52,22 @@ describe('login sessions', () => {
   });
 
   // On Redis (npm run test:redis runs this file there too) a session ends by a real-time TTL, not on the process clock.
-  (process.env['TEST_REDIS_URL'] ? it.skip : it)('end a day after they were last used (process clock), and are then dropped from the store', async () => {
-    const t = await buildTestApp();
+  (process.env['TEST_REDIS_URL'] ? it.skip : it)('end a day after they were last used (process clock), and their files go with the next sign-in', async () => {
+    const t = await buildTestApp({ env: { DATA_DIR: join(dir, 'state') } });
     const cookie = await signIn(t.app);
+    const sid = decodeURIComponent(cookie.split('=')[1]!).replace(/^s:/, '').replace(/\.[^.]*$/, '');
+    await t.store.flush();
+    expect(readdirSync(join(dir, 'state', 'sessions'))).toEqual([`${sid}.json`]);
     t.clock.advance(SESSION_TTL_MS);
     const page = await request(t.app).get(loginPath()).set('Cookie', cookie).expect(200);
     expect(page.text).toContain('name="password"');
-    const sid = decodeURIComponent(cookie.split('=')[1]!).replace(/^s:/, '').replace(/\.[^.]*$/, '');
-    const live = await sessionsOf(t);
-    expect(Object.keys(live)).toHaveLength(1);
-    expect(live[sid]).toBeUndefined();
+    expect(await sessionsOf(t)).toEqual({});
+
+    const next = await signIn(t.app);
+    await t.store.flush();
+    const nextSid = decodeURIComponent(next.split('=')[1]!).replace(/^s:/, '').replace(/\.[^.]*$/, '');
+    expect(Object.keys(await sessionsOf(t))).toEqual([nextSid]);
+    expect(readdirSync(join(dir, 'state', 'sessions'))).toEqual([`${nextSid}.json`]);
   });
 
   it('are not created for a visitor who only hits an error page', async () => {

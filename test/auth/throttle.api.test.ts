@@ -2,8 +2,9 @@ import request from 'supertest';
 
 import { FAILED_LOGINS_PER_ACCOUNT, FAILED_LOGINS_PER_ADDRESS, FAILED_TOKEN_REQUESTS_PER_ADDRESS, LOGIN_WINDOW_MS } from '../../src/auth/throttle.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { expectAtMostChecked } from '../helpers/bursts.js';
 import { DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
-import { basicAuth, codeOf, formFields, loginPath } from '../helpers/oauth.js';
+import { basicAuth, codeOf, formFields, loginAndGetToken, loginPath } from '../helpers/oauth.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -17,6 +18,7 @@ async function signIn(password: string, address: string, email = DEMO_USER.email
   const page = await agent.get(loginPath()).set('X-Forwarded-For', address).expect(200);
   return agent.post('/login').set('X-Forwarded-For', address).type('form').send({ ...formFields(page.text), email, password });
 }
+
 
 describe('failed sign-ins on the login form', () => {
   it(`are limited per client address: after ${FAILED_LOGINS_PER_ADDRESS}, even the right password gets the form with 429 and Retry-After`, async () => {
@@ -39,12 +41,72 @@ describe('failed sign-ins on the login form', () => {
     expect((await signIn(DEMO_USER.password, '198.51.100.9')).status).toBe(302);
   });
 
+  it(`hold under parallel attempts: of ${3 * FAILED_LOGINS_PER_ADDRESS} wrong passwords sent at once from one address, at most ${FAILED_LOGINS_PER_ADDRESS} are checked`, async () => {
+    // Every form first (each browser its own CSRF cookie), then every POST at once.
+    const forms = await Promise.all(
+      Array.from({ length: 3 * FAILED_LOGINS_PER_ADDRESS }, async () => {
+        const agent = request.agent(t.app);
+        const page = await agent.get(loginPath()).set('X-Forwarded-For', '203.0.113.20').expect(200);
+        return { agent, fields: formFields(page.text) };
+      }),
+    );
+    const answers = await Promise.all(forms.map(({ agent, fields }) => agent.post('/login').set('X-Forwarded-For', '203.0.113.20').type('form').send({ ...fields, ...DEMO_USER, password: 'wrong' })));
+    expectAtMostChecked(FAILED_LOGINS_PER_ADDRESS, answers.map((a) => a.status), 422);
+  });
+
+  it(`hold under parallel attempts per account: from many addresses at once, at most ${FAILED_LOGINS_PER_ACCOUNT} wrong passwords of one user are checked`, async () => {
+    const forms = await Promise.all(
+      Array.from({ length: 2 * FAILED_LOGINS_PER_ACCOUNT }, async (_, i) => {
+        const agent = request.agent(t.app);
+        const page = await agent.get(loginPath()).expect(200);
+        return { agent, fields: formFields(page.text), address: `192.0.2.${i + 1}` };
+      }),
+    );
+    const answers = await Promise.all(forms.map(({ agent, fields, address }) => agent.post('/login').set('X-Forwarded-For', address).type('form').send({ ...fields, ...DEMO_USER, password: 'wrong' })));
+    expectAtMostChecked(FAILED_LOGINS_PER_ACCOUNT, answers.map((a) => a.status), 422);
+  });
+
+  it('take back the count of a right password: after 9 failures and two sign-ins the tenth failure is still checked, and only then the limit holds', async () => {
+    for (let i = 0; i < FAILED_LOGINS_PER_ADDRESS - 1; i++) expect((await signIn('wrong', '203.0.113.30')).status).toBe(422);
+    expect((await signIn(DEMO_USER.password, '203.0.113.30')).status).toBe(302);
+    expect((await signIn(DEMO_USER.password, '203.0.113.30')).status).toBe(302);
+    expect((await signIn('wrong', '203.0.113.30')).status).toBe(422);
+    expect((await signIn(DEMO_USER.password, '203.0.113.30')).status).toBe(429);
+  });
+
   it('count only failures: a partner signing in again and again is never limited', async () => {
     for (let i = 0; i < FAILED_LOGINS_PER_ADDRESS + 5; i++) expect((await signIn(DEMO_USER.password, '203.0.113.8')).status).toBe(302);
   });
 });
 
 describe('failed token requests', () => {
+  it(`hold under parallel guesses: of ${2 * FAILED_TOKEN_REQUESTS_PER_ADDRESS} unknown codes sent at once from one address, at most ${FAILED_TOKEN_REQUESTS_PER_ADDRESS} are checked`, async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 2 * FAILED_TOKEN_REQUESTS_PER_ADDRESS }, (_, i) =>
+        request(t.app)
+          .post('/oauth2/token')
+          .set('X-Forwarded-For', '203.0.113.40')
+          .set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret))
+          .type('form')
+          .send({ grant_type: 'authorization_code', code: `guess-${i}`, redirect_uri: 'waterapp://callback' }),
+      ),
+    );
+    expectAtMostChecked(FAILED_TOKEN_REQUESTS_PER_ADDRESS, answers.map((a) => a.status), 400);
+  });
+
+  it('count only guesses: a client exchanging and refreshing again and again is never limited', async () => {
+    let tokens = await loginAndGetToken(t.app);
+    for (let i = 0; i < FAILED_TOKEN_REQUESTS_PER_ADDRESS + 5; i++) {
+      const res = await request(t.app)
+        .post('/oauth2/token')
+        .set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret))
+        .type('form')
+        .send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
+        .expect(200);
+      tokens = res.body as typeof tokens;
+    }
+  });
+
   const token = (form: Record<string, string>, address: string) =>
     request(t.app).post('/oauth2/token').set('X-Forwarded-For', address).set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret)).type('form').send(form);
 

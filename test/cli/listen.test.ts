@@ -5,8 +5,9 @@ import { eventually } from '../helpers/waiting.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /**
- * `water-sandbox listen` end to end: a sandbox that refuses private endpoints (as a hosted one
- * does), the CLI as a child process, and a real local receiver that only the CLI can reach.
+ * `water-sandbox listen` end to end: a hosted sandbox (its PUBLIC_URL is not loopback: private
+ * endpoints refused, confirmation tokens for the endpoint only), the CLI as a child process
+ * talking to it on loopback, and a real local receiver that only the CLI can reach.
  */
 
 interface Delivery {
@@ -26,7 +27,7 @@ let receiver: WebhookReceiver;
 const clis: CliProcess[] = [];
 
 beforeAll(async () => {
-  sandboxUrl = (await startTestSandbox({ BLOCK_PRIVATE_ENDPOINTS: 'true', WEBHOOK_BACKOFF_MS: '100', WEBHOOK_MAX_ATTEMPTS: '3' })).url;
+  sandboxUrl = (await startTestSandbox({ PUBLIC_URL: 'https://sandbox.example.com', WEBHOOK_BACKOFF_MS: '100', WEBHOOK_MAX_ATTEMPTS: '3' })).url;
 });
 
 beforeEach(async () => {
@@ -73,14 +74,14 @@ describe('water-sandbox listen --subscribe all', () => {
   it('subscribes and confirms every location through the relay, forwards alerts with the documented payload, records the local answer, retries a 500, and deletes the subscriptions on SIGINT', async () => {
     const { key, locations } = await freshAccount();
     // The hosted-sandbox rule: the local receiver cannot be subscribed directly...
-    const direct = await api<{ message: string }>(key, 'POST', `/v1/locations/${locations[0]}/subscriptions`, { endpoint: receiver.url('/hooks') });
+    const direct = await api<{ message: string }>(key, 'POST', `/v1/locations/${locations[0]}/subscriptions`, { endpoint: receiver.url('/hooks').replace('http:', 'https:') });
     expect(direct.status).toBe(400);
     expect(direct.body.message).toContain('BLOCK_PRIVATE_ENDPOINTS=true');
 
-    // ...but through the relay it gets everything.
+    // ...but through the relay it gets everything, its confirmations included: the relay endpoint is the sandbox's own.
     const cli = listen(key, '--subscribe', 'all');
     const [, endpoint] = await cli.waitFor(/Ready\. Webhooks sent to (\S+) are forwarded to /, { stream: 'stdout' });
-    expect(endpoint).toMatch(/^http:\/\/localhost:\d+\/relay\/default\.[A-Za-z0-9_-]{22}$/);
+    expect(endpoint).toMatch(/^https:\/\/sandbox\.example\.com\/relay\/default\.[A-Za-z0-9_-]{22}$/);
     await cli.waitFor(/(confirmed subscription [0-9a-f-]{36}[\s\S]*){2}/, { stream: 'stdout' });
 
     const { body: list } = await api<{ subscriptions: { locationId: string; endpoint: string; status: string }[] }>(key, 'GET', '/v1/subscriptions');

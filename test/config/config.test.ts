@@ -40,7 +40,9 @@ describe('loadConfig', () => {
         openStreams: 20,
         openStreamsTotal: 1000,
         streamBufferBytes: 1_048_576,
+        sessions: 100_000,
       },
+      secureCookies: false,
       logLevel: 'info',
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -80,6 +82,7 @@ describe('loadConfig', () => {
         MAX_OPEN_STREAMS_TOTAL: '10',
         STREAM_BUFFER_LIMIT: '32768',
         WEBHOOK_LOG_LIMIT: '11',
+        MAX_SESSIONS: '7',
         LOG_LEVEL: 'warn',
       },
       noFiles,
@@ -114,7 +117,9 @@ describe('loadConfig', () => {
         openStreams: 9,
         openStreamsTotal: 10,
         streamBufferBytes: 32_768,
+        sessions: 7,
       },
+      secureCookies: true,
       logLevel: 'warn',
     });
   });
@@ -197,6 +202,25 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
     const hosted = loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', BLOCK_PRIVATE_ENDPOINTS: 'false', ENDPOINT_POLICY: 'any', MAX_OPEN_RELAYS: '0', ACCOUNT_CREATION_LIMIT: '100' });
     expect(hosted).toMatchObject({ hosted: true, blockPrivateEndpoints: false, endpointPolicy: 'any', limits: { ...HOSTED_LIMITS, accountCreationsPerHour: 100, openRelays: 0 } });
     expect(loadConfig({ BLOCK_PRIVATE_ENDPOINTS: 'true', MAX_SUBSCRIPTIONS_PER_LOCATION: '3' })).toMatchObject({ hosted: false, blockPrivateEndpoints: true, limits: { subscriptionsPerLocation: 3 } });
+  });
+
+  it('bounds the login sessions at 10,000 when hosted, 100,000 locally; MAX_SESSIONS wins, and 0 is refused', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com' }).limits.sessions).toBe(10_000);
+    expect(loadConfig({}).limits.sessions).toBe(100_000);
+    expect(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', MAX_SESSIONS: '50000' }).limits.sessions).toBe(50_000);
+    expect(() => loadConfig({ MAX_SESSIONS: '0' })).toThrow('MAX_SESSIONS="0": must be a whole number from 1 to 10000000');
+  });
+
+  it.each([
+    [{ PUBLIC_URL: 'https://sandbox.example.com' }, true],
+    [{ PUBLIC_URL: 'https://localhost:8443' }, true],
+    [{ PUBLIC_URL: 'http://sandbox.example.com' }, false],
+    [{ PUBLIC_URL: 'http://localhost:8080' }, false],
+    [{}, false],
+    [{ TLS: 'self-signed' }, true],
+    [{ TLS: 'self-signed', PUBLIC_URL: 'http://localhost:8080' }, false],
+  ])('cookies are Secure and __Host- when browsers reach the sandbox over https: %j gives %s', (env, secure) => {
+    expect(loadConfig(env).secureCookies).toBe(secure);
   });
 
   it('refuses caps out of range, naming the variable', () => {

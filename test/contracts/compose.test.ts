@@ -85,11 +85,11 @@ describe('compose.yaml', () => {
     const environment = services['sandbox']!.environment ?? {};
     const env = (publicUrl?: string): Record<string, string> =>
       Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, String(v).replace(/\$\{(\w+):-([^}]*)\}/g, (_, name: string, fallback: string) => (name === 'PUBLIC_URL' && publicUrl ? publicUrl : fallback))]));
-    for (const name of ['BLOCK_PRIVATE_ENDPOINTS', 'ENDPOINT_POLICY', 'ACCOUNT_CREATION_LIMIT', 'MAX_SUBSCRIPTIONS_PER_LOCATION', 'MAX_LOCATIONS_PER_ACCOUNT', 'MAX_OPEN_RELAYS']) {
+    for (const name of ['BLOCK_PRIVATE_ENDPOINTS', 'ENDPOINT_POLICY', 'ACCOUNT_CREATION_LIMIT', 'MAX_SUBSCRIPTIONS_PER_LOCATION', 'MAX_LOCATIONS_PER_ACCOUNT', 'MAX_OPEN_RELAYS', 'MAX_SESSIONS']) {
       expect({ name, value: environment[name] }).toEqual({ name, value: `\${${name}:-}` });
     }
     const hosted = loadConfig(env('https://sandbox.example.com'));
-    expect(hosted).toMatchObject({ hosted: true, blockPrivateEndpoints: true, endpointPolicy: 'https-only', limits: { accountCreationsPerHour: 20, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 5 } });
+    expect(hosted).toMatchObject({ hosted: true, blockPrivateEndpoints: true, endpointPolicy: 'https-only', limits: { accountCreationsPerHour: 20, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 5, sessions: 10_000 } });
     expect(loadConfig(env())).toMatchObject({ hosted: false, blockPrivateEndpoints: false, endpointPolicy: 'https-or-loopback' });
   });
 

@@ -70,7 +70,7 @@ describe('POST /dashboard/sign-in', () => {
     const agent = request.agent(t.app);
     const res = await signIn(agent, credentials);
     expect(res.status).toBe(422);
-    expect(res.text).toContain('id="sign-in-error"');
+    expect(res.text).toContain('id="login-error"');
     expect(res.text).toContain('not correct');
     expect(res.text).toContain(`value="${credentials.email}"`);
     const again = await agent.get('/').expect(200);

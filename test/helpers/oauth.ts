@@ -78,12 +78,30 @@ export function codeOf(response: request.Response): string {
 }
 
 /**
+ * The login form opened and submitted as a browser behind the https proxy of a hosted sandbox
+ * (X-Forwarded-Proto: https), its cookies carried by hand: a test client's cookie jar keeps
+ * Secure cookies from plain http, and behind an https PUBLIC_URL every cookie is Secure. Over a
+ * local sandbox's plain http the header changes nothing.
+ */
+async function signInBehindProxy(app: Express, options: LoginOptions): Promise<request.Response> {
+  const proxy = { 'X-Forwarded-Proto': 'https' };
+  const page = await request(app).get(loginPath({ clientId: options.clientId, redirectUri: options.redirectUri, state: options.state })).set(proxy);
+  if (page.status !== 200) throw new Error(`GET /login answered ${page.status}: ${page.text}`);
+  const cookies = ((page.headers['set-cookie'] as unknown as string[] | undefined) ?? []).map((c) => c.split(';')[0]!);
+  return request(app)
+    .post('/login')
+    .set(proxy)
+    .set('Cookie', cookies)
+    .type('form')
+    .send({ ...formFields(page.text), email: options.email ?? DEMO_USER.email, password: options.password ?? DEMO_USER.password });
+}
+
+/**
  * The real flow, as a partner runs it: login form, sign-in, code, token request with HTTP
  * Basic. Returns the token response. Any step failing throws with what came back.
  */
 export async function loginAndGetToken(app: Express, options: LoginOptions = {}): Promise<OAuthTokens> {
-  const agent = request.agent(app);
-  const code = codeOf(await submitLogin(agent, options));
+  const code = codeOf(await signInBehindProxy(app, options));
   const res = await request(app)
     .post('/oauth2/token')
     .set('Authorization', basicAuth(options.clientId ?? DEMO_CLIENT.clientId, options.clientSecret ?? DEMO_CLIENT.clientSecret))

@@ -1,12 +1,15 @@
 import fc from 'fast-check';
 import request from 'supertest';
 
-import { SESSION_COOKIE } from '../../src/auth/session.js';
+import { csrfCookieName, sessionCookieName } from '../../src/auth/cookies.js';
 import { listen } from '../auth/listening.js';
 import { buildTestApp, docOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATIONS, OTHER_ACCOUNT_ID, OTHER_API_KEY, OTHER_LOCATIONS } from '../helpers/demo.js';
 import { basicAuth } from '../helpers/oauth.js';
 import { API_ROUTES, fillPath, givenRouteIds, OTHER_ROUTES, registeredRoutes, RELAY_ROUTES, type RouteIds } from './route-table.js';
+
+const SESSION_COOKIE = sessionCookieName({ secureCookies: false });
+const CSRF_COOKIE = csrfCookieName({ secureCookies: false });
 
 /**
  * Malformed requests on every route: never a 5xx; every error is JSON with a string `message`
@@ -22,7 +25,7 @@ const RUNS_PER_PROPERTY = Math.ceil(TOTAL_RUNS / 4);
 const SEED = process.env['FUZZ_SEED'] === undefined ? {} : { seed: Number(process.env['FUZZ_SEED']) };
 const PROPERTY_TIMEOUT_MS = Math.max(30_000, RUNS_PER_PROPERTY * 30);
 
-const PAGE_PATHS = ['/login', '/logout', '/', '/dashboard/sign-in', '/dashboard/sign-out'];
+const PAGE_PATHS = ['/login', '/login/consent', '/logout', '/', '/dashboard/sign-in', '/dashboard/sign-out'];
 const LOCATION_KEYS = ['alerts', 'devices', 'homeAway', 'locationId', 'name', 'subscriptionIds'];
 
 type Method = 'get' | 'post' | 'put' | 'delete' | 'patch' | 'head' | 'options';
@@ -133,7 +136,7 @@ const headersArbitrary = (options: { authorization: fc.Arbitrary<string | null>;
       'Content-Type': options.contentType,
       'Content-Encoding': options.extras ? fc.option(fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'compress', 'x-unknown', 'gzip, gzip'), { freq: 3 }) : fc.constant(null),
       Accept: options.extras ? fc.option(fc.constantFrom('text/html', 'application/xml', '*/*', 'application/json;q=0', 'garbage'), { freq: 2 }) : fc.constant(null),
-      Cookie: options.extras ? fc.option(fc.constantFrom(`${SESSION_COOKIE}=garbage`, `${SESSION_COOKIE}=s%3Ax.y`, `${SESSION_COOKIE}=%`, 'a=b; ; =;'), { freq: 2 }) : fc.constant(null),
+      Cookie: options.extras ? fc.option(fc.constantFrom(`${SESSION_COOKIE}=garbage`, `${SESSION_COOKIE}=s%3Ax.y`, `${SESSION_COOKIE}=%`, `${CSRF_COOKIE}=%`, `${CSRF_COOKIE}=${'x'.repeat(40)}`, 'a=b; ; =;'), { freq: 2 }) : fc.constant(null),
       'X-HTTP-Method-Override': options.extras ? fc.option(fc.constantFrom('DELETE', 'PUT'), { freq: 4 }) : fc.constant(null),
     })
     .map((headers) => Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== null)));

@@ -91,6 +91,7 @@ export const OTHER_ROUTES: { method: Method; path: string }[] = [
   { method: 'get', path: '/docs/assets/:file' },
   { method: 'get', path: '/login' },
   { method: 'post', path: '/login' },
+  { method: 'post', path: '/login/consent' },
   { method: 'get', path: '/logout' },
   { method: 'post', path: '/oauth2/token' },
   { method: 'get', path: '/' },

@@ -38,7 +38,7 @@ describe('expire-tokens', () => {
   it('expires the account\'s access tokens now, but not the dashboard\'s own', async () => {
     const tokens = await loginAndGetToken(t.app);
     await changeDoc(t, (d) => {
-      d.accessTokens.push({ accessToken: 'dashboard-token-of-the-test', clientId: DASHBOARD_CLIENT_ID, userId: d.users[0]!.userId, accountId: d.account.accountId, expiresAt: '2027-01-01T00:00:00.000Z', revokedAt: null, grantId: 'dashboard' });
+      d.accessTokens.push({ accessToken: 'dashboard-token-of-the-test', clientId: DASHBOARD_CLIENT_ID, userId: d.users[0]!.userId, accountId: d.account.accountId, expiresAt: '2027-01-01T00:00:00.000Z', revokedAt: null, grantId: 'dashboard', internal: true });
     });
     const res = await drill(t, 'expire-tokens').expect(200);
     expect(res.body).toEqual({ drill: 'expire-tokens', effect: '1 access token of the account expired now; the next /v1 call with one answers 403', faultIds: [], deliveryIds: [], expiredTokens: 1 });

@@ -192,7 +192,7 @@ describe('deliveries that leave the bounded log', () => {
 describe('whose traffic counts', () => {
   it('the dashboard\'s own requests do not count, and neither do /sandbox calls', async () => {
     await changeDoc(t, (d) => {
-      d.accessTokens.push({ accessToken: 'dashboard-token-of-the-test', clientId: DASHBOARD_CLIENT_ID, userId: d.users[0]!.userId, accountId: d.account.accountId, expiresAt: '2027-01-01T00:00:00.000Z', revokedAt: null, grantId: 'dashboard' });
+      d.accessTokens.push({ accessToken: 'dashboard-token-of-the-test', clientId: DASHBOARD_CLIENT_ID, userId: d.users[0]!.userId, accountId: d.account.accountId, expiresAt: '2027-01-01T00:00:00.000Z', revokedAt: null, grantId: 'dashboard', internal: true });
     });
     await get(t, EIGHT_DAYS, 'dashboard-token-of-the-test').expect(200);
     await get(t, '/sandbox/faults').expect(200);

@@ -155,6 +155,7 @@ describe("the dashboard's own requests", () => {
         expiresAt: new Date(t.clock.now().getTime() + 3_600_000).toISOString(),
         revokedAt: null,
         grantId: 'g',
+        internal: true,
       }),
     );
     await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ status: 503, times: null }).expect(201);

@@ -220,7 +220,7 @@ describe('the embedded store on lowdb files', () => {
       await store.close();
 
       const top = (await readdir(dir)).sort();
-      expect(top).toEqual(['accounts', 'index', 'journals', 'sessions.json', 'store.json']);
+      expect(top).toEqual(['accounts', 'index', 'journals', 'sessions', 'store.json']);
       expect((await readdir(join(dir, 'accounts'))).sort()).toEqual(['a.json', 'b.json']);
       expect(await readdir(join(dir, 'journals'))).toEqual(['a.json']);
       const shards = await readdir(join(dir, 'index'));
@@ -231,7 +231,8 @@ describe('the embedded store on lowdb files', () => {
       const account = JSON.parse(await readFile(join(dir, 'accounts', 'a.json'), 'utf8')) as Record<string, unknown>;
       expect(Object.keys(account).sort()).toEqual(['deliveries', 'doc']);
       expect(JSON.parse(await readFile(join(dir, 'journals', 'a.json'), 'utf8'))).toEqual({ entries: [{ ...givenJournalEntry('a', 1), seq: 1 }], lastSeq: 1 });
-      expect(Object.keys((JSON.parse(await readFile(join(dir, 'sessions.json'), 'utf8')) as { sessions: object }).sessions)).toEqual(['sid']);
+      expect(await readdir(join(dir, 'sessions'))).toEqual(['sid.json']);
+      expect(JSON.parse(await readFile(join(dir, 'sessions', 'sid.json'), 'utf8'))).toEqual({ session: givenSession('u'), expiresAtMs: expect.any(Number) });
 
       // Every account summary is in exactly one shard, with its keys; no key belongs to two accounts.
       const entries: Record<string, string> = {};
@@ -275,6 +276,85 @@ describe('the embedded store on lowdb files', () => {
       const { writeFile } = await import('node:fs/promises');
       await writeFile(join(dir, 'store.json'), JSON.stringify({ schemaVersion: 1, settings: {} }));
       await expect(EmbeddedStore.open({ dir, clock, deliveryLogLimit: 10, sessionTtlMs: 1000 })).rejects.toBeInstanceOf(StoreFileError);
+    });
+  });
+
+  describe('login sessions, one file each', () => {
+    /** Every file under the folder, with what tells a write: its size and modification time (ns). */
+    async function filesUnder(root: string): Promise<Map<string, string>> {
+      const found = new Map<string, string>();
+      for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+        if (!entry.isFile()) continue;
+        const path = join(entry.parentPath, entry.name);
+        const info = await stat(path, { bigint: true });
+        found.set(path.slice(root.length + 1), `${info.size}/${info.mtimeNs}`);
+      }
+      return found;
+    }
+
+    it.each([10, 10_000])('a save writes that session\'s file alone, of the same size, with %i sessions stored', async (stored) => {
+      const store = await open();
+      const sessions = sessionApi(store);
+      for (let i = 0; i < stored; i += 500) {
+        await Promise.all(Array.from({ length: Math.min(500, stored - i) }, (_, k) => sessions.set(`stored-${i + k}`, givenSession(`u${i + k}`))));
+      }
+      await store.flush();
+      const before = await filesUnder(dir);
+      await sessions.set('the-new-one', givenSession('u0'));
+      await store.flush();
+      const after = await filesUnder(dir);
+      const changed = [...after].filter(([path, mark]) => before.get(path) !== mark).map(([path]) => path);
+      expect(changed).toEqual([join('sessions', 'the-new-one.json')]);
+      expect([...before.keys()].filter((path) => !after.has(path))).toEqual([]);
+      expect(after.get(join('sessions', 'the-new-one.json'))!.split('/')[0]).toBe(before.get(join('sessions', 'stored-0.json'))!.split('/')[0]);
+      // Storing 10,000 sessions file by file takes a few seconds on a busy machine.
+    }, 90_000);
+
+    it('drops an expired session\'s file with the next save, and reads only live ones after a restart', async () => {
+      const store = await open();
+      const sessions = sessionApi(store);
+      await sessions.set('old', givenSession('old'));
+      clock.advance(3_600_000);
+      await sessions.set('new', givenSession('new'));
+      await store.flush();
+      expect(await readdir(join(dir, 'sessions'))).toEqual(['new.json']);
+      await store.close();
+      const restarted = await open();
+      expect(await sessionApi(restarted).get('new')).toEqual(givenSession('new'));
+    });
+
+    it('keeps the order of last use across a restart: the bound ends the least recently used first', async () => {
+      const first = await openEmbedded({ dir, clock, deliveryLogLimit: 10, sessionTtlMs: 3_600_000, maxSessions: 3 });
+      for (const sid of ['a', 'b', 'c']) {
+        await sessionApi(first).set(sid, givenSession(sid));
+        clock.advance(1000);
+      }
+      await sessionApi(first).touch('a', givenSession('a'));
+      await first.close();
+      const second = await openEmbedded({ dir, clock, deliveryLogLimit: 10, sessionTtlMs: 3_600_000, maxSessions: 3 });
+      opened.push(second);
+      clock.advance(1000);
+      await sessionApi(second).set('d', givenSession('d'));
+      expect(await sessionApi(second).get('b')).toBeFalsy();
+      for (const sid of ['a', 'c', 'd']) expect(await sessionApi(second).get(sid)).toEqual(givenSession(sid));
+      await second.flush();
+      expect((await readdir(join(dir, 'sessions'))).sort()).toEqual(['a.json', 'c.json', 'd.json']);
+    });
+
+    it('moves the live signed-in sessions of an older sessions.json into files of their own, and removes it', async () => {
+      const store = await open();
+      await store.close();
+      const { writeFile } = await import('node:fs/promises');
+      const live = { session: givenSession('u1'), expiresAtMs: T0 + 60_000 };
+      const dead = { session: givenSession('u2'), expiresAtMs: T0 - 1 };
+      // A visitor's session of that version: a CSRF token and no user.
+      const visitor = { session: { cookie: givenSession('u3').cookie, csrfToken: 'csrf' }, expiresAtMs: T0 + 60_000 };
+      await writeFile(join(dir, 'sessions.json'), JSON.stringify({ sessions: { live, dead, visitor } }));
+      const reopened = await open();
+      expect(await sessionApi(reopened).get('live')).toEqual(givenSession('u1'));
+      expect(await sessionApi(reopened).get('dead')).toBeFalsy();
+      expect((await readdir(dir)).includes('sessions.json')).toBe(false);
+      expect(await readdir(join(dir, 'sessions'))).toEqual(['live.json']);
     });
   });
 

@@ -11,9 +11,9 @@ const redis = useTestRedis();
 
 /** A store of its own: a fresh key prefix on the shared test Redis, ready before it is handed out. */
 async function openRedis(
-  options: Pick<StoreContractOptions, 'deliveryLogLimit' | 'sessionTtlMs'> & { accountLifetimeMs?: number; lockTtlMs?: number; prefix?: string; clock?: ManualClock; limits?: AccountLimits },
+  options: Pick<StoreContractOptions, 'deliveryLogLimit' | 'sessionTtlMs'> & { accountLifetimeMs?: number; lockTtlMs?: number; maxSessions?: number; prefix?: string; clock?: ManualClock; limits?: AccountLimits },
 ): Promise<RedisStore> {
-  const { deliveryLogLimit, sessionTtlMs, accountLifetimeMs, lockTtlMs, limits } = options;
+  const { deliveryLogLimit, sessionTtlMs, accountLifetimeMs, lockTtlMs, maxSessions, limits } = options;
   const store = new RedisStore({
     url: redis.url,
     prefix: options.prefix ?? redis.prefix(),
@@ -23,6 +23,7 @@ async function openRedis(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(accountLifetimeMs === undefined ? {} : { accountLifetimeMs }),
     ...(lockTtlMs === undefined ? {} : { lockTtlMs }),
+    ...(maxSessions === undefined ? {} : { maxSessions }),
     ...(limits === undefined ? {} : { limits }),
   });
   await eventually(async () => (await store.health()).ok || null);

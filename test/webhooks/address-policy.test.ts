@@ -32,8 +32,12 @@ const REFUSED: [address: string, range: string][] = [
   ['fdff:ffff::1', 'uniqueLocal'],
   ['fe80::1', 'linkLocal'],
   ['ff02::1', 'multicast'],
-  ['2002:7f00:1::', '6to4'],
-  ['2001:0:4136:e378::1', 'teredo'],
+  ['2002:7f00:1::', 'loopback'],
+  ['2001:0:4136:e378::1', 'reserved'],
+  ['fec0::1', 'deprecatedSiteLocal'],
+  ['feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'deprecatedSiteLocal'],
+  ['::7f00:1', 'loopback'],
+  ['::2', 'unspecified'],
 ];
 
 const PUBLIC = [
@@ -82,6 +86,37 @@ describe('judgeAddress', () => {
     expect(judgeAddress(address)).toBeNull();
   });
 
+  // Deprecated forms that carry an IPv4 address: refused like the address they carry, and refused
+  // even when it is public (nothing but a tunnel or an old stack reaches them).
+  it.each([
+    ['::7f00:1', 'loopback', 'an IPv4-compatible form of 127.0.0.1, a loopback address'],
+    ['::127.0.0.1', 'loopback', 'an IPv4-compatible form of 127.0.0.1, a loopback address'],
+    ['::a9fe:a9fe', 'linkLocal', 'an IPv4-compatible form of 169.254.169.254, a link-local address'],
+    ['::c0a8:101', 'private', 'an IPv4-compatible form of 192.168.1.1, a private address'],
+    ['::0.0.0.2', 'unspecified', 'an IPv4-compatible form of 0.0.0.2, an unspecified address'],
+    ['::808:808', 'ipv4Compatible', 'an IPv4-compatible form of 8.8.8.8, a deprecated form no endpoint uses'],
+    ['2002:7f00:1::', 'loopback', 'a 6to4 form of 127.0.0.1, a loopback address'],
+    ['2002:a00:1:ffff::1', 'private', 'a 6to4 form of 10.0.0.1, a private address'],
+    ['2002:808:808::1', '6to4', 'a 6to4 form of 8.8.8.8, a deprecated form no endpoint uses'],
+    // Teredo carries the client's address inverted: 80ff:fffe is 127.0.0.1.
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback', 'a Teredo form of 127.0.0.1, a loopback address'],
+    ['2001:0:4136:e378:8000:63bf:f5ff:fffe', 'private', 'a Teredo form of 10.0.0.1, a private address'],
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'teredo', 'a Teredo form of 8.8.8.8, a deprecated form no endpoint uses'],
+  ])('refuses the deprecated form %s, named by the IPv4 address it carries', (address, range, words) => {
+    expect(judgeAddress(address)).toEqual({ range, words });
+  });
+
+  it('keeps the names of :: and ::1, which are in ::/96 too', () => {
+    expect(judgeAddress('::')).toEqual({ range: 'unspecified', words: 'an unspecified address' });
+    expect(judgeAddress('::1')).toEqual({ range: 'loopback', words: 'a loopback address' });
+  });
+
+  it('refuses site-local addresses (fec0::/10, deprecated) as private ones', () => {
+    expect(judgeAddress('fec0::1')).toEqual({ range: 'deprecatedSiteLocal', words: 'a site-local address (deprecated, private like fc00::/7)' });
+    expect(judgeAddress('fdff::1')).toMatchObject({ range: 'uniqueLocal' });
+    expect(judgeAddress('ff00::1')).toMatchObject({ range: 'multicast' });
+  });
+
   it('describes each range in words, and a range it has no words for by its name', () => {
     expect(judgeAddress('10.1.2.3')).toEqual({ range: 'private', words: 'a private address' });
     expect(judgeAddress('fd00::1')).toEqual({ range: 'uniqueLocal', words: 'a unique-local address' });
@@ -89,7 +124,7 @@ describe('judgeAddress', () => {
     expect(judgeAddress('::')).toEqual({ range: 'unspecified', words: 'an unspecified address' });
     expect(judgeAddress('198.18.0.1')).toEqual({ range: 'reserved', words: 'a reserved address (documentation, benchmarking or future use)' });
     expect(judgeAddress('2001:2::1')).toEqual({ range: 'benchmarking', words: 'a benchmarking address' });
-    expect(judgeAddress('2002:7f00:1::')).toEqual({ range: '6to4', words: 'a special-purpose address (6to4)' });
+    expect(judgeAddress('64:ff9b:1::a00:1')).toEqual({ range: 'rfc6052', words: 'a special-purpose address (rfc6052)' });
   });
 
   it('refuses what is not an address', () => {

@@ -5,6 +5,9 @@ import type { Context } from './context.js';
 import { badge, byId, el, emptyState, replaceKeepingFocus } from './dom.js';
 import { busy, confirmAction, idWithCopy } from './widgets.js';
 
+/** How the delivery log shows a confirmation token that is for the endpoint only (HIDDEN_TOKEN of src/webhooks/presenter.ts). */
+const HIDDEN_TOKEN = '[hidden]';
+
 /**
  * The account's subscriptions, and what a partner's app would do with them: subscribe an
  * endpoint to the selected location, confirm a pending one, delete one.
@@ -94,6 +97,8 @@ export class SubscriptionsPanel {
    * Does what the partner's app does with the confirmation message: calls its confirmationUrl,
    * read from the confirmation delivery in the log. When that token is used up or expired, a
    * fresh one from POST /sandbox/subscriptions/{id}/confirmation (which also sends it to the endpoint).
+   * A hosted sandbox shows neither for an endpoint of the partner's own (the token is for the
+   * endpoint only): then the fresh message went to the endpoint, and the app there confirms.
    */
   async #confirm(button: HTMLButtonElement, subscriptionId: string): Promise<void> {
     const id = encodeURIComponent(subscriptionId);
@@ -102,20 +107,27 @@ export class SubscriptionsPanel {
       await this.ctx.api.get(url.pathname + url.search);
     };
     try {
-      await busy(button, async () => {
+      const outcome = await busy(button, async (): Promise<{ sentTo: string } | null> => {
         const sent = await this.ctx.api.get<{ deliveries: Delivery[] }>(`/sandbox/deliveries?subscriptionId=${id}&kind=confirmation&perPage=1`);
-        const payload = sent.deliveries[0]?.payload as { confirmationUrl?: unknown } | undefined;
-        if (typeof payload?.confirmationUrl === 'string') {
+        const payload = sent.deliveries[0]?.payload as { confirmationUrl?: unknown; confirmationToken?: unknown } | undefined;
+        if (typeof payload?.confirmationUrl === 'string' && payload.confirmationToken !== HIDDEN_TOKEN) {
           try {
-            return await confirmWith(payload.confirmationUrl);
+            await confirmWith(payload.confirmationUrl);
+            return null;
           } catch (error) {
             if (!(error instanceof ApiError) || error.status === 0 || error.status >= 500) throw error;
           }
         }
-        const fresh = await this.ctx.api.post<{ confirmationUrl: string }>(`/sandbox/subscriptions/${id}/confirmation`);
+        const fresh = await this.ctx.api.post<{ confirmationUrl?: string; endpoint?: string }>(`/sandbox/subscriptions/${id}/confirmation`);
+        if (fresh.confirmationUrl === undefined) return { sentTo: fresh.endpoint ?? 'the endpoint' };
         await confirmWith(fresh.confirmationUrl);
+        return null;
       });
-      this.ctx.announce('Subscription confirmed: it receives alert notifications from now on.');
+      if (outcome) {
+        this.ctx.announce(`A fresh confirmation message was sent to ${outcome.sentTo}. On this hosted sandbox its token reaches the endpoint only: the app there confirms it with the confirmationUrl it carries.`);
+      } else {
+        this.ctx.announce('Subscription confirmed: it receives alert notifications from now on.');
+      }
       this.ctx.refresh('subscriptions', 'deliveries');
     } catch (error) {
       this.ctx.fail(error);

@@ -2,8 +2,6 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import type session from 'express-session';
-
 import type { Clock } from '../../core/clock.js';
 import { hash32 } from '../../core/random.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord, JournalEntry } from '../data.js';
@@ -30,7 +28,7 @@ import {
 } from '../store.js';
 import { InProcessCounters, InProcessEvents, InProcessLocks } from './in-process.js';
 import { LowdbFile, StoreFileError } from './lowdb-file.js';
-import { LowdbSessionStore, type SessionsDocument } from './session-file.js';
+import { EmbeddedSessionStore } from './session-file.js';
 
 /**
  * The embedded store: lowdb documents in DATA_DIR, or the same structures in memory.
@@ -39,7 +37,7 @@ import { LowdbSessionStore, type SessionsDocument } from './session-file.js';
  *   index/<00-ff>.json   the index, in 256 shards by hash of the account: each account's summary and keys
  *   accounts/<id>.json   one account: its document and its delivery log
  *   journals/<id>.json   its request journal (written lazily: losing a second of it is harmless)
- *   sessions.json        login sessions
+ *   sessions/<sid>.json  login sessions, one file each
  *
  * The whole index is held in memory (a few dozen bytes per key), so every look-up is a map
  * access; account documents are loaded on first use and kept in a bounded cache, so memory
@@ -114,6 +112,8 @@ export interface EmbeddedStoreOptions {
   deliveryLogLimit: number;
   /** How long a login session lasts after its last use. */
   sessionTtlMs: number;
+  /** Login sessions kept at most (MAX_SESSIONS); past it the least recently used one ends. Unbounded when absent. */
+  maxSessions?: number;
   /** Accounts kept loaded (file mode); the rest are read from disk when used. */
   cacheSize?: number;
   /**
@@ -143,13 +143,12 @@ export class EmbeddedStore implements Store {
   readonly locks = new InProcessLocks();
   readonly events = new InProcessEvents();
   readonly settings: Settings;
-  readonly sessions: session.Store;
+  readonly sessions: EmbeddedSessionStore;
 
   readonly #dir: string | null;
   readonly #options: EmbeddedStoreOptions;
   readonly #shards: LowdbFile<ShardDocument>[];
   readonly #storeFile: LowdbFile<StoreFileData>;
-  readonly #sessionFile: LowdbFile<SessionsDocument>;
   readonly #loaded = new Map<string, LoadedAccount>();
   readonly #loading = new Map<string, { waiters: number; promise: Promise<LoadedAccount | null> }>();
   /** Every index key, and the account it resolves to: built from the shards at start-up. */
@@ -164,16 +163,15 @@ export class EmbeddedStore implements Store {
     return this.#options.limits ?? NO_ACCOUNT_LIMITS;
   }
 
-  private constructor(options: EmbeddedStoreOptions, shards: LowdbFile<ShardDocument>[], storeFile: LowdbFile<StoreFileData>, sessionFile: LowdbFile<SessionsDocument>) {
+  private constructor(options: EmbeddedStoreOptions, shards: LowdbFile<ShardDocument>[], storeFile: LowdbFile<StoreFileData>, sessions: EmbeddedSessionStore) {
     this.#options = options;
     this.#dir = options.dir;
     this.backend = options.dir === null ? 'memory' : 'lowdb';
     this.persistent = options.dir !== null;
     this.#shards = shards;
     this.#storeFile = storeFile;
-    this.#sessionFile = sessionFile;
     this.counters = new InProcessCounters(options.clock);
-    this.sessions = new LowdbSessionStore(sessionFile, options.clock, options.sessionTtlMs);
+    this.sessions = sessions;
     for (const shard of shards) {
       for (const [accountId, meta] of Object.entries(shard.data.accounts)) {
         this.#accountCount++;
@@ -202,8 +200,15 @@ export class EmbeddedStore implements Store {
       shards.push(file ?? LowdbFile.create<ShardDocument>(dir === null ? null : join(dir, 'index', name), { accounts: {} }));
     }
     if (!fresh && dir !== null) await forgetAccountsWithoutFile(dir, shards);
-    const sessionFile = (fresh || dir === null ? null : await LowdbFile.open(join(dir, 'sessions.json'), validateSessions)) ?? LowdbFile.create<SessionsDocument>(path('sessions.json'), { sessions: {} });
-    const store = new EmbeddedStore(options, shards, storeFile, sessionFile);
+    const sessions = await EmbeddedSessionStore.open({
+      dir: path('sessions'),
+      readExisting: !fresh,
+      legacyFile: fresh || dir === null ? null : join(dir, 'sessions.json'),
+      clock: options.clock,
+      ttlMs: options.sessionTtlMs,
+      maxSessions: options.maxSessions ?? Number.POSITIVE_INFINITY,
+    });
+    const store = new EmbeddedStore(options, shards, storeFile, sessions);
     if (fresh) await storeFile.save();
     return { store, fresh };
   }
@@ -213,7 +218,7 @@ export class EmbeddedStore implements Store {
   }
 
   async flush(): Promise<void> {
-    const files: { flush(): Promise<void> }[] = [this.#storeFile, this.#sessionFile, ...this.#shards];
+    const files: { flush(): Promise<void> }[] = [this.#storeFile, this.sessions, ...this.#shards];
     for (const loaded of this.#loaded.values()) {
       files.push(loaded.file);
       if (loaded.journal) files.push(loaded.journal);
@@ -885,6 +890,3 @@ function validateJournal(parsed: unknown): JournalFileData {
   return isObject(parsed) && Array.isArray(parsed['entries']) ? (parsed as unknown as JournalFileData) : { entries: [] };
 }
 
-function validateSessions(parsed: unknown): SessionsDocument {
-  return isObject(parsed) && isObject(parsed['sessions']) ? (parsed as unknown as SessionsDocument) : { sessions: {} };
-}

@@ -29,6 +29,12 @@ export class InProcessCounters implements Counters {
     return Promise.resolve(entry.count);
   }
 
+  decrement(key: string): Promise<void> {
+    const entry = this.#counts.get(key);
+    if (entry && entry.count > 0 && entry.expiresAtMs > this.clock.now().getTime()) entry.count -= 1;
+    return Promise.resolve();
+  }
+
   incrementInWindow(key: string, window: string, ttlMs: number): Promise<number> {
     const nowMs = this.clock.now().getTime();
     if (++this.#sinceSweep >= SWEEP_EVERY) this.#sweep(nowMs);

@@ -3,12 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { RedisStore as ConnectRedisStore } from 'connect-redis';
 import type { SessionData } from 'express-session';
 
+import type { Clock } from '../../core/clock.js';
 import type { JournalEntry } from '../data.js';
 import { InProcessLocks } from '../embedded/in-process.js';
 import { JOURNAL_LIMIT, type Announcement, type Counters, type EventBus, type JournalStore, type Locks, type Settings } from '../store.js';
 import { asText } from './codec.js';
 import type { RedisConnection } from './connection.js';
-import { APPEND_JOURNAL, INCREMENT_COUNTER, INCREMENT_IN_WINDOW, LOCK_HOLDER, SET_IF_ABSENT } from './lua.js';
+import { APPEND_JOURNAL, DECREMENT_COUNTER, INCREMENT_COUNTER, INCREMENT_IN_WINDOW, LOCK_HOLDER, SESSION_USED, SET_IF_ABSENT } from './lua.js';
 
 /** The Redis channel of an event bus channel. */
 const eventChannelKey = (prefix: string, channel: string): string => `${prefix}ev:${channel}`;
@@ -38,7 +39,7 @@ export class RedisJournal implements JournalStore {
   }
 }
 
-/** Fixed-window counters: `ctr:<key>`, with a Redis TTL set by the first increment. */
+/** Fixed-window counters: `ctr:<key>`, with a Redis TTL set by the first increment (and kept by a decrement to zero). */
 export class RedisCounters implements Counters {
   constructor(
     private readonly connection: RedisConnection,
@@ -47,6 +48,10 @@ export class RedisCounters implements Counters {
 
   async increment(key: string, ttlMs: number): Promise<number> {
     return Number(await this.connection.script(INCREMENT_COUNTER, [this.prefix, key, String(Math.max(1, Math.ceil(ttlMs)))]));
+  }
+
+  async decrement(key: string): Promise<void> {
+    await this.connection.script(DECREMENT_COUNTER, [this.prefix, key]);
   }
 
   async incrementInWindow(key: string, window: string, ttlMs: number): Promise<number> {
@@ -182,33 +187,48 @@ export class RedisSettings implements Settings {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- connect-redis's own callback type
 type Callback = (err?: unknown, data?: any) => void;
 
+export interface RedisSessionOptions {
+  /** A session ends this long after its last use (a Redis TTL). */
+  ttlMs: number;
+  /** Sessions kept at most (MAX_SESSIONS); past it the least recently used one ends. */
+  maxSessions: number;
+  /** The process clock: the order of last use. */
+  clock: Clock;
+}
+
 /**
  * Login sessions through connect-redis (`sess:<sid>`, a Redis TTL of the session lifetime from
- * each save or touch, so a session ends without a sweep). Its errors while Redis is away become
- * ServiceUnavailableErrors, so express-session answers a 503 rather than a 500.
+ * each save or touch, so a session ends without a sweep), bounded as on the embedded store: a
+ * sorted set `sessions` of the ids by last use, and past MAX_SESSIONS the least recently used
+ * session ends. Its errors while Redis is away become ServiceUnavailableErrors, so
+ * express-session answers a 503 rather than a 500.
  */
 export class RedisSessionStore extends ConnectRedisStore {
   readonly #connection: RedisConnection;
+  readonly #prefix: string;
+  readonly #options: RedisSessionOptions;
 
-  constructor(connection: RedisConnection, prefix: string, ttlMs: number) {
-    super({ client: connection.client, prefix: `${prefix}sess:`, ttl: () => Math.max(1, Math.ceil(ttlMs / 1000)) });
+  constructor(connection: RedisConnection, prefix: string, options: RedisSessionOptions) {
+    super({ client: connection.client, prefix: `${prefix}sess:`, ttl: () => Math.max(1, Math.ceil(options.ttlMs / 1000)) });
     this.#connection = connection;
+    this.#prefix = prefix;
+    this.#options = options;
   }
 
   override get(sid: string, cb?: Callback): Promise<unknown> {
     return super.get(sid, this.#mapped(cb));
   }
 
-  override set(sid: string, session: SessionData, cb?: Callback): Promise<unknown> {
-    return super.set(sid, session, this.#mapped(cb));
+  override async set(sid: string, session: SessionData, cb?: Callback): Promise<unknown> {
+    return this.#then(super.set(sid, session), () => this.#used(sid, false), cb);
   }
 
-  override destroy(sid: string, cb?: Callback): Promise<unknown> {
-    return super.destroy(sid, this.#mapped(cb));
+  override async destroy(sid: string, cb?: Callback): Promise<unknown> {
+    return this.#then(super.destroy(sid), () => this.#connection.run((c) => c.zRem(`${this.#prefix}sessions`, sid)), cb);
   }
 
-  override touch(sid: string, session: SessionData, cb?: Callback): Promise<unknown> {
-    return super.touch(sid, session, this.#mapped(cb));
+  override async touch(sid: string, session: SessionData, cb?: Callback): Promise<unknown> {
+    return this.#then(super.touch(sid, session), () => this.#used(sid, true), cb);
   }
 
   /** Every live session by id, as the embedded store answers (connect-redis answers a list). */
@@ -226,5 +246,23 @@ export class RedisSessionStore extends ConnectRedisStore {
 
   #mapped(cb: Callback | undefined): Callback | undefined {
     return cb && ((err, data) => cb(err ? this.#connection.unavailable(err) : err, data));
+  }
+
+  /** connect-redis's operation, then the index's, then the callback (with the first error, as a 503). */
+  async #then(operation: Promise<unknown>, after: () => Promise<unknown>, cb?: Callback): Promise<void> {
+    try {
+      await operation;
+      await after();
+    } catch (error) {
+      if (cb) return cb(this.#connection.unavailable(error));
+      throw this.#connection.unavailable(error);
+    }
+    cb?.();
+  }
+
+  async #used(sid: string, touch: boolean): Promise<void> {
+    const { maxSessions, ttlMs, clock } = this.#options;
+    const bound = Number.isFinite(maxSessions) ? String(maxSessions) : '';
+    await this.#connection.script(SESSION_USED, [this.#prefix, sid, String(clock.now().getTime()), String(ttlMs), bound, touch ? '1' : '']);
   }
 }

@@ -16,6 +16,8 @@ export interface RedisStoreOptions {
   deliveryLogLimit: number;
   /** How long a login session lasts after its last use (a Redis TTL). */
   sessionTtlMs: number;
+  /** Login sessions kept at most (MAX_SESSIONS); past it the least recently used one ends. Unbounded when absent. */
+  maxSessions?: number;
   /** Account documents kept parsed in this process, checked against their version on each read. */
   cacheSize?: number;
   /** And at most this many bytes of them (their stored JSON). */
@@ -46,6 +48,7 @@ export const DEFAULT_REDIS_PREFIX = 'ws:';
  *   lease:<id>:<did>   a delivery's claim (TTL)           jrnl:<id>   request journal (capped list)
  *   jseq:<id>          the journal's last seq (counts up for the account's whole life)
  *   ctr:<key>          counters (TTL)    lock:<name>   locks (TTL)    sess:<sid>   sessions (TTL)
+ *   sessions           sorted set: session ids by last use (process clock), to bound them
  *   settings           hash of named values              ev:<channel>   pub/sub channels
  *
  * Redis TTLs are used where a lifetime is real time: sessions, counters, claims and locks.
@@ -78,7 +81,11 @@ export class RedisStore implements Store {
     this.locks = new RedisLocks(connection, prefix, options.lockTtlMs);
     this.events = new RedisEvents(connection, prefix);
     this.settings = new RedisSettings(connection, prefix);
-    this.sessions = new RedisSessionStore(connection, prefix, options.sessionTtlMs);
+    this.sessions = new RedisSessionStore(connection, prefix, {
+      ttlMs: options.sessionTtlMs,
+      maxSessions: options.maxSessions ?? Number.POSITIVE_INFINITY,
+      clock: options.clock ?? systemClock,
+    });
   }
 
   health(): Promise<StoreHealth> {

@@ -27,6 +27,34 @@ export function describeCountersContract(suite: ContractSuite): void {
       expect(await store.counters.increment('k', shortTtlMs)).toBe(2);
     });
 
+    it('take one back with decrement, never below zero, and a key without a count stays at zero', async () => {
+      await store.counters.increment('k', 60_000);
+      await store.counters.increment('k', 60_000);
+      await store.counters.decrement('k');
+      expect(await store.counters.get('k')).toBe(1);
+      await store.counters.decrement('k');
+      await store.counters.decrement('k');
+      expect(await store.counters.get('k')).toBe(0);
+      expect(await store.counters.increment('k', 60_000)).toBe(1);
+      await store.counters.decrement('never-counted');
+      expect(await store.counters.get('never-counted')).toBe(0);
+    });
+
+    it('concurrent increments and decrements leave the difference', async () => {
+      await Promise.all(Array.from({ length: 50 }, () => store.counters.increment('k', 60_000)));
+      await Promise.all([...Array.from({ length: 30 }, () => store.counters.decrement('k')), ...Array.from({ length: 10 }, () => store.counters.increment('k', 60_000))]);
+      expect(await store.counters.get('k')).toBe(30);
+    });
+
+    onClockIt('a decrement to zero keeps the window of the first increment', async () => {
+      expect(await store.counters.increment('k', 60_000)).toBe(1);
+      await store.counters.decrement('k');
+      clock.advance(59_999);
+      expect(await store.counters.increment('k', 60_000)).toBe(1);
+      clock.advance(1);
+      expect(await store.counters.get('k')).toBe(0);
+    });
+
     it('incrementInWindow keeps one counter per key: counting in a window, and from one again in another (or back in an earlier one)', async () => {
       expect(await store.counters.incrementInWindow('w', 'a/1', 60_000)).toBe(1);
       expect(await store.counters.incrementInWindow('w', 'a/1', 60_000)).toBe(2);

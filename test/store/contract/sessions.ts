@@ -31,6 +31,35 @@ export function describeSessionsContract(suite: ContractSuite): void {
       expect(await sessions.get('sid-1')).toBeFalsy();
     });
 
+    it('past maxSessions, the least recently used session ends: a save and a touch are uses, and a new one is never refused', async () => {
+      const sessions = sessionApi((await openStore({ maxSessions: 3 })).store);
+      for (const sid of ['sid-1', 'sid-2', 'sid-3']) {
+        await sessions.set(sid, givenSession(sid));
+        clock.advance(1000);
+      }
+      await sessions.touch('sid-1', givenSession('sid-1'));
+      clock.advance(1000);
+      await sessions.set('sid-4', givenSession('sid-4'));
+      expect(await sessions.get('sid-2')).toBeFalsy();
+      for (const sid of ['sid-1', 'sid-3', 'sid-4']) expect(await sessions.get(sid)).toEqual(givenSession(sid));
+      clock.advance(1000);
+      await sessions.set('sid-5', givenSession('sid-5'));
+      expect(await sessions.get('sid-3')).toBeFalsy();
+      expect(await sessions.get('sid-5')).toEqual(givenSession('sid-5'));
+    });
+
+    it('a destroyed session leaves room under maxSessions', async () => {
+      const sessions = sessionApi((await openStore({ maxSessions: 2 })).store);
+      await sessions.set('sid-1', givenSession('u1'));
+      clock.advance(1000);
+      await sessions.set('sid-2', givenSession('u2'));
+      await sessions.destroy('sid-2');
+      clock.advance(1000);
+      await sessions.set('sid-3', givenSession('u3'));
+      expect(await sessions.get('sid-1')).toEqual(givenSession('u1'));
+      expect(await sessions.get('sid-3')).toEqual(givenSession('u3'));
+    });
+
     onClockIt('touch extends a session by sessionTtlMs from the touch', async () => {
       const sessions = sessionApi((await openStore({ sessionTtlMs: 60_000 })).store);
       await sessions.set('sid-1', givenSession('u1'));

@@ -16,6 +16,8 @@ export interface StoreContractOptions {
   lockTtlMs: number;
   /** ACCOUNT_STORAGE_LIMIT and MAX_PENDING_DELIVERIES (0: none). */
   limits: AccountLimits;
+  /** Login sessions kept at most; absent: no bound. */
+  maxSessions?: number;
 }
 
 export interface StoreUnderTest {

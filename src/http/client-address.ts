@@ -1,0 +1,19 @@
+import type { Request } from 'express';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * The key of a client address in every per-address limit (account creation, failed sign-ins,
+ * failed token requests): an IPv4 address as it is, an IPv4-mapped IPv6 address as its IPv4
+ * address, and any other IPv6 address as its /64, the block one subscriber gets (RFC 6177), so
+ * a client cannot get 2^64 fresh limits by changing the last 64 bits of its address.
+ */
+export function addressKey(address: string | undefined): string {
+  if (address === undefined || !ipaddr.isValid(address)) return address ?? 'unknown';
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts;
+  return `${new ipaddr.IPv6([...parts.slice(0, 4), 0, 0, 0, 0]).toString()}/64`;
+}
+
+/** The key of the request's client address (the proxy's X-Forwarded-For where it is trusted: app.ts). */
+export const clientAddressKey = (req: Request): string => addressKey(req.ip);
