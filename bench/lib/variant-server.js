@@ -5,12 +5,10 @@
 // feature costs. Prints `listening <port>`. Run by features.js.
 import { createServer } from 'node:http';
 
-import pino from 'pino';
-
 import { seedFixtures } from '../../dist/accounts/lifecycle.js';
 import { createApp } from '../../dist/app.js';
 import { loadConfig } from '../../dist/config.js';
-import { createLogger, silentLogger } from '../../dist/core/logger.js';
+import { createLogger, logDestination, silentLogger } from '../../dist/core/logger.js';
 import { buildDeps } from '../../dist/deps.js';
 import { loadScenarios } from '../../dist/scenarios/index.js';
 import { storeOptionsOf } from '../../dist/server.js';
@@ -21,7 +19,7 @@ import { systemClock } from '../../dist/core/clock.js';
 const { requestLog = true, ...off } = JSON.parse(process.argv[2] ?? '{}');
 const features = { journal: true, readinessEvidence: true, ...off };
 // The served sandbox's logger at the default level; its only lines under load are the request lines.
-const logger = requestLog ? createLogger('info', pino.destination({ dest: '/dev/null', sync: false })) : silentLogger;
+const logger = requestLog ? createLogger('info', logDestination('/dev/null')) : silentLogger;
 const config = loadConfig({ DATA_DIR: process.argv[3], LOG_LEVEL: 'silent' });
 const fixtures = await loadFixtures(config.fixturesDir);
 const { store } = await openStore(storeOptionsOf(config, { logger: silentLogger }), systemClock);
