@@ -2,7 +2,8 @@
 // runs it (dist/water-sandbox.js, the start flags, a DATA_DIR, every feature on: authentication,
 // journal, metrics, faults, readiness evidence, X-Sandbox-Warning), Prism serving the sandbox's
 // own answer as a static example of its own OpenAPI document, and a bare Express 5 route sending
-// the same body. Targets (issue 32; printed, not asserted): a year of readings by day at least
+// the same body. The sandbox logs at the default LOG_LEVEL (info): one line per request, written
+// to its stdout (here /dev/null), as a served sandbox does. Targets (issue 32; printed, not asserted): a year of readings by day at least
 // 1.0x Prism, GET /v1/locations/{id} at least 0.75x the bare route, the readings p99 at 10
 // connections no worse than before. Rounds alternate every case, one second each, so a
 // neighbour's load hits them alike; the ratios are medians over the rounds, with their range.
@@ -96,7 +97,8 @@ function documentServing(body) {
 export async function run({ args }) {
   const rounds = roundsOf(args);
   const dataDir = await mkdtemp(join(tmpdir(), 'water-sandbox-bench-static-'));
-  const sandbox = await startChild({ DATA_DIR: dataDir });
+  // LOG_LEVEL=info, the default: the request log line is part of what a request costs.
+  const sandbox = await startChild({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
   const stops = [() => sandbox.stop()];
   try {
     const readingsBody = await text(`${sandbox.url}${YEAR_BY_DAY}`, AUTH);

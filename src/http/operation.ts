@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type * as zc from 'zod/v4/core';
 
 import { AppError, invalidParameter } from '../core/errors.js';
+import { noteQuery, queryOf } from './request-context.js';
 import { setRouteLabel } from './route-label.js';
 import { noteTableRoutes, type TableRoute } from './route-table.js';
 import { allowOnly } from './routing.js';
@@ -176,6 +177,42 @@ export interface OperationRouter {
   done(): Router;
 }
 
+/** A query as one request of an operation saw it: parsed, its X-Sandbox-Warning, and its checked value once asked for. */
+interface CheckedQuery {
+  query: Readonly<Record<string, unknown>>;
+  warning: string | null;
+  input: { value: unknown } | undefined;
+}
+
+/** The query text of a request URL (after "?"), "" when it has none. */
+const queryTextOf = (url: string): string => {
+  const at = url.indexOf('?');
+  return at < 0 ? '' : url.slice(at + 1);
+};
+
+/**
+ * The queries of one /v1 operation by their text, parsed and checked: the check is a function
+ * of the text alone, and clients send the same query again and again (paging through history,
+ * polling), so it is parsed, warned about and checked by zod once, not on every request (a
+ * twentieth of a year of readings' CPU). What is kept is frozen, since requests share it. At
+ * most MAX_CHECKED_QUERIES per operation: when full, it starts afresh.
+ */
+class CheckedQueries {
+  readonly #byText = new Map<string, CheckedQuery>();
+
+  get(text: string): CheckedQuery | undefined {
+    return this.#byText.get(text);
+  }
+
+  set(text: string, checked: CheckedQuery): void {
+    if (this.#byText.size >= MAX_CHECKED_QUERIES) this.#byText.clear();
+    Object.freeze(checked.query);
+    this.#byText.set(text, checked);
+  }
+}
+
+const MAX_CHECKED_QUERIES = 64;
+
 /** A router for operations mounted at `mount` ('/v1', '/sandbox' or '' for the authorization host). */
 export function operationRouter(mount: string): OperationRouter {
   const router = Router({ strict: true });
@@ -188,17 +225,28 @@ export function operationRouter(mount: string): OperationRouter {
       const pattern = op.path.replace(/\{(\w+)\}/g, ':$1');
       // SANDBOX: production ignores query parameters it does not know; /v1 answers the same, and says which it ignored.
       const knownQuery = op.path.startsWith('/v1/') ? (op.query ? keyOrder(op.query) : []) : null;
+      const checkedQueries = knownQuery === null ? null : new CheckedQueries();
       const run = Object.assign((req: Request, res: Response): unknown => {
         setRouteLabel(res, pattern);
-        // Express parses the query string again at each read of req.query: read it once.
-        const query = req.query;
-        if (knownQuery !== null) {
-          const warning = unknownQueryWarning(Object.keys(query), knownQuery);
-          if (warning !== null) res.setHeader(WARNING_HEADER, warning);
+        const text = queryTextOf(req.url);
+        let checked = checkedQueries?.get(text);
+        if (checked === undefined) {
+          const query = queryOf(req, res);
+          checked = { query, warning: knownQuery === null ? null : unknownQueryWarning(Object.keys(query), knownQuery), input: undefined };
+          checkedQueries?.set(text, checked);
+        } else {
+          noteQuery(res, checked.query);
         }
+        if (checked.warning !== null) res.setHeader(WARNING_HEADER, checked.warning);
+        const known = checked;
         const input = {
           params: req.params as never,
-          query: () => (op.query ? parseInput(op.query, query, 'query') : undefined) as never,
+          query: () => {
+            if (!op.query) return undefined as never;
+            // A query that fails its check is checked again each time: only a valid one is kept.
+            known.input ??= { value: Object.freeze(parseInput(op.query, known.query, 'query')) };
+            return known.input.value as never;
+          },
           body: () => {
             const spec = op.body;
             if (!spec) return undefined as never;

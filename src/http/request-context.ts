@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 
 import type { AccountDoc, ClockSetting, DeepReadonly, JournalEntry, RequestFacts } from '../store/data.js';
 
@@ -61,4 +61,21 @@ export function noteRequestFacts(res: Response, facts: RequestFacts): void {
 
 export function requestFactsOf(res: Response): RequestFacts | undefined {
   return res.locals['requestFacts'] as RequestFacts | undefined;
+}
+
+const QUERY = Symbol('parsed query');
+type WithQuery = { [QUERY]?: Readonly<Record<string, unknown>> };
+
+/**
+ * The request's query, parsed once: Express 5 parses the query string again at each read of
+ * req.query, and a /v1 request reads it for its route and again for its journal entry.
+ */
+export function queryOf(req: Request, res: Response): Readonly<Record<string, unknown>> {
+  const locals = res.locals as WithQuery;
+  return (locals[QUERY] ??= req.query as Record<string, unknown>);
+}
+
+/** Notes the request's query as parsed already (the same query text, parsed for an earlier request). */
+export function noteQuery(res: Response, query: Readonly<Record<string, unknown>>): void {
+  (res.locals as WithQuery)[QUERY] = query;
 }

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 
 import type { RequestHandler } from 'express';
 
-import type { Logger } from '../core/logger.js';
+import { forPlainFields, type Logger } from '../core/logger.js';
 import { afterResponse } from './after-response.js';
 import { maybeAuthOf } from './request-context.js';
 
@@ -18,11 +18,12 @@ const redactUrl = (url: string): string => (url.includes('confirmationToken') ? 
  */
 export function requestLog(logger: Logger): RequestHandler | null {
   if (logger.pino && !logger.pino.isLevelEnabled('info')) return null;
+  const lines = forPlainFields(logger);
   return (req, res, next) => {
     const started = performance.now();
     afterResponse(res, () => {
       const auth = maybeAuthOf(res);
-      logger.info('request', {
+      lines.info('request', {
         method: req.method,
         url: redactUrl(req.originalUrl),
         status: res.statusCode,

@@ -1,11 +1,14 @@
 import type { Response } from 'express';
 
+/** The Content-Type res.json sends: Express adds the charset to every text body it sends. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /**
- * Sends JSON that is text already (a memo's), exactly as res.json would send the value it was
- * made from: the same Content-Type (charset included) unless one is set, the same bytes, through
- * the same res.send.
+ * Sends JSON made already (a memo's), as UTF-8 bytes, exactly as res.json sends the value it
+ * was made from: the same Content-Type, Content-Length and bytes, through the same res.send.
+ * Bytes, not text: Express encodes a text body again for each request.
  */
-export function sendJsonText(res: Response, json: string): void {
-  if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
-  res.send(json);
+export function sendJsonBytes(res: Response, body: Buffer): void {
+  res.set('Content-Type', JSON_CONTENT_TYPE);
+  res.send(body);
 }

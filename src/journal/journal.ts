@@ -6,7 +6,7 @@ import { accountMsAt } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { afterResponse } from '../http/after-response.js';
-import { journalSubjectOf, requestFactsOf } from '../http/request-context.js';
+import { journalSubjectOf, queryOf, requestFactsOf } from '../http/request-context.js';
 import { accountChannel, type AccountEvent } from '../live/index.js';
 import type { JournalEntry, RequestFacts } from '../store/data.js';
 import type { Store } from '../store/store.js';
@@ -116,7 +116,7 @@ export function recordInJournal(deps: JournalDeps): RequestHandler {
         accountId: subject.accountId,
         method: req.method,
         path: cut(path, JOURNAL_PATH_LIMIT),
-        query: keptQuery(req.query),
+        query: keptQuery(queryOf(req, res)),
         status: res.statusCode,
         time: new Date(accountMsAt(atMs, subject.clock)).toISOString(),
         startedAtMs,

@@ -1,10 +1,10 @@
 import type { ExtraFlow, UsageScale } from './rollup.js';
 
-/** A page of readings as the route sends it: the envelope as JSON text, and what the journal notes of it. */
+/** A page of readings as the route sends it: the envelope as JSON in UTF-8 bytes, and what the journal notes of it. */
 export interface AnsweredPage {
   page: number;
   pageCount: number;
-  json: string;
+  body: Buffer;
 }
 
 /** Everything a page of readings is a function of (see pageKey). */
@@ -42,7 +42,7 @@ export function pageKey(p: PageInputs): string {
 
 /**
  * Pages already answered, by key, so that asking again for a settled range (one that ended
- * before the account's now, the way partners page through history) sends the text made the first
+ * before the account's now, the way partners page through history) sends the bytes made the first
  * time instead of summing and serialising it again. A changed input (profile, time zone, install
  * date, a scenario's scale, a leak's flow in the range, the range itself) makes a different key;
  * nothing is invalidated by hand. Bounded by count (a page is at most 100 readings, about 6 KB of

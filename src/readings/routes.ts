@@ -2,7 +2,7 @@ import type { Router } from 'express';
 
 import { operationRouter } from '../http/operation.js';
 import { authOf, noteRequestFacts } from '../http/request-context.js';
-import { sendJsonText } from '../http/send-json.js';
+import { sendJsonBytes } from '../http/send-json.js';
 import { findLocation } from '../store/lookups.js';
 import { getWaterUsageOp, getWaterUsageSummaryOp } from './operations.js';
 import type { ReadingsService } from './service.js';
@@ -29,7 +29,7 @@ export function readingsRouter(deps: { readings: ReadingsService }): Router {
         pageCount: answered.pageCount,
       },
     });
-    sendJsonText(res, answered.json);
+    sendJsonBytes(res, answered.body);
   });
 
   api.handle(getWaterUsageSummaryOp, ({ params }, _req, res) => {

@@ -103,7 +103,7 @@ export class ReadingsService {
       readings: buckets.map((b) => ({ time: b.time, volume: toGallons(b.milliGallons) })),
       units: 'gallons',
     };
-    return { page: envelope.page, pageCount: envelope.pageCount, json: JSON.stringify(envelope) };
+    return { page: envelope.page, pageCount: envelope.pageCount, body: Buffer.from(JSON.stringify(envelope)) };
   }
 
   /** GET .../readings/water-usage/summary */

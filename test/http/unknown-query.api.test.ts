@@ -74,3 +74,35 @@ describe('X-Sandbox-Warning on /v1 answers to requests with query parameters pro
     expect(res.body.parameter).toBe('pagesize');
   });
 });
+
+describe('a query sent again (its parse, warning and check are kept per operation, by its text)', () => {
+  it('gets the same answer, X-Sandbox-Warning and journal entry each time', async () => {
+    const url = `/v1/locations/${DEMO_LOCATION_ID}/readings/water-usage?startTime=2026-03-01T00:00:00Z&endTime=2026-03-02T00:00:00Z&groupBy=day&pagesize=5`;
+    const first = await get(url).expect(200);
+    for (let i = 0; i < 3; i++) {
+      const again = await get(url).expect(200);
+      expect(again.text).toBe(first.text);
+      expect(again.headers['x-sandbox-warning']).toBe(first.headers['x-sandbox-warning']);
+    }
+    expect(first.headers['x-sandbox-warning']).toContain('"pagesize" (did you mean "perPage"?)');
+    const journal = await request(t.app).get('/sandbox/requests?limit=4').set(bearer(DEMO_API_KEY)).expect(200);
+    const queries = (journal.body.requests as { query: unknown }[]).map((r) => r.query);
+    expect(queries).toEqual(Array(4).fill({ startTime: '2026-03-01T00:00:00Z', endTime: '2026-03-02T00:00:00Z', groupBy: 'day', pagesize: '5' }));
+  });
+
+  it('that fails its check fails it again, with the same 400, however often it is sent', async () => {
+    const url = `/v1/locations/${DEMO_LOCATION_ID}/readings/water-usage?startTime=yesterday`;
+    const first = await get(url).expect(400);
+    expect(first.body).toMatchObject({ error: 'invalid_parameter' });
+    for (let i = 0; i < 2; i++) expect((await get(url).expect(400)).body).toEqual(first.body);
+  });
+
+  it('is told apart from another query of the same operation', async () => {
+    const base = `/v1/locations/${DEMO_LOCATION_ID}/readings/water-usage?startTime=2026-03-01T00:00:00Z&endTime=2026-03-05T00:00:00Z&groupBy=day&perPage=2`;
+    const two = await get(base).expect(200);
+    const one = await get(base.replace('perPage=2', 'perPage=1')).expect(200);
+    expect(two.body.readings).toHaveLength(2);
+    expect(one.body.readings).toHaveLength(1);
+    expect((await get(base).expect(200)).text).toBe(two.text);
+  });
+});

@@ -40,6 +40,18 @@ async function page(query: Record<string, string>): Promise<string> {
 const hours = (fromMs: number, toMs: number): Record<string, string> => ({ startTime: iso(fromMs), endTime: iso(toMs), groupBy: 'hour', perPage: '100' });
 
 describe('pages of settled ranges, kept', () => {
+  it('are sent as res.json sends the envelope: its JSON text, Content-Type and Content-Length, the first time and from the memo', async () => {
+    const query = { startTime: iso(nowMs() - 30 * DAY), endTime: iso(nowMs() - DAY), groupBy: 'day' };
+    for (const app of [t.app, t.app, plain]) {
+      const res = await request(app).get(usagePath).query(query).set(bearer(DEMO_API_KEY)).expect(200);
+      expect(res.text).toBe(JSON.stringify(res.body));
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+    }
+    const head = await request(t.app).head(usagePath).query(query).set(bearer(DEMO_API_KEY)).expect(200);
+    expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+
   it('are the same bytes as pages computed afresh, for every grouping and page of a year', async () => {
     const end = nowMs() - 2 * HOUR;
     for (const groupBy of ['hour', 'day', 'month', 'year']) {
