@@ -107,7 +107,6 @@ export function judgeAddress(address: string): { range: string; words: string } 
 }
 
 /** A URL host without the brackets of an IPv6 literal (`[::1]` → `::1`). */
-// Stryker disable next-line Regex: a URL's host has brackets at both ends or at neither, so either anchor alone gives the same
 const unbracketed = (host: string): string => host.replace(/^\[|\]$/g, '');
 
 const refusal = (host: string, address: string, range: string, reason: string): AddressRefusal => ({ host, address, range, reason, message: `blocked: ${reason} (${ADDRESS_RULE})` });
@@ -180,7 +179,6 @@ export class AddressGuard {
       timer = setTimeout(() => resolve(null), timeoutMs);
       timer.unref();
     });
-    // Stryker disable next-line ArrowFunction: a failed resolution and no answer (undefined) both leave the decision to the connection
     const checked = await Promise.race([this.resolveChecked(host).catch(() => null), gaveUp]);
     clearTimeout(timer);
     return checked && 'refusal' in checked ? checked.refusal : null;
@@ -225,7 +223,6 @@ export function lookupThrough(resolve: Resolve): LookupFunction {
 
 /** Fails a lookup: node:net reads no address with an error. */
 function failLookup(callback: Parameters<LookupFunction>[2], error: NodeJS.ErrnoException): void {
-  // Stryker disable next-line StringLiteral: with an error, node:net reads no address
   callback(error, '', 0);
 }
 

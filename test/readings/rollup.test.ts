@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 
+import { BoundedMemo } from '../../src/readings/bounded-memo.js';
 import { DAY_MS, HOUR_MS } from '../../src/readings/calendar.js';
 import type { GroupBy } from '../../src/readings/local-hours.js';
 import { UnsupportedTimeZoneError } from '../../src/readings/local-hours.js';
-import { BoundedMemo, YearTotals, type Bucket, type LocationUsage } from '../../src/readings/rollup.js';
+import { YearTotals } from '../../src/readings/model-sums.js';
+import type { Bucket, LocationUsage } from '../../src/readings/rollup.js';
 import { at, usageFor, ZONES } from './usage-fixtures.js';
 
 const GROUPINGS: GroupBy[] = ['hour', 'day', 'month', 'year'];
