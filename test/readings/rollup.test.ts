@@ -277,6 +277,12 @@ describe('daylight saving', () => {
     expect(usage.page(from, to, 'day', 2, 3).buckets.map((b) => b.time)).toEqual(['2012-01-01T00:00:00+14:00', '2012-01-02T00:00:00+14:00']);
   });
 
+  it('Samoa: day buckets found by walking the dates end with the range (one ending at a local midnight has none after it)', () => {
+    const days = usageFor('Pacific/Apia').page(at('2011-12-29T10:00:00Z'), at('2012-01-01T10:00:00Z'), 'day', 1, 10);
+    expect(days.buckets.map((b) => b.time)).toEqual(['2011-12-29T00:00:00-10:00', '2011-12-31T00:00:00+14:00', '2012-01-01T00:00:00+14:00']);
+    expect(days.total).toBe(3);
+  });
+
   it('Kolkata (+05:30): local hours start at :30 UTC', () => {
     const { buckets } = usageFor('Asia/Kolkata').page(at('2026-01-01T00:00:00Z'), at('2026-01-01T02:00:00Z'), 'hour', 1, 10);
     expect(buckets.map((b) => [new Date(b.startMs).toISOString(), b.time])).toEqual([
