@@ -2,6 +2,7 @@ import { appendFile, writeFile } from 'node:fs/promises';
 
 import type { z } from 'zod';
 
+import { awaitsFirstAttempt, pendingRequired, settle, stoppedWaiting, whatCouldSettle, type Look } from '../client/readiness-settle.js';
 import { formatChecklist } from '../client/readiness-text.js';
 import type * as readiness from '../readiness/operations.js';
 import type * as scenarios from '../scenarios/operations.js';
@@ -10,19 +11,11 @@ import { resolveTarget, type SandboxClient } from './client.js';
 import { clientFor, type CommonOptions } from './commands.js';
 import { CliError, type CliContext } from './context.js';
 import { exitCodeOf, githubAnnotations, junitXml, markdownReport, type Report } from './readiness-format.js';
-import { awaitsFirstAttempt, pendingRequired, whatCouldSettle } from './readiness-settle.js';
 
 type DrillOutcome = z.output<typeof readiness.DrillOutcome>;
 
 type Delivery = z.output<typeof webhooks.Delivery>;
 type ClockState = z.output<typeof scenarios.ClockStateBody>;
-
-/** What the command saw at one look: the report and, while a required check is pending, what could still settle it. */
-interface Look {
-  report: Report;
-  pending: Report['checks'];
-  inFlight: Map<string, string>;
-}
 
 async function lookAt(client: SandboxClient, waitedMs: number): Promise<Look> {
   const report = (await client.call<Report>('GET', '/sandbox/readiness')).body;
@@ -71,32 +64,15 @@ export async function readinessReport(options: ReadinessOptions, ctx: CliContext
   }
   const { keyFrom } = resolveTarget(options, ctx.env);
   const client = clientFor(options, ctx);
-  let look = await lookAt(client, 0);
-  const from = keyFrom === 'demo' ? 'the demo key' : `the key of ${keyFrom}`;
-  ctx.stderr(`water-sandbox readiness: grading account ${look.report.accountId} at ${client.baseUrl} (${from})\n`);
+  const first = await lookAt(client, 0);
+  ctx.stderr(`water-sandbox readiness: grading account ${first.report.accountId} at ${client.baseUrl} (${keyFrom === 'demo' ? 'the demo key' : `the key of ${keyFrom}`})\n`);
   if (keyFrom === 'demo') {
     ctx.stderr('warning: neither --api-key nor WATER_API_KEY is set, so this grades the demo account, which every user of this sandbox shares; set WATER_API_KEY to the key of the account your tests used\n');
   }
-  let waited = 0;
-  let quiet = 0;
-  while (look.pending.length > 0 && waited < waitMs) {
-    quiet = look.inFlight.size === 0 ? quiet + 1 : 0;
-    // Once more after a quiet look: a hand-off (a confirmation answered, the GET check it leads to) may fall between two.
-    if (quiet >= 2) break;
-    const nap = Math.min(pollMs, waitMs - waited);
-    await sleep(nap);
-    waited += nap;
-    look = await lookAt(client, waited);
-  }
-  const { report, pending, inFlight } = look;
-  if (waitMs > 0 && pending.length > 0) {
-    const ids = pending.map((c) => c.id).join(', ');
-    ctx.stderr(
-      inFlight.size === 0
-        ? `water-sandbox readiness: stopped waiting after ${waited / 1000} s: nothing in flight can settle the pending required checks (${ids}); each needs the integration to do something new\n`
-        : `water-sandbox readiness: --wait ${waitMs / 1000} ran out with ${[...inFlight.keys()].join(', ')} still in flight\n`,
-    );
-  }
+  const waited = await settle((waitedMs) => lookAt(client, waitedMs), { waitMs, pollMs, sleep }, first);
+  const { report, inFlight } = waited.look;
+  const stopped = stoppedWaiting(waited, waitMs);
+  if (stopped !== null) ctx.stderr(`water-sandbox readiness: ${stopped}\n`);
   if (options.junit !== undefined) await writeOut('--junit', options.junit, junitXml(report, inFlight), false);
   if (options.markdown !== undefined) await writeOut('--markdown', options.markdown, markdownReport(report, inFlight), true);
   ctx.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatChecklist(report));

@@ -1,4 +1,5 @@
 import type { SandboxHttp } from './http.js';
+import { awaitsFirstAttempt, pendingRequired, settle, stoppedWaiting, whatCouldSettle, type Look } from './readiness-settle.js';
 import { blockingChecks, checkLines } from './readiness-text.js';
 import { RelayForwarder, type RelayListener } from './relay.js';
 import type {
@@ -36,9 +37,11 @@ export class ReadinessError extends Error {
     readonly report: ReadinessReport,
     /** The required checks (less those excepted) that are failed or pending. */
     readonly checks: ReadinessCheck[],
+    /** How waiting ended (`waitSeconds`), when it did not end with every check settled. */
+    readonly waiting: string | null = null,
   ) {
     const lines = checks.flatMap(checkLines);
-    super(`the integration is not ready: ${checks.length} required check${checks.length === 1 ? '' : 's'} failed or pending (account ${report.accountId}, since ${report.since})\n${lines.join('\n')}`);
+    super(`the integration is not ready: ${checks.length} required check${checks.length === 1 ? '' : 's'} failed or pending (account ${report.accountId}, since ${report.since})${waiting === null ? '' : `; ${waiting}`}\n${lines.join('\n')}`);
     this.name = 'ReadinessError';
   }
 }
@@ -46,7 +49,11 @@ export class ReadinessError extends Error {
 export interface AssertReadyOptions {
   /** Checks not to hold against the integration (a test that does not use OAuth: `['oauth.token-exchange', 'oauth.refresh']`). */
   except?: readonly ReadinessCheck['id'][];
-  /** While a required check is pending, ask again for at most this long (default 0: judge the first report). */
+  /**
+   * While a required check is pending and something in flight could settle it (a delivery not yet
+   * sent, an open walk through pages, a drill's answer the client has yet to follow), ask again for
+   * at most this long (default 0: judge the first report). With nothing in flight it stops early.
+   */
   waitSeconds?: number;
   /** How often to ask while waiting (default 500 ms). */
   intervalMs?: number;
@@ -193,22 +200,34 @@ export class AccountClient {
      */
     assertReady: async (options: AssertReadyOptions = {}): Promise<ReadinessReport> => {
       const except = new Set<string>(options.except ?? []);
-      const judged = (report: ReadinessReport): ReadinessCheck[] => blockingChecks(report).filter((c) => !except.has(c.id));
-      let report = await this.readiness.report();
-      if ((options.waitSeconds ?? 0) > 0 && judged(report).some((c) => c.status === 'pending')) {
-        await waitUntil(
-          async () => {
-            report = await this.readiness.report();
-            return judged(report).some((c) => c.status === 'pending') ? null : report;
-          },
-          { timeoutMs: options.waitSeconds! * 1000, intervalMs: options.intervalMs ?? 500 },
-        ).catch(() => undefined);
-      }
-      const blocking = judged(report);
-      if (blocking.length > 0) throw new ReadinessError(report, blocking);
+      const waitMs = (options.waitSeconds ?? 0) * 1000;
+      const waited = await settle((waitedMs) => this.#lookAtReadiness(except, waitedMs), {
+        waitMs,
+        pollMs: options.intervalMs ?? 500,
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      });
+      const { report } = waited.look;
+      const blocking = blockingChecks(report).filter((c) => !except.has(c.id));
+      if (blocking.length > 0) throw new ReadinessError(report, blocking, stoppedWaiting(waited, waitMs));
       return report;
     },
   };
+
+  /** The report, and what in flight could settle the pending required checks the caller judges (readiness-settle.ts). */
+  async #lookAtReadiness(except: ReadonlySet<string>, waitedMs: number): Promise<Look> {
+    const report = await this.readiness.report();
+    const pending = pendingRequired(report).filter((c) => !except.has(c.id));
+    if (pending.length === 0) return { report, pending, inFlight: new Map() };
+    const [awaiting, clock] = await Promise.all([this.#pendingDeliveries(), this.clock.now()]);
+    const inFlight = whatCouldSettle(report, { awaiting: awaiting.filter(awaitsFirstAttempt), accountNowMs: Date.parse(clock.now), waitedMs });
+    for (const id of except) inFlight.delete(id as ReadinessCheck['id']);
+    return { report, pending, inFlight };
+  }
+
+  /** The newest page of deliveries still pending. */
+  async #pendingDeliveries(): Promise<Delivery[]> {
+    return (await this.http.call<{ deliveries: Delivery[] }>('GET', `/sandbox/deliveries?${deliveryQuery({ state: 'pending' }, 1)}`)).body.deliveries;
+  }
 
   /** Relays: the sandbox's webhooks brought to a URL on this machine, as `water-sandbox listen` does. */
   readonly relays = {

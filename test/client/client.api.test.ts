@@ -1,6 +1,7 @@
 import { AccountClient, ReadinessError, SandboxError, WaitTimeoutError, WaterSandbox, formatChecklist, type Delivery, type SandboxAccount } from '../../src/client/index.js';
 import type { RunningSandbox } from '../../src/server.js';
 import { runCliProcess } from '../helpers/cli-process.js';
+import { CountingProxy } from '../helpers/counting-proxy.js';
 import { DEMO_API_KEY } from '../helpers/demo.js';
 import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -171,16 +172,33 @@ describe('water-sandbox/client', () => {
     expect(ready.accountId).toBe(account.accountId);
   });
 
-  it('waits for pending required checks to settle when asked, and judges a failure at once', async () => {
+  it('waits for pending required checks while something in flight could settle them, stops early when nothing can, and judges a failure at once', async () => {
     const account = await sandbox.createAccount();
-    const others = (await account.readiness.report()).checks.map((c) => c.id).filter((id) => id !== 'subscriptions.confirmed');
-    await expect(account.readiness.assertReady({ except: others })).rejects.toThrow(/WAIT {2}subscriptions\.confirmed: /);
-    const location = account.locations[0]!.locationId;
-    const subscription = await account.subscriptions.create(location, receiver.url());
-    const waiting = account.readiness.assertReady({ except: others, waitSeconds: 10, intervalMs: 50 });
-    const confirmation = await account.deliveries.waitFor((d) => d.subscriptionId === subscription.subscriptionId, { filter: { kind: 'confirmation' } });
-    await account.subscriptions.confirm(subscription.subscriptionId, String(payloadOf(confirmation)['confirmationToken']));
-    expect((await waiting).checks.find((c) => c.id === 'subscriptions.confirmed')?.status).toBe('passed');
+    const all = (await account.readiness.report()).checks.map((c) => c.id);
+    const allBut = (id: (typeof all)[number]): typeof all => all.filter((other) => other !== id);
+
+    // Nothing in flight can confirm a subscription: it says so rather than wait the whole minute.
+    const stopped = await account.readiness.assertReady({ except: allBut('subscriptions.confirmed'), waitSeconds: 60, intervalMs: 20 }).catch((e: unknown) => e);
+    expect((stopped as Error).message).toMatch(/^the integration is not ready: 1 required check failed or pending \(.*\); stopped waiting after [\d.]+ s: nothing in flight can settle the pending required checks \(subscriptions\.confirmed\)/);
+    expect((stopped as Error).message).toMatch(/WAIT {2}subscriptions\.confirmed: /);
+
+    // A confirmation on its way to a receiver that holds it is in flight: it waits through more
+    // than two looks (each asks for the pending deliveries) until the receiver answers.
+    const proxy = await CountingProxy.start(running.url, (req) => req.url?.startsWith('/sandbox/deliveries?') === true);
+    try {
+      let answer!: () => void;
+      receiver.script.push({ status: 200, until: new Promise<void>((resolve) => (answer = resolve)) });
+      const before = receiver.received.length;
+      await account.subscriptions.create(account.locations[0]!.locationId, receiver.url());
+      await receiver.waitFor(before + 1);
+      const waiting = new WaterSandbox(proxy.url).account(account.apiKey).readiness.assertReady({ except: allBut('webhooks.confirmation-answer'), waitSeconds: 60, intervalMs: 20 });
+      await Promise.race([proxy.counted(4), waiting]);
+      answer();
+      const ready = await waiting;
+    expect(ready.checks.find((c) => c.id === 'webhooks.confirmation-answer')?.status).toBe('passed');
+    } finally {
+      await proxy.close();
+    }
 
     // A receiver that answers the confirmation with a 500 fails its check: no waiting changes that.
     receiver.script.push({ status: 500, body: 'no' });

@@ -1,13 +1,11 @@
-import type { z } from 'zod';
-
-import type * as webhooks from '../webhooks/operations.js';
-import type { Check, Report } from './readiness-format.js';
+import type { Delivery, ReadinessCheck as Check, ReadinessReport as Report } from './types.js';
 
 /**
  * What could still settle a required check that is pending, read from what a client of the API
  * sees: the report itself, the deliveries still waiting for their first attempt
- * (GET /sandbox/deliveries?state=pending) and the account's clock. `readiness --wait` waits
- * only while something is in flight; JUnit and the annotations say what would settle the rest.
+ * (GET /sandbox/deliveries?state=pending) and the account's clock. `readiness --wait` and the
+ * client's `assertReady({ waitSeconds })` wait only while something is in flight; JUnit and the
+ * annotations say what would settle the rest.
  *
  * In flight:
  * - a delivery a check judges (a confirmation, the GET check, an alert) that has not had its
@@ -19,8 +17,6 @@ import type { Check, Report } from './readiness-format.js';
  *   FOLLOW_UP_MS after it: a client that is still running sends its next request by then.
  * Nothing else settles a pending check without the integration doing something new.
  */
-
-type Delivery = z.output<typeof webhooks.Delivery>;
 
 /** How long a drill's answer counts as waiting for the client's next request. */
 export const FOLLOW_UP_MS = 30_000;
@@ -86,3 +82,50 @@ export function whatCouldSettle(report: Report, outlook: Outlook): Map<Check['id
 
 /** Whether a delivery is one the checks are still waiting to see answered. */
 export const awaitsFirstAttempt = (delivery: Delivery): boolean => delivery.state === 'pending' && delivery.attempts.length === 0;
+
+/** One look at an account while its readiness is judged: the report, and what could still settle a pending required check. */
+export interface Look {
+  report: Report;
+  /** The required checks that are pending (less any the caller does not judge). */
+  pending: Check[];
+  /** For each of them that something in flight could settle, what that is. */
+  inFlight: Map<Check['id'], string>;
+}
+
+export interface SettleOptions {
+  /** Look again for at most this long, ms (0: judge the first look). */
+  waitMs: number;
+  /** Time between two looks, ms. */
+  pollMs: number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/**
+ * Looks again while a judged check is pending and something in flight could settle it, for at
+ * most `waitMs`; stops after two quiet looks in a row (not one: a hand-off, a confirmation
+ * answered and the GET check it leads to, may fall between two looks). `readiness --wait` and
+ * `assertReady({ waitSeconds })` both wait this way. `first`: a look already taken at 0 ms.
+ */
+export async function settle(look: (waitedMs: number) => Promise<Look>, options: SettleOptions, first?: Look): Promise<{ look: Look; waitedMs: number }> {
+  let seen = first ?? (await look(0));
+  let waitedMs = 0;
+  let quietLooks = 0;
+  while (seen.pending.length > 0 && waitedMs < options.waitMs) {
+    quietLooks = seen.inFlight.size === 0 ? quietLooks + 1 : 0;
+    if (quietLooks >= 2) break;
+    const nap = Math.min(options.pollMs, options.waitMs - waitedMs);
+    await options.sleep(nap);
+    waitedMs += nap;
+    seen = await look(waitedMs);
+  }
+  return { look: seen, waitedMs };
+}
+
+/** What waiting ended with, for a message: nothing left in flight, or the time ran out with these in flight. */
+export function stoppedWaiting({ look, waitedMs }: { look: Look; waitedMs: number }, waitMs: number): string | null {
+  if (waitMs <= 0 || look.pending.length === 0) return null;
+  const ids = look.pending.map((c) => c.id).join(', ');
+  return look.inFlight.size === 0
+    ? `stopped waiting after ${waitedMs / 1000} s: nothing in flight can settle the pending required checks (${ids}); each needs the integration to do something new`
+    : `waited ${waitMs / 1000} s, and ${[...look.inFlight.keys()].join(', ')} still in flight`;
+}

@@ -1,7 +1,7 @@
 import type { Check, Report } from '../../src/cli/readiness-format.js';
-import { FOLLOW_UP_MS, whatCouldSettle, type Outlook } from '../../src/cli/readiness-settle.js';
+import { FOLLOW_UP_MS, settle, stoppedWaiting, whatCouldSettle, type Look, type Outlook } from '../../src/client/readiness-settle.js';
 
-/** What `readiness --wait` waits for: the pending required checks that something in flight could still settle. */
+/** What `readiness --wait` and `assertReady({ waitSeconds })` wait for: the pending required checks that something in flight could still settle. */
 
 const NOW = Date.parse('2026-03-10T15:30:00Z');
 const at = (msBefore: number): string => new Date(NOW - msBefore).toISOString();
@@ -67,4 +67,72 @@ it('a delivery still to be sent is in flight for the checks its answer decides',
   expect(settles([delivery('alert', { drill: 'out-of-order' })])).toEqual(['webhooks.out-of-order']);
   expect(settles([delivery('token')])).toEqual([]);
   expect(whatCouldSettle(checks, { ...quiet, awaiting: [delivery('alert'), delivery('alert')] }).get('webhooks.alert-answer')).toBe('2 deliveries still to be sent (alert d-alert to http://127.0.0.1:3000/hooks, ...)');
+});
+
+describe('settle: looking again while something in flight could settle a pending check', () => {
+  const waitingFor = pending('webhooks.alert-answer');
+  const ready: Look = { report: report(), pending: [], inFlight: new Map() };
+  const inFlight: Look = { report: report(waitingFor), pending: [waitingFor], inFlight: new Map([['webhooks.alert-answer', '1 delivery still to be sent']]) };
+  const stuck: Look = { report: report(waitingFor), pending: [waitingFor], inFlight: new Map() };
+
+  /** A look function answering the given looks in turn (the last one again once they run out), and the times it was asked at. */
+  function looks(...answers: Look[]): { look: (waitedMs: number) => Promise<Look>; askedAt: number[]; slept: number[]; sleep: (ms: number) => Promise<void> } {
+    const askedAt: number[] = [];
+    const slept: number[] = [];
+    return {
+      askedAt,
+      slept,
+      look: (waitedMs) => {
+        askedAt.push(waitedMs);
+        return Promise.resolve(answers[Math.min(askedAt.length - 1, answers.length - 1)]!);
+      },
+      sleep: (ms) => {
+        slept.push(ms);
+        return Promise.resolve();
+      },
+    };
+  }
+
+  it('judges the first look when asked not to wait, or when nothing is pending', async () => {
+    const noWait = looks(inFlight);
+    expect(await settle(noWait.look, { waitMs: 0, pollMs: 100, sleep: noWait.sleep })).toEqual({ look: inFlight, waitedMs: 0 });
+    const none = looks(ready);
+    expect((await settle(none.look, { waitMs: 5000, pollMs: 100, sleep: none.sleep })).look).toBe(ready);
+    expect(none.askedAt).toEqual([0]);
+  });
+
+  it('waits while something is in flight, and stops as soon as every judged check settled', async () => {
+    const run = looks(inFlight, inFlight, inFlight, ready);
+    const { look, waitedMs } = await settle(run.look, { waitMs: 5000, pollMs: 100, sleep: run.sleep });
+    expect(look).toBe(ready);
+    expect(run.askedAt).toEqual([0, 100, 200, 300]);
+    expect(waitedMs).toBe(300);
+  });
+
+  it('stops after two quiet looks in a row, not one (a hand-off may fall between two looks)', async () => {
+    const handOff = looks(inFlight, stuck, inFlight, stuck, stuck, inFlight);
+    const ended = await settle(handOff.look, { waitMs: 5000, pollMs: 100, sleep: handOff.sleep });
+    expect(handOff.askedAt).toEqual([0, 100, 200, 300, 400]);
+    expect(ended.look).toBe(stuck);
+    expect(stoppedWaiting(ended, 5000)).toBe('stopped waiting after 0.4 s: nothing in flight can settle the pending required checks (webhooks.alert-answer); each needs the integration to do something new');
+  });
+
+  it('stops when the time runs out, its last nap cut to fit, and says what was still in flight', async () => {
+    const run = looks(inFlight);
+    const ended = await settle(run.look, { waitMs: 250, pollMs: 100, sleep: run.sleep });
+    expect(run.slept).toEqual([100, 100, 50]);
+    expect(ended.waitedMs).toBe(250);
+    expect(stoppedWaiting(ended, 250)).toBe('waited 0.25 s, and webhooks.alert-answer still in flight');
+  });
+
+  it('given a first look, does not take it again', async () => {
+    const run = looks(ready);
+    expect((await settle(run.look, { waitMs: 1000, pollMs: 100, sleep: run.sleep }, inFlight)).look).toBe(ready);
+    expect(run.askedAt).toEqual([100]);
+  });
+
+  it('has nothing to say when it did not wait, or everything settled', () => {
+    expect(stoppedWaiting({ look: stuck, waitedMs: 0 }, 0)).toBeNull();
+    expect(stoppedWaiting({ look: ready, waitedMs: 300 }, 5000)).toBeNull();
+  });
 });
