@@ -30,7 +30,6 @@ function finishedDelivery(dispatcher, accountId, i, nowMs) {
     ...(i % 50 === 0 ? { sentAsId: record.deliveryId, drill: 'duplicate-delivery' } : {}),
     state: status === 200 ? 'delivered' : 'failed',
     dueAtMs: null,
-    nextAttemptAt: null,
     attempts: [{ at: record.createdAt, statusCode: status, latencyMs: 3, error: status === 200 ? null : 'HTTP 500', responseExcerpt: '{}', warnings: i % 11 === 0 ? ['not JSON'] : [] }],
   };
 }

@@ -22,8 +22,9 @@ export const MUTATION_MODULES = [
   { name: 'webhook assessment', files: ['src/webhooks/assess.ts'], tests: ['test/webhooks/assess.test.ts', 'test/webhooks/sender-safety.api.test.ts', 'test/webhooks/delivery.api.test.ts'] },
   {
     name: 'webhook scheduling',
-    files: ['src/webhooks/dispatcher.ts'],
+    files: ['src/webhooks/dispatcher.ts', 'src/webhooks/delivery-transitions.ts'],
     tests: [
+      'test/webhooks/delivery-transitions.test.ts',
       'test/webhooks/dispatcher-failures.test.ts',
       'test/webhooks/delivery.api.test.ts',
       'test/webhooks/deliveries.api.test.ts',

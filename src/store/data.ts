@@ -208,8 +208,7 @@ export interface DeliveryRecord {
   state: DeliveryState;
   attempts: DeliveryAttempt[];
   createdAt: string;
-  nextAttemptAt: string | null;
-  /** Virtual time (account clock) at which the next attempt falls due, in ms since epoch. */
+  /** Virtual time (account clock) at which the next attempt falls due, in ms since epoch (shown as nextAttemptAt). */
   dueAtMs: number | null;
   /** The delivery this one sends again (POST /sandbox/deliveries/{id}/redeliver). */
   redeliveryOf?: string;

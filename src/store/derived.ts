@@ -51,6 +51,25 @@ export function nextRunDueMs(doc: DeepReadonly<AccountDoc>): number | null {
 /** When the delivery's next attempt falls due on the account clock, or null when none will be made. */
 export const deliveryDueMs = (delivery: DeepReadonly<DeliveryRecord>): number | null => (delivery.state === 'pending' ? delivery.dueAtMs : null);
 
+/**
+ * A delivery that is over (delivered or failed): no attempt of it falls due any more. The one
+ * way a record leaves `pending`; the webhooks' transitions decide when.
+ */
+export function endedDelivery<R extends DeepReadonly<DeliveryRecord>>(record: R, state: 'delivered' | 'failed', note?: string): R {
+  return { ...record, state, dueAtMs: null, ...(note === undefined ? {} : { note }) };
+}
+
+/**
+ * A delivery as read from storage. Records written before `nextAttemptAt` was derived from
+ * `dueAtMs` (by the presenter) carry it beside `dueAtMs`, as do those a replica of such a
+ * version writes to a shared Redis: it is dropped, so no stale copy is kept or written again.
+ */
+export function storedDelivery<R extends DeepReadonly<DeliveryRecord>>(record: R): R {
+  if (!('nextAttemptAt' in record)) return record;
+  const { nextAttemptAt: _derivedNow, ...rest } = record as R & { nextAttemptAt?: unknown };
+  return rest as R;
+}
+
 const origins = new Map<string, string>();
 const MAX_CACHED_ORIGINS = 10_000;
 

@@ -36,7 +36,8 @@ export interface StateV01 {
   refreshTokens: RefreshTokenRecord[];
   sessions: { sid: string; session: Record<string, unknown>; expiresAt: string }[];
   alerts: AlertRecord[];
-  deliveries: (DeliveryRecord & { afterDeliveryId?: string })[];
+  /** nextAttemptAt is derived from dueAtMs now (see storedDelivery). */
+  deliveries: (DeliveryRecord & { afterDeliveryId?: string; nextAttemptAt?: string | null })[];
   clocks: { accountId: string; offsetMs: number; frozenAtMs: number | null }[];
   faults: FaultRecord[];
   rateLimits: { accountId: string; requests: number; perSeconds: number; windowStartMs: number }[];
@@ -89,7 +90,7 @@ export function migrateV01(state: StateV01): MigratedState {
       // A running run is due at once: the runner then finds its next step's real time from the scenario.
       runs: of(state.runs, accountId).map((run) => ({ ...run, dueAtMs: run.state === 'running' ? run.startedAtMs : null })),
     };
-    const deliveries = of(state.deliveries, accountId).map(({ afterDeliveryId: _waitedFor, ...delivery }) => delivery);
+    const deliveries = of(state.deliveries, accountId).map(({ afterDeliveryId: _waitedFor, nextAttemptAt: _derivedNow, ...delivery }) => delivery);
     return { doc, deliveries, journal: of(state.journal, accountId) };
   });
   return {

@@ -1,6 +1,6 @@
 /**
  * `water-sandbox/testcontainers`: the sandbox's image as a Testcontainers module for Node
- * (testcontainers 11 on Node 20, 12 on Node 22.19+: an optional peer dependency).
+ * (testcontainers 11 on Node 20, 12 on Node 22.22+: an optional peer dependency).
  *
  *   const sandbox = await new WaterSandboxContainer('water-sandbox:0.3.0').withHostReceiver(3000).start();
  *   const account = await sandbox.createAccount();

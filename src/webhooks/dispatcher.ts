@@ -6,31 +6,14 @@ import { isServiceUnavailable, LimitError } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import { publishAccountEvent } from '../live/index.js';
-import type { DeepReadonly, DeliveryAttempt, DeliveryDrill, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
+import type { DeliveryAttempt, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
 import { originOf } from '../store/derived.js';
 import type { Store } from '../store/store.js';
-import { ADDRESS_RULE } from './address-policy.js';
+import { ADDRESS_RULE, type AddressRefusal } from './address-policy.js';
 import { assessAnswer } from './assess.js';
+import { afterAttempt, cancelled, newDelivery, type AttemptOutcome, type NewDelivery } from './delivery-transitions.js';
 import type { WebhookSender } from './sender.js';
 import { DeliverySlots, signal } from './slots.js';
-
-export interface NewDelivery {
-  accountId: string;
-  kind: DeliveryKind;
-  subscriptionId: string | null;
-  locationId: string | null;
-  method?: 'POST' | 'GET';
-  target: string;
-  payload: unknown;
-  /** The delivery this one sends again. */
-  redeliveryOf?: string;
-  /** Send it with this X-Sandbox-Delivery-Id instead of its own: a duplicate of the delivery of that id. */
-  sentAsId?: string;
-  /** The readiness drill that makes it (build leaves it out of the record when undefined). */
-  drill?: DeliveryDrill | undefined;
-  /** Follow the first attempt with a GET check of the endpoint (confirmations). */
-  checkReceiverAfter?: boolean;
-}
 
 export interface DispatcherOptions {
   timeoutMs: number;
@@ -66,31 +49,10 @@ export interface RecordedAttempt {
 export const DELIVERY_ID_HEADER = 'X-Sandbox-Delivery-Id';
 export const ATTEMPT_HEADER = 'X-Sandbox-Attempt';
 
-export const SUBSCRIPTION_DELETED_NOTE = 'cancelled: the subscription was deleted before this delivery succeeded';
-
-/** The receiver check is a diagnostic, not a message: one attempt, no retries. */
-const maxAttemptsOf = (kind: DeliveryKind, configured: number): number => (kind === 'receiver_check' ? 1 : configured);
-
 // While another replica holds due deliveries of an account, runDue waits for them this often.
 const CLAIMED_ELSEWHERE_POLL_MS = 50;
 /** An account waiting for its share of the slots is logged at most this often. */
 const SHARE_WARNING_INTERVAL_MS = 60_000;
-
-/** The same request as `original`, as a new delivery; with `sameDeliveryId`, sent as a duplicate of it (its X-Sandbox-Delivery-Id). */
-export function redeliveryOf(original: DeepReadonly<DeliveryRecord>, options: { sameDeliveryId?: boolean; drill?: DeliveryDrill } = {}): NewDelivery {
-  return {
-    accountId: original.accountId,
-    kind: original.kind,
-    subscriptionId: original.subscriptionId,
-    locationId: original.locationId,
-    method: original.method,
-    target: original.target,
-    payload: structuredClone(original.payload),
-    redeliveryOf: original.deliveryId,
-    ...(options.sameDeliveryId ? { sentAsId: original.sentAsId ?? original.deliveryId } : {}),
-    drill: options.drill,
-  };
-}
 
 /**
  * The durable delivery queue. Deliveries live in the store with the virtual time their next
@@ -128,29 +90,7 @@ export class Dispatcher implements DueWork {
 
   /** A new pending delivery, due at `nowMs` on the account clock. Store it with the change that caused it, then `kick`. */
   build(input: NewDelivery, nowMs: number): DeliveryRecord {
-    const now = new Date(nowMs).toISOString();
-    return {
-      deliveryId: this.deps.ids.uuid(),
-      accountId: input.accountId,
-      kind: input.kind,
-      subscriptionId: input.subscriptionId,
-      locationId: input.locationId,
-      method: input.method ?? 'POST',
-      target: input.target,
-      payload: input.payload,
-      state: 'pending',
-      attempts: [],
-      createdAt: now,
-      nextAttemptAt: now,
-      dueAtMs: nowMs,
-      // Stryker disable ConditionalExpression: an optional field set to undefined reads, stores and shows as one left out
-      ...(input.redeliveryOf === undefined ? {} : { redeliveryOf: input.redeliveryOf }),
-      ...(input.sentAsId === undefined ? {} : { sentAsId: input.sentAsId }),
-      ...(input.drill === undefined ? {} : { drill: input.drill }),
-      // Stryker restore ConditionalExpression
-      ...(input.checkReceiverAfter ? { checkReceiverAfter: true } : {}),
-      createdAtMs: this.deps.clock.now().getTime(),
-    };
+    return newDelivery(input, { deliveryId: this.deps.ids.uuid(), nowMs, createdAtMs: this.deps.clock.now().getTime() });
   }
 
   /** Stores deliveries due now on the account clock and starts sending them without waiting for the answers. */
@@ -352,20 +292,31 @@ export class Dispatcher implements DueWork {
   }
 
   async #attempt(accountId: string, delivery: DeliveryRecord): Promise<void> {
-    const { store, clock, logger } = this.deps;
-    const { deliveryId, kind, method, target } = delivery;
+    const { store, clock } = this.deps;
+    const { deliveryId, kind } = delivery;
     const before = await store.accounts.get(accountId);
     if (!before) return;
     // Production stops notifying a subscription once it is deleted.
     // Token deliveries (OAuth) belong to no subscription (subscriptionId null).
     if (delivery.subscriptionId !== null && !before.subscriptions.some((s) => s.subscriptionId === delivery.subscriptionId)) {
-      await store.deliveries.update(accountId, deliveryId, (record) => {
-        if (record.state !== 'pending') return;
-        Object.assign(record, { state: 'failed', dueAtMs: null, nextAttemptAt: null, note: SUBSCRIPTION_DELETED_NOTE });
-      });
+      await store.deliveries.update(accountId, deliveryId, (record) => void Object.assign(record, cancelled(record)));
       return;
     }
     const at = accountNow(clock, before.clock);
+    const { outcome, latencyMs, blocked } = await this.#send(accountId, delivery, at);
+    // The clock may have moved during the attempt: the retry counts from the account's now after it.
+    const after = await store.accounts.get(accountId);
+    const nowMs = after ? accountNowMs(clock, after.clock) : at.getTime();
+    const recorded = await store.deliveries.update(accountId, deliveryId, (record) => Object.assign(record, afterAttempt(record, outcome, nowMs, this.options)).state);
+    if (recorded === null) return;
+    this.deps.onAttempt?.({ accountId, kind, state: recorded, ok: outcome.ok, latencyMs, ...(blocked ? { blockedRange: blocked.range } : {}) });
+    if (delivery.checkReceiverAfter && delivery.attempts.length === 0 && !blocked) await this.#checkReceiver(delivery, nowMs);
+    await publishAccountEvent(store, accountId, { type: 'delivery', deliveryId, kind, state: recorded, attempt: outcome.attempt.at });
+  }
+
+  /** Makes one attempt of the delivery (at `at` on the account clock), logs it, and says what it came to. */
+  async #send(accountId: string, delivery: DeliveryRecord, at: Date): Promise<{ outcome: AttemptOutcome; latencyMs: number; blocked: AddressRefusal | undefined }> {
+    const { deliveryId, kind, method, target } = delivery;
     const response = await this.deps.sender.send({
       method,
       url: target,
@@ -383,46 +334,28 @@ export class Dispatcher implements DueWork {
       responseExcerpt: response.responseExcerpt,
       warnings,
     };
+    const { logger } = this.deps;
     const logFields = { deliveryId, accountId, kind, method, target, ...attempt };
     const blocked = response.blocked;
     if (blocked) logger.warn('webhook attempt refused: the endpoint is not a public address', { ...logFields, rule: ADDRESS_RULE, range: blocked.range, address: blocked.address });
     else if (ok && warnings.length === 0) logger.info('webhook attempt', logFields);
     else logger.warn(ok ? 'webhook attempt delivered with warnings' : 'webhook attempt failed', logFields);
+    return { outcome: { attempt, ok, refused: blocked !== undefined }, latencyMs: response.latencyMs, blocked };
+  }
 
-    // The clock may have moved during the attempt: the retry counts from the account's now after it.
-    const after = await store.accounts.get(accountId);
-    const nowMs = after ? accountNowMs(clock, after.clock) : at.getTime();
-    const recorded = await store.deliveries.update(accountId, deliveryId, (record) => {
-      record.attempts.push(attempt);
-      // Cancelled while the attempt was on its way: keep the attempt, not a new schedule.
-      if (record.state !== 'pending') return record.state;
-      // A refused address is refused again on every retry: the delivery ends now.
-      if (ok || blocked || record.attempts.length >= maxAttemptsOf(record.kind, this.options.maxAttempts)) {
-        record.state = ok ? 'delivered' : 'failed';
-        record.dueAtMs = null;
-        record.nextAttemptAt = null;
-      } else {
-        // Doubling delays: backoff, 2 x backoff, 4 x backoff, ... on the account's clock.
-        const delay = this.options.backoffMs * 2 ** (record.attempts.length - 1);
-        record.dueAtMs = nowMs + delay;
-        record.nextAttemptAt = new Date(nowMs + delay).toISOString();
-      }
-      return record.state;
-    });
-    if (recorded === null) return;
-    this.deps.onAttempt?.({ accountId, kind, state: recorded, ok, latencyMs: response.latencyMs, ...(blocked ? { blockedRange: blocked.range } : {}) });
-    if (delivery.checkReceiverAfter && delivery.attempts.length === 0 && !blocked) {
-      // SANDBOX: production requires the endpoint to answer GET as well as POST with JSON; the sandbox
-      // checks it once the confirmation POST has had its first attempt, and records the outcome in the log.
-      const check = this.build({ accountId, kind: 'receiver_check', subscriptionId: delivery.subscriptionId, locationId: delivery.locationId, method: 'GET', target, payload: null }, nowMs);
-      try {
-        await store.deliveries.add(accountId, [check]);
-      } catch (error) {
-        // The account's queue is full (MAX_PENDING_DELIVERIES): the check is left out, the attempt stays recorded.
-        if (!(error instanceof LimitError)) throw error;
-        logger.warn('receiver check not queued: the account has too many deliveries waiting', { deliveryId, accountId, limit: error.limit });
-      }
+  /**
+   * SANDBOX: production requires the endpoint to answer GET as well as POST with JSON; the sandbox
+   * checks it once the confirmation POST has had its first attempt, and records the outcome in the log.
+   */
+  async #checkReceiver(confirmation: DeliveryRecord, nowMs: number): Promise<void> {
+    const { accountId, deliveryId, subscriptionId, locationId, target } = confirmation;
+    const check = this.build({ accountId, kind: 'receiver_check', subscriptionId, locationId, method: 'GET', target, payload: null }, nowMs);
+    try {
+      await this.deps.store.deliveries.add(accountId, [check]);
+    } catch (error) {
+      // The account's queue is full (MAX_PENDING_DELIVERIES): the check is left out, the attempt stays recorded.
+      if (!(error instanceof LimitError)) throw error;
+      this.deps.logger.warn('receiver check not queued: the account has too many deliveries waiting', { deliveryId, accountId, limit: error.limit });
     }
-    await publishAccountEvent(store, accountId, { type: 'delivery', deliveryId, kind, state: recorded, attempt: attempt.at });
   }
 }

@@ -1,5 +1,6 @@
 /** What other features use of webhooks. */
-export { ATTEMPT_HEADER, DELIVERY_ID_HEADER, Dispatcher, redeliveryOf, SUBSCRIPTION_DELETED_NOTE, type DispatcherOptions, type NewDelivery, type RecordedAttempt } from './dispatcher.js';
+export { ATTEMPT_HEADER, DELIVERY_ID_HEADER, Dispatcher, type DispatcherOptions, type RecordedAttempt } from './dispatcher.js';
+export { redeliveryOf, SUBSCRIPTION_DELETED_NOTE, type NewDelivery } from './delivery-transitions.js';
 export { deliveriesSandboxRouter } from './routes.js';
 export { presentDelivery } from './presenter.js';
 export { Delivery, DeliveryAttempt, webhooksOperations, type DeliveryView } from './operations.js';

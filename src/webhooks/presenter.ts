@@ -1,4 +1,5 @@
 import type { DeepReadonly, DeliveryRecord } from '../store/data.js';
+import { deliveryDueMs } from '../store/derived.js';
 import { ATTEMPT_HEADER, DELIVERY_ID_HEADER } from './dispatcher.js';
 import type { DeliveryView } from './operations.js';
 import { headersOf } from './sender.js';
@@ -12,6 +13,12 @@ function withoutToken(payload: unknown): unknown {
   if (typeof message?.confirmationToken !== 'string' || typeof message.confirmationUrl !== 'string') return structuredClone(payload);
   const url = message.confirmationUrl.replace(/([?&]confirmationToken=)[^&#]*/, `$1${HIDDEN_TOKEN}`);
   return { ...message, confirmationUrl: url, confirmationToken: HIDDEN_TOKEN };
+}
+
+/** When the next attempt falls due on the account clock, as an instant; null once the delivery is over. */
+function nextAttemptAt(x: DeepReadonly<DeliveryRecord>): string | null {
+  const dueAtMs = deliveryDueMs(x);
+  return dueAtMs === null ? null : new Date(dueAtMs).toISOString();
 }
 
 /** A delivery as the log shows it; `hideToken`: a confirmation whose token is for its endpoint only. */
@@ -29,7 +36,7 @@ export function presentDelivery(x: DeepReadonly<DeliveryRecord>, options: { hide
     state: x.state,
     attempts: x.attempts.map((a) => ({ ...a, warnings: [...a.warnings] })),
     createdAt: x.createdAt,
-    nextAttemptAt: x.nextAttemptAt,
+    nextAttemptAt: nextAttemptAt(x),
     redeliveryOf: x.redeliveryOf ?? null,
     drill: x.drill ?? null,
     note: x.note ?? null,

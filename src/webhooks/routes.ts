@@ -5,7 +5,8 @@ import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import type { DeepReadonly, DeliveryRecord } from '../store/data.js';
 import type { Store } from '../store/store.js';
-import { redeliveryOf, type Dispatcher } from './dispatcher.js';
+import { redeliveryOf } from './delivery-transitions.js';
+import type { Dispatcher } from './dispatcher.js';
 import { DEFAULT_DELIVERIES_PER_PAGE, getDeliveryOp, listDeliveriesOp, redeliverOp, type DeliveryView } from './operations.js';
 import { presentDelivery } from './presenter.js';
 

@@ -121,7 +121,7 @@ describe('token delivery to the redirect URI', () => {
     expect(await tokenDeliveries()).toEqual([
       expect.objectContaining({
         state: 'failed',
-        nextAttemptAt: null,
+        dueAtMs: null,
         attempts: [expect.objectContaining({ statusCode: null, responseExcerpt: null, error: 'blocked: 127.0.0.1 is a loopback address (BLOCK_PRIVATE_ENDPOINTS)' })],
       }),
     ]);

@@ -13,7 +13,7 @@
 // The engine's command line: CONTAINER_CLI, else podman when installed, else docker. With podman
 // and buildah, images are built with --format docker (their default OCI format drops HEALTHCHECK).
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,12 +41,14 @@ const hasImage = (cli, image) => spawnSync(cli, ['image', 'inspect', image], { s
 /** `path` and the libraries `ldd` lists for it, copied into `rootfs` at the same paths. */
 function copyWithLibraries(path, rootfs, as = path) {
   mkdirSync(join(rootfs, dirname(as)), { recursive: true });
-  cpSync(path, join(rootfs, as), { dereference: true });
+  // copyFileSync of the resolved file, not cpSync with dereference: Node 24's cpSync takes a
+  // symbolic link to a file (libstdc++.so.6) for a folder.
+  copyFileSync(realpathSync(path), join(rootfs, as));
   const ldd = spawnSync('ldd', [path], { encoding: 'utf8' }).stdout;
   for (const lib of ldd.matchAll(/(\/\S+) \(0x/g)) {
     if (existsSync(join(rootfs, lib[1]))) continue;
     mkdirSync(join(rootfs, dirname(lib[1])), { recursive: true });
-    cpSync(lib[1], join(rootfs, lib[1]), { dereference: true });
+    copyFileSync(realpathSync(lib[1]), join(rootfs, lib[1]));
   }
 }
 
@@ -98,7 +100,8 @@ export default async function globalSetup() {
     const tag = `localhost/water-sandbox-test:${version}`;
     const started = performance.now();
     run(cli, ['build', ...formatFlags(cli), '-t', tag, '-f', join(context, 'Containerfile'), context], { stdio: ['ignore', 'pipe', 'pipe'] });
-    process.stdout.write(`\nimage ${tag} built with ${cli} on ${base} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+    const testcontainers = JSON.parse(readFileSync(join(root, 'node_modules', 'testcontainers', 'package.json'), 'utf8')).version;
+    process.stdout.write(`\nimage ${tag} built with ${cli} on ${base} in ${((performance.now() - started) / 1000).toFixed(1)} s; the suite runs testcontainers ${testcontainers} on Node ${process.version}\n`);
     process.env.WATER_SANDBOX_IMAGE = tag;
     process.env.WATER_SANDBOX_IMAGE_BASE = base;
     process.env.CONTAINER_CLI = cli;

@@ -102,10 +102,10 @@ describe('host names that resolve to a refused range', () => {
     for (const { name, answer, words } of REFUSED) {
       const delivery = deliveries.find((d) => new URL(d.target).hostname === name)!;
       const refused = answer.find((a) => !a.address.startsWith('93.'))!.address;
-      expect({ name, state: delivery.state, nextAttemptAt: delivery.nextAttemptAt, attempts: delivery.attempts }).toEqual({
+      expect({ name, state: delivery.state, dueAtMs: delivery.dueAtMs, attempts: delivery.attempts }).toEqual({
         name,
         state: 'failed',
-        nextAttemptAt: null,
+        dueAtMs: null,
         attempts: [expect.objectContaining({ statusCode: null, responseExcerpt: null, warnings: [], error: `blocked: ${name} resolves to ${refused}, ${words} (BLOCK_PRIVATE_ENDPOINTS)` })],
       });
     }

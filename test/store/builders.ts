@@ -136,7 +136,6 @@ export function givenDelivery(accountId: string, deliveryId: string, options: De
     state,
     attempts: state === 'pending' ? [] : [{ at: iso(T0), statusCode: 200, latencyMs: 5, error: null, responseExcerpt: '{"ok":true}', warnings: [] }],
     createdAt: iso(options.createdAtMs ?? T0),
-    nextAttemptAt: dueAtMs === null ? null : iso(dueAtMs),
     dueAtMs,
   };
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -208,6 +208,22 @@ describe('the embedded store on lowdb files', () => {
       const a = JSON.parse(await readFile(fileOf('a'), 'utf8')) as { doc: { account: { name: string } }; deliveries: { deliveryId: string }[] };
       expect(a.doc.account.name).toBe('changed');
       expect(a.deliveries.map((d) => d.deliveryId)).toEqual(['d1']);
+    });
+
+    it('reads an account file of an older version, whose deliveries carry nextAttemptAt beside dueAtMs, without it, and writes it back without it', async () => {
+      let store = await open(1);
+      await store.accounts.create(givenAccount('a'), [givenDelivery('a', 'd1', { dueAtMs: T0 + 1000 })]);
+      await store.close();
+      const file = join(dir, 'accounts', 'a.json');
+      const older = JSON.parse(await readFile(file, 'utf8')) as { deliveries: Record<string, unknown>[] };
+      older.deliveries[0]!['nextAttemptAt'] = new Date(T0).toISOString();
+      await writeFile(file, JSON.stringify(older));
+
+      store = await open(1);
+      expect(await store.deliveries.get('a', 'd1')).toStrictEqual(givenDelivery('a', 'd1', { dueAtMs: T0 + 1000 }));
+      await store.deliveries.update('a', 'd1', (d) => void d.attempts.push({ at: new Date(T0).toISOString(), statusCode: 500, latencyMs: 1, error: null, responseExcerpt: null, warnings: [] }));
+      await store.flush();
+      expect(await readFile(file, 'utf8')).not.toContain('nextAttemptAt');
     });
 
     it('lays the folder out as its header comment says, with no temporary file left', async () => {

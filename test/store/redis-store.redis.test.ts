@@ -1,9 +1,10 @@
 import type { ManualClock } from '../../src/core/clock.js';
+import type { DeliveryRecord } from '../../src/store/data.js';
 import type { AccountLimits } from '../../src/store/limits.js';
 import { RedisStore } from '../../src/store/redis/redis-store.js';
 import { useTestRedis } from '../helpers/redis-server.js';
 import { deferred, eventually, withDeadline } from '../helpers/waiting.js';
-import { givenAccount, givenDelivery, keyOf, T0 } from './builders.js';
+import { givenAccount, givenDelivery, iso, keyOf, T0 } from './builders.js';
 import type { StoreContractOptions, StoreUnderTest } from './contract/suite.js';
 import { describeStoreContract } from './contract.js';
 
@@ -98,6 +99,23 @@ describe('the redis store', () => {
       ),
     );
     expect((await a.accounts.get('x'))?.rateLimit?.requests).toBe(100);
+  });
+
+  it("reads records that a replica of an older version wrote with nextAttemptAt beside dueAtMs without it, and changes and cancels them", async () => {
+    const store = await open(redis.prefix());
+    const older = (id: string): DeliveryRecord => ({ ...givenDelivery('x', id, { dueAtMs: T0 }), nextAttemptAt: iso(T0) }) as DeliveryRecord;
+    await store.accounts.create(givenAccount('x'), [older('d1'), older('d2')]);
+    const current = givenDelivery('x', 'd1', { dueAtMs: T0 });
+    expect(await store.deliveries.get('x', 'd1')).toStrictEqual(current);
+    expect((await store.deliveries.due('x', T0, 10)).map((d) => 'nextAttemptAt' in d)).toEqual([false, false]);
+    expect(await store.deliveries.update('x', 'd1', (d) => void (d.dueAtMs = T0 + 5000))).toBeUndefined();
+    expect(await store.deliveries.get('x', 'd1')).toStrictEqual({ ...current, dueAtMs: T0 + 5000 });
+    // d2 is still as the older replica stored it: the compare-and-set is against that text.
+    expect(await withDeadline(store.deliveries.cancelPending('x', 'sub-1', 'gone'), 5000)).toBe(2);
+    expect((await store.deliveries.list('x', { offset: 0, limit: 10 })).items.map((d) => [d.deliveryId, d.state, d.dueAtMs, 'nextAttemptAt' in d])).toEqual([
+      ['d2', 'failed', null, false],
+      ['d1', 'failed', null, false],
+    ]);
   });
 
   it('a claim taken through one connection holds against the other; the due filter refuses a rescheduled delivery', async () => {

@@ -32,7 +32,7 @@ describe('retries', () => {
     await t.deps.dispatcher.drain();
 
     let [delivery] = (await deliveriesIn(t));
-    expect(delivery).toMatchObject({ state: 'pending', nextAttemptAt: new Date(TEST_START.getTime() + 1000).toISOString() });
+    expect(delivery).toMatchObject({ state: 'pending', dueAtMs: TEST_START.getTime() + 1000 });
     expect(delivery!.attempts).toEqual([
       { at: TEST_START.toISOString(), statusCode: 500, latencyMs: expect.any(Number), error: 'HTTP 500', responseExcerpt: '{"error":"boom"}', warnings: [] },
     ]);
@@ -45,7 +45,7 @@ describe('retries', () => {
     t.clock.advance(1);
     await t.deps.dispatcher.drain();
     [delivery] = (await deliveriesIn(t));
-    expect(delivery).toMatchObject({ state: 'delivered', nextAttemptAt: null, dueAtMs: null });
+    expect(delivery).toMatchObject({ state: 'delivered', dueAtMs: null });
     expect(delivery!.attempts.map((a) => [a.statusCode, a.error])).toEqual([
       [500, 'HTTP 500'],
       [200, null],
@@ -68,7 +68,7 @@ describe('retries', () => {
     }
     expect(dueTimes).toEqual([1000, 2000, 4000]);
     const [delivery] = (await deliveriesIn(t));
-    expect(delivery).toMatchObject({ state: 'failed', dueAtMs: null, nextAttemptAt: null });
+    expect(delivery).toMatchObject({ state: 'failed', dueAtMs: null });
     expect(delivery!.attempts).toHaveLength(4);
     expect(r.received).toHaveLength(4);
   });

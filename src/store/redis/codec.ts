@@ -1,5 +1,5 @@
 import type { AccountDoc, DeepReadonly, DeliveryRecord } from '../data.js';
-import { nextRunDueMs, originOf, splitIndexEntry } from '../derived.js';
+import { nextRunDueMs, originOf, splitIndexEntry, storedDelivery } from '../derived.js';
 
 /** How documents and deliveries travel to the Lua scripts (see lua.ts): strings only, null as ''. */
 
@@ -35,6 +35,9 @@ export function encodeDelivery(record: DeepReadonly<DeliveryRecord>, json = JSON
     due: record.state !== 'pending' ? '' : record.dueAtMs === null ? '+inf' : String(record.dueAtMs),
   };
 }
+
+/** A delivery record from its stored JSON (see storedDelivery). */
+export const decodeDelivery = (json: string): DeliveryRecord => storedDelivery(JSON.parse(json) as DeliveryRecord);
 
 /** A script's answer as an array (Lua tables arrive as arrays; nil as null). */
 export const asArray = (reply: unknown): unknown[] => (Array.isArray(reply) ? reply : []);

@@ -1,7 +1,8 @@
 import type { DeepReadonly, DeliveryRecord } from '../data.js';
+import { endedDelivery } from '../derived.js';
 import { checkPendingDeliveries, NO_ACCOUNT_LIMITS, type AccountLimits } from '../limits.js';
 import { AccountMissingError, QUEUE_STATS_ACCOUNTS, type DeliveryQuery, type DeliveryStore, type QueueStats } from '../store.js';
-import { asArray, asText, encodeDelivery, type EncodedDelivery } from './codec.js';
+import { asArray, asText, decodeDelivery, encodeDelivery, type EncodedDelivery } from './codec.js';
 import type { RedisConnection } from './connection.js';
 import { ADD_DELIVERIES, CHANGE_DELIVERIES, CLAIM_DELIVERY, CLEAR_DELIVERIES, DUE_DELIVERIES, LIST_DELIVERIES, QUEUE_STATS, RELEASE_DELIVERY } from './lua.js';
 import { Serially } from './serially.js';
@@ -33,13 +34,19 @@ export class RedisDeliveries implements DeliveryStore {
 
   async get(accountId: string, deliveryId: string): Promise<DeepReadonly<DeliveryRecord> | null> {
     const json = await this.connection.run((c) => c.hGet(`${this.prefix}dlv:${accountId}`, deliveryId));
-    return json === null || json === undefined ? null : (JSON.parse(asText(json)) as DeliveryRecord);
+    return json === null || json === undefined ? null : decodeDelivery(asText(json));
   }
 
   async list(accountId: string, query: DeliveryQuery): Promise<{ total: number; items: DeliveryRecord[] }> {
+    const { total, stored } = await this.#listStored(accountId, query);
+    return { total, items: stored.map(decodeDelivery) };
+  }
+
+  /** The records as stored (JSON), for a compare-and-set against them. */
+  async #listStored(accountId: string, query: DeliveryQuery): Promise<{ total: number; stored: string[] }> {
     const filters = { subscriptionId: query.subscriptionId, locationId: query.locationId, state: query.state, kind: query.kind };
     const reply = asArray(await this.connection.script(LIST_DELIVERIES, [this.prefix, accountId, JSON.stringify(filters), String(Math.max(0, query.offset)), String(Math.max(0, query.limit))]));
-    return { total: Number(reply[0]), items: asArray(reply[1]).map((json) => JSON.parse(asText(json)) as DeliveryRecord) };
+    return { total: Number(reply[0]), stored: asArray(reply[1]).map(asText) };
   }
 
   async add(accountId: string, records: readonly DeliveryRecord[]): Promise<void> {
@@ -59,7 +66,7 @@ export class RedisDeliveries implements DeliveryStore {
           if (stored === null || stored === undefined) return null;
           old = asText(stored);
         }
-        const draft = JSON.parse(old) as DeliveryRecord;
+        const draft = decodeDelivery(old);
         const result = change(draft);
         const json = JSON.stringify(draft);
         if (await this.#apply(accountId, [{ ...encodeDelivery(draft, json), old }])) {
@@ -77,7 +84,7 @@ export class RedisDeliveries implements DeliveryStore {
     const reply = asArray(await this.connection.script(DUE_DELIVERIES, [this.prefix, accountId, String(nowMs), String(limit), skip]));
     return reply.map((raw) => {
       const json = asText(raw);
-      const record = JSON.parse(json) as DeliveryRecord;
+      const record = decodeDelivery(json);
       this.#remember(`${accountId}/${record.deliveryId}`, json);
       return record;
     });
@@ -100,13 +107,9 @@ export class RedisDeliveries implements DeliveryStore {
 
   async cancelPending(accountId: string, subscriptionId: string, note: string): Promise<number> {
     for (;;) {
-      const { items } = await this.list(accountId, { subscriptionId, state: 'pending', offset: 0, limit: Number.MAX_SAFE_INTEGER });
-      if (items.length === 0) return 0;
-      const changes = items.map((record): Change => {
-        const old = JSON.stringify(record);
-        Object.assign(record, { state: 'failed', dueAtMs: null, nextAttemptAt: null, note });
-        return { ...encodeDelivery(record), old };
-      });
+      const { stored } = await this.#listStored(accountId, { subscriptionId, state: 'pending', offset: 0, limit: Number.MAX_SAFE_INTEGER });
+      if (stored.length === 0) return 0;
+      const changes = stored.map((old): Change => ({ ...encodeDelivery(endedDelivery(decodeDelivery(old), 'failed', note)), old }));
       if (await this.#apply(accountId, changes)) return changes.length;
     }
   }
