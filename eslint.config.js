@@ -1,4 +1,4 @@
-// Lint: typescript-eslint's type-checked rules, and the house's import rules: no cycles (type
+// Lint: typescript-eslint's strict type-checked rules, and the house's import rules: no cycles (type
 // imports included), and imports run down the floors below only. `npm run lint`; `npm test` runs it.
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -85,7 +85,7 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/**', 'test/**/fixtures/**', '*.js'] },
   {
     files: ['src/**/*.ts', 'test/**/*.ts'],
-    extends: [tseslint.configs.recommendedTypeChecked],
+    extends: [tseslint.configs.strictTypeChecked],
     plugins: { 'import-x': importX },
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
@@ -96,6 +96,10 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
+      // strictTypeChecked sets every allow* false; numbers read well in messages, the rest (objects, nullish, booleans) do not.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowAny: false, allowBoolean: false, allowNever: false, allowNullish: false, allowNumber: true, allowRegExp: false }],
+      // `() => res.end()` and `(done) => server.close(done)` are the common callback shape; a void in any other place still counts.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
     },
   },
   {
@@ -135,6 +139,49 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/unbound-method': 'off',
+      // Supertest's bodies are `any` (as the unsafe-* rules above accept); numbers read well in messages.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowAny: true, allowBoolean: false, allowNever: false, allowNullish: false, allowNumber: true, allowRegExp: false }],
+      // A `!` in a test is its claim: when the value is missing the test fails at once, which is what it is for.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  // Not yet strict: being rewritten in parallel (#31); the lead removes this block after the merges.
+  {
+    files: [
+      'src/store/embedded/**',
+      'src/webhooks/dispatcher.ts',
+      'src/auth/oauth-routes.ts',
+      'src/auth/registration.ts',
+      'src/subscriptions/**',
+      'src/config.ts',
+      'src/server.ts',
+      'src/cli/listen.ts',
+      'src/readings/rollup.ts',
+      'src/faults/faults.ts',
+      'src/webhooks/address-policy.ts',
+      'src/webhooks/sender.ts',
+      'src/http/operation.ts',
+      'src/http/request-context.ts',
+      'src/http/send-json.ts',
+      'src/http/request-log.ts',
+      'src/core/logger.ts',
+      'src/readings/page-memo.ts',
+      'src/readings/routes.ts',
+      'src/readings/service.ts',
+      'src/journal/journal.ts',
+      'test/store/**',
+      'test/subscriptions/**',
+      'test/auth/oauth*',
+      'test/webhooks/dispatcher*',
+    ],
+    rules: {
+      '@typescript-eslint/no-confusing-void-expression': 'off',
+      '@typescript-eslint/no-dynamic-delete': 'off',
+      '@typescript-eslint/no-invalid-void-type': 'off',
+      '@typescript-eslint/no-meaningless-void-operator': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unnecessary-condition': 'off',
+      '@typescript-eslint/restrict-template-expressions': 'off',
     },
   },
 );

@@ -2,6 +2,7 @@ import type { Faker } from '@faker-js/faker';
 // The en_US entry loads one locale; the package root loads them all (a fifth of a second at start-up).
 import { faker as enUsFaker } from '@faker-js/faker/locale/en_US';
 
+import { present } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import { hashPassword } from '../core/passwords.js';
 import { emptyAccountDoc, type AccountDoc, type LocationRecord } from '../store/data.js';
@@ -55,7 +56,7 @@ export function generateAccount(input: { seed: number; locationCount: number; na
       name: `${street} ${faker.helpers.arrayElement(PLACE_KINDS)}`,
       homeAway: 'home',
       // The first two locations are in different zones, as the demo account's are.
-      timeZone: TIME_ZONES[(faker.number.int({ min: 0, max: TIME_ZONES.length - 1 }) + index) % TIME_ZONES.length]!,
+      timeZone: present(TIME_ZONES[(faker.number.int({ min: 0, max: TIME_ZONES.length - 1 }) + index) % TIME_ZONES.length], 'a time zone'),
       installDate: installDate.toISOString().slice(0, 10),
       profile: {
         householdSize: faker.number.int({ min: 1, max: 6 }),

@@ -2,7 +2,7 @@ import type { RequestHandler, Router } from 'express';
 
 import { expireAccessTokens, secretsEqual } from '../auth/index.js';
 import { accountNowMs } from '../clock/index.js';
-import { AppError, capReached, notFound, rateLimited } from '../core/errors.js';
+import { AppError, capReached, notFound, present, rateLimited } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import { clientAddressKey } from '../http/client-address.js';
 import { operationRouter } from '../http/operation.js';
@@ -50,7 +50,10 @@ async function checkCreationRate(deps: AccountsDeps, address: string): Promise<v
 export function requireAdmin(deps: Pick<AccountsDeps, 'config'>): RequestHandler {
   return (req, _res, next) => {
     const token = deps.config.adminToken;
-    if (token === null) return next();
+    if (token === null) {
+      next();
+      return;
+    }
     if (!secretsEqual(readBearerCredential(req.headers.authorization, 'Authorization: Bearer <ADMIN_TOKEN>'), token)) {
       throw refusedCredentials('invalid_credentials', 'The admin token is not valid');
     }
@@ -106,12 +109,12 @@ export function accountsAdminRouter(deps: AccountsDeps): Router {
       }
       await checkCreationRate(deps, clientAddressKey(req));
       const { doc, password } = await createGeneratedAccount(deps, { seed, locationCount, ...(name === undefined ? {} : { name }) });
-      const user = doc.users[0]!;
+      const user = present(doc.users[0], 'the generated user');
       res.status(201).json({
         accountId: doc.account.accountId,
         name: doc.account.name,
         seed,
-        apiKey: doc.apiKeys[0]!.apiKey,
+        apiKey: present(doc.apiKeys[0], 'the generated API key').apiKey,
         user: { email: user.email, password },
         locations: doc.locations.map((l) => presentLocation(doc, l)),
       });

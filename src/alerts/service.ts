@@ -70,8 +70,8 @@ function notificationsFor(deps: AlertsDeps, doc: DeepReadonly<AccountDoc>, alert
  */
 function trimHistory(doc: AccountDoc, locationId: string): void {
   let ended = 0;
-  for (let i = doc.alerts.length - 1; i >= 0; i--) {
-    const a = doc.alerts[i]!;
+  // Newest first, over a copy of the entries: a splice moves only the alerts already passed.
+  for (const [i, a] of [...doc.alerts.entries()].reverse()) {
     if (a.locationId === locationId && !a.active && ++ended > ENDED_ALERTS_KEPT_PER_LOCATION) doc.alerts.splice(i, 1);
   }
 }

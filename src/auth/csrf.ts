@@ -42,7 +42,11 @@ export function createCsrf(deps: CsrfDeps): Csrf {
   const cookieName = csrfCookieName(deps.config);
   const sign = (source: 'session' | 'cookie', browserSecret: string, purpose: string): string =>
     createHmac('sha256', deps.sessionSecret).update(`csrf\n${source}\n${browserSecret}\n${purpose}`).digest('base64url');
-  const sessionSecret = (req: Request): string | undefined => (req.session?.userId === undefined ? undefined : req.session.csrfToken);
+  const sessionSecret = (req: Request): string | undefined => {
+    // Undefined on a route without the session middleware (its type says otherwise).
+    const session = req.session as Request['session'] | undefined;
+    return session?.userId === undefined ? undefined : session.csrfToken;
+  };
   const cookieSecret = (req: Request): string | undefined => {
     const header = req.headers.cookie;
     const value = header === undefined ? undefined : parseCookies(header)[cookieName];

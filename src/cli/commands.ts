@@ -167,8 +167,9 @@ export async function scenarioRun(
   if (known.status === 404) throw new CliError(`no scenario ${JSON.stringify(name)} on this sandbox; water-sandbox scenario list shows the ones it has`);
 
   // From here on a stop signal cancels the run (once it has started), instead of leaving it to fire later.
-  let signal: string | null = null;
-  const stopped = options.detach ? null : ctx.untilStopSignal().then((s) => (signal = s));
+  // An object, not a variable: the type checker does not see the callback set it while the loop awaits.
+  const stop: { signal: string | null } = { signal: null };
+  const stopped = options.detach ? null : ctx.untilStopSignal().then((s) => (stop.signal = s));
   const orStop = <T>(work: Promise<T>): Promise<T | null> => (stopped ? Promise.race([work, stopped.then(() => null)]) : work);
 
   let { body: run } = await client.call<Run>('POST', `/sandbox/scenarios/${seg(name)}/runs`, { locationId: options.location });
@@ -188,7 +189,7 @@ export async function scenarioRun(
       say(`step ${entry.step + 1}/${run.steps} ${offset.padEnd(7)} ${entry.do}: ${entry.ok ? entry.result : `FAILED: ${entry.result}`}\n`);
     }
     printed = run.log.length;
-    if (run.state !== 'running' || signal !== null) break;
+    if (run.state !== 'running' || stop.signal !== null) break;
     if (options.fast && run.nextStepAt !== null) {
       const now = await orStop(client.call<ClockState>('GET', '/sandbox/clock'));
       if (now === null) break;
@@ -204,7 +205,7 @@ export async function scenarioRun(
     }
     run = (await client.call<Run>('GET', `/sandbox/runs/${seg(run.runId)}`)).body;
   }
-  if (signal !== null && run.state === 'running') return cancelOnSignal(client, run, signal, say, options, ctx);
+  if (stop.signal !== null && run.state === 'running') return cancelOnSignal(client, run, stop.signal, say, options, ctx);
   say(`run ${run.runId} ${run.state}\n`);
   if (options.json) ctx.stdout(`${JSON.stringify(run, null, 2)}\n`);
   return run.state === 'completed' ? 0 : 1;

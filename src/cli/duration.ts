@@ -1,6 +1,7 @@
+import { present } from '../core/errors.js';
 import { CliError } from './context.js';
 
-const UNITS: Record<string, number> = { d: 86400, h: 3600, m: 60, s: 1 };
+const UNITS: Readonly<Record<string, number>> = { d: 86400, h: 3600, m: 60, s: 1 };
 
 /**
  * Seconds from `3600`, `90s`, `15m`, `1h`, `1h30m`, `2d` (a leading `+` is allowed, as in
@@ -12,7 +13,7 @@ export function parseDuration(text: string): number {
   if (/^\d+(\.\d+)?$/.test(trimmed)) seconds = Number(trimmed);
   else if (/^(\d+(\.\d+)?[dhms])+$/.test(trimmed)) {
     seconds = 0;
-    for (const [, amount, unit] of trimmed.matchAll(/(\d+(?:\.\d+)?)([dhms])/g)) seconds += Number(amount) * UNITS[unit!]!;
+    for (const [, amount, unit = ''] of trimmed.matchAll(/(\d+(?:\.\d+)?)([dhms])/g)) seconds += Number(amount) * present(UNITS[unit], `the unit ${unit}`);
   }
   if (seconds === null || !(seconds > 0)) {
     throw new CliError(`${JSON.stringify(text)} is not a duration: give seconds (3600) or units d, h, m, s (90s, 15m, 1h30m, 2d)`, 2);

@@ -66,7 +66,7 @@ export function junitXml(report: Report, inFlight: ReadonlyMap<string, string> =
   let skipped = 0;
   const cases = report.checks.map((check) => {
     const outcome = ciOutcome(check, inFlight);
-    const lines = [`    <testcase classname="readiness.${xml(check.id.split('.')[0]!)}" name="${xml(check.id)}${check.required ? '' : ' (optional)'}" time="0">`];
+    const lines = [`    <testcase classname="readiness.${xml(check.id.replace(/\..*$/s, ''))}" name="${xml(check.id)}${check.required ? '' : ' (optional)'}" time="0">`];
     if (outcome.kind === 'failure') {
       failures++;
       const body = [check.fix ?? '', `See ${check.docs}`, '', ...check.evidence.map(evidenceLine)].join('\n');
@@ -80,11 +80,12 @@ export function junitXml(report: Report, inFlight: ReadonlyMap<string, string> =
     return lines.join('\n');
   });
   const suite = `name="water-sandbox readiness" tests="${report.checks.length}" failures="${failures}" errors="0" skipped="${skipped}" time="0" timestamp="${xml(report.since)}"`;
-  const properties = [
+  const fields: [string, string][] = [
     ['accountId', report.accountId],
     ['since', report.since],
     ['ready', String(report.ready)],
-  ].map(([name, value]) => `      <property name="${name}" value="${xml(value!)}"/>`);
+  ];
+  const properties = fields.map(([name, value]) => `      <property name="${name}" value="${xml(value)}"/>`);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ${suite}>\n  <testsuite ${suite}>\n    <properties>\n${properties.join('\n')}\n    </properties>\n${cases.join('\n')}\n  </testsuite>\n</testsuites>\n`;
 }
 

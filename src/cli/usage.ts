@@ -16,8 +16,7 @@ export interface MovableOption {
 export function moveLeadingOptions(argv: readonly string[], movable: readonly MovableOption[]): string[] {
   const moved: string[] = [];
   let i = 0;
-  while (i < argv.length) {
-    const arg = argv[i]!;
+  for (let arg = argv[i]; arg !== undefined; arg = argv[i]) {
     const option = movable.find((o) => arg === o.long || arg.startsWith(`${o.long}=`));
     if (!option) break;
     const inline = arg.includes('=');
@@ -34,8 +33,7 @@ export function moveLeadingOptions(argv: readonly string[], movable: readonly Mo
 const ALWAYS_KNOWN = ['-h', '--help'];
 
 /** The options a word at `command` may be: its own and its ancestors', and, before a subcommand is named, its subcommands'. */
-function optionsAt(chain: readonly Command[]): Option[] {
-  const command = chain.at(-1)!;
+function optionsAt(chain: readonly Command[], command: Command): Option[] {
   return [...chain.flatMap((c) => c.options), ...command.commands.flatMap((c) => c.options)];
 }
 
@@ -56,25 +54,28 @@ export interface UnknownOption {
  */
 export function findUnknownOption(program: Command, argv: readonly string[]): UnknownOption | null {
   const chain: Command[] = [program];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+  let command = program;
+  for (let i = 0, arg = argv[0]; arg !== undefined; arg = argv[++i]) {
     if (arg === '--') return null;
     if (arg.startsWith('-') && arg !== '-') {
-      const name = arg.startsWith('--') ? arg.split('=')[0]! : arg.slice(0, 2);
+      const name = arg.startsWith('--') ? arg.replace(/=.*$/s, '') : arg.slice(0, 2);
       if (ALWAYS_KNOWN.includes(name)) return null;
-      const known = optionsAt(chain);
+      const known = optionsAt(chain, command);
       const option = known.find((o) => o.long === name || o.short === name);
       if (!option) {
         const longs = [...new Set(known.flatMap((o) => (o.long === undefined || o.hidden ? [] : [o.long])))];
-        return { option: name, command: chain.at(-1)!, suggestion: nearMatch(name, longs) };
+        return { option: name, command, suggestion: nearMatch(name, longs) };
       }
       const next = argv[i + 1];
       const inline = arg.startsWith('--') ? arg.includes('=') : arg.length > 2;
       if (!inline && next !== undefined && (option.required || (option.optional && !next.startsWith('-')))) i++;
       continue;
     }
-    const sub = chain.at(-1)!.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
-    if (sub) chain.push(sub);
+    const sub = command.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
+    if (sub) {
+      chain.push(sub);
+      command = sub;
+    }
   }
   return null;
 }

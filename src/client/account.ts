@@ -62,7 +62,7 @@ export interface AssertReadyOptions {
 /** One delivery page's filters as a query string. */
 function deliveryQuery(filter: DeliveryFilter, page: number): string {
   const query = new URLSearchParams({ page: String(page), perPage: String(PAGE) });
-  for (const [name, value] of Object.entries(filter)) if (value !== undefined) query.set(name, String(value));
+  for (const [name, value] of Object.entries(filter)) if (value !== undefined) query.set(name, value);
   return query.toString();
 }
 
@@ -127,7 +127,9 @@ export class AccountClient {
     confirm: async (subscriptionId: string, confirmationToken: string): Promise<Subscription> =>
       (await this.http.call<Subscription>('GET', `/v1/subscriptions/${seg(subscriptionId)}/confirm?confirmationToken=${seg(confirmationToken)}`)).body,
     get: async (subscriptionId: string): Promise<Subscription> => (await this.http.call<Subscription>('GET', `/v1/subscriptions/${seg(subscriptionId)}`)).body,
-    delete: async (subscriptionId: string): Promise<void> => void (await this.http.call('DELETE', `/v1/subscriptions/${seg(subscriptionId)}`)),
+    delete: async (subscriptionId: string): Promise<void> => {
+      await this.http.call('DELETE', `/v1/subscriptions/${seg(subscriptionId)}`);
+    },
   };
 
   /** The delivery log: every webhook the sandbox sent for the account, with each attempt and its answer. */

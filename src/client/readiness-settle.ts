@@ -65,8 +65,8 @@ function inFlightFor(check: Check, outlook: Outlook): string | null {
   }
   const decides = DECIDES[check.id];
   const awaiting = decides ? outlook.awaiting.filter(decides) : [];
-  if (awaiting.length === 0) return null;
-  const first = awaiting[0]!;
+  const [first] = awaiting;
+  if (first === undefined) return null;
   return `${plural(awaiting.length, 'delivery', 'deliveries')} still to be sent (${first.kind} ${first.deliveryId} to ${first.target}${awaiting.length > 1 ? ', ...' : ''})`;
 }
 

@@ -98,6 +98,8 @@ export class RelayForwarder {
   /** Resolves with the sandbox's refusal of the stream (credentials, relay id): retrying would not help. */
   readonly failed: Promise<SandboxError>;
   #stopped = false;
+  /** Read through a call in the loop: close() sets it while the loop awaits, which the type checker cannot see. */
+  #isStopped = (): boolean => this.#stopped;
   #abort = new AbortController();
   /** Ends the wait before the next connection, when closed meanwhile. */
   #wake = (): void => undefined;
@@ -174,12 +176,16 @@ export class RelayForwarder {
           }
           const error = sandboxError('GET', path, response.status, body);
           // Credentials and relay ids do not get better by retrying.
-          if (response.status < 500) return fatal(error);
+          if (response.status < 500) {
+            fatal(error);
+            return;
+          }
           throw error;
         }
+        if (response.body === null) throw new Error('the sandbox answered the relay stream without a body');
         heard();
         await readServerEvents(
-          response.body!,
+          response.body,
           (event) => {
             if (event.event === 'ready') {
               delay = RECONNECT_MIN_MS;
@@ -191,12 +197,12 @@ export class RelayForwarder {
           heard,
         );
       } catch (error) {
-        if (this.#stopped) break;
+        if (this.#isStopped()) break;
         why = (error as Error).message;
       } finally {
         clearTimeout(silence);
       }
-      if (this.#stopped) break;
+      if (this.#isStopped()) break;
       this.options.disconnected?.(why, delay);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);

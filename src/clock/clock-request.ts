@@ -20,7 +20,8 @@ const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\
 function isRealIsoInstant(text: string): boolean {
   const match = ISO_WITH_ZONE.exec(text);
   if (!match || Number.isNaN(Date.parse(text))) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number];
+  // A group that took no part is undefined, whatever the type of slice says.
+  const [year, month, day, hour, minute, second] = match.slice(1).map((v: string | undefined) => Number(v ?? 0)) as [number, number, number, number, number, number];
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
 }

@@ -95,3 +95,16 @@ export const oauthError = (
   status = code === 'invalid_client' ? 401 : 400,
 ): OAuthError =>
   new OAuthError(status, code, description, code === 'invalid_client' ? { headers: { 'WWW-Authenticate': 'Basic realm="oauth2"' } } : {});
+
+/** 500: one of the sandbox's own invariants broke (a bug, never bad input); logged, its message not shown. */
+export const internalError = (message: string): AppError => new AppError(500, 'internal_error', message);
+
+/**
+ * `value`, checked: for what the code knows is there but the type checker cannot follow (an
+ * index inside bounds it has just checked, a group its pattern requires). An internalError
+ * naming `what` when it is missing after all.
+ */
+export function present<T>(value: T, what: string): NonNullable<T> {
+  if (value === undefined || value === null) throw internalError(`${what} is missing`);
+  return value;
+}

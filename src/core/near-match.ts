@@ -1,3 +1,5 @@
+import { present } from './errors.js';
+
 /** A name as people mistype it: lower case, without `_`, `-` or spaces (`start_time`, `StartTime` → `starttime`). */
 export const squashName = (name: string): string => name.toLowerCase().replace(/[-_\s]/g, '');
 
@@ -6,17 +8,19 @@ export const squashName = (name: string): string => name.toLowerCase().replace(/
  * is 1, `strat` → `start` is 1.
  */
 export function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  const width = b.length + 1;
+  // Cell i * width + j: the distance between the first i characters of a and the first j of b.
+  const cells = Array.from({ length: (a.length + 1) * width }, (_, k) => (k < width ? k : k % width === 0 ? k / width : 0));
+  const at = (i: number, j: number): number => present(cells[i * width + j], 'an edit-distance cell');
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = best;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      cells[i * width + j] = best;
     }
   }
-  return rows[a.length]![b.length]!;
+  return at(a.length, b.length);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from 'express';
+import type { SessionData } from 'express-session';
 
 import { ALERT_TYPE_SPECS, ALERT_TYPES } from '../alerts/index.js';
 import {
@@ -145,9 +146,13 @@ export function dashboardRouter(deps: DashboardDeps): Router {
 
   router.get('/', session, async (req, res) => {
     const user = await signedInUser(deps.store, req.session);
-    if (!user) return showSignIn(req, res, 200);
+    if (!user) {
+      showSignIn(req, res, 200);
+      return;
+    }
     if ('missing' in assets) {
-      return showError(res, 503, 'Dashboard not built', `The dashboard's browser code is not built (${assets.missing}). Run npm run build, then start the sandbox again.`);
+      showError(res, 503, 'Dashboard not built', `The dashboard's browser code is not built (${assets.missing}). Run npm run build, then start the sandbox again.`);
+      return;
     }
     const csrfToken = csrf.token(req, res, PAGE_FORMS);
     const token = await pageToken(req, user);
@@ -174,12 +179,14 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   router.post('/dashboard/sign-in', session, async (req, res) => {
     // 403, as the authorization host's /login answers a form it did not issue; the form comes back with a fresh token.
     if (!csrf.valid(req, SIGN_IN_FORM, formValue(req.body, 'csrf_token'))) {
-      return showSignIn(req, res, 403, { error: 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); sign in again.' });
+      showSignIn(req, res, 403, { error: 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); sign in again.' });
+      return;
     }
     const outcome = await signIn(clientAddressKey(req), formValue(req.body, 'email'), formValue(req.body, 'password'));
     if (!outcome.ok) {
       res.set(outcome.headers);
-      return showSignIn(req, res, outcome.status, { email: outcome.email, error: outcome.error });
+      showSignIn(req, res, outcome.status, { email: outcome.email, error: outcome.error });
+      return;
     }
     await startUserSession(deps, req, outcome.user);
     res.set('Cache-Control', 'no-store').redirect(303, '/');
@@ -192,7 +199,8 @@ export function dashboardRouter(deps: DashboardDeps): Router {
 
   router.post('/dashboard/sign-out', session, async (req, res) => {
     if (!csrf.valid(req, PAGE_FORMS, formValue(req.body, 'csrf_token'))) {
-      return showError(res, 403, 'Sign-out refused', 'This sign-out was not sent from a current dashboard page of this browser; open the dashboard and use its Sign out button.');
+      showError(res, 403, 'Sign-out refused', 'This sign-out was not sent from a current dashboard page of this browser; open the dashboard and use its Sign out button.');
+      return;
     }
     const user = await signedInUser(deps.store, req.session);
     const grantId = req.session.dashboardGrantId;
@@ -231,8 +239,9 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   router.get(DASHBOARD_PATHS.events, session, async (req, res) => {
     const { accountId } = await pageCaller(req);
     const sessionId = req.sessionID;
+    // Stored sessions include ones without a sign-in (no userId), whatever SessionData says.
     const stillAllowed = (): Promise<boolean> =>
-      new Promise((resolve) => deps.store.sessions.get(sessionId, (error, data) => resolve(!error && data?.accountId === accountId && data.userId !== undefined)));
+      new Promise((resolve) => deps.store.sessions.get(sessionId, (error, data: Partial<SessionData> | null | undefined) => resolve(!error && data?.accountId === accountId && data.userId !== undefined)));
     // A 409 naming MAX_OPEN_STREAMS (or MAX_OPEN_STREAMS_TOTAL) when there are as many as allowed.
     await deps.liveStreams.open(accountId, res, { stillAllowed });
   });

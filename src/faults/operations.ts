@@ -28,7 +28,8 @@ export const RateLimit = z
       perSeconds: integer('rateLimit.perSeconds', 1, 86_400, 'The window, in seconds of the account clock.'),
     },
     {
-      error: (issue) =>
+      // Every issue raised here, a refinement's included, whatever the map's type says.
+      error: (issue: z.core.$ZodRawIssue) =>
         issue.code === 'unrecognized_keys' ? 'rateLimit takes only requests and perSeconds' : issue.code === 'invalid_type' ? 'rateLimit must be an object such as {"requests": 10, "perSeconds": 60}' : undefined,
     },
   )
@@ -59,7 +60,8 @@ export const FaultCreate = z
       times: integer('times', 1, 1_000_000, 'How many matching requests fail; default 1; null until deleted.').nullable().optional(),
     },
     {
-      error: (issue) => {
+      // Every issue raised here, a refinement's included, whatever the map's type says.
+      error: (issue: z.core.$ZodRawIssue) => {
         if (issue.code === 'unrecognized_keys') return `Unknown field ${JSON.stringify(issue.keys[0])}; a fault takes ${FAULT_FIELDS.join(', ')}, or rateLimit alone`;
         if (issue.code === 'invalid_type') return `The request body must be a JSON object such as ${BODY_EXAMPLE}`;
         return undefined;

@@ -55,7 +55,7 @@ function depthExceeds(value: unknown, limit: number): boolean {
 }
 
 function mediaTypeOf(contentType: string): string {
-  const essence = contentType.split(';')[0]!.trim().toLowerCase();
+  const essence = contentType.replace(/;.*$/s, '').trim().toLowerCase();
   return /^[\w.+-]+\/[\w.+-]+$/.test(essence) ? essence : JSON.stringify(contentType.slice(0, 100));
 }
 
@@ -83,39 +83,61 @@ function notJson(contentType: string): AppError {
 export function parseBodies(options: { limitBytes: number; jsonOnlyUnder: string[] }): RequestHandler {
   const jsonOnly = new RegExp(`^(${options.jsonOnlyUnder.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(/|$)`, 'i');
   const limit = options.limitBytes;
-  const readJson = express.json({ limit, type: () => true, strict: false });
-  const readForm = express.urlencoded({ limit, extended: false, parameterLimit: MAX_FORM_PARAMETERS });
-  const readBytes = express.raw({ limit, type: () => true });
+  // As Express's RequestHandler: body-parser types them for a bare IncomingMessage.
+  const readJson: RequestHandler = express.json({ limit, type: () => true, strict: false });
+  const readForm: RequestHandler = express.urlencoded({ limit, extended: false, parameterLimit: MAX_FORM_PARAMETERS });
+  const readBytes: RequestHandler = express.raw({ limit, type: () => true });
 
-  const json: RequestHandler = (req, res, next) =>
+  const json: RequestHandler = (req, res, next) => {
     readJson(req, res, (error?: unknown) => {
-      if (error !== undefined) return next(error);
+      if (error !== undefined) {
+        next(error);
+        return;
+      }
       if (depthExceeds(req.body, MAX_JSON_DEPTH)) {
-        return next(
-          new AppError(400, 'invalid_json', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; this API accepts at most ${MAX_JSON_DEPTH}`),
-        );
+        next(new AppError(400, 'invalid_json', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; this API accepts at most ${MAX_JSON_DEPTH}`));
+        return;
       }
       next();
     });
+  };
 
   return (req, res, next) => {
     // Over the limit by its own account: refused before a byte is parsed, whatever its type.
-    if (Number(req.headers['content-length']) > limit) return drain(req, limit, next, true);
-    if (req.method === 'GET' || req.method === 'HEAD') return hasBody(req) ? drain(req, limit, next) : next();
+    if (Number(req.headers['content-length']) > limit) {
+      drain(req, limit, next, true);
+      return;
+    }
     const contentType = req.headers['content-type'];
-    // Many scripts send JSON without declaring it.
-    if (contentType === undefined) return hasBody(req) ? json(req, res, next) : next();
-    if (isJsonMediaType(contentType)) return json(req, res, next);
-    if (!jsonOnly.test(req.path)) return isFormMediaType(contentType) ? readForm(req, res, next) : hasBody(req) ? drain(req, limit, next) : next();
-    if (!hasBody(req)) return next();
-    if (req.headers['transfer-encoding'] === undefined) return next(notJson(contentType));
-    // A chunked body may still turn out empty; read it to know.
-    readBytes(req, res, (error?: unknown) => {
-      if (error !== undefined) return next(error);
-      const empty = !Buffer.isBuffer(req.body) || req.body.length === 0;
-      req.body = undefined;
-      next(empty ? undefined : notJson(contentType));
-    });
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (hasBody(req)) drain(req, limit, next);
+      else next();
+    } else if (contentType === undefined) {
+      // Many scripts send JSON without declaring it.
+      if (hasBody(req)) json(req, res, next);
+      else next();
+    } else if (isJsonMediaType(contentType)) {
+      json(req, res, next);
+    } else if (!jsonOnly.test(req.path)) {
+      if (isFormMediaType(contentType)) readForm(req, res, next);
+      else if (hasBody(req)) drain(req, limit, next);
+      else next();
+    } else if (!hasBody(req)) {
+      next();
+    } else if (req.headers['transfer-encoding'] === undefined) {
+      next(notJson(contentType));
+    } else {
+      // A chunked body may still turn out empty; read it to know.
+      readBytes(req, res, (error?: unknown) => {
+        if (error !== undefined) {
+          next(error);
+          return;
+        }
+        const empty = !Buffer.isBuffer(req.body) || req.body.length === 0;
+        req.body = undefined;
+        next(empty ? undefined : notJson(contentType));
+      });
+    }
   };
 }
 

@@ -76,7 +76,10 @@ function queryProblem(query: string): AppError | null {
  */
 export const rejectMalformedPercentEncoding: RequestHandler = (req, _res, next) => {
   const url = req.url;
-  if (!url.includes('%')) return next();
+  if (!url.includes('%')) {
+    next();
+    return;
+  }
   const queryStart = url.indexOf('?');
   const path = queryStart < 0 ? url : url.slice(0, queryStart);
   const pathProblem = findPercentEncodingProblem(path);

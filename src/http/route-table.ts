@@ -1,5 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 
+import { present } from '../core/errors.js';
+
 /** One route of a router made by operationRouter: its method, its Express path under the mount, its handlers and Express's Route. */
 export interface TableRoute {
   method: string;
@@ -133,7 +135,7 @@ export function routeTable(options: { mount: string; prelude: readonly RequestHa
       if (index === routeAt) {
         const routeParams = noParams();
         try {
-          entry.names.forEach((name, i) => (routeParams[name] = decodeParam(values[i]!)));
+          entry.names.forEach((name, i) => (routeParams[name] = decodeParam(present(values[i], `the value of :${name}`))));
         } catch (decoding) {
           leave(decoding);
           return;
@@ -157,7 +159,7 @@ function matchSegments(segments: readonly (string | null)[], parts: readonly str
   if (parts.length !== segments.length + 1) return null;
   const values: string[] = [];
   for (let i = 0; i < segments.length; i++) {
-    const part = parts[i + 1]!;
+    const part = present(parts[i + 1], 'a path segment');
     const literal = segments[i];
     if (literal === null) {
       if (part === '') return null;

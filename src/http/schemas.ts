@@ -82,7 +82,8 @@ export const isoInstant = z.string().meta({ format: 'date-time', examples: ['202
  */
 export const jsonObject = <S extends z.ZodRawShape>(shape: S, messages: { notObject: string; unknownKeys: (keys: readonly string[]) => string }) =>
   z.strictObject(shape, {
-    error: (issue) => {
+    // Every issue raised here, a refinement's included, whatever the map's type says.
+    error: (issue: z.core.$ZodRawIssue) => {
       if (issue.code === 'unrecognized_keys') return messages.unknownKeys(issue.keys);
       if (issue.code === 'invalid_type') return messages.notObject;
       return undefined;

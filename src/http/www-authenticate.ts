@@ -43,8 +43,8 @@ const PLAIN_BEARER = /^\s*bearer\s+(\S+)\s*$/i;
  * `expected` is the header as the caller should send it, e.g. ACCOUNT_AUTHORIZATION.
  */
 export function readBearerCredential(header: string | undefined, expected: string): string {
-  const plain = header === undefined ? null : PLAIN_BEARER.exec(header);
-  if (plain) return plain[1]!;
+  const plain = header === undefined ? undefined : PLAIN_BEARER.exec(header)?.[1];
+  if (plain !== undefined) return plain;
   if (header === undefined) throw missingCredentials(`The Authorization header is missing; send "${expected}"`);
   const words = header.trim().split(/\s+/).filter((w) => w !== '');
   const [scheme, credential, ...rest] = words;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { present } from '../core/errors.js';
 import { DEMO } from '../http/demo-examples.js';
 import type { Operation } from '../http/operation.js';
 import { ALL_OPERATIONS, NAMED_SCHEMAS } from './registry.js';
@@ -102,8 +103,8 @@ function queryParameters(op: Operation): Json[] {
 }
 
 function pathParameters(path: string): Json[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
-    const known = PATH_PARAMETERS[name!];
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name = '']) => {
+    const known = PATH_PARAMETERS[name];
     if (!known) throw new Error(`path parameter {${name}} of ${path} has no entry in PATH_PARAMETERS`);
     return { name, in: 'path', required: true, description: known.description, schema: { type: 'string' }, example: known.example };
   });
@@ -115,14 +116,13 @@ const errorContent = (op: Operation): Json => ({ 'application/json': { schema: r
 
 /** What every operation of its kind can answer besides its own responses: authentication, bodies, encoding, 405s, faults. */
 function commonErrors(op: Operation): Record<string, { description: string; headers?: Json }> {
-  const errors: Record<string, { description: string; headers?: Json }> = {
-    400: { description: 'invalid_percent_encoding: the path or the query is not valid percent-encoding.' },
-  };
+  const badRequest = { description: 'invalid_percent_encoding: the path or the query is not valid percent-encoding.' };
+  const errors: Record<string, { description: string; headers?: Json }> = { 400: badRequest };
   const readsBody = op.method !== 'get';
   // Every route bounds a body, one a GET does not read included.
   errors['413'] = { description: readsBody ? 'payload_too_large: the body is over 100 kB (or a form has over 1000 fields).' : 'payload_too_large: a body is sent, and it is over 100 kB.' };
   if (readsBody) {
-    errors['400']!.description += ' invalid_json: the body does not parse, or nests more than 64 levels. invalid_body / request_aborted: the body was cut short.';
+    badRequest.description += ' invalid_json: the body does not parse, or nests more than 64 levels. invalid_body / request_aborted: the body was cut short.';
     errors['415'] = {
       description: op.body?.form
         ? 'unsupported_media_type: the body\'s charset or Content-Encoding cannot be read.'
@@ -156,7 +156,7 @@ function responsesOf(op: Operation, names: Map<z.ZodType, string>): Json {
     const headers: Json = Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, description]) => [name, header(description)]));
     if (op.secrets !== undefined && headers['Cache-Control'] === undefined) headers['Cache-Control'] = { ...header(`no-store: the answer carries ${op.secrets}`), required: true };
     const content = spec.schema
-      ? { 'application/json': { schema: ref(names.get(spec.schema)!), ...(spec.example === undefined ? {} : { example: spec.example }) } }
+      ? { 'application/json': { schema: ref(present(names.get(spec.schema), 'the name of a response schema')), ...(spec.example === undefined ? {} : { example: spec.example }) } }
       : spec.html
         ? { 'text/html': { schema: { type: 'string' } } }
         : spec.eventStream
@@ -215,7 +215,7 @@ function requestBodyOf(op: Operation, names: Map<z.ZodType, string>): Json | und
   const body = op.body;
   if (!body) return undefined;
   const mediaType = body.form ? 'application/x-www-form-urlencoded' : 'application/json';
-  return { required: body.required, content: { [mediaType]: { schema: ref(names.get(body.schema)!), example: body.example } } };
+  return { required: body.required, content: { [mediaType]: { schema: ref(present(names.get(body.schema), 'the name of a request schema')), example: body.example } } };
 }
 
 function describe(op: Operation): string | undefined {

@@ -2,7 +2,7 @@ import { alertNotification } from '../alerts/index.js';
 import { expireAccessTokens } from '../auth/index.js';
 import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
-import { conflict } from '../core/errors.js';
+import { conflict, present } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import { queueFault } from '../faults/index.js';
 import type { AccountDoc, AlertRecord, DeepReadonly, SubscriptionRecord } from '../store/data.js';
@@ -77,7 +77,7 @@ async function duplicateDelivery(deps: DrillsDeps, accountId: string, doc: DeepR
     );
   }
   const [copy] = await deps.dispatcher.enqueue(accountId, [redeliveryOf(latest, { sameDeliveryId: true, drill: 'duplicate-delivery' })]);
-  return outcome('duplicate-delivery', `alert notification ${latest.deliveryId} sent again to ${latest.target} with the same X-Sandbox-Delivery-Id`, { deliveryIds: [copy!.deliveryId] });
+  return outcome('duplicate-delivery', `alert notification ${latest.deliveryId} sent again to ${latest.target} with the same X-Sandbox-Delivery-Id`, { deliveryIds: [present(copy, 'the enqueued copy').deliveryId] });
 }
 
 /** An alert end of an alert nobody heard start: a slow leak of the last quarter hour at the location's first device. */

@@ -46,6 +46,17 @@ export function keep<T>(list: T[], item: T, limit = EVIDENCE_KEPT): boolean {
 }
 
 /**
+ * `record` with `key` set; a new key first drops the oldest when `record` holds `limit` already.
+ * A new record: the fold state is stored as JSON, so records, not Maps.
+ */
+export function remembering<V>(record: Readonly<Record<string, V>>, key: string, value: V, limit: number): Record<string, V> {
+  const [oldest] = Object.keys(record);
+  if (Object.hasOwn(record, key) || oldest === undefined || Object.keys(record).length < limit) return { ...record, [key]: value };
+  const { [oldest]: _dropped, ...kept } = record;
+  return { ...kept, [key]: value };
+}
+
+/**
  * An instant on both clocks: the process clock (the partner's client waits in real time) and the
  * account's clock (which a test may move forward instead of waiting).
  */

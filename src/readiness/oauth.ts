@@ -1,4 +1,4 @@
-import { EVIDENCE_KEPT, keep, requestEvidence, type Evidence, type Observed, type Verdict } from './model.js';
+import { EVIDENCE_KEPT, keep, remembering, requestEvidence, type Evidence, type Observed, type Verdict } from './model.js';
 
 /**
  * oauth.token-exchange and oauth.refresh, folded from the journal: token requests of the
@@ -37,11 +37,6 @@ export function initialOAuth(): OAuthState {
   return { seen: false, exchange: { issued: {}, passed: null, failures: [], failureCount: 0 }, refresh: { expired: {}, trigger: null, refreshed: {}, passed: null } };
 }
 
-function remember<T>(map: Record<string, T>, key: string, value: T): void {
-  const keys = Object.keys(map);
-  if (!(key in map) && keys.length >= TOKENS_KEPT) delete map[keys[0]!];
-  map[key] = value;
-}
 
 /** The error_description of an RFC 6749 error body, when the journal kept one. */
 function errorDescription(errorBody: string | undefined): string | null {
@@ -63,7 +58,7 @@ export function foldOAuth(state: OAuthState, seen: Observed): void {
     state.seen = true;
     if (facts.grantType === 'authorization_code') {
       if (entry.status === 200 && facts.issuedToken !== undefined) {
-        remember(state.exchange.issued, facts.issuedToken, requestEvidence(seen, `code exchanged for the access token ${shortToken(facts.issuedToken)}`));
+        state.exchange.issued = remembering(state.exchange.issued, facts.issuedToken, requestEvidence(seen, `code exchanged for the access token ${shortToken(facts.issuedToken)}`), TOKENS_KEPT);
         state.exchange.failures = [];
         state.exchange.failureCount = 0;
       } else if (facts.oauthError !== undefined && CLIENT_ERRORS.has(facts.oauthError)) {
@@ -72,7 +67,7 @@ export function foldOAuth(state: OAuthState, seen: Observed): void {
         keep(state.exchange.failures, requestEvidence(seen, `code exchange refused with ${facts.oauthError}${why === null ? '' : `: ${why}`}`));
       }
     } else if (facts.grantType === 'refresh_token' && entry.status === 200 && facts.issuedToken !== undefined && state.refresh.trigger !== null) {
-      remember(state.refresh.refreshed, facts.issuedToken, requestEvidence(seen, `refreshed: new access token ${shortToken(facts.issuedToken)}`));
+      state.refresh.refreshed = remembering(state.refresh.refreshed, facts.issuedToken, requestEvidence(seen, `refreshed: new access token ${shortToken(facts.issuedToken)}`), TOKENS_KEPT);
     }
     return;
   }
@@ -84,7 +79,7 @@ export function foldOAuth(state: OAuthState, seen: Observed): void {
     sent.count++;
     const evidence = requestEvidence(seen, `sent with the expired access token ${shortToken(token)} (request ${sent.count} with it)`);
     keep(sent.evidence, evidence);
-    remember(state.refresh.expired, token, sent);
+    state.refresh.expired = remembering(state.refresh.expired, token, sent, TOKENS_KEPT);
     state.refresh.trigger ??= evidence;
     return;
   }

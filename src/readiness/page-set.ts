@@ -4,6 +4,8 @@
  * what is missing cost at most MAX_RANGES steps however many pages the walk has, and the stored
  * state stays as small (a walk of 5,000 pages in order is one pair of numbers).
  */
+import { present } from '../core/errors.js';
+
 export interface PageSet {
   ranges: [number, number][];
   /**
@@ -31,7 +33,7 @@ export function addPage(set: PageSet, page: number): void {
   const { ranges } = set;
   // The first run that ends at or after the page before this one.
   let i = 0;
-  while (i < ranges.length && ranges[i]![1] < page - 1) i++;
+  while ((ranges[i]?.[1] ?? Infinity) < page - 1) i++;
   const at = ranges[i];
   if (at === undefined || at[0] > page + 1) ranges.splice(i, 0, [page, page]);
   else {
@@ -50,10 +52,15 @@ export function addPage(set: PageSet, page: number): void {
 function closeSmallestGap(set: PageSet): void {
   const { ranges } = set;
   let smallest = 0;
-  for (let i = 1; i < ranges.length - 1; i++) {
-    if (ranges[i + 1]![0] - ranges[i]![1] < ranges[smallest + 1]![0] - ranges[smallest]![1]) smallest = i;
-  }
-  ranges[smallest]![1] = ranges[smallest + 1]![1];
+  let smallestGap = Infinity;
+  ranges.forEach(([, end], i) => {
+    const next = ranges[i + 1];
+    if (next !== undefined && next[0] - end < smallestGap) {
+      smallest = i;
+      smallestGap = next[0] - end;
+    }
+  });
+  present(ranges[smallest], 'the run before the gap')[1] = present(ranges[smallest + 1], 'the run after the gap')[1];
   ranges.splice(smallest + 1, 1);
   set.approximate = true;
 }

@@ -1,3 +1,4 @@
+import { present } from '../core/errors.js';
 import { elapsedMs, EVIDENCE_KEPT, keep, requestEvidence, seconds, type Evidence, type Moment, type Observed, type Verdict } from './model.js';
 import { addPage, missingPages, pageSet, type PageSet } from './page-set.js';
 
@@ -174,7 +175,7 @@ function foldPolling(state: ReadingsState['polling'], seen: Observed, key: strin
   if (series.recent.length > POLLS_PER_WINDOW && !series.failed) {
     series.failed = true;
     state.failureCount++;
-    const first = series.recent[0]!;
+    const first = present(series.recent[0], 'the first poll of the window');
     keep(state.failed, { ...evidence, detail: `poll ${series.recent.length} of these readings within ${seconds(elapsedMs(first.at, seen.end))} (the first at ${first.evidence.time}): more than once a minute` });
   }
   // Only the polls a window can still hold are kept.
@@ -184,7 +185,10 @@ function foldPolling(state: ReadingsState['polling'], seen: Observed, key: strin
 export function foldReadings(state: ReadingsState, seen: Observed): void {
   const facts = seen.entry.facts?.readings;
   if (!facts || seen.entry.status !== 200) return;
-  if (facts.call === 'summary') return foldPolling(state.polling, seen, `${facts.locationId} summary`);
+  if (facts.call === 'summary') {
+    foldPolling(state.polling, seen, `${facts.locationId} summary`);
+    return;
+  }
   const page = facts.page ?? 1;
   if (page <= 1) foldPolling(state.polling, seen, `${facts.locationId} usage`);
   if (facts.pageCount !== undefined) foldPagination(state.pagination, seen, page, facts.pageCount, facts.toMs ?? null);

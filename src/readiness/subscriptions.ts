@@ -1,5 +1,6 @@
+import { present } from '../core/errors.js';
 import type { AccountDoc, DeepReadonly } from '../store/data.js';
-import { EVIDENCE_KEPT, keep, requestEvidence, type Evidence, type Moment, type Observed, type Verdict } from './model.js';
+import { EVIDENCE_KEPT, keep, remembering, requestEvidence, type Evidence, type Moment, type Observed, type Verdict } from './model.js';
 
 /**
  * subscriptions.confirmed: from the journal, the subscriptions the integration made in the
@@ -22,12 +23,6 @@ export function initialSubscriptions(): SubscriptionsState {
   return { created: [], confirmed: {}, refused: {} };
 }
 
-function remember(map: Record<string, Evidence>, key: string, value: Evidence): void {
-  const keys = Object.keys(map);
-  if (!(key in map) && keys.length >= SUBSCRIPTIONS_KEPT) delete map[keys[0]!];
-  map[key] = value;
-}
-
 export function foldSubscriptions(state: SubscriptionsState, seen: Observed): void {
   const { entry } = seen;
   const created = entry.facts?.subscriptionId;
@@ -37,12 +32,13 @@ export function foldSubscriptions(state: SubscriptionsState, seen: Observed): vo
   }
   const confirm = entry.method === 'GET' ? CONFIRM_PATH.exec(entry.path) : null;
   if (!confirm) return;
-  const subscriptionId = decodeURIComponent(confirm[1]!);
+  const subscriptionId = decodeURIComponent(present(confirm[1], 'the subscription id of a confirm path'));
   if (entry.status === 200) {
-    remember(state.confirmed, subscriptionId, requestEvidence(seen, `confirmed subscription ${subscriptionId}`));
-    delete state.refused[subscriptionId];
-  } else if (entry.status >= 400 && entry.status < 500 && entry.status !== 429 && !(subscriptionId in state.confirmed)) {
-    remember(state.refused, subscriptionId, requestEvidence(seen, `confirm call refused (${entry.status}); the subscription is not confirmed since`));
+    state.confirmed = remembering(state.confirmed, subscriptionId, requestEvidence(seen, `confirmed subscription ${subscriptionId}`), SUBSCRIPTIONS_KEPT);
+    const { [subscriptionId]: _confirmedSince, ...refused } = state.refused;
+    state.refused = refused;
+  } else if (entry.status >= 400 && entry.status < 500 && entry.status !== 429 && !Object.hasOwn(state.confirmed, subscriptionId)) {
+    state.refused = remembering(state.refused, subscriptionId, requestEvidence(seen, `confirm call refused (${entry.status}); the subscription is not confirmed since`), SUBSCRIPTIONS_KEPT);
   }
 }
 

@@ -1,3 +1,5 @@
+import { present } from '../core/errors.js';
+
 /**
  * Civil-calendar arithmetic on integers: day numbers (days since 1970-01-01) to and from
  * year/month/day, with no Date objects and no local-time getters. The algorithms are
@@ -91,6 +93,7 @@ export function formatLocalIso(instantMs: number, offsetMs: number): string {
 }
 
 const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => pad2(i));
+const twoDigits = (n: number): string => present(TWO_DIGITS[n], `the two digits of ${n}`);
 
 /**
  * formatLocalIso for many instants in a row (bucket times): the date part is kept from the
@@ -106,7 +109,7 @@ export class LocalIsoFormatter {
     const days = Math.floor(local / DAY_MS);
     if (days !== this.#day) {
       const { year, month, day } = civilFromDays(days);
-      this.#datePart = `${pad4(year)}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T`;
+      this.#datePart = `${pad4(year)}-${twoDigits(month)}-${twoDigits(day)}T`;
       this.#day = days;
     }
     let offset = this.#offsets.get(offsetMs);
@@ -116,7 +119,7 @@ export class LocalIsoFormatter {
     rest -= hour * HOUR_MS;
     const minute = Math.floor(rest / MINUTE_MS);
     const second = Math.floor((rest - minute * MINUTE_MS) / 1000);
-    return `${this.#datePart}${TWO_DIGITS[hour]}:${TWO_DIGITS[minute]}:${TWO_DIGITS[second]}${offset}`;
+    return `${this.#datePart}${twoDigits(hour)}:${twoDigits(minute)}:${twoDigits(second)}${offset}`;
   }
 }
 

@@ -1,3 +1,4 @@
+import { present } from '../core/errors.js';
 import { fmix32, hash32 } from '../core/random.js';
 import type { DeepReadonly, UsageProfile } from '../store/data.js';
 import { civilFromDays, DAY_MS, daysFromCivil, HOUR_MS, weekdayOfDays } from './calendar.js';
@@ -52,7 +53,7 @@ export class UsageModel {
       if (unit(hourKey, 1) < 0.08) gallons += 0.1 + 0.5 * unit(hourKey, 2);
     } else {
       const shape = d.weekend ? WEEKEND_SHAPE : WEEKDAY_SHAPE;
-      const expected = n * BASE_GALLONS_PER_PERSON * d.factor * d.season * (d.weekend ? 1.12 : 1) * shape[hourOfDay]!;
+      const expected = n * BASE_GALLONS_PER_PERSON * d.factor * d.season * (d.weekend ? 1.12 : 1) * present(shape[hourOfDay], 'the share of the hour');
       // Taps and toilets come in small events (~1.6 gal): with few expected, the hour is often empty.
       const events = expected / 1.6;
       const pZero = 1 / (1 + events + (events * events) / 2 + (events * events * events) / 6);
@@ -60,7 +61,7 @@ export class UsageModel {
 
       // Showers: floor(λ + u) has mean λ, so the expected count per hour follows the shape.
       const showerShape = d.weekend ? WEEKEND_SHOWERS : WEEKDAY_SHOWERS;
-      const showers = Math.floor(n * SHOWERS_PER_PERSON * d.season * showerShape[hourOfDay]! + unit(hourKey, 5));
+      const showers = Math.floor(n * SHOWERS_PER_PERSON * d.season * present(showerShape[hourOfDay], 'the share of the hour') + unit(hourKey, 5));
       for (let i = 0; i < showers; i++) gallons += 10 + 12 * unit(hourKey, 6 + i);
 
       if (hourOfDay === d.dishwasherHour) gallons += d.dishwasherGallons;
@@ -89,7 +90,7 @@ export class UsageModel {
       const hour = t.weekend ? 9 + Math.floor(7 * unit(dayKey, 6 + i)) : 17 + Math.floor(4 * unit(dayKey, 6 + i));
       t.laundry.push({ hour, gallons: 20 + 10 * unit(dayKey, 16 + i) });
     }
-    const irrigates = this.#irrigation !== null && this.#irrigationMonths[month]! && this.#irrigationWeekdays[weekday]! && unit(dayKey, 30) >= 0.15;
+    const irrigates = this.#irrigation !== null && this.#irrigationMonths[month] === true && this.#irrigationWeekdays[weekday] === true && unit(dayKey, 30) >= 0.15;
     t.irrigationGallons = irrigates ? this.#irrigation.gallonsPerDay * (0.9 + 0.2 * unit(dayKey, 31)) : 0;
     this.#day = day;
     return t;

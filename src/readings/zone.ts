@@ -1,3 +1,4 @@
+import { present } from '../core/errors.js';
 import { DAY_MS, daysFromCivil, HOUR_MS, yearOfDays } from './calendar.js';
 
 /**
@@ -34,9 +35,9 @@ export class ZoneOffsets {
       this.#last = table;
     }
     let offset = table.initialOffset;
-    for (let i = 0; i < table.at.length; i++) {
-      if (ms < table.at[i]!) break;
-      offset = table.offsets[i]!;
+    for (const [i, at] of table.at.entries()) {
+      if (ms < at) break;
+      offset = present(table.offsets[i], 'the offset of a transition');
     }
     return offset;
   }
@@ -48,7 +49,7 @@ export class ZoneOffsets {
     for (let year = yearOfDays(Math.floor(fromMs / DAY_MS)); year <= lastYear; year++) {
       const table = this.#tableOf(year);
       table.at.forEach((at, i) => {
-        if (at > fromMs && at < toMs) found.add(table.offsets[i]!);
+        if (at > fromMs && at < toMs) found.add(present(table.offsets[i], 'the offset of a transition'));
       });
     }
     return found;

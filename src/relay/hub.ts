@@ -54,10 +54,10 @@ export class RelayHub {
 
   /** Whether `relayId` is a relay of the account. */
   owns(accountId: string, relayId: string): boolean {
-    const match = RELAY_ID.exec(relayId);
-    if (!match) return false;
-    const expected = Buffer.from(this.#sign(accountId, match[1]!));
-    const given = Buffer.from(match[2]!);
+    const [, name, signature] = RELAY_ID.exec(relayId) ?? [];
+    if (name === undefined || signature === undefined) return false;
+    const expected = Buffer.from(this.#sign(accountId, name));
+    const given = Buffer.from(signature);
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
 

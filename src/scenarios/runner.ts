@@ -174,8 +174,8 @@ async function applyNextStep(deps: ScenariosDeps, accountId: string, runId: stri
       const atMs = accountNowMs(deps.clock, d.clock);
       record.log.push({ step: record.nextStep, atMs, dueAtMs, action: step?.do ?? 'none', ok: outcome.ok, result: outcome.result });
       if (outcome.label) {
-        if (outcome.label.alertId === null) delete record.alertIds[outcome.label.name];
-        else record.alertIds[outcome.label.name] = outcome.label.alertId;
+        const { [outcome.label.name]: _previous, ...others } = record.alertIds;
+        record.alertIds = outcome.label.alertId === null ? others : { ...others, [outcome.label.name]: outcome.label.alertId };
       }
       record.nextStep++;
       if (outcome.fatal) record.state = 'failed';

@@ -102,7 +102,8 @@ const setUsageStep = z
 const STEP_KINDS = ['startAlert', 'endAlert', 'setHomeAway', 'disconnectDevice', 'reconnectDevice', 'setUsage'];
 
 const step = z.discriminatedUnion('do', [startAlertStep, endAlertStep, setHomeAwayStep, disconnectStep, reconnectStep, setUsageStep], {
-  error: (issue) =>
+  // Every issue raised here, a refinement's included, whatever the map's type says.
+  error: (issue: z.core.$ZodRawIssue) =>
     issue.code === 'invalid_union' || issue.code === 'invalid_type' ? `"do" must be one of ${STEP_KINDS.join(', ')}` : undefined,
 });
 

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
+import { present } from '../core/errors.js';
 import type { Store } from './store.js';
 
 /** Receives the duration of one store operation, e.g. ('accounts.update', 0.0004). */
@@ -26,7 +27,7 @@ function timed<T extends object>(target: T, group: string, observe: StoreObserve
   const wrapped: Record<string, unknown> = {};
   for (const name of methodNames(target)) {
     const operation = `${group}.${name}`;
-    const method = (target as Record<string, (...args: unknown[]) => unknown>)[name]!;
+    const method = present((target as Record<string, ((...args: unknown[]) => unknown) | undefined>)[name], `the method ${name}`);
     wrapped[name] = (...args: unknown[]): unknown => {
       const started = performance.now();
       const result = method.apply(target, args);

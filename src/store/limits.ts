@@ -44,11 +44,12 @@ export class AccountStorageError extends LimitError {
     doc: DeepReadonly<AccountDoc>,
   ) {
     // The parts a partner can delete, largest first.
-    const parts = (Object.keys(HOW_TO_DELETE) as (keyof AccountDoc)[])
-      .map((key) => ({ key, bytes: Buffer.byteLength(JSON.stringify(doc[key]) ?? '') }))
+    // JSON.stringify gives undefined for a part the document lacks (one stored by an older version).
+    const parts = (Object.entries(HOW_TO_DELETE) as [keyof AccountDoc, string][])
+      .map(([key, how]) => ({ key, how, bytes: Buffer.byteLength((JSON.stringify(doc[key]) as string | undefined) ?? '') }))
       .sort((a, b) => b.bytes - a.bytes)
       .slice(0, 3)
-      .map(({ key, bytes: size }) => `${key} ${bytesText(size)} bytes (${HOW_TO_DELETE[key]})`);
+      .map(({ key, how, bytes: size }) => `${key} ${bytesText(size)} bytes (${how})`);
     super(
       409,
       'limit_reached',

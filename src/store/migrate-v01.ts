@@ -46,6 +46,9 @@ export interface StateV01 {
   sessionSecret: string | null;
 }
 
+/** A 0.1 file as read: it may lack any kind it had no record of; only the version and the accounts are sure. */
+export type StoredStateV01 = Pick<StateV01, 'schemaVersion' | 'accounts'> & Partial<Omit<StateV01, 'schemaVersion' | 'accounts'>>;
+
 export interface MigratedAccount {
   doc: AccountDoc;
   deliveries: DeliveryRecord[];
@@ -59,12 +62,12 @@ export interface MigratedState {
   sessionSecret: string | null;
 }
 
-export function isStateV01(value: unknown): value is StateV01 {
+export function isStateV01(value: unknown): value is StoredStateV01 {
   return typeof value === 'object' && value !== null && (value as { schemaVersion?: unknown }).schemaVersion === 1 && Array.isArray((value as { accounts?: unknown }).accounts);
 }
 
 /** Nothing is dropped: every record of an account lands in that account's bundle. */
-export function migrateV01(state: StateV01): MigratedState {
+export function migrateV01(state: StoredStateV01): MigratedState {
   const of = <T extends { accountId: string }>(records: readonly T[] | undefined, accountId: string): T[] => (records ?? []).filter((r) => r.accountId === accountId);
   const accounts = state.accounts.map((account): MigratedAccount => {
     const { accountId } = account;

@@ -50,7 +50,9 @@ function expandedTypes(program: ts.Program, host: ts.CompilerHost, options: ts.C
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(resolve(PACKAGE_ROOT, TYPES_MODULE));
   if (!source) throw new Error(`${TYPES_MODULE} is not in the program`);
-  const exported = checker.getExportsOfModule(checker.getSymbolAtLocation(source)!).map((s) => ({ name: s.name, doc: ts.displayPartsToString(s.getDocumentationComment(checker)) }));
+  const typesModule = checker.getSymbolAtLocation(source);
+  if (!typesModule) throw new Error(`${TYPES_MODULE} is not a module`);
+  const exported = checker.getExportsOfModule(typesModule).map((s) => ({ name: s.name, doc: ts.displayPartsToString(s.getDocumentationComment(checker)) }));
 
   // A second program with one more file, which asks for each exported type expanded.
   const probeName = resolve(PACKAGE_ROOT, 'src/client/__expanded.ts');
@@ -63,9 +65,10 @@ function expandedTypes(program: ts.Program, host: ts.CompilerHost, options: ts.C
   };
   const probeProgram = ts.createProgram([probeName], options, probeHost, program);
   const probeChecker = probeProgram.getTypeChecker();
-  const probe = probeProgram.getSourceFile(probeName)!;
+  const probe = probeProgram.getSourceFile(probeName);
+  if (!probe) throw new Error(`${probeName} is not in the probe program`);
   const printer = ts.createPrinter({ removeComments: true });
-  const flags = ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.InTypeAlias | ts.NodeBuilderFlags.MultilineObjectLiterals | ts.NodeBuilderFlags.IgnoreErrors;
+  const flags: ts.NodeBuilderFlags = ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.InTypeAlias | ts.NodeBuilderFlags.MultilineObjectLiterals | ts.NodeBuilderFlags.IgnoreErrors;
   const lines = [
     '// Written by `npm run build:package` from src/client/types.ts: the types of the schemas with which',
     '// the sandbox validates and documents its API (/openapi.json), written out in full.',

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 
 import * as esbuild from 'esbuild';
 
+import { present } from '../core/errors.js';
 import { LUA_DIR } from '../store/redis/lua-files.js';
 
 export type ServerBundle = { ascii: true; text: string } | { ascii: false; text: string; reason: string };
@@ -61,7 +62,7 @@ const NOT_ASCII = /[^\x00-\x7f]/gu;
  * otherwise the text is returned as it was, with the reason.
  */
 export async function asciiOnlySource(text: string): Promise<ServerBundle> {
-  const rewritten = text.replace(NOT_ASCII, (char) => `\\u{${char.codePointAt(0)?.toString(16)}}`);
+  const rewritten = text.replace(NOT_ASCII, (char) => `\\u{${present(char.codePointAt(0), 'a code point').toString(16)}}`);
   if (rewritten === text) return { ascii: true, text };
   const code = async (source: string): Promise<string> => (await esbuild.transform(source, { format: 'esm', minifyWhitespace: true, legalComments: 'none' })).code;
   const [before, after] = await Promise.all([code(text), code(rewritten)]);

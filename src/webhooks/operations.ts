@@ -75,7 +75,8 @@ export const RedeliverBody = z
         .optional()
         .meta({ description: 'Send it with the first delivery\'s X-Sandbox-Delivery-Id, as a duplicate; default false (an id of its own).' }),
     },
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown field ${JSON.stringify(issue.keys[0])}; redeliver takes only sameDeliveryId` : issue.code === 'invalid_type' ? 'The body must be a JSON object such as {"sameDeliveryId": true}, or empty' : undefined) },
+    // Every issue raised here, a refinement's included, whatever the map's type says.
+    { error: (issue: z.core.$ZodRawIssue) => (issue.code === 'unrecognized_keys' ? `Unknown field ${JSON.stringify(issue.keys[0])}; redeliver takes only sameDeliveryId` : issue.code === 'invalid_type' ? 'The body must be a JSON object such as {"sameDeliveryId": true}, or empty' : undefined) },
   )
   .optional()
   .meta({ description: 'Optional: {"sameDeliveryId": true} sends a duplicate.' });

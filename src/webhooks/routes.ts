@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 
-import { notFound } from '../core/errors.js';
+import { internalError, notFound } from '../core/errors.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import type { DeepReadonly, DeliveryRecord } from '../store/data.js';
@@ -53,7 +53,8 @@ export function deliveriesSandboxRouter(deps: DeliveriesDeps): Router {
     const original = await deps.store.deliveries.get(accountId, params.deliveryId);
     if (!original) throw missing(params.deliveryId);
     const [copy] = await deps.dispatcher.enqueue(accountId, [redeliveryOf(original, { sameDeliveryId })]);
-    res.status(201).json(present(accountId, copy!));
+    if (copy === undefined) throw internalError('enqueue returned no copy of the delivery');
+    res.status(201).json(present(accountId, copy));
   });
 
   return api.done();

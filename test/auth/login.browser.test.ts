@@ -22,7 +22,8 @@ beforeAll(async () => {
   context = browser.context;
 });
 afterAll(async () => {
-  await browser?.close();
+  // Unset when beforeAll failed.
+  await (browser as typeof browser | undefined)?.close();
 });
 
 beforeEach(async () => {

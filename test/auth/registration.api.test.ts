@@ -118,8 +118,7 @@ describe('POST /sandbox/oauth-clients', () => {
   it.each(['name', 'companyName', 'email', 'phone', 'applicationName', 'applicationWebsite', 'description', 'redirectUri', 'signOutUri'])(
     'refuses a registration without %s, naming it',
     async (field) => {
-      const body: Record<string, unknown> = { ...VALID };
-      delete body[field];
+      const { [field]: _omitted, ...body } = VALID as Record<string, unknown>;
       const res = await register(body).expect(400);
       expect(res.body).toMatchObject({ parameter: field, message: `${field} is required` });
     },

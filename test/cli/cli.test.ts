@@ -92,7 +92,7 @@ describe('serve (the default command)', () => {
       // Bad values in the environment are overridden by the flags.
       env: { PORT: 'not-a-port', SEED: 'x', LOG_LEVEL: 'loud' },
     });
-    const [, port] = await serve.waitFor(/running at http:\/\/localhost:(\d+)/, { stream: 'stderr' });
+    const [, port = ''] = await serve.waitFor(/running at http:\/\/localhost:(\d+)/, { stream: 'stderr' });
     expect(serve.stderr).toContain(`fixtures    2 accounts from ${join(REPO, 'fixtures')}`);
     expect(serve.stderr).toContain(`scenarios from ${join(REPO, 'scenarios')}`);
     expect(serve.stderr).toContain(`API docs    http://localhost:${port}/docs`);
@@ -107,7 +107,7 @@ describe('serve (the default command)', () => {
   (canReexec ? it : it.skip)('replaces itself with node and the V8 flags of npm start: the same pid, the flags on its command line', async () => {
     const serve = new CliProcess(['--port', '0', '--host', '127.0.0.1', '--data-dir', ':memory:', '--log-level', 'silent']);
     await serve.waitFor(/running at http:\/\/localhost:\d+/, { stream: 'stderr' });
-    const commandLine = (await readFile(`/proc/${serve.pid}/cmdline`, 'utf8')).split('\0');
+    const commandLine = (await readFile(`/proc/${serve.pid!}/cmdline`, 'utf8')).split('\0');
     expect(commandLine.slice(1, 3)).toEqual(['--max-old-space-size=256', '--max-semi-space-size=8']);
     serve.kill('SIGTERM');
     expect(await serve.exited).toEqual({ code: 0, signal: null });

@@ -84,7 +84,7 @@ it('a parent killed with SIGKILL: listen notices within about a second, deletes 
 
   parent.kill('SIGKILL');
   await gone;
-  expect(output()).toContain(`the process that started it (pid ${parent.pid}) has ended: stopping`);
+  expect(output()).toContain(`the process that started it (pid ${parent.pid!}) has ended: stopping`);
   expect(output().match(/^deleted subscription /gm)).toHaveLength(2);
   expect(await subscriptionsOf(key)).toEqual([]);
   expect(running(listenPid)).toBe(false);

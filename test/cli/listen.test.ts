@@ -48,16 +48,22 @@ async function freshAccount(): Promise<{ key: string; locations: string[] }> {
   return { key: account.apiKey, locations: account.locations.map((l) => l.locationId) };
 }
 
-async function api<T>(key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+/** A JSON answer; a caller names the type of body it expects. */
+interface Answer<T = unknown> {
+  status: number;
+  body: T;
+}
+
+async function api(key: string, method: string, path: string, body?: unknown): Promise<Answer> {
   const response = await fetch(`${sandboxUrl}${path}`, {
     method,
     headers: { ...bearer(key), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, body: (await response.json()) as T };
+  return { status: response.status, body: await response.json() };
 }
 
-const deliveries = async (key: string, kind: string): Promise<Delivery[]> => (await api<{ deliveries: Delivery[] }>(key, 'GET', `/sandbox/deliveries?kind=${kind}`)).body.deliveries;
+const deliveries = async (key: string, kind: string): Promise<Delivery[]> => ((await api(key, 'GET', `/sandbox/deliveries?kind=${kind}`)) as Answer<{ deliveries: Delivery[] }>).body.deliveries;
 
 function listen(key: string, ...args: string[]): CliProcess {
   const cli = new CliProcess(['listen', '--forward-to', receiver.url('/hooks'), '--sandbox', sandboxUrl, '--api-key', key, ...args]);
@@ -74,7 +80,7 @@ describe('water-sandbox listen --subscribe all', () => {
   it('subscribes and confirms every location through the relay, forwards alerts with the documented payload, records the local answer, retries a 500, and deletes the subscriptions on SIGINT', async () => {
     const { key, locations } = await freshAccount();
     // The hosted-sandbox rule: the local receiver cannot be subscribed directly...
-    const direct = await api<{ message: string }>(key, 'POST', `/v1/locations/${locations[0]}/subscriptions`, { endpoint: receiver.url('/hooks').replace('http:', 'https:') });
+    const direct = (await api(key, 'POST', `/v1/locations/${locations[0]!}/subscriptions`, { endpoint: receiver.url('/hooks').replace('http:', 'https:') })) as Answer<{ message: string }>;
     expect(direct.status).toBe(400);
     expect(direct.body.message).toContain('BLOCK_PRIVATE_ENDPOINTS=true');
 
@@ -84,14 +90,14 @@ describe('water-sandbox listen --subscribe all', () => {
     expect(endpoint).toMatch(/^https:\/\/sandbox\.example\.com\/relay\/default\.[A-Za-z0-9_-]{22}$/);
     await cli.waitFor(/(confirmed subscription [0-9a-f-]{36}[\s\S]*){2}/, { stream: 'stdout' });
 
-    const { body: list } = await api<{ subscriptions: { locationId: string; endpoint: string; status: string }[] }>(key, 'GET', '/v1/subscriptions');
+    const { body: list } = (await api(key, 'GET', '/v1/subscriptions')) as Answer<{ subscriptions: { locationId: string; endpoint: string; status: string }[] }>;
     expect(list.subscriptions.map((s) => [s.locationId, s.endpoint, s.status]).sort()).toEqual(locations.map((l) => [l, endpoint, 'confirmed']).sort());
     // The receiver saw the confirmation messages and the GET receiver checks, as a directly subscribed endpoint would.
     await received((body) => typeof body['confirmationToken'] === 'string');
     await received((_body, method) => method === 'GET');
 
     // An alert reaches the receiver with the documented payload and headers, once per confirmed subscription of the location.
-    const { body: alert } = await api<{ alertId: string }>(key, 'POST', `/sandbox/locations/${locations[0]}/alerts`, { type: 'highLeak' });
+    const { body: alert } = (await api(key, 'POST', `/sandbox/locations/${locations[0]!}/alerts`, { type: 'highLeak' })) as Answer<{ alertId: string }>;
     const notification = await received((body) => body['type'] === 'highLeak');
     expect(Object.keys(notification.body as object).sort()).toEqual([...ALERT_FIELDS].sort());
     expect(notification.body).toMatchObject({ locationId: locations[0], type: 'highLeak', active: true, stopTime: 0 });
@@ -108,7 +114,7 @@ describe('water-sandbox listen --subscribe all', () => {
 
     // A 500 from the receiver is recorded as 500, and the delivery is retried until it succeeds.
     receiver.script = [{ status: 500, body: '{"error":"boom"}' }];
-    await api(key, 'POST', `/sandbox/locations/${locations[0]}/alerts/${alert.alertId}/end`);
+    await api(key, 'POST', `/sandbox/locations/${locations[0]!}/alerts/${alert.alertId}/end`);
     const retried = await eventually(async () => (await deliveries(key, 'alert')).find((d) => d.payload['active'] === false && d.state !== 'pending') ?? null, 10_000);
     expect(retried.state).toBe('delivered');
     expect(retried.attempts.map((a) => [a.statusCode, a.responseExcerpt])).toEqual([
@@ -121,14 +127,14 @@ describe('water-sandbox listen --subscribe all', () => {
     cli.kill('SIGINT');
     expect(await cli.exited).toEqual({ code: 0, signal: null });
     expect(cli.stdout.match(/^deleted subscription /gm)).toHaveLength(2);
-    expect((await api<{ subscriptions: unknown[] }>(key, 'GET', '/v1/subscriptions')).body.subscriptions).toEqual([]);
+    expect(((await api(key, 'GET', '/v1/subscriptions')) as Answer<{ subscriptions: unknown[] }>).body.subscriptions).toEqual([]);
   });
 
   it('with no listener connected, deliveries to the relay endpoint fail like an unreachable endpoint and are retried', async () => {
     const { key, locations } = await freshAccount();
-    const { body: relay } = await api<{ endpoint: string }>(key, 'POST', '/sandbox/relays', {});
+    const { body: relay } = (await api(key, 'POST', '/sandbox/relays', {})) as Answer<{ endpoint: string }>;
     // Accepted although BLOCK_PRIVATE_ENDPOINTS=true: it is the sandbox's own URL.
-    const subscribed = await api<{ subscriptionId: string }>(key, 'POST', `/v1/locations/${locations[0]}/subscriptions`, { endpoint: relay.endpoint });
+    const subscribed = (await api(key, 'POST', `/v1/locations/${locations[0]!}/subscriptions`, { endpoint: relay.endpoint })) as Answer<{ subscriptionId: string }>;
     expect(subscribed.status).toBe(200);
     const confirmation = await eventually(async () => (await deliveries(key, 'confirmation')).find((d) => d.attempts.length >= 2) ?? null, 10_000);
     expect(confirmation.attempts[0]).toEqual(expect.objectContaining({ statusCode: null, error: expect.stringContaining('is not connected') }));
@@ -137,8 +143,8 @@ describe('water-sandbox listen --subscribe all', () => {
 
   it('a listener started later receives the retries of deliveries that failed while none was connected', async () => {
     const { key, locations } = await freshAccount();
-    const { body: relay } = await api<{ endpoint: string }>(key, 'POST', '/sandbox/relays', {});
-    await api(key, 'POST', `/v1/locations/${locations[0]}/subscriptions`, { endpoint: relay.endpoint });
+    const { body: relay } = (await api(key, 'POST', '/sandbox/relays', {})) as Answer<{ endpoint: string }>;
+    await api(key, 'POST', `/v1/locations/${locations[0]!}/subscriptions`, { endpoint: relay.endpoint });
     await eventually(async () => (await deliveries(key, 'confirmation')).find((d) => d.attempts.length >= 1) ?? null, 10_000);
     const cli = listen(key);
     await cli.waitFor(/Ready\./, { stream: 'stdout' });

@@ -162,7 +162,7 @@ describe('water-sandbox/client', () => {
       const own = [checklist[at]!];
       for (let i = at + 1; checklist[i]!.startsWith('        '); i++) own.push(checklist[i]!);
       expect(message).toContain(own.join('\n'));
-      expect(own.join('\n')).toContain(`to show it: ${check.fix}`);
+      expect(own.join('\n')).toContain(`to show it: ${check.fix!}`);
     }
     const cli = await runCliProcess(['readiness', '--sandbox', running.url, '--api-key', account.apiKey]);
     expect(cli.stdout).toBe(formatChecklist(await account.readiness.report()));

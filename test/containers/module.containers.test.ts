@@ -65,7 +65,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await sandbox?.stop();
+  // Unset when beforeAll failed.
+  await (sandbox as typeof sandbox | undefined)?.stop();
   receiver.server.close();
 });
 

@@ -15,7 +15,8 @@ interface Service {
   image?: string;
   build?: string;
   command?: string[];
-  environment?: Record<string, string>;
+  // YAML reads `PORT: 8080` as a number.
+  environment?: Record<string, string | number | boolean>;
   deploy?: { replicas?: number };
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[]; interval?: string; timeout?: string; retries?: number; start_period?: string; start_interval?: string };

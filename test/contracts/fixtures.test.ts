@@ -87,7 +87,7 @@ describe('a broken fixtures folder', () => {
   it('refuses ids and keys that repeat across files', async () => {
     const dir = await dirWith({ 'a.json': { accounts: [account] }, 'b.json': { accounts: [account] } });
     const problems = await problemsOf(dir);
-    expect(problems).toEqual(expect.arrayContaining([`accountId "${account.accountId}" appears more than once`, `API key "${account.apiKeys[0]}" appears more than once`]));
+    expect(problems).toEqual(expect.arrayContaining([`accountId "${account.accountId}" appears more than once`, `API key "${account.apiKeys[0]!}" appears more than once`]));
   });
 
   it('refuses an empty folder', async () => {

@@ -46,7 +46,7 @@ function waitForOutput(child: ReturnType<typeof spawn>, pattern: RegExp, seen: {
         resolvePromise(match);
       }
     };
-    const onExit = (code: number | null): void => reject(new Error(`the server exited (${code}) before ${pattern}:\n${seen.text}`));
+    const onExit = (code: number | null): void => reject(new Error(`the server exited (${String(code)}) before ${String(pattern)}:\n${seen.text}`));
     child.stdout?.on('data', check);
     child.stderr?.on('data', check);
     child.once('exit', onExit);

@@ -83,7 +83,7 @@ describe('the npm package', () => {
         };
         server.stdout.on('data', look);
         server.stderr.on('data', look);
-        server.once('exit', (code) => reject(new Error(`the sandbox exited (${code}):\n${output}`)));
+        server.once('exit', (code) => reject(new Error(`the sandbox exited (${String(code)}):\n${output}`)));
       });
       expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok', version: pkg.version, store: 'memory' });
       expect((await fetch(`${url}/docs`)).status).toBe(200);
@@ -140,7 +140,7 @@ export async function partnerTest(): Promise<string> {
         files: ['sandbox.test.ts'],
       }),
     );
-    const tsc = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: app, env }).catch((error: { stdout: string }) => error);
+    const tsc = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: app, env }).catch((error: unknown) => error as { stdout: string });
     expect(tsc.stdout).toBe('');
   }, 60_000);
 });

@@ -181,7 +181,7 @@ describe('the signed-in dashboard', () => {
     const nonce = /style-src 'nonce-([^']+)'/.exec(csp)?.[1];
     expect(nonce).toBeDefined();
     expect(csp).not.toContain('script-src');
-    expect(res.text).toContain(`<style nonce="${nonce}">`);
+    expect(res.text).toContain(`<style nonce="${nonce!}">`);
     expect(res.text).not.toContain('<script');
   });
 });

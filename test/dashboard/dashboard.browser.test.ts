@@ -25,7 +25,8 @@ beforeAll(async () => {
   context = browser.context;
 });
 afterAll(async () => {
-  await browser?.close();
+  // Unset when beforeAll failed.
+  await (browser as typeof browser | undefined)?.close();
   if (screenshots.length > 0) process.stdout.write(`dashboard screenshots:\n${screenshots.map((p) => `  ${p}\n`).join('')}`);
 });
 

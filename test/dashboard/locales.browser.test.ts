@@ -47,10 +47,11 @@ describe.each(CASES)('the dashboard in a browser reporting $name', ({ browser: b
     receiver = await WebhookReceiver.start();
   });
   afterAll(async () => {
-    await browser?.close();
-    await t?.deps.dispatcher.idle();
-    await receiver?.close();
-    await server?.close();
+    // Each is unset when beforeAll failed before it.
+    await (browser as typeof browser | undefined)?.close();
+    await (t as typeof t | undefined)?.deps.dispatcher.idle();
+    await (receiver as typeof receiver | undefined)?.close();
+    await (server as typeof server | undefined)?.close();
   });
 
   it(

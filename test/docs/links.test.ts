@@ -54,7 +54,7 @@ function linksOf(file: string): Link[] {
 /** Why a relative link does not resolve, or null when it does (web links are not followed). */
 function problemOf(link: Link): string | null {
   if (/^[a-z][a-z0-9+.-]*:/i.test(link.target)) return null;
-  const [path = '', anchor] = link.target.split('#', 2) as [string, string | undefined];
+  const [path = '', anchor] = link.target.split('#', 2);
   const resolved = path === '' ? link.file : normalize(join(dirname(link.file), decodeURIComponent(path)));
   if (resolved.startsWith('..')) return `${link.target} leads out of the repository`;
   if (!existsSync(resolved)) return `${link.target}: no ${resolved}`;

@@ -34,7 +34,8 @@ export interface Step {
   run?: string;
   shell?: string;
   if?: string;
-  env?: Record<string, string>;
+  // YAML reads `RETRIES: 3` as a number.
+  env?: Record<string, string | number | boolean>;
   'working-directory'?: string;
 }
 
@@ -152,7 +153,7 @@ export function parseGithubFile(text: string): [string, string][] {
     const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
     if (heredoc) {
       const end = lines.indexOf(heredoc[2]!, i + 1);
-      if (end < 0) throw new Error(`${heredoc[1]}<<${heredoc[2]} has no end line`);
+      if (end < 0) throw new Error(`${heredoc[1]!}<<${heredoc[2]!} has no end line`);
       pairs.push([heredoc[1]!, lines.slice(i + 1, end).join('\n')]);
       i = end;
     } else if (line.includes('=')) pairs.push([line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]);
@@ -287,7 +288,7 @@ export async function runWorkflowSteps(job: Job, options: WorkflowOptions = {}):
 
   /** Runs one of this repository's actions as a composite action: inputs, its steps, its outputs. */
   const runAction = async (step: Step, label: string): Promise<Record<string, string>> => {
-    if (options.actions === undefined) throw new Error(`${label}: no action folder given for ${step.uses}`);
+    if (options.actions === undefined) throw new Error(`${label}: no action folder given for ${step.uses!}`);
     const actionPath = /\/readiness@/.test(step.uses!) ? join(options.actions, 'readiness') : options.actions;
     const action = parse(readFileSync(join(actionPath, 'action.yml'), 'utf8')) as ActionFile;
     const given = Object.fromEntries(Object.entries(step.with ?? {}).map(([name, value]) => [name, substitute(String(value), ctx)]));

@@ -90,7 +90,7 @@ async function environmentFor(dir: string): Promise<Record<string, string | unde
   const env = { ...process.env };
   const linked = await run(join(dir, 'chromium'), ['--version']).then(
     () => true,
-    (error: { stderr?: unknown }) => !String(error.stderr).includes('error while loading shared libraries'),
+    (error: unknown) => !String((error as { stderr?: unknown }).stderr).includes('error while loading shared libraries'),
   );
   if (!linked) env['LD_LIBRARY_PATH'] = [join(dir, 'al2023', 'lib'), env['LD_LIBRARY_PATH']].filter(Boolean).join(':');
   if (!existsSync('/etc/fonts/fonts.conf') && !env['FONTCONFIG_FILE'] && !env['FONTCONFIG_PATH']) env['FONTCONFIG_FILE'] = join(dir, 'fonts.conf');

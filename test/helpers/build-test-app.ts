@@ -81,7 +81,7 @@ function redisForApiSuites(env: Record<string, string> | undefined): Record<stri
 async function whenRedisReady(store: Store): Promise<void> {
   redisStores.push(store);
   await eventually(async () => (await store.health()).ok || null).catch(async () => {
-    throw new Error(`the test Redis is not ready: ${(await store.health()).reason}`);
+    throw new Error(`the test Redis is not ready: ${String((await store.health()).reason)}`);
   });
 }
 
@@ -112,7 +112,10 @@ export async function deliveriesIn(t: { store: Store }, accountId = DEMO_ACCOUNT
 export function sessionsOf(t: { store: Store }): Promise<Record<string, Record<string, unknown>>> {
   return new Promise((resolve, reject) => {
     const all = t.store.sessions.all?.bind(t.store.sessions);
-    if (!all) return reject(new Error('the session store cannot list its sessions'));
+    if (!all) {
+      reject(new Error('the session store cannot list its sessions'));
+      return;
+    }
     all((err, sessions) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve((sessions ?? {}) as unknown as Record<string, Record<string, unknown>>)));
   });
 }

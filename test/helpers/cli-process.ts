@@ -50,13 +50,13 @@ export class CliProcess {
     const text = (): string => (options.stream === 'stdout' ? this.stdout : options.stream === 'stderr' ? this.stderr : `${this.stdout}\n${this.stderr}`);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`)), timeoutMs);
+      timer = setTimeout(() => reject(new Error(`no output matching ${String(pattern)} within ${timeoutMs} ms\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`)), timeoutMs);
     });
     try {
       for (;;) {
         const match = text().match(pattern);
         if (match) return match;
-        if (this.#ended) throw new Error(`the process ended without output matching ${pattern}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+        if (this.#ended) throw new Error(`the process ended without output matching ${String(pattern)}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
         await Promise.race([new Promise<void>((resolve) => this.#waiters.add(resolve)), deadline]);
       }
     } finally {

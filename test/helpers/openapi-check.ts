@@ -72,7 +72,7 @@ interface Seen {
 }
 
 function responseFor(responses: Record<string, Json>, status: number, injected: boolean): Json | undefined {
-  const range = `${String(status)[0]}XX`;
+  const range = `${String(status).charAt(0)}XX`;
   if (injected) return responses[range];
   return responses[String(status)] ?? responses['default'];
 }
@@ -132,11 +132,13 @@ export function checkExchange(seen: Seen): void {
       const sent = String(seen.headers['allow'] ?? '').split(', ');
       const expected = [...allow, ...(allow.includes('GET') ? ['HEAD'] : [])];
       if (sent.sort().join() !== expected.sort().join()) violations.push(`${where}: Allow is ${sent.join(', ')}; the document lists ${expected.join(', ')}`);
-      return checkBody(seen, errors.responses['MethodNotAllowed']!, where);
+      checkBody(seen, errors.responses['MethodNotAllowed']!, where);
+      return;
     }
     // Errors met before routing (encoding, authentication, bodies) or the 404 of an unknown path.
     if (![400, 401, 403, 404, 413, 415, 429].includes(seen.status)) return void violations.push(`${where}: status not documented for a path the document does not list`);
-    return checkBody(seen, errors.responses['NotFound']!, where);
+    checkBody(seen, errors.responses['NotFound']!, where);
+    return;
   }
   const response = responseFor(match.item[method].responses, seen.status, injected);
   if (!response) return void violations.push(`${where}: status ${seen.status} is not documented for ${method.toUpperCase()} ${match.template}${injected ? ' (injected fault)' : ''}`);
@@ -164,7 +166,7 @@ export function observe(req: IncomingMessage, res: ServerResponse): void {
     try {
       checkExchange({ method: req.method ?? 'GET', url, status: res.statusCode, headers: res.getHeaders(), body: Buffer.concat(chunks).toString('utf8') });
     } catch (error) {
-      violations.push(`checking ${req.method} ${url} failed: ${String(error)}`);
+      violations.push(`checking ${String(req.method)} ${url} failed: ${String(error)}`);
     }
     return end(chunk, ...rest);
   }) as typeof res.end;

@@ -71,7 +71,7 @@ export async function spawnReplica(env: Record<string, string>, options: { waitF
     const match = await Promise.race([
       eventually(() => /water-sandbox is running at http:\/\/localhost:(\d+)/.exec(output), 30_000),
       exited.then((code) => {
-        throw new Error(`the replica exited (${code}) before it was ready:\n${output}`);
+        throw new Error(`the replica exited (${String(code)}) before it was ready:\n${output}`);
       }),
     ]);
     port = Number(match[1]);

@@ -21,7 +21,8 @@ export async function givenPendingSubscription(
   await t.deps.dispatcher.drain();
   const message = receiver.received
     .slice(before)
-    .map((r) => r.body as { confirmationUrl?: string; confirmationToken?: string })
+    // What the receiver got, which need not be a JSON object.
+    .map((r) => r.body as { confirmationUrl?: string; confirmationToken?: string } | null)
     .find((b) => b?.confirmationUrl?.includes(subscriptionId));
   if (!message?.confirmationUrl || !message.confirmationToken) throw new Error('the receiver got no confirmation message');
   return { subscriptionId, confirmationUrl: message.confirmationUrl, confirmationToken: message.confirmationToken };

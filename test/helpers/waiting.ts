@@ -17,6 +17,8 @@ export async function turns(n: number): Promise<void> {
 }
 
 /** A promise and the function that settles it, for a test to hold work back until it says so. */
+export function deferred(): { promise: Promise<void>; resolve: () => void };
+export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void };
 export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));

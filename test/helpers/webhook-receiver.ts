@@ -144,17 +144,18 @@ export class WebhookReceiver {
     this.endless.push(answer);
     this.#hanging.add(res);
     res.writeHead(200, { 'content-type': 'application/json' });
-    const chunk = Buffer.from(`${'"0123456789abcdef",'.repeat(800)}`);
+    const chunk = Buffer.from('"0123456789abcdef",'.repeat(800));
     res.write('[');
-    let open = true;
+    // An object: the type checker does not see the close handler change it while the loop awaits.
+    const stream = { open: true };
     const closed = new Promise<void>((resolve) =>
       res.once('close', () => {
-        open = false;
+        stream.open = false;
         answer.cutByClient = !this.#closing;
         resolve();
       }),
     );
-    while (open) {
+    while (stream.open) {
       answer.written += chunk.length;
       if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
     }

@@ -57,7 +57,7 @@ describe.each(bodyRoutes.map((route) => [routeName(route), route] as const))('%s
     async (type) => {
       const res = await send(type, JSON.stringify(route.body)).expect(415);
       expect(res.body.error).toBe('unsupported_media_type');
-      expect(res.body.message).toContain(`sent as ${type.split(';')[0]}`);
+      expect(res.body.message).toContain(`sent as ${type.split(';')[0]!}`);
     },
   );
 

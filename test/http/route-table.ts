@@ -125,7 +125,8 @@ export const routeName = (route: { method: Method; path: string }): string => `$
 
 export const fillPath = (template: string, ids: RouteIds): string =>
   template.replace(/:(\w+)/g, (_match, key: string) => {
-    const value = ids[key as keyof RouteIds];
+    // A name in the template need not be one of RouteIds.
+    const value = ids[key as keyof RouteIds] as string | undefined;
     if (value === undefined) throw new Error(`no id for :${key}`);
     return value;
   });

@@ -105,7 +105,7 @@ describe('the OpenAPI document', () => {
       }
       for (const parameter of op['parameters'] as Json[]) {
         if (parameter['example'] !== undefined) {
-          check(`${method} ${path} ${parameter['name']}`, parameter['schema'], parameter['example']);
+          check(`${method} ${path} ${String(parameter['name'])}`, parameter['schema'], parameter['example']);
           checked++;
         }
       }

@@ -37,13 +37,19 @@ afterEach(async () => {
   await Promise.all([a.stop(), b.stop(), receiver.close()]);
 });
 
-async function api<T>(replica: RunningSandbox, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+/** A JSON answer; a caller names the type of body it expects. */
+interface Answer<T = unknown> {
+  status: number;
+  body: T;
+}
+
+async function api(replica: RunningSandbox, key: string, method: string, path: string, body?: unknown): Promise<Answer> {
   const response = await fetch(`${replica.url}${path}`, {
     method,
     headers: { ...bearer(key), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, body: (await response.json()) as T };
+  return { status: response.status, body: await response.json() };
 }
 
 describe('water-sandbox listen connected to one replica', () => {
@@ -65,7 +71,7 @@ describe('water-sandbox listen connected to one replica', () => {
     // The receiver's answer went from the CLI to B, and from B to A, which recorded it.
     const deliveryId = notification.headers['x-sandbox-delivery-id'] as string;
     const delivered = await eventually(async () => {
-      const { body } = await api<{ deliveries: { deliveryId: string; state: string; attempts: { statusCode: number | null; responseExcerpt: string | null }[] }[] }>(a, key, 'GET', '/sandbox/deliveries?kind=alert');
+      const { body } = (await api(a, key, 'GET', '/sandbox/deliveries?kind=alert')) as Answer<{ deliveries: { deliveryId: string; state: string; attempts: { statusCode: number | null; responseExcerpt: string | null }[] }[] }>;
       return body.deliveries.find((d) => d.deliveryId === deliveryId && d.state === 'delivered') ?? null;
     });
     expect(delivered.attempts).toEqual([expect.objectContaining({ statusCode: 202, responseExcerpt: '{"received":"yes"}' })]);
@@ -106,7 +112,7 @@ describe('the dashboard signed in on one replica', () => {
     try {
       expect(stream.response.statusCode).toBe(200);
       await eventually(() => stream.messages.find((m) => m['type'] === 'hello') ?? null);
-      const { body: listed } = await api<{ locations: { locationId: string }[] }>(a, DEMO_API_KEY, 'GET', '/v1/locations');
+      const { body: listed } = (await api(a, DEMO_API_KEY, 'GET', '/v1/locations')) as Answer<{ locations: { locationId: string }[] }>;
       const locationId = listed.locations[0]!.locationId;
       expect((await api(a, DEMO_API_KEY, 'PUT', `/v1/locations/${locationId}`, { homeAway: 'away' })).status).toBe(200);
       expect(await eventually(() => stream.messages.find((m) => m['type'] === 'location') ?? null)).toEqual({ type: 'location', locationId, homeAway: 'away' });

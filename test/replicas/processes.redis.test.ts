@@ -78,7 +78,9 @@ async function holdingReceiver(options: { holdMs?: number; hold?: boolean }): Pr
       for (const answer of [...waiting]) answer();
     },
     held: () => waiting.size,
-    mark: () => void phase++,
+    mark: () => {
+      phase++;
+    },
   };
 }
 

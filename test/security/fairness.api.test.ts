@@ -20,7 +20,7 @@ const BOUND_MS = 500;
 const receivers: WebhookReceiver[] = [];
 const apps: TestApp[] = [];
 /** What the slow receivers wait for before they answer: the end of the test. */
-let released = deferred<void>();
+let released = deferred();
 
 async function receiver(): Promise<WebhookReceiver> {
   const r = await WebhookReceiver.start();
@@ -35,7 +35,7 @@ async function app(env: Record<string, string>, logger?: Logger): Promise<TestAp
 }
 
 beforeEach(() => {
-  released = deferred<void>();
+  released = deferred();
 });
 
 afterEach(async () => {

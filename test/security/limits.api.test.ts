@@ -105,7 +105,7 @@ describe('MAX_SUBSCRIPTIONS_PER_LOCATION', () => {
     // Subscribing an endpoint again is no new subscription; another location has its own 20; a deleted one makes room.
     await subscribe(t, 'https://hooks.example/3').expect(200);
     await subscribe(t, 'https://hooks.example/20', DEMO_LOCATIONS[1]!.locationId).expect(200);
-    await request(t.app).delete(`/v1/subscriptions/${created[0]}`).set(bearer(DEMO_API_KEY)).expect(200);
+    await request(t.app).delete(`/v1/subscriptions/${created[0]!}`).set(bearer(DEMO_API_KEY)).expect(200);
     await subscribe(t, 'https://hooks.example/20').expect(200);
     expect(warnings(lines)).toEqual([expect.objectContaining({ limit: 'MAX_SUBSCRIPTIONS_PER_LOCATION', status: 409, accountId: expect.any(String) })]);
     expect(lines.join('\n')).not.toContain(DEMO_API_KEY);
@@ -309,7 +309,7 @@ describe('MAX_RUNNING_RUNS', () => {
     });
     const runs = (await asDemo(t, 'get', '/sandbox/runs').expect(200)).body.runs as { runId: string; state: string }[];
     expect(runs.filter((r) => r.state === 'running').map((r) => r.runId).sort()).toEqual([...runIds].sort());
-    await asDemo(t, 'post', `/sandbox/runs/${runIds[0]}/cancel`).expect(200);
+    await asDemo(t, 'post', `/sandbox/runs/${runIds[0]!}/cancel`).expect(200);
     await start().expect(201);
   });
 });

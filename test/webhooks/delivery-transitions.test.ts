@@ -5,7 +5,7 @@ import { presentDelivery } from '../../src/webhooks/presenter.js';
 import { givenDelivery, iso, T0 } from '../store/builders.js';
 
 const POLICY: RetryPolicy = { maxAttempts: 3, backoffMs: 1000 };
-const attemptAt = (ms: number, statusCode: number | null = 500): DeliveryAttempt => ({ at: iso(ms), statusCode, latencyMs: 4, error: statusCode === 200 ? null : `HTTP ${statusCode}`, responseExcerpt: null, warnings: [] });
+const attemptAt = (ms: number, statusCode: number | null = 500): DeliveryAttempt => ({ at: iso(ms), statusCode, latencyMs: 4, error: statusCode === 200 ? null : `HTTP ${String(statusCode)}`, responseExcerpt: null, warnings: [] });
 const failedAt = (ms: number) => ({ attempt: attemptAt(ms), ok: false, refused: false });
 const deliveredAt = (ms: number) => ({ attempt: attemptAt(ms, 200), ok: true, refused: false });
 

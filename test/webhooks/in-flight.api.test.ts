@@ -43,7 +43,7 @@ describe('a subscription deleted around an attempt', () => {
   });
 
   it.each([500, 200])('keeps a delivery cancelled while its attempt was on its way (answered %i): the attempt is recorded, nothing more', async (status) => {
-    const answer = deferred<void>();
+    const answer = deferred();
     receiver.script = [{ status, until: answer.promise }];
     const subscriptionId = await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
@@ -65,7 +65,7 @@ describe('a subscription deleted around an attempt', () => {
 
 describe('the account clock moved during an attempt', () => {
   it('schedules the retry from the account clock after the attempt, and records the attempt at its start', async () => {
-    const answer = deferred<void>();
+    const answer = deferred();
     receiver.script = [{ status: 503, until: answer.promise }];
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
@@ -85,12 +85,12 @@ describe('the account clock moved during an attempt', () => {
 describe('another replica on the same store', () => {
   it('leaves a delivery the first replica is sending alone, and returns once that attempt is recorded', async () => {
     await givenSubscription(t, receiver.url());
-    const answer = deferred<void>();
+    const answer = deferred();
     receiver.script = [{ status: 200, until: answer.promise }];
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await receiver.waitFor(1);
     // The second replica says when it has found the delivery due yet claimed, and is waiting for it.
-    const waiting = deferred<void>();
+    const waiting = deferred();
     const store = storeWithDeliveries(t.store, { nextDueMs: (accountId: string) => (waiting.resolve(), t.store.deliveries.nextDueMs(accountId)) });
     const replica = new Dispatcher({ store, clock: t.clock, ids: t.deps.ids, logger: silentLogger, sender: t.deps.sender }, t.deps.config.webhook);
     const round = replica.runDue(DEMO_ACCOUNT_ID).then(async () => (await deliveriesIn(t)).map((d) => d.state));

@@ -51,9 +51,9 @@ export class Api {
     const first = await this.#send(method, path, body);
     if (first.status === 403 && TOKEN_REFUSALS.has(first.data?.error ?? '')) {
       await this.renew();
-      return this.#answer<T>(method, path, await this.#send(method, path, body));
+      return this.#answer(method, path, await this.#send(method, path, body)) as T;
     }
-    return this.#answer<T>(method, path, first);
+    return this.#answer(method, path, first) as T;
   }
 
   /** A fresh token from the login session; concurrent callers share one renewal. */
@@ -103,8 +103,8 @@ export class Api {
     return { status: res.status, data };
   }
 
-  #answer<T>(method: string, path: string, { status, data }: { status: number; data: (ErrorAnswer & Record<string, unknown>) | null }): T {
-    if (status >= 200 && status < 300) return data as T;
+  #answer(method: string, path: string, { status, data }: { status: number; data: (ErrorAnswer & Record<string, unknown>) | null }): unknown {
+    if (status >= 200 && status < 300) return data;
     throw new ApiError(status, data?.message ?? `${method} ${path.split('?')[0] ?? path} failed`, data?.error);
   }
 }

@@ -51,7 +51,7 @@ export class ClockPanel {
     now.dataset['frozen'] = String(state.frozen);
     const offset = state.offsetSeconds === 0 ? 'at real time' : `${duration(state.offsetSeconds)} ${state.offsetSeconds > 0 ? 'ahead of' : 'behind'} real time`;
     const meta = byId('clock-meta');
-    const signature = `${state.frozen} ${offset} ${zone}`;
+    const signature = `${String(state.frozen)} ${offset} ${zone}`;
     if (meta.dataset['signature'] !== signature) {
       meta.dataset['signature'] = signature;
       meta.replaceChildren(badge(state.frozen ? 'frozen' : 'running'), ` ${offset} · times in ${zone}`);

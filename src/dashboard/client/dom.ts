@@ -23,12 +23,6 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string, type?: new
   return node as T;
 }
 
-export function query<T extends Element = HTMLElement>(root: ParentNode, selector: string): T {
-  const node = root.querySelector<T>(selector);
-  if (!node) throw new Error(`${selector} is missing from the page`);
-  return node;
-}
-
 /**
  * Replaces a container's children, keeping the keyboard focus on the element with the same
  * `data-focus` key (lists are re-rendered as live data arrives, under a user's Tab key).

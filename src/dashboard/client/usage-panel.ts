@@ -111,8 +111,9 @@ export class UsagePanel {
         { label: `Time (${zone})`, stroke: '#33434f', grid: { stroke: '#e3ebf1' }, ticks: { stroke: '#c5d2dc' } },
         { label: view.unit, stroke: '#33434f', grid: { stroke: '#e3ebf1' }, ticks: { stroke: '#c5d2dc' }, size: 56 },
       ],
+      // A series' value is null where the cursor is on no point, whatever uPlot's types say.
       series: [
-        { label: 'Time', value: (_u, ts) => (ts === null ? '–' : shortTime(ts * 1000, zone)) },
+        { label: 'Time', value: (_u, ts: number | null) => (ts === null ? '–' : shortTime(ts * 1000, zone)) },
         {
           label: 'Use',
           stroke: BAR_COLOR,
@@ -120,7 +121,7 @@ export class UsagePanel {
           width: 0,
           ...(bars ? { paths: bars({ size: [0.8, 60], align: 1 }) } : {}),
           points: { show: false },
-          value: (_u, v) => (v === null ? '–' : gallons(v)),
+          value: (_u, v: number | null) => (v === null ? '–' : gallons(v)),
         },
       ],
       hooks: { drawClear: [(u) => this.#shadeLeaks(u)], draw: [(u) => this.#markNow(u)] },

@@ -39,6 +39,7 @@ async function copyText(text: string): Promise<boolean> {
     area.value = text;
     document.body.append(area);
     area.select();
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the one way to copy without the Clipboard API's permission
     const done = document.execCommand('copy');
     area.remove();
     return done;

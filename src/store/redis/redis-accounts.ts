@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.js';
+import { present } from '../../core/errors.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord } from '../data.js';
 import { diffEntries, indexEntriesOf, pastLifetime } from '../derived.js';
 import { checkAccountBytes, checkPendingDeliveries, deepFreeze, NO_ACCOUNT_LIMITS, storedBytes, type AccountLimits } from '../limits.js';
@@ -46,14 +47,14 @@ export class RedisAccounts implements AccountStore {
   ) {}
 
   lookup(kind: IndexKind, key: string): Promise<string | null> {
-    return this.connection.run((c) => c.hGet(`${this.prefix}idx:${kind}`, key)).then((owner) => (owner === null || owner === undefined ? null : asText(owner)));
+    return this.connection.run((c) => c.hGet(`${this.prefix}idx:${kind}`, key)).then((owner: unknown) => (owner === null || owner === undefined ? null : asText(owner)));
   }
 
   async findByKey(kind: IndexKind, key: string): Promise<{ accountId: string; doc: DeepReadonly<AccountDoc> } | null> {
     const reply = await this.connection.script(OWNER_VERSION, [this.prefix, kind, key]);
     if (reply === null || reply === undefined) return null;
     const [owner, version, lastSeen] = asArray(reply).map(asText);
-    const accountId = owner!;
+    const accountId = present(owner, 'the owner in an index reply');
     let found = this.#cache.get(accountId);
     if (found !== undefined && found.version === version) this.#remember(accountId, found);
     else found = (await this.#load(accountId))?.entry;
@@ -160,14 +161,14 @@ export class RedisAccounts implements AccountStore {
     const reply = asArray(await this.connection.script(LIST_ACCOUNTS, [this.prefix, page.after ?? '', String(Math.max(0, page.limit))]));
     const rows = asArray(reply[1]).map((row) => asArray(row).map(asText));
     const accounts = rows.map(([accountId, name, origin, createdAt, lastSeen]) => ({
-      accountId: accountId!,
-      name: name!,
+      accountId: present(accountId, 'the id in an account row'),
+      name: present(name, 'the name in an account row'),
       origin: origin as AccountSummary['origin'],
-      createdAt: createdAt!,
+      createdAt: present(createdAt, 'the creation time in an account row'),
       lastSeenMs: lastSeen === '' ? null : Number(lastSeen),
     }));
     const last = rows.at(-1);
-    return { accounts, next: reply[0] === 1 && last ? last[5]! : null };
+    return { accounts, next: reply[0] === 1 && last ? present(last[5], 'the cursor in an account row') : null };
   }
 
   count(): Promise<number> {

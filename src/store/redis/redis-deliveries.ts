@@ -33,7 +33,7 @@ export class RedisDeliveries implements DeliveryStore {
   ) {}
 
   async get(accountId: string, deliveryId: string): Promise<DeepReadonly<DeliveryRecord> | null> {
-    const json = await this.connection.run((c) => c.hGet(`${this.prefix}dlv:${accountId}`, deliveryId));
+    const json: unknown = await this.connection.run((c) => c.hGet(`${this.prefix}dlv:${accountId}`, deliveryId));
     return json === null || json === undefined ? null : decodeDelivery(asText(json));
   }
 
@@ -62,7 +62,7 @@ export class RedisDeliveries implements DeliveryStore {
       let old: string | null = this.#raw.get(key) ?? null;
       for (;;) {
         if (old === null) {
-          const stored = await this.connection.run((c) => c.hGet(`${this.prefix}dlv:${accountId}`, deliveryId));
+          const stored: unknown = await this.connection.run((c) => c.hGet(`${this.prefix}dlv:${accountId}`, deliveryId));
           if (stored === null || stored === undefined) return null;
           old = asText(stored);
         }

@@ -59,7 +59,7 @@ export class RedisCounters implements Counters {
   }
 
   async get(key: string): Promise<number> {
-    const value = await this.connection.run((c) => c.get(`${this.prefix}ctr:${key}`));
+    const value: unknown = await this.connection.run((c) => c.get(`${this.prefix}ctr:${key}`));
     return value === null || value === undefined ? 0 : Number(asText(value));
   }
 }
@@ -171,7 +171,7 @@ export class RedisSettings implements Settings {
   ) {}
 
   async get(name: string): Promise<string | null> {
-    const value = await this.connection.run((c) => c.hGet(`${this.prefix}settings`, name));
+    const value: unknown = await this.connection.run((c) => c.hGet(`${this.prefix}settings`, name));
     return value === null || value === undefined ? null : asText(value);
   }
 
@@ -237,7 +237,10 @@ export class RedisSessionStore extends ConnectRedisStore {
       this.#mapped(
         cb &&
           ((err, sessions?: (SessionData & { id?: string })[] | null) => {
-            if (err || !sessions) return cb(err, sessions);
+            if (err || !sessions) {
+              cb(err, sessions);
+              return;
+            }
             cb(null, Object.fromEntries(sessions.map(({ id, ...session }) => [id, session])));
           }),
       ),
@@ -254,7 +257,10 @@ export class RedisSessionStore extends ConnectRedisStore {
       await operation;
       await after();
     } catch (error) {
-      if (cb) return cb(this.#connection.unavailable(error));
+      if (cb) {
+        cb(this.#connection.unavailable(error));
+        return;
+      }
       throw this.#connection.unavailable(error);
     }
     cb?.();
