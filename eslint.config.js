@@ -157,6 +157,8 @@ export default tseslint.config(
       'src/server.ts',
       'src/cli/listen.ts',
       'src/readings/rollup.ts',
+      'src/readings/model-sums.ts',
+      'src/readings/bucket-starts.ts',
       'src/faults/faults.ts',
       'src/webhooks/address-policy.ts',
       'src/webhooks/sender.ts',
