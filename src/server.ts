@@ -7,19 +7,21 @@ import { join } from 'node:path';
 import { fixturesChanged, resetAllAccounts, seedFixtures, sweepIdleAccounts } from './accounts/index.js';
 import { createApp } from './app.js';
 import { SESSION_TTL_MS } from './auth/index.js';
-import { describeProtections, type Config } from './config.js';
+import type { Config } from './config.js';
 import { systemClock } from './core/clock.js';
 import { isServiceUnavailable } from './core/errors.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { VERSION } from './core/package-info.js';
 import { buildDeps, type Deps, type DepsOverrides } from './deps.js';
 import { BASE_HEADERS } from './http/base-headers.js';
-import { loadTls } from './http/tls.js';
+import { loadTls, type TlsMaterial } from './http/tls.js';
 import { loadScenarios, resolveStartupRun, runDueSteps, startStartupRun } from './scenarios/index.js';
+import { logListening, startupReport, type StartupReport } from './startup-report.js';
 import { loadFixtures, type FixtureSet } from './store/fixtures.js';
-import { openStore, type OpenedStore, type StoreOptions } from './store/open-store.js';
-import { describeRedisUrl } from './store/redis/url.js';
+import { openStore, type StoreOptions } from './store/open-store.js';
 import type { Store } from './store/store.js';
+
+export { describeStartup, type StartupReport } from './startup-report.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const DISPATCH_INTERVAL_MS = 250;
@@ -32,27 +34,6 @@ const ACCOUNT_CACHE_SIZE = 500;
  * that accounts filled to their limits cannot fill the 256 MB heap `serve` runs with.
  */
 export const ACCOUNT_CACHE_BYTES = 32 * 1024 * 1024;
-
-export interface StartupReport {
-  url: string;
-  /** The listening address (HOST). */
-  host: string;
-  publicUrl: string;
-  dashboardUrl: string;
-  docsUrl: string;
-  store: { backend: string; where: string; origin: OpenedStore['origin'] };
-  fixturesDir: string;
-  fixtureAccounts: number;
-  scenariosDir: string;
-  scenarios: string[];
-  /** Set when FIXTURES_DIR changed since the stored state was made and was not reloaded. */
-  fixturesChanged: boolean;
-  reset: boolean;
-  seed: number;
-  tlsCertificate: string | null;
-  /** The protections in force and why (describeProtections). */
-  protections: string[];
-}
 
 export interface RunningSandbox {
   server: Server;
@@ -109,77 +90,70 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   const scenarios = overrides.scenarios ?? (await loadScenarios(config.scenariosDir));
   const opened = await openStore(storeOptionsOf(config, { logger }), clock);
   const { store } = opened;
-  const certDir = config.dataDir === ':memory:' ? join(tmpdir(), 'water-sandbox') : config.dataDir;
-  const tls = await loadTls(config.tls, certDir, clock.now());
-  // Until the store is ready (Redis reachable), every request is answered 503 with the reason,
-  // /healthz included; then the sandbox's app takes over. So a replica started before its Redis
-  // listens at once, says why it is not ready, and keeps waiting instead of exiting.
+  const tls = await loadTls(config.tls, config.dataDir === ':memory:' ? join(tmpdir(), 'water-sandbox') : config.dataDir, clock.now());
+  const front = frontServer(config, store, tls);
+  await listen(front.server, config).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const port = (front.server.address() as AddressInfo).port;
+  const scheme = tls ? 'https' : 'http';
+
+  const ready = await prepare(config, store, logger, port, fixtures, { ...overrides, clock, logger, scenarios }).catch(async (error: unknown) => {
+    front.server.close();
+    await store.close();
+    throw error;
+  });
+  const { deps, startupRun } = ready;
+  deps.urls.publicUrl = config.publicUrl ?? `${scheme}://localhost:${port}`;
+  deps.metrics.collectProcessMetrics();
+  front.serve(createApp(deps));
+
+  const report = startupReport(config, { port, scheme, publicUrl: deps.urls.publicUrl, fixtures, scenarios, tls }, { backend: store.backend, origin: opened.origin, ...ready });
+  logListening(logger, config, report, { port, scheme });
+  if (startupRun) await startStartupRun(deps, startupRun);
+  const stopBackgroundWork = startBackgroundWork(deps, logger);
+
+  let stopping: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    stopping ??= shutdown(front.server, deps, stopBackgroundWork);
+    return stopping;
+  };
+  return { server: front.server, deps, port, url: `${scheme}://127.0.0.1:${port}`, tlsCertificate: tls?.certFile ?? null, report, stop };
+}
+
+/**
+ * The HTTP(S) server, answering 503 with the reason until `serve` hands it the app. So a replica
+ * started before its Redis listens at once, says why it is not ready (/healthz included), and
+ * keeps waiting instead of exiting.
+ */
+function frontServer(config: Config, store: Store, tls: TlsMaterial | null): { server: Server; serve: (app: RequestListener) => void } {
   let handle: RequestListener = notReadyYet(store);
   const listener: RequestListener = (req, res) => handle(req, res);
   const limits = serverLimits(config);
   const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key, ...limits }, listener) : createHttpServer(limits, listener);
   server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  const port = (server.address() as AddressInfo).port;
-  const scheme = tls ? 'https' : 'http';
-  const localUrl = `${scheme}://localhost:${port}`;
-
-  const ready = await prepare(config, store, logger, port, fixtures, { ...overrides, clock, logger, scenarios }).catch(async (error: unknown) => {
-    server.close();
-    await store.close();
-    throw error;
-  });
-  const { deps, seeded, changed, startupRun } = ready;
-  deps.urls.publicUrl = config.publicUrl ?? localUrl;
-  deps.metrics.collectProcessMetrics();
-  handle = createApp(deps);
-
-  const report: StartupReport = {
-    url: localUrl,
-    host: config.host,
-    publicUrl: deps.urls.publicUrl,
-    dashboardUrl: `${deps.urls.publicUrl}/`,
-    docsUrl: `${deps.urls.publicUrl}/docs`,
-    store: {
-      backend: store.backend,
-      where: config.redisUrl !== null ? describeRedisUrl(config.redisUrl) : config.dataDir,
-      // A Redis store is fresh when this replica seeded it (the first of the replicas to start).
-      origin: opened.origin === 'existing' && seeded ? 'fresh' : opened.origin,
+  return {
+    server,
+    serve: (app) => {
+      handle = app;
     },
-    fixturesDir: config.fixturesDir,
-    fixtureAccounts: fixtures.accounts.length,
-    scenariosDir: config.scenariosDir,
-    scenarios: [...scenarios.keys()],
-    fixturesChanged: changed,
-    reset: config.resetOnStart,
-    seed: config.seed,
-    tlsCertificate: tls?.certFile ?? null,
-    protections: describeProtections(config, deps.urls.publicUrl),
   };
-  logger.warn('SANDBOX: this is a sandbox of the water-monitoring API; credentials and data are for testing only');
-  logger.info('listening', {
-    url: `${scheme}://${config.host}:${port}`,
-    port,
-    publicUrl: deps.urls.publicUrl,
-    store: report.store,
-    seed: config.seed,
-    ...(tls ? { tlsCertificate: tls.certFile } : {}),
-    protections: { hosted: config.hosted, blockPrivateEndpoints: config.blockPrivateEndpoints, endpointPolicy: config.endpointPolicy, adminToken: config.adminToken !== null, ...config.limits },
+}
+
+/** Listens on PORT and HOST; rejects with the server's error (a port in use, an address not here). */
+function listen(server: Server, config: Config): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
+}
 
-  if (startupRun) await startStartupRun(deps, startupRun);
-
+/** The timers of the background work: due retries and scenario steps, idle accounts. Returns what stops them. */
+function startBackgroundWork(deps: Deps, logger: Logger): () => void {
   // Retries and scenario steps fall due on the accounts' clocks; this interval notices them in real time.
   const dispatchTimer = setInterval(() => void noticeDueWork(deps), DISPATCH_INTERVAL_MS);
   dispatchTimer.unref();
@@ -189,31 +163,29 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
     });
   }, SWEEP_INTERVAL_MS);
   sweepTimer.unref();
-
-  let stopping: Promise<void> | null = null;
-  const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      clearInterval(dispatchTimer);
-      clearInterval(sweepTimer);
-      // Attempts under way finish; nothing new starts, and pending deliveries stay in the store for the next start (or another replica).
-      deps.dispatcher.stop();
-      // Event streams and `listen` streams never end on their own; server.close() would wait for them.
-      // The CLIs of `listen` reconnect (to another replica, or after a restart).
-      deps.liveStreams.closeAll();
-      deps.relays.closeAll();
-      const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-      force.unref();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await closed;
-      clearTimeout(force);
-      await Promise.race([deps.dispatcher.idle(), new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
-      await store.close();
-    })();
-    return stopping;
+  return () => {
+    clearInterval(dispatchTimer);
+    clearInterval(sweepTimer);
   };
+}
 
-  return { server, deps, port, url: `${scheme}://127.0.0.1:${port}`, tlsCertificate: tls?.certFile ?? null, report, stop };
+/** Stops accepting requests, lets in-flight requests and webhook attempts finish (each within SHUTDOWN_GRACE_MS), closes the store. */
+async function shutdown(server: Server, deps: Deps, stopBackgroundWork: () => void): Promise<void> {
+  stopBackgroundWork();
+  // Attempts under way finish; nothing new starts, and pending deliveries stay in the store for the next start (or another replica).
+  deps.dispatcher.stop();
+  // Event streams and `listen` streams never end on their own; server.close() would wait for them.
+  // The CLIs of `listen` reconnect (to another replica, or after a restart).
+  deps.liveStreams.closeAll();
+  deps.relays.closeAll();
+  const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  force.unref();
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await closed;
+  clearTimeout(force);
+  await Promise.race([deps.dispatcher.idle(), new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
+  await deps.store.close();
 }
 
 /**
@@ -274,32 +246,4 @@ function notReadyYet(store: Store): RequestListener {
       res.writeHead(503, { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1' }).end(JSON.stringify(body));
     });
   };
-}
-
-/** The start-up message for people: printed at every log level. */
-const isLoopbackHost = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\./.test(host);
-
-export function describeStartup(report: StartupReport): string {
-  const origin = report.store.origin;
-  const state =
-    origin === 'fresh' ? 'new, seeded from the fixtures' : origin === 'existing' ? 'kept from an earlier run' : `migrated from ${origin.migratedFrom} (${origin.accounts} accounts)`;
-  const lines = [
-    `water-sandbox is running at ${report.url}${report.publicUrl === report.url ? '' : ` (public URL ${report.publicUrl})`}`,
-    `  dashboard   ${report.dashboardUrl}   (sign in as demo@example.com / demo-password)`,
-    `  API docs    ${report.docsUrl}   (OpenAPI at ${report.publicUrl}/openapi.json)`,
-    `  demo key    Authorization: Bearer demo_api_key_for_the_water_monitoring_sandbox`,
-    `  state       ${report.store.backend === 'memory' ? 'in memory only' : `${report.store.backend} at ${report.store.where}`}: ${state}${report.reset ? '; reset to the fixtures (--reset)' : ''}`,
-    `  fixtures    ${report.fixtureAccounts} accounts from ${report.fixturesDir}; scenarios from ${report.scenariosDir}: ${report.scenarios.join(', ') || 'none'}`,
-  ];
-  lines.push(
-    isLoopbackHost(report.host)
-      ? `  listening   on ${report.host} only: other machines cannot reach it (HOST=0.0.0.0, or --host 0.0.0.0, to expose it)`
-      : `  listening   on ${report.host}: other machines can reach it (HOST=127.0.0.1 keeps it to this machine)`,
-  );
-  lines.push(...report.protections);
-  if (report.tlsCertificate) lines.push(`  TLS         self-signed or given certificate at ${report.tlsCertificate}`);
-  if (report.fixturesChanged) {
-    lines.push(`  NOTE        ${report.fixturesDir} changed since this state was made, and the stored state was kept: reload it with POST /sandbox/admin/reset or start with --reset`);
-  }
-  return lines.join('\n') + '\n';
 }

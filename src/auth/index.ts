@@ -2,9 +2,11 @@
 export { DASHBOARD_CLIENT_ID, requireAccount, resolveCredential, type AuthenticateDeps } from './authenticate.js';
 export { createCsrf } from './csrf.js';
 export { findClient, secretsEqual, type ClientsDeps } from './clients.js';
-export { oauthRouter, oauthSandboxRouter, type OAuthDeps } from './oauth-routes.js';
+export { oauthSandboxRouter } from './client-routes.js';
+export { type OAuthDeps } from './oauth-deps.js';
+export { oauthRouter } from './oauth-routes.js';
 export { authOperations } from './operations.js';
-export { messagePage, sendFormPage, signInPage } from './pages.js';
+export { messagePage, sendFormPage, sendSignInPage } from './pages.js';
 export { endSession, loginSession, SESSION_TTL_MS, type SessionDeps } from './session.js';
 export { createSignIn, startUserSession, type UserSessionDeps } from './sign-in.js';
 export { expireAccessTokens, pruneGrants, revokeGrant } from './tokens.js';

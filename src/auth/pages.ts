@@ -1,7 +1,8 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 
 import type { Ids } from '../core/ids.js';
 import { html, htmlDocument, type SafeHtml } from '../http/html.js';
+import type { Csrf } from './csrf.js';
 
 /**
  * The sandbox's form pages: the two sign-in forms (the authorization host's /login and the
@@ -61,6 +62,11 @@ export function sendFormPage(deps: { ids: Ids }, res: Response, status: number, 
     .send(page(nonce));
 }
 
+/** Sends a sign-in form (the authorization host's or the dashboard's) with this browser's CSRF token of its `purpose`. */
+export function sendSignInPage(deps: { ids: Ids }, csrf: Csrf, req: Request, res: Response, status: number, purpose: string, form: Omit<SignInForm, 'csrfToken'>): void {
+  sendFormPage(deps, res, status, signInPage({ ...form, csrfToken: csrf.token(req, res, purpose) }));
+}
+
 const document = (title: string, body: SafeHtml): FormPage => (nonce) => htmlDocument({ title, nonce, style: STYLE, body: html`<main>
 ${body}
 </main>` });
@@ -69,8 +75,8 @@ const hiddenFields = (fields: Readonly<Record<string, string | null>>): SafeHtml
   Object.entries(fields).flatMap(([name, value]) => (value === null ? [] : [html`<input type="hidden" name="${name}" value="${value}">
   `]));
 
-/** A sign-in form: e-mail and password, posted to `action` with the hidden fields and the CSRF token. Every value is escaped by `html`. */
-export function signInPage(input: {
+/** What a sign-in form shows and where it posts. */
+export interface SignInForm {
   title: string;
   /** What the sign-in is for, under the heading. */
   lead: SafeHtml;
@@ -80,7 +86,10 @@ export function signInPage(input: {
   email?: string;
   error?: string;
   note: SafeHtml;
-}): FormPage {
+}
+
+/** A sign-in form: e-mail and password, posted to `action` with the hidden fields and the CSRF token. Every value is escaped by `html`. */
+export function signInPage(input: SignInForm): FormPage {
   const typed = input.email !== undefined && input.email !== '';
   return document(
     input.title,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { AppError } from '../core/errors.js';
+import { isLocalHttpHost } from '../core/loopback.js';
 import type { OAuthClientRecord } from '../store/data.js';
 import type { Client } from './clients.js';
 
@@ -10,7 +11,6 @@ import type { Client } from './clients.js';
  * client_secret.
  */
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 // Schemes that are not an app's: a redirect there would run script, read files or leave the flow.
 const NOT_APP_SCHEMES = new Set(['javascript', 'data', 'vbscript', 'file', 'blob', 'about', 'filesystem', 'ftp', 'ws', 'wss', 'mailto', 'tel', 'sms', 'urn']);
 const MAX_URI_LENGTH = 2048;
@@ -42,7 +42,7 @@ export function uriProblem(field: string, value: string, allowCustomScheme: bool
   if (url.username || url.password) return `${field} must not contain a user name or password`;
   if (scheme === 'https') return null;
   // SANDBOX: plain http is also accepted for loopback hosts, as RFC 8252 section 7.3 allows for native apps, so partners can test locally.
-  if (scheme === 'http') return LOOPBACK_HOSTS.has(url.hostname) ? null : `${rule}; plain http is accepted only for loopback hosts`;
+  if (scheme === 'http') return isLocalHttpHost(url.hostname) ? null : `${rule}; plain http is accepted only for loopback hosts`;
   if (!allowCustomScheme) return `${rule}; got the scheme ${JSON.stringify(scheme)}`;
   if (NOT_APP_SCHEMES.has(scheme)) return `${rule}; ${JSON.stringify(scheme)} is not an app's custom scheme`;
   return null;

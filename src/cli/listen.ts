@@ -105,6 +105,85 @@ function untilStopped(ctx: CliContext): Promise<string> {
   return Promise.race([ctx.untilStopSignal(), parentGone]);
 }
 
+/** One `listen` run: its client, its relay connection, and the subscriptions it made (deleted at the end). */
+class ListenRun {
+  readonly #client: SandboxClient;
+  readonly #confirmer: Confirmer;
+  readonly #subscriptions: string[] = [];
+
+  constructor(
+    private readonly options: ListenOptions,
+    private readonly ctx: CliContext,
+  ) {
+    this.#client = clientFor(options, ctx);
+    this.#confirmer = new Confirmer(this.#client, ctx);
+  }
+
+  /** Opens the relay connection, printing a line per forwarded request and confirming the subscriptions this run made. */
+  async open(): Promise<RelayForwarder> {
+    const { ctx } = this;
+    try {
+      return await RelayForwarder.open(this.#client.http, {
+        forwardTo: this.options.forwardTo,
+        ...(this.options.name === undefined ? {} : { name: this.options.name }),
+        forwarded: (request, reply, latencyMs) => {
+          const outcome = 'error' in reply ? `failed: ${reply.error}` : `${reply.status} (${latencyMs} ms)`;
+          ctx.stdout(`${describeRequest(request)} -> ${outcome}\n`);
+        },
+        done: async (request) => {
+          const confirmation = confirmationOf(request);
+          if (confirmation) await this.#confirmer.seen(confirmation.subscriptionId, confirmation.token);
+        },
+        replyFailed: (_request, error) => ctx.stderr(`could not return the answer to the sandbox: ${error.message}\n`),
+        disconnected: (why, delayMs) => ctx.stderr(`lost the connection to the sandbox (${why}); connecting again in ${delayMs / 1000} s\n`),
+        reconnected: () => ctx.stderr('reconnected to the sandbox\n'),
+      });
+    } catch (error) {
+      throw cliErrorOf(error);
+    }
+  }
+
+  /** Subscribes the locations of --subscribe to the relay endpoint; each is confirmed once its confirmation message passes. */
+  async subscribe(endpoint: string): Promise<void> {
+    for (const locationId of await locationsToSubscribe(this.#client, this.options.subscribe ?? [])) {
+      const { body } = await this.#client.call<{ subscriptionId: string; status: string }>('POST', `/v1/locations/${encodeURIComponent(locationId)}/subscriptions`, { endpoint });
+      this.#subscriptions.push(body.subscriptionId);
+      this.ctx.stdout(`subscribed location ${locationId}: subscription ${body.subscriptionId} (${body.status})\n`);
+      if (body.status === 'pending') await this.#confirmer.expect(body.subscriptionId);
+    }
+  }
+
+  /** Deletes the subscriptions this run made (one already gone is fine). */
+  async unsubscribe(): Promise<void> {
+    for (const subscriptionId of this.#subscriptions) {
+      try {
+        await this.#client.call('DELETE', `/v1/subscriptions/${encodeURIComponent(subscriptionId)}`, undefined, { accept: [404] });
+        this.ctx.stdout(`deleted subscription ${subscriptionId}\n`);
+      } catch (error) {
+        this.ctx.stderr(`could not delete subscription ${subscriptionId}: ${(error as Error).message}\n`);
+      }
+    }
+  }
+
+  /**
+   * Once the relay is ready: subscribes, then waits for a stop or for the connection to fail for
+   * good. Returns the error `listen` ends with, or null for a stop.
+   */
+  async serve(forwarder: RelayForwarder, stopSignal: Promise<string>): Promise<CliError | null> {
+    const failed = forwarder.failed.then((error) => cliErrorOf(error) as CliError);
+    const stopOrFail = Promise.race([stopSignal.then(() => null), failed]);
+    const early = await Promise.race([forwarder.ready.then(() => undefined), stopOrFail]);
+    if (early !== undefined) return early;
+    this.ctx.stdout(`Ready. Webhooks sent to ${forwarder.endpoint} are forwarded to ${this.options.forwardTo} (Ctrl-C to stop)\n`);
+    try {
+      await this.subscribe(forwarder.endpoint);
+      return await stopOrFail;
+    } catch (error) {
+      return error instanceof CliError ? error : new CliError((error as Error).message);
+    }
+  }
+}
+
 /**
  * `listen --forward-to <url>`: holds one connection to the sandbox (server-sent events, and a
  * POST per answer), forwards every webhook sent to the relay endpoint to <url>, and sends the
@@ -116,59 +195,12 @@ export async function listen(options: ListenOptions, ctx: CliContext): Promise<n
   if (!URL.canParse(options.forwardTo) || !/^https?:$/.test(new URL(options.forwardTo).protocol)) {
     throw new CliError(`--forward-to must be an http or https URL such as http://localhost:3000/webhooks; got ${JSON.stringify(options.forwardTo)}`, 2);
   }
-  const client = clientFor(options, ctx);
-  const confirmer = new Confirmer(client, ctx);
+  const run = new ListenRun(options, ctx);
   const stopSignal = untilStopped(ctx);
-  let forwarder: RelayForwarder;
-  try {
-    forwarder = await RelayForwarder.open(client.http, {
-      forwardTo: options.forwardTo,
-      ...(options.name === undefined ? {} : { name: options.name }),
-      forwarded: (request, reply, latencyMs) => {
-        const outcome = 'error' in reply ? `failed: ${reply.error}` : `${reply.status} (${latencyMs} ms)`;
-        ctx.stdout(`${describeRequest(request)} -> ${outcome}\n`);
-      },
-      done: async (request) => {
-        const confirmation = confirmationOf(request);
-        if (confirmation) await confirmer.seen(confirmation.subscriptionId, confirmation.token);
-      },
-      replyFailed: (_request, error) => ctx.stderr(`could not return the answer to the sandbox: ${error.message}\n`),
-      disconnected: (why, delayMs) => ctx.stderr(`lost the connection to the sandbox (${why}); connecting again in ${delayMs / 1000} s\n`),
-      reconnected: () => ctx.stderr('reconnected to the sandbox\n'),
-    });
-  } catch (error) {
-    throw cliErrorOf(error);
-  }
-
-  const failed = forwarder.failed.then((error) => cliErrorOf(error) as CliError);
-  const stopOrFail = Promise.race([stopSignal.then(() => null), failed]);
-  const early = await Promise.race([forwarder.ready.then(() => undefined), stopOrFail]);
-  const subscriptions: string[] = [];
-  let result: CliError | null = early === undefined ? null : early;
-  if (early === undefined) {
-    ctx.stdout(`Ready. Webhooks sent to ${forwarder.endpoint} are forwarded to ${options.forwardTo} (Ctrl-C to stop)\n`);
-    try {
-      for (const locationId of await locationsToSubscribe(client, options.subscribe ?? [])) {
-        const { body } = await client.call<{ subscriptionId: string; status: string }>('POST', `/v1/locations/${encodeURIComponent(locationId)}/subscriptions`, { endpoint: forwarder.endpoint });
-        subscriptions.push(body.subscriptionId);
-        ctx.stdout(`subscribed location ${locationId}: subscription ${body.subscriptionId} (${body.status})\n`);
-        if (body.status === 'pending') await confirmer.expect(body.subscriptionId);
-      }
-      result = await stopOrFail;
-    } catch (error) {
-      result = error instanceof CliError ? error : new CliError((error as Error).message);
-    }
-  }
-
+  const forwarder = await run.open();
+  const result = await run.serve(forwarder, stopSignal);
   await forwarder.close();
-  for (const subscriptionId of subscriptions) {
-    try {
-      await client.call('DELETE', `/v1/subscriptions/${encodeURIComponent(subscriptionId)}`, undefined, { accept: [404] });
-      ctx.stdout(`deleted subscription ${subscriptionId}\n`);
-    } catch (error) {
-      ctx.stderr(`could not delete subscription ${subscriptionId}: ${(error as Error).message}\n`);
-    }
-  }
+  await run.unsubscribe();
   if (result) throw result;
   return 0;
 }

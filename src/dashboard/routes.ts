@@ -12,7 +12,7 @@ import {
   revokeGrant,
   sendFormPage,
   signedInUser,
-  signInPage,
+  sendSignInPage,
   startUserSession,
   type SessionDeps,
   type UserSessionDeps,
@@ -109,23 +109,15 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   const assets = loadDashboardAssets(deps.dashboardAssetsDir);
   if ('missing' in assets) deps.logger.error('the dashboard page is not built; run npm run build', { reason: assets.missing });
 
-  const showSignIn = (req: Request, res: Response, status: number, extra: { email?: string; error?: string } = {}): void => {
-    const csrfToken = csrf.token(req, res, SIGN_IN_FORM);
-    sendFormPage(
-      deps,
-      res,
-      status,
-      signInPage({
-        title: 'Sign in - Water sandbox dashboard',
-        lead: html`to the water sandbox dashboard`,
-        action: '/dashboard/sign-in',
-        hidden: {},
-        csrfToken,
-        ...extra,
-        note: html`Water-monitoring sandbox: sign in with a sandbox user (demo: <code>demo@example.com</code> / <code>demo-password</code>); nothing here reaches production.`,
-      }),
-    );
-  };
+  const showSignIn = (req: Request, res: Response, status: number, extra: { email?: string; error?: string } = {}): void =>
+    sendSignInPage(deps, csrf, req, res, status, SIGN_IN_FORM, {
+      title: 'Sign in - Water sandbox dashboard',
+      lead: html`to the water sandbox dashboard`,
+      action: '/dashboard/sign-in',
+      hidden: {},
+      ...extra,
+      note: html`Water-monitoring sandbox: sign in with a sandbox user (demo: <code>demo@example.com</code> / <code>demo-password</code>); nothing here reaches production.`,
+    });
 
   const showError = (res: Response, status: number, title: string, message: string): void =>
     sendFormPage(deps, res, status, messagePage({ title, message, link: { href: '/', text: 'Back to the dashboard' }, note: 'Water sandbox dashboard.' }));

@@ -1,10 +1,10 @@
 import { AppError, invalidParameter } from '../core/errors.js';
+import { isLocalHttpHost } from '../core/loopback.js';
 import type { AddressGuard, AddressRefusal } from '../webhooks/index.js';
 
 /** Which subscription endpoints are accepted (ENDPOINT_POLICY). */
 export type EndpointPolicy = 'https-only' | 'https-or-loopback' | 'any';
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 const MAX_ENDPOINT_LENGTH = 2048;
 /** How long a subscription waits for its endpoint's name to resolve before leaving the judgement to the connection. */
 export const ENDPOINT_RESOLVE_TIMEOUT_MS = 2000;
@@ -60,7 +60,7 @@ export async function checkEndpoint(endpoint: unknown, rules: EndpointRules, rel
   if (url.protocol === 'http:') {
     if (rules.policy === 'https-only') throw refuse('endpoint must use https (ENDPOINT_POLICY=https-only, as production requires)', { rule: 'ENDPOINT_POLICY', range: rules.policy });
     // SANDBOX: production requires https; plain http is accepted for loopback receivers so partners can test locally.
-    if (rules.policy === 'https-or-loopback' && !LOOPBACK_NAMES.has(url.hostname)) {
+    if (rules.policy === 'https-or-loopback' && !isLocalHttpHost(url.hostname)) {
       throw refuse('endpoint must use https; plain http is accepted only for localhost, 127.0.0.1 and [::1] (ENDPOINT_POLICY=https-or-loopback)', { rule: 'ENDPOINT_POLICY', range: rules.policy });
     }
   }

@@ -2,5 +2,6 @@
 export { type EndpointPolicy } from './endpoint-policy.js';
 export { subscriptionsOperations } from './operations.js';
 export { presentSubscription } from './presenter.js';
-export { confirmationTokenShown, subscriptionsRouter, subscriptionsSandboxRouter, type SubscriptionsDeps } from './routes.js';
+export { subscriptionsRouter, subscriptionsSandboxRouter } from './routes.js';
+export { confirmationTokenShown, type SubscriptionsDeps } from './service.js';
 export { Subscription, type PublicSubscription } from './schemas.js';

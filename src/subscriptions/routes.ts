@@ -1,21 +1,9 @@
 import type { Router } from 'express';
 
-import { accountNowMs } from '../clock/index.js';
-import type { Clock } from '../core/clock.js';
-import { capReached, conflict, notFound } from '../core/errors.js';
-import type { Ids } from '../core/ids.js';
-import type { Logger } from '../core/logger.js';
-import type { Metrics } from '../http/metrics.js';
 import { operationRouter } from '../http/operation.js';
 import { pageOf } from '../http/pagination.js';
 import { authOf, noteRequestFacts } from '../http/request-context.js';
-import { publishAccountEvent } from '../live/index.js';
-import type { AccountDoc, DeepReadonly, SubscriptionRecord } from '../store/data.js';
 import { findLocation, findSubscription } from '../store/lookups.js';
-import type { AccountTx, Store } from '../store/store.js';
-import { SUBSCRIPTION_DELETED_NOTE, type AddressGuard, type Dispatcher } from '../webhooks/index.js';
-import { checkConfirmationToken, confirmationUrl, issueConfirmationToken } from './confirmation.js';
-import { checkEndpoint, EndpointRefusedError, type EndpointPolicy, type RelayEndpointCheck } from './endpoint-policy.js';
 import {
   confirmSubscriptionOp,
   createSubscriptionOp,
@@ -27,125 +15,13 @@ import {
 } from './operations.js';
 import { presentSubscription } from './presenter.js';
 import { DEFAULT_SUBSCRIPTIONS_PER_PAGE } from './schemas.js';
-
-export interface SubscriptionsDeps {
-  store: Store;
-  clock: Clock;
-  ids: Ids;
-  dispatcher: Dispatcher;
-  urls: { readonly publicUrl: string };
-  config: {
-    /** PUBLIC_URL names a host that is not loopback: confirmation tokens reach endpoints only. */
-    readonly hosted: boolean;
-    readonly confirmationTokenTtlSeconds: number;
-    readonly endpointPolicy: EndpointPolicy;
-    readonly blockPrivateEndpoints: boolean;
-    readonly limits: { readonly subscriptionsPerLocation: number };
-  };
-  /** Recognises the sandbox's relay endpoints (`water-sandbox listen`). */
-  relays?: { classifyEndpoint(accountId: string, url: URL): 'own' | 'foreign' | null };
-  /** Judges the address an endpoint's host resolves to (BLOCK_PRIVATE_ENDPOINTS). */
-  addressGuard: Pick<AddressGuard, 'checkHost'>;
-  logger: Logger;
-  metrics: Pick<Metrics, 'countRefusedEndpoint'>;
-}
-
-/** The endpoint as the rules accept it; a refusal is counted and logged for the operator before the 400. */
-async function acceptedEndpoint(deps: SubscriptionsDeps, accountId: string, endpoint: unknown): Promise<string> {
-  const relays = deps.relays;
-  const relayCheck: RelayEndpointCheck | undefined = relays && ((url) => relays.classifyEndpoint(accountId, url));
-  const rules = { policy: deps.config.endpointPolicy, blockPrivate: deps.config.blockPrivateEndpoints, addresses: deps.addressGuard };
-  try {
-    return await checkEndpoint(endpoint, rules, relayCheck);
-  } catch (error) {
-    if (error instanceof EndpointRefusedError) {
-      deps.metrics.countRefusedEndpoint({ ...error.refusal, at: 'subscription' });
-      deps.logger.warn('subscription endpoint refused', { accountId, ...error.refusal, reason: error.message });
-    }
-    throw error;
-  }
-}
-
-/**
- * Within one store change: a fresh confirmation token (replacing unused ones) and the
- * confirmation POST to the endpoint, stored with the change. The caller kicks the dispatcher.
- */
-function queueConfirmation(
-  deps: SubscriptionsDeps,
-  doc: AccountDoc,
-  tx: AccountTx,
-  subscription: DeepReadonly<SubscriptionRecord>,
-  options: { checkReceiver: boolean },
-): { deliveryId: string; message: { confirmationUrl: string; confirmationToken: string } } {
-  const token = deps.ids.secret(24);
-  const nowMs = accountNowMs(deps.clock, doc.clock);
-  issueConfirmationToken(doc, { subscriptionId: subscription.subscriptionId, accountId: subscription.accountId, token, nowMs, ttlSeconds: deps.config.confirmationTokenTtlSeconds });
-  const message = { confirmationUrl: confirmationUrl(deps.urls.publicUrl, subscription.subscriptionId, token), confirmationToken: token };
-  const delivery = deps.dispatcher.build(
-    {
-      accountId: subscription.accountId,
-      kind: 'confirmation',
-      subscriptionId: subscription.subscriptionId,
-      locationId: subscription.locationId,
-      target: subscription.endpoint,
-      payload: message,
-      checkReceiverAfter: options.checkReceiver,
-    },
-    nowMs,
-  );
-  tx.addDeliveries([delivery]);
-  return { deliveryId: delivery.deliveryId, message };
-}
-
-/**
- * Whether the account may read the confirmation token of a subscription of `endpoint` (in the
- * answer of a resend, in its delivery log), rather than only the endpoint receiving it: on a
- * local sandbox, and for the account's own relay endpoints (which deliver to the account's own
- * `listen`). On a hosted sandbox the token reaching the endpoint is what proves the endpoint
- * asked for the traffic, so the account never sees it.
- */
-export function confirmationTokenShown(deps: Pick<SubscriptionsDeps, 'config' | 'relays'>, accountId: string, endpoint: string): boolean {
-  if (!deps.config.hosted) return true;
-  return URL.canParse(endpoint) && deps.relays?.classifyEndpoint(accountId, new URL(endpoint)) === 'own';
-}
+import { confirmationTokenShown, confirmSubscription, createSubscription, deleteSubscription, resendConfirmation, type SubscriptionsDeps } from './service.js';
 
 export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
   const api = operationRouter('/v1');
 
   api.handle(createSubscriptionOp, async ({ params, body }, _req, res) => {
-    const { accountId, doc } = authOf(res);
-    const { locationId } = params;
-    findLocation(doc, locationId);
-    const endpoint = await acceptedEndpoint(deps, accountId, body().endpoint);
-    const subscriptionId = deps.ids.uuid();
-    // The subscription, its token and its confirmation are stored in one change, so a restart
-    // never finds a subscription without its confirmation.
-    const subscription = await deps.store.accounts.update(accountId, (d, tx) => {
-      findLocation(d, locationId);
-      // SANDBOX: production does not document a second subscription of one endpoint to one location.
-      // The sandbox answers with the existing one rather than a duplicate that would receive every
-      // alert twice; a pending one gets a fresh confirmation, as the partner evidently lost the first.
-      const existing = d.subscriptions.find((s) => s.locationId === locationId && s.endpoint === endpoint);
-      if (existing) {
-        if (existing.status === 'pending') queueConfirmation(deps, d, tx, existing, { checkReceiver: false });
-        return existing;
-      }
-      // SANDBOX: a hosted sandbox caps what one partner's location fans out to (MAX_SUBSCRIPTIONS_PER_LOCATION); production documents no cap.
-      const cap = deps.config.limits.subscriptionsPerLocation;
-      const held = d.subscriptions.filter((s) => s.locationId === locationId).length;
-      if (cap > 0 && held >= cap) {
-        throw capReached(
-          'MAX_SUBSCRIPTIONS_PER_LOCATION',
-          `This location has ${held} subscriptions, the most this sandbox allows (MAX_SUBSCRIPTIONS_PER_LOCATION=${cap}); delete one (DELETE /v1/subscriptions/{subscriptionId}) before adding another`,
-        );
-      }
-      const created: SubscriptionRecord = { subscriptionId, accountId, locationId, endpoint, status: 'pending', createdAt: new Date(accountNowMs(deps.clock, d.clock)).toISOString() };
-      d.subscriptions.push(created);
-      queueConfirmation(deps, d, tx, created, { checkReceiver: true });
-      return created;
-    });
-    deps.dispatcher.kick(accountId);
-    await publishAccountEvent(deps.store, accountId, { type: 'subscription', subscriptionId: subscription.subscriptionId, locationId, status: subscription.status });
+    const subscription = await createSubscription(deps, authOf(res), params.locationId, body().endpoint);
     noteRequestFacts(res, { subscriptionId: subscription.subscriptionId });
     res.json(presentSubscription(subscription));
   });
@@ -166,23 +42,7 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
 
   // The official Python client adds a slash before the query: /confirm/?confirmationToken=... (trailingSlash).
   api.handle(confirmSubscriptionOp, async ({ params, query }, _req, res) => {
-    const { accountId, doc } = authOf(res);
-    const { subscriptionId } = params;
-    findSubscription(doc, subscriptionId);
-    const token = query().confirmationToken;
-    const confirmed = await deps.store.accounts.update(accountId, (d) => {
-      const nowMs = accountNowMs(deps.clock, d.clock);
-      checkConfirmationToken(d, subscriptionId, token, nowMs);
-      const record = d.confirmationTokens.find((t) => t.token === token && t.subscriptionId === subscriptionId);
-      const subscription = d.subscriptions.find((s) => s.subscriptionId === subscriptionId);
-      if (!record || !subscription) return null;
-      record.usedAt = new Date(nowMs).toISOString();
-      subscription.status = 'confirmed';
-      return presentSubscription(subscription);
-    });
-    if (!confirmed) throw notFound(`No subscription ${JSON.stringify(subscriptionId)} in this account`);
-    await publishAccountEvent(deps.store, accountId, { type: 'subscription', subscriptionId, locationId: confirmed.locationId, status: 'confirmed' });
-    res.json(confirmed);
+    res.json(presentSubscription(await confirmSubscription(deps, authOf(res), params.subscriptionId, query().confirmationToken)));
   });
 
   api.handle(getSubscriptionOp, ({ params }, _req, res) => {
@@ -190,21 +50,8 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
   });
 
   api.handle(deleteSubscriptionOp, async ({ params }, _req, res) => {
-    const { accountId, doc } = authOf(res);
-    const { subscriptionId } = params;
-    findSubscription(doc, subscriptionId);
-    const deleted = await deps.store.accounts.update(accountId, (d) => {
-      const subscription = findSubscription(d, subscriptionId);
-      d.subscriptions = d.subscriptions.filter((s) => s.subscriptionId !== subscriptionId);
-      d.confirmationTokens = d.confirmationTokens.filter((t) => t.subscriptionId !== subscriptionId);
-      return presentSubscription(subscription);
-    });
-    // Not in the same change, so the delivery log is not rewritten with the account; the
-    // dispatcher also cancels any it meets whose subscription is gone.
-    await deps.store.deliveries.cancelPending(accountId, subscriptionId, SUBSCRIPTION_DELETED_NOTE);
-    await publishAccountEvent(deps.store, accountId, { type: 'subscription', subscriptionId, locationId: deleted.locationId, status: 'deleted' });
     // Production's DELETE has no documented body; the official Node client crashes on an empty 200, so we answer the deleted subscription.
-    res.json(deleted);
+    res.json(presentSubscription(await deleteSubscription(deps, authOf(res), params.subscriptionId)));
   });
 
   return api.done();
@@ -218,16 +65,10 @@ export function subscriptionsSandboxRouter(deps: SubscriptionsDeps): Router {
   // account may read it (confirmationTokenShown) it is returned here too, so a partner without a
   // reachable endpoint can still confirm; otherwise the answer says where it went.
   api.handle(resendConfirmationOp, async ({ params }, _req, res) => {
-    const { accountId, doc } = authOf(res);
+    const caller = authOf(res);
     const { subscriptionId } = params;
-    findSubscription(doc, subscriptionId);
-    const sent = await deps.store.accounts.update(accountId, (d, tx) => {
-      const subscription = findSubscription(d, subscriptionId);
-      if (subscription.status === 'confirmed') throw conflict('already_confirmed', `Subscription ${subscription.subscriptionId} is already confirmed`);
-      return { endpoint: subscription.endpoint, ...queueConfirmation(deps, d, tx, subscription, { checkReceiver: false }) };
-    });
-    deps.dispatcher.kick(accountId);
-    if (confirmationTokenShown(deps, accountId, sent.endpoint)) res.json({ subscriptionId, ...sent.message });
+    const sent = await resendConfirmation(deps, caller, subscriptionId);
+    if (confirmationTokenShown(deps, caller.accountId, sent.endpoint)) res.json({ subscriptionId, ...sent.message });
     else res.json({ subscriptionId, endpoint: sent.endpoint, deliveryId: sent.deliveryId });
   });
 

@@ -3,6 +3,8 @@ import { isIP, type LookupFunction } from 'node:net';
 
 import ipaddr from 'ipaddr.js';
 
+import { isLoopbackName, unbracketed } from '../core/loopback.js';
+
 /** One address a host name resolves to. */
 export interface ResolvedAddress {
   address: string;
@@ -106,9 +108,6 @@ export function judgeAddress(address: string): { range: string; words: string } 
   return judged(own);
 }
 
-/** A URL host without the brackets of an IPv6 literal (`[::1]` → `::1`). */
-const unbracketed = (host: string): string => host.replace(/^\[|\]$/g, '');
-
 const refusal = (host: string, address: string, range: string, reason: string): AddressRefusal => ({ host, address, range, reason, message: `blocked: ${reason} (${ADDRESS_RULE})` });
 
 /** The refusal of a host that is an address itself (`127.0.0.1`, `[::ffff:7f00:1]`), or null. */
@@ -124,8 +123,7 @@ function refusalOfResolved(host: string, address: string): AddressRefusal | null
 
 /** `localhost` and `*.localhost` are loopback by definition (RFC 6761 section 6.3), whatever a resolver says. */
 export function refusalOfLoopbackName(host: string): AddressRefusal | null {
-  const name = host.toLowerCase().replace(/\.$/, '');
-  return name === 'localhost' || name.endsWith('.localhost') ? refusal(host, '', 'loopback', `${host} is a loopback name`) : null;
+  return isLoopbackName(host) ? refusal(host, '', 'loopback', `${host} is a loopback name`) : null;
 }
 
 /** Raised inside a connection attempt that the guard refused; the sender turns it into a delivery log entry. */

@@ -190,7 +190,7 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
     expect(loadConfig({ PUBLIC_URL: publicUrl })).toMatchObject(LOCKED);
   });
 
-  it.each(['http://localhost:8080', 'http://LOCALHOST:9000', 'http://app.localhost', 'http://127.0.0.1:8080', 'http://127.5.6.7', 'http://[::1]:8080'])('PUBLIC_URL=%s is local: as before', (publicUrl) => {
+  it.each(['http://localhost:8080', 'http://LOCALHOST:9000', 'http://app.localhost', 'http://127.0.0.1:8080', 'http://127.5.6.7', 'http://[::1]:8080', 'http://localhost.:8080', 'http://[::ffff:127.0.0.1]:8080'])('PUBLIC_URL=%s is local: as before', (publicUrl) => {
     expect(loadConfig({ PUBLIC_URL: publicUrl })).toMatchObject(OPEN);
   });
 

@@ -1,0 +1,17 @@
+import type { Clock } from '../core/clock.js';
+import type { Ids } from '../core/ids.js';
+import type { Logger } from '../core/logger.js';
+import type { ClientsDeps } from './clients.js';
+import type { GrantsDeps } from './grants.js';
+import type { SessionDeps } from './session.js';
+import type { TokenDeliveryDeps } from './token-delivery.js';
+
+/** What the authorization host and the client registration need. */
+export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps, GrantsDeps {
+  clock: Clock;
+  ids: Ids;
+  logger: Logger;
+  config: SessionDeps['config'] &
+    TokenDeliveryDeps['config'] &
+    GrantsDeps['config'] & { readonly limits: { readonly oauthClients: number } };
+}

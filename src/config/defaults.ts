@@ -1,0 +1,82 @@
+import { MAX_GENERATED_LOCATIONS } from '../accounts/index.js';
+import type { Limits } from './shape.js';
+
+/**
+ * The HTTP server's timeouts. Headers and a whole request (at most 100 kB) come in far less
+ * than these from any real client, so a client that trickles them in holds a connection this
+ * long at most. An idle kept-alive connection stays open longer than the idle timeout of the
+ * proxies and load balancers put in front (60 s is usual), so the sandbox never closes a
+ * connection the proxy is about to reuse (which the proxy would answer with a 502).
+ */
+export const HTTP_DEFAULTS = Object.freeze({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000 });
+
+/**
+ * The limits of a local sandbox: room for a CI suite or a demo (hundreds of subscriptions on one
+ * location, a thousand faults), yet nothing one account sends can take the process down. 0 = none.
+ */
+export const LOCAL_LIMITS: Limits = Object.freeze({
+  accountCreationsPerHour: 0,
+  subscriptionsPerLocation: 0,
+  locationsPerAccount: MAX_GENERATED_LOCATIONS,
+  openRelays: 50,
+  accountBytes: 8 * 1024 * 1024,
+  faults: 1000,
+  oauthClients: 100,
+  pendingDeliveries: 10_000,
+  runningRuns: 100,
+  openStreams: 20,
+  openStreamsTotal: 1000,
+  streamBufferBytes: 1024 * 1024,
+  // Only a signed-in browser has a session: a bound all the same.
+  sessions: 100_000,
+});
+
+/** The limits of a hosted sandbox: strangers share it, and its process runs in a 256 MB heap. */
+export const HOSTED_LIMITS: Limits = Object.freeze({
+  accountCreationsPerHour: 20,
+  subscriptionsPerLocation: 20,
+  locationsPerAccount: 5,
+  openRelays: 5,
+  accountBytes: 1024 * 1024,
+  faults: 100,
+  oauthClients: 20,
+  pendingDeliveries: 1000,
+  runningRuns: 10,
+  openStreams: 10,
+  openStreamsTotal: 500,
+  streamBufferBytes: 256 * 1024,
+  sessions: 10_000,
+});
+
+/** Finished deliveries kept per account: WEBHOOK_LOG_LIMIT's defaults. */
+export const DELIVERY_LOG_LIMITS = Object.freeze({ local: 1000, hosted: 200 });
+
+/** The variable of each limit. */
+export const LIMIT_VARIABLES: Readonly<Record<keyof Limits, string>> = Object.freeze({
+  accountCreationsPerHour: 'ACCOUNT_CREATION_LIMIT',
+  subscriptionsPerLocation: 'MAX_SUBSCRIPTIONS_PER_LOCATION',
+  locationsPerAccount: 'MAX_LOCATIONS_PER_ACCOUNT',
+  openRelays: 'MAX_OPEN_RELAYS',
+  accountBytes: 'ACCOUNT_STORAGE_LIMIT',
+  faults: 'MAX_FAULTS',
+  oauthClients: 'MAX_OAUTH_CLIENTS',
+  pendingDeliveries: 'MAX_PENDING_DELIVERIES',
+  runningRuns: 'MAX_RUNNING_RUNS',
+  openStreams: 'MAX_OPEN_STREAMS',
+  openStreamsTotal: 'MAX_OPEN_STREAMS_TOTAL',
+  streamBufferBytes: 'STREAM_BUFFER_LIMIT',
+  sessions: 'MAX_SESSIONS',
+});
+
+/** The variables of the protections a hosted sandbox defaults to tighter values. */
+export const PROTECTION_VARIABLES: readonly string[] = ['BLOCK_PRIVATE_ENDPOINTS', 'ENDPOINT_POLICY', ...Object.values(LIMIT_VARIABLES), 'WEBHOOK_LOG_LIMIT'];
+
+/** Each limit: its variable when set, else the default of a hosted or a local sandbox. */
+export function resolveLimits(v: Record<string, unknown>, defaults: Limits): Limits {
+  const limits = { ...defaults };
+  for (const [key, variable] of Object.entries(LIMIT_VARIABLES) as [keyof Limits, string][]) {
+    const value = v[variable];
+    if (typeof value === 'number') limits[key] = value;
+  }
+  return Object.freeze(limits);
+}
