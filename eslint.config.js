@@ -149,6 +149,8 @@ export default tseslint.config(
   {
     files: [
       'src/readings/rollup.ts',
+      'src/readings/model-sums.ts',
+      'src/readings/bucket-starts.ts',
       'src/faults/faults.ts',
       'src/webhooks/address-policy.ts',
       'src/webhooks/sender.ts',

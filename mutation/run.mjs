@@ -3,12 +3,14 @@
 // run per module against that module's tests, then the score of each module, its surviving
 // mutants, and whether the targets are met: at least 80 % of the mutants killed in every module,
 // none surviving in the sender. A report, like the bench: CPU-heavy, not part of .ci/run.
+import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
 import { Stryker } from '@stryker-mutator/core';
 
+import { loadEquivalents, nameOf, problemsOf } from './equivalent-mutants.mjs';
 import { configFor, MUTATION_MODULES, reportNameOf } from './stryker.config.mjs';
 import { describeMutant } from './survivors-as-found.mjs';
 
@@ -24,6 +26,11 @@ const runs = args.mutate
   ? MUTATION_MODULES.map((module) => ({ module, mutate: args.mutate.filter((p) => module.files.includes(fileOfPattern(p))) })).filter((r) => r.mutate.length > 0)
   : modules.map((module) => ({ module, mutate: module.files }));
 if (runs.length === 0) throw new Error(`--mutate: no module has ${args.mutate.join(', ')}; the modules' files are ${MUTATION_MODULES.flatMap((m) => m.files).join(', ')}`);
+
+// The list of equivalent mutants must place every entry before a run can use it.
+const equivalents = loadEquivalents();
+const listProblems = problemsOf(equivalents, (file) => readFileSync(file, 'utf8'));
+if (listProblems.length > 0) throw new Error(`mutation/equivalent.json:\n  ${listProblems.join('\n  ')}`);
 
 const started = performance.now();
 // A partial run leaves the whole run's results alone (Stryker would keep only its own mutants' in the file).
@@ -71,6 +78,10 @@ if (survivors.length > 0) {
   console.log('\nnot killed:');
   for (const r of survivors) console.log(`  ${describeMutant(r)}`);
 }
+// An entry that left out no mutant of a run that mutated its file names code no mutator changes any more.
+const mutatedFiles = new Set(runs.flatMap(({ mutate }) => mutate.map(fileOfPattern)));
+const idle = equivalents.filter((e) => mutatedFiles.has(e.file) && !args.mutate && !results.some((r) => r.status === 'Ignored' && fileOf(r) === e.file && r.statusReason?.startsWith(e.why)));
+if (idle.length > 0) console.log(`\nmutation/equivalent.json: entries that left out no mutant (remove them, or name the mutators that apply):\n  ${idle.map(nameOf).join('\n  ')}`);
 console.log(failures.length === 0 ? `\ntargets met: every module at least ${TARGET_SCORE} %, none surviving in the sender` : `\ntargets NOT met:\n  ${failures.join('\n  ')}`);
 console.log(`reports: ${runs.map(({ module }) => `reports/mutation/${reportNameOf(module.name)}/index.html`).join(', ')}`);
 process.exitCode = failures.length === 0 ? 0 : 1;

@@ -39,7 +39,11 @@ export const MUTATION_MODULES = [
   { name: 'OAuth tokens and codes', files: ['src/auth/tokens.ts'], tests: ['test/auth/oauth-logic.test.ts', 'test/auth/token.api.test.ts', 'test/auth/token-delivery.api.test.ts'] },
   { name: 'faults', files: ['src/faults/faults.ts'], tests: ['test/faults/faults.test.ts', 'test/sandbox/controls.api.test.ts', 'test/readiness/drills.api.test.ts'] },
   { name: 'journal', files: ['src/journal/journal.ts', 'src/journal/routes.ts'], tests: ['test/journal/journal.api.test.ts'] },
-  { name: 'readings roll-ups', files: ['src/readings/rollup.ts'], tests: ['test/readings/rollup.test.ts', 'test/readings/query.test.ts', 'test/readings/readings.api.test.ts', 'test/readings/year-shape.api.test.ts'] },
+  {
+    name: 'readings roll-ups',
+    files: ['src/readings/rollup.ts', 'src/readings/model-sums.ts', 'src/readings/bucket-starts.ts', 'src/readings/bounded-memo.ts'],
+    tests: ['test/readings/rollup.test.ts', 'test/readings/query.test.ts', 'test/readings/readings.api.test.ts', 'test/readings/year-shape.api.test.ts'],
+  },
 ];
 
 export const reportNameOf = (name) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
@@ -55,7 +59,10 @@ export function configFor(modules, { mutate = modules.flatMap((m) => m.files), r
     ignorePatterns: ['/dist', '/data', '/coverage', '/test-artifacts', '/.tls', '/reports'],
     // Stryker's jest runner, each mutant running only the test files of the tests that covered it (jest-covering-files.mjs).
     testRunner: 'jest-covering-files',
-    appendPlugins: ['./mutation/jest-covering-files.mjs', './mutation/survivors-as-found.mjs'],
+    appendPlugins: ['./mutation/jest-covering-files.mjs', './mutation/survivors-as-found.mjs', './mutation/equivalent-ignorer.mjs'],
+    // The reviewed equivalent mutants of mutation/equivalent.json are left out, as a
+    // `// Stryker disable next-line` comment on their lines would leave them out.
+    ignorers: ['equivalent-mutants'],
     jest: {
       configFile: 'jest.config.js',
       config: {

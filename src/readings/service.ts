@@ -3,12 +3,14 @@ import type { Clock } from '../core/clock.js';
 import { AppError } from '../core/errors.js';
 import type { AccountDoc, AlertRecord, DeepReadonly, LocationRecord } from '../store/data.js';
 import { findLocation } from '../store/lookups.js';
+import { BoundedMemo } from './bounded-memo.js';
 import { daysOfIsoDate, formatOffset } from './calendar.js';
 import { UsageModel } from './generator.js';
 import { UnsupportedTimeZoneError } from './local-hours.js';
+import { YearTotals } from './model-sums.js';
 import { PageMemo, pageKey, type AnsweredPage } from './page-memo.js';
 import { resolveRange, type ReadingsQuery } from './query.js';
-import { LocationUsage, BoundedMemo, YearTotals, type ExtraFlow, type PeriodTotals, type UsageScale } from './rollup.js';
+import { LocationUsage, type ExtraFlow, type PeriodTotals, type UsageScale } from './rollup.js';
 import type { ReadingsEnvelope, UsageSummary } from './schemas.js';
 import { ZoneOffsetsCache } from './zone.js';
 

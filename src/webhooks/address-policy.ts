@@ -177,7 +177,6 @@ export class AddressGuard {
       timer = setTimeout(() => resolve(null), timeoutMs);
       timer.unref();
     });
-    // Stryker disable next-line ArrowFunction: a failed resolution and no answer (undefined) both leave the decision to the connection
     const checked = await Promise.race([this.resolveChecked(host).catch(() => null), gaveUp]);
     clearTimeout(timer);
     return checked && 'refusal' in checked ? checked.refusal : null;
@@ -222,7 +221,6 @@ export function lookupThrough(resolve: Resolve): LookupFunction {
 
 /** Fails a lookup: node:net reads no address with an error. */
 function failLookup(callback: Parameters<LookupFunction>[2], error: NodeJS.ErrnoException): void {
-  // Stryker disable next-line StringLiteral: with an error, node:net reads no address
   callback(error, '', 0);
 }
 

@@ -144,7 +144,6 @@ function describeRequestError(error: unknown, timeoutMs: number): string {
   const err = error as Error & { code?: string };
   // The attempt's timeout signal is the only thing that aborts a request.
   if (err.name === 'AbortError') return `timed out after ${timeoutMs} ms`;
-  // Stryker disable next-line ConditionalExpression: every error node:http and node:net hand over has a code; the bare message is for the unforeseen
   if (err.code) return `${err.code}: ${err.message}`;
   return err.message;
 }

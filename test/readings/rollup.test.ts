@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 
+import { BoundedMemo } from '../../src/readings/bounded-memo.js';
 import { DAY_MS, HOUR_MS } from '../../src/readings/calendar.js';
 import type { GroupBy } from '../../src/readings/local-hours.js';
 import { UnsupportedTimeZoneError } from '../../src/readings/local-hours.js';
-import { BoundedMemo, YearTotals, type Bucket, type LocationUsage } from '../../src/readings/rollup.js';
+import { YearTotals } from '../../src/readings/model-sums.js';
+import type { Bucket, LocationUsage } from '../../src/readings/rollup.js';
 import { at, usageFor, ZONES } from './usage-fixtures.js';
 
 const GROUPINGS: GroupBy[] = ['hour', 'day', 'month', 'year'];
@@ -273,6 +275,12 @@ describe('daylight saving', () => {
     expect(days.total).toBe(5);
     expect(sumOf(days.buckets)).toBe(sumOf(usage.page(from, to, 'hour', 1, 200).buckets));
     expect(usage.page(from, to, 'day', 2, 3).buckets.map((b) => b.time)).toEqual(['2012-01-01T00:00:00+14:00', '2012-01-02T00:00:00+14:00']);
+  });
+
+  it('Samoa: day buckets found by walking the dates end with the range (one ending at a local midnight has none after it)', () => {
+    const days = usageFor('Pacific/Apia').page(at('2011-12-29T10:00:00Z'), at('2012-01-01T10:00:00Z'), 'day', 1, 10);
+    expect(days.buckets.map((b) => b.time)).toEqual(['2011-12-29T00:00:00-10:00', '2011-12-31T00:00:00+14:00', '2012-01-01T00:00:00+14:00']);
+    expect(days.total).toBe(3);
   });
 
   it('Kolkata (+05:30): local hours start at :30 UTC', () => {

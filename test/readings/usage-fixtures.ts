@@ -1,6 +1,7 @@
 import { daysOfIsoDate } from '../../src/readings/calendar.js';
 import { UsageModel } from '../../src/readings/generator.js';
-import { LocationUsage, YearTotals, type ExtraFlow, type UsageScale } from '../../src/readings/rollup.js';
+import { YearTotals } from '../../src/readings/model-sums.js';
+import { LocationUsage, type ExtraFlow, type UsageScale } from '../../src/readings/rollup.js';
 import { ZoneOffsets } from '../../src/readings/zone.js';
 import type { UsageProfile } from '../../src/store/data.js';
 

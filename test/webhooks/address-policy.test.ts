@@ -127,6 +127,10 @@ describe('judgeAddress', () => {
     expect(judgeAddress('64:ff9b:1::a00:1')).toEqual({ range: 'rfc6052', words: 'a special-purpose address (rfc6052)' });
   });
 
+  it('judges a link-local address with its zone (fe80::1%eth0), as a resolver may answer one', () => {
+    expect(judgeAddress('fe80::1%eth0')).toEqual({ range: 'linkLocal', words: 'a link-local address' });
+  });
+
   it('refuses what is not an address', () => {
     expect(judgeAddress('example.com')).toEqual({ range: 'invalid', words: 'not an IP address' });
   });
