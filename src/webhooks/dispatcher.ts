@@ -106,7 +106,6 @@ export class Dispatcher implements DueWork {
   /** Starts the account's due deliveries in the background; several kicks while it runs make one more round. */
   kick(accountId: string): void {
     // Once stopped, the round ends before it starts anything (runDue's loop).
-    // Stryker disable next-line ConditionalExpression,BlockStatement: a second round at once sends the same (claims are exclusive); one more round after this one is what it saves
     if (this.#running.has(accountId)) {
       this.#again.add(accountId);
       this.#kicked.get(accountId)?.fire();
@@ -146,7 +145,6 @@ export class Dispatcher implements DueWork {
       const free = this.#slots.freeFor(accountId);
       const fullOrigins = this.#slots.fullOrigins();
       // The deliveries of origins that hold all their slots are left out, so they never fill the answer.
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: due() with a limit of 0 answers nothing; the test spares the store a call
       const candidates = free > 0 ? await this.deps.store.deliveries.due(accountId, nowMs, free * 4, fullOrigins) : [];
       // Pick what the shares allow, then claim them all at once (a networked store pipelines the
       // claims), and only while still due: another replica may have attempted and rescheduled one
@@ -201,11 +199,9 @@ export class Dispatcher implements DueWork {
     for (const candidate of candidates) {
       if (picked.length >= free) break;
       const origin = originOf(candidate.target);
-      // Stryker disable ArithmeticOperator,ConditionalExpression,LogicalOperator,EqualityOperator: runDue checks each claimed candidate again (fits) and gives back what does not fit; picking by the same rules only spares those claims
       const busy = this.#slots.heldByOrigin(origin) + (perOrigin.get(origin) ?? 0);
       if (this.#inFlight.has(candidate.deliveryId) || busy >= this.#slots.originLimit) continue;
       perOrigin.set(origin, (perOrigin.get(origin) ?? 0) + 1);
-      // Stryker restore ArithmeticOperator,ConditionalExpression,LogicalOperator,EqualityOperator
       picked.push(candidate);
     }
     return picked;
@@ -227,7 +223,6 @@ export class Dispatcher implements DueWork {
     const nowMs = this.deps.clock.now().getTime();
     const last = this.#shareWarnedAt.get(accountId);
     if (last !== undefined && nowMs - last < SHARE_WARNING_INTERVAL_MS) return;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a bound on memory; forgetting when accounts were last warned about only warns again sooner
     if (this.#shareWarnedAt.size >= 10_000) this.#shareWarnedAt.clear();
     this.#shareWarnedAt.set(accountId, nowMs);
     this.deps.logger.warn('webhook deliveries of an account wait for its share of the delivery slots', {
@@ -255,7 +250,6 @@ export class Dispatcher implements DueWork {
 
   /** Resolves when no attempt is in flight and no round is running. */
   async idle(): Promise<void> {
-    // Stryker disable next-line ConditionalExpression: a round ends only once its attempts have (runDue awaits them); the attempts are named for clarity
     while (this.#inFlight.size > 0 || this.#running.size > 0) {
       await Promise.all([...this.#inFlight.values(), ...this.#running.values()]);
     }
