@@ -145,33 +145,4 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
-  // Not yet strict: being rewritten in parallel (#31); the lead removes this block after the merges.
-  {
-    files: [
-      'src/readings/rollup.ts',
-      'src/readings/model-sums.ts',
-      'src/readings/bucket-starts.ts',
-      'src/faults/faults.ts',
-      'src/webhooks/address-policy.ts',
-      'src/webhooks/sender.ts',
-      'src/http/operation.ts',
-      'src/http/request-context.ts',
-      'src/http/send-json.ts',
-      'src/http/request-log.ts',
-      'src/core/logger.ts',
-      'src/readings/page-memo.ts',
-      'src/readings/routes.ts',
-      'src/readings/service.ts',
-      'src/journal/journal.ts',
-    ],
-    rules: {
-      '@typescript-eslint/no-confusing-void-expression': 'off',
-      '@typescript-eslint/no-dynamic-delete': 'off',
-      '@typescript-eslint/no-invalid-void-type': 'off',
-      '@typescript-eslint/no-meaningless-void-operator': 'off',
-      '@typescript-eslint/no-non-null-assertion': 'off',
-      '@typescript-eslint/no-unnecessary-condition': 'off',
-      '@typescript-eslint/restrict-template-expressions': 'off',
-    },
-  },
 );

@@ -66,8 +66,8 @@ export function queueFault(doc: AccountDoc, input: NewFault, meta: { faultId: st
 /** Takes one use of the first fault that matches the request (dropping a spent one); null if none does. */
 export function takeFault(doc: AccountDoc, method: string, path: string): FaultRecord | null {
   const index = doc.faults.findIndex((f) => faultMatches(f, method, path));
-  if (index < 0) return null;
-  const fault = doc.faults[index]!;
+  const fault = doc.faults[index];
+  if (fault === undefined) return null;
   if (fault.remaining !== null) {
     fault.remaining -= 1;
     if (fault.remaining <= 0) doc.faults.splice(index, 1);
@@ -106,11 +106,11 @@ export function applyFaults(deps: FaultsDeps): RequestHandler {
       });
     }
     // Only a request some fault matches costs a store write.
-    if (!doc.faults.some((f) => faultMatches(f, req.method, path))) return next();
+    if (!doc.faults.some((f) => faultMatches(f, req.method, path))) { next(); return; }
     const fault = await deps.store.accounts.update(accountId, (d) => takeFault(d, req.method, path));
-    if (!fault) return next();
+    if (!fault) { next(); return; }
     await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
-    if (fault.status === null) return next();
+    if (fault.status === null) { next(); return; }
     // SANDBOX: marks the answer as injected, so partners' logs (and the sandbox's own response checks) can tell it from a real one.
     res.set(FAULT_HEADER, 'injected');
     if (fault.retryAfter !== undefined && fault.retryAfter !== null) res.set('Retry-After', String(fault.retryAfter));
@@ -118,9 +118,9 @@ export function applyFaults(deps: FaultsDeps): RequestHandler {
   };
   return (req, res, next) => {
     const { internal, doc } = authOf(res);
-    if (internal) return next();
+    if (internal) { next(); return; }
     // The usual case, without a limit or faults, passes on at once, with no promise made on the hot path.
-    if (doc.rateLimit === null && doc.faults.length === 0) return next();
+    if (doc.rateLimit === null && doc.faults.length === 0) { next(); return; }
     return apply(req, res, next);
   };
 }

@@ -72,7 +72,9 @@ type WithQuery = { [QUERY]?: Readonly<Record<string, unknown>> };
  */
 export function queryOf(req: Request, res: Response): Readonly<Record<string, unknown>> {
   const locals = res.locals as WithQuery;
-  return (locals[QUERY] ??= req.query as Record<string, unknown>);
+  const parsed = locals[QUERY];
+  if (parsed !== undefined) return parsed;
+  return (locals[QUERY] = req.query as Record<string, unknown>);
 }
 
 /** Notes the request's query as parsed already (the same query text, parsed for an earlier request). */

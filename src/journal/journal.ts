@@ -11,6 +11,10 @@ import { accountChannel, type AccountEvent } from '../live/index.js';
 import type { JournalEntry, RequestFacts } from '../store/data.js';
 import type { Store } from '../store/store.js';
 
+/** JSON.stringify, typed as it behaves: no text for undefined or a function. */
+const stringify: (value: unknown) => string | undefined = JSON.stringify;
+const jsonOrEmpty = (value: unknown): string => stringify(value) ?? '';
+
 export interface JournalDeps {
   store: Store;
   clock: Clock;
@@ -52,11 +56,11 @@ export function keptQuery(query: Readonly<Record<string, unknown>>): Record<stri
   let size = 2;
   const valueLimit = JOURNAL_QUERY_LIMIT / 10;
   const shorten = (value: unknown): unknown =>
-    typeof value === 'string' ? cut(value, valueLimit) : Array.isArray(value) ? value.map(shorten) : cut(JSON.stringify(value) ?? '', valueLimit);
+    typeof value === 'string' ? cut(value, valueLimit) : Array.isArray(value) ? value.map(shorten) : cut(jsonOrEmpty(value), valueLimit);
   for (const [name, value] of Object.entries(query)) {
     const key = cut(name, valueLimit);
     const shown = shorten(value);
-    size += JSON.stringify(key).length + (JSON.stringify(shown) ?? '').length + 2;
+    size += JSON.stringify(key).length + jsonOrEmpty(shown).length + 2;
     if (size > JOURNAL_QUERY_LIMIT) break;
     kept[key] = shown;
   }

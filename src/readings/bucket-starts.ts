@@ -1,3 +1,4 @@
+import { present } from '../core/errors.js';
 import { civilFromDays, DAY_MS, daysFromCivil, HOUR_MS } from './calendar.js';
 import type { GroupBy, LocalHours } from './local-hours.js';
 
@@ -33,6 +34,7 @@ export function bucketStarts(hours: LocalHours, groupBy: Exclude<GroupBy, 'hour'
 /** The day buckets up to `to`, found by walking from one day's start to the next. */
 function walkedDays(hours: LocalHours, firstDay: number, to: number): BucketStarts {
   const days = [firstDay];
-  while (hours.dayStart(days.at(-1)!) < to) days.push(hours.dayOf(hours.dayStart(days.at(-1)! + 1)));
-  return { total: days.length - 1, day: (i) => days[i]!, at: (i) => hours.dayStart(days[i]!) };
+  for (let last = firstDay; hours.dayStart(last) < to; days.push(last)) last = hours.dayOf(hours.dayStart(last + 1));
+  const day = (i: number): number => present(days[i], 'a walked day');
+  return { total: days.length - 1, day, at: (i) => hours.dayStart(day(i)) };
 }

@@ -71,7 +71,7 @@ export class ModelSums {
   wholeDays(hours: LocalHours, totals: YearTotals, d0: number, d1: number): number {
     const last = this.#lastBlock;
     if (d1 - d0 === 1 && last !== null && last.phaseMs === hours.phaseMs && d0 >= last.block.firstDay && d0 < last.block.firstDay + last.block.days.length) {
-      return last.block.days[d0 - last.block.firstDay]!;
+      return last.block.days[d0 - last.block.firstDay] ?? 0;
     }
     let total = 0;
     for (let day = d0; day < d1; ) {
@@ -109,12 +109,12 @@ export class ModelSums {
         }
         const nextMonth = nextMonthStart(year, month);
         if (nextMonth <= d1) {
-          total += block.months[month]!;
+          total += block.months[month] ?? 0;
           day = nextMonth;
           continue;
         }
       }
-      total += block.days[day - block.firstDay]!;
+      total += block.days[day - block.firstDay] ?? 0;
       day += 1;
     }
     return total;
@@ -128,12 +128,14 @@ export class ModelSums {
     const days = new Float64Array(daysFromCivil(year + 1, 1, 1) - firstDay);
     for (let h = from; h < to; h += HOUR_MS) {
       const local = h + hours.offsets.offsetAt(h);
-      days[Math.floor(local / DAY_MS) - firstDay]! += this.#model.milliGallons(h, local);
+      const day = Math.floor(local / DAY_MS) - firstDay;
+      days[day] = (days[day] ?? 0) + this.#model.milliGallons(h, local);
     }
     const months = new Float64Array(13);
     let yearTotal = 0;
     days.forEach((value, i) => {
-      months[civilFromDays(firstDay + i).month]! += value;
+      const { month } = civilFromDays(firstDay + i);
+      months[month] = (months[month] ?? 0) + value;
       yearTotal += value;
     });
     return { firstDay, days, months, year: yearTotal };

@@ -36,7 +36,7 @@ export function pageKey(p: PageInputs): string {
     if (from < to) flows += `${from}-${to}@${f.gpm};`;
   }
   let scales = '';
-  for (const s of p.scales) scales += `${s.fromMs}-${s.toMs}x${s.scale};`;
+  for (const s of p.scales) scales += `${s.fromMs}-${String(s.toMs)}x${s.scale};`;
   return `${p.locationId}|${p.signature}|${p.installDate}|${scales}|${flows}|${p.fromMs}|${p.toMs}|${p.groupBy}|${p.page}|${p.perPage}`;
 }
 

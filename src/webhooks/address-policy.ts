@@ -200,7 +200,7 @@ export class AddressGuard {
     const wanted = options.family === 4 || options.family === 6 ? options.family : null;
     this.resolveChecked(hostname).then(
       (checked) => {
-        if ('refusal' in checked) return failLookup(callback, new BlockedAddressError(checked.refusal));
+        if ('refusal' in checked) { failLookup(callback, new BlockedAddressError(checked.refusal)); return; }
         deliverLookup(hostname, checked.addresses, wanted, options.all === true, callback);
       },
       (error: unknown) => failLookup(callback, error as NodeJS.ErrnoException),
@@ -231,7 +231,7 @@ function deliverLookup(hostname: string, addresses: readonly ResolvedAddress[], 
   if (first === undefined) {
     const error: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
     error.code = 'ENOTFOUND';
-    return failLookup(callback, error);
+    failLookup(callback, error); return;
   }
   // node:net's callback takes (error, address, family) or, with `all`, (error, addresses).
   if (all) (callback as unknown as (error: null, addresses: ResolvedAddress[]) => void)(null, [...usable]);
