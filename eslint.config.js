@@ -58,7 +58,8 @@ const clientZone = {
   target: './src/dashboard/client',
   from: './src',
   except: ['./dashboard/client', './dashboard/page-config.ts', './dashboard/api-types.ts'],
-  message: 'the browser code (src/dashboard/client) imports only itself, src/dashboard/page-config.ts and src/dashboard/api-types.ts; server code would end up in the bundle',
+  message:
+    'the browser code (src/dashboard/client) imports only itself, src/dashboard/page-config.ts and src/dashboard/api-types.ts; server code would end up in the bundle',
 };
 
 /**
@@ -71,7 +72,8 @@ const packageZones = [
     target: './src/client/!(types).ts',
     from: './src',
     except: ['./client'],
-    message: 'water-sandbox/client imports only src/client (server types through src/client/types.ts): server code would end up in its bundle',
+    message:
+      'water-sandbox/client imports only src/client (server types through src/client/types.ts): server code would end up in its bundle',
   },
   {
     target: './src/testcontainers',
@@ -92,12 +94,32 @@ export default tseslint.config(
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-self-import': 'error',
-      'import-x/order': ['error', { groups: ['builtin', 'external', ['parent', 'sibling', 'index']], 'newlines-between': 'always', alphabetize: { order: 'asc', caseInsensitive: true } }],
+      'import-x/order': [
+        'error',
+        {
+          groups: ['builtin', 'external', ['parent', 'sibling', 'index']],
+          'newlines-between': 'always',
+          alphabetize: { order: 'asc', caseInsensitive: true },
+        },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/no-explicit-any': 'error',
       // strictTypeChecked sets every allow* false; numbers read well in messages, the rest (objects, nullish, booleans) do not.
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowAny: false, allowBoolean: false, allowNever: false, allowNullish: false, allowNumber: true, allowRegExp: false }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        {
+          allowAny: false,
+          allowBoolean: false,
+          allowNever: false,
+          allowNullish: false,
+          allowNumber: true,
+          allowRegExp: false,
+        },
+      ],
       // `() => res.end()` and `(done) => server.close(done)` are the common callback shape; a void in any other place still counts.
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
     },
@@ -109,8 +131,14 @@ export default tseslint.config(
       // Every "now" comes from an injected clock; process.env is read in main.ts and config only.
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'Use the injected Clock (core/clock.ts).' },
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Use the injected Clock (core/clock.ts).' },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'Use the injected Clock (core/clock.ts).',
+        },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Use the injected Clock (core/clock.ts).',
+        },
       ],
     },
   },
@@ -120,8 +148,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "ImportDeclaration[importKind='value']", message: 'Types only: a browser or package bundle takes this file; use `import type`.' },
-        { selector: 'ExportNamedDeclaration[exportKind="value"], ExportDefaultDeclaration', message: 'Types only: a browser or package bundle takes this file; export types.' },
+        {
+          selector: "ImportDeclaration[importKind='value']",
+          message: 'Types only: a browser or package bundle takes this file; use `import type`.',
+        },
+        {
+          selector: 'ExportNamedDeclaration[exportKind="value"], ExportDefaultDeclaration',
+          message: 'Types only: a browser or package bundle takes this file; export types.',
+        },
       ],
     },
   },
@@ -140,7 +174,17 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/unbound-method': 'off',
       // Supertest's bodies are `any` (as the unsafe-* rules above accept); numbers read well in messages.
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowAny: true, allowBoolean: false, allowNever: false, allowNullish: false, allowNumber: true, allowRegExp: false }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        {
+          allowAny: true,
+          allowBoolean: false,
+          allowNever: false,
+          allowNullish: false,
+          allowNumber: true,
+          allowRegExp: false,
+        },
+      ],
       // A `!` in a test is its claim: when the value is missing the test fails at once, which is what it is for.
       '@typescript-eslint/no-non-null-assertion': 'off',
     },

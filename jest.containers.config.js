@@ -10,7 +10,10 @@ export default {
   roots: ['<rootDir>/test', '<rootDir>/examples'],
   testMatch: ['**/*.containers.test.ts', '**/examples/testcontainers/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/'],
-  moduleNameMapper: { '^water-sandbox/(client|testcontainers)$': '<rootDir>/src/$1/index.ts', ...base.moduleNameMapper },
+  moduleNameMapper: {
+    '^water-sandbox/(client|testcontainers)$': '<rootDir>/src/$1/index.ts',
+    ...base.moduleNameMapper,
+  },
   globalSetup: '<rootDir>/test/containers/global-setup.mjs',
   setupFilesAfterEnv: [],
   testTimeout: 120000,

@@ -42,20 +42,40 @@ export async function run({ args }) {
     for (const [name, features] of VARIANTS) {
       const dir = await mkdtemp(join(tmpdir(), 'water-sandbox-bench-features-'));
       dirs.push(dir);
-      servers.push({ name, ...(await startListening('./variant-server.js', [JSON.stringify(features), dir], START_FLAGS)) });
+      servers.push({
+        name,
+        ...(await startListening('./variant-server.js', [JSON.stringify(features), dir], START_FLAGS)),
+      });
     }
-    console.log(`${rounds} rounds of 1 s per route and sandbox (--quick: 3); ratio: rate with the feature / rate without it, median over the rounds (range)`);
+    console.log(
+      `${rounds} rounds of 1 s per route and sandbox (--quick: 3); ratio: rate with the feature / rate without it, median over the rounds (range)`,
+    );
     const fmt = (r) => `${r.median.toFixed(2)} (${r.low.toFixed(2)}-${r.high.toFixed(2)})`;
-    const header = ['route', 'req/s', 'request log', 'readiness evidence', 'journal (without evidence)', 'evidence and journal'];
+    const header = [
+      'route',
+      'req/s',
+      'request log',
+      'readiness evidence',
+      'journal (without evidence)',
+      'evidence and journal',
+    ];
     const rows = [];
     for (const [route, path] of ROUTES) {
       const cases = servers.map((s) => ({ name: s.name, url: `${s.url}${path}`, headers: AUTH }));
       const r = await interleave(cases, rounds);
       const [all, noLog, noEvidence, noJournal] = VARIANTS.map(([name]) => r.get(name));
-      rows.push([route, median(all.map((x) => x.rps)).toFixed(0), fmt(ratioOver(all, noLog)), fmt(ratioOver(all, noEvidence)), fmt(ratioOver(noEvidence, noJournal)), fmt(ratioOver(all, noJournal))]);
+      rows.push([
+        route,
+        median(all.map((x) => x.rps)).toFixed(0),
+        fmt(ratioOver(all, noLog)),
+        fmt(ratioOver(all, noEvidence)),
+        fmt(ratioOver(noEvidence, noJournal)),
+        fmt(ratioOver(all, noJournal)),
+      ]);
     }
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-    for (const row of [header, ...rows]) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+    for (const row of [header, ...rows])
+      console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
   } finally {
     for (const s of servers) await s.stop();
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });

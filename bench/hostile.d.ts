@@ -38,7 +38,15 @@ export interface Figures {
     p99Ms: number | null;
     maxMs: number | null;
   };
-  process: { up: boolean; health: number | null; peakHeapMb: number | null; peakRssMb: number | null; heapLimitMb: number; headroom: number | null; crash: string | null };
+  process: {
+    up: boolean;
+    health: number | null;
+    peakHeapMb: number | null;
+    peakRssMb: number | null;
+    heapLimitMb: number;
+    headroom: number | null;
+    crash: string | null;
+  };
   abuses: Record<string, AbuseStats>;
 }
 

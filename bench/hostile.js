@@ -36,15 +36,50 @@ const TARGET_P99_MS = 100;
 const HOSTILE_NET = '2001:db8:bad:1';
 
 /** How hard each abuse pushes: the 60 s bench, and the few seconds of `npm test`. */
-export const FULL = { workers: 3, relayPosters: 8, slowSockets: 100, stalledStreams: 8, bigBody: 90_000, oversizedBytes: 2_000_000, subscriptionRelays: 40 };
-export const BRIEF = { workers: 1, relayPosters: 2, slowSockets: 10, stalledStreams: 6, bigBody: 90_000, oversizedBytes: 300_000, subscriptionRelays: 6 };
+export const FULL = {
+  workers: 3,
+  relayPosters: 8,
+  slowSockets: 100,
+  stalledStreams: 8,
+  bigBody: 90_000,
+  oversizedBytes: 2_000_000,
+  subscriptionRelays: 40,
+};
+export const BRIEF = {
+  workers: 1,
+  relayPosters: 2,
+  slowSockets: 10,
+  stalledStreams: 6,
+  bigBody: 90_000,
+  oversizedBytes: 300_000,
+  subscriptionRelays: 6,
+};
 
-export const ABUSES = ['accounts', 'faults', 'oauth-clients', 'subscriptions', 'redeliveries', 'scenario-runs', 'unread-relays', 'pages', 'sign-ins', 'oversized-bodies', 'slow-headers'];
+export const ABUSES = [
+  'accounts',
+  'faults',
+  'oauth-clients',
+  'subscriptions',
+  'redeliveries',
+  'scenario-runs',
+  'unread-relays',
+  'pages',
+  'sign-ins',
+  'oversized-bodies',
+  'slow-headers',
+];
 
 const randomHex = () => Math.floor(Math.random() * 0x10000).toString(16);
 const hostileAddress = () => `${HOSTILE_NET}:${randomHex()}:${randomHex()}:${randomHex()}:${randomHex()}`;
-const percentile = (sorted, p) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]);
-const unescapeHtml = (text) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const percentile = (sorted, p) =>
+  sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+const unescapeHtml = (text) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 /**
  * Runs the hostile tenant and the careful partner; resolves with the figures. `durationMs`: the
@@ -52,10 +87,20 @@ const unescapeHtml = (text) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'
  * one); `scale`: FULL or BRIEF; `abuses`: which of ABUSES to run; `entry`: how to start the
  * sandbox and the CLI (`nodeArgs` and `main`; the built dist/ by default).
  */
-export async function hostileTenant({ durationMs, scale = FULL, abuses = ABUSES, entry = { nodeArgs: [], main: BUILT }, log = () => {} }) {
+export async function hostileTenant({
+  durationMs,
+  scale = FULL,
+  abuses = ABUSES,
+  entry = { nodeArgs: [], main: BUILT },
+  log = () => {},
+}) {
   // A fresh embedded store of its own (DATA_DIR), as a new deployment starts with.
   const dataDir = await mkdtemp(join(tmpdir(), 'hostile-tenant-'));
-  const sandbox = await startChild({ ...HOSTED_ENV, DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_OPTIONS: '' }, entry.nodeArgs, entry.main);
+  const sandbox = await startChild(
+    { ...HOSTED_ENV, DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_OPTIONS: '' },
+    entry.nodeArgs,
+    entry.main,
+  );
   const base = sandbox.url;
   const heapLimitMb = Number(/--max-old-space-size=(\d+)/.exec(START_FLAGS.join(' '))?.[1] ?? NaN);
   const memory = watchMemory(base, sandbox);
@@ -78,20 +123,44 @@ export async function hostileTenant({ durationMs, scale = FULL, abuses = ABUSES,
     );
     let careful;
     try {
-      careful = await carefulPartner({ base, entry, until: () => performance.now() - started >= durationMs, alive: sandbox.alive, log });
+      careful = await carefulPartner({
+        base,
+        entry,
+        until: () => performance.now() - started >= durationMs,
+        alive: sandbox.alive,
+        log,
+      });
     } finally {
       stopping = true;
       await Promise.race([abuse, new Promise((resolve) => setTimeout(resolve, 20_000).unref())]);
     }
     const seconds = (performance.now() - started) / 1000;
-    const health = await fetch(`${base}/healthz`).then((r) => r.status, () => null);
+    const health = await fetch(`${base}/healthz`).then(
+      (r) => r.status,
+      () => null,
+    );
     peak = await memory.stop();
     const up = sandbox.alive() && health === 200;
-    const crash = up ? null : sandbox.stderr().split('\n').filter((l) => /heap|fatal|error/i.test(l)).slice(-3).join(' | ');
+    const crash = up
+      ? null
+      : sandbox
+          .stderr()
+          .split('\n')
+          .filter((l) => /heap|fatal|error/i.test(l))
+          .slice(-3)
+          .join(' | ');
     return {
       seconds,
       careful,
-      process: { up, health, peakHeapMb: peak.heapMb, peakRssMb: peak.rssMb, heapLimitMb, headroom: peak.heapMb === null ? null : 1 - peak.heapMb / heapLimitMb, crash },
+      process: {
+        up,
+        health,
+        peakHeapMb: peak.heapMb,
+        peakRssMb: peak.rssMb,
+        heapLimitMb,
+        headroom: peak.heapMb === null ? null : 1 - peak.heapMb / heapLimitMb,
+        crash,
+      },
       abuses: stats,
     };
   } finally {
@@ -105,7 +174,8 @@ export async function hostileTenant({ durationMs, scale = FULL, abuses = ABUSES,
 /** `npm run bench -- --only hostile`: 60 s, printed. */
 export async function run({ args }) {
   const abuses = args.abuses ? args.abuses.split(',') : ABUSES;
-  for (const name of abuses) if (!ABUSE[name]) throw new Error(`--abuses: no abuse ${name}; there are ${ABUSES.join(', ')}`);
+  for (const name of abuses)
+    if (!ABUSE[name]) throw new Error(`--abuses: no abuse ${name}; there are ${ABUSES.join(', ')}`);
   const durationMs = Number(args.seconds ?? 60) * 1000;
   const figures = await hostileTenant({ durationMs, abuses, log: (line) => console.log(`  ${line}`) });
   printFigures(figures);
@@ -114,16 +184,40 @@ export async function run({ args }) {
 export function printFigures({ seconds, careful, process: p, abuses }) {
   const mb = (n) => (n === null ? 'n/a' : `${n.toFixed(0)} MB`);
   console.log(`  ${seconds.toFixed(0)} s of abuse, ${careful.runs.length} careful runs`);
-  console.log(`  careful partner: ${careful.requests} requests, ${careful.failed.length} failed (target 0)${careful.failed.length ? `: ${careful.failed.slice(0, 5).map((f) => `${f.method} ${f.path} ${f.status ?? f.error}`).join(', ')}` : ''}`);
+  console.log(
+    `  careful partner: ${careful.requests} requests, ${careful.failed.length} failed (target 0)${
+      careful.failed.length
+        ? `: ${careful.failed
+            .slice(0, 5)
+            .map((f) => `${f.method} ${f.path} ${f.status ?? f.error}`)
+            .join(', ')}`
+        : ''
+    }`,
+  );
   const broken = careful.runs.filter((r) => r.code !== 0);
-  console.log(`  careful partner: runs that failed: ${broken.length} of ${careful.runs.length}${broken.length ? ` (${broken.map((r) => r.problem).join('; ')})` : ''}`);
-  console.log(`  careful partner: every required readiness check passed in every run: ${careful.ready ? 'yes' : `no (${careful.runs.map((r) => r.notPassed.join(' ') || 'ok').join('; ')})`}`);
-  console.log(`  careful partner: slowest ${careful.slowest.map((r) => `${r.method} ${r.path} ${r.ms.toFixed(0)} ms`).join(', ')}`);
-  console.log(`  careful partner: latency p50 ${careful.p50Ms?.toFixed(1)} ms, p99 ${careful.p99Ms?.toFixed(1)} ms (target under ${TARGET_P99_MS} ms), max ${careful.maxMs?.toFixed(1)} ms`);
-  console.log(`  process: ${p.up ? 'up' : `DOWN (${p.crash || `healthz ${p.health}`})`}; peak heap ${mb(p.peakHeapMb)} of --max-old-space-size=${p.heapLimitMb} MB (headroom ${p.headroom === null ? 'n/a' : `${(p.headroom * 100).toFixed(0)} %`}), peak RSS ${mb(p.peakRssMb)}`);
+  console.log(
+    `  careful partner: runs that failed: ${broken.length} of ${careful.runs.length}${broken.length ? ` (${broken.map((r) => r.problem).join('; ')})` : ''}`,
+  );
+  console.log(
+    `  careful partner: every required readiness check passed in every run: ${careful.ready ? 'yes' : `no (${careful.runs.map((r) => r.notPassed.join(' ') || 'ok').join('; ')})`}`,
+  );
+  console.log(
+    `  careful partner: slowest ${careful.slowest.map((r) => `${r.method} ${r.path} ${r.ms.toFixed(0)} ms`).join(', ')}`,
+  );
+  console.log(
+    `  careful partner: latency p50 ${careful.p50Ms?.toFixed(1)} ms, p99 ${careful.p99Ms?.toFixed(1)} ms (target under ${TARGET_P99_MS} ms), max ${careful.maxMs?.toFixed(1)} ms`,
+  );
+  console.log(
+    `  process: ${p.up ? 'up' : `DOWN (${p.crash || `healthz ${p.health}`})`}; peak heap ${mb(p.peakHeapMb)} of --max-old-space-size=${p.heapLimitMb} MB (headroom ${p.headroom === null ? 'n/a' : `${(p.headroom * 100).toFixed(0)} %`}), peak RSS ${mb(p.peakRssMb)}`,
+  );
   for (const [name, s] of Object.entries(abuses)) {
-    const statuses = Object.entries(s.statuses).sort(([a], [b]) => a.localeCompare(b)).map(([status, n]) => `${status}×${n}`).join(' ');
-    console.log(`  abuse ${name.padEnd(16)} ${String(s.sent).padStart(6)} sent  ${statuses}${s.errors ? `  errors×${s.errors} (${s.lastError})` : ''}${s.note ? `  ${s.note()}` : ''}`);
+    const statuses = Object.entries(s.statuses)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([status, n]) => `${status}×${n}`)
+      .join(' ');
+    console.log(
+      `  abuse ${name.padEnd(16)} ${String(s.sent).padStart(6)} sent  ${statuses}${s.errors ? `  errors×${s.errors} (${s.lastError})` : ''}${s.note ? `  ${s.note()}` : ''}`,
+    );
   }
 }
 
@@ -134,14 +228,30 @@ async function carefulPartner({ base, entry, until, alive, log }) {
   const runs = [];
   const records = [];
   do {
-    const one = await carefulRun(base, entry, alive).catch((error) => ({ code: null, ready: false, notPassed: [], problem: `${String(error?.message ?? error).slice(0, 300)}${error?.cause ? ` (${error.cause.code ?? error.cause.message})` : ''}`, records: [], ms: 0 }));
+    const one = await carefulRun(base, entry, alive).catch((error) => ({
+      code: null,
+      ready: false,
+      notPassed: [],
+      problem: `${String(error?.message ?? error).slice(0, 300)}${error?.cause ? ` (${error.cause.code ?? error.cause.message})` : ''}`,
+      records: [],
+      ms: 0,
+    }));
     runs.push(one);
     records.push(...one.records);
-    log(`careful run ${runs.length}: exit ${one.code}${one.problem ? ` (${one.problem})` : ''}, ${one.records.length} requests, ${one.ready ? 'ready' : `not ready: ${one.notPassed.join(' ')}`} (${(one.ms / 1000).toFixed(1)} s)`);
+    log(
+      `careful run ${runs.length}: exit ${one.code}${one.problem ? ` (${one.problem})` : ''}, ${one.records.length} requests, ${one.ready ? 'ready' : `not ready: ${one.notPassed.join(' ')}`} (${(one.ms / 1000).toFixed(1)} s)`,
+    );
   } while (!until() && alive());
   // A failed request: no answer, a server error or a limit the partner did not set up itself (its
   // drills' faults are marked X-Sandbox-Fault), or a request-level refusal (408, 413).
-  const failed = records.filter((r) => r.status === null || (r.status >= 500 && !r.injected) || (r.status === 429 && !r.injected) || r.status === 408 || r.status === 413);
+  const failed = records.filter(
+    (r) =>
+      r.status === null ||
+      (r.status >= 500 && !r.injected) ||
+      (r.status === 429 && !r.injected) ||
+      r.status === 408 ||
+      r.status === 413,
+  );
   const sorted = records.map((r) => r.ms).sort((a, b) => a - b);
   return {
     runs: runs.map(({ records: _, ...rest }) => rest),
@@ -167,13 +277,35 @@ async function freePort() {
 async function carefulRun(base, entry, alive) {
   const started = performance.now();
   const created = await fetch(`${base}/sandbox/accounts`, { method: 'POST' });
-  if (created.status !== 201) return { code: null, ready: false, notPassed: [], problem: `POST /sandbox/accounts answered ${created.status}`, records: [{ method: 'POST', path: '/sandbox/accounts', status: created.status, ms: performance.now() - started }], ms: 0 };
+  if (created.status !== 201)
+    return {
+      code: null,
+      ready: false,
+      notPassed: [],
+      problem: `POST /sandbox/accounts answered ${created.status}`,
+      records: [{ method: 'POST', path: '/sandbox/accounts', status: created.status, ms: performance.now() - started }],
+      ms: 0,
+    };
   const account = await created.json();
   const port = await freePort();
-  const listener = spawn(process.execPath, [...entry.nodeArgs, entry.main, 'listen', '--forward-to', `http://127.0.0.1:${port}/webhooks`, '--sandbox', base, '--api-key', account.apiKey], {
-    env: { PATH: process.env.PATH ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const listener = spawn(
+    process.execPath,
+    [
+      ...entry.nodeArgs,
+      entry.main,
+      'listen',
+      '--forward-to',
+      `http://127.0.0.1:${port}/webhooks`,
+      '--sandbox',
+      base,
+      '--api-key',
+      account.apiKey,
+    ],
+    {
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const dir = await mkdtemp(join(tmpdir(), 'careful-'));
   try {
     let out = '';
@@ -211,16 +343,44 @@ async function carefulRun(base, entry, alive) {
     const [code] = await once(sample, 'exit');
     clearInterval(watch);
     const records = JSON.parse(await readFile(file, 'utf8').catch(() => '[]'));
-    const report = await fetch(`${base}/sandbox/readiness`, { headers: { authorization: `Bearer ${account.apiKey}` } }).then((r) => r.json(), () => null);
+    const report = await fetch(`${base}/sandbox/readiness`, {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+    }).then(
+      (r) => r.json(),
+      () => null,
+    );
     // Why a run failed waiting for a webhook: what its newest deliveries' attempts met.
     const late =
       code === 0
         ? null
-        : await fetch(`${base}/sandbox/deliveries?perPage=5`, { headers: { authorization: `Bearer ${account.apiKey}` } })
+        : await fetch(`${base}/sandbox/deliveries?perPage=5`, {
+            headers: { authorization: `Bearer ${account.apiKey}` },
+          })
             .then((r) => r.json())
-            .then((log) => log.deliveries.map((d) => `${d.kind} ${d.state} [${d.attempts.map((a) => a.statusCode ?? a.error?.slice(0, 40)).join(', ')}]`).join('; '), () => null);
-    const notPassed = report?.checks?.filter((c) => c.required && c.status !== 'passed' && c.status !== 'not_applicable').map((c) => `${c.id}=${c.status}`) ?? ['no report'];
-    return { code, ready: code === 0 && report?.ready === true, notPassed, problem: code === 0 ? null : `${sampleOut.split('\n').find((l) => /^\w*Error\b/.test(l)) ?? sampleOut.split('\n').filter(Boolean).slice(-2).join(' | ')}${late ? `; newest deliveries: ${late}` : ''}`, records, ms: performance.now() - started };
+            .then(
+              (log) =>
+                log.deliveries
+                  .map(
+                    (d) =>
+                      `${d.kind} ${d.state} [${d.attempts.map((a) => a.statusCode ?? a.error?.slice(0, 40)).join(', ')}]`,
+                  )
+                  .join('; '),
+              () => null,
+            );
+    const notPassed = report?.checks
+      ?.filter((c) => c.required && c.status !== 'passed' && c.status !== 'not_applicable')
+      .map((c) => `${c.id}=${c.status}`) ?? ['no report'];
+    return {
+      code,
+      ready: code === 0 && report?.ready === true,
+      notPassed,
+      problem:
+        code === 0
+          ? null
+          : `${sampleOut.split('\n').find((l) => /^\w*Error\b/.test(l)) ?? sampleOut.split('\n').filter(Boolean).slice(-2).join(' | ')}${late ? `; newest deliveries: ${late}` : ''}`,
+      records,
+      ms: performance.now() - started,
+    };
   } finally {
     listener.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });
@@ -241,7 +401,10 @@ function watchMemory(base, sandbox) {
       } catch {
         // The process is gone.
       }
-      const text = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(2000) }).then((r) => r.text(), () => '');
+      const text = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(2000) }).then(
+        (r) => r.text(),
+        () => '',
+      );
       const used = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)/m.exec(text);
       if (used) heapMb = Math.max(heapMb ?? 0, Number(used[1]) / 2 ** 20);
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -291,7 +454,12 @@ async function call(base, hostile, method, path, { body, headers = {}, auth = tr
     method,
     redirect: 'manual',
     signal: AbortSignal.timeout(15_000),
-    headers: { 'x-forwarded-for': hostileAddress(), ...(auth ? { authorization: `Bearer ${hostile.apiKey}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      'x-forwarded-for': hostileAddress(),
+      ...(auth ? { authorization: `Bearer ${hostile.apiKey}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     ...(raw !== undefined ? { body: raw, duplex: 'half' } : body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return res;
@@ -303,10 +471,20 @@ async function status(res) {
 }
 
 async function hostileAccount(base) {
-  const res = await fetch(`${base}/sandbox/accounts`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': hostileAddress() }, body: '{"locations": 5}' });
-  if (res.status !== 201) throw new Error(`the hostile account could not be created: ${res.status} ${await res.text()}`);
+  const res = await fetch(`${base}/sandbox/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': hostileAddress() },
+    body: '{"locations": 5}',
+  });
+  if (res.status !== 201)
+    throw new Error(`the hostile account could not be created: ${res.status} ${await res.text()}`);
   const account = await res.json();
-  return { accountId: account.accountId, apiKey: account.apiKey, user: account.user, locations: account.locations.map((l) => l.locationId) };
+  return {
+    accountId: account.accountId,
+    apiKey: account.apiKey,
+    user: account.user,
+    locations: account.locations.map((l) => l.locationId),
+  };
 }
 
 /** The hostile account's relay endpoints (the sandbox's own URL: accepted whatever the policy), made once. */
@@ -323,10 +501,18 @@ async function relayEndpoints(base, hostile, prefix, n) {
 /** Signs in through a form (the auth host's /login or the dashboard's), with a fresh cookie and its CSRF token. */
 async function formSignIn(base, formPath, postPath, email, password) {
   const address = hostileAddress();
-  const page = await fetch(`${base}${formPath}`, { headers: { 'x-forwarded-for': address }, signal: AbortSignal.timeout(15_000) });
-  const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const page = await fetch(`${base}${formPath}`, {
+    headers: { 'x-forwarded-for': address },
+    signal: AbortSignal.timeout(15_000),
+  });
+  const cookie = page.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const html = await page.text();
-  const hidden = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], unescapeHtml(m[2])]));
+  const hidden = Object.fromEntries(
+    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], unescapeHtml(m[2])]),
+  );
   const res = await fetch(`${base}${postPath}`, {
     method: 'POST',
     redirect: 'manual',
@@ -337,20 +523,40 @@ async function formSignIn(base, formPath, postPath, email, password) {
   return status(res);
 }
 
-const LOGIN_QUERY = new URLSearchParams({ response_type: 'code', client_id: 'demo-client', redirect_uri: 'waterapp://callback' }).toString();
+const LOGIN_QUERY = new URLSearchParams({
+  response_type: 'code',
+  client_id: 'demo-client',
+  redirect_uri: 'waterapp://callback',
+}).toString();
 
 /** Each abuse: `({ base, hostile, scale, stats, stopped })`, resolving when stopped. */
 const ABUSE = {
   // New accounts as fast as they come, every one from a fresh address of the same /64, and some as IPv4-mapped addresses.
   accounts: ({ base, hostile, scale, stats, stopped }) =>
     loop(stats, scale.workers, stopped, async () =>
-      status(await call(base, hostile, 'POST', '/sandbox/accounts', { auth: false, body: {}, headers: stats.sent % 5 === 4 ? { 'x-forwarded-for': `::ffff:203.0.113.${66 + (stats.sent % 3)}` } : {} })),
+      status(
+        await call(base, hostile, 'POST', '/sandbox/accounts', {
+          auth: false,
+          body: {},
+          headers: stats.sent % 5 === 4 ? { 'x-forwarded-for': `::ffff:203.0.113.${66 + (stats.sent % 3)}` } : {},
+        }),
+      ),
     ),
 
   // Faults that never match, each with a body as large as a request may be.
   faults: ({ base, hostile, scale, stats, stopped }) =>
     loop(stats, scale.workers, stopped, async () =>
-      status(await call(base, hostile, 'POST', '/sandbox/faults', { body: { method: 'GET', path: `/v1/hostile-${stats.sent}`, status: 503, times: null, body: { pad: 'x'.repeat(scale.bigBody) } } })),
+      status(
+        await call(base, hostile, 'POST', '/sandbox/faults', {
+          body: {
+            method: 'GET',
+            path: `/v1/hostile-${stats.sent}`,
+            status: 503,
+            times: null,
+            body: { pad: 'x'.repeat(scale.bigBody) },
+          },
+        }),
+      ),
     ),
 
   // OAuth clients, registered over and over (a native redirect URI: nothing is ever sent to it).
@@ -378,16 +584,26 @@ const ABUSE = {
   // sandbox must refuse: address literals of loopback, private and deprecated IPv6 forms.
   subscriptions: async ({ base, hostile, scale, stats, stopped }) => {
     const relays = await relayEndpoints(base, hostile, 'sub', scale.subscriptionRelays);
-    const refused = ['https://127.0.0.1/x', 'https://[::7f00:1]/x', 'https://10.0.0.1/x', 'https://[2002:a9fe:a9fe::1]/x', 'https://localhost/x', 'http://[::1]/x'];
+    const refused = [
+      'https://127.0.0.1/x',
+      'https://[::7f00:1]/x',
+      'https://10.0.0.1/x',
+      'https://[2002:a9fe:a9fe::1]/x',
+      'https://localhost/x',
+      'http://[::1]/x',
+    ];
     const held = new Map(hostile.locations.map((l) => [l, []]));
     let n = 0;
     await loop(stats, scale.workers, stopped, async () => {
       const i = n++;
       const locationId = hostile.locations[i % hostile.locations.length];
       const endpoint = i % 4 === 3 ? refused[i % refused.length] : relays[i % relays.length].endpoint;
-      const res = await call(base, hostile, 'POST', `/v1/locations/${locationId}/subscriptions`, { body: { endpoint } });
+      const res = await call(base, hostile, 'POST', `/v1/locations/${locationId}/subscriptions`, {
+        body: { endpoint },
+      });
       if (res.status === 200) held.get(locationId).push((await res.json()).subscriptionId);
-      else if (res.status === 409 && held.get(locationId).length > 0) await status(await call(base, hostile, 'DELETE', `/v1/subscriptions/${held.get(locationId).shift()}`));
+      else if (res.status === 409 && held.get(locationId).length > 0)
+        await status(await call(base, hostile, 'DELETE', `/v1/subscriptions/${held.get(locationId).shift()}`));
       return status(res);
     });
   },
@@ -395,18 +611,34 @@ const ABUSE = {
   // One confirmation (to a relay nobody listens on) redelivered over and over.
   redeliveries: async ({ base, hostile, scale, stats, stopped }) => {
     const [relay] = await relayEndpoints(base, hostile, 'storm', 1);
-    await status(await call(base, hostile, 'POST', `/v1/locations/${hostile.locations[0]}/subscriptions`, { body: { endpoint: relay.endpoint } }));
+    await status(
+      await call(base, hostile, 'POST', `/v1/locations/${hostile.locations[0]}/subscriptions`, {
+        body: { endpoint: relay.endpoint },
+      }),
+    );
     const listed = await (await call(base, hostile, 'GET', '/sandbox/deliveries?kind=confirmation&perPage=1')).json();
     const deliveryId = listed.deliveries?.[0]?.deliveryId;
     if (!deliveryId) throw new Error(`no delivery to redeliver: ${JSON.stringify(listed).slice(0, 200)}`);
-    await loop(stats, scale.workers, stopped, async () => status(await call(base, hostile, 'POST', `/sandbox/deliveries/${deliveryId}/redeliver`, { body: { sameDeliveryId: stats.sent % 2 === 0 } })));
+    await loop(stats, scale.workers, stopped, async () =>
+      status(
+        await call(base, hostile, 'POST', `/sandbox/deliveries/${deliveryId}/redeliver`, {
+          body: { sameDeliveryId: stats.sent % 2 === 0 },
+        }),
+      ),
+    );
   },
 
   // Scenario runs started at every location, never cancelled.
   'scenario-runs': ({ base, hostile, scale, stats, stopped }) =>
     loop(stats, scale.workers, stopped, async () => {
-      const name = ['slow-leak-escalates', 'flapping-alert', 'cold-snap', 'away-leak', 'monitor-offline'][stats.sent % 5];
-      return status(await call(base, hostile, 'POST', `/sandbox/scenarios/${name}/runs`, { body: { locationId: hostile.locations[stats.sent % hostile.locations.length] } }));
+      const name = ['slow-leak-escalates', 'flapping-alert', 'cold-snap', 'away-leak', 'monitor-offline'][
+        stats.sent % 5
+      ];
+      return status(
+        await call(base, hostile, 'POST', `/sandbox/scenarios/${name}/runs`, {
+          body: { locationId: hostile.locations[stats.sent % hostile.locations.length] },
+        }),
+      );
     }),
 
   // Relay streams opened and never read, then large requests sent to those relays (each is
@@ -421,7 +653,9 @@ const ABUSE = {
       const socket = connect(Number(port), hostname);
       socket.on('error', () => {});
       await once(socket, 'connect');
-      socket.write(`GET /sandbox/relays/${relay.relayId}/requests HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${hostile.apiKey}\r\nAccept: text/event-stream\r\nX-Forwarded-For: ${hostileAddress()}\r\n\r\n`);
+      socket.write(
+        `GET /sandbox/relays/${relay.relayId}/requests HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${hostile.apiKey}\r\nAccept: text/event-stream\r\nX-Forwarded-For: ${hostileAddress()}\r\n\r\n`,
+      );
       const [first] = await once(socket, 'data');
       if (/^HTTP\/1\.1 200/.test(String(first))) streams.accepted++;
       else streams.refused++;
@@ -438,19 +672,26 @@ const ABUSE = {
 
   // Pages of the sign-in forms, requested without a cookie.
   pages: ({ base, hostile, scale, stats, stopped }) =>
-    loop(stats, scale.workers, stopped, async () => status(await call(base, hostile, 'GET', stats.sent % 2 === 0 ? '/' : `/login?${LOGIN_QUERY}`, { auth: false }))),
+    loop(stats, scale.workers, stopped, async () =>
+      status(await call(base, hostile, 'GET', stats.sent % 2 === 0 ? '/' : `/login?${LOGIN_QUERY}`, { auth: false })),
+    ),
 
   // Wrong passwords on both sign-in forms: for its own user, the shared demo user and nobody.
   'sign-ins': ({ base, hostile, scale, stats, stopped }) =>
     loop(stats, scale.workers, stopped, async () => {
       const email = [hostile.user.email, 'demo@example.com', `nobody${stats.sent}@hostile.example`][stats.sent % 3];
-      return stats.sent % 2 === 0 ? formSignIn(base, `/login?${LOGIN_QUERY}`, '/login', email, 'wrong-password') : formSignIn(base, '/', '/dashboard/sign-in', email, 'wrong-password');
+      return stats.sent % 2 === 0
+        ? formSignIn(base, `/login?${LOGIN_QUERY}`, '/login', email, 'wrong-password')
+        : formSignIn(base, '/', '/dashboard/sign-in', email, 'wrong-password');
     }),
 
   // Bodies far over the limit: declared (Content-Length) and streamed (chunked, no length).
   'oversized-bodies': ({ base, hostile, scale, stats, stopped }) =>
     loop(stats, scale.workers, stopped, async () => {
-      if (stats.sent % 2 === 0) return status(await call(base, hostile, 'POST', '/sandbox/faults', { body: { pad: 'z'.repeat(scale.oversizedBytes) } }));
+      if (stats.sent % 2 === 0)
+        return status(
+          await call(base, hostile, 'POST', '/sandbox/faults', { body: { pad: 'z'.repeat(scale.oversizedBytes) } }),
+        );
       const chunk = new TextEncoder().encode('z'.repeat(64 * 1024));
       let left = Math.ceil(scale.oversizedBytes / chunk.length);
       const stream = new ReadableStream({
@@ -459,7 +700,12 @@ const ABUSE = {
           else controller.close();
         },
       });
-      return status(await call(base, hostile, 'POST', '/sandbox/faults', { raw: stream, headers: { 'content-type': 'application/json' } }));
+      return status(
+        await call(base, hostile, 'POST', '/sandbox/faults', {
+          raw: stream,
+          headers: { 'content-type': 'application/json' },
+        }),
+      );
     }),
 
   // Connections that send their headers a few bytes at a time and never finish them.
@@ -474,7 +720,9 @@ const ABUSE = {
           socket.setEncoding('utf8').on('data', (chunk) => (answer += chunk));
           // Not events.once: it rejects on 'error', and a reset connection is closed all the same.
           const closed = new Promise((resolve) => socket.once('close', resolve));
-          socket.write(`GET /v1/locations HTTP/1.1\r\nHost: ${hostname}\r\nX-Forwarded-For: ${hostileAddress()}\r\nX-Slow: `);
+          socket.write(
+            `GET /v1/locations HTTP/1.1\r\nHost: ${hostname}\r\nX-Forwarded-For: ${hostileAddress()}\r\nX-Slow: `,
+          );
           const drip = setInterval(() => {
             if (stopped()) socket.destroy();
             else if (socket.writable) socket.write('a');

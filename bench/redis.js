@@ -63,7 +63,11 @@ async function subscriptionLatency(base, receiverUrl, count = 200) {
   const times = [];
   for (let i = -20; i < count; i++) {
     const started = performance.now();
-    await call(`${base}/v1/locations/${location}/subscriptions`, { method: 'POST', headers, body: JSON.stringify({ endpoint: `${receiverUrl}/latency/${randomUUID()}` }) });
+    await call(`${base}/v1/locations/${location}/subscriptions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ endpoint: `${receiverUrl}/latency/${randomUUID()}` }),
+    });
     if (i >= 0) times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
@@ -106,13 +110,23 @@ async function throughputSideBySide(setups, connections) {
   const names = Object.keys(setups);
   for (const name of names) await burst(setups[name].bases, connections);
   const rounds = Object.fromEntries(names.map((name) => [name, []]));
-  for (let i = 0; i < SECONDS; i++) for (const name of names) rounds[name].push(await burst(setups[name].bases, connections, setups[name].pids));
+  for (let i = 0; i < SECONDS; i++)
+    for (const name of names) rounds[name].push(await burst(setups[name].bases, connections, setups[name].pids));
   return Object.fromEntries(
     names.map((name) => {
       const r = rounds[name];
       const cpu = {};
       for (const key of Object.keys(r[0].cpu)) cpu[key] = r.reduce((n, x) => n + x.cpu[key], 0) / r.length;
-      return [name, { rps: r.reduce((n, x) => n + x.rps, 0) / r.length, p50: median(r.map((x) => x.p50)), p99: Math.max(...r.map((x) => x.p99)), cpu, rounds: r.map((x) => x.rps) }];
+      return [
+        name,
+        {
+          rps: r.reduce((n, x) => n + x.rps, 0) / r.length,
+          p50: median(r.map((x) => x.p50)),
+          p99: Math.max(...r.map((x) => x.p99)),
+          cpu,
+          rounds: r.map((x) => x.rps),
+        },
+      ];
     }),
   );
 }
@@ -126,15 +140,23 @@ const cpuText = (cpu) =>
 async function fanOut(base, receivers) {
   const target = receivers.count + SUBSCRIPTIONS;
   const started = performance.now();
-  const alert = await call(`${base}/sandbox/locations/${DEMO_LOCATION_ID}/alerts`, { method: 'POST', headers: { ...json, ...auth }, body: '{"type":"highLeak"}' });
+  const alert = await call(`${base}/sandbox/locations/${DEMO_LOCATION_ID}/alerts`, {
+    method: 'POST',
+    headers: { ...json, ...auth },
+    body: '{"type":"highLeak"}',
+  });
   await receivers.waitFor(target);
   const ms = performance.now() - started;
-  await call(`${base}/sandbox/locations/${DEMO_LOCATION_ID}/alerts/${alert.alertId}/end`, { method: 'POST', headers: auth });
+  await call(`${base}/sandbox/locations/${DEMO_LOCATION_ID}/alerts/${alert.alertId}/end`, {
+    method: 'POST',
+    headers: auth,
+  });
   await receivers.waitFor(target + SUBSCRIPTIONS);
   return ms;
 }
 
-const row = (name, lowdb, redis, note) => console.log(`${name.padEnd(44)}  ${lowdb.padStart(14)}  ${redis.padStart(14)}  ${note}`);
+const row = (name, lowdb, redis, note) =>
+  console.log(`${name.padEnd(44)}  ${lowdb.padStart(14)}  ${redis.padStart(14)}  ${note}`);
 const ms = (x) => `${x.toFixed(2)} ms`;
 
 export async function run() {
@@ -155,14 +177,40 @@ export async function run() {
     const readings = `/v1/locations/${DEMO_LOCATION_ID}/readings/water-usage?startTime=2026-01-01T00:00:00Z&endTime=2026-02-01T00:00:00Z&groupBy=day&perPage=31`;
 
     // 1. One request at a time: what the Redis store adds to each request.
-    const get = { lowdb: await sequential(`${lowdb.url}/v1/locations/${DEMO_LOCATION_ID}`, auth, 500, 200), redis: await sequential(`${one.url}/v1/locations/${DEMO_LOCATION_ID}`, auth, 500, 200) };
-    const read = { lowdb: await sequential(`${lowdb.url}${readings}`, auth, 300, 100), redis: await sequential(`${one.url}${readings}`, auth, 300, 100) };
-    const create = { lowdb: await subscriptionLatency(lowdb.url, receivers.urls[0]), redis: await subscriptionLatency(one.url, receivers.urls[0]) };
-    console.log(`one request at a time (p50 / p99), lowdb DATA_DIR process against one replica on Redis (AOF, appendfsync always):`);
+    const get = {
+      lowdb: await sequential(`${lowdb.url}/v1/locations/${DEMO_LOCATION_ID}`, auth, 500, 200),
+      redis: await sequential(`${one.url}/v1/locations/${DEMO_LOCATION_ID}`, auth, 500, 200),
+    };
+    const read = {
+      lowdb: await sequential(`${lowdb.url}${readings}`, auth, 300, 100),
+      redis: await sequential(`${one.url}${readings}`, auth, 300, 100),
+    };
+    const create = {
+      lowdb: await subscriptionLatency(lowdb.url, receivers.urls[0]),
+      redis: await subscriptionLatency(one.url, receivers.urls[0]),
+    };
+    console.log(
+      `one request at a time (p50 / p99), lowdb DATA_DIR process against one replica on Redis (AOF, appendfsync always):`,
+    );
     row('operation', 'lowdb', 'redis', 'Redis adds at p50 (target < 1 ms for a GET)');
-    row('GET a location', `${ms(get.lowdb.p50)} / ${get.lowdb.p99.toFixed(1)}`, `${ms(get.redis.p50)} / ${get.redis.p99.toFixed(1)}`, ms(get.redis.p50 - get.lowdb.p50));
-    row('readings: a month by day', `${ms(read.lowdb.p50)} / ${read.lowdb.p99.toFixed(1)}`, `${ms(read.redis.p50)} / ${read.redis.p99.toFixed(1)}`, ms(read.redis.p50 - read.lowdb.p50));
-    row('create a subscription', `${ms(create.lowdb.p50)} / ${create.lowdb.p99.toFixed(1)}`, `${ms(create.redis.p50)} / ${create.redis.p99.toFixed(1)}`, ms(create.redis.p50 - create.lowdb.p50));
+    row(
+      'GET a location',
+      `${ms(get.lowdb.p50)} / ${get.lowdb.p99.toFixed(1)}`,
+      `${ms(get.redis.p50)} / ${get.redis.p99.toFixed(1)}`,
+      ms(get.redis.p50 - get.lowdb.p50),
+    );
+    row(
+      'readings: a month by day',
+      `${ms(read.lowdb.p50)} / ${read.lowdb.p99.toFixed(1)}`,
+      `${ms(read.redis.p50)} / ${read.redis.p99.toFixed(1)}`,
+      ms(read.redis.p50 - read.lowdb.p50),
+    );
+    row(
+      'create a subscription',
+      `${ms(create.lowdb.p50)} / ${create.lowdb.p99.toFixed(1)}`,
+      `${ms(create.redis.p50)} / ${create.redis.p99.toFixed(1)}`,
+      ms(create.redis.p50 - create.lowdb.p50),
+    );
 
     // 2. Throughput: one lowdb process, one Redis replica, two Redis replicas, side by side, at
     // 10 connections and at a load that keeps two replicas busy (more connections than 10 are
@@ -175,15 +223,22 @@ export async function run() {
       two: { bases: [one.url, two.url], pids },
     };
     const loads = {};
-    for (const connections of [10, SATURATING_CONNECTIONS]) loads[connections] = await throughputSideBySide(setups, connections);
+    for (const connections of [10, SATURATING_CONNECTIONS])
+      loads[connections] = await throughputSideBySide(setups, connections);
     await lowdb.stop();
-    console.log(`\nGET a location under load, ${SECONDS} alternating 1 s rounds of each setup after 1 s of warm-up (BENCH_SECONDS to change); CPU: share of one core:`);
+    console.log(
+      `\nGET a location under load, ${SECONDS} alternating 1 s rounds of each setup after 1 s of warm-up (BENCH_SECONDS to change); CPU: share of one core:`,
+    );
     for (const [connections, t] of Object.entries(loads)) {
       const scaling = roundRatio(t.two.rounds, t.one.rounds);
       const saturating = Number(connections) === SATURATING_CONNECTIONS;
       console.log(`  ${connections} connections`);
-      console.log(`    lowdb, one process       ${t.lowdb.rps.toFixed(0).padStart(6)} req/s  p50 ${t.lowdb.p50} ms  p99 ${t.lowdb.p99} ms  CPU: ${cpuText(t.lowdb.cpu)}`);
-      console.log(`    Redis, one replica       ${t.one.rps.toFixed(0).padStart(6)} req/s  p50 ${t.one.p50} ms  p99 ${t.one.p99} ms  (${(t.one.rps / t.lowdb.rps).toFixed(2)}x lowdb)  CPU: ${cpuText(t.one.cpu)}`);
+      console.log(
+        `    lowdb, one process       ${t.lowdb.rps.toFixed(0).padStart(6)} req/s  p50 ${t.lowdb.p50} ms  p99 ${t.lowdb.p99} ms  CPU: ${cpuText(t.lowdb.cpu)}`,
+      );
+      console.log(
+        `    Redis, one replica       ${t.one.rps.toFixed(0).padStart(6)} req/s  p50 ${t.one.p50} ms  p99 ${t.one.p99} ms  (${(t.one.rps / t.lowdb.rps).toFixed(2)}x lowdb)  CPU: ${cpuText(t.one.cpu)}`,
+      );
       console.log(
         `    Redis, two replicas      ${t.two.rps.toFixed(0).padStart(6)} req/s  p50 ${t.two.p50} ms  p99 ${t.two.p99} ms  (${scaling.median.toFixed(2)}x one replica, rounds ${scaling.low.toFixed(2)}-${scaling.high.toFixed(2)}${saturating ? '; target >= 1.3x' : ''})  CPU: ${cpuText(t.two.cpu)}`,
       );
@@ -210,7 +265,9 @@ export async function run() {
     const twoWarm = await fanOut(one.url, receivers);
     await two.stop();
     const oneWarm = await fanOut(one.url, receivers);
-    console.log(`\n1 alert to ${SUBSCRIPTIONS} confirmed subscriptions on 4 loopback receivers, all received in: two replicas ${twoCold.toFixed(0)} ms first, ${twoWarm.toFixed(0)} ms next (target < 2000 ms); one replica ${oneWarm.toFixed(0)} ms`);
+    console.log(
+      `\n1 alert to ${SUBSCRIPTIONS} confirmed subscriptions on 4 loopback receivers, all received in: two replicas ${twoCold.toFixed(0)} ms first, ${twoWarm.toFixed(0)} ms next (target < 2000 ms); one replica ${oneWarm.toFixed(0)} ms`,
+    );
   } finally {
     for (const child of started) await child.stop();
     await receivers.close();

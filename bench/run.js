@@ -22,19 +22,39 @@ const MODULES = {
   // Not run by default (it starts redis-server and several sandbox processes): --redis, or --only redis.
   redis: './redis.js',
 };
-const DEFAULT_MODULES = ['static', 'features', 'readings', 'webhooks', 'scale', 'start', 'readiness', 'sessions', 'hostile'];
+const DEFAULT_MODULES = [
+  'static',
+  'features',
+  'readings',
+  'webhooks',
+  'scale',
+  'start',
+  'readiness',
+  'sessions',
+  'hostile',
+];
 
 const { values: args } = parseArgs({
-  options: { accounts: { type: 'string' }, only: { type: 'string' }, redis: { type: 'boolean' }, quick: { type: 'boolean' }, seconds: { type: 'string' }, abuses: { type: 'string' } },
+  options: {
+    accounts: { type: 'string' },
+    only: { type: 'string' },
+    redis: { type: 'boolean' },
+    quick: { type: 'boolean' },
+    seconds: { type: 'string' },
+    abuses: { type: 'string' },
+  },
   allowPositionals: false,
 });
 const chosen = args.only ? args.only.split(',') : args.redis ? [] : [...DEFAULT_MODULES];
 if (args.redis && !chosen.includes('redis')) chosen.push('redis');
-for (const name of chosen) if (!MODULES[name]) throw new Error(`--only: no bench module ${name}; there are ${Object.keys(MODULES).join(', ')}`);
+for (const name of chosen)
+  if (!MODULES[name]) throw new Error(`--only: no bench module ${name}; there are ${Object.keys(MODULES).join(', ')}`);
 
 const sandbox = await startSandbox();
 const bare = await startBare();
-console.log(`water-sandbox bench: ${LOAD.connections} connections; per case 1 s warm-up each, then ${LOAD.duration} alternating 1 s rounds of the route and its bare twin (BENCH_SECONDS to change); ratio: the median over neighbouring round pairs, with their range; Node ${process.version}`);
+console.log(
+  `water-sandbox bench: ${LOAD.connections} connections; per case 1 s warm-up each, then ${LOAD.duration} alternating 1 s rounds of the route and its bare twin (BENCH_SECONDS to change); ratio: the median over neighbouring round pairs, with their range; Node ${process.version}`,
+);
 const rows = [];
 try {
   for (const name of chosen) {

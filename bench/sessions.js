@@ -33,7 +33,11 @@ function visit(url, agent) {
     const started = performance.now();
     get(url, { agent }, (res) => {
       res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve({ ms: performance.now() - started, cookies: res.headers['set-cookie'] ?? [] }) : reject(new Error(`GET /: status ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200
+          ? resolve({ ms: performance.now() - started, cookies: res.headers['set-cookie'] ?? [] })
+          : reject(new Error(`GET /: status ${res.statusCode}`)),
+      );
     }).on('error', reject);
   });
 }
@@ -65,8 +69,12 @@ async function visitors(visits) {
     const stored = await callback((done) => sandbox.store.sessions.length(done));
     const first = median(times.slice(0, WINDOW));
     const last = median(times.slice(-WINDOW));
-    console.log(`${visits} cookieless GET / (${VISITORS} visitors at once, DATA_DIR on disk, after ${WARM_UP} not counted) in ${seconds.toFixed(1)} s`);
-    console.log(`one request, median of the first ${WINDOW}: ${first.toFixed(3)} ms; of the last ${WINDOW}: ${last.toFixed(3)} ms; last / first ${(last / first).toFixed(2)} (target <= 1.2)`);
+    console.log(
+      `${visits} cookieless GET / (${VISITORS} visitors at once, DATA_DIR on disk, after ${WARM_UP} not counted) in ${seconds.toFixed(1)} s`,
+    );
+    console.log(
+      `one request, median of the first ${WINDOW}: ${first.toFixed(3)} ms; of the last ${WINDOW}: ${last.toFixed(3)} ms; last / first ${(last / first).toFixed(2)} (target <= 1.2)`,
+    );
     console.log(`login sessions stored: ${stored}; session cookies sent: ${sessionCookies} (target 0 and 0)`);
   } finally {
     await sandbox.close();
@@ -77,9 +85,15 @@ async function visitors(visits) {
 async function sessionStore(stored, dir) {
   const clock = new ManualClock(BENCH_NOW);
   const { store } = await EmbeddedStore.open({ dir, clock, deliveryLogLimit: 10, sessionTtlMs: 86_400_000 });
-  const session = (i) => ({ cookie: { originalMaxAge: 86_400_000, httpOnly: true, path: '/', sameSite: 'lax' }, userId: `user-${i}`, accountId: 'account', csrfToken: 'x'.repeat(32) });
+  const session = (i) => ({
+    cookie: { originalMaxAge: 86_400_000, httpOnly: true, path: '/', sameSite: 'lax' },
+    userId: `user-${i}`,
+    accountId: 'account',
+    csrfToken: 'x'.repeat(32),
+  });
   const save = (sid, i) => callback((done) => store.sessions.set(sid, session(i), done));
-  for (let i = 0; i < stored; i += 500) await Promise.all(Array.from({ length: Math.min(500, stored - i) }, (_, k) => save(`stored-${i + k}`, i + k)));
+  for (let i = 0; i < stored; i += 500)
+    await Promise.all(Array.from({ length: Math.min(500, stored - i) }, (_, k) => save(`stored-${i + k}`, i + k)));
   await store.flush();
   let n = 0;
   return {

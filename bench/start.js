@@ -18,7 +18,12 @@ const ROUNDS = 5;
 /** Spawns `command` in a process group of its own; resolves with the ms from spawn to /healthz 200, then stops the group. */
 async function toHealthy(command, args) {
   const started = performance.now();
-  const child = spawn(command, args, { cwd: ROOT, detached: true, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    detached: true,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const url = await new Promise((resolve, reject) => {
@@ -52,7 +57,13 @@ export async function run() {
     direct.push(await toHealthy(process.execPath, [...START_FLAGS, 'dist/water-sandbox.js']));
   }
   const ratios = npmStart.map((ms, i) => ms / direct[i]);
-  console.log(`npm start: median ${median(npmStart).toFixed(0)} ms (${Math.min(...npmStart).toFixed(0)}-${Math.max(...npmStart).toFixed(0)}; target < 1000 ms)`);
-  console.log(`node ${START_FLAGS.join(' ')} dist/water-sandbox.js: median ${median(direct).toFixed(0)} ms (${Math.min(...direct).toFixed(0)}-${Math.max(...direct).toFixed(0)})`);
-  console.log(`ratio npm start / direct: ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}), over ${ROUNDS} alternating rounds`);
+  console.log(
+    `npm start: median ${median(npmStart).toFixed(0)} ms (${Math.min(...npmStart).toFixed(0)}-${Math.max(...npmStart).toFixed(0)}; target < 1000 ms)`,
+  );
+  console.log(
+    `node ${START_FLAGS.join(' ')} dist/water-sandbox.js: median ${median(direct).toFixed(0)} ms (${Math.min(...direct).toFixed(0)}-${Math.max(...direct).toFixed(0)})`,
+  );
+  console.log(
+    `ratio npm start / direct: ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}), over ${ROUNDS} alternating rounds`,
+  );
 }

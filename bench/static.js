@@ -43,7 +43,8 @@ async function burst(url, headers, seconds = 1, pid = undefined) {
   const before = cpuSeconds(pid);
   const result = await autocannon({ url, headers, connections: 10, duration: seconds, workers: 1 });
   const after = cpuSeconds(pid);
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   const cpuUs = before === null || after === null ? null : ((after - before) * 1e6) / result.requests.total;
   return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, cpuUs };
 }
@@ -91,7 +92,11 @@ async function text(url, headers = {}) {
  */
 function documentServing(body) {
   const answer = { description: 'A page of buckets.', content: { 'application/json': { example: JSON.parse(body) } } };
-  return { openapi: '3.1.0', info: { title: 'water-sandbox readings, static', version: '1' }, paths: { [READINGS_PATH]: { get: { responses: { 200: answer } } } } };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'water-sandbox readings, static', version: '1' },
+    paths: { [READINGS_PATH]: { get: { responses: { 200: answer } } } },
+  };
 }
 
 export async function run({ args }) {
@@ -119,31 +124,57 @@ export async function run({ args }) {
     for (const c of cases) {
       const body = await text(c.url, c.headers);
       const expected = bodies[c.name.split(' ')[1]];
-      if (body !== expected) throw new Error(`${c.name} does not answer the sandbox's body byte for byte (${body.length} against ${expected.length} bytes)`);
+      if (body !== expected)
+        throw new Error(
+          `${c.name} does not answer the sandbox's body byte for byte (${body.length} against ${expected.length} bytes)`,
+        );
     }
-    console.log(`every server answers the same bytes: ${readingsBody.length} for a year by day, ${locationBody.length} for a location; Prism ${PRISM_VERSION} serves it as the example of a one-operation document`);
-    console.log(`${rounds} rounds of 1 s per case at 10 connections, in alternating order (--quick: 5; BENCH_ROUNDS to change)`);
+    console.log(
+      `every server answers the same bytes: ${readingsBody.length} for a year by day, ${locationBody.length} for a location; Prism ${PRISM_VERSION} serves it as the example of a one-operation document`,
+    );
+    console.log(
+      `${rounds} rounds of 1 s per case at 10 connections, in alternating order (--quick: 5; BENCH_ROUNDS to change)`,
+    );
 
     const r = await interleave(cases, rounds);
     const row = (name) => {
       const results = r.get(name);
-      const cpu = results[0].cpuUs === null ? '' : `   CPU ${median(results.map((x) => x.cpuUs)).toFixed(0).padStart(4)} µs/request`;
-      return `${name.padEnd(18)} ${median(results.map((x) => x.rps)).toFixed(0).padStart(6)} req/s   p50 ${median(results.map((x) => x.p50)).toFixed(1).padStart(5)} ms   p99 ${median(results.map((x) => x.p99)).toFixed(1).padStart(5)} ms (worst round ${Math.max(...results.map((x) => x.p99)).toFixed(1)})${cpu}`;
+      const cpu =
+        results[0].cpuUs === null
+          ? ''
+          : `   CPU ${median(results.map((x) => x.cpuUs))
+              .toFixed(0)
+              .padStart(4)} µs/request`;
+      return `${name.padEnd(18)} ${median(results.map((x) => x.rps))
+        .toFixed(0)
+        .padStart(6)} req/s   p50 ${median(results.map((x) => x.p50))
+        .toFixed(1)
+        .padStart(5)} ms   p99 ${median(results.map((x) => x.p99))
+        .toFixed(1)
+        .padStart(5)} ms (worst round ${Math.max(...results.map((x) => x.p99)).toFixed(1)})${cpu}`;
     };
     for (const c of cases) console.log(row(c.name));
     const prismRatio = ratioOver(r.get('sandbox readings'), r.get('prism readings'));
     const bareReadings = ratioOver(r.get('sandbox readings'), r.get('bare readings'));
     const locationRatio = ratioOver(r.get('sandbox location'), r.get('bare location'));
-    console.log(`a year by day, sandbox / Prism static example:    ${fmt(prismRatio)}   target >= 1.00: ${prismRatio.median >= 1 ? 'met' : 'NOT met'}`);
+    console.log(
+      `a year by day, sandbox / Prism static example:    ${fmt(prismRatio)}   target >= 1.00: ${prismRatio.median >= 1 ? 'met' : 'NOT met'}`,
+    );
     console.log(`a year by day, sandbox / bare Express route:      ${fmt(bareReadings)}`);
-    console.log(`GET /v1/locations/{id}, sandbox / bare Express:   ${fmt(locationRatio)}   target >= 0.75: ${locationRatio.median >= 0.75 ? 'met' : 'NOT met'}`);
+    console.log(
+      `GET /v1/locations/{id}, sandbox / bare Express:   ${fmt(locationRatio)}   target >= 0.75: ${locationRatio.median >= 0.75 ? 'met' : 'NOT met'}`,
+    );
     const cpuPrism = cpuRatioOver(r.get('sandbox readings'), r.get('prism readings'));
     const cpuBare = cpuRatioOver(r.get('sandbox location'), r.get('bare location'));
     if (cpuPrism && cpuBare) {
-      console.log(`CPU a request, the other server's over the sandbox's (the same ratios where the server, not the load generator, is the limit): a year by day against Prism ${fmt(cpuPrism)}, a location against the bare route ${fmt(cpuBare)}`);
+      console.log(
+        `CPU a request, the other server's over the sandbox's (the same ratios where the server, not the load generator, is the limit): a year by day against Prism ${fmt(cpuPrism)}, a location against the bare route ${fmt(cpuBare)}`,
+      );
     }
     const p99 = r.get('sandbox readings').map((x) => x.p99);
-    console.log(`readings p99 at 10 connections: median ${median(p99).toFixed(1)} ms over the rounds, worst ${Math.max(...p99).toFixed(1)} ms`);
+    console.log(
+      `readings p99 at 10 connections: median ${median(p99).toFixed(1)} ms over the rounds, worst ${Math.max(...p99).toFixed(1)} ms`,
+    );
   } finally {
     for (const stop of stops.reverse()) await stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -58,7 +58,9 @@ async function p50Micros(n, fn) {
 }
 
 const lookupOnce = (lookup, hostname) =>
-  new Promise((resolve, reject) => lookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    lookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
 
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
@@ -106,10 +108,20 @@ export async function run() {
       rounds.plain.push(await fanOut(plain));
       rounds.guarded.push(await fanOut(guarded));
     }
-    const attemptP50 = async (sandbox) => median((await sandbox.store.deliveries.list(ACCOUNT_ID, { offset: 0, limit: 1000 })).items.flatMap((d) => d.attempts.map((a) => a.latencyMs)));
+    const attemptP50 = async (sandbox) =>
+      median(
+        (await sandbox.store.deliveries.list(ACCOUNT_ID, { offset: 0, limit: 1000 })).items.flatMap((d) =>
+          d.attempts.map((a) => a.latencyMs),
+        ),
+      );
     const notDelivered = async (sandbox) =>
-      (await sandbox.store.deliveries.list(ACCOUNT_ID, { state: 'pending', offset: 0, limit: 1 })).total + (await sandbox.store.deliveries.list(ACCOUNT_ID, { state: 'failed', offset: 0, limit: 1 })).total;
-    const describe = (times) => `${times[0].toFixed(0)} ms cold, ${median(times.slice(1)).toFixed(0)} ms warm (median of ${times.length - 1}; ${times.slice(1).map((t) => t.toFixed(0)).join(', ')})`;
+      (await sandbox.store.deliveries.list(ACCOUNT_ID, { state: 'pending', offset: 0, limit: 1 })).total +
+      (await sandbox.store.deliveries.list(ACCOUNT_ID, { state: 'failed', offset: 0, limit: 1 })).total;
+    const describe = (times) =>
+      `${times[0].toFixed(0)} ms cold, ${median(times.slice(1)).toFixed(0)} ms warm (median of ${times.length - 1}; ${times
+        .slice(1)
+        .map((t) => t.toFixed(0))
+        .join(', ')})`;
     console.log(
       `webhooks: 1 alert to ${SUBSCRIPTIONS} confirmed subscriptions on ${RECEIVERS} loopback receivers (target < 2000 ms; concurrency ${config.webhook.concurrency}), all received in\n` +
         `  without the connect-time check: ${describe(rounds.plain)}; attempt latency p50 ${await attemptP50(plain)} ms; not delivered: ${await notDelivered(plain)}\n` +
@@ -129,7 +141,12 @@ export async function run() {
 
     // 2. Memory: keep alerting until 100,000 deliveries have been made.
     gc();
-    const before = { heap: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss, log: await logSize(), sent: receivers.count };
+    const before = {
+      heap: process.memoryUsage().heapUsed,
+      rss: process.memoryUsage().rss,
+      log: await logSize(),
+      sent: receivers.count,
+    };
     const loopStart = performance.now();
     let sent = receivers.count;
     let type = 'ambientTemp';

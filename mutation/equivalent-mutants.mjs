@@ -36,7 +36,8 @@ export function loadEquivalents(file = EQUIVALENTS_FILE) {
 }
 
 /** How an entry is named in messages: its file and code. */
-export const nameOf = (entry) => `${entry.file}: ${JSON.stringify(entry.code)}${entry.through === undefined ? '' : ` through ${JSON.stringify(entry.through)}`}`;
+export const nameOf = (entry) =>
+  `${entry.file}: ${JSON.stringify(entry.code)}${entry.through === undefined ? '' : ` through ${JSON.stringify(entry.through)}`}`;
 
 const lineAt = (source, index) => source.slice(0, index).split('\n').length;
 
@@ -46,19 +47,31 @@ const lineAt = (source, index) => source.slice(0, index).split('\n').length;
  * entry cannot be placed.
  */
 export function locate(entry, source) {
-  for (const [field, code] of [['code', entry.code], ['through', entry.through]]) {
+  for (const [field, code] of [
+    ['code', entry.code],
+    ['through', entry.through],
+  ]) {
     if (code === undefined && field === 'through') continue;
-    if (typeof code !== 'string' || code.trim() === '' || code.includes('\n')) return { problem: `${nameOf(entry)}: its ${field} must be one non-empty line of code` };
+    if (typeof code !== 'string' || code.trim() === '' || code.includes('\n'))
+      return { problem: `${nameOf(entry)}: its ${field} must be one non-empty line of code` };
   }
   const at = source.indexOf(entry.code);
-  if (at === -1) return { problem: `${nameOf(entry)}: the code is no longer in ${entry.file}; fix or remove the entry in mutation/equivalent.json` };
-  if (source.indexOf(entry.code, at + 1) !== -1) return { problem: `${nameOf(entry)}: the code is in ${entry.file} more than once; quote more of the line` };
+  if (at === -1)
+    return {
+      problem: `${nameOf(entry)}: the code is no longer in ${entry.file}; fix or remove the entry in mutation/equivalent.json`,
+    };
+  if (source.indexOf(entry.code, at + 1) !== -1)
+    return { problem: `${nameOf(entry)}: the code is in ${entry.file} more than once; quote more of the line` };
   const line = lineAt(source, at);
   if (entry.through === undefined) return { line, lastLine: line };
   const end = source.indexOf(entry.through, at + entry.code.length);
-  if (end === -1) return { problem: `${nameOf(entry)}: the code of \`through\` no longer follows the code in ${entry.file}; fix or remove the entry in mutation/equivalent.json` };
+  if (end === -1)
+    return {
+      problem: `${nameOf(entry)}: the code of \`through\` no longer follows the code in ${entry.file}; fix or remove the entry in mutation/equivalent.json`,
+    };
   const lastLine = lineAt(source, end);
-  if (lastLine - line > 20) return { problem: `${nameOf(entry)}: covers ${lastLine - line + 1} lines; an entry covers at most 21` };
+  if (lastLine - line > 20)
+    return { problem: `${nameOf(entry)}: covers ${lastLine - line + 1} lines; an entry covers at most 21` };
   return { line, lastLine };
 }
 
@@ -77,11 +90,15 @@ export function problemsOf(entries, readSource) {
     if (problem) problems.push(problem);
     const mutators = Array.isArray(entry.mutators) ? entry.mutators : [];
     if (mutators.length === 0) problems.push(`${nameOf(entry)}: names no mutator`);
-    for (const mutator of mutators) if (!MUTATOR_NAMES.includes(mutator)) problems.push(`${nameOf(entry)}: ${mutator} is not one of Stryker's mutators (${MUTATOR_NAMES.join(', ')})`);
-    if (typeof entry.why !== 'string' || entry.why.trim() === '') problems.push(`${nameOf(entry)}: says not why the mutant is equivalent`);
+    for (const mutator of mutators)
+      if (!MUTATOR_NAMES.includes(mutator))
+        problems.push(`${nameOf(entry)}: ${mutator} is not one of Stryker's mutators (${MUTATOR_NAMES.join(', ')})`);
+    if (typeof entry.why !== 'string' || entry.why.trim() === '')
+      problems.push(`${nameOf(entry)}: says not why the mutant is equivalent`);
   }
   return problems;
 }
 
 /** The `// Stryker disable next-line` directive an entry stands for (its text after `//`). */
-export const directiveOf = (entry) => ` Stryker disable next-line ${entry.mutators.join(',')}: ${entry.why} (mutation/equivalent.json)`;
+export const directiveOf = (entry) =>
+  ` Stryker disable next-line ${entry.mutators.join(',')}: ${entry.why} (mutation/equivalent.json)`;

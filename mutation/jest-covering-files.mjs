@@ -6,7 +6,9 @@
 import { strykerPlugins as jestPlugins } from '@stryker-mutator/jest-runner';
 import { commonTokens, declareFactoryPlugin, PluginKind, tokens } from '@stryker-mutator/api/plugin';
 
-const jestFactory = jestPlugins.find((plugin) => plugin.kind === PluginKind.TestRunner && plugin.name === 'jest').factory;
+const jestFactory = jestPlugins.find(
+  (plugin) => plugin.kind === PluginKind.TestRunner && plugin.name === 'jest',
+).factory;
 
 /** A path as a pattern that matches it alone (jest reads the paths it is given as regular expressions). */
 const exactly = (path) => `^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
@@ -24,7 +26,8 @@ function coveringFilesRunner(injector) {
     capabilities: () => runner.capabilities(),
     async dryRun(options) {
       const result = await runner.dryRun(options);
-      if (result.status === 'complete') for (const test of result.tests) if (test.fileName) fileOfTest.set(test.id, test.fileName);
+      if (result.status === 'complete')
+        for (const test of result.tests) if (test.fileName) fileOfTest.set(test.id, test.fileName);
       return result;
     },
     async mutantRun(options) {

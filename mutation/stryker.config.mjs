@@ -16,10 +16,24 @@ export const MUTATION_MODULES = [
   {
     name: 'webhook sending',
     files: ['src/webhooks/sender.ts', 'src/webhooks/address-policy.ts'],
-    tests: ['test/webhooks/sender.test.ts', 'test/webhooks/address-policy.test.ts', 'test/webhooks/sender-safety.api.test.ts', 'test/security/connect-check.api.test.ts', 'test/security/etc-hosts.test.ts'],
+    tests: [
+      'test/webhooks/sender.test.ts',
+      'test/webhooks/address-policy.test.ts',
+      'test/webhooks/sender-safety.api.test.ts',
+      'test/security/connect-check.api.test.ts',
+      'test/security/etc-hosts.test.ts',
+    ],
     noSurvivors: true,
   },
-  { name: 'webhook assessment', files: ['src/webhooks/assess.ts'], tests: ['test/webhooks/assess.test.ts', 'test/webhooks/sender-safety.api.test.ts', 'test/webhooks/delivery.api.test.ts'] },
+  {
+    name: 'webhook assessment',
+    files: ['src/webhooks/assess.ts'],
+    tests: [
+      'test/webhooks/assess.test.ts',
+      'test/webhooks/sender-safety.api.test.ts',
+      'test/webhooks/delivery.api.test.ts',
+    ],
+  },
   {
     name: 'webhook scheduling',
     files: ['src/webhooks/dispatcher.ts', 'src/webhooks/delivery-transitions.ts'],
@@ -35,14 +49,40 @@ export const MUTATION_MODULES = [
       'test/readiness/drills.api.test.ts',
     ],
   },
-  { name: 'endpoint policy', files: ['src/subscriptions/endpoint-policy.ts'], tests: ['test/subscriptions/endpoint-policy.test.ts', 'test/subscriptions/subscriptions.api.test.ts'] },
-  { name: 'OAuth tokens and codes', files: ['src/auth/tokens.ts'], tests: ['test/auth/oauth-logic.test.ts', 'test/auth/token.api.test.ts', 'test/auth/token-delivery.api.test.ts'] },
-  { name: 'faults', files: ['src/faults/faults.ts'], tests: ['test/faults/faults.test.ts', 'test/sandbox/controls.api.test.ts', 'test/readiness/drills.api.test.ts'] },
-  { name: 'journal', files: ['src/journal/journal.ts', 'src/journal/routes.ts'], tests: ['test/journal/journal.api.test.ts'] },
+  {
+    name: 'endpoint policy',
+    files: ['src/subscriptions/endpoint-policy.ts'],
+    tests: ['test/subscriptions/endpoint-policy.test.ts', 'test/subscriptions/subscriptions.api.test.ts'],
+  },
+  {
+    name: 'OAuth tokens and codes',
+    files: ['src/auth/tokens.ts'],
+    tests: ['test/auth/oauth-logic.test.ts', 'test/auth/token.api.test.ts', 'test/auth/token-delivery.api.test.ts'],
+  },
+  {
+    name: 'faults',
+    files: ['src/faults/faults.ts'],
+    tests: ['test/faults/faults.test.ts', 'test/sandbox/controls.api.test.ts', 'test/readiness/drills.api.test.ts'],
+  },
+  {
+    name: 'journal',
+    files: ['src/journal/journal.ts', 'src/journal/routes.ts'],
+    tests: ['test/journal/journal.api.test.ts'],
+  },
   {
     name: 'readings roll-ups',
-    files: ['src/readings/rollup.ts', 'src/readings/model-sums.ts', 'src/readings/bucket-starts.ts', 'src/readings/bounded-memo.ts'],
-    tests: ['test/readings/rollup.test.ts', 'test/readings/query.test.ts', 'test/readings/readings.api.test.ts', 'test/readings/year-shape.api.test.ts'],
+    files: [
+      'src/readings/rollup.ts',
+      'src/readings/model-sums.ts',
+      'src/readings/bucket-starts.ts',
+      'src/readings/bounded-memo.ts',
+    ],
+    tests: [
+      'test/readings/rollup.test.ts',
+      'test/readings/query.test.ts',
+      'test/readings/readings.api.test.ts',
+      'test/readings/year-shape.api.test.ts',
+    ],
   },
 ];
 
@@ -52,14 +92,24 @@ export const reportNameOf = (name) => name.toLowerCase().replace(/[^a-z0-9]+/g, 
  * Stryker's configuration for a run on some modules (mutation/run.mjs makes one run per module):
  * their files mutated, their tests run.
  */
-export function configFor(modules, { mutate = modules.flatMap((m) => m.files), reportName = modules.length === 1 ? reportNameOf(modules[0].name) : 'all' } = {}) {
+export function configFor(
+  modules,
+  {
+    mutate = modules.flatMap((m) => m.files),
+    reportName = modules.length === 1 ? reportNameOf(modules[0].name) : 'all',
+  } = {},
+) {
   return {
     mutate,
     // Not copied into the sandbox: builds and run-time output (a jest run elsewhere rebuilds dist/ under it).
     ignorePatterns: ['/dist', '/data', '/coverage', '/test-artifacts', '/.tls', '/reports'],
     // Stryker's jest runner, each mutant running only the test files of the tests that covered it (jest-covering-files.mjs).
     testRunner: 'jest-covering-files',
-    appendPlugins: ['./mutation/jest-covering-files.mjs', './mutation/survivors-as-found.mjs', './mutation/equivalent-ignorer.mjs'],
+    appendPlugins: [
+      './mutation/jest-covering-files.mjs',
+      './mutation/survivors-as-found.mjs',
+      './mutation/equivalent-ignorer.mjs',
+    ],
     // The reviewed equivalent mutants of mutation/equivalent.json are left out, as a
     // `// Stryker disable next-line` comment on their lines would leave them out.
     ignorers: ['equivalent-mutants'],

@@ -18,7 +18,8 @@ export function describeMutant(result) {
 
 class SurvivorsAsFound {
   onMutantTested(result) {
-    if (result.status === 'Survived' || result.status === 'NoCoverage') console.log(`not killed: ${describeMutant(result)}`);
+    if (result.status === 'Survived' || result.status === 'NoCoverage')
+      console.log(`not killed: ${describeMutant(result)}`);
   }
 }
 

@@ -44,7 +44,9 @@ function run(what, args) {
   say(what);
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
-    say(`${what.replace(/\s*\(.*$/, '')} failed${result.status === null ? ` (${result.signal})` : ''}; the sandbox was not started`);
+    say(
+      `${what.replace(/\s*\(.*$/, '')} failed${result.status === null ? ` (${result.signal})` : ''}; the sandbox was not started`,
+    );
     process.exit(result.status ?? 1);
   }
 }
@@ -58,7 +60,11 @@ if (reason !== null) {
       ? 'first start: compiling TypeScript into dist/ and bundling the dashboard and the server (about half a minute; later starts take under a second)'
       : 'sources changed since the last build: building again (a few seconds)',
   );
-  run('compiling TypeScript (tsc -b tsconfig.build.json)', [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.build.json']);
+  run('compiling TypeScript (tsc -b tsconfig.build.json)', [
+    join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-b',
+    'tsconfig.build.json',
+  ]);
   run('bundling the dashboard', [join(DIST, 'tools', 'build-dashboard.js')]);
   run('bundling the server', [join(DIST, 'tools', 'build-server.js')]);
   // The build's start time: a file saved while it ran counts as changed at the next start.

@@ -52,7 +52,12 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
   app.use(baseHeaders);
   // The app's middleware, before every router.
   const log = requestLog(deps.logger);
-  const prelude = [rejectMalformedPercentEncoding, deps.metrics.requests, ...(log ? [log] : []), parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] })];
+  const prelude = [
+    rejectMalformedPercentEncoding,
+    deps.metrics.requests,
+    ...(log ? [log] : []),
+    parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }),
+  ];
 
   const journal: RequestHandler = features.journal
     ? recordInJournal({ ...deps, ...(features.readinessEvidence ? { onAppend: deps.readiness.noteActivity } : {}) })
@@ -80,7 +85,12 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
   sandbox.use(subscriptionsSandboxRouter(deps));
   sandbox.use(oauthSandboxRouter(deps));
   sandbox.use(alertsSandboxRouter(deps));
-  sandbox.use(deliveriesSandboxRouter({ ...deps, confirmationTokenHidden: (accountId, target) => !confirmationTokenShown(deps, accountId, target) }));
+  sandbox.use(
+    deliveriesSandboxRouter({
+      ...deps,
+      confirmationTokenHidden: (accountId, target) => !confirmationTokenShown(deps, accountId, target),
+    }),
+  );
   sandbox.use(scenariosSandboxRouter(deps));
   sandbox.use(readinessSandboxRouter(deps));
   sandbox.use(relaySandboxRouter(deps));
@@ -91,7 +101,12 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
   service.handle(healthOp, async (_input, _req, res) => {
     const health = await deps.store.health();
     if (!health.ok) res.set('Retry-After', '1');
-    res.status(health.ok ? 200 : 503).json({ status: health.ok ? 'ok' : 'unavailable', version: VERSION, store: deps.store.backend, ...(health.ok ? {} : { reason: health.reason }) });
+    res.status(health.ok ? 200 : 503).json({
+      status: health.ok ? 'ok' : 'unavailable',
+      version: VERSION,
+      store: deps.store.backend,
+      ...(health.ok ? {} : { reason: health.reason }),
+    });
   });
   service.handle(
     metricsOp,

@@ -14,7 +14,14 @@ import type { OAuthClientRecord } from './store/data.js';
 import type { FixtureSet } from './store/fixtures.js';
 import { instrumentStore } from './store/instrumented.js';
 import type { Store } from './store/store.js';
-import { AddressGuard, createWebhookSender, Dispatcher, type RecordedAttempt, type Resolve, type WebhookSender } from './webhooks/index.js';
+import {
+  AddressGuard,
+  createWebhookSender,
+  Dispatcher,
+  type RecordedAttempt,
+  type Resolve,
+  type WebhookSender,
+} from './webhooks/index.js';
 
 /**
  * Everything the features need from outside themselves, built once by server.ts (or by tests
@@ -62,7 +69,12 @@ export interface DepsOverrides {
   scenarios?: ScenarioCatalog;
 }
 
-export async function buildDeps(config: Config, openedStore: Store, fixtures: FixtureSet, overrides: DepsOverrides = {}): Promise<Deps> {
+export async function buildDeps(
+  config: Config,
+  openedStore: Store,
+  fixtures: FixtureSet,
+  overrides: DepsOverrides = {},
+): Promise<Deps> {
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? cryptoIds;
   const logger = overrides.logger ?? createLogger(config.logLevel);
@@ -72,17 +84,26 @@ export async function buildDeps(config: Config, openedStore: Store, fixtures: Fi
   const scheme = config.tls.mode === 'off' ? 'http' : 'https';
   const urls = { publicUrl: config.publicUrl ?? `${scheme}://localhost:${config.port}` };
   // Kept in the store like the session secret, so every replica recognises the same relay ids, across restarts.
-  const relays = new RelayHub({ store, ids, logger, urls }, await store.settings.setIfAbsent('relaySecret', ids.secret(32)));
+  const relays = new RelayHub(
+    { store, ids, logger, urls },
+    await store.settings.setIfAbsent('relaySecret', ids.secret(32)),
+  );
   const streamSlots = new StreamSlots(config.limits.openStreamsTotal);
   const addressGuard = new AddressGuard(overrides.resolve === undefined ? {} : { resolve: overrides.resolve });
-  const httpSender = createWebhookSender({ guard: config.blockPrivateEndpoints ? addressGuard : null, ...(overrides.resolve === undefined ? {} : { resolve: overrides.resolve }) });
+  const httpSender = createWebhookSender({
+    guard: config.blockPrivateEndpoints ? addressGuard : null,
+    ...(overrides.resolve === undefined ? {} : { resolve: overrides.resolve }),
+  });
   const sender = relayAwareSender(relays, overrides.sender ?? httpSender);
   const readiness = new Readiness({ store, clock, logger, relays });
   const onAttempt = (attempt: RecordedAttempt): void => {
     metrics.observeAttempt(attempt);
     readiness.noteActivity(attempt.accountId);
   };
-  const dispatcher = new Dispatcher({ store, clock, ids, logger, sender, onAttempt, onShareWait: metrics.countShareWait }, config.webhook);
+  const dispatcher = new Dispatcher(
+    { store, clock, ids, logger, sender, onAttempt, onShareWait: metrics.countShareWait },
+    config.webhook,
+  );
   return {
     config,
     clock,
@@ -98,7 +119,14 @@ export async function buildDeps(config: Config, openedStore: Store, fixtures: Fi
     relays,
     readings: new ReadingsService({ clock, config }),
     readiness,
-    liveStreams: new LiveStreams({ store, slots: streamSlots, logger }, { perAccount: config.limits.openStreams, heartbeatMs: DEFAULT_LIVE_LIMITS.heartbeatMs, maxBufferedBytes: config.limits.streamBufferBytes }),
+    liveStreams: new LiveStreams(
+      { store, slots: streamSlots, logger },
+      {
+        perAccount: config.limits.openStreams,
+        heartbeatMs: DEFAULT_LIVE_LIMITS.heartbeatMs,
+        maxBufferedBytes: config.limits.streamBufferBytes,
+      },
+    ),
     streamSlots,
     metrics,
     // Kept in the store, so login sessions survive restarts and are valid on every replica.

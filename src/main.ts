@@ -59,7 +59,12 @@ runCli(process.argv.slice(2), {
     // process.execve (Node 22.15+, 23.11+; not on Windows) replaces this process: same pid, no parent left waiting.
     const execve = (process as { execve?: Execve }).execve;
     if (typeof execve !== 'function' || process.platform === 'win32') return false;
-    return execve.call(process, process.execPath, [process.execPath, ...nodeFlags, ...process.execArgv, ...process.argv.slice(1)], process.env);
+    return execve.call(
+      process,
+      process.execPath,
+      [process.execPath, ...nodeFlags, ...process.execArgv, ...process.argv.slice(1)],
+      process.env,
+    );
   },
 })
   .then((code) => {

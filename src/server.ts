@@ -90,7 +90,11 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   const scenarios = overrides.scenarios ?? (await loadScenarios(config.scenariosDir));
   const opened = await openStore(storeOptionsOf(config, { logger }), clock);
   const { store } = opened;
-  const tls = await loadTls(config.tls, config.dataDir === ':memory:' ? join(tmpdir(), 'water-sandbox') : config.dataDir, clock.now());
+  const tls = await loadTls(
+    config.tls,
+    config.dataDir === ':memory:' ? join(tmpdir(), 'water-sandbox') : config.dataDir,
+    clock.now(),
+  );
   const front = frontServer(config, store, tls);
   await listen(front.server, config).catch(async (error: unknown) => {
     await store.close();
@@ -99,17 +103,23 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
   const port = (front.server.address() as AddressInfo).port;
   const scheme = tls ? 'https' : 'http';
 
-  const ready = await prepare(config, store, logger, port, fixtures, { ...overrides, clock, logger, scenarios }).catch(async (error: unknown) => {
-    front.server.close();
-    await store.close();
-    throw error;
-  });
+  const ready = await prepare(config, store, logger, port, fixtures, { ...overrides, clock, logger, scenarios }).catch(
+    async (error: unknown) => {
+      front.server.close();
+      await store.close();
+      throw error;
+    },
+  );
   const { deps, startupRun } = ready;
   deps.urls.publicUrl = config.publicUrl ?? `${scheme}://localhost:${port}`;
   deps.metrics.collectProcessMetrics();
   front.serve(createApp(deps));
 
-  const report = startupReport(config, { port, scheme, publicUrl: deps.urls.publicUrl, fixtures, scenarios, tls }, { backend: store.backend, origin: opened.origin, ...ready });
+  const report = startupReport(
+    config,
+    { port, scheme, publicUrl: deps.urls.publicUrl, fixtures, scenarios, tls },
+    { backend: store.backend, origin: opened.origin, ...ready },
+  );
   logListening(logger, config, report, { port, scheme });
   if (startupRun) await startStartupRun(deps, startupRun);
   const stopBackgroundWork = startBackgroundWork(deps, logger);
@@ -119,7 +129,15 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
     stopping ??= shutdown(front.server, deps, stopBackgroundWork);
     return stopping;
   };
-  return { server: front.server, deps, port, url: `${scheme}://127.0.0.1:${port}`, tlsCertificate: tls?.certFile ?? null, report, stop };
+  return {
+    server: front.server,
+    deps,
+    port,
+    url: `${scheme}://127.0.0.1:${port}`,
+    tlsCertificate: tls?.certFile ?? null,
+    report,
+    stop,
+  };
 }
 
 /**
@@ -127,11 +145,17 @@ export async function startSandbox(config: Config, overrides: DepsOverrides = {}
  * started before its Redis listens at once, says why it is not ready (/healthz included), and
  * keeps waiting instead of exiting.
  */
-function frontServer(config: Config, store: Store, tls: TlsMaterial | null): { server: Server; serve: (app: RequestListener) => void } {
+function frontServer(
+  config: Config,
+  store: Store,
+  tls: TlsMaterial | null,
+): { server: Server; serve: (app: RequestListener) => void } {
   let handle: RequestListener = notReadyYet(store);
   const listener: RequestListener = (req, res) => handle(req, res);
   const limits = serverLimits(config);
-  const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key, ...limits }, listener) : createHttpServer(limits, listener);
+  const server: Server = tls
+    ? createHttpsServer({ cert: tls.cert, key: tls.key, ...limits }, listener)
+    : createHttpServer(limits, listener);
   server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
   return {
     server,
@@ -184,7 +208,10 @@ async function shutdown(server: Server, deps: Deps, stopBackgroundWork: () => vo
   server.closeIdleConnections();
   await closed;
   clearTimeout(force);
-  await Promise.race([deps.dispatcher.idle(), new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
+  await Promise.race([
+    deps.dispatcher.idle(),
+    new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref()),
+  ]);
   await deps.store.close();
 }
 
@@ -193,20 +220,38 @@ async function shutdown(server: Server, deps: Deps, stopBackgroundWork: () => vo
  * answers 408 and closes the connection. Node checks its connections against them periodically;
  * a check a few times per timeout (at most once a second) cuts a slow client close to its limit.
  */
-function serverLimits(config: Config): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+function serverLimits(config: Config): {
+  headersTimeout: number;
+  requestTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   const { headersTimeoutMs, requestTimeoutMs } = config.http;
-  return { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)) };
+  return {
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)),
+  };
 }
 
 /** Once the store is ready: the dependencies, the fixtures seeded (by the first replica), the start-up scenario found. */
-async function prepare(config: Config, store: Store, logger: Logger, port: number, fixtures: FixtureSet, overrides: DepsOverrides) {
+async function prepare(
+  config: Config,
+  store: Store,
+  logger: Logger,
+  port: number,
+  fixtures: FixtureSet,
+  overrides: DepsOverrides,
+) {
   await waitForStore(store, logger, port);
   const deps = await buildDeps(config, store, fixtures, overrides);
   const seeded = await seedFixtures(deps);
   if (config.resetOnStart) await resetAllAccounts(deps);
   const changed = await fixturesChanged(deps);
   if (changed) {
-    logger.warn('FIXTURES_DIR changed since the stored state was made; the stored state is kept. Reload with POST /sandbox/admin/reset, or start with --reset (RESET=true)', { fixturesDir: config.fixturesDir });
+    logger.warn(
+      'FIXTURES_DIR changed since the stored state was made; the stored state is kept. Reload with POST /sandbox/admin/reset, or start with --reset (RESET=true)',
+      { fixturesDir: config.fixturesDir },
+    );
   }
   const startupRun = config.startupScenario ? await resolveStartupRun(deps, config.startupScenario) : null;
   return { deps, seeded, changed, startupRun };
@@ -224,7 +269,10 @@ async function waitForStore(store: Store, logger: Logger, port: number): Promise
   while (!health.ok) {
     // A connection that is still being made is normal; one that takes longer is worth a line.
     if (!warned && waitedMs >= STORE_QUIET_WAIT_MS) {
-      logger.warn('listening, but waiting for the store; requests are answered 503 until it is ready', { port, reason: health.reason });
+      logger.warn('listening, but waiting for the store; requests are answered 503 until it is ready', {
+        port,
+        reason: health.reason,
+      });
       warned = true;
     }
     await new Promise((resolve) => setTimeout(resolve, STORE_WAIT_POLL_MS));
@@ -243,7 +291,9 @@ function notReadyYet(store: Store): RequestListener {
         req.url?.split('?')[0] === '/healthz'
           ? { status: 'starting', version: VERSION, store: store.backend, reason }
           : { error: 'service_unavailable', message: `The sandbox is starting (${reason}); try again in a moment` };
-      res.writeHead(503, { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1' }).end(JSON.stringify(body));
+      res
+        .writeHead(503, { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1' })
+        .end(JSON.stringify(body));
     });
   };
 }

@@ -75,7 +75,12 @@ export function startupReport(config: Config, at: Listening, store: StoreAtStart
 }
 
 /** The log lines of a sandbox that is up: the sandbox warning, and `listening` with what it runs with. */
-export function logListening(logger: Logger, config: Config, report: StartupReport, at: { port: number; scheme: string }): void {
+export function logListening(
+  logger: Logger,
+  config: Config,
+  report: StartupReport,
+  at: { port: number; scheme: string },
+): void {
   logger.warn('SANDBOX: this is a sandbox of the water-monitoring API; credentials and data are for testing only');
   logger.info('listening', {
     url: `${at.scheme}://${config.host}:${at.port}`,
@@ -84,7 +89,13 @@ export function logListening(logger: Logger, config: Config, report: StartupRepo
     store: report.store,
     seed: config.seed,
     ...(report.tlsCertificate === null ? {} : { tlsCertificate: report.tlsCertificate }),
-    protections: { hosted: config.hosted, blockPrivateEndpoints: config.blockPrivateEndpoints, endpointPolicy: config.endpointPolicy, adminToken: config.adminToken !== null, ...config.limits },
+    protections: {
+      hosted: config.hosted,
+      blockPrivateEndpoints: config.blockPrivateEndpoints,
+      endpointPolicy: config.endpointPolicy,
+      adminToken: config.adminToken !== null,
+      ...config.limits,
+    },
   });
 }
 
@@ -92,7 +103,11 @@ export function logListening(logger: Logger, config: Config, report: StartupRepo
 export function describeStartup(report: StartupReport): string {
   const origin = report.store.origin;
   const state =
-    origin === 'fresh' ? 'new, seeded from the fixtures' : origin === 'existing' ? 'kept from an earlier run' : `migrated from ${origin.migratedFrom} (${origin.accounts} accounts)`;
+    origin === 'fresh'
+      ? 'new, seeded from the fixtures'
+      : origin === 'existing'
+        ? 'kept from an earlier run'
+        : `migrated from ${origin.migratedFrom} (${origin.accounts} accounts)`;
   const lines = [
     `water-sandbox is running at ${report.url}${report.publicUrl === report.url ? '' : ` (public URL ${report.publicUrl})`}`,
     `  dashboard   ${report.dashboardUrl}   (sign in as demo@example.com / demo-password)`,
@@ -109,7 +124,9 @@ export function describeStartup(report: StartupReport): string {
   lines.push(...report.protections);
   if (report.tlsCertificate) lines.push(`  TLS         self-signed or given certificate at ${report.tlsCertificate}`);
   if (report.fixturesChanged) {
-    lines.push(`  NOTE        ${report.fixturesDir} changed since this state was made, and the stored state was kept: reload it with POST /sandbox/admin/reset or start with --reset`);
+    lines.push(
+      `  NOTE        ${report.fixturesDir} changed since this state was made, and the stored state was kept: reload it with POST /sandbox/admin/reset or start with --reset`,
+    );
   }
   return lines.join('\n') + '\n';
 }

@@ -18,7 +18,10 @@ export default async function globalSetup() {
   await mkdir(cache, { recursive: true });
   const builders = join(cache, `builders-${process.pid}`);
   await esbuild.build({
-    entryPoints: { 'build-assets': join(root, 'src/dashboard/build-assets.ts'), 'docs-assets': join(root, 'src/openapi/docs-assets.ts') },
+    entryPoints: {
+      'build-assets': join(root, 'src/dashboard/build-assets.ts'),
+      'docs-assets': join(root, 'src/openapi/docs-assets.ts'),
+    },
     bundle: true,
     platform: 'node',
     format: 'esm',

@@ -15,10 +15,22 @@ globalThis.fetch = async (input, init = {}) => {
   const method = init.method ?? (input instanceof Request ? input.method : 'GET');
   try {
     const res = await original(input, init);
-    records.push({ method, path: url.pathname, status: res.status, injected: res.headers.has('x-sandbox-fault'), ms: performance.now() - started });
+    records.push({
+      method,
+      path: url.pathname,
+      status: res.status,
+      injected: res.headers.has('x-sandbox-fault'),
+      ms: performance.now() - started,
+    });
     return res;
   } catch (error) {
-    records.push({ method, path: url.pathname, status: null, error: String(error?.cause?.code ?? error?.message ?? error), ms: performance.now() - started });
+    records.push({
+      method,
+      path: url.pathname,
+      status: null,
+      error: String(error?.cause?.code ?? error?.message ?? error),
+      ms: performance.now() - started,
+    });
     throw error;
   }
 };

@@ -15,7 +15,8 @@ export const LOAD = { connections: 10, duration: Number(process.env.BENCH_SECOND
 
 async function burst(url, headers, seconds) {
   const result = await autocannon({ url, headers, connections: LOAD.connections, duration: seconds, workers: 1 });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return result;
 }
 
@@ -66,7 +67,9 @@ export async function sequential(url, headers = {}, count = 300, warmUp = 0) {
     await new Promise((resolve, reject) => {
       get(url, { headers, agent }, (res) => {
         res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`${url}: status ${res.statusCode}`))));
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve() : reject(new Error(`${url}: status ${res.statusCode}`)),
+        );
       }).on('error', reject);
     });
     if (i >= 0) times.push(performance.now() - started);
@@ -162,7 +165,9 @@ export function printTable(rows) {
   const cells = [COLUMNS.map(([title]) => title), ...rows.map((r) => COLUMNS.map(([, value]) => value(r)))];
   const widths = COLUMNS.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
   for (const [n, row] of cells.entries()) {
-    console.log(row.map((cell, i) => (COLUMNS[i][2] === 'l' ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+    console.log(
+      row.map((cell, i) => (COLUMNS[i][2] === 'l' ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '),
+    );
     if (n === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   }
 }

@@ -29,7 +29,8 @@ export async function startReceivers(n) {
     get count() {
       return state.count;
     },
-    waitFor: (target) => (state.count >= target ? Promise.resolve() : new Promise((resolve) => (state.waiter = { target, resolve }))),
+    waitFor: (target) =>
+      state.count >= target ? Promise.resolve() : new Promise((resolve) => (state.waiter = { target, resolve })),
     close: async () => {
       for (const s of servers) {
         s.closeAllConnections();

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const PRISM_VERSION = '5.16.0';
-const PRISM_DIR = new URL(`../../node_modules/.cache/water-sandbox-bench/prism-${PRISM_VERSION}/`, import.meta.url).pathname;
+const PRISM_DIR = new URL(`../../node_modules/.cache/water-sandbox-bench/prism-${PRISM_VERSION}/`, import.meta.url)
+  .pathname;
 const PRISM_MAIN = join(PRISM_DIR, 'node_modules/@stoplight/prism-cli/dist/index.js');
 
 /** Installs @stoplight/prism-cli (pinned) into the bench's cache unless it is there; returns its entry file. */
@@ -20,9 +21,24 @@ export function ensurePrism() {
   console.log(`installing @stoplight/prism-cli@${PRISM_VERSION} for the bench into ${PRISM_DIR} (once; about 10 s)`);
   mkdirSync(PRISM_DIR, { recursive: true });
   // --ignore-scripts: Prism needs none, and one of its dependencies would phone home at install.
-  execFileSync('npm', ['install', '--prefix', PRISM_DIR, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `@stoplight/prism-cli@${PRISM_VERSION}`], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      PRISM_DIR,
+      '--no-save',
+      '--no-package-lock',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      `@stoplight/prism-cli@${PRISM_VERSION}`,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   if (!existsSync(PRISM_MAIN)) throw new Error(`npm did not install @stoplight/prism-cli into ${PRISM_DIR}`);
   return PRISM_MAIN;
 }
@@ -41,7 +57,9 @@ function child(args, ready) {
   let output = '';
   proc.stdout.on('data', (chunk) => (output += chunk));
   proc.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise((_, reject) => proc.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${output}`))));
+  const exited = new Promise((_, reject) =>
+    proc.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${output}`))),
+  );
   exited.catch(() => {});
   return {
     pid: proc.pid,

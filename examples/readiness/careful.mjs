@@ -24,7 +24,10 @@ class WaterClient {
   async #token(form) {
     const res = await fetch(`${config.sandbox}/oauth2/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${config.clientId}:${config.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${config.clientId}:${config.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: new URLSearchParams(form),
     });
     const answer = await res.json();
@@ -36,10 +39,13 @@ class WaterClient {
   async call(method, path, body) {
     let refreshed = false;
     let backoffMs = 1000;
-    for (let serverRetries = 0; ; ) {
+    for (let serverRetries = 0; ;) {
       const res = await fetch(`${config.sandbox}${path}`, {
         method,
-        headers: { authorization: `Bearer ${this.#tokens.access_token}`, 'content-type': 'application/json; charset=utf-8' },
+        headers: {
+          authorization: `Bearer ${this.#tokens.access_token}`,
+          'content-type': 'application/json; charset=utf-8',
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       if (res.status === 403 && !refreshed) {
@@ -78,7 +84,9 @@ class WaterClient {
     const first = await this.call('GET', `${path}?${new URLSearchParams({ ...query, page: '1' })}`);
     const readings = [...first.readings];
     for (let page = 2; page <= first.pageCount; page++) {
-      readings.push(...(await this.call('GET', `${path}?${new URLSearchParams({ ...query, page: String(page) })}`)).readings);
+      readings.push(
+        ...(await this.call('GET', `${path}?${new URLSearchParams({ ...query, page: String(page) })}`)).readings,
+      );
     }
     return readings;
   }
@@ -117,13 +125,23 @@ try {
   const confirmed = new Promise((resolve, reject) => {
     confirm = (url) => client.call('GET', new URL(url).pathname + new URL(url).search).then(resolve, reject);
   });
-  const subscription = await client.call('POST', `/v1/locations/${locationId}/subscriptions`, { endpoint: config.webhookUrl ?? receiver.url });
+  const subscription = await client.call('POST', `/v1/locations/${locationId}/subscriptions`, {
+    endpoint: config.webhookUrl ?? receiver.url,
+  });
   await confirmed;
   await receiver.waitFor((r) => r.method === 'GET', 'the endpoint check (GET)');
   log(`subscription ${subscription.subscriptionId} confirmed`);
 
-  const hours = await client.readings(locationId, { startTime: new Date(Date.now() - 8 * 86_400_000).toISOString(), groupBy: 'hour', perPage: '50' });
-  const days = await client.readings(locationId, { startTime: new Date(Date.now() - 90 * 86_400_000).toISOString(), groupBy: 'day', perPage: '100' });
+  const hours = await client.readings(locationId, {
+    startTime: new Date(Date.now() - 8 * 86_400_000).toISOString(),
+    groupBy: 'hour',
+    perPage: '50',
+  });
+  const days = await client.readings(locationId, {
+    startTime: new Date(Date.now() - 90 * 86_400_000).toISOString(),
+    groupBy: 'day',
+    perPage: '100',
+  });
   log(`readings: ${hours.length} hours and ${days.length} days, every page`);
 
   await provokeWebhooks(receiver, locationId);

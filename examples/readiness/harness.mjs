@@ -32,7 +32,10 @@ export function log(message) {
 export async function sandbox(method, path, body) {
   const res = await fetch(`${config.sandbox}${path}`, {
     method,
-    headers: { authorization: `Bearer ${config.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${config.apiKey}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const answer = await res.json();
@@ -40,23 +43,49 @@ export async function sandbox(method, path, body) {
   return answer;
 }
 
-const unescapeHtml = (text) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescapeHtml = (text) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 /**
  * The user signs in on the authorization host's login form; returns the authorization code of
  * the redirect. A real app opens /login in a browser: this fills the form in for it.
  */
 export async function signIn() {
-  const query = new URLSearchParams({ response_type: 'code', client_id: config.clientId, redirect_uri: config.redirectUri });
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: config.clientId,
+    redirect_uri: config.redirectUri,
+  });
   const page = await fetch(`${config.sandbox}/login?${query}`, { redirect: 'manual' });
   if (page.status !== 200) throw new Error(`GET /login answered ${page.status}`);
-  const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const hidden = Object.fromEntries([...(await page.text()).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], unescapeHtml(m[2])]));
+  const cookie = page.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const hidden = Object.fromEntries(
+    [...(await page.text()).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [
+      m[1],
+      unescapeHtml(m[2]),
+    ]),
+  );
   const form = new URLSearchParams({ ...hidden, email: config.email, password: config.password });
-  const signedIn = await fetch(`${config.sandbox}/login`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+  const signedIn = await fetch(`${config.sandbox}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
   const location = signedIn.headers.get('location');
   const code = location && new URL(location).searchParams.get('code');
-  if (!code) throw new Error(`signing in as ${config.email} failed (${signedIn.status}): check WATER_USER_EMAIL and WATER_USER_PASSWORD`);
+  if (!code)
+    throw new Error(
+      `signing in as ${config.email} failed (${signedIn.status}): check WATER_USER_EMAIL and WATER_USER_PASSWORD`,
+    );
   return code;
 }
 
@@ -92,7 +121,10 @@ export async function startReceiver(handle) {
       const test = () => received.some(matches);
       if (test()) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the receiver did not get ${what} within ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`the receiver did not get ${what} within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({ test, resolve: () => (clearTimeout(timer), resolve()) });
       });
     },

@@ -19,7 +19,10 @@ class NaiveClient {
   async connect(code) {
     const res = await fetch(`${config.sandbox}/oauth2/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${config.clientId}:${config.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${config.clientId}:${config.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: config.redirectUri }),
     });
     // The refresh token is thrown away.
@@ -43,7 +46,10 @@ class NaiveClient {
 
   /** The first page only: pageCount is not looked at. */
   async readings(locationId, query) {
-    return (await this.call('GET', `/v1/locations/${locationId}/readings/water-usage?${new URLSearchParams(query)}`))?.readings ?? [];
+    return (
+      (await this.call('GET', `/v1/locations/${locationId}/readings/water-usage?${new URLSearchParams(query)}`))
+        ?.readings ?? []
+    );
   }
 }
 
@@ -73,7 +79,10 @@ try {
   log('signed in and subscribed');
 
   await client.readings(locationId, { startTime: new Date(Date.now() - 8 * 86_400_000).toISOString(), perPage: '50' });
-  await client.readings(locationId, { startTime: new Date(Date.now() - 60 * 86_400_000).toISOString(), perPage: '100' });
+  await client.readings(locationId, {
+    startTime: new Date(Date.now() - 60 * 86_400_000).toISOString(),
+    perPage: '100',
+  });
   for (let i = 0; i < 12; i++) await client.call('GET', `/v1/locations/${locationId}/readings/water-usage/summary`);
   log('readings: first pages only; the summary polled 12 times in a row');
 

@@ -41,14 +41,24 @@ export interface GeneratedAccount {
  * profiles come from faker seeded with `seed`, so the same seed describes the same household;
  * ids and secrets are random (two accounts made with one seed must not collide).
  */
-export function generateAccount(input: { seed: number; locationCount: number; name?: string }, ids: Ids, now: Date): GeneratedAccount {
+export function generateAccount(
+  input: { seed: number; locationCount: number; name?: string },
+  ids: Ids,
+  now: Date,
+): GeneratedAccount {
   const faker = seededFaker(input.seed);
   const accountId = ids.uuid();
   const lastName = faker.person.lastName();
   const locations: LocationRecord[] = Array.from({ length: input.locationCount }, (_, index) => {
     const street = faker.location.street();
     const installYearsAgo = faker.number.int({ min: 1, max: 4 });
-    const installDate = new Date(Date.UTC(now.getUTCFullYear() - installYearsAgo, faker.number.int({ min: 0, max: 11 }), faker.number.int({ min: 1, max: 28 })));
+    const installDate = new Date(
+      Date.UTC(
+        now.getUTCFullYear() - installYearsAgo,
+        faker.number.int({ min: 0, max: 11 }),
+        faker.number.int({ min: 1, max: 28 }),
+      ),
+    );
     const irrigated = faker.datatype.boolean({ probability: 0.5 });
     return {
       locationId: ids.uuid(),
@@ -56,19 +66,35 @@ export function generateAccount(input: { seed: number; locationCount: number; na
       name: `${street} ${faker.helpers.arrayElement(PLACE_KINDS)}`,
       homeAway: 'home',
       // The first two locations are in different zones, as the demo account's are.
-      timeZone: present(TIME_ZONES[(faker.number.int({ min: 0, max: TIME_ZONES.length - 1 }) + index) % TIME_ZONES.length], 'a time zone'),
+      timeZone: present(
+        TIME_ZONES[(faker.number.int({ min: 0, max: TIME_ZONES.length - 1 }) + index) % TIME_ZONES.length],
+        'a time zone',
+      ),
       installDate: installDate.toISOString().slice(0, 10),
       profile: {
         householdSize: faker.number.int({ min: 1, max: 6 }),
         ...(irrigated
-          ? { irrigation: { months: [5, 6, 7, 8, 9], startHour: faker.number.int({ min: 4, max: 6 }), gallonsPerDay: faker.number.int({ min: 60, max: 220 }), weekdays: [1, 3, 5] } }
+          ? {
+              irrigation: {
+                months: [5, 6, 7, 8, 9],
+                startHour: faker.number.int({ min: 4, max: 6 }),
+                gallonsPerDay: faker.number.int({ min: 60, max: 220 }),
+                weekdays: [1, 3, 5],
+              },
+            }
           : {}),
       },
       devices: [{ deviceId: ids.uuid(), type: 'monitor', connected: true, calibrated: true }],
     };
   });
   const password = ids.secret(12);
-  const doc = emptyAccountDoc({ accountId, name: input.name ?? `${lastName} Household`, origin: 'generated', initialLocations: structuredClone(locations), createdAt: now.toISOString() });
+  const doc = emptyAccountDoc({
+    accountId,
+    name: input.name ?? `${lastName} Household`,
+    origin: 'generated',
+    initialLocations: structuredClone(locations),
+    createdAt: now.toISOString(),
+  });
   doc.locations = locations;
   doc.users.push({
     userId: ids.uuid(),

@@ -20,7 +20,13 @@ export function locationFromFixture(accountId: string, fixture: LocationFixture)
 /** The document of a fixture account as the fixtures describe it. */
 export function accountDocFromFixture(fixture: AccountFixture, now: Date): AccountDoc {
   const locations = fixture.locations.map((l) => locationFromFixture(fixture.accountId, l));
-  const doc = emptyAccountDoc({ accountId: fixture.accountId, name: fixture.name, origin: 'fixture', initialLocations: structuredClone(locations), createdAt: now.toISOString() });
+  const doc = emptyAccountDoc({
+    accountId: fixture.accountId,
+    name: fixture.name,
+    origin: 'fixture',
+    initialLocations: structuredClone(locations),
+    createdAt: now.toISOString(),
+  });
   doc.locations = locations;
   doc.apiKeys = fixture.apiKeys.map((apiKey) => ({ apiKey, accountId: fixture.accountId }));
   for (const [index, user] of fixture.users.entries()) {

@@ -44,7 +44,10 @@ export async function fixturesChanged(deps: LifecycleDeps): Promise<boolean> {
 }
 
 /** One account back to its initial state (see resetAccountDoc), its deliveries and journal gone. */
-export async function resetAccount(deps: { store: Store; clock: Clock }, accountId: string): Promise<DeepReadonly<AccountDoc>> {
+export async function resetAccount(
+  deps: { store: Store; clock: Clock },
+  accountId: string,
+): Promise<DeepReadonly<AccountDoc>> {
   const { store } = deps;
   const nowMs = deps.clock.now().getTime();
   const doc = await store.accounts.update(accountId, (d) => {
@@ -96,7 +99,11 @@ export async function sweepIdleAccounts(deps: LifecycleDeps, batch = 200): Promi
     const beforeMs = lifetimeCutoffMs(deps.clock.now().getTime(), deps.config.accountTtlSeconds * 1000);
     const idle = await deps.store.accounts.idleSince(beforeMs, batch);
     for (const accountId of idle) await deps.store.accounts.delete(accountId);
-    if (idle.length > 0) deps.logger.info('idle accounts deleted', { count: idle.length, accountTtlSeconds: deps.config.accountTtlSeconds });
+    if (idle.length > 0)
+      deps.logger.info('idle accounts deleted', {
+        count: idle.length,
+        accountTtlSeconds: deps.config.accountTtlSeconds,
+      });
     return idle.length;
   } finally {
     await release();

@@ -13,7 +13,10 @@ const wholeNumber = (name: string, min: number, max: number, description: string
     .unknown()
     .superRefine((value, ctx) => {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`,
+        });
       }
     })
     .transform((value) => value as number)
@@ -31,21 +34,32 @@ const optionalObject = <S extends z.ZodRawShape>(shape: S, example: string) => {
 
 export const AccountCreate = optionalObject(
   {
-    seed: wholeNumber('seed', 0, 4294967295, 'Chooses the household (names, time zones, household sizes, irrigation); default SEED.').optional(),
+    seed: wholeNumber(
+      'seed',
+      0,
+      4294967295,
+      'Chooses the household (names, time zones, household sizes, irrigation); default SEED.',
+    ).optional(),
     locations: wholeNumber('locations', 1, MAX_GENERATED_LOCATIONS, 'How many locations (default 2).').optional(),
     name: z
       .string({ error: 'name must be a non-empty string of at most 200 characters' })
-      .refine((name) => name.trim() !== '' && name.length <= 200, 'name must be a non-empty string of at most 200 characters')
+      .refine(
+        (name) => name.trim() !== '' && name.length <= 200,
+        'name must be a non-empty string of at most 200 characters',
+      )
       .transform((name) => name.trim())
       .optional()
-      .meta({ description: 'The account\'s name; default a generated household name.' }),
+      .meta({ description: "The account's name; default a generated household name." }),
   },
   '{"seed": 7, "locations": 2}',
 );
 
 export const TokensExpire = optionalObject(
   {
-    accessToken: z.string({ error: 'accessToken must be a string' }).optional().meta({ description: 'Expire only this access token of the account.' }),
+    accessToken: z
+      .string({ error: 'accessToken must be a string' })
+      .optional()
+      .meta({ description: 'Expire only this access token of the account.' }),
   },
   '{"accessToken": "..."}',
 );
@@ -54,11 +68,18 @@ export const AdminAccountsQuery = z.object({
   limit: queryText('limit')
     .superRefine((text, ctx) => {
       const limit = Number(text);
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ADMIN_PAGE) ctx.addIssue({ code: 'custom', message: `limit must be a whole number from 1 to ${MAX_ADMIN_PAGE}` });
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ADMIN_PAGE)
+        ctx.addIssue({ code: 'custom', message: `limit must be a whole number from 1 to ${MAX_ADMIN_PAGE}` });
     })
     .transform(Number)
     .optional()
-    .meta({ type: 'integer', minimum: 1, maximum: MAX_ADMIN_PAGE, default: DEFAULT_ADMIN_PAGE, description: 'Accounts per page.' }),
+    .meta({
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_ADMIN_PAGE,
+      default: DEFAULT_ADMIN_PAGE,
+      description: 'Accounts per page.',
+    }),
   after: queryText('after').optional().meta({ description: 'The `next` of the previous page.' }),
 });
 
@@ -67,8 +88,10 @@ export const CreatedAccount = z
     accountId: z.string(),
     name: z.string(),
     seed: z.int(),
-    apiKey: z.string().meta({ description: 'The account\'s API key: Authorization: Bearer <apiKey>.' }),
-    user: z.strictObject({ email: z.string(), password: z.string() }).meta({ description: 'A user for the login form (OAuth) and the dashboard.' }),
+    apiKey: z.string().meta({ description: "The account's API key: Authorization: Bearer <apiKey>." }),
+    user: z
+      .strictObject({ email: z.string(), password: z.string() })
+      .meta({ description: 'A user for the login form (OAuth) and the dashboard.' }),
     locations: z.array(Location),
   })
   .meta({ description: 'A fresh account with its credentials.' });
@@ -85,7 +108,7 @@ export const AdminAccounts = z
         lastRequestAt: isoInstant.nullable(),
         locations: z.int().min(0),
         subscriptions: z.int().min(0),
-        users: z.array(z.string()).meta({ description: 'The users\' e-mail addresses.' }),
+        users: z.array(z.string()).meta({ description: "The users' e-mail addresses." }),
       }),
     ),
     next: z.string().nullable().meta({ description: 'Give it as `after` for the next page; null on the last.' }),
@@ -106,7 +129,9 @@ export const createAccountOp = operation({
   tags,
   guard: 'admin',
   body: { schema: AccountCreate, required: false, example: { seed: 7, locations: 2 } },
-  responses: { 201: { description: 'The account, its API key, a login user and its locations.', schema: CreatedAccount } },
+  responses: {
+    201: { description: 'The account, its API key, a login user and its locations.', schema: CreatedAccount },
+  },
   errors: {
     400: 'invalid_parameter: seed, locations or name is not valid, or an unknown field.',
     409: 'limit_reached: more locations than MAX_LOCATIONS_PER_ACCOUNT allows (a hosted sandbox: 5 by default).',
@@ -123,7 +148,10 @@ export const listAccountsOp = operation({
   guard: 'admin',
   query: AdminAccountsQuery,
   responses: { 200: { description: 'A page of accounts.', schema: AdminAccounts } },
-  errors: { 400: 'invalid_parameter: limit is not valid.', 403: 'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN has its global admin operations off.' },
+  errors: {
+    400: 'invalid_parameter: limit is not valid.',
+    403: 'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN has its global admin operations off.',
+  },
 });
 
 export const resetAllOp = operation({
@@ -134,8 +162,15 @@ export const resetAllOp = operation({
   description: 'Generated accounts are deleted; fixture accounts are made again from the fixtures.',
   tags,
   guard: 'admin',
-  responses: { 200: { description: 'How many accounts there are now.', schema: z.strictObject({ reset: z.literal('all'), accounts: z.int().min(0) }) } },
-  errors: { 403: 'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN has its global admin operations off.' },
+  responses: {
+    200: {
+      description: 'How many accounts there are now.',
+      schema: z.strictObject({ reset: z.literal('all'), accounts: z.int().min(0) }),
+    },
+  },
+  errors: {
+    403: 'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN has its global admin operations off.',
+  },
 });
 
 export const resetAccountOp = operation({
@@ -143,13 +178,17 @@ export const resetAccountOp = operation({
   method: 'post',
   path: '/sandbox/reset',
   summary: 'The calling account back to its initial state',
-  description: 'Locations as made, and no subscriptions, alerts, deliveries, journal, clock offset, faults or scenario runs. API keys, users and OAuth tokens stay.',
+  description:
+    'Locations as made, and no subscriptions, alerts, deliveries, journal, clock offset, faults or scenario runs. API keys, users and OAuth tokens stay.',
   tags,
   guard: 'account',
   responses: {
     200: {
-      description: 'The account\'s id and its locations.',
-      schema: z.strictObject({ reset: z.string().meta({ description: 'The account id.' }), locations: z.array(Location) }),
+      description: "The account's id and its locations.",
+      schema: z.strictObject({
+        reset: z.string().meta({ description: 'The account id.' }),
+        locations: z.array(Location),
+      }),
     },
   },
 });
@@ -158,14 +197,23 @@ export const expireTokensOp = operation({
   operationId: 'expireTokens',
   method: 'post',
   path: '/sandbox/tokens/expire',
-  summary: 'Expire the account\'s access tokens now',
-  description: 'Every access token of the account, or only {"accessToken"}; calls with them then get 403 token_expired, and clients must refresh.',
+  summary: "Expire the account's access tokens now",
+  description:
+    'Every access token of the account, or only {"accessToken"}; calls with them then get 403 token_expired, and clients must refresh.',
   tags,
   guard: 'account',
   body: { schema: TokensExpire, required: false, example: {} },
-  responses: { 200: { description: 'How many tokens were expired.', schema: z.strictObject({ expired: z.int().min(0) }), example: { expired: 0 } } },
-  errors: { 400: 'invalid_parameter: accessToken is not a string, or an unknown field.', 404: 'not_found: no such access token in this account.' },
+  responses: {
+    200: {
+      description: 'How many tokens were expired.',
+      schema: z.strictObject({ expired: z.int().min(0) }),
+      example: { expired: 0 },
+    },
+  },
+  errors: {
+    400: 'invalid_parameter: accessToken is not a string, or an unknown field.',
+    404: 'not_found: no such access token in this account.',
+  },
 });
 
 export const accountsOperations = [createAccountOp, listAccountsOp, resetAllOp, resetAccountOp, expireTokensOp];
-

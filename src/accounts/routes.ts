@@ -12,7 +12,14 @@ import { presentLocation } from '../locations/index.js';
 import { IndexConflictError } from '../store/store.js';
 import { generateAccount, type GeneratedAccount } from './generate.js';
 import { resetAccount, resetAllAccounts, type LifecycleDeps } from './lifecycle.js';
-import { createAccountOp, DEFAULT_ADMIN_PAGE, expireTokensOp, listAccountsOp, resetAccountOp, resetAllOp } from './operations.js';
+import {
+  createAccountOp,
+  DEFAULT_ADMIN_PAGE,
+  expireTokensOp,
+  listAccountsOp,
+  resetAccountOp,
+  resetAllOp,
+} from './operations.js';
 
 export interface AccountsDeps extends LifecycleDeps {
   ids: Ids;
@@ -64,7 +71,10 @@ export function requireAdmin(deps: Pick<AccountsDeps, 'config'>): RequestHandler
 const CREATE_ATTEMPTS = 3;
 
 /** Generates and stores an account; a random e-mail, key or id that is taken already is made again. */
-async function createGeneratedAccount(deps: AccountsDeps, input: Parameters<typeof generateAccount>[0]): Promise<GeneratedAccount> {
+async function createGeneratedAccount(
+  deps: AccountsDeps,
+  input: Parameters<typeof generateAccount>[0],
+): Promise<GeneratedAccount> {
   for (let attempt = 1; ; attempt++) {
     const generated = generateAccount(input, deps.ids, deps.clock.now());
     try {
@@ -85,9 +95,14 @@ function requireAdminOperation(deps: Pick<AccountsDeps, 'config'>): RequestHandl
   const admin = requireAdmin(deps);
   return (req, res, next) => {
     if (deps.config.adminToken === null && deps.config.hosted) {
-      throw new AppError(403, 'admin_disabled', 'This sandbox is hosted (its PUBLIC_URL is not loopback) and has no ADMIN_TOKEN, so its global admin operations are off; its operator can set ADMIN_TOKEN to use them', {
-        headers: { 'WWW-Authenticate': 'Bearer realm="water-sandbox"' },
-      });
+      throw new AppError(
+        403,
+        'admin_disabled',
+        'This sandbox is hosted (its PUBLIC_URL is not loopback) and has no ADMIN_TOKEN, so its global admin operations are off; its operator can set ADMIN_TOKEN to use them',
+        {
+          headers: { 'WWW-Authenticate': 'Bearer realm="water-sandbox"' },
+        },
+      );
     }
     admin(req, res, next);
   };
@@ -102,13 +117,25 @@ export function accountsAdminRouter(deps: AccountsDeps): Router {
   api.handle(
     createAccountOp,
     async ({ body }, req, res) => {
-      const { seed = deps.config.seed, locations: locationCount = Math.min(2, deps.config.limits.locationsPerAccount), name } = body();
+      const {
+        seed = deps.config.seed,
+        locations: locationCount = Math.min(2, deps.config.limits.locationsPerAccount),
+        name,
+      } = body();
       const cap = deps.config.limits.locationsPerAccount;
       if (locationCount > cap) {
-        throw capReached('MAX_LOCATIONS_PER_ACCOUNT', `locations must be at most ${cap} on this sandbox (MAX_LOCATIONS_PER_ACCOUNT=${cap}); got ${locationCount}`, 'locations');
+        throw capReached(
+          'MAX_LOCATIONS_PER_ACCOUNT',
+          `locations must be at most ${cap} on this sandbox (MAX_LOCATIONS_PER_ACCOUNT=${cap}); got ${locationCount}`,
+          'locations',
+        );
       }
       await checkCreationRate(deps, clientAddressKey(req));
-      const { doc, password } = await createGeneratedAccount(deps, { seed, locationCount, ...(name === undefined ? {} : { name }) });
+      const { doc, password } = await createGeneratedAccount(deps, {
+        seed,
+        locationCount,
+        ...(name === undefined ? {} : { name }),
+      });
       const user = present(doc.users[0], 'the generated user');
       res.status(201).json({
         accountId: doc.account.accountId,
@@ -176,8 +203,11 @@ export function accountSandboxRouter(deps: AccountsDeps): Router {
   api.handle(expireTokensOp, async ({ body }, _req, res) => {
     const { accountId, doc } = authOf(res);
     const { accessToken: only } = body();
-    if (only !== undefined && !doc.accessTokens.some((t) => t.accessToken === only)) throw notFound('No such access token in this account');
-    const expired = await deps.store.accounts.update(accountId, (d) => expireAccessTokens(d, accountNowMs(deps.clock, d.clock), (t) => only === undefined || t.accessToken === only));
+    if (only !== undefined && !doc.accessTokens.some((t) => t.accessToken === only))
+      throw notFound('No such access token in this account');
+    const expired = await deps.store.accounts.update(accountId, (d) =>
+      expireAccessTokens(d, accountNowMs(deps.clock, d.clock), (t) => only === undefined || t.accessToken === only),
+    );
     res.json({ expired });
   });
 

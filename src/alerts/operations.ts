@@ -1,5 +1,14 @@
 import { operation } from '../http/operation.js';
-import { ALERT_START_EXAMPLE, AlertEndBody, AlertEnded, AlertListQuery, AlertStart, AlertStarted, SandboxAlert, SandboxAlertList } from './schemas.js';
+import {
+  ALERT_START_EXAMPLE,
+  AlertEndBody,
+  AlertEnded,
+  AlertListQuery,
+  AlertStart,
+  AlertStarted,
+  SandboxAlert,
+  SandboxAlertList,
+} from './schemas.js';
 
 const tags = ['Sandbox: alerts'];
 
@@ -9,7 +18,7 @@ export const startAlertOp = operation({
   path: '/sandbox/locations/{locationId}/alerts',
   summary: 'Start an alert now',
   description:
-    'Raises the alert at the location as a monitor would, with production\'s rules: one leak alert at a time (a highLeak escalates an active lowLeak; ' +
+    "Raises the alert at the location as a monitor would, with production's rules: one leak alert at a time (a highLeak escalates an active lowLeak; " +
     'anything else next to an active leak is ignored), the away-leak rule in away mode, one alert per type otherwise. Every confirmed subscription of ' +
     'the location receives the alert-start notification; a leak adds its flow to the readings while it lasts.',
   tags,
@@ -17,7 +26,10 @@ export const startAlertOp = operation({
   body: { schema: AlertStart, required: true, example: ALERT_START_EXAMPLE },
   responses: {
     201: { description: 'The alert started (or escalated).', schema: AlertStarted },
-    200: { description: 'Ignored: an alert in force already covers it; the answer is that alert.', schema: AlertStarted },
+    200: {
+      description: 'Ignored: an alert in force already covers it; the answer is that alert.',
+      schema: AlertStarted,
+    },
   },
   errors: {
     400: 'invalid_parameter: the body does not fit the type (peakValue range, peakStatus, deviceId not of this location).',
@@ -30,13 +42,17 @@ export const listAlertsOp = operation({
   operationId: 'listAlerts',
   method: 'get',
   path: '/sandbox/locations/{locationId}/alerts',
-  summary: 'The location\'s alerts, active and ended',
-  description: 'Newest first, with the sandbox\'s bookkeeping (the alertId to end one with). The history keeps the newest 100 ended alerts per location.',
+  summary: "The location's alerts, active and ended",
+  description:
+    "Newest first, with the sandbox's bookkeeping (the alertId to end one with). The history keeps the newest 100 ended alerts per location.",
   tags,
   guard: 'account',
   query: AlertListQuery,
   responses: { 200: { description: 'A page of alerts.', schema: SandboxAlertList } },
-  errors: { 400: 'invalid_parameter: active, page or perPage is not valid.', 404: 'not_found: no such location in this account.' },
+  errors: {
+    400: 'invalid_parameter: active, page or perPage is not valid.',
+    404: 'not_found: no such location in this account.',
+  },
 });
 
 export const getAlertOp = operation({
@@ -55,7 +71,8 @@ export const endAlertOp = operation({
   method: 'post',
   path: '/sandbox/locations/{locationId}/alerts/{alertId}/end',
   summary: 'End an alert now',
-  description: 'Confirmed subscriptions of the location receive the alert-end notification (active false, stopTime set). Ending a high leak that escalated a low leak resumes the low one.',
+  description:
+    'Confirmed subscriptions of the location receive the alert-end notification (active false, stopTime set). Ending a high leak that escalated a low leak resumes the low one.',
   tags,
   guard: 'account',
   body: { schema: AlertEndBody, required: false, example: {} },
@@ -68,4 +85,3 @@ export const endAlertOp = operation({
 });
 
 export const alertsOperations = [startAlertOp, listAlertsOp, getAlertOp, endAlertOp];
-

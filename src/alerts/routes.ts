@@ -32,9 +32,12 @@ function presentSandboxAlert(a: DeepReadonly<AlertRecord>): SandboxAlert {
 }
 
 function startNote(outcome: string, requestedType: string, alert: DeepReadonly<AlertRecord>): string | null {
-  if (outcome === 'ignored') return `${requestedType} ignored: a ${alert.type} alert (${alert.alertId}) is already active at this location`;
-  if (outcome === 'escalated') return `escalated: the active lowLeak is replaced by this highLeak; when it ends, the low leak resumes`;
-  if (requestedType !== alert.type) return `the location is in away mode, so the ${requestedType} is raised as ${alert.type}`;
+  if (outcome === 'ignored')
+    return `${requestedType} ignored: a ${alert.type} alert (${alert.alertId}) is already active at this location`;
+  if (outcome === 'escalated')
+    return `escalated: the active lowLeak is replaced by this highLeak; when it ends, the low leak resumes`;
+  if (requestedType !== alert.type)
+    return `the location is in away mode, so the ${requestedType} is raised as ${alert.type}`;
   return null;
 }
 

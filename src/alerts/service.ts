@@ -52,12 +52,24 @@ export interface EndResult {
 }
 
 /** One alert notification per confirmed subscription of the alert's location. */
-function notificationsFor(deps: AlertsDeps, doc: DeepReadonly<AccountDoc>, alert: DeepReadonly<AlertRecord>, nowMs: number): DeliveryRecord[] {
+function notificationsFor(
+  deps: AlertsDeps,
+  doc: DeepReadonly<AccountDoc>,
+  alert: DeepReadonly<AlertRecord>,
+  nowMs: number,
+): DeliveryRecord[] {
   return doc.subscriptions
     .filter((s) => s.locationId === alert.locationId && s.status === 'confirmed')
     .map((s) =>
       deps.dispatcher.build(
-        { accountId: alert.accountId, kind: 'alert', subscriptionId: s.subscriptionId, locationId: alert.locationId, target: s.endpoint, payload: alertNotification(alert, s.subscriptionId) },
+        {
+          accountId: alert.accountId,
+          kind: 'alert',
+          subscriptionId: s.subscriptionId,
+          locationId: alert.locationId,
+          target: s.endpoint,
+          payload: alertNotification(alert, s.subscriptionId),
+        },
         nowMs,
       ),
     );
@@ -76,7 +88,12 @@ function trimHistory(doc: AccountDoc, locationId: string): void {
   }
 }
 
-export async function startAlert(deps: AlertsDeps, accountId: string, locationId: string, input: StartAlertInput): Promise<AlertOutcome> {
+export async function startAlert(
+  deps: AlertsDeps,
+  accountId: string,
+  locationId: string,
+  input: StartAlertInput,
+): Promise<AlertOutcome> {
   const { outcome, alert } = await startAlertDetailed(deps, accountId, locationId, input);
   return { outcome, alert };
 }
@@ -86,7 +103,12 @@ export async function startAlert(deps: AlertsDeps, accountId: string, locationId
  * notification per confirmed subscription of the location. The alert and its notifications are
  * stored in one change, so a restart never loses one without the other.
  */
-export async function startAlertDetailed(deps: AlertsDeps, accountId: string, locationId: string, input: StartAlertInput): Promise<StartResult> {
+export async function startAlertDetailed(
+  deps: AlertsDeps,
+  accountId: string,
+  locationId: string,
+  input: StartAlertInput,
+): Promise<StartResult> {
   const alertId = deps.ids.uuid();
   const result = await deps.store.accounts.update(accountId, (doc, tx): StartResult => {
     const location = findLocation(doc, locationId);
@@ -96,7 +118,12 @@ export async function startAlertDetailed(deps: AlertsDeps, accountId: string, lo
       resolved.type,
     );
     if (decision.outcome === 'ignored') {
-      return { outcome: 'ignored', alert: structuredClone(decision.inForce), requestedType: resolved.requestedType, notifications: 0 };
+      return {
+        outcome: 'ignored',
+        alert: structuredClone(decision.inForce),
+        requestedType: resolved.requestedType,
+        notifications: 0,
+      };
     }
     const now = accountNow(deps.clock, doc.clock);
     const alert: AlertRecord = {
@@ -125,22 +152,49 @@ export async function startAlertDetailed(deps: AlertsDeps, accountId: string, lo
     trimHistory(doc, locationId);
     const deliveries = notificationsFor(deps, doc, alert, now.getTime());
     tx.addDeliveries(deliveries);
-    return { outcome: decision.outcome, alert: structuredClone(alert), requestedType: resolved.requestedType, notifications: deliveries.length };
+    return {
+      outcome: decision.outcome,
+      alert: structuredClone(alert),
+      requestedType: resolved.requestedType,
+      notifications: deliveries.length,
+    };
   });
   if (result.outcome !== 'ignored') {
     deps.dispatcher.kick(accountId);
-    deps.logger.info('alert started', { accountId, locationId, alertId: result.alert.alertId, type: result.alert.type, outcome: result.outcome, notifications: result.notifications });
-    await publishAccountEvent(deps.store, accountId, { type: 'alert', alertId: result.alert.alertId, locationId, active: true });
+    deps.logger.info('alert started', {
+      accountId,
+      locationId,
+      alertId: result.alert.alertId,
+      type: result.alert.type,
+      outcome: result.outcome,
+      notifications: result.notifications,
+    });
+    await publishAccountEvent(deps.store, accountId, {
+      type: 'alert',
+      alertId: result.alert.alertId,
+      locationId,
+      active: true,
+    });
   }
   return result;
 }
 
 /** Ends an active alert (404 for unknown/other account's alert, 409 if already ended) and notifies; applies the fall-back-to-low rule. */
-export async function endAlert(deps: AlertsDeps, accountId: string, locationId: string, alertId: string): Promise<AlertRecord> {
+export async function endAlert(
+  deps: AlertsDeps,
+  accountId: string,
+  locationId: string,
+  alertId: string,
+): Promise<AlertRecord> {
   return (await endAlertDetailed(deps, accountId, locationId, alertId)).ended;
 }
 
-export async function endAlertDetailed(deps: AlertsDeps, accountId: string, locationId: string, alertId: string): Promise<EndResult> {
+export async function endAlertDetailed(
+  deps: AlertsDeps,
+  accountId: string,
+  locationId: string,
+  alertId: string,
+): Promise<EndResult> {
   const resumedId = deps.ids.uuid();
   const result = await deps.store.accounts.update(accountId, (doc, tx): EndResult => {
     findLocation(doc, locationId);
@@ -154,7 +208,11 @@ export async function endAlertDetailed(deps: AlertsDeps, accountId: string, loca
       if (!next) break;
       alert = next;
     }
-    if (!alert.active) throw conflict('alert_already_ended', `Alert ${alert.alertId} already ended at ${alert.stopTime} (epoch seconds)`);
+    if (!alert.active)
+      throw conflict(
+        'alert_already_ended',
+        `Alert ${alert.alertId} already ended at ${alert.stopTime} (epoch seconds)`,
+      );
     alert.active = false;
     if (alert.supersededBy !== undefined) {
       // A low leak repaired while a high one hides it: it was never shown, so nobody is told, and
@@ -189,10 +247,25 @@ export async function endAlertDetailed(deps: AlertsDeps, accountId: string, loca
     }
     trimHistory(doc, locationId);
     tx.addDeliveries(deliveries);
-    return { ended: structuredClone(alert), resumed: resumed ? structuredClone(resumed) : null, notifications: deliveries.length };
+    return {
+      ended: structuredClone(alert),
+      resumed: resumed ? structuredClone(resumed) : null,
+      notifications: deliveries.length,
+    };
   });
   deps.dispatcher.kick(accountId);
-  deps.logger.info('alert ended', { accountId, locationId, alertId: result.ended.alertId, type: result.ended.type, resumed: result.resumed?.alertId ?? null });
-  await publishAccountEvent(deps.store, accountId, { type: 'alert', alertId: result.ended.alertId, locationId, active: false });
+  deps.logger.info('alert ended', {
+    accountId,
+    locationId,
+    alertId: result.ended.alertId,
+    type: result.ended.type,
+    resumed: result.resumed?.alertId ?? null,
+  });
+  await publishAccountEvent(deps.store, accountId, {
+    type: 'alert',
+    alertId: result.ended.alertId,
+    locationId,
+    active: false,
+  });
   return result;
 }

@@ -25,32 +25,57 @@ export interface AuthenticateDeps {
   clock: Clock;
 }
 
-const invalidCredential = (): Error => refusedCredentials('invalid_credentials', 'The API key or access token in the Authorization header is not valid for this sandbox');
+const invalidCredential = (): Error =>
+  refusedCredentials(
+    'invalid_credentials',
+    'The API key or access token in the Authorization header is not valid for this sandbox',
+  );
 
 /** Told of an access token of the account that was refused: revoked or expired. */
-export type RefusedToken = (doc: DeepReadonly<AccountDoc>, token: DeepReadonly<AccessTokenRecord>, refusal: 'token_expired' | 'token_revoked') => void;
+export type RefusedToken = (
+  doc: DeepReadonly<AccountDoc>,
+  token: DeepReadonly<AccessTokenRecord>,
+  refusal: 'token_expired' | 'token_revoked',
+) => void;
 
 /**
  * Resolves an API key or an access token to its account, with production's split:
  * 401 when the header is missing or has no key; 403 when the key or token is invalid or expired.
  */
-export async function resolveCredential(deps: AuthenticateDeps, credential: string, onRefused?: RefusedToken): Promise<AuthContext> {
+export async function resolveCredential(
+  deps: AuthenticateDeps,
+  credential: string,
+  onRefused?: RefusedToken,
+): Promise<AuthContext> {
   const { accounts } = deps.store;
   const keyOwner = await accounts.findByKey('apiKey', credential);
-  if (keyOwner?.doc.apiKeys.some((k) => k.apiKey === credential)) return { accountId: keyOwner.accountId, via: 'api_key', userId: null, internal: false, doc: keyOwner.doc };
+  if (keyOwner?.doc.apiKeys.some((k) => k.apiKey === credential))
+    return { accountId: keyOwner.accountId, via: 'api_key', userId: null, internal: false, doc: keyOwner.doc };
   const tokenOwner = await accounts.findByKey('accessToken', credential);
   const doc = tokenOwner?.doc;
   const token = doc?.accessTokens.find((t) => t.accessToken === credential);
   if (!doc || !token) throw invalidCredential();
   if (token.revokedAt !== null) {
     onRefused?.(doc, token, 'token_revoked');
-    throw refusedCredentials('token_revoked', `The access token was revoked at ${token.revokedAt}; get a new one through /oauth2/token`);
+    throw refusedCredentials(
+      'token_revoked',
+      `The access token was revoked at ${token.revokedAt}; get a new one through /oauth2/token`,
+    );
   }
   if (Date.parse(token.expiresAt) <= accountNowMs(deps.clock, doc.clock)) {
     onRefused?.(doc, token, 'token_expired');
-    throw refusedCredentials('token_expired', `The access token expired at ${token.expiresAt}; refresh it through /oauth2/token`);
+    throw refusedCredentials(
+      'token_expired',
+      `The access token expired at ${token.expiresAt}; refresh it through /oauth2/token`,
+    );
   }
-  return { accountId: doc.account.accountId, via: 'access_token', userId: token.userId, internal: token.internal === true, doc };
+  return {
+    accountId: doc.account.accountId,
+    via: 'access_token',
+    userId: token.userId,
+    internal: token.internal === true,
+    doc,
+  };
 }
 
 /**
@@ -73,7 +98,12 @@ export function requireAccount(deps: AuthenticateDeps): RequestHandler {
     const credential = readBearerCredential(req.headers.authorization, ACCOUNT_AUTHORIZATION);
     // A refused token of the account still goes in its journal: a client that keeps sending an expired token is what the readiness report must see.
     const auth = await resolveCredential(deps, credential, (doc, token, refusal) => {
-      noteJournalSubject(res, { accountId: doc.account.accountId, via: 'access_token', clock: doc.clock, internal: token.internal === true });
+      noteJournalSubject(res, {
+        accountId: doc.account.accountId,
+        via: 'access_token',
+        clock: doc.clock,
+        internal: token.internal === true,
+      });
       noteRequestFacts(res, { token: tokenTail(credential), refusal });
     });
     touch(auth);

@@ -31,7 +31,14 @@ export interface AuthorizationHost {
   /** An error page; with `retry`, a link back to the sign-in page of that request. */
   sendError: (res: Response, status: number, title: string, message: string, retry?: AuthorizationRequest) => void;
   /** The sign-in form of an authorization request, with the email given and the error of a failed attempt. */
-  showSignIn: (req: Request, res: Response, status: number, client: Client, request: AuthorizationRequest, extra?: { email?: string; error?: string }) => void;
+  showSignIn: (
+    req: Request,
+    res: Response,
+    status: number,
+    client: Client,
+    request: AuthorizationRequest,
+    extra?: { email?: string; error?: string },
+  ) => void;
   /** Issues a code to the user and sends the browser back to the client with it. */
   redirectWithCode: (res: Response, request: AuthorizationRequest, user: DeepReadonly<UserRecord>) => Promise<void>;
   /**
@@ -46,14 +53,29 @@ export interface AuthorizationHost {
     invalid: string,
   ) => Promise<{ input: z.output<S>; parsed: ParsedRequest & { ok: true } } | null>;
   /** A signed-in user asked for a code: at once, or after consent. */
-  authorize: (req: Request, res: Response, parsed: ParsedRequest & { ok: true }, user: DeepReadonly<UserRecord>) => Promise<void>;
+  authorize: (
+    req: Request,
+    res: Response,
+    parsed: ParsedRequest & { ok: true },
+    user: DeepReadonly<UserRecord>,
+  ) => Promise<void>;
 }
 
 export function createAuthorizationHost(deps: OAuthDeps): AuthorizationHost {
   const csrf = createCsrf(deps);
 
   const sendError: AuthorizationHost['sendError'] = (res, status, title, message, retry) =>
-    sendFormPage(deps, res, status, messagePage({ title, message, note: 'Water-monitoring sandbox authorization host.', ...(retry ? { link: { href: loginUrl(retry), text: 'Open the sign-in page again' } } : {}) }));
+    sendFormPage(
+      deps,
+      res,
+      status,
+      messagePage({
+        title,
+        message,
+        note: 'Water-monitoring sandbox authorization host.',
+        ...(retry ? { link: { href: loginUrl(retry), text: 'Open the sign-in page again' } } : {}),
+      }),
+    );
 
   const showSignIn: AuthorizationHost['showSignIn'] = (req, res, status, client, request, extra = {}) =>
     sendSignInPage(deps, csrf, req, res, status, SIGN_IN_FORM, {
@@ -65,7 +87,13 @@ export function createAuthorizationHost(deps: OAuthDeps): AuthorizationHost {
       note: html`Water-monitoring sandbox: sign in with a sandbox user (see the README); nothing here reaches production.`,
     });
 
-  const showConsent = async (req: Request, res: Response, client: Client, request: AuthorizationRequest, user: DeepReadonly<UserRecord>): Promise<void> => {
+  const showConsent = async (
+    req: Request,
+    res: Response,
+    client: Client,
+    request: AuthorizationRequest,
+    user: DeepReadonly<UserRecord>,
+  ): Promise<void> => {
     const doc = await deps.store.accounts.get(user.accountId);
     sendFormPage(
       deps,

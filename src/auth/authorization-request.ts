@@ -25,16 +25,27 @@ export type ParsedRequest =
  * page, never redirected: an unknown client or unregistered redirect_uri cannot be trusted
  * with a redirect (section 4.1.2.1), and production shows a page for a bad response_type too.
  */
-export async function parseAuthorizationRequest(deps: ClientsDeps, params: AuthorizationParams): Promise<ParsedRequest> {
+export async function parseAuthorizationRequest(
+  deps: ClientsDeps,
+  params: AuthorizationParams,
+): Promise<ParsedRequest> {
   const fail = (title: string, message: string): ParsedRequest => ({ ok: false, title, message });
   const clientId = params.client_id;
-  if (clientId === undefined || clientId === '') return fail('Invalid sign-in request', 'client_id is missing: the sign-in link must carry the client_id of a registered application');
+  if (clientId === undefined || clientId === '')
+    return fail(
+      'Invalid sign-in request',
+      'client_id is missing: the sign-in link must carry the client_id of a registered application',
+    );
   const found = await findClientAndOwner(deps, clientId);
-  if (!found) return fail('Unknown application', `No application is registered with client_id ${JSON.stringify(clientId)}`);
+  if (!found)
+    return fail('Unknown application', `No application is registered with client_id ${JSON.stringify(clientId)}`);
   const { client, ownerAccountId } = found;
   const redirectUri = params.redirect_uri;
   if (redirectUri === undefined || redirectUri === '') {
-    return fail('Invalid sign-in request', `redirect_uri is missing: give one of the redirect URIs registered for ${client.applicationName}`);
+    return fail(
+      'Invalid sign-in request',
+      `redirect_uri is missing: give one of the redirect URIs registered for ${client.applicationName}`,
+    );
   }
   if (!client.redirectUris.includes(redirectUri)) {
     // SANDBOX: the page lists the registered URIs to help partners fix their configuration.
@@ -55,7 +66,11 @@ export async function parseAuthorizationRequest(deps: ClientsDeps, params: Autho
 
 /** The sign-in page of an authorization request. */
 export function loginUrl(request: AuthorizationRequest): string {
-  const query = new URLSearchParams({ response_type: 'code', client_id: request.clientId, redirect_uri: request.redirectUri });
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: request.clientId,
+    redirect_uri: request.redirectUri,
+  });
   if (request.state !== null) query.set('state', request.state);
   return `/login?${query.toString()}`;
 }
@@ -78,7 +93,8 @@ export function redirectBack(request: AuthorizationRequest, params: Record<strin
 
 /** The CSRF purposes of the authorization host's forms; a consent token names the client and redirect URI it answers for. */
 export const SIGN_IN_FORM = 'sign-in';
-export const consentForm = (request: AuthorizationRequest): string => `consent\n${request.clientId}\n${request.redirectUri}`;
+export const consentForm = (request: AuthorizationRequest): string =>
+  `consent\n${request.clientId}\n${request.redirectUri}`;
 
 /**
  * SANDBOX: production has no consent page. On a sandbox shared by partners who do not know each

@@ -22,7 +22,10 @@ export function ensureRoomForClient(doc: AccountDoc, maxClients: number): void {
 export function removeClient(doc: AccountDoc, clientId: string): { removedTokens: number } {
   const before = doc.oauthClients.length;
   doc.oauthClients = doc.oauthClients.filter((c) => c.clientId !== clientId);
-  if (doc.oauthClients.length === before) throw notFound(`No OAuth client ${JSON.stringify(clientId)} registered by this account; GET /sandbox/oauth-clients lists them`);
+  if (doc.oauthClients.length === before)
+    throw notFound(
+      `No OAuth client ${JSON.stringify(clientId)} registered by this account; GET /sandbox/oauth-clients lists them`,
+    );
   const count = doc.authorizationCodes.length + doc.accessTokens.length + doc.refreshTokens.length;
   doc.authorizationCodes = doc.authorizationCodes.filter((c) => c.clientId !== clientId);
   doc.accessTokens = doc.accessTokens.filter((t) => t.clientId !== clientId);

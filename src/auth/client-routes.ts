@@ -22,10 +22,16 @@ export function oauthSandboxRouter(deps: OAuthDeps): Router {
     const registration = parseRegistration(req.body);
     const chosenId = registration.clientId;
     if (chosenId !== undefined && RESERVED_CLIENT_IDS.has(chosenId)) {
-      throw conflict('client_id_reserved', `clientId ${JSON.stringify(chosenId)} is reserved: the sandbox uses it itself; choose another or leave clientId out to get a generated one`);
+      throw conflict(
+        'client_id_reserved',
+        `clientId ${JSON.stringify(chosenId)} is reserved: the sandbox uses it itself; choose another or leave clientId out to get a generated one`,
+      );
     }
     const taken = (): AppError =>
-      conflict('client_id_taken', `A client with clientId ${JSON.stringify(chosenId)} already exists; choose another or leave clientId out to get a generated one`);
+      conflict(
+        'client_id_taken',
+        `A client with clientId ${JSON.stringify(chosenId)} already exists; choose another or leave clientId out to get a generated one`,
+      );
     if (chosenId !== undefined && (await findClient(deps, chosenId))) throw taken();
     const clientId = chosenId ?? deps.ids.secret(18);
     const clientSecret = registration.clientSecret ?? deps.ids.secret(32);
@@ -33,7 +39,12 @@ export function oauthSandboxRouter(deps: OAuthDeps): Router {
     try {
       record = await deps.store.accounts.update(accountId, (d) => {
         ensureRoomForClient(d, deps.config.limits.oauthClients);
-        const created = clientFromRegistration(registration, { clientId, clientSecret, accountId, now: new Date(accountNowMs(deps.clock, d.clock)) });
+        const created = clientFromRegistration(registration, {
+          clientId,
+          clientSecret,
+          accountId,
+          now: new Date(accountNowMs(deps.clock, d.clock)),
+        });
         d.oauthClients.push(created);
         return created;
       });

@@ -18,7 +18,10 @@ export async function findClient(deps: ClientsDeps, clientId: string): Promise<C
 }
 
 /** A client and the account that registered it: null for a client of the fixtures, which belongs to no account. */
-export async function findClientAndOwner(deps: ClientsDeps, clientId: string): Promise<{ client: Client; ownerAccountId: string | null } | undefined> {
+export async function findClientAndOwner(
+  deps: ClientsDeps,
+  clientId: string,
+): Promise<{ client: Client; ownerAccountId: string | null } | undefined> {
   const fixed = deps.fixtureClients.get(clientId);
   if (fixed) return { client: fixed, ownerAccountId: null };
   const owner = await deps.store.accounts.findByKey('oauthClient', clientId);
@@ -52,12 +55,18 @@ export function parseBasicCredentials(header: string | undefined): { clientId: s
   if (header === undefined) return null;
   const match = /^\s*Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header);
   if (!match?.[1]) {
-    throw oauthError('invalid_client', 'The Authorization header of a token request must be "Basic base64(client_id:client_secret)"');
+    throw oauthError(
+      'invalid_client',
+      'The Authorization header of a token request must be "Basic base64(client_id:client_secret)"',
+    );
   }
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) {
-    throw oauthError('invalid_client', 'The Basic credentials must be base64("client_id:client_secret"); the ":" is missing');
+    throw oauthError(
+      'invalid_client',
+      'The Basic credentials must be base64("client_id:client_secret"); the ":" is missing',
+    );
   }
   const clientId = formDecode(decoded.slice(0, colon));
   const clientSecret = formDecode(decoded.slice(colon + 1));
@@ -85,7 +94,10 @@ export async function authenticateClient(
   let clientSecret: string;
   if (basic) {
     if (body.clientSecret !== undefined) {
-      throw oauthError('invalid_request', 'Authenticate the client one way only: the Authorization header or client_secret in the body, not both');
+      throw oauthError(
+        'invalid_request',
+        'Authenticate the client one way only: the Authorization header or client_secret in the body, not both',
+      );
     }
     if (body.clientId !== undefined && body.clientId !== basic.clientId) {
       throw oauthError(
@@ -102,7 +114,10 @@ export async function authenticateClient(
       );
     }
     if (body.clientSecret === undefined) {
-      throw oauthError('invalid_client', 'client_secret is missing: send it in the Authorization header (Basic) or in the body');
+      throw oauthError(
+        'invalid_client',
+        'client_secret is missing: send it in the Authorization header (Basic) or in the body',
+      );
     }
     clientId = body.clientId;
     clientSecret = body.clientSecret;

@@ -16,7 +16,13 @@ export function consentRoutes(api: OperationRouter, host: AuthorizationHost): vo
       const { input: body } = read;
       const { request } = read.parsed;
       if (!csrf.valid(req, consentForm(request), body.csrf_token)) {
-        sendError(res, 403, 'Consent form expired', 'This answer was not sent from a current consent page of this browser for this application; open the sign-in page again.', request);
+        sendError(
+          res,
+          403,
+          'Consent form expired',
+          'This answer was not sent from a current consent page of this browser for this application; open the sign-in page again.',
+          request,
+        );
         return;
       }
       const user = await signedInUser(deps.store, req.session);
@@ -30,7 +36,13 @@ export function consentRoutes(api: OperationRouter, host: AuthorizationHost): vo
         return;
       }
       if (body.decision !== 'allow') {
-        sendError(res, 400, 'Invalid consent', `decision must be "allow" or "deny"; ${body.decision === undefined ? 'it is missing' : `got ${JSON.stringify(body.decision)}`}`, request);
+        sendError(
+          res,
+          400,
+          'Invalid consent',
+          `decision must be "allow" or "deny"; ${body.decision === undefined ? 'it is missing' : `got ${JSON.stringify(body.decision)}`}`,
+          request,
+        );
         return;
       }
       await redirectWithCode(res, request, user);

@@ -25,7 +25,9 @@ export const csrfCookieName = (config: CookieConfig): string => named(CSRF_COOKI
  * so a signed-in browser skips the form), Path=/ and no Domain (what __Host- requires), and
  * Secure behind https.
  */
-export const cookieOptions = (config: CookieConfig): CookieOptions & { httpOnly: true; sameSite: 'lax'; path: '/' } => ({
+export const cookieOptions = (
+  config: CookieConfig,
+): CookieOptions & { httpOnly: true; sameSite: 'lax'; path: '/' } => ({
   httpOnly: true,
   sameSite: 'lax',
   secure: config.secureCookies,

@@ -41,7 +41,9 @@ export interface Csrf {
 export function createCsrf(deps: CsrfDeps): Csrf {
   const cookieName = csrfCookieName(deps.config);
   const sign = (source: 'session' | 'cookie', browserSecret: string, purpose: string): string =>
-    createHmac('sha256', deps.sessionSecret).update(`csrf\n${source}\n${browserSecret}\n${purpose}`).digest('base64url');
+    createHmac('sha256', deps.sessionSecret)
+      .update(`csrf\n${source}\n${browserSecret}\n${purpose}`)
+      .digest('base64url');
   const sessionSecret = (req: Request): string | undefined => {
     // Undefined on a route without the session middleware (its type says otherwise).
     const session = req.session as Request['session'] | undefined;
@@ -70,7 +72,10 @@ export function createCsrf(deps: CsrfDeps): Csrf {
       // The form may be older than the session: a sign-in in another tab does not spoil it.
       const ofSession = sessionSecret(req);
       const ofCookie = cookieSecret(req);
-      return (ofSession !== undefined && secretsEqual(given, sign('session', ofSession, purpose))) || (ofCookie !== undefined && secretsEqual(given, sign('cookie', ofCookie, purpose)));
+      return (
+        (ofSession !== undefined && secretsEqual(given, sign('session', ofSession, purpose))) ||
+        (ofCookie !== undefined && secretsEqual(given, sign('cookie', ofCookie, purpose)))
+      );
     },
   };
 }

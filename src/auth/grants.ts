@@ -2,11 +2,25 @@ import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { type OAuthError, oauthError } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
-import type { AccountDoc, AuthorizationCodeRecord, DeepReadonly, RefreshTokenRecord, UserRecord } from '../store/data.js';
+import type {
+  AccountDoc,
+  AuthorizationCodeRecord,
+  DeepReadonly,
+  RefreshTokenRecord,
+  UserRecord,
+} from '../store/data.js';
 import type { IndexKind, Store } from '../store/store.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { Client } from './clients.js';
-import { codeProblem, issueCode, issueTokens, pruneGrants, refreshProblem, revokeGrant, type TokenResponse } from './tokens.js';
+import {
+  codeProblem,
+  issueCode,
+  issueTokens,
+  pruneGrants,
+  refreshProblem,
+  revokeGrant,
+  type TokenResponse,
+} from './tokens.js';
 
 /**
  * The grants of the authorization host as a service: a code issued to a signed-in user, and
@@ -53,14 +67,22 @@ interface GrantKind<R> {
 /** A code is single-use: a second use revokes what the first one issued (RFC 6749 section 4.1.2). */
 function codeGrant(code: string | undefined, redirectUri: string | undefined): GrantKind<AuthorizationCodeRecord> {
   if (code === undefined) throw oauthError('invalid_request', 'code is required with grant_type=authorization_code');
-  if (redirectUri === undefined) throw oauthError('invalid_request', 'redirect_uri is required: the same redirect_uri as in the authorization request');
+  if (redirectUri === undefined)
+    throw oauthError(
+      'invalid_request',
+      'redirect_uri is required: the same redirect_uri as in the authorization request',
+    );
   return {
     index: 'authorizationCode',
     key: code,
     unknown: oauthError('invalid_grant', 'The code is not valid: it is unknown, or so old that it was forgotten'),
     find: (d) => d.authorizationCodes.find((c) => c.code === code),
     spentAt: (record) => record.usedAt,
-    replayed: (at) => oauthError('invalid_grant', `The code was already used at ${at}; codes are single-use, so the tokens issued from it are now revoked`),
+    replayed: (at) =>
+      oauthError(
+        'invalid_grant',
+        `The code was already used at ${at}; codes are single-use, so the tokens issued from it are now revoked`,
+      ),
     problem: (record, client, nowMs) => codeProblem(record, { clientId: client.clientId, redirectUri, nowMs }),
     grant: (record) => ({ userId: record.userId, grantId: record.code, redirectUri }),
     spend: (record, at) => {
@@ -76,11 +98,15 @@ function codeGrant(code: string | undefined, redirectUri: string | undefined): G
  * expire. Another client sending it never held it: it is refused without revoking anything.
  */
 function refreshGrant(refreshToken: string | undefined): GrantKind<RefreshTokenRecord> {
-  if (refreshToken === undefined) throw oauthError('invalid_request', 'refresh_token is required with grant_type=refresh_token');
+  if (refreshToken === undefined)
+    throw oauthError('invalid_request', 'refresh_token is required with grant_type=refresh_token');
   return {
     index: 'refreshToken',
     key: refreshToken,
-    unknown: oauthError('invalid_grant', 'The refresh_token is not valid: it is unknown, or so old that it was forgotten'),
+    unknown: oauthError(
+      'invalid_grant',
+      'The refresh_token is not valid: it is unknown, or so old that it was forgotten',
+    ),
     find: (d) => d.refreshTokens.find((t) => t.refreshToken === refreshToken),
     spentAt: (record, client) => (record.clientId === client.clientId ? record.revokedAt : null),
     replayed: (at) =>
@@ -102,7 +128,8 @@ function refreshGrant(refreshToken: string | undefined): GrantKind<RefreshTokenR
  * can use it in between; an OAuthError (invalid_request or invalid_grant) says why not.
  */
 export async function redeem(deps: GrantsDeps, client: Client, redemption: Redemption): Promise<Redeemed> {
-  if (redemption.grantType === 'authorization_code') return await redeemGrant(deps, client, codeGrant(redemption.code, redemption.redirectUri));
+  if (redemption.grantType === 'authorization_code')
+    return await redeemGrant(deps, client, codeGrant(redemption.code, redemption.redirectUri));
   return await redeemGrant(deps, client, refreshGrant(redemption.refreshToken));
 }
 
@@ -111,35 +138,60 @@ async function redeemGrant<R>(deps: GrantsDeps, client: Client, kind: GrantKind<
   const accountId = (await deps.store.accounts.findByKey(kind.index, kind.key))?.accountId;
   if (accountId === undefined) throw kind.unknown;
   const tokens = { accessToken: deps.ids.secret(32), refreshToken: deps.ids.secret(32) };
-  const outcome = await deps.store.accounts.update(accountId, (d): { ok: true; response: TokenResponse; redirectUri: string } | { ok: false; error: OAuthError } => {
-    const record = kind.find(d);
-    if (!record) return { ok: false, error: kind.unknown };
-    const nowMs = accountNowMs(deps.clock, d.clock);
-    const { userId, grantId, redirectUri } = kind.grant(record);
-    const spentAt = kind.spentAt(record, client);
-    if (spentAt !== null) {
-      revokeGrant(d, grantId, new Date(nowMs).toISOString());
-      return { ok: false, error: kind.replayed(spentAt) };
-    }
-    const problem = kind.problem(record, client, nowMs);
-    if (problem) return { ok: false, error: problem };
-    if (!d.users.some((u) => u.userId === userId)) return { ok: false, error: oauthError('invalid_grant', 'The user who signed in no longer exists') };
-    kind.spend(record, new Date(nowMs).toISOString());
-    pruneGrants(d, nowMs);
-    const response = issueTokens(d, { ...tokens, clientId: client.clientId, userId, accountId, grantId, redirectUri, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds });
-    return { ok: true, response, redirectUri };
-  });
+  const outcome = await deps.store.accounts.update(
+    accountId,
+    (d): { ok: true; response: TokenResponse; redirectUri: string } | { ok: false; error: OAuthError } => {
+      const record = kind.find(d);
+      if (!record) return { ok: false, error: kind.unknown };
+      const nowMs = accountNowMs(deps.clock, d.clock);
+      const { userId, grantId, redirectUri } = kind.grant(record);
+      const spentAt = kind.spentAt(record, client);
+      if (spentAt !== null) {
+        revokeGrant(d, grantId, new Date(nowMs).toISOString());
+        return { ok: false, error: kind.replayed(spentAt) };
+      }
+      const problem = kind.problem(record, client, nowMs);
+      if (problem) return { ok: false, error: problem };
+      if (!d.users.some((u) => u.userId === userId))
+        return { ok: false, error: oauthError('invalid_grant', 'The user who signed in no longer exists') };
+      kind.spend(record, new Date(nowMs).toISOString());
+      pruneGrants(d, nowMs);
+      const response = issueTokens(d, {
+        ...tokens,
+        clientId: client.clientId,
+        userId,
+        accountId,
+        grantId,
+        redirectUri,
+        nowMs,
+        ttlSeconds: deps.config.accessTokenTtlSeconds,
+      });
+      return { ok: true, response, redirectUri };
+    },
+  );
   if (!outcome.ok) throw outcome.error;
   return { response: outcome.response, accountId, redirectUri: outcome.redirectUri };
 }
 
 /** Issues an authorization code of `request` to a signed-in user; returns it. */
-export async function grantCode(deps: GrantsDeps, request: AuthorizationRequest, user: DeepReadonly<UserRecord>): Promise<string> {
+export async function grantCode(
+  deps: GrantsDeps,
+  request: AuthorizationRequest,
+  user: DeepReadonly<UserRecord>,
+): Promise<string> {
   const code = deps.ids.secret(32);
   await deps.store.accounts.update(user.accountId, (d) => {
     const nowMs = accountNowMs(deps.clock, d.clock);
     pruneGrants(d, nowMs);
-    issueCode(d, { code, clientId: request.clientId, redirectUri: request.redirectUri, userId: user.userId, accountId: user.accountId, nowMs, ttlSeconds: deps.config.authorizationCodeTtlSeconds });
+    issueCode(d, {
+      code,
+      clientId: request.clientId,
+      redirectUri: request.redirectUri,
+      userId: user.userId,
+      accountId: user.accountId,
+      nowMs,
+      ttlSeconds: deps.config.authorizationCodeTtlSeconds,
+    });
   });
   return code;
 }

@@ -33,7 +33,13 @@ export function loginRoutes(api: OperationRouter, host: AuthorizationHost): void
       const { input: body, parsed } = read;
       const { client, request } = parsed;
       if (!csrf.valid(req, SIGN_IN_FORM, body.csrf_token)) {
-        sendError(res, 403, 'Sign-in form expired', 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); open the sign-in page again.', request);
+        sendError(
+          res,
+          403,
+          'Sign-in form expired',
+          'This form was not sent from a current sign-in page of this browser (or cookies are blocked); open the sign-in page again.',
+          request,
+        );
         return;
       }
       const outcome = await signIn(clientAddressKey(req), body.email, body.password);

@@ -18,7 +18,12 @@ export function logoutRoutes(api: OperationRouter, host: AuthorizationHost): voi
       }
       const { client_id: id, logout_uri: logoutUri } = query.data;
       if (!id) {
-        sendError(res, 400, 'Invalid sign-out request', 'client_id is missing: the sign-out link must carry the client_id of a registered application');
+        sendError(
+          res,
+          400,
+          'Invalid sign-out request',
+          'client_id is missing: the sign-out link must carry the client_id of a registered application',
+        );
         return;
       }
       const client = await findClient(deps, id);
@@ -27,12 +32,25 @@ export function logoutRoutes(api: OperationRouter, host: AuthorizationHost): voi
         return;
       }
       if (!logoutUri) {
-        sendError(res, 400, 'Invalid sign-out request', `logout_uri is missing: give one of the sign-out URIs registered for ${client.applicationName}`);
+        sendError(
+          res,
+          400,
+          'Invalid sign-out request',
+          `logout_uri is missing: give one of the sign-out URIs registered for ${client.applicationName}`,
+        );
         return;
       }
       if (!client.signOutUris.includes(logoutUri)) {
-        const registered = client.signOutUris.length > 0 ? `registered: ${client.signOutUris.join(', ')}` : 'it has no sign-out URI registered';
-        sendError(res, 400, 'Sign-out URI not registered', `logout_uri ${JSON.stringify(logoutUri)} is not registered for ${client.applicationName}; ${registered}`);
+        const registered =
+          client.signOutUris.length > 0
+            ? `registered: ${client.signOutUris.join(', ')}`
+            : 'it has no sign-out URI registered';
+        sendError(
+          res,
+          400,
+          'Sign-out URI not registered',
+          `logout_uri ${JSON.stringify(logoutUri)} is not registered for ${client.applicationName}; ${registered}`,
+        );
         return;
       }
       await endSession(deps, req, res);

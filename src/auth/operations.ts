@@ -6,7 +6,11 @@ import { isoInstant } from '../http/schemas.js';
 import { registrationSchema } from './registration.js';
 
 /** A form or query parameter of the authorization host: at most once, as text. */
-const param = (name: string, description: string) => z.string({ error: `${name} must be given once, as text` }).optional().meta({ description });
+const param = (name: string, description: string) =>
+  z
+    .string({ error: `${name} must be given once, as text` })
+    .optional()
+    .meta({ description });
 
 const authorizationParams = {
   client_id: param('client_id', 'The client_id of a registered application (demo-client on the demo data).'),
@@ -16,15 +20,17 @@ const authorizationParams = {
 };
 
 /** GET /login: the authorization request (RFC 6749 section 4.1.1). */
-export const AuthorizationQuery = z.looseObject(authorizationParams).meta({ required: ['client_id', 'redirect_uri', 'response_type'] });
+export const AuthorizationQuery = z
+  .looseObject(authorizationParams)
+  .meta({ required: ['client_id', 'redirect_uri', 'response_type'] });
 
 /** POST /login: the sign-in form (the page posts it with its CSRF token). */
 export const LoginForm = z
   .looseObject({
     ...authorizationParams,
     csrf_token: param('csrf_token', 'The token of the sign-in page this browser was shown.'),
-    email: param('email', 'The user\'s e-mail address (demo@example.com).'),
-    password: param('password', 'The user\'s password (demo-password).'),
+    email: param('email', "The user's e-mail address (demo@example.com)."),
+    password: param('password', "The user's password (demo-password)."),
   })
   .meta({ required: ['client_id', 'redirect_uri', 'response_type', 'csrf_token', 'email', 'password'] });
 
@@ -48,24 +54,37 @@ export const LogoutQuery = z
 /** POST /oauth2/token: RFC 6749 sections 4.1.3 and 6. Which parameters a grant needs is checked after the client is authenticated. */
 export const TokenForm = z
   .looseObject({
-    grant_type: param('grant_type', 'authorization_code or refresh_token.').meta({ enum: ['authorization_code', 'refresh_token'] }),
+    grant_type: param('grant_type', 'authorization_code or refresh_token.').meta({
+      enum: ['authorization_code', 'refresh_token'],
+    }),
     code: param('code', 'With authorization_code: the code the redirect carried.'),
     redirect_uri: param('redirect_uri', 'With authorization_code: the redirect_uri of the authorization request.'),
-    refresh_token: param('refresh_token', 'With refresh_token: the latest refresh token (each refresh returns a new one).'),
-    client_id: param('client_id', 'The client, when not in the Authorization header (with client_secret), or to match it.'),
-    client_secret: param('client_secret', 'The client secret, when not in the Authorization header (client_secret_post).'),
+    refresh_token: param(
+      'refresh_token',
+      'With refresh_token: the latest refresh token (each refresh returns a new one).',
+    ),
+    client_id: param(
+      'client_id',
+      'The client, when not in the Authorization header (with client_secret), or to match it.',
+    ),
+    client_secret: param(
+      'client_secret',
+      'The client secret, when not in the Authorization header (client_secret_post).',
+    ),
   })
   .meta({ required: ['grant_type'] });
 
 /** RFC 6749 section 5.1, exactly these keys. */
 export const TokenResponseBody = z
   .strictObject({
-    access_token: z.string().meta({ description: 'Send it as Authorization: Bearer <access_token> to /v1 and /sandbox.' }),
+    access_token: z
+      .string()
+      .meta({ description: 'Send it as Authorization: Bearer <access_token> to /v1 and /sandbox.' }),
     refresh_token: z.string().meta({ description: 'Single use: each refresh returns a new one.' }),
     token_type: z.literal('Bearer'),
     expires_in: z.int().min(1).meta({ description: 'Seconds (ACCESS_TOKEN_TTL, 3600 by default).' }),
   })
-  .meta({ description: 'The token response: production\'s keys, exactly.' });
+  .meta({ description: "The token response: production's keys, exactly." });
 
 export const RegisteredClient = z
   .strictObject({
@@ -96,19 +115,29 @@ export const loginPageOp = operation({
   path: '/login',
   summary: 'The sign-in page (authorization request)',
   description:
-    'Production\'s authorization endpoint: RFC 6749 section 4.1.1. Shows the sign-in form; a browser already signed in is sent straight back to redirect_uri with a code, ' +
-    'unless the client was registered by another account than the user\'s: then it is shown a consent page (Allow or Deny, POST /login/consent). ' +
+    "Production's authorization endpoint: RFC 6749 section 4.1.1. Shows the sign-in form; a browser already signed in is sent straight back to redirect_uri with a code, " +
+    "unless the client was registered by another account than the user's: then it is shown a consent page (Allow or Deny, POST /login/consent). " +
     'A request that cannot be trusted with a redirect (unknown client, unregistered redirect_uri, response_type not code) gets an error page.',
   tags: authTags,
   guard: 'none',
   query: AuthorizationQuery,
   queryExample: { response_type: 'code', client_id: DEMO.clientId, redirect_uri: DEMO.redirectUri },
   responses: {
-    200: { description: 'The sign-in form; or, for a browser already signed in, the consent page of a client another account registered.', ...html },
-    302: { description: 'Already signed in: redirect to redirect_uri?code=...&state=...', headers: { Location: 'redirect_uri with code (and state).', ...noStore } },
+    200: {
+      description:
+        'The sign-in form; or, for a browser already signed in, the consent page of a client another account registered.',
+      ...html,
+    },
+    302: {
+      description: 'Already signed in: redirect to redirect_uri?code=...&state=...',
+      headers: { Location: 'redirect_uri with code (and state).', ...noStore },
+    },
   },
-  errors: { 400: 'An HTML error page: the request is not a valid authorization request (it says which parameter and why).' },
-  sandbox: 'The error pages name the registered redirect URIs, to help partners fix their configuration. The consent page is the sandbox\'s: it shields the accounts of a shared sandbox from one another.',
+  errors: {
+    400: 'An HTML error page: the request is not a valid authorization request (it says which parameter and why).',
+  },
+  sandbox:
+    "The error pages name the registered redirect URIs, to help partners fix their configuration. The consent page is the sandbox's: it shields the accounts of a shared sandbox from one another.",
 });
 
 export const loginOp = operation({
@@ -122,10 +151,25 @@ export const loginOp = operation({
     'A wrong e-mail or password shows the form again (422).',
   tags: authTags,
   guard: 'none',
-  body: { schema: LoginForm, form: true, required: false, example: { response_type: 'code', client_id: DEMO.clientId, redirect_uri: DEMO.redirectUri, csrf_token: '<from the page>', email: 'demo@example.com', password: 'demo-password' } },
+  body: {
+    schema: LoginForm,
+    form: true,
+    required: false,
+    example: {
+      response_type: 'code',
+      client_id: DEMO.clientId,
+      redirect_uri: DEMO.redirectUri,
+      csrf_token: '<from the page>',
+      email: 'demo@example.com',
+      password: 'demo-password',
+    },
+  },
   responses: {
     200: { description: 'Signed in, and the client was registered by another account: the consent page.', ...html },
-    302: { description: 'Signed in: redirect to redirect_uri?code=...&state=...', headers: { Location: 'redirect_uri with code (and state).', ...noStore } },
+    302: {
+      description: 'Signed in: redirect to redirect_uri?code=...&state=...',
+      headers: { Location: 'redirect_uri with code (and state).', ...noStore },
+    },
   },
   errors: {
     400: 'An HTML error page: not a valid authorization request.',
@@ -140,26 +184,36 @@ export const consentOp = operation({
   secrets: 'an authorization code in its redirect',
   method: 'post',
   path: '/login/consent',
-  summary: 'Allow or deny an application of another account (the consent page\'s form)',
+  summary: "Allow or deny an application of another account (the consent page's form)",
   description:
     'Allow: redirects to redirect_uri with a code for the signed-in user. Deny: redirects to redirect_uri with error=access_denied (and the state), as RFC 6749 section 4.1.2.1 says. ' +
-    'Either needs the consent page\'s CSRF token; nothing is issued without Allow.',
+    "Either needs the consent page's CSRF token; nothing is issued without Allow.",
   tags: authTags,
   guard: 'none',
   body: {
     schema: ConsentForm,
     form: true,
     required: false,
-    example: { response_type: 'code', client_id: '<the client>', redirect_uri: 'https://partner.example/callback', csrf_token: '<from the page>', decision: 'allow' },
+    example: {
+      response_type: 'code',
+      client_id: '<the client>',
+      redirect_uri: 'https://partner.example/callback',
+      csrf_token: '<from the page>',
+      decision: 'allow',
+    },
   },
   responses: {
-    302: { description: 'redirect_uri?code=...&state=... (allow) or redirect_uri?error=access_denied&state=... (deny).', headers: { Location: 'redirect_uri with code or error (and state).', ...noStore } },
+    302: {
+      description: 'redirect_uri?code=...&state=... (allow) or redirect_uri?error=access_denied&state=... (deny).',
+      headers: { Location: 'redirect_uri with code or error (and state).', ...noStore },
+    },
   },
   errors: {
     400: 'An HTML error page: not a valid authorization request, or decision is neither allow nor deny.',
     403: 'An HTML error page: the form was not sent from a current consent page of this browser (CSRF), or the browser is no longer signed in.',
   },
-  sandbox: 'Production has no consent page; the sandbox asks before an application registered by another account gets a code.',
+  sandbox:
+    'Production has no consent page; the sandbox asks before an application registered by another account gets a code.',
 });
 
 export const logoutOp = operation({
@@ -171,7 +225,9 @@ export const logoutOp = operation({
   guard: 'none',
   query: LogoutQuery,
   queryExample: { client_id: DEMO.clientId, logout_uri: DEMO.signOutUri },
-  responses: { 302: { description: 'Signed out: redirect to logout_uri.', headers: { Location: 'logout_uri.', ...noStore } } },
+  responses: {
+    302: { description: 'Signed out: redirect to logout_uri.', headers: { Location: 'logout_uri.', ...noStore } },
+  },
   errors: { 400: 'An HTML error page: client_id or logout_uri missing, unknown or not registered.' },
 });
 
@@ -183,12 +239,17 @@ export const tokenOp = operation({
   summary: 'Exchange a code, or refresh (the token endpoint)',
   description:
     'RFC 6749: grant_type=authorization_code with code and redirect_uri, or grant_type=refresh_token with refresh_token. The client authenticates with ' +
-    'Authorization: Basic base64(client_id:client_secret) (what production\'s example uses) or with client_id and client_secret in the form, never both. ' +
+    "Authorization: Basic base64(client_id:client_secret) (what production's example uses) or with client_id and client_secret in the form, never both. " +
     'Refresh tokens rotate: reusing a spent one revokes the grant. As production documents, the token response is also POSTed to the redirect URI (TOKEN_DELIVERY). ' +
     'Errors are RFC 6749 bodies {error, error_description}.',
   tags: authTags,
   guard: 'client',
-  body: { schema: TokenForm, form: true, required: true, example: { grant_type: 'authorization_code', code: '<the code from the redirect>', redirect_uri: DEMO.redirectUri } },
+  body: {
+    schema: TokenForm,
+    form: true,
+    required: true,
+    example: { grant_type: 'authorization_code', code: '<the code from the redirect>', redirect_uri: DEMO.redirectUri },
+  },
   responses: {
     200: {
       description: 'The tokens.',
@@ -213,7 +274,8 @@ export const registerClientOp = operation({
   method: 'post',
   path: '/sandbox/oauth-clients',
   summary: 'Register an OAuth client',
-  description: 'Production\'s registration form as JSON. Redirect and sign-out URIs must be https (or http on loopback); a native app may use a custom scheme for its redirect URI.',
+  description:
+    "Production's registration form as JSON. Redirect and sign-out URIs must be https (or http on loopback); a native app may use a custom scheme for its redirect URI.",
   tags: sandboxOAuthTags,
   guard: 'account',
   body: {
@@ -234,10 +296,10 @@ export const registerClientOp = operation({
   responses: { 201: { description: 'The client with its credentials.', schema: RegisteredClient } },
   errors: {
     400: 'invalid_parameter: the first problem, and every problem in `problems`.',
-    409:
-      'client_id_taken: the chosen clientId exists; client_id_reserved: the sandbox uses that clientId itself; limit_reached: the account has MAX_OAUTH_CLIENTS clients already (a hosted sandbox: 20 by default).',
+    409: 'client_id_taken: the chosen clientId exists; client_id_reserved: the sandbox uses that clientId itself; limit_reached: the account has MAX_OAUTH_CLIENTS clients already (a hosted sandbox: 20 by default).',
   },
-  sandbox: 'A partner may choose clientId and clientSecret, and turn off the POST of the token response to the redirect URI (postTokenToRedirectUri).',
+  sandbox:
+    'A partner may choose clientId and clientSecret, and turn off the POST of the token response to the redirect URI (postTokenToRedirectUri).',
 });
 
 export const listClientsOp = operation({
@@ -245,10 +307,12 @@ export const listClientsOp = operation({
   secrets: "the clients' secrets",
   method: 'get',
   path: '/sandbox/oauth-clients',
-  summary: 'The account\'s registered OAuth clients',
+  summary: "The account's registered OAuth clients",
   tags: sandboxOAuthTags,
   guard: 'account',
-  responses: { 200: { description: 'The clients.', schema: z.strictObject({ oauthClients: z.array(RegisteredClient) }) } },
+  responses: {
+    200: { description: 'The clients.', schema: z.strictObject({ oauthClients: z.array(RegisteredClient) }) },
+  },
 });
 
 export const deleteClientOp = operation({
@@ -256,7 +320,8 @@ export const deleteClientOp = operation({
   method: 'delete',
   path: '/sandbox/oauth-clients/{clientId}',
   summary: 'Delete a registered OAuth client',
-  description: 'Deletes a client the account registered, with its authorization codes and tokens (calls with them are then refused), so another can be registered in its place.',
+  description:
+    'Deletes a client the account registered, with its authorization codes and tokens (calls with them are then refused), so another can be registered in its place.',
   tags: sandboxOAuthTags,
   guard: 'account',
   responses: {
@@ -267,8 +332,17 @@ export const deleteClientOp = operation({
     },
   },
   errors: { 404: 'not_found: the account registered no client of that id.' },
-  sandbox: 'Production has no such call; a sandbox account bounds its clients (MAX_OAUTH_CLIENTS), so it needs a way to make room.',
+  sandbox:
+    'Production has no such call; a sandbox account bounds its clients (MAX_OAUTH_CLIENTS), so it needs a way to make room.',
 });
 
-export const authOperations = [loginPageOp, loginOp, consentOp, logoutOp, tokenOp, registerClientOp, listClientsOp, deleteClientOp];
-
+export const authOperations = [
+  loginPageOp,
+  loginOp,
+  consentOp,
+  logoutOp,
+  tokenOp,
+  registerClientOp,
+  listClientsOp,
+  deleteClientOp,
+];

@@ -41,7 +41,8 @@ const STYLE = `
  * loads nothing, it is never framed. No form-action: the sign-in and consent forms end in a
  * redirect to the partner's site, and Chrome applies form-action to that redirect too.
  */
-const contentSecurityPolicy = (nonce: string): string => `default-src 'none'; style-src 'nonce-${nonce}'; img-src data:; frame-ancestors 'none'; base-uri 'none'`;
+const contentSecurityPolicy = (nonce: string): string =>
+  `default-src 'none'; style-src 'nonce-${nonce}'; img-src data:; frame-ancestors 'none'; base-uri 'none'`;
 
 /** A page made for one response, with that response's nonce. */
 export type FormPage = (nonce: string) => string;
@@ -63,17 +64,39 @@ export function sendFormPage(deps: { ids: Ids }, res: Response, status: number, 
 }
 
 /** Sends a sign-in form (the authorization host's or the dashboard's) with this browser's CSRF token of its `purpose`. */
-export function sendSignInPage(deps: { ids: Ids }, csrf: Csrf, req: Request, res: Response, status: number, purpose: string, form: Omit<SignInForm, 'csrfToken'>): void {
+export function sendSignInPage(
+  deps: { ids: Ids },
+  csrf: Csrf,
+  req: Request,
+  res: Response,
+  status: number,
+  purpose: string,
+  form: Omit<SignInForm, 'csrfToken'>,
+): void {
   sendFormPage(deps, res, status, signInPage({ ...form, csrfToken: csrf.token(req, res, purpose) }));
 }
 
-const document = (title: string, body: SafeHtml): FormPage => (nonce) => htmlDocument({ title, nonce, style: STYLE, body: html`<main>
+const document =
+  (title: string, body: SafeHtml): FormPage =>
+  (nonce) =>
+    htmlDocument({
+      title,
+      nonce,
+      style: STYLE,
+      body: html`<main>
 ${body}
-</main>` });
+</main>`,
+    });
 
 const hiddenFields = (fields: Readonly<Record<string, string | null>>): SafeHtml[] =>
-  Object.entries(fields).flatMap(([name, value]) => (value === null ? [] : [html`<input type="hidden" name="${name}" value="${value}">
-  `]));
+  Object.entries(fields).flatMap(([name, value]) =>
+    value === null
+      ? []
+      : [
+          html`<input type="hidden" name="${name}" value="${value}">
+  `,
+        ],
+  );
 
 /** What a sign-in form shows and where it posts. */
 export interface SignInForm {
@@ -141,7 +164,12 @@ export function consentPage(input: {
 }
 
 /** An error page: shown instead of a redirect when a request cannot be trusted, or instead of a form that cannot be honoured. */
-export function messagePage(input: { title: string; message: string; link?: { href: string; text: string }; note: string }): FormPage {
+export function messagePage(input: {
+  title: string;
+  message: string;
+  link?: { href: string; text: string };
+  note: string;
+}): FormPage {
   return document(
     input.title,
     html`<h1>${input.title}</h1>

@@ -12,7 +12,22 @@ import type { Client } from './clients.js';
  */
 
 // Schemes that are not an app's: a redirect there would run script, read files or leave the flow.
-const NOT_APP_SCHEMES = new Set(['javascript', 'data', 'vbscript', 'file', 'blob', 'about', 'filesystem', 'ftp', 'ws', 'wss', 'mailto', 'tel', 'sms', 'urn']);
+const NOT_APP_SCHEMES = new Set([
+  'javascript',
+  'data',
+  'vbscript',
+  'file',
+  'blob',
+  'about',
+  'filesystem',
+  'ftp',
+  'ws',
+  'wss',
+  'mailto',
+  'tel',
+  'sms',
+  'urn',
+]);
 const MAX_URI_LENGTH = 2048;
 /** RFC 6749 appendix A: client ids and secrets are visible ASCII characters (spaces inside are allowed). */
 const VSCHAR_TEXT = /^[\x21-\x7E]([\x20-\x7E]*[\x21-\x7E])?$/;
@@ -42,7 +57,8 @@ export function uriProblem(field: string, value: string, allowCustomScheme: bool
   if (url.username || url.password) return `${field} must not contain a user name or password`;
   if (scheme === 'https') return null;
   // SANDBOX: plain http is also accepted for loopback hosts, as RFC 8252 section 7.3 allows for native apps, so partners can test locally.
-  if (scheme === 'http') return isLocalHttpHost(url.hostname) ? null : `${rule}; plain http is accepted only for loopback hosts`;
+  if (scheme === 'http')
+    return isLocalHttpHost(url.hostname) ? null : `${rule}; plain http is accepted only for loopback hosts`;
   if (!allowCustomScheme) return `${rule}; got the scheme ${JSON.stringify(scheme)}`;
   if (NOT_APP_SCHEMES.has(scheme)) return `${rule}; ${JSON.stringify(scheme)} is not an app's custom scheme`;
   return null;
@@ -69,22 +85,32 @@ const credential = (field: string, min: number) =>
     .string({ error: required(field, 'a string') })
     .min(min, `${field} must have at least ${min} characters`)
     .max(128, `${field} must be at most 128 characters`)
-    .regex(VSCHAR_TEXT, `${field} must be visible ASCII characters (spaces allowed inside), as RFC 6749 appendix A defines client credentials`);
+    .regex(
+      VSCHAR_TEXT,
+      `${field} must be visible ASCII characters (spaces allowed inside), as RFC 6749 appendix A defines client credentials`,
+    );
 
 export const registrationSchema = z.strictObject({
   name: text('name', 200),
   companyName: text('companyName', 200),
-  email: z.email({ error: required('email', 'an e-mail address such as dev@example.com') }).max(254, 'email must be at most 254 characters'),
+  email: z
+    .email({ error: required('email', 'an e-mail address such as dev@example.com') })
+    .max(254, 'email must be at most 254 characters'),
   phone: z
     .string({ error: required('phone', 'a string') })
     .trim()
-    .regex(/^\+?[0-9 ().\/-]{7,30}$/, 'phone must be a phone number of digits, spaces and + ( ) . / - such as +1 555 0100 200')
+    .regex(
+      /^\+?[0-9 ().\/-]{7,30}$/,
+      'phone must be a phone number of digits, spaces and + ( ) . / - such as +1 555 0100 200',
+    )
     .refine((p) => p.replace(/\D/g, '').length >= 7, 'phone must have at least 7 digits'),
   applicationName: text('applicationName', 100),
-  applicationWebsite: z.string({ error: required('applicationWebsite', 'a string URL') }).refine(
-    (v) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol),
-    'applicationWebsite must be an absolute http or https URL such as https://example.com',
-  ),
+  applicationWebsite: z
+    .string({ error: required('applicationWebsite', 'a string URL') })
+    .refine(
+      (v) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol),
+      'applicationWebsite must be an absolute http or https URL such as https://example.com',
+    ),
   description: text('description', 1000),
   redirectUri: uri('redirectUri', true),
   signOutUri: uri('signOutUri', false),
@@ -100,17 +126,29 @@ export type Registration = z.infer<typeof registrationSchema>;
 /** Validates a registration body; a 400 names the first failing field, and `problems` lists them all. */
 export function parseRegistration(body: unknown): Registration {
   if (body === undefined) {
-    throw new AppError(415, 'unsupported_media_type', 'The request body must be JSON with Content-Type: application/json; see docs/oauth.md for the registration fields');
+    throw new AppError(
+      415,
+      'unsupported_media_type',
+      'The request body must be JSON with Content-Type: application/json; see docs/oauth.md for the registration fields',
+    );
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new AppError(400, 'invalid_parameter', 'The request body must be a JSON object with the registration fields', { details: { parameter: 'body' } });
+    throw new AppError(
+      400,
+      'invalid_parameter',
+      'The request body must be a JSON object with the registration fields',
+      { details: { parameter: 'body' } },
+    );
   }
   const parsed = registrationSchema.safeParse(body);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
       const keys = issue.keys.map((k) => JSON.stringify(k)).join(', ');
-      return { parameter: issue.keys[0] ?? 'body', message: `Unknown field ${keys}; a registration takes ${REGISTRATION_FIELDS.join(', ')} (and optionally clientId, clientSecret, postTokenToRedirectUri)` };
+      return {
+        parameter: issue.keys[0] ?? 'body',
+        message: `Unknown field ${keys}; a registration takes ${REGISTRATION_FIELDS.join(', ')} (and optionally clientId, clientSecret, postTokenToRedirectUri)`,
+      };
     }
     return { parameter: String(issue.path[0] ?? 'body'), message: issue.message };
   });

@@ -52,7 +52,11 @@ export function loginSession(deps: SessionDeps): RequestHandler {
 }
 
 export const sessionCall = (fn: (done: (err?: unknown) => void) => void): Promise<void> =>
-  new Promise((resolve, reject) => fn((err) => (err ? reject(err instanceof Error ? err : new Error(`session store: ${JSON.stringify(err)}`)) : resolve())));
+  new Promise((resolve, reject) =>
+    fn((err) =>
+      err ? reject(err instanceof Error ? err : new Error(`session store: ${JSON.stringify(err)}`)) : resolve(),
+    ),
+  );
 
 /**
  * Ends the browser's login session: removed from the store, and its cookie cleared (when the
@@ -61,5 +65,6 @@ export const sessionCall = (fn: (done: (err?: unknown) => void) => void): Promis
 export async function endSession(deps: { config: CookieConfig }, req: Request, res: Response): Promise<void> {
   await sessionCall((done) => req.session.destroy(done));
   const name = sessionCookieName(deps.config);
-  if (req.headers.cookie !== undefined && parseCookies(req.headers.cookie)[name] !== undefined) res.clearCookie(name, cookieOptions(deps.config));
+  if (req.headers.cookie !== undefined && parseCookies(req.headers.cookie)[name] !== undefined)
+    res.clearCookie(name, cookieOptions(deps.config));
 }

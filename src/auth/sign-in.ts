@@ -19,12 +19,15 @@ export type SignInOutcome =
  * the count back when it was right. 422 for a refused submission, as form frameworks answer it:
  * the page is the form again, and scripts can tell.
  */
-export function createSignIn(deps: UsersDeps): (address: string, rawEmail: string | undefined, password: string | undefined) => Promise<SignInOutcome> {
+export function createSignIn(
+  deps: UsersDeps,
+): (address: string, rawEmail: string | undefined, password: string | undefined) => Promise<SignInOutcome> {
   const checkPassword = createPasswordCheck(deps);
   const throttle = createLoginThrottle(deps);
   return async (address, rawEmail, password = '') => {
     const email = rawEmail?.trim() ?? '';
-    if (email === '' || password === '') return { ok: false, status: 422, email, error: 'Enter your e-mail address and your password.', headers: {} };
+    if (email === '' || password === '')
+      return { ok: false, status: 422, email, error: 'Enter your e-mail address and your password.', headers: {} };
     let attempt;
     try {
       attempt = await throttle.begin(address, email);
@@ -33,7 +36,14 @@ export function createSignIn(deps: UsersDeps): (address: string, rawEmail: strin
       return { ok: false, status: 429, email, error: error.message, headers: error.headers ?? {} };
     }
     const user = await checkPassword(email, password);
-    if (!user) return { ok: false, status: 422, email, error: 'The e-mail address or the password is not correct.', headers: {} };
+    if (!user)
+      return {
+        ok: false,
+        status: 422,
+        email,
+        error: 'The e-mail address or the password is not correct.',
+        headers: {},
+      };
     await attempt.takeBack();
     return { ok: true, user };
   };
@@ -51,7 +61,11 @@ const warnedInsecure = new WeakSet<Logger>();
  * Makes the request's login session the user's, under a new session id (so an id planted before
  * sign-in is worth nothing), with its own CSRF secret.
  */
-export async function startUserSession(deps: UserSessionDeps, req: Request, user: DeepReadonly<UserRecord>): Promise<void> {
+export async function startUserSession(
+  deps: UserSessionDeps,
+  req: Request,
+  user: DeepReadonly<UserRecord>,
+): Promise<void> {
   await sessionCall((done) => req.session.regenerate(done));
   req.session.userId = user.userId;
   req.session.accountId = user.accountId;
@@ -61,8 +75,11 @@ export async function startUserSession(deps: UserSessionDeps, req: Request, user
   // trusted proxy saying X-Forwarded-Proto: https); otherwise the browser stays signed out.
   if (deps.config.secureCookies && !req.secure && !warnedInsecure.has(deps.logger)) {
     warnedInsecure.add(deps.logger);
-    deps.logger.warn('a sign-in came over plain http while the sandbox is reached over https (PUBLIC_URL or TLS): its session cookie is Secure, so it was not sent; the proxy in front must send X-Forwarded-Proto: https', {
-      address: req.ip,
-    });
+    deps.logger.warn(
+      'a sign-in came over plain http while the sandbox is reached over https (PUBLIC_URL or TLS): its session cookie is Secure, so it was not sent; the proxy in front must send X-Forwarded-Proto: https',
+      {
+        address: req.ip,
+      },
+    );
   }
 }

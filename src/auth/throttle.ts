@@ -29,7 +29,11 @@ export interface CountedAttempt {
  * The keys are counted one after the other, so an attempt refused by the first (the address)
  * never touches the next (the account).
  */
-async function countFirst(deps: UsersDeps, keys: readonly { key: string; limit: number }[], refuse: (over: number) => Error): Promise<CountedAttempt> {
+async function countFirst(
+  deps: UsersDeps,
+  keys: readonly { key: string; limit: number }[],
+  refuse: (over: number) => Error,
+): Promise<CountedAttempt> {
   const counted: string[] = [];
   const takeBack = async (): Promise<void> => {
     await Promise.all(counted.map((key) => deps.store.counters.decrement(key)));
@@ -64,9 +68,14 @@ export function createLoginThrottle(deps: UsersDeps): {
         deps,
         keys,
         (over) =>
-          new AppError(429, 'too_many_failed_logins', `Too many failed sign-ins ${over === 0 ? 'from this address' : 'for this account'}; try again in ${retryAfter} s`, {
-            headers: { 'Retry-After': String(retryAfter) },
-          }),
+          new AppError(
+            429,
+            'too_many_failed_logins',
+            `Too many failed sign-ins ${over === 0 ? 'from this address' : 'for this account'}; try again in ${retryAfter} s`,
+            {
+              headers: { 'Retry-After': String(retryAfter) },
+            },
+          ),
       );
     },
   };
@@ -84,9 +93,14 @@ export function createTokenThrottle(deps: UsersDeps): { begin(address: string): 
         deps,
         [{ key: `token-fail:${address}:${index}`, limit: FAILED_TOKEN_REQUESTS_PER_ADDRESS }],
         () =>
-          new OAuthError(429, 'temporarily_unavailable', `Too many failed token requests from this address; try again in ${retryAfter} s`, {
-            headers: { 'Retry-After': String(retryAfter) },
-          }),
+          new OAuthError(
+            429,
+            'temporarily_unavailable',
+            `Too many failed token requests from this address; try again in ${retryAfter} s`,
+            {
+              headers: { 'Retry-After': String(retryAfter) },
+            },
+          ),
       );
     },
   };

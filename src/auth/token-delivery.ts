@@ -30,10 +30,13 @@ export async function deliverTokenResponse(
     return;
   }
   try {
-    await deps.dispatcher.enqueue(accountId, [{ accountId, kind: 'token', subscriptionId: null, locationId: null, target: redirectUri, payload: response }]);
+    await deps.dispatcher.enqueue(accountId, [
+      { accountId, kind: 'token', subscriptionId: null, locationId: null, target: redirectUri, payload: response },
+    ]);
   } catch (error) {
     // A full queue of the account's (MAX_PENDING_DELIVERIES) is the partner's doing, not the sandbox's failure.
-    if (error instanceof LimitError) log.warn('token delivery not queued: the account has too many deliveries waiting', { limit: error.limit });
+    if (error instanceof LimitError)
+      log.warn('token delivery not queued: the account has too many deliveries waiting', { limit: error.limit });
     else log.error('token delivery could not be queued', { err: error });
   }
 }

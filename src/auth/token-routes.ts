@@ -18,18 +18,33 @@ import { tokenTail } from './tokens.js';
  * refresh token's), when that account exists: the readiness report grades code exchanges and
  * refreshes from it. A request naming no known grant belongs to no account.
  */
-async function noteTokenRequest(deps: OAuthDeps, res: Response, grantType: string | undefined, grant: { kind: IndexKind; key: string } | null, outcome: { issued: string } | { error: string }): Promise<void> {
+async function noteTokenRequest(
+  deps: OAuthDeps,
+  res: Response,
+  grantType: string | undefined,
+  grant: { kind: IndexKind; key: string } | null,
+  outcome: { issued: string } | { error: string },
+): Promise<void> {
   if (grant === null) return;
   const owner = await deps.store.accounts.findByKey(grant.kind, grant.key);
   if (!owner) return;
   noteJournalSubject(res, { accountId: owner.accountId, via: 'client', clock: owner.doc.clock, internal: false });
-  noteRequestFacts(res, { ...(grantType === undefined ? {} : { grantType }), ...('issued' in outcome ? { issuedToken: outcome.issued } : { oauthError: outcome.error }) });
+  noteRequestFacts(res, {
+    ...(grantType === undefined ? {} : { grantType }),
+    ...('issued' in outcome ? { issuedToken: outcome.issued } : { oauthError: outcome.error }),
+  });
 }
 
 /** The grant a token request names, to find its account by. */
-function grantOf(body: { grant_type?: string | undefined; code?: string | undefined; refresh_token?: string | undefined }): { kind: IndexKind; key: string } | null {
-  if (body.grant_type === 'authorization_code' && body.code !== undefined) return { kind: 'authorizationCode', key: body.code };
-  if (body.grant_type === 'refresh_token' && body.refresh_token !== undefined) return { kind: 'refreshToken', key: body.refresh_token };
+function grantOf(body: {
+  grant_type?: string | undefined;
+  code?: string | undefined;
+  refresh_token?: string | undefined;
+}): { kind: IndexKind; key: string } | null {
+  if (body.grant_type === 'authorization_code' && body.code !== undefined)
+    return { kind: 'authorizationCode', key: body.code };
+  if (body.grant_type === 'refresh_token' && body.refresh_token !== undefined)
+    return { kind: 'refreshToken', key: body.refresh_token };
   return null;
 }
 
@@ -42,19 +57,40 @@ async function exchange(deps: OAuthDeps, req: Request, res: Response): Promise<v
   const grant = grantOf(body);
   let issued: Redeemed;
   try {
-    const client = await authenticateClient(deps, req.headers.authorization, { clientId: body.client_id, clientSecret: body.client_secret });
+    const client = await authenticateClient(deps, req.headers.authorization, {
+      clientId: body.client_id,
+      clientSecret: body.client_secret,
+    });
     const grantType = body.grant_type;
-    if (grantType === 'authorization_code') issued = await redeem(deps, client, { grantType, code: body.code, redirectUri: body.redirect_uri });
-    else if (grantType === 'refresh_token') issued = await redeem(deps, client, { grantType, refreshToken: body.refresh_token });
-    else if (grantType === undefined) throw oauthError('invalid_request', 'grant_type is missing: use authorization_code or refresh_token');
-    else throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(grantType)} is not supported; use authorization_code or refresh_token`);
-    await deliverTokenResponse(deps, { accountId: issued.accountId, client, redirectUri: issued.redirectUri, response: issued.response });
+    if (grantType === 'authorization_code')
+      issued = await redeem(deps, client, { grantType, code: body.code, redirectUri: body.redirect_uri });
+    else if (grantType === 'refresh_token')
+      issued = await redeem(deps, client, { grantType, refreshToken: body.refresh_token });
+    else if (grantType === undefined)
+      throw oauthError('invalid_request', 'grant_type is missing: use authorization_code or refresh_token');
+    else
+      throw oauthError(
+        'unsupported_grant_type',
+        `grant_type ${JSON.stringify(grantType)} is not supported; use authorization_code or refresh_token`,
+      );
+    await deliverTokenResponse(deps, {
+      accountId: issued.accountId,
+      client,
+      redirectUri: issued.redirectUri,
+      response: issued.response,
+    });
   } catch (error) {
     if (error instanceof OAuthError) await noteTokenRequest(deps, res, body.grant_type, grant, { error: error.code });
     throw error;
   }
   // The refresh token sent is spent now: the new access token's grant names the account.
-  await noteTokenRequest(deps, res, body.grant_type, { kind: 'accessToken', key: issued.response.access_token }, { issued: tokenTail(issued.response.access_token) });
+  await noteTokenRequest(
+    deps,
+    res,
+    body.grant_type,
+    { kind: 'accessToken', key: issued.response.access_token },
+    { issued: tokenTail(issued.response.access_token) },
+  );
   res.json(issued.response);
 }
 
@@ -67,7 +103,10 @@ export function tokenRoutes(api: OperationRouter, deps: OAuthDeps, recordRequest
     async (_input, req, res) => {
       res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
       if (!req.is('application/x-www-form-urlencoded')) {
-        throw oauthError('invalid_request', 'The token request must have an application/x-www-form-urlencoded body with grant_type and its parameters (RFC 6749 section 4.1.3)');
+        throw oauthError(
+          'invalid_request',
+          'The token request must have an application/x-www-form-urlencoded body with grant_type and its parameters (RFC 6749 section 4.1.3)',
+        );
       }
       // Counted before the client and grant are checked (a guess costs its count at once); taken back unless it was a guess.
       const attempt = await tokenThrottle.begin(clientAddressKey(req));

@@ -1,5 +1,11 @@
 import { oauthError } from '../core/errors.js';
-import type { AccessTokenRecord, AccountDoc, AuthorizationCodeRecord, DeepReadonly, RefreshTokenRecord } from '../store/data.js';
+import type {
+  AccessTokenRecord,
+  AccountDoc,
+  AuthorizationCodeRecord,
+  DeepReadonly,
+  RefreshTokenRecord,
+} from '../store/data.js';
 
 /**
  * Codes, access tokens and refresh tokens as operations over an account's document. Times are
@@ -76,7 +82,15 @@ export function refreshExpiresAtMs(token: DeepReadonly<RefreshTokenRecord>): num
 
 export function issueCode(
   data: AccountDoc,
-  input: { code: string; clientId: string; redirectUri: string; userId: string; accountId: string; nowMs: number; ttlSeconds: number },
+  input: {
+    code: string;
+    clientId: string;
+    redirectUri: string;
+    userId: string;
+    accountId: string;
+    nowMs: number;
+    ttlSeconds: number;
+  },
 ): AuthorizationCodeRecord {
   const record: AuthorizationCodeRecord = {
     code: input.code,
@@ -102,7 +116,10 @@ export function codeProblem(
 ): ReturnType<typeof oauthError> | null {
   if (code.clientId !== request.clientId) return oauthError('invalid_grant', 'The code was issued to another client');
   if (Date.parse(code.expiresAt) <= request.nowMs) {
-    return oauthError('invalid_grant', `The code expired at ${code.expiresAt}; codes are valid for a few minutes: sign in again`);
+    return oauthError(
+      'invalid_grant',
+      `The code expired at ${code.expiresAt}; codes are valid for a few minutes: sign in again`,
+    );
   }
   if (code.redirectUri !== request.redirectUri) {
     return oauthError(
@@ -118,10 +135,14 @@ export function refreshProblem(
   token: DeepReadonly<RefreshTokenRecord>,
   request: { clientId: string; nowMs: number },
 ): ReturnType<typeof oauthError> | null {
-  if (token.clientId !== request.clientId) return oauthError('invalid_grant', 'The refresh_token was issued to another client');
+  if (token.clientId !== request.clientId)
+    return oauthError('invalid_grant', 'The refresh_token was issued to another client');
   const expiresAtMs = refreshExpiresAtMs(token);
   if (expiresAtMs <= request.nowMs) {
-    return oauthError('invalid_grant', `The refresh_token expired at ${iso(expiresAtMs)}; sign in again through /login`);
+    return oauthError(
+      'invalid_grant',
+      `The refresh_token expired at ${iso(expiresAtMs)}; sign in again through /login`,
+    );
   }
   return null;
 }
@@ -161,7 +182,12 @@ export function issueTokens(
     createdAt: iso(input.nowMs),
     revokedAt: null,
   });
-  return { access_token: input.accessToken, refresh_token: input.refreshToken, token_type: 'Bearer', expires_in: input.ttlSeconds };
+  return {
+    access_token: input.accessToken,
+    refresh_token: input.refreshToken,
+    token_type: 'Bearer',
+    expires_in: input.ttlSeconds,
+  };
 }
 
 /** Revokes every access and refresh token of a grant that is not revoked yet; returns how many. */
@@ -177,7 +203,11 @@ export function revokeGrant(data: AccountDoc, grantId: string, nowIso: string): 
 }
 
 /** Makes the live access tokens that `which` picks expire at `nowMs` (account clock); returns how many. */
-export function expireAccessTokens(data: AccountDoc, nowMs: number, which: (token: DeepReadonly<AccessTokenRecord>) => boolean = () => true): number {
+export function expireAccessTokens(
+  data: AccountDoc,
+  nowMs: number,
+  which: (token: DeepReadonly<AccessTokenRecord>) => boolean = () => true,
+): number {
   let count = 0;
   for (const token of data.accessTokens) {
     if (which(token) && token.revokedAt === null && Date.parse(token.expiresAt) > nowMs) {

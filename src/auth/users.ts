@@ -11,7 +11,10 @@ export interface UsersDeps {
 }
 
 /** The user of a login session, if the session still names one that exists. */
-export async function signedInUser(store: Store, session: { userId?: string; accountId?: string }): Promise<DeepReadonly<UserRecord> | null> {
+export async function signedInUser(
+  store: Store,
+  session: { userId?: string; accountId?: string },
+): Promise<DeepReadonly<UserRecord> | null> {
   if (session.userId === undefined || session.accountId === undefined) return null;
   const doc = await store.accounts.get(session.accountId);
   return doc?.users.find((u) => u.userId === session.userId) ?? null;
@@ -21,7 +24,9 @@ export async function signedInUser(store: Store, session: { userId?: string; acc
  * Checks an e-mail and password: the user, or null. An unknown e-mail is checked against a
  * throwaway hash, so it takes as long as a wrong password and does not reveal which e-mails exist.
  */
-export function createPasswordCheck(deps: UsersDeps): (email: string, password: string) => Promise<DeepReadonly<UserRecord> | null> {
+export function createPasswordCheck(
+  deps: UsersDeps,
+): (email: string, password: string) => Promise<DeepReadonly<UserRecord> | null> {
   const unknownUserHash = hashPassword(deps.ids.secret(16));
   return async (email, password) => {
     const normalized = email.toLowerCase();

@@ -13,19 +13,31 @@ export interface ClientOptions {
 }
 
 /** --sandbox, then SANDBOX_URL, then http://localhost:8080; --api-key, then WATER_API_KEY, then the demo key (`keyFrom` says which). */
-export function resolveTarget(options: ClientOptions, env: Readonly<Record<string, string | undefined>>): { baseUrl: string; apiKey: string; keyFrom: '--api-key' | 'WATER_API_KEY' | 'demo' } {
+export function resolveTarget(
+  options: ClientOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): { baseUrl: string; apiKey: string; keyFrom: '--api-key' | 'WATER_API_KEY' | 'demo' } {
   const given = options.sandbox ?? (env['SANDBOX_URL'] || DEFAULT_SANDBOX_URL);
   if (!URL.canParse(given) || !/^https?:$/.test(new URL(given).protocol)) {
-    throw new CliError(`--sandbox (or SANDBOX_URL) must be an http or https URL such as ${DEFAULT_SANDBOX_URL}; got ${JSON.stringify(given)}`, 2);
+    throw new CliError(
+      `--sandbox (or SANDBOX_URL) must be an http or https URL such as ${DEFAULT_SANDBOX_URL}; got ${JSON.stringify(given)}`,
+      2,
+    );
   }
   const keyFrom = options.apiKey !== undefined ? '--api-key' : env['WATER_API_KEY'] ? 'WATER_API_KEY' : 'demo';
-  return { baseUrl: given.replace(/\/+$/, ''), apiKey: options.apiKey ?? (env['WATER_API_KEY'] || DEMO_API_KEY), keyFrom };
+  return {
+    baseUrl: given.replace(/\/+$/, ''),
+    apiKey: options.apiKey ?? (env['WATER_API_KEY'] || DEMO_API_KEY),
+    keyFrom,
+  };
 }
 
 /** The client library's error as the CLI reports it: one line, and where to point the CLI when the sandbox is not there. */
 export function cliErrorOf(error: unknown): unknown {
   if (!(error instanceof SandboxError)) return error;
-  return new CliError(error.status === null ? `${error.message}; is it running? Point --sandbox or SANDBOX_URL at it` : error.message);
+  return new CliError(
+    error.status === null ? `${error.message}; is it running? Point --sandbox or SANDBOX_URL at it` : error.message,
+  );
 }
 
 /** JSON calls to a running sandbox with the account's key (src/client/http.ts). A failure is a CliError with the sandbox's own `message`. */

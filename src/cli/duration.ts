@@ -13,10 +13,14 @@ export function parseDuration(text: string): number {
   if (/^\d+(\.\d+)?$/.test(trimmed)) seconds = Number(trimmed);
   else if (/^(\d+(\.\d+)?[dhms])+$/.test(trimmed)) {
     seconds = 0;
-    for (const [, amount, unit = ''] of trimmed.matchAll(/(\d+(?:\.\d+)?)([dhms])/g)) seconds += Number(amount) * present(UNITS[unit], `the unit ${unit}`);
+    for (const [, amount, unit = ''] of trimmed.matchAll(/(\d+(?:\.\d+)?)([dhms])/g))
+      seconds += Number(amount) * present(UNITS[unit], `the unit ${unit}`);
   }
   if (seconds === null || !(seconds > 0)) {
-    throw new CliError(`${JSON.stringify(text)} is not a duration: give seconds (3600) or units d, h, m, s (90s, 15m, 1h30m, 2d)`, 2);
+    throw new CliError(
+      `${JSON.stringify(text)} is not a duration: give seconds (3600) or units d, h, m, s (90s, 15m, 1h30m, 2d)`,
+      2,
+    );
   }
   return seconds;
 }

@@ -35,7 +35,12 @@ function confirmationOf(request: RelayRequest): { subscriptionId: string; token:
   if (request.method !== 'POST' || request.body === null) return null;
   try {
     const body = JSON.parse(request.body) as { confirmationUrl?: unknown; confirmationToken?: unknown };
-    if (typeof body.confirmationUrl !== 'string' || typeof body.confirmationToken !== 'string' || !URL.canParse(body.confirmationUrl)) return null;
+    if (
+      typeof body.confirmationUrl !== 'string' ||
+      typeof body.confirmationToken !== 'string' ||
+      !URL.canParse(body.confirmationUrl)
+    )
+      return null;
     const id = /\/v1\/subscriptions\/([^/]+)\/confirm/.exec(new URL(body.confirmationUrl).pathname)?.[1];
     return id === undefined ? null : { subscriptionId: decodeURIComponent(id), token: body.confirmationToken };
   } catch {
@@ -73,10 +78,15 @@ class Confirmer {
     this.#tokens.delete(subscriptionId);
     const path = `/v1/subscriptions/${encodeURIComponent(subscriptionId)}/confirm?confirmationToken=${encodeURIComponent(token)}`;
     try {
-      const { status, body } = await this.client.call<{ status?: string; error?: string }>('GET', path, undefined, { accept: [400] });
+      const { status, body } = await this.client.call<{ status?: string; error?: string }>('GET', path, undefined, {
+        accept: [400],
+      });
       if (status === 200) this.ctx.stdout(`confirmed subscription ${subscriptionId}\n`);
       // The local receiver confirmed it first, or a newer token replaced this one (a newer message follows).
-      else if (body.error !== 'confirmation_token_used') this.ctx.stderr(`could not confirm subscription ${subscriptionId} with this token (${body.error ?? status}); waiting for the next confirmation message\n`);
+      else if (body.error !== 'confirmation_token_used')
+        this.ctx.stderr(
+          `could not confirm subscription ${subscriptionId} with this token (${body.error ?? status}); waiting for the next confirmation message\n`,
+        );
     } catch (error) {
       this.ctx.stderr(`could not confirm subscription ${subscriptionId}: ${(error as Error).message}\n`);
     }
@@ -85,11 +95,17 @@ class Confirmer {
 
 /** Locations named by --subscribe: ids as given, `all` for every location of the account. */
 async function locationsToSubscribe(client: SandboxClient, given: string[]): Promise<string[]> {
-  const named = given.flatMap((g) => g.split(',')).map((g) => g.trim()).filter((g) => g !== '');
+  const named = given
+    .flatMap((g) => g.split(','))
+    .map((g) => g.trim())
+    .filter((g) => g !== '');
   if (!named.includes('all')) return [...new Set(named)];
   const ids: string[] = [];
   for (let page = 1; ; page++) {
-    const { body } = await client.call<{ locations: { locationId: string }[]; pageCount: number }>('GET', `/v1/locations?page=${page}&perPage=100`);
+    const { body } = await client.call<{ locations: { locationId: string }[]; pageCount: number }>(
+      'GET',
+      `/v1/locations?page=${page}&perPage=100`,
+    );
     ids.push(...body.locations.map((l) => l.locationId));
     if (page >= body.pageCount) break;
   }
@@ -135,7 +151,8 @@ class ListenRun {
           if (confirmation) await this.#confirmer.seen(confirmation.subscriptionId, confirmation.token);
         },
         replyFailed: (_request, error) => ctx.stderr(`could not return the answer to the sandbox: ${error.message}\n`),
-        disconnected: (why, delayMs) => ctx.stderr(`lost the connection to the sandbox (${why}); connecting again in ${delayMs / 1000} s\n`),
+        disconnected: (why, delayMs) =>
+          ctx.stderr(`lost the connection to the sandbox (${why}); connecting again in ${delayMs / 1000} s\n`),
         reconnected: () => ctx.stderr('reconnected to the sandbox\n'),
       });
     } catch (error) {
@@ -146,7 +163,11 @@ class ListenRun {
   /** Subscribes the locations of --subscribe to the relay endpoint; each is confirmed once its confirmation message passes. */
   async subscribe(endpoint: string): Promise<void> {
     for (const locationId of await locationsToSubscribe(this.#client, this.options.subscribe ?? [])) {
-      const { body } = await this.#client.call<{ subscriptionId: string; status: string }>('POST', `/v1/locations/${encodeURIComponent(locationId)}/subscriptions`, { endpoint });
+      const { body } = await this.#client.call<{ subscriptionId: string; status: string }>(
+        'POST',
+        `/v1/locations/${encodeURIComponent(locationId)}/subscriptions`,
+        { endpoint },
+      );
       this.#subscriptions.push(body.subscriptionId);
       this.ctx.stdout(`subscribed location ${locationId}: subscription ${body.subscriptionId} (${body.status})\n`);
       if (body.status === 'pending') await this.#confirmer.expect(body.subscriptionId);
@@ -157,7 +178,9 @@ class ListenRun {
   async unsubscribe(): Promise<void> {
     for (const subscriptionId of this.#subscriptions) {
       try {
-        await this.#client.call('DELETE', `/v1/subscriptions/${encodeURIComponent(subscriptionId)}`, undefined, { accept: [404] });
+        await this.#client.call('DELETE', `/v1/subscriptions/${encodeURIComponent(subscriptionId)}`, undefined, {
+          accept: [404],
+        });
         this.ctx.stdout(`deleted subscription ${subscriptionId}\n`);
       } catch (error) {
         this.ctx.stderr(`could not delete subscription ${subscriptionId}: ${(error as Error).message}\n`);
@@ -174,7 +197,9 @@ class ListenRun {
     const stopOrFail = Promise.race([stopSignal.then(() => null), failed]);
     const early = await Promise.race([forwarder.ready.then(() => undefined), stopOrFail]);
     if (early !== undefined) return early;
-    this.ctx.stdout(`Ready. Webhooks sent to ${forwarder.endpoint} are forwarded to ${this.options.forwardTo} (Ctrl-C to stop)\n`);
+    this.ctx.stdout(
+      `Ready. Webhooks sent to ${forwarder.endpoint} are forwarded to ${this.options.forwardTo} (Ctrl-C to stop)\n`,
+    );
     try {
       await this.subscribe(forwarder.endpoint);
       return await stopOrFail;
@@ -193,7 +218,10 @@ class ListenRun {
  */
 export async function listen(options: ListenOptions, ctx: CliContext): Promise<number> {
   if (!URL.canParse(options.forwardTo) || !/^https?:$/.test(new URL(options.forwardTo).protocol)) {
-    throw new CliError(`--forward-to must be an http or https URL such as http://localhost:3000/webhooks; got ${JSON.stringify(options.forwardTo)}`, 2);
+    throw new CliError(
+      `--forward-to must be an http or https URL such as http://localhost:3000/webhooks; got ${JSON.stringify(options.forwardTo)}`,
+      2,
+    );
   }
   const run = new ListenRun(options, ctx);
   const stopSignal = untilStopped(ctx);

@@ -33,7 +33,12 @@ export function parentOf(pid: number, platform: string): number | null {
       return Number.isInteger(ppid) ? ppid : null;
     }
     if (platform === 'win32') return null;
-    const ppid = Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    const ppid = Number(
+      execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim(),
+    );
     return Number.isInteger(ppid) && ppid > 0 ? ppid : null;
   } catch {
     return null;

@@ -12,8 +12,18 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 
 /** The options of every command that talks to a running sandbox; given before the command or after it. */
 const CLIENT_OPTIONS: readonly (MovableOption & { flags: string; description: string })[] = [
-  { long: '--sandbox', takesValue: true, flags: '--sandbox <url>', description: 'the running sandbox [SANDBOX_URL, else http://localhost:8080]' },
-  { long: '--api-key', takesValue: true, flags: '--api-key <key>', description: "the account's API key [WATER_API_KEY, else the demo account's key]" },
+  {
+    long: '--sandbox',
+    takesValue: true,
+    flags: '--sandbox <url>',
+    description: 'the running sandbox [SANDBOX_URL, else http://localhost:8080]',
+  },
+  {
+    long: '--api-key',
+    takesValue: true,
+    flags: '--api-key <key>',
+    description: "the account's API key [WATER_API_KEY, else the demo account's key]",
+  },
   { long: '--json', takesValue: false, flags: '--json', description: "print the sandbox's JSON answer" },
 ];
 
@@ -42,20 +52,38 @@ export function buildProgram(ctx: CliContext, exit: (code: number) => void): Com
     )
     .configureOutput({ writeOut: (text) => ctx.stdout(text), writeErr: (text) => ctx.stderr(text) });
 
-  addServeFlags(program.command('serve').description('run the sandbox (the default command); each flag overrides its environment variable'))
+  addServeFlags(
+    program
+      .command('serve')
+      .description('run the sandbox (the default command); each flag overrides its environment variable'),
+  )
     .addHelpText('after', '\nA flag wins over its variable. Booleans take true/false (alone: true). Bad values exit 2.')
     .action(run((options: Record<string, unknown>) => runServe(options, ctx)));
 
   const accounts = program.command('accounts').description('accounts of a running sandbox');
-  clientCommand(accounts.command('create').description('make a fresh isolated account; prints shell lines: eval "$(water-sandbox accounts create)"'))
+  clientCommand(
+    accounts
+      .command('create')
+      .description('make a fresh isolated account; prints shell lines: eval "$(water-sandbox accounts create)"'),
+  )
     .option('--seed <n>', 'household seed (default the sandbox SEED)')
     .option('--locations <n>', 'how many locations, 1-10 (default 2)')
     .option('--name <name>', "the account's name")
     .option('--admin-token <token>', 'needed when the sandbox has ADMIN_TOKEN set [ADMIN_TOKEN]')
-    .addOption(new Option('--format <format>', 'shell (NAME=value lines and an export line), env (NAME=value lines, e.g. >> "$GITHUB_ENV") or json').choices(['shell', 'env', 'json']))
+    .addOption(
+      new Option(
+        '--format <format>',
+        'shell (NAME=value lines and an export line), env (NAME=value lines, e.g. >> "$GITHUB_ENV") or json',
+      ).choices(['shell', 'env', 'json']),
+    )
     .action(run((options: Parameters<typeof accountsCreate>[0]) => accountsCreate(options, ctx)));
 
-  clientCommand(program.command('trigger').description('start an alert now; prints its alertId').argument('<alertType>', 'lowLeak, highLeak, awayLeak, ambientTemp, waterTemp or humidity'))
+  clientCommand(
+    program
+      .command('trigger')
+      .description('start an alert now; prints its alertId')
+      .argument('<alertType>', 'lowLeak, highLeak, awayLeak, ambientTemp, waterTemp or humidity'),
+  )
     .requiredOption('--location <id>', 'the location')
     .option('--device <id>', "the device (default the location's first)")
     .option('--peak-value <n>', 'the peak value (flow in gpm for leaks)')
@@ -67,39 +95,80 @@ export function buildProgram(ctx: CliContext, exit: (code: number) => void): Com
     .action(run((alertId: string, options: Parameters<typeof end>[1]) => end(alertId, options, ctx)));
 
   const clockCommand = program.command('clock').description("the account's virtual clock: prints its now");
-  clientCommand(clockCommand.command('show', { isDefault: true }).description('show the clock')).action(run((options: Parameters<typeof clock>[2]) => clock('show', undefined, options, ctx)));
-  clientCommand(clockCommand.command('advance').description('move forward, running what falls due on the way').argument('<duration>', 'seconds, or 90s, 15m, 1h30m, 2d'))
+  clientCommand(clockCommand.command('show', { isDefault: true }).description('show the clock')).action(
+    run((options: Parameters<typeof clock>[2]) => clock('show', undefined, options, ctx)),
+  );
+  clientCommand(
+    clockCommand
+      .command('advance')
+      .description('move forward, running what falls due on the way')
+      .argument('<duration>', 'seconds, or 90s, 15m, 1h30m, 2d'),
+  )
     .option('--freeze', 'and leave the clock frozen')
     .action(run((duration: string, options: Parameters<typeof clock>[2]) => clock('advance', duration, options, ctx)));
-  clientCommand(clockCommand.command('set').description('go to an instant').argument('<time>', 'ISO 8601 with a zone (2026-07-04T08:00:00Z), or epoch seconds'))
+  clientCommand(
+    clockCommand
+      .command('set')
+      .description('go to an instant')
+      .argument('<time>', 'ISO 8601 with a zone (2026-07-04T08:00:00Z), or epoch seconds'),
+  )
     .option('--freeze', 'and freeze the clock there')
     .action(run((time: string, options: Parameters<typeof clock>[2]) => clock('set', time, options, ctx)));
-  clientCommand(clockCommand.command('real').description('back to the wall clock: running, no offset')).action(run((options: Parameters<typeof clock>[2]) => clock('real', undefined, options, ctx)));
+  clientCommand(clockCommand.command('real').description('back to the wall clock: running, no offset')).action(
+    run((options: Parameters<typeof clock>[2]) => clock('real', undefined, options, ctx)),
+  );
 
   const scenario = program.command('scenario').description('scripted alert timelines');
-  clientCommand(scenario.command('list').description('the scenarios of the sandbox')).action(run((options: Parameters<typeof scenarioList>[0]) => scenarioList(options, ctx)));
-  clientCommand(scenario.command('run').description('run a scenario, printing each step until the run completes').argument('<name>', 'the scenario (water-sandbox scenario list)'))
+  clientCommand(scenario.command('list').description('the scenarios of the sandbox')).action(
+    run((options: Parameters<typeof scenarioList>[0]) => scenarioList(options, ctx)),
+  );
+  clientCommand(
+    scenario
+      .command('run')
+      .description('run a scenario, printing each step until the run completes')
+      .argument('<name>', 'the scenario (water-sandbox scenario list)'),
+  )
     .requiredOption('--location <id>', 'the location to run it at')
     .option('--fast', "don't wait: move the account clock to each next step (the clock stays moved)")
     .option('--poll-ms <ms>', 'without --fast, how often to look at the run (default 1000)')
     .option('--detach', 'print the run id and return at once, leaving the run to play (otherwise Ctrl-C cancels it)')
     .action(run((name: string, options: Parameters<typeof scenarioRun>[1]) => scenarioRun(name, options, ctx, sleep)));
-  clientCommand(scenario.command('cancel').description('cancel a run: no later step of it fires; alerts it started stay').argument('<runId>', 'the run (scenario run prints it)'))
-    .action(run((runId: string, options: Parameters<typeof scenarioCancel>[1]) => scenarioCancel(runId, options, ctx)));
+  clientCommand(
+    scenario
+      .command('cancel')
+      .description('cancel a run: no later step of it fires; alerts it started stay')
+      .argument('<runId>', 'the run (scenario run prints it)'),
+  ).action(run((runId: string, options: Parameters<typeof scenarioCancel>[1]) => scenarioCancel(runId, options, ctx)));
 
   const readiness = clientCommand(
     program
       .command('readiness')
-      .description('whether the integration is ready for production: prints the checklist; exits 1 while a required check is failed or pending')
-      .option('--junit <file>', 'also write the report as JUnit XML (one test case per check; a required check failed or pending is a failure)')
-      .option('--markdown <file>', 'also append the report as a Markdown table to this file, e.g. "$GITHUB_STEP_SUMMARY"')
-      .addOption(new Option('--annotate <level>', 'also print a GitHub Actions annotation per required check failed or pending').choices(['error', 'warning']))
-      .option('--wait <seconds>', 'ask again while a required check is pending and something in flight could settle it, for at most this long (default 0)')
+      .description(
+        'whether the integration is ready for production: prints the checklist; exits 1 while a required check is failed or pending',
+      )
+      .option(
+        '--junit <file>',
+        'also write the report as JUnit XML (one test case per check; a required check failed or pending is a failure)',
+      )
+      .option(
+        '--markdown <file>',
+        'also append the report as a Markdown table to this file, e.g. "$GITHUB_STEP_SUMMARY"',
+      )
+      .addOption(
+        new Option(
+          '--annotate <level>',
+          'also print a GitHub Actions annotation per required check failed or pending',
+        ).choices(['error', 'warning']),
+      )
+      .option(
+        '--wait <seconds>',
+        'ask again while a required check is pending and something in flight could settle it, for at most this long (default 0)',
+      )
       .option('--poll-ms <ms>', 'with --wait, how often to ask (default 2000)'),
   ).action(run((options: Parameters<typeof readinessReport>[0]) => readinessReport(options, ctx, sleep)));
-  clientCommand(readiness.command('reset').description('open a new readiness window: earlier evidence no longer counts')).action(
-    run((options: Parameters<typeof readinessReset>[0]) => readinessReset(options, ctx)),
-  );
+  clientCommand(
+    readiness.command('reset').description('open a new readiness window: earlier evidence no longer counts'),
+  ).action(run((options: Parameters<typeof readinessReset>[0]) => readinessReset(options, ctx)));
   clientCommand(
     readiness
       .command('drill')
@@ -107,20 +176,41 @@ export function buildProgram(ctx: CliContext, exit: (code: number) => void): Com
       .argument('<name>', 'expire-tokens, rate-limit, server-errors, duplicate-delivery or out-of-order'),
   ).action(run((name: string, options: Parameters<typeof readinessDrill>[1]) => readinessDrill(name, options, ctx)));
 
-  clientCommand(program.command('listen').description("receive the sandbox's webhooks on this machine: forward each one sent to the relay endpoint to a local URL"))
+  clientCommand(
+    program
+      .command('listen')
+      .description(
+        "receive the sandbox's webhooks on this machine: forward each one sent to the relay endpoint to a local URL",
+      ),
+  )
     .requiredOption('--forward-to <url>', 'the local URL, e.g. http://localhost:3000/webhooks')
-    .option('--subscribe <locationId|all>', 'subscribe these locations to the relay endpoint (repeatable or comma-separated), confirm, and delete the subscriptions on exit', collect, [])
-    .option('--name <name>', "a relay of the account's own (default: default); two listeners of one account use two names")
+    .option(
+      '--subscribe <locationId|all>',
+      'subscribe these locations to the relay endpoint (repeatable or comma-separated), confirm, and delete the subscriptions on exit',
+      collect,
+      [],
+    )
+    .option(
+      '--name <name>',
+      "a relay of the account's own (default: default); two listeners of one account use two names",
+    )
     .action(run((options: Parameters<typeof listen>[0]) => listen(options, ctx)));
 
   // Errors are reported by runCli with exit 2; help and --version exit 0.
   program.exitOverride();
-  for (const command of allCommands(program)) command.exitOverride().configureOutput({ writeOut: (text) => ctx.stdout(text), writeErr: (text) => ctx.stderr(text) });
+  for (const command of allCommands(program))
+    command
+      .exitOverride()
+      .configureOutput({ writeOut: (text) => ctx.stdout(text), writeErr: (text) => ctx.stderr(text) });
   return program;
 }
 
 function describeUnknownOption({ option, command, suggestion }: UnknownOption): string {
-  const path = [command, ...ancestorsOf(command)].reverse().slice(1).map((c) => c.name()).join(' ');
+  const path = [command, ...ancestorsOf(command)]
+    .reverse()
+    .slice(1)
+    .map((c) => c.name())
+    .join(' ');
   if (CLIENT_OPTIONS.some((o) => o.long === option) && path === 'serve') {
     return `error: unknown option '${option}' for serve (the default command): it goes with a command that talks to a running sandbox, e.g. water-sandbox clock ${option}${CLIENT_OPTIONS.find((o) => o.long === option)?.takesValue ? ' <value>' : ''}`;
   }
@@ -144,7 +234,10 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
   // `--api-key K clock` is `clock --api-key K`: the client options go where the command takes them.
   const given = moveLeadingOptions(argv, CLIENT_OPTIONS);
   const first = given[0];
-  const args = first === undefined || (first.startsWith('-') && !['-h', '--help', '-V', '--version'].includes(first)) ? ['serve', ...given] : given;
+  const args =
+    first === undefined || (first.startsWith('-') && !['-h', '--help', '-V', '--version'].includes(first))
+      ? ['serve', ...given]
+      : given;
   let code = 0;
   const program = buildProgram(ctx, (c) => (code = c));
   // An unknown option first, before a required one is found missing: `--locaton` is the mistake to name.

@@ -34,7 +34,8 @@ export function pendingNote(check: Check, inFlight: ReadonlyMap<string, string>)
  * that says what would settle it); an optional check never fails (failed or pending, it is
  * skipped with its finding); a passed check passes; a not-applicable one is skipped.
  */
-export type CiOutcome = { kind: 'passed' } | { kind: 'failure'; message: string } | { kind: 'skipped'; message: string };
+export type CiOutcome =
+  { kind: 'passed' } | { kind: 'failure'; message: string } | { kind: 'skipped'; message: string };
 
 export function ciOutcome(check: Check, inFlight: ReadonlyMap<string, string> = new Map()): CiOutcome {
   const finding = check.evidence[0]?.detail;
@@ -45,7 +46,10 @@ export function ciOutcome(check: Check, inFlight: ReadonlyMap<string, string> = 
       return { kind: 'skipped', message: 'not applicable: no OAuth traffic in the readiness window' };
     case 'failed':
       if (check.required) return { kind: 'failure', message: `failed: ${check.fix ?? check.title}` };
-      return { kind: 'skipped', message: `optional, failed${finding === undefined ? '' : `: ${finding}`}; fix: ${check.fix ?? check.title}` };
+      return {
+        kind: 'skipped',
+        message: `optional, failed${finding === undefined ? '' : `: ${finding}`}; fix: ${check.fix ?? check.title}`,
+      };
     case 'pending':
       if (check.required) return { kind: 'failure', message: pendingNote(check, inFlight) };
       return { kind: 'skipped', message: `optional, pending: ${check.fix ?? 'nothing has shown it yet'}` };
@@ -53,7 +57,8 @@ export function ciOutcome(check: Check, inFlight: ReadonlyMap<string, string> = 
 }
 
 /** The exit code of `water-sandbox readiness` for a report: 1 while a required check is failed or pending, as its JUnit file has failures. */
-export const exitCodeOf = (report: Report): 0 | 1 => (report.checks.some((c) => ciOutcome(c).kind === 'failure') ? 1 : 0);
+export const exitCodeOf = (report: Report): 0 | 1 =>
+  report.checks.some((c) => ciOutcome(c).kind === 'failure') ? 1 : 0;
 
 /**
  * The report as JUnit XML (the format every CI system shows): one testsuite, one testcase a
@@ -66,7 +71,9 @@ export function junitXml(report: Report, inFlight: ReadonlyMap<string, string> =
   let skipped = 0;
   const cases = report.checks.map((check) => {
     const outcome = ciOutcome(check, inFlight);
-    const lines = [`    <testcase classname="readiness.${xml(check.id.replace(/\..*$/s, ''))}" name="${xml(check.id)}${check.required ? '' : ' (optional)'}" time="0">`];
+    const lines = [
+      `    <testcase classname="readiness.${xml(check.id.replace(/\..*$/s, ''))}" name="${xml(check.id)}${check.required ? '' : ' (optional)'}" time="0">`,
+    ];
     if (outcome.kind === 'failure') {
       failures++;
       const body = [check.fix ?? '', `See ${check.docs}`, '', ...check.evidence.map(evidenceLine)].join('\n');
@@ -75,7 +82,8 @@ export function junitXml(report: Report, inFlight: ReadonlyMap<string, string> =
       skipped++;
       lines.push(`      <skipped message="${xml(outcome.message)}"/>`);
     }
-    if (check.evidence.length > 0) lines.push(`      <system-out>${xml(check.evidence.map(evidenceLine).join('\n'))}</system-out>`);
+    if (check.evidence.length > 0)
+      lines.push(`      <system-out>${xml(check.evidence.map(evidenceLine).join('\n'))}</system-out>`);
     lines.push('    </testcase>');
     return lines.join('\n');
   });
@@ -89,17 +97,30 @@ export function junitXml(report: Report, inFlight: ReadonlyMap<string, string> =
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ${suite}>\n  <testsuite ${suite}>\n    <properties>\n${properties.join('\n')}\n    </properties>\n${cases.join('\n')}\n  </testsuite>\n</testsuites>\n`;
 }
 
-const ICON: Record<Check['status'], string> = { passed: '✅ passed', failed: '❌ failed', pending: '⏳ pending', not_applicable: '➖ not applicable' };
+const ICON: Record<Check['status'], string> = {
+  passed: '✅ passed',
+  failed: '❌ failed',
+  pending: '⏳ pending',
+  not_applicable: '➖ not applicable',
+};
 
 /** Text for a cell of a Markdown table: one line, no column breaks, no HTML. */
 function cell(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').trim();
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .trim();
 }
 
 /** The verdict in one line: ready, or how many required checks keep it from being ready. */
 export function verdictLine(report: Report): string {
   const count = blockingChecks(report).length;
-  return count === 0 ? 'ready for production' : `not ready (${count} required check${count === 1 ? '' : 's'} failed or pending)`;
+  return count === 0
+    ? 'ready for production'
+    : `not ready (${count} required check${count === 1 ? '' : 's'} failed or pending)`;
 }
 
 /**
@@ -112,8 +133,16 @@ export function markdownReport(report: Report, inFlight: ReadonlyMap<string, str
     const outcome = ciOutcome(check, inFlight);
     // What decided it: for a passed check the last piece (the page that completed a walk, the retry that waited), else the first.
     const shown = check.status === 'passed' ? check.evidence.at(-1) : check.evidence[0];
-    const evidence = shown === undefined ? '' : `${evidenceLine(shown)}${check.evidence.length > 1 ? ` (+${check.evidence.length - 1} more)` : ''}`;
-    const todo = check.status === 'failed' ? `fix: ${check.fix ?? check.title}` : outcome.kind === 'failure' ? outcome.message : '';
+    const evidence =
+      shown === undefined
+        ? ''
+        : `${evidenceLine(shown)}${check.evidence.length > 1 ? ` (+${check.evidence.length - 1} more)` : ''}`;
+    const todo =
+      check.status === 'failed'
+        ? `fix: ${check.fix ?? check.title}`
+        : outcome.kind === 'failure'
+          ? outcome.message
+          : '';
     return `| ${ICON[check.status]} | \`${check.id}\`${check.required ? '' : ' (optional)'}: ${cell(check.title)} | ${cell(evidence)} | ${cell(todo)}${todo === '' ? '' : ` (${cell(check.docs)})`} |`;
   });
   return [
@@ -136,14 +165,23 @@ const commandProperty = (text: string): string => commandData(text).replace(/:/g
  * GitHub Actions annotations: one at `level` per required check that is failed or pending (its
  * fix, or what would settle it, and its first evidence), and a notice per optional check that failed.
  */
-export function githubAnnotations(report: Report, level: 'error' | 'warning', inFlight: ReadonlyMap<string, string> = new Map()): string {
+export function githubAnnotations(
+  report: Report,
+  level: 'error' | 'warning',
+  inFlight: ReadonlyMap<string, string> = new Map(),
+): string {
   const lines: string[] = [];
   for (const check of report.checks) {
     const outcome = ciOutcome(check, inFlight);
     const optionalFailure = !check.required && check.status === 'failed';
     if (outcome.kind !== 'failure' && !optionalFailure) continue;
     const first = check.evidence[0];
-    const what = check.status === 'failed' ? `fix: ${check.fix ?? check.title}` : outcome.kind === 'failure' ? outcome.message : '';
+    const what =
+      check.status === 'failed'
+        ? `fix: ${check.fix ?? check.title}`
+        : outcome.kind === 'failure'
+          ? outcome.message
+          : '';
     const message = `${check.title}. ${what} (${check.docs})${first === undefined ? '' : `\nevidence: ${evidenceLine(first)}${check.evidence.length > 1 ? ` (+${check.evidence.length - 1} more)` : ''}`}`;
     const title = `readiness: ${check.id} ${check.status}${check.required ? '' : ' (optional)'}`;
     lines.push(`::${optionalFailure ? 'notice' : level} title=${commandProperty(title)}::${commandData(message)}`);

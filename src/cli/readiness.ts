@@ -2,7 +2,14 @@ import { appendFile, writeFile } from 'node:fs/promises';
 
 import type { z } from 'zod';
 
-import { awaitsFirstAttempt, pendingRequired, settle, stoppedWaiting, whatCouldSettle, type Look } from '../client/readiness-settle.js';
+import {
+  awaitsFirstAttempt,
+  pendingRequired,
+  settle,
+  stoppedWaiting,
+  whatCouldSettle,
+  type Look,
+} from '../client/readiness-settle.js';
 import { formatChecklist } from '../client/readiness-text.js';
 import type * as readiness from '../readiness/operations.js';
 import type * as scenarios from '../scenarios/operations.js';
@@ -26,7 +33,11 @@ async function lookAt(client: SandboxClient, waitedMs: number): Promise<Look> {
     client.call<ClockState>('GET', '/sandbox/clock'),
   ]);
   const awaiting = deliveries.body.deliveries.filter(awaitsFirstAttempt);
-  return { report, pending, inFlight: whatCouldSettle(report, { awaiting, accountNowMs: Date.parse(clock.body.now), waitedMs }) };
+  return {
+    report,
+    pending,
+    inFlight: whatCouldSettle(report, { awaiting, accountNowMs: Date.parse(clock.body.now), waitedMs }),
+  };
 }
 
 /** Appends to a file the CI reads (a job summary), or writes a file (the JUnit report); a failure names the flag. */
@@ -56,7 +67,11 @@ export interface ReadinessOptions extends CommonOptions {
  * exit code. Which account it grades goes to stderr, with a warning when that is the demo account
  * for want of a key.
  */
-export async function readinessReport(options: ReadinessOptions, ctx: CliContext, sleep: (ms: number) => Promise<void>): Promise<number> {
+export async function readinessReport(
+  options: ReadinessOptions,
+  ctx: CliContext,
+  sleep: (ms: number) => Promise<void>,
+): Promise<number> {
   const waitMs = nonNegative('--wait', options.wait ?? '0') * 1000;
   const pollMs = Math.max(1, nonNegative('--poll-ms', options.pollMs ?? '2000'));
   if (options.annotate !== undefined && options.annotate !== 'error' && options.annotate !== 'warning') {
@@ -65,16 +80,21 @@ export async function readinessReport(options: ReadinessOptions, ctx: CliContext
   const { keyFrom } = resolveTarget(options, ctx.env);
   const client = clientFor(options, ctx);
   const first = await lookAt(client, 0);
-  ctx.stderr(`water-sandbox readiness: grading account ${first.report.accountId} at ${client.baseUrl} (${keyFrom === 'demo' ? 'the demo key' : `the key of ${keyFrom}`})\n`);
+  ctx.stderr(
+    `water-sandbox readiness: grading account ${first.report.accountId} at ${client.baseUrl} (${keyFrom === 'demo' ? 'the demo key' : `the key of ${keyFrom}`})\n`,
+  );
   if (keyFrom === 'demo') {
-    ctx.stderr('warning: neither --api-key nor WATER_API_KEY is set, so this grades the demo account, which every user of this sandbox shares; set WATER_API_KEY to the key of the account your tests used\n');
+    ctx.stderr(
+      'warning: neither --api-key nor WATER_API_KEY is set, so this grades the demo account, which every user of this sandbox shares; set WATER_API_KEY to the key of the account your tests used\n',
+    );
   }
   const waited = await settle((waitedMs) => lookAt(client, waitedMs), { waitMs, pollMs, sleep }, first);
   const { report, inFlight } = waited.look;
   const stopped = stoppedWaiting(waited, waitMs);
   if (stopped !== null) ctx.stderr(`water-sandbox readiness: ${stopped}\n`);
   if (options.junit !== undefined) await writeOut('--junit', options.junit, junitXml(report, inFlight), false);
-  if (options.markdown !== undefined) await writeOut('--markdown', options.markdown, markdownReport(report, inFlight), true);
+  if (options.markdown !== undefined)
+    await writeOut('--markdown', options.markdown, markdownReport(report, inFlight), true);
   ctx.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatChecklist(report));
   if (options.annotate !== undefined) ctx.stdout(githubAnnotations(report, options.annotate, inFlight));
   return exitCodeOf(report);
@@ -82,22 +102,36 @@ export async function readinessReport(options: ReadinessOptions, ctx: CliContext
 
 function nonNegative(flag: string, text: string): number {
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value < 0) throw new CliError(`${flag} must be a number of at least 0; got ${JSON.stringify(text)}`, 2);
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0)
+    throw new CliError(`${flag} must be a number of at least 0; got ${JSON.stringify(text)}`, 2);
   return value;
 }
 
 /** `readiness reset`: a new readiness window. */
 export async function readinessReset(options: CommonOptions, ctx: CliContext): Promise<number> {
   const { body } = await clientFor(options, ctx).call<Report>('POST', '/sandbox/readiness/reset');
-  ctx.stdout(options.json ? `${JSON.stringify(body, null, 2)}\n` : `readiness window of account ${body.accountId} opened at ${body.since}\n`);
+  ctx.stdout(
+    options.json
+      ? `${JSON.stringify(body, null, 2)}\n`
+      : `readiness window of account ${body.accountId} opened at ${body.since}\n`,
+  );
   return 0;
 }
 
 /** `readiness drill <name>`: provokes a rare case. */
 export async function readinessDrill(name: string, options: CommonOptions, ctx: CliContext): Promise<number> {
-  const { status, body } = await clientFor(options, ctx).call<DrillOutcome | { message: string }>('POST', '/sandbox/readiness/drills', { drill: name }, { accept: [400] });
+  const { status, body } = await clientFor(options, ctx).call<DrillOutcome | { message: string }>(
+    'POST',
+    '/sandbox/readiness/drills',
+    { drill: name },
+    { accept: [400] },
+  );
   // An unknown drill is a bad value of the command line; the sandbox's message lists the drills.
-  if (status === 400 || !('drill' in body)) throw new CliError(`${'message' in body ? body.message : 'the sandbox refused the drill'} (water-sandbox readiness drill <name>)`, 2);
+  if (status === 400 || !('drill' in body))
+    throw new CliError(
+      `${'message' in body ? body.message : 'the sandbox refused the drill'} (water-sandbox readiness drill <name>)`,
+      2,
+    );
   ctx.stdout(options.json ? `${JSON.stringify(body, null, 2)}\n` : `${body.drill}: ${body.effect}\n`);
   return 0;
 }

@@ -1,5 +1,12 @@
 import type { SandboxHttp } from './http.js';
-import { awaitsFirstAttempt, pendingRequired, settle, stoppedWaiting, whatCouldSettle, type Look } from './readiness-settle.js';
+import {
+  awaitsFirstAttempt,
+  pendingRequired,
+  settle,
+  stoppedWaiting,
+  whatCouldSettle,
+  type Look,
+} from './readiness-settle.js';
 import { blockingChecks, checkLines } from './readiness-text.js';
 import { RelayForwarder, type RelayListener } from './relay.js';
 import type {
@@ -41,7 +48,9 @@ export class ReadinessError extends Error {
     readonly waiting: string | null = null,
   ) {
     const lines = checks.flatMap(checkLines);
-    super(`the integration is not ready: ${checks.length} required check${checks.length === 1 ? '' : 's'} failed or pending (account ${report.accountId}, since ${report.since})${waiting === null ? '' : `; ${waiting}`}\n${lines.join('\n')}`);
+    super(
+      `the integration is not ready: ${checks.length} required check${checks.length === 1 ? '' : 's'} failed or pending (account ${report.accountId}, since ${report.since})${waiting === null ? '' : `; ${waiting}`}\n${lines.join('\n')}`,
+    );
     this.name = 'ReadinessError';
   }
 }
@@ -87,46 +96,70 @@ export class AccountClient {
   /** Alerts of a location: start one now, end one. */
   readonly alerts = {
     /** Starts an alert at the location now; its notifications go to the location's confirmed subscriptions. */
-    start: async (locationId: string, type: AlertType, options: { deviceId?: string; peakValue?: number; peakStatus?: 'too_high' | 'too_low' | null } = {}): Promise<AlertStarted> =>
-      (await this.http.call<AlertStarted>('POST', `/sandbox/locations/${seg(locationId)}/alerts`, { type, ...options })).body,
+    start: async (
+      locationId: string,
+      type: AlertType,
+      options: { deviceId?: string; peakValue?: number; peakStatus?: 'too_high' | 'too_low' | null } = {},
+    ): Promise<AlertStarted> =>
+      (await this.http.call<AlertStarted>('POST', `/sandbox/locations/${seg(locationId)}/alerts`, { type, ...options }))
+        .body,
     /** Ends an alert (its end notification follows). */
-    end: async (locationId: string, alertId: string): Promise<AlertEnded> => (await this.http.call<AlertEnded>('POST', `/sandbox/locations/${seg(locationId)}/alerts/${seg(alertId)}/end`)).body,
+    end: async (locationId: string, alertId: string): Promise<AlertEnded> =>
+      (await this.http.call<AlertEnded>('POST', `/sandbox/locations/${seg(locationId)}/alerts/${seg(alertId)}/end`))
+        .body,
   };
 
   /** The account's virtual clock, which drives readings, expiries, retries and scenarios. */
   readonly clock = {
     now: async (): Promise<ClockState> => (await this.http.call<ClockState>('GET', '/sandbox/clock')).body,
     /** Moves forward, doing on the way (at their own instants) the retries and scenario steps that fall due. */
-    advance: async (seconds: number, options: { frozen?: boolean } = {}): Promise<ClockState> => (await this.http.call<ClockState>('POST', '/sandbox/clock', { advanceSeconds: seconds, ...options })).body,
+    advance: async (seconds: number, options: { frozen?: boolean } = {}): Promise<ClockState> =>
+      (await this.http.call<ClockState>('POST', '/sandbox/clock', { advanceSeconds: seconds, ...options })).body,
     /** Goes to an instant (ISO 8601 with a zone, epoch seconds, or a Date). */
     set: async (instant: string | number | Date, options: { frozen?: boolean } = {}): Promise<ClockState> =>
-      (await this.http.call<ClockState>('POST', '/sandbox/clock', { now: instant instanceof Date ? instant.toISOString() : instant, ...options })).body,
+      (
+        await this.http.call<ClockState>('POST', '/sandbox/clock', {
+          now: instant instanceof Date ? instant.toISOString() : instant,
+          ...options,
+        })
+      ).body,
     /** Back to the wall clock: running, no offset. */
-    real: async (): Promise<ClockState> => (await this.http.call<ClockState>('POST', '/sandbox/clock', { realTime: true })).body,
+    real: async (): Promise<ClockState> =>
+      (await this.http.call<ClockState>('POST', '/sandbox/clock', { realTime: true })).body,
   };
 
   /** Faults of the account's /v1 requests: errors, delays, a rate limit. */
   readonly faults = {
     /** Queues a fault (`{ status: 503, times: 2 }`), or sets a rate limit (`{ rateLimit: { requests: 10, perSeconds: 60 } }`). */
-    add: async (spec: FaultSpec): Promise<Fault | RateLimitState> => (await this.http.call<Fault | RateLimitState>('POST', '/sandbox/faults', spec)).body,
+    add: async (spec: FaultSpec): Promise<Fault | RateLimitState> =>
+      (await this.http.call<Fault | RateLimitState>('POST', '/sandbox/faults', spec)).body,
     list: async (): Promise<FaultList> => (await this.http.call<FaultList>('GET', '/sandbox/faults')).body,
     /** Removes every fault and the rate limit; answers how many were removed. */
-    clear: async (): Promise<number> => (await this.http.call<{ removed: number }>('DELETE', '/sandbox/faults')).body.removed,
+    clear: async (): Promise<number> =>
+      (await this.http.call<{ removed: number }>('DELETE', '/sandbox/faults')).body.removed,
   };
 
   /** Readiness drills: the rare cases an integration must meet. */
   readonly drills = {
-    run: async (drill: DrillName): Promise<DrillOutcome> => (await this.http.call<DrillOutcome>('POST', '/sandbox/readiness/drills', { drill })).body,
+    run: async (drill: DrillName): Promise<DrillOutcome> =>
+      (await this.http.call<DrillOutcome>('POST', '/sandbox/readiness/drills', { drill })).body,
   };
 
   /** Webhook subscriptions of the account's locations (the production API, /v1). */
   readonly subscriptions = {
     /** Subscribes the endpoint to the location's alerts; it is `pending` until the receiver confirms it with the token the sandbox sends it. */
-    create: async (locationId: string, endpoint: string): Promise<Subscription> => (await this.http.call<Subscription>('POST', `/v1/locations/${seg(locationId)}/subscriptions`, { endpoint })).body,
+    create: async (locationId: string, endpoint: string): Promise<Subscription> =>
+      (await this.http.call<Subscription>('POST', `/v1/locations/${seg(locationId)}/subscriptions`, { endpoint })).body,
     /** Confirms it with the token of the confirmation message its endpoint received (the receiver's job; a test may do it). */
     confirm: async (subscriptionId: string, confirmationToken: string): Promise<Subscription> =>
-      (await this.http.call<Subscription>('GET', `/v1/subscriptions/${seg(subscriptionId)}/confirm?confirmationToken=${seg(confirmationToken)}`)).body,
-    get: async (subscriptionId: string): Promise<Subscription> => (await this.http.call<Subscription>('GET', `/v1/subscriptions/${seg(subscriptionId)}`)).body,
+      (
+        await this.http.call<Subscription>(
+          'GET',
+          `/v1/subscriptions/${seg(subscriptionId)}/confirm?confirmationToken=${seg(confirmationToken)}`,
+        )
+      ).body,
+    get: async (subscriptionId: string): Promise<Subscription> =>
+      (await this.http.call<Subscription>('GET', `/v1/subscriptions/${seg(subscriptionId)}`)).body,
     delete: async (subscriptionId: string): Promise<void> => {
       await this.http.call('DELETE', `/v1/subscriptions/${seg(subscriptionId)}`);
     },
@@ -138,12 +171,16 @@ export class AccountClient {
     list: async (filter: DeliveryFilter = {}): Promise<Delivery[]> => {
       const deliveries: Delivery[] = [];
       for (let page = 1; ; page++) {
-        const { body } = await this.http.call<Paged & { deliveries: Delivery[] }>('GET', `/sandbox/deliveries?${deliveryQuery(filter, page)}`);
+        const { body } = await this.http.call<Paged & { deliveries: Delivery[] }>(
+          'GET',
+          `/sandbox/deliveries?${deliveryQuery(filter, page)}`,
+        );
         deliveries.push(...body.deliveries);
         if (page >= body.pageCount) return deliveries;
       }
     },
-    get: async (deliveryId: string): Promise<Delivery> => (await this.http.call<Delivery>('GET', `/sandbox/deliveries/${seg(deliveryId)}`)).body,
+    get: async (deliveryId: string): Promise<Delivery> =>
+      (await this.http.call<Delivery>('GET', `/sandbox/deliveries/${seg(deliveryId)}`)).body,
     /** Sends a delivery again; with `sameDeliveryId` as a duplicate of the first. */
     redeliver: async (deliveryId: string, options: { sameDeliveryId?: boolean } = {}): Promise<Delivery> =>
       (await this.http.call<Delivery>('POST', `/sandbox/deliveries/${seg(deliveryId)}/redeliver`, options)).body,
@@ -153,25 +190,38 @@ export class AccountClient {
      * this throws, saying what the log held. Only the newest 100 deliveries matching the filter
      * are looked at each time, so filter by kind or location when the log is long.
      */
-    waitFor: async (predicate: (delivery: Delivery) => boolean = () => true, options: WaitOptions & { filter?: DeliveryFilter } = {}): Promise<Delivery> => {
+    waitFor: async (
+      predicate: (delivery: Delivery) => boolean = () => true,
+      options: WaitOptions & { filter?: DeliveryFilter } = {},
+    ): Promise<Delivery> => {
       const { filter = {}, ...wait } = options;
       let seen: Delivery[] = [];
       return waitUntil(
         async () => {
-          seen = (await this.http.call<{ deliveries: Delivery[] }>('GET', `/sandbox/deliveries?${deliveryQuery(filter, 1)}`)).body.deliveries;
+          seen = (
+            await this.http.call<{ deliveries: Delivery[] }>('GET', `/sandbox/deliveries?${deliveryQuery(filter, 1)}`)
+          ).body.deliveries;
           return seen.find(predicate) ?? null;
         },
         wait,
-        () => `no delivery matching ${JSON.stringify(filter)} and the predicate; the log held ${seen.length}: ${seen.slice(0, 5).map((d) => `${d.kind} ${d.state} to ${d.target}`).join('; ') || 'none'}`,
+        () =>
+          `no delivery matching ${JSON.stringify(filter)} and the predicate; the log held ${seen.length}: ${
+            seen
+              .slice(0, 5)
+              .map((d) => `${d.kind} ${d.state} to ${d.target}`)
+              .join('; ') || 'none'
+          }`,
       );
     },
   };
 
   /** Scenarios: scripted alert timelines played on the account clock. */
   readonly scenarios = {
-    list: async (): Promise<ScenarioSummary[]> => (await this.http.call<{ scenarios: ScenarioSummary[] }>('GET', '/sandbox/scenarios')).body.scenarios,
+    list: async (): Promise<ScenarioSummary[]> =>
+      (await this.http.call<{ scenarios: ScenarioSummary[] }>('GET', '/sandbox/scenarios')).body.scenarios,
     /** Starts a run at the location; it plays on the account clock (in real time unless the clock is moved). */
-    start: async (name: string, locationId: string): Promise<Run> => (await this.http.call<Run>('POST', `/sandbox/scenarios/${seg(name)}/runs`, { locationId })).body,
+    start: async (name: string, locationId: string): Promise<Run> =>
+      (await this.http.call<Run>('POST', `/sandbox/scenarios/${seg(name)}/runs`, { locationId })).body,
     /**
      * Plays a whole run now: starts it and moves the account clock past its last step, each step
      * (and each retry that falls due) done at its own instant. Answers the finished run; the clock stays moved.
@@ -186,14 +236,17 @@ export class AccountClient {
       }
       return (await this.http.call<Run>('GET', `/sandbox/runs/${seg(run.runId)}`)).body;
     },
-    cancel: async (runId: string): Promise<Run> => (await this.http.call<Run>('POST', `/sandbox/runs/${seg(runId)}/cancel`)).body,
+    cancel: async (runId: string): Promise<Run> =>
+      (await this.http.call<Run>('POST', `/sandbox/runs/${seg(runId)}/cancel`)).body,
   };
 
   /** Integration readiness: the sandbox's verdict on the integration, from its traffic. */
   readonly readiness = {
-    report: async (): Promise<ReadinessReport> => (await this.http.call<ReadinessReport>('GET', '/sandbox/readiness')).body,
+    report: async (): Promise<ReadinessReport> =>
+      (await this.http.call<ReadinessReport>('GET', '/sandbox/readiness')).body,
     /** A new readiness window: earlier evidence no longer counts. */
-    reset: async (): Promise<ReadinessReport> => (await this.http.call<ReadinessReport>('POST', '/sandbox/readiness/reset')).body,
+    reset: async (): Promise<ReadinessReport> =>
+      (await this.http.call<ReadinessReport>('POST', '/sandbox/readiness/reset')).body,
     /**
      * Resolves with the report when every required check (less `except`) passed or is not
      * applicable; otherwise throws a ReadinessError listing each failed or pending one with its
@@ -221,14 +274,23 @@ export class AccountClient {
     const pending = pendingRequired(report).filter((c) => !except.has(c.id));
     if (pending.length === 0) return { report, pending, inFlight: new Map() };
     const [awaiting, clock] = await Promise.all([this.#pendingDeliveries(), this.clock.now()]);
-    const inFlight = whatCouldSettle(report, { awaiting: awaiting.filter(awaitsFirstAttempt), accountNowMs: Date.parse(clock.now), waitedMs });
+    const inFlight = whatCouldSettle(report, {
+      awaiting: awaiting.filter(awaitsFirstAttempt),
+      accountNowMs: Date.parse(clock.now),
+      waitedMs,
+    });
     for (const id of except) inFlight.delete(id as ReadinessCheck['id']);
     return { report, pending, inFlight };
   }
 
   /** The newest page of deliveries still pending. */
   async #pendingDeliveries(): Promise<Delivery[]> {
-    return (await this.http.call<{ deliveries: Delivery[] }>('GET', `/sandbox/deliveries?${deliveryQuery({ state: 'pending' }, 1)}`)).body.deliveries;
+    return (
+      await this.http.call<{ deliveries: Delivery[] }>(
+        'GET',
+        `/sandbox/deliveries?${deliveryQuery({ state: 'pending' }, 1)}`,
+      )
+    ).body.deliveries;
   }
 
   /** Relays: the sandbox's webhooks brought to a URL on this machine, as `water-sandbox listen` does. */

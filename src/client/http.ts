@@ -42,9 +42,22 @@ export function networkReason(error: unknown): string {
 /** The sandbox's error as one line: its message, then the request, the status and the code. */
 export function sandboxError(method: string, path: string, status: number, body: unknown): SandboxError {
   const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-  const message = typeof fields['message'] === 'string' ? fields['message'] : typeof fields['error_description'] === 'string' ? fields['error_description'] : typeof body === 'string' && body !== '' ? body : 'no body';
+  const message =
+    typeof fields['message'] === 'string'
+      ? fields['message']
+      : typeof fields['error_description'] === 'string'
+        ? fields['error_description']
+        : typeof body === 'string' && body !== ''
+          ? body
+          : 'no body';
   const code = typeof fields['error'] === 'string' ? fields['error'] : null;
-  return new SandboxError(`${message} (${method} ${path}: ${status}${code === null ? '' : ` ${code}`})`, status, code, body, message);
+  return new SandboxError(
+    `${message} (${method} ${path}: ${status}${code === null ? '' : ` ${code}`})`,
+    status,
+    code,
+    body,
+    message,
+  );
 }
 
 export function unreachableError(baseUrl: string, error: unknown): SandboxError {
@@ -54,7 +67,10 @@ export function unreachableError(baseUrl: string, error: unknown): SandboxError 
 
 /** A sandbox's base URL (http or https, no trailing slash), or an error naming what was given. */
 export function sandboxBaseUrl(given: string): string {
-  if (!URL.canParse(given) || !/^https?:$/.test(new URL(given).protocol)) throw new TypeError(`the sandbox URL must be an http or https URL such as http://localhost:8080; got ${JSON.stringify(given)}`);
+  if (!URL.canParse(given) || !/^https?:$/.test(new URL(given).protocol))
+    throw new TypeError(
+      `the sandbox URL must be an http or https URL such as http://localhost:8080; got ${JSON.stringify(given)}`,
+    );
   return given.replace(/\/+$/, '');
 }
 
@@ -73,7 +89,11 @@ export class SandboxHttp {
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
-      response = await fetch(`${this.baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      response = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
     } catch (error) {
       throw unreachableError(this.baseUrl, error);
     }

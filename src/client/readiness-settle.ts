@@ -46,7 +46,8 @@ const DECIDES: Partial<Record<Check['id'], (delivery: Delivery) => boolean>> = {
 const FOLLOWS_UP = new Set<Check['id']>(['errors.rate-limit', 'errors.server-errors', 'oauth.refresh']);
 
 /** The required checks that are pending. */
-export const pendingRequired = (report: Report): Check[] => report.checks.filter((c) => c.required && c.status === 'pending');
+export const pendingRequired = (report: Report): Check[] =>
+  report.checks.filter((c) => c.required && c.status === 'pending');
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
@@ -81,7 +82,8 @@ export function whatCouldSettle(report: Report, outlook: Outlook): Map<Check['id
 }
 
 /** Whether a delivery is one the checks are still waiting to see answered. */
-export const awaitsFirstAttempt = (delivery: Delivery): boolean => delivery.state === 'pending' && delivery.attempts.length === 0;
+export const awaitsFirstAttempt = (delivery: Delivery): boolean =>
+  delivery.state === 'pending' && delivery.attempts.length === 0;
 
 /** One look at an account while its readiness is judged: the report, and what could still settle a pending required check. */
 export interface Look {
@@ -106,7 +108,11 @@ export interface SettleOptions {
  * answered and the GET check it leads to, may fall between two looks). `readiness --wait` and
  * `assertReady({ waitSeconds })` both wait this way. `first`: a look already taken at 0 ms.
  */
-export async function settle(look: (waitedMs: number) => Promise<Look>, options: SettleOptions, first?: Look): Promise<{ look: Look; waitedMs: number }> {
+export async function settle(
+  look: (waitedMs: number) => Promise<Look>,
+  options: SettleOptions,
+  first?: Look,
+): Promise<{ look: Look; waitedMs: number }> {
   let seen = first ?? (await look(0));
   let waitedMs = 0;
   let quietLooks = 0;

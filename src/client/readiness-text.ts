@@ -5,14 +5,25 @@ import type { ReadinessCheck, ReadinessReport } from './types.js';
  * and the client's `readiness.assertReady()`.
  */
 
-const MARK: Record<ReadinessCheck['status'], string> = { passed: 'PASS', failed: 'FAIL', pending: 'WAIT', not_applicable: 'N/A ' };
+const MARK: Record<ReadinessCheck['status'], string> = {
+  passed: 'PASS',
+  failed: 'FAIL',
+  pending: 'WAIT',
+  not_applicable: 'N/A ',
+};
 
 /** The required checks that keep the report from being ready: failed or still pending. */
-export const blockingChecks = (report: ReadinessReport): ReadinessCheck[] => report.checks.filter((c) => c.required && (c.status === 'failed' || c.status === 'pending'));
+export const blockingChecks = (report: ReadinessReport): ReadinessCheck[] =>
+  report.checks.filter((c) => c.required && (c.status === 'failed' || c.status === 'pending'));
 
 /** One piece of evidence: when, what (a request, a delivery or a subscription), and what it showed. */
 export function evidenceLine(evidence: ReadinessCheck['evidence'][number]): string {
-  const what = 'request' in evidence ? `${evidence.request} -> ${evidence.status}` : 'deliveryId' in evidence ? `delivery ${evidence.deliveryId}` : `subscription ${evidence.subscriptionId}`;
+  const what =
+    'request' in evidence
+      ? `${evidence.request} -> ${evidence.status}`
+      : 'deliveryId' in evidence
+        ? `delivery ${evidence.deliveryId}`
+        : `subscription ${evidence.subscriptionId}`;
   return `${evidence.time} ${what}: ${evidence.detail}`;
 }
 
@@ -20,8 +31,12 @@ export function evidenceLine(evidence: ReadinessCheck['evidence'][number]): stri
 export function checkLines(check: ReadinessCheck): string[] {
   const lines = [`${MARK[check.status]}  ${check.id}${check.required ? '' : ' (optional)'}: ${check.title}`];
   const first = check.evidence[0];
-  if (first && check.status !== 'not_applicable') lines.push(`        ${evidenceLine(first)}${check.evidence.length > 1 ? ` (+${check.evidence.length - 1} more)` : ''}`);
-  if (check.fix !== null && (check.status === 'failed' || check.required)) lines.push(`        ${check.status === 'failed' ? 'fix' : 'to show it'}: ${check.fix} (${check.docs})`);
+  if (first && check.status !== 'not_applicable')
+    lines.push(
+      `        ${evidenceLine(first)}${check.evidence.length > 1 ? ` (+${check.evidence.length - 1} more)` : ''}`,
+    );
+  if (check.fix !== null && (check.status === 'failed' || check.required))
+    lines.push(`        ${check.status === 'failed' ? 'fix' : 'to show it'}: ${check.fix} (${check.docs})`);
   return lines;
 }
 
@@ -31,6 +46,9 @@ export function formatChecklist(report: ReadinessReport): string {
   for (const check of report.checks) lines.push(...checkLines(check));
   const blocking = blockingChecks(report).length;
   const { passed, failed, pending, notApplicable } = report.summary;
-  lines.push('', `${passed} passed, ${failed} failed, ${pending} pending, ${notApplicable} not applicable: ${report.ready ? 'ready for production' : `not ready (${blocking} required check${blocking === 1 ? '' : 's'} failed or pending)`}`);
+  lines.push(
+    '',
+    `${passed} passed, ${failed} failed, ${pending} pending, ${notApplicable} not applicable: ${report.ready ? 'ready for production' : `not ready (${blocking} required check${blocking === 1 ? '' : 's'} failed or pending)`}`,
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -37,7 +37,16 @@ const RECONNECT_MAX_MS = 10_000;
 /** The sandbox keeps this much of an answer (MAX_ANSWER_BODY_CHARS in src/relay/operations.ts). */
 const MAX_ANSWER_CHARS = 32_768;
 /** Headers of one hop, not passed on to the local URL. */
-const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'te', 'trailer']);
+const HOP_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'te',
+  'trailer',
+]);
 
 async function readText(response: Response, limit: number): Promise<string> {
   if (!response.body) return '';
@@ -64,11 +73,16 @@ function describeFetchError(error: unknown, timeoutMs: number): string {
 }
 
 /** Sends one relayed request to the local URL; never throws. */
-async function forwardLocally(forwardTo: string, request: RelayRequest): Promise<{ reply: RelayReply; latencyMs: number }> {
+async function forwardLocally(
+  forwardTo: string,
+  request: RelayRequest,
+): Promise<{ reply: RelayReply; latencyMs: number }> {
   const started = performance.now();
   // The sandbox waits `timeoutMs` in all; leave it time to record the answer.
   const timeoutMs = Math.max(100, request.timeoutMs - 250);
-  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_HEADERS.has(name.toLowerCase())));
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).filter(([name]) => !HOP_HEADERS.has(name.toLowerCase())),
+  );
   try {
     const response = await fetch(forwardTo, {
       method: request.method,
@@ -78,9 +92,15 @@ async function forwardLocally(forwardTo: string, request: RelayRequest): Promise
       signal: AbortSignal.timeout(timeoutMs),
     });
     const body = await readText(response, MAX_ANSWER_CHARS);
-    return { reply: { status: response.status, headers: Object.fromEntries(response.headers), body }, latencyMs: Math.round(performance.now() - started) };
+    return {
+      reply: { status: response.status, headers: Object.fromEntries(response.headers), body },
+      latencyMs: Math.round(performance.now() - started),
+    };
   } catch (error) {
-    return { reply: { error: `${forwardTo}: ${describeFetchError(error, timeoutMs)}` }, latencyMs: Math.round(performance.now() - started) };
+    return {
+      reply: { error: `${forwardTo}: ${describeFetchError(error, timeoutMs)}` },
+      latencyMs: Math.round(performance.now() - started),
+    };
   }
 }
 
@@ -121,9 +141,15 @@ export class RelayForwarder {
   /** Opens the account's relay of that name and starts holding its stream (see `ready`). */
   static async open(http: SandboxHttp, options: RelayOptions): Promise<RelayForwarder> {
     if (!URL.canParse(options.forwardTo) || !/^https?:$/.test(new URL(options.forwardTo).protocol)) {
-      throw new TypeError(`forwardTo must be an http or https URL such as http://localhost:3000/webhooks; got ${JSON.stringify(options.forwardTo)}`);
+      throw new TypeError(
+        `forwardTo must be an http or https URL such as http://localhost:3000/webhooks; got ${JSON.stringify(options.forwardTo)}`,
+      );
     }
-    const { body: relay } = await http.call<Relay>('POST', '/sandbox/relays', options.name === undefined ? {} : { name: options.name });
+    const { body: relay } = await http.call<Relay>(
+      'POST',
+      '/sandbox/relays',
+      options.name === undefined ? {} : { name: options.name },
+    );
     return new RelayForwarder(http, relay, options);
   }
 
@@ -144,7 +170,11 @@ export class RelayForwarder {
     const { reply, latencyMs } = await forwardLocally(this.options.forwardTo, request);
     this.options.forwarded?.(request, reply, latencyMs);
     try {
-      await this.http.call('POST', `/sandbox/relays/${encodeURIComponent(this.relay.relayId)}/replies/${encodeURIComponent(request.requestId)}`, reply);
+      await this.http.call(
+        'POST',
+        `/sandbox/relays/${encodeURIComponent(this.relay.relayId)}/replies/${encodeURIComponent(request.requestId)}`,
+        reply,
+      );
     } catch (error) {
       this.options.replyFailed?.(request, error as Error);
     }
@@ -160,7 +190,10 @@ export class RelayForwarder {
       let silence: NodeJS.Timeout | undefined;
       const heard = (): void => {
         clearTimeout(silence);
-        silence = setTimeout(() => abort.abort(new Error(`no word from the sandbox for ${SILENCE_MS / 1000} s`)), SILENCE_MS);
+        silence = setTimeout(
+          () => abort.abort(new Error(`no word from the sandbox for ${SILENCE_MS / 1000} s`)),
+          SILENCE_MS,
+        );
       };
       let why = 'the sandbox closed the connection';
       try {

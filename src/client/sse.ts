@@ -9,7 +9,11 @@ export interface ServerEvent {
  * ends an event, lines starting with `:` are comments) until it ends. `onActivity` is called
  * for every chunk, comments (the server's pings) included.
  */
-export async function readServerEvents(body: ReadableStream<Uint8Array>, onEvent: (event: ServerEvent) => void, onActivity: () => void): Promise<void> {
+export async function readServerEvents(
+  body: ReadableStream<Uint8Array>,
+  onEvent: (event: ServerEvent) => void,
+  onActivity: () => void,
+): Promise<void> {
   const decoder = new TextDecoder();
   let buffer = '';
   let event = 'message';

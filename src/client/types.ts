@@ -8,7 +8,10 @@
 import type { z } from 'zod';
 
 import type { AccountCreate, CreatedAccount as CreatedAccountSchema } from '../accounts/operations.js';
-import type { AlertEnded as AlertEndedSchema, AlertNotification as AlertNotificationSchema } from '../alerts/schemas.js';
+import type {
+  AlertEnded as AlertEndedSchema,
+  AlertNotification as AlertNotificationSchema,
+} from '../alerts/schemas.js';
 import type {
   AlertStarted,
   ClockState,
@@ -35,7 +38,21 @@ import type { DeliveryListQuery } from '../webhooks/operations.js';
 
 /** A webhook on its way through a relay to the local URL. */
 export type { RelayRequest };
-export type { AlertStarted, ClockState, Delivery, DeliveryAttempt, Device, DrillOutcome, ErrorAnswer, Location, ReadinessCheck, ReadinessReport, Run, SandboxAlert, Subscription };
+export type {
+  AlertStarted,
+  ClockState,
+  Delivery,
+  DeliveryAttempt,
+  Device,
+  DrillOutcome,
+  ErrorAnswer,
+  Location,
+  ReadinessCheck,
+  ReadinessReport,
+  Run,
+  SandboxAlert,
+  Subscription,
+};
 
 /** A fresh account with its API key, a login user and its locations (POST /sandbox/accounts). */
 export type CreatedAccount = z.output<typeof CreatedAccountSchema>;

@@ -19,7 +19,11 @@ export class WaitTimeoutError extends Error {
  * Looks with `look` until it answers something other than null, every `intervalMs`, for at most
  * `timeoutMs` (one last look at the deadline); then throws a WaitTimeoutError with `describe()`.
  */
-export async function waitUntil<T>(look: () => Promise<T | null>, options: WaitOptions = {}, describe: () => string = () => 'nothing came'): Promise<T> {
+export async function waitUntil<T>(
+  look: () => Promise<T | null>,
+  options: WaitOptions = {},
+  describe: () => string = () => 'nothing came',
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const intervalMs = options.intervalMs ?? 100;
   const deadline = performance.now() + timeoutMs;

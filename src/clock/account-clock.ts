@@ -26,7 +26,11 @@ export const accountNow = (base: Clock, clock: DeepReadonly<ClockSetting>): Date
 
 export function clockState(base: Clock, clock: DeepReadonly<ClockSetting>): ClockState {
   const ms = accountNowMs(base, clock);
-  return { now: new Date(ms).toISOString(), offsetSeconds: Math.round((ms - base.now().getTime()) / 1000), frozen: clock.frozenAtMs !== null };
+  return {
+    now: new Date(ms).toISOString(),
+    offsetSeconds: Math.round((ms - base.now().getTime()) / 1000),
+    frozen: clock.frozenAtMs !== null,
+  };
 }
 
 /** Puts the clock at `nowMs`, keeping it frozen or running as it is. */

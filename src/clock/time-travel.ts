@@ -1,7 +1,14 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Store } from '../store/store.js';
-import { accountNowMs, clockState, setAccountFrozen, setAccountNow, setRealTime, type ClockState } from './account-clock.js';
+import {
+  accountNowMs,
+  clockState,
+  setAccountFrozen,
+  setAccountNow,
+  setRealTime,
+  type ClockState,
+} from './account-clock.js';
 import type { ClockChange } from './clock-request.js';
 
 /**
@@ -33,14 +40,20 @@ export const timeLockOf = (accountId: string): string => `time:${accountId}`;
  * keeps its instants and falls due when the clock reaches them again. The account's time
  * lock makes each move, and the work it runs, happen once whichever replica gets the call.
  */
-export function changeAccountClock(deps: TimeTravelDeps, accountId: string, change: ClockChange, work: readonly DueWork[]): Promise<ClockState> {
+export function changeAccountClock(
+  deps: TimeTravelDeps,
+  accountId: string,
+  change: ClockChange,
+  work: readonly DueWork[],
+): Promise<ClockState> {
   return deps.store.locks.withLock(timeLockOf(accountId), async () => {
     const baseMs = (): number => deps.clock.now().getTime();
     const nowMs = async (): Promise<number> => {
       const doc = await deps.store.accounts.get(accountId);
       return doc ? accountNowMs(deps.clock, doc.clock) : baseMs();
     };
-    const setNow = (ms: number): Promise<void> => deps.store.accounts.update(accountId, (doc) => setAccountNow(doc.clock, baseMs(), ms));
+    const setNow = (ms: number): Promise<void> =>
+      deps.store.accounts.update(accountId, (doc) => setAccountNow(doc.clock, baseMs(), ms));
 
     if (change.realTime) await deps.store.accounts.update(accountId, (doc) => setRealTime(doc.clock));
     if (change.frozen !== undefined) {
@@ -63,7 +76,10 @@ export function changeAccountClock(deps: TimeTravelDeps, accountId: string, chan
           const after = await nextDue(accountId, work);
           if (after !== null && after <= next && after <= (await nowMs())) {
             // Due but unable to run (e.g. held by a replica that went away): go to the target instead of spinning.
-            deps.logger.warn('clock move: work due now did not run; moving on to the target', { accountId, dueAtMs: after });
+            deps.logger.warn('clock move: work due now did not run; moving on to the target', {
+              accountId,
+              dueAtMs: after,
+            });
             break;
           }
         }

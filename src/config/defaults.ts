@@ -8,7 +8,11 @@ import type { Limits } from './shape.js';
  * proxies and load balancers put in front (60 s is usual), so the sandbox never closes a
  * connection the proxy is about to reuse (which the proxy would answer with a 502).
  */
-export const HTTP_DEFAULTS = Object.freeze({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000 });
+export const HTTP_DEFAULTS = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 65_000,
+});
 
 /**
  * The limits of a local sandbox: room for a CI suite or a demo (hundreds of subscriptions on one
@@ -69,7 +73,12 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof Limits, string>> = Object.fr
 });
 
 /** The variables of the protections a hosted sandbox defaults to tighter values. */
-export const PROTECTION_VARIABLES: readonly string[] = ['BLOCK_PRIVATE_ENDPOINTS', 'ENDPOINT_POLICY', ...Object.values(LIMIT_VARIABLES), 'WEBHOOK_LOG_LIMIT'];
+export const PROTECTION_VARIABLES: readonly string[] = [
+  'BLOCK_PRIVATE_ENDPOINTS',
+  'ENDPOINT_POLICY',
+  ...Object.values(LIMIT_VARIABLES),
+  'WEBHOOK_LOG_LIMIT',
+];
 
 /** Each limit: its variable when set, else the default of a hosted or a local sandbox. */
 export function resolveLimits(v: Record<string, unknown>, defaults: Limits): Limits {

@@ -6,9 +6,11 @@ import type { Config } from './shape.js';
  */
 export function describeProtections(config: Config, publicUrl: string): string[] {
   const { limits } = config;
-  const source = (name: string): string => (config.protectionsSet.includes(name) ? 'set' : config.hosted ? 'hosted default' : 'local default');
+  const source = (name: string): string =>
+    config.protectionsSet.includes(name) ? 'set' : config.hosted ? 'hosted default' : 'local default';
   const cap = (n: number, what: string): string => (n === 0 ? 'no cap' : `${n} ${what}`);
-  const kib = (bytes: number): string => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`);
+  const kib = (bytes: number): string =>
+    bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`;
   const creation =
     config.adminToken !== null
       ? 'account creation needs ADMIN_TOKEN'
@@ -16,33 +18,89 @@ export function describeProtections(config: Config, publicUrl: string): string[]
         ? 'account creation open, no rate limit'
         : `${limits.accountCreationsPerHour} new accounts an hour per client address`;
   const rows: [string, string, string][] = [
-    ['BLOCK_PRIVATE_ENDPOINTS', String(config.blockPrivateEndpoints), config.blockPrivateEndpoints ? 'webhooks reach public addresses only, checked at every connection' : 'webhooks may reach this machine and its network'],
-    ['ENDPOINT_POLICY', config.endpointPolicy, config.endpointPolicy === 'https-only' ? 'subscription endpoints must be https' : config.endpointPolicy === 'any' ? 'any http(s) endpoint' : 'http only on loopback'],
+    [
+      'BLOCK_PRIVATE_ENDPOINTS',
+      String(config.blockPrivateEndpoints),
+      config.blockPrivateEndpoints
+        ? 'webhooks reach public addresses only, checked at every connection'
+        : 'webhooks may reach this machine and its network',
+    ],
+    [
+      'ENDPOINT_POLICY',
+      config.endpointPolicy,
+      config.endpointPolicy === 'https-only'
+        ? 'subscription endpoints must be https'
+        : config.endpointPolicy === 'any'
+          ? 'any http(s) endpoint'
+          : 'http only on loopback',
+    ],
     ['ACCOUNT_CREATION_LIMIT', String(limits.accountCreationsPerHour), creation],
-    ['MAX_SUBSCRIPTIONS_PER_LOCATION', String(limits.subscriptionsPerLocation), cap(limits.subscriptionsPerLocation, 'subscriptions per location')],
-    ['MAX_LOCATIONS_PER_ACCOUNT', String(limits.locationsPerAccount), `${limits.locationsPerAccount} locations per generated account`],
-    ['MAX_OPEN_RELAYS', String(limits.openRelays), cap(limits.openRelays, 'listen streams per account on each replica')],
-    ['MAX_OPEN_STREAMS', String(limits.openStreams), `${limits.openStreams} dashboard streams per account on each replica`],
-    ['MAX_OPEN_STREAMS_TOTAL', String(limits.openStreamsTotal), `${limits.openStreamsTotal} event streams on each replica, all accounts together`],
-    ['STREAM_BUFFER_LIMIT', String(limits.streamBufferBytes), `a stream whose client leaves ${kib(limits.streamBufferBytes)} unread is closed`],
+    [
+      'MAX_SUBSCRIPTIONS_PER_LOCATION',
+      String(limits.subscriptionsPerLocation),
+      cap(limits.subscriptionsPerLocation, 'subscriptions per location'),
+    ],
+    [
+      'MAX_LOCATIONS_PER_ACCOUNT',
+      String(limits.locationsPerAccount),
+      `${limits.locationsPerAccount} locations per generated account`,
+    ],
+    [
+      'MAX_OPEN_RELAYS',
+      String(limits.openRelays),
+      cap(limits.openRelays, 'listen streams per account on each replica'),
+    ],
+    [
+      'MAX_OPEN_STREAMS',
+      String(limits.openStreams),
+      `${limits.openStreams} dashboard streams per account on each replica`,
+    ],
+    [
+      'MAX_OPEN_STREAMS_TOTAL',
+      String(limits.openStreamsTotal),
+      `${limits.openStreamsTotal} event streams on each replica, all accounts together`,
+    ],
+    [
+      'STREAM_BUFFER_LIMIT',
+      String(limits.streamBufferBytes),
+      `a stream whose client leaves ${kib(limits.streamBufferBytes)} unread is closed`,
+    ],
     ['ACCOUNT_STORAGE_LIMIT', String(limits.accountBytes), `${kib(limits.accountBytes)} stored per account`],
     ['MAX_FAULTS', String(limits.faults), cap(limits.faults, 'faults per account')],
     ['MAX_OAUTH_CLIENTS', String(limits.oauthClients), cap(limits.oauthClients, 'OAuth clients per account')],
-    ['MAX_PENDING_DELIVERIES', String(limits.pendingDeliveries), cap(limits.pendingDeliveries, 'deliveries waiting per account')],
+    [
+      'MAX_PENDING_DELIVERIES',
+      String(limits.pendingDeliveries),
+      cap(limits.pendingDeliveries, 'deliveries waiting per account'),
+    ],
     ['MAX_RUNNING_RUNS', String(limits.runningRuns), cap(limits.runningRuns, 'scenario runs running per account')],
-    ['WEBHOOK_LOG_LIMIT', String(config.webhook.logLimit), `${config.webhook.logLimit} finished deliveries kept per account`],
-    ['MAX_SESSIONS', String(limits.sessions), `${limits.sessions} login sessions in all; the least recently used ends first`],
+    [
+      'WEBHOOK_LOG_LIMIT',
+      String(config.webhook.logLimit),
+      `${config.webhook.logLimit} finished deliveries kept per account`,
+    ],
+    [
+      'MAX_SESSIONS',
+      String(limits.sessions),
+      `${limits.sessions} login sessions in all; the least recently used ends first`,
+    ],
   ];
   const host = new URL(publicUrl).host;
   if (!config.hosted && config.protectionsSet.length === 0) {
-    return [`  security    local (PUBLIC_URL ${host} is loopback): webhooks may reach this machine, limits are a local sandbox's generous ones; a PUBLIC_URL partners use elsewhere turns the protections on`];
+    return [
+      `  security    local (PUBLIC_URL ${host} is loopback): webhooks may reach this machine, limits are a local sandbox's generous ones; a PUBLIC_URL partners use elsewhere turns the protections on`,
+    ];
   }
   const why = config.hosted
     ? `hosted: PUBLIC_URL ${host} is not loopback, so the protections are on (a setting you give wins)`
     : `local: PUBLIC_URL ${host} is loopback; the protections set are on`;
   const lines = [`  security    ${why}`];
-  if (config.hosted && config.adminToken === null) lines.push('              ADMIN_TOKEN unset: global admin operations are off, account creation is open to anyone (rate limited)');
+  if (config.hosted && config.adminToken === null)
+    lines.push(
+      '              ADMIN_TOKEN unset: global admin operations are off, account creation is open to anyone (rate limited)',
+    );
   const width = Math.max(...rows.map(([name, value]) => `${name}=${value}`.length));
-  for (const [name, value, meaning] of rows) lines.push(`              ${`${name}=${value}`.padEnd(width)}  ${meaning} (${source(name)})`);
+  for (const [name, value, meaning] of rows)
+    lines.push(`              ${`${name}=${value}`.padEnd(width)}  ${meaning} (${source(name)})`);
   return lines;
 }

@@ -36,9 +36,16 @@ export const settingsSchema = z.object({
   REDIS_URL: z
     .string()
     .trim()
-    .refine((v) => URL.canParse(v) && /^rediss?:$/.test(new URL(v).protocol), 'must be a redis:// or rediss:// URL such as redis://localhost:6379')
+    .refine(
+      (v) => URL.canParse(v) && /^rediss?:$/.test(new URL(v).protocol),
+      'must be a redis:// or rediss:// URL such as redis://localhost:6379',
+    )
     .optional(), // state in Redis, shared by replicas
-  REDIS_PREFIX: z.string().trim().regex(/^[\w.:-]{1,64}$/, 'must be 1-64 letters, digits, "_", ".", ":" or "-", such as ws: or staging:').optional(), // prefix of Redis keys
+  REDIS_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[\w.:-]{1,64}$/, 'must be 1-64 letters, digits, "_", ".", ":" or "-", such as ws: or staging:')
+    .optional(), // prefix of Redis keys
   ACCOUNT_TTL: wholeNumber(0, 315360000).optional(), // seconds idle before a generated account is deleted
   RESET: boolean.optional(), // back to the fixtures at start-up
   FIXTURES_DIR: nonEmpty.optional(), // folder of *.json fixture files

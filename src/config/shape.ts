@@ -27,8 +27,18 @@ export interface Config {
   readonly confirmationTokenTtlSeconds: number;
   readonly authorizationCodeTtlSeconds: number;
   /** The HTTP server's limits on a client: its headers, its whole request, an idle kept-alive connection. */
-  readonly http: { readonly headersTimeoutMs: number; readonly requestTimeoutMs: number; readonly keepAliveTimeoutMs: number };
-  readonly webhook: { readonly timeoutMs: number; readonly maxAttempts: number; readonly backoffMs: number; readonly concurrency: number; readonly logLimit: number };
+  readonly http: {
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+  };
+  readonly webhook: {
+    readonly timeoutMs: number;
+    readonly maxAttempts: number;
+    readonly backoffMs: number;
+    readonly concurrency: number;
+    readonly logLimit: number;
+  };
   readonly endpointPolicy: EndpointPolicy;
   readonly blockPrivateEndpoints: boolean;
   /**

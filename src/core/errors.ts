@@ -90,11 +90,22 @@ export const notFound = (message: string): AppError => new AppError(404, 'not_fo
 export const conflict = (code: string, message: string): AppError => new AppError(409, code, message);
 
 export const oauthError = (
-  code: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope',
+  code:
+    | 'invalid_request'
+    | 'invalid_client'
+    | 'invalid_grant'
+    | 'unauthorized_client'
+    | 'unsupported_grant_type'
+    | 'invalid_scope',
   description: string,
   status = code === 'invalid_client' ? 401 : 400,
 ): OAuthError =>
-  new OAuthError(status, code, description, code === 'invalid_client' ? { headers: { 'WWW-Authenticate': 'Basic realm="oauth2"' } } : {});
+  new OAuthError(
+    status,
+    code,
+    description,
+    code === 'invalid_client' ? { headers: { 'WWW-Authenticate': 'Basic realm="oauth2"' } } : {},
+  );
 
 /** 500: one of the sandbox's own invariants broke (a bug, never bad input); logged, its message not shown. */
 export const internalError = (message: string): AppError => new AppError(500, 'internal_error', message);

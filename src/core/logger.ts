@@ -90,7 +90,10 @@ export function forPlainFields(logger: Logger): Logger {
 /** Writes what the logger buffered; call before the process exits. */
 export function flushLogger(logger: Logger): Promise<void> {
   return new Promise((resolve) => {
-    if (!logger.pino) { resolve(); return; }
+    if (!logger.pino) {
+      resolve();
+      return;
+    }
     logger.pino.flush(() => resolve());
   });
 }

@@ -22,7 +22,8 @@ LOOPBACK_ADDRESSES.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK_ADDRESSES.addAddress('::1', 'ipv6');
 
 /** A URL host without the brackets of an IPv6 literal (`[::1]` → `::1`); any other host as it is. */
-export const unbracketed = (host: string): string => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
+export const unbracketed = (host: string): string =>
+  host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 
 /**
  * `localhost` and `*.localhost`, in any case and with or without the root's trailing dot:

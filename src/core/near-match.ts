@@ -10,7 +10,9 @@ export const squashName = (name: string): string => name.toLowerCase().replace(/
 export function editDistance(a: string, b: string): number {
   const width = b.length + 1;
   // Cell i * width + j: the distance between the first i characters of a and the first j of b.
-  const cells = Array.from({ length: (a.length + 1) * width }, (_, k) => (k < width ? k : k % width === 0 ? k / width : 0));
+  const cells = Array.from({ length: (a.length + 1) * width }, (_, k) =>
+    k < width ? k : k % width === 0 ? k / width : 0,
+  );
   const at = (i: number, j: number): number => present(cells[i * width + j], 'an edit-distance cell');
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
@@ -29,7 +31,11 @@ export function editDistance(a: string, b: string): number {
  * `pagesize` → `perPage`), else the closest candidate within a typo or two (`locaton` →
  * `location`; short words need a closer match).
  */
-export function nearMatch(word: string, candidates: readonly string[], aliases: Readonly<Record<string, string>> = {}): string | undefined {
+export function nearMatch(
+  word: string,
+  candidates: readonly string[],
+  aliases: Readonly<Record<string, string>> = {},
+): string | undefined {
   const squashed = squashName(word);
   const same = candidates.find((c) => squashName(c) === squashed);
   if (same !== undefined) return same;

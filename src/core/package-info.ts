@@ -17,4 +17,5 @@ function packageRoot(): string {
 export const PACKAGE_ROOT = packageRoot();
 
 /** The sandbox's version, from package.json: the one place it is written. Reported by /healthz and `water-sandbox --version`. */
-export const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string })
+  .version;

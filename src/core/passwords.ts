@@ -1,10 +1,16 @@
 import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
-const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: { N: number }) => Promise<Buffer>;
+const scrypt = promisify(scryptCallback) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number },
+) => Promise<Buffer>;
 const SCRYPT_COST = 16384;
 
-const sha256 = (salt: Buffer, password: string): Buffer => createHash('sha256').update(salt).update(password, 'utf8').digest();
+const sha256 = (salt: Buffer, password: string): Buffer =>
+  createHash('sha256').update(salt).update(password, 'utf8').digest();
 
 /**
  * `sha256$<salt>$<hash>`, both base64url.

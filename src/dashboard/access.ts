@@ -20,7 +20,10 @@ export interface DashboardTokenRequest {
  * least half its lifetime left is reused, so reloading the page does not pile up tokens;
  * otherwise a new one is issued, expiring like an OAuth access token on the account clock.
  */
-export function dashboardToken(data: AccountDoc, request: DashboardTokenRequest): { accessToken: string; expiresAt: string } {
+export function dashboardToken(
+  data: AccountDoc,
+  request: DashboardTokenRequest,
+): { accessToken: string; expiresAt: string } {
   const { grantId, userId, accountId, nowMs, ttlSeconds } = request;
   const reusable = data.accessTokens.find(
     (t) =>
@@ -36,6 +39,15 @@ export function dashboardToken(data: AccountDoc, request: DashboardTokenRequest)
   // an access token without the OAuth flow, expiring after ACCESS_TOKEN_TTL on the account clock.
   // It is the sandbox's own (internal), which is recorded here, where it is issued.
   const expiresAt = new Date(nowMs + ttlSeconds * 1000).toISOString();
-  data.accessTokens.push({ accessToken: request.newToken, clientId: DASHBOARD_CLIENT_ID, userId, accountId, grantId, expiresAt, revokedAt: null, internal: true });
+  data.accessTokens.push({
+    accessToken: request.newToken,
+    clientId: DASHBOARD_CLIENT_ID,
+    userId,
+    accountId,
+    grantId,
+    expiresAt,
+    revokedAt: null,
+    internal: true,
+  });
   return { accessToken: request.newToken, expiresAt };
 }

@@ -33,7 +33,8 @@ const CONTENT_TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
-const contentTypeOf = (name: string): string => CONTENT_TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream';
+const contentTypeOf = (name: string): string =>
+  CONTENT_TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream';
 
 /**
  * Reads the built assets into memory (a few hundred kilobytes): they are served from there with
@@ -44,8 +45,11 @@ export function loadDashboardAssets(dir: string = ASSETS_DIR): DashboardAssets |
   if (!existsSync(manifestPath)) return { missing: `${manifestPath} does not exist` };
   try {
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as AssetManifest;
-    const files = new Map(manifest.files.map((name) => [name, { body: readFileSync(join(dir, name)), contentType: contentTypeOf(name) }]));
-    if (!files.has(manifest.script) || !files.has(manifest.style)) return { missing: `${manifestPath} names no script or style sheet` };
+    const files = new Map(
+      manifest.files.map((name) => [name, { body: readFileSync(join(dir, name)), contentType: contentTypeOf(name) }]),
+    );
+    if (!files.has(manifest.script) || !files.has(manifest.style))
+      return { missing: `${manifestPath} names no script or style sheet` };
     return { script: manifest.script, style: manifest.style, files };
   } catch (error) {
     return { missing: `${manifestPath} could not be read: ${(error as Error).message}` };

@@ -53,12 +53,15 @@ async function upToDate(root: string, outDir: string, manifest: AssetManifest, b
  * included, rebuilds it). Files appear atomically: each is renamed into place, the manifest last,
  * so a server starting meanwhile reads the old build or the new one, never half of one.
  */
-export async function buildDashboardAssets(options: { root?: string; outDir?: string; force?: boolean } = {}): Promise<BuildResult> {
+export async function buildDashboardAssets(
+  options: { root?: string; outDir?: string; force?: boolean } = {},
+): Promise<BuildResult> {
   const root = options.root ?? PACKAGE_ROOT;
   const outDir = options.outDir ?? (options.root === undefined ? ASSETS_DIR : join(root, ASSETS_SUBDIR));
   const builder = `esbuild ${esbuild.version} settings ${SETTINGS_VERSION}`;
   const previous = await readManifest(outDir);
-  if (!options.force && previous && (await upToDate(root, outDir, previous, builder))) return { skipped: true, manifest: previous, outDir };
+  if (!options.force && previous && (await upToDate(root, outDir, previous, builder)))
+    return { skipped: true, manifest: previous, outDir };
 
   await mkdir(outDir, { recursive: true });
   const staging = await mkdtemp(join(outDir, '.building-'));
@@ -83,7 +86,8 @@ export async function buildDashboardAssets(options: { root?: string; outDir?: st
     const style = outputs.find((name) => name.endsWith('.css'));
     if (!script || !style) throw new Error(`the bundle has no script or style sheet: ${outputs.join(', ')}`);
     const inputs: Record<string, string> = {};
-    for (const path of Object.keys(result.metafile.inputs).sort()) inputs[path] = sha256(await readFile(join(root, path)));
+    for (const path of Object.keys(result.metafile.inputs).sort())
+      inputs[path] = sha256(await readFile(join(root, path)));
     const manifest: AssetManifest = { script, style, files: outputs.sort(), fingerprint: { builder, inputs } };
 
     for (const name of outputs) await rename(join(staging, name), join(outDir, name));
@@ -91,7 +95,8 @@ export async function buildDashboardAssets(options: { root?: string; outDir?: st
     await rename(join(staging, MANIFEST_FILE), join(outDir, MANIFEST_FILE));
     // Older builds' files go; a server already running keeps its copy in memory.
     const keep = new Set([...outputs, MANIFEST_FILE]);
-    for (const name of await readdir(outDir)) if (!keep.has(name) && !name.startsWith('.building-')) await rm(join(outDir, name), { force: true });
+    for (const name of await readdir(outDir))
+      if (!keep.has(name) && !name.startsWith('.building-')) await rm(join(outDir, name), { force: true });
     return { skipped: false, manifest, outDir };
   } finally {
     await rm(staging, { recursive: true, force: true });

@@ -80,7 +80,16 @@ const formValue = (body: unknown, name: string): string | undefined => {
 
 const ALERT_TYPE_OPTIONS: PageConfig['alertTypes'] = ALERT_TYPES.map((type) => {
   const spec = ALERT_TYPE_SPECS[type];
-  return { type, meaning: spec.meaning, unit: spec.unit, leak: spec.leak, defaultPeakValue: spec.defaultPeakValue, min: spec.min, max: spec.max, minExclusive: spec.minExclusive === true };
+  return {
+    type,
+    meaning: spec.meaning,
+    unit: spec.unit,
+    leak: spec.leak,
+    defaultPeakValue: spec.defaultPeakValue,
+    min: spec.min,
+    max: spec.max,
+    minExclusive: spec.minExclusive === true,
+  };
 });
 
 /** The assets are immutable: their names change with their content. */
@@ -107,9 +116,15 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   const signIn = createSignIn(deps);
   const csrf = createCsrf(deps);
   const assets = loadDashboardAssets(deps.dashboardAssetsDir);
-  if ('missing' in assets) deps.logger.error('the dashboard page is not built; run npm run build', { reason: assets.missing });
+  if ('missing' in assets)
+    deps.logger.error('the dashboard page is not built; run npm run build', { reason: assets.missing });
 
-  const showSignIn = (req: Request, res: Response, status: number, extra: { email?: string; error?: string } = {}): void =>
+  const showSignIn = (
+    req: Request,
+    res: Response,
+    status: number,
+    extra: { email?: string; error?: string } = {},
+  ): void =>
     sendSignInPage(deps, csrf, req, res, status, SIGN_IN_FORM, {
       title: 'Sign in - Water sandbox dashboard',
       lead: html`to the water sandbox dashboard`,
@@ -120,10 +135,23 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     });
 
   const showError = (res: Response, status: number, title: string, message: string): void =>
-    sendFormPage(deps, res, status, messagePage({ title, message, link: { href: '/', text: 'Back to the dashboard' }, note: 'Water sandbox dashboard.' }));
+    sendFormPage(
+      deps,
+      res,
+      status,
+      messagePage({
+        title,
+        message,
+        link: { href: '/', text: 'Back to the dashboard' },
+        note: 'Water sandbox dashboard.',
+      }),
+    );
 
   /** The page's access token for this browser session: reused while it has half its life left. */
-  const pageToken = async (req: Request, user: { accountId: string; userId: string }): Promise<TokenAnswer & { accountName: string; locations: PageConfig['locations'] }> => {
+  const pageToken = async (
+    req: Request,
+    user: { accountId: string; userId: string },
+  ): Promise<TokenAnswer & { accountName: string; locations: PageConfig['locations'] }> => {
     req.session.dashboardGrantId ??= `dashboard-${deps.ids.secret(18)}`;
     const grantId = req.session.dashboardGrantId;
     const newToken = deps.ids.secret(32);
@@ -131,8 +159,19 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     return deps.store.accounts.update(accountId, (d) => {
       const nowMs = accountNowMs(deps.clock, d.clock);
       pruneGrants(d, nowMs);
-      const token = dashboardToken(d, { grantId, userId, accountId, nowMs, ttlSeconds: deps.config.accessTokenTtlSeconds, newToken });
-      return { ...token, accountName: d.account.name, locations: d.locations.map((l) => ({ locationId: l.locationId, name: l.name, timeZone: l.timeZone })) };
+      const token = dashboardToken(d, {
+        grantId,
+        userId,
+        accountId,
+        nowMs,
+        ttlSeconds: deps.config.accessTokenTtlSeconds,
+        newToken,
+      });
+      return {
+        ...token,
+        accountName: d.account.name,
+        locations: d.locations.map((l) => ({ locationId: l.locationId, name: l.name, timeZone: l.timeZone })),
+      };
     });
   };
 
@@ -143,7 +182,12 @@ export function dashboardRouter(deps: DashboardDeps): Router {
       return;
     }
     if ('missing' in assets) {
-      showError(res, 503, 'Dashboard not built', `The dashboard's browser code is not built (${assets.missing}). Run npm run build, then start the sandbox again.`);
+      showError(
+        res,
+        503,
+        'Dashboard not built',
+        `The dashboard's browser code is not built (${assets.missing}). Run npm run build, then start the sandbox again.`,
+      );
       return;
     }
     const csrfToken = csrf.token(req, res, PAGE_FORMS);
@@ -161,7 +205,12 @@ export function dashboardRouter(deps: DashboardDeps): Router {
           csrfToken,
           locations: token.locations,
           alertTypes: ALERT_TYPE_OPTIONS,
-          scenarios: [...deps.scenarios.values()].map((s) => ({ name: s.name, description: s.description, steps: s.steps.length, durationSeconds: s.durationMs / 1000 })),
+          scenarios: [...deps.scenarios.values()].map((s) => ({
+            name: s.name,
+            description: s.description,
+            steps: s.steps.length,
+            durationSeconds: s.durationMs / 1000,
+          })),
         },
       }),
     );
@@ -171,7 +220,10 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   router.post('/dashboard/sign-in', session, async (req, res) => {
     // 403, as the authorization host's /login answers a form it did not issue; the form comes back with a fresh token.
     if (!csrf.valid(req, SIGN_IN_FORM, formValue(req.body, 'csrf_token'))) {
-      showSignIn(req, res, 403, { error: 'This form was not sent from a current sign-in page of this browser (or cookies are blocked); sign in again.' });
+      showSignIn(req, res, 403, {
+        error:
+          'This form was not sent from a current sign-in page of this browser (or cookies are blocked); sign in again.',
+      });
       return;
     }
     const outcome = await signIn(clientAddressKey(req), formValue(req.body, 'email'), formValue(req.body, 'password'));
@@ -191,13 +243,20 @@ export function dashboardRouter(deps: DashboardDeps): Router {
 
   router.post('/dashboard/sign-out', session, async (req, res) => {
     if (!csrf.valid(req, PAGE_FORMS, formValue(req.body, 'csrf_token'))) {
-      showError(res, 403, 'Sign-out refused', 'This sign-out was not sent from a current dashboard page of this browser; open the dashboard and use its Sign out button.');
+      showError(
+        res,
+        403,
+        'Sign-out refused',
+        'This sign-out was not sent from a current dashboard page of this browser; open the dashboard and use its Sign out button.',
+      );
       return;
     }
     const user = await signedInUser(deps.store, req.session);
     const grantId = req.session.dashboardGrantId;
     if (user && grantId !== undefined) {
-      await deps.store.accounts.update(user.accountId, (d) => revokeGrant(d, grantId, new Date(accountNowMs(deps.clock, d.clock)).toISOString()));
+      await deps.store.accounts.update(user.accountId, (d) =>
+        revokeGrant(d, grantId, new Date(accountNowMs(deps.clock, d.clock)).toISOString()),
+      );
     }
     // The login session is shared with the authorization host, so this signs the browser out there too.
     await endSession(deps, req, res);
@@ -208,7 +267,12 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   /** The signed-in user of a request that must come from the page: its session, and its CSRF token in a header. */
   const pageCaller = async (req: Request): Promise<{ accountId: string; userId: string }> => {
     const user = await signedInUser(deps.store, req.session);
-    if (!user) throw new AppError(401, 'signed_out', 'This browser is not signed in to the dashboard (any more); open / and sign in');
+    if (!user)
+      throw new AppError(
+        401,
+        'signed_out',
+        'This browser is not signed in to the dashboard (any more); open / and sign in',
+      );
     return user;
   };
 
@@ -219,10 +283,16 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     // Signed out first (401, which the page takes as the end of its session), then a request that is not the page's (403).
     const caller = await pageCaller(req);
     if (!csrf.valid(req, PAGE_FORMS, req.get('x-csrf-token'))) {
-      throw new AppError(403, 'csrf_refused', 'A page token is issued only to the dashboard page of this browser session (X-CSRF-Token missing or wrong); reload the page');
+      throw new AppError(
+        403,
+        'csrf_refused',
+        'A page token is issued only to the dashboard page of this browser session (X-CSRF-Token missing or wrong); reload the page',
+      );
     }
     const token = await pageToken(req, caller);
-    res.set('Cache-Control', 'no-store').json({ accessToken: token.accessToken, expiresAt: token.expiresAt } satisfies TokenAnswer);
+    res
+      .set('Cache-Control', 'no-store')
+      .json({ accessToken: token.accessToken, expiresAt: token.expiresAt } satisfies TokenAnswer);
   });
   allowOnly(router, DASHBOARD_PATHS.token, ['POST']);
 
@@ -233,7 +303,11 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     const sessionId = req.sessionID;
     // Stored sessions include ones without a sign-in (no userId), whatever SessionData says.
     const stillAllowed = (): Promise<boolean> =>
-      new Promise((resolve) => deps.store.sessions.get(sessionId, (error, data: Partial<SessionData> | null | undefined) => resolve(!error && data?.accountId === accountId && data.userId !== undefined)));
+      new Promise((resolve) =>
+        deps.store.sessions.get(sessionId, (error, data: Partial<SessionData> | null | undefined) =>
+          resolve(!error && data?.accountId === accountId && data.userId !== undefined),
+        ),
+      );
     // A 409 naming MAX_OPEN_STREAMS (or MAX_OPEN_STREAMS_TOTAL) when there are as many as allowed.
     await deps.liveStreams.open(accountId, res, { stillAllowed });
   });
@@ -241,7 +315,12 @@ export function dashboardRouter(deps: DashboardDeps): Router {
 
   router.get(`${DASHBOARD_PATHS.assets}:file`, (req, res) => {
     const file = 'missing' in assets ? undefined : assets.files.get(req.params.file);
-    if (!file) throw new AppError(404, 'not_found', `No dashboard asset ${JSON.stringify(req.params.file)}; the page names the current ones`);
+    if (!file)
+      throw new AppError(
+        404,
+        'not_found',
+        `No dashboard asset ${JSON.stringify(req.params.file)}; the page names the current ones`,
+      );
     res.set({ 'Content-Type': file.contentType, 'Cache-Control': ASSET_CACHING }).send(file.body);
   });
   allowOnly(router, `${DASHBOARD_PATHS.assets}:file`, ['GET']);
@@ -250,9 +329,20 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   // JSON, 200 or the status asked for, so a presenter can show a delivery succeed or fail and retry.
   const demoReceiver = (req: Request, res: Response): void => {
     const statusText = queryString(req.query, 'status') ?? '200';
-    if (!/^[2-5]\d\d$/.test(statusText)) throw invalidParameter('status', `status must be an HTTP status from 200 to 599; got ${JSON.stringify(statusText)}`);
+    if (!/^[2-5]\d\d$/.test(statusText))
+      throw invalidParameter(
+        'status',
+        `status must be an HTTP status from 200 to 599; got ${JSON.stringify(statusText)}`,
+      );
     const status = Number(statusText);
-    res.status(status).json(status < 300 ? { received: true } : { error: 'demo_failure', message: `The demo receiver answers ${status} because its URL asks it to (?status=${status})` });
+    res.status(status).json(
+      status < 300
+        ? { received: true }
+        : {
+            error: 'demo_failure',
+            message: `The demo receiver answers ${status} because its URL asks it to (?status=${status})`,
+          },
+    );
   };
   router.get(DASHBOARD_PATHS.demoReceiver, demoReceiver);
   router.post(DASHBOARD_PATHS.demoReceiver, demoReceiver);

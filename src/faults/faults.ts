@@ -39,7 +39,11 @@ export interface NewFault {
  * `first` (a readiness drill's faults answer the very next requests). An account holding
  * `maxFaults` (MAX_FAULTS; 0 = no cap) gets a 409 instead.
  */
-export function queueFault(doc: AccountDoc, input: NewFault, meta: { faultId: string; nowMs: number; maxFaults: number; first?: boolean }): FaultRecord {
+export function queueFault(
+  doc: AccountDoc,
+  input: NewFault,
+  meta: { faultId: string; nowMs: number; maxFaults: number; first?: boolean },
+): FaultRecord {
   if (meta.maxFaults > 0 && doc.faults.length >= meta.maxFaults) {
     throw capReached(
       'MAX_FAULTS',
@@ -82,7 +86,12 @@ export function takeFault(doc: AccountDoc, method: string, path: string): FaultR
  * account, whatever the windows (a partner who moves the account's clock from window to window
  * would otherwise leave a counter behind in each, for as long as a window lasts).
  */
-async function countRequest(store: Store, accountId: string, limit: DeepReadonly<RateLimitSetting>, nowMs: number): Promise<number | null> {
+async function countRequest(
+  store: Store,
+  accountId: string,
+  limit: DeepReadonly<RateLimitSetting>,
+  nowMs: number,
+): Promise<number | null> {
   const windowMs = limit.perSeconds * 1000;
   const window = Math.floor((nowMs - limit.anchorMs) / windowMs);
   const count = await store.counters.incrementInWindow(`rate:${accountId}`, `${limit.anchorMs}/${window}`, windowMs);
@@ -101,26 +110,51 @@ export function applyFaults(deps: FaultsDeps): RequestHandler {
     const nowMs = accountNowMs(deps.clock, doc.clock);
     const retryAfter = doc.rateLimit === null ? null : await countRequest(deps.store, accountId, doc.rateLimit, nowMs);
     if (retryAfter !== null) {
-      throw new AppError(429, 'rate_limited', `Too many requests for this account's rate limit; retry after ${retryAfter} s`, {
-        headers: { 'Retry-After': String(retryAfter) },
-      });
+      throw new AppError(
+        429,
+        'rate_limited',
+        `Too many requests for this account's rate limit; retry after ${retryAfter} s`,
+        {
+          headers: { 'Retry-After': String(retryAfter) },
+        },
+      );
     }
     // Only a request some fault matches costs a store write.
-    if (!doc.faults.some((f) => faultMatches(f, req.method, path))) { next(); return; }
+    if (!doc.faults.some((f) => faultMatches(f, req.method, path))) {
+      next();
+      return;
+    }
     const fault = await deps.store.accounts.update(accountId, (d) => takeFault(d, req.method, path));
-    if (!fault) { next(); return; }
+    if (!fault) {
+      next();
+      return;
+    }
     await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
-    if (fault.status === null) { next(); return; }
+    if (fault.status === null) {
+      next();
+      return;
+    }
     // SANDBOX: marks the answer as injected, so partners' logs (and the sandbox's own response checks) can tell it from a real one.
     res.set(FAULT_HEADER, 'injected');
     if (fault.retryAfter !== undefined && fault.retryAfter !== null) res.set('Retry-After', String(fault.retryAfter));
-    res.status(fault.status).json(fault.body ?? { error: 'injected_fault', message: `Fault injected through /sandbox/faults: ${fault.status} for ${req.method} ${path}` });
+    res.status(fault.status).json(
+      fault.body ?? {
+        error: 'injected_fault',
+        message: `Fault injected through /sandbox/faults: ${fault.status} for ${req.method} ${path}`,
+      },
+    );
   };
   return (req, res, next) => {
     const { internal, doc } = authOf(res);
-    if (internal) { next(); return; }
+    if (internal) {
+      next();
+      return;
+    }
     // The usual case, without a limit or faults, passes on at once, with no promise made on the hot path.
-    if (doc.rateLimit === null && doc.faults.length === 0) { next(); return; }
+    if (doc.rateLimit === null && doc.faults.length === 0) {
+      next();
+      return;
+    }
     return apply(req, res, next);
   };
 }

@@ -14,12 +14,16 @@ const wholeNumber = (name: string, min: number, max: number) =>
     .unknown()
     .superRefine((value, ctx) => {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`,
+        });
       }
     })
     .transform((value) => value as number);
 
-const integer = (name: string, min: number, max: number, description: string) => wholeNumber(name, min, max).meta({ type: 'integer', minimum: min, maximum: max, description });
+const integer = (name: string, min: number, max: number, description: string) =>
+  wholeNumber(name, min, max).meta({ type: 'integer', minimum: min, maximum: max, description });
 
 export const RateLimit = z
   .strictObject(
@@ -30,10 +34,14 @@ export const RateLimit = z
     {
       // Every issue raised here, a refinement's included, whatever the map's type says.
       error: (issue: z.core.$ZodRawIssue) =>
-        issue.code === 'unrecognized_keys' ? 'rateLimit takes only requests and perSeconds' : issue.code === 'invalid_type' ? 'rateLimit must be an object such as {"requests": 10, "perSeconds": 60}' : undefined,
+        issue.code === 'unrecognized_keys'
+          ? 'rateLimit takes only requests and perSeconds'
+          : issue.code === 'invalid_type'
+            ? 'rateLimit must be an object such as {"requests": 10, "perSeconds": 60}'
+            : undefined,
     },
   )
-  .meta({ description: 'A fixed-window limit on the account\'s /v1 requests; over it, 429 with Retry-After.' });
+  .meta({ description: "A fixed-window limit on the account's /v1 requests; over it, 429 with Retry-After." });
 
 /**
  * POST /sandbox/faults: a fault (method?, path?, status, body?, delayMs?, times?) or a rate
@@ -49,39 +57,78 @@ export const FaultCreate = z
         .optional()
         .meta({ description: 'Only requests of this method (any case); default any.', examples: ['GET'] }),
       path: z
-        .string({ error: 'path must be a /v1/... path, optionally ending in * to match a prefix (faults apply to /v1 requests)' })
-        .startsWith('/v1/', 'path must be a /v1/... path, optionally ending in * to match a prefix (faults apply to /v1 requests)')
+        .string({
+          error: 'path must be a /v1/... path, optionally ending in * to match a prefix (faults apply to /v1 requests)',
+        })
+        .startsWith(
+          '/v1/',
+          'path must be a /v1/... path, optionally ending in * to match a prefix (faults apply to /v1 requests)',
+        )
         .optional()
-        .meta({ description: 'Only this path, or paths starting with it when it ends in *; default any /v1 path.', examples: ['/v1/locations'] }),
-      status: integer('status', 400, 599, 'The status to answer; required unless delayMs makes this a latency-only fault.').optional(),
-      body: z.unknown().optional().meta({ description: 'The JSON body to answer; default {"error": "injected_fault", "message"}.' }),
-      delayMs: integer('delayMs', 0, MAX_DELAY_MS, 'Wait this long before answering (or before serving the request normally, with no status).').optional(),
-      retryAfter: integer('retryAfter', 0, 86_400, 'Send a Retry-After header of this many seconds with the answer (for a 429 or a 503, say).').optional(),
-      times: integer('times', 1, 1_000_000, 'How many matching requests fail; default 1; null until deleted.').nullable().optional(),
+        .meta({
+          description: 'Only this path, or paths starting with it when it ends in *; default any /v1 path.',
+          examples: ['/v1/locations'],
+        }),
+      status: integer(
+        'status',
+        400,
+        599,
+        'The status to answer; required unless delayMs makes this a latency-only fault.',
+      ).optional(),
+      body: z
+        .unknown()
+        .optional()
+        .meta({ description: 'The JSON body to answer; default {"error": "injected_fault", "message"}.' }),
+      delayMs: integer(
+        'delayMs',
+        0,
+        MAX_DELAY_MS,
+        'Wait this long before answering (or before serving the request normally, with no status).',
+      ).optional(),
+      retryAfter: integer(
+        'retryAfter',
+        0,
+        86_400,
+        'Send a Retry-After header of this many seconds with the answer (for a 429 or a 503, say).',
+      ).optional(),
+      times: integer('times', 1, 1_000_000, 'How many matching requests fail; default 1; null until deleted.')
+        .nullable()
+        .optional(),
     },
     {
       // Every issue raised here, a refinement's included, whatever the map's type says.
       error: (issue: z.core.$ZodRawIssue) => {
-        if (issue.code === 'unrecognized_keys') return `Unknown field ${JSON.stringify(issue.keys[0])}; a fault takes ${FAULT_FIELDS.join(', ')}, or rateLimit alone`;
+        if (issue.code === 'unrecognized_keys')
+          return `Unknown field ${JSON.stringify(issue.keys[0])}; a fault takes ${FAULT_FIELDS.join(', ')}, or rateLimit alone`;
         if (issue.code === 'invalid_type') return `The request body must be a JSON object such as ${BODY_EXAMPLE}`;
         return undefined;
       },
     },
   )
-  .superRefine(
-    (body, ctx) => {
-      if (body.rateLimit !== undefined && Object.keys(body).length > 1) {
-        ctx.addIssue({ code: 'custom', path: ['rateLimit'], message: `rateLimit is set on its own, without fault fields; remove ${quotedList(Object.keys(body).filter((k) => k !== 'rateLimit'))}` });
-      }
-    },
-    onAnyObject,
-  )
+  .superRefine((body, ctx) => {
+    if (body.rateLimit !== undefined && Object.keys(body).length > 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rateLimit'],
+        message: `rateLimit is set on its own, without fault fields; remove ${quotedList(Object.keys(body).filter((k) => k !== 'rateLimit'))}`,
+      });
+    }
+  }, onAnyObject)
   .superRefine((body, ctx) => {
     if (body.rateLimit === undefined && body.status === undefined && !body.delayMs) {
-      ctx.addIssue({ code: 'custom', path: ['status'], message: 'status (400-599) is required, unless delayMs makes this a latency-only fault' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['status'],
+        message: 'status (400-599) is required, unless delayMs makes this a latency-only fault',
+      });
     }
     if (body.retryAfter !== undefined && body.status === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['retryAfter'], message: 'retryAfter goes with a status (for example 429 or 503): a latency-only fault sends no answer of its own' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['retryAfter'],
+        message:
+          'retryAfter goes with a status (for example 429 or 503): a latency-only fault sends no answer of its own',
+      });
     }
   })
   .meta({ description: `A fault, or a rate limit on its own: ${BODY_EXAMPLE}.` });
@@ -94,7 +141,11 @@ export const FaultView = z
     status: z.int().nullable().meta({ description: 'null: a latency-only fault.' }),
     body: z.unknown().meta({ description: 'The body it answers; null for the default.' }),
     delayMs: z.int().min(0),
-    retryAfter: z.int().min(0).nullable().meta({ description: 'Seconds sent as Retry-After with the answer; null: no header.' }),
+    retryAfter: z
+      .int()
+      .min(0)
+      .nullable()
+      .meta({ description: 'Seconds sent as Retry-After with the answer; null: no header.' }),
     createdAt: isoInstant,
     times: z.int().nullable().meta({ description: 'Matching requests left to fail; null until deleted.' }),
   })
@@ -104,7 +155,7 @@ export const RateLimitSet = z.strictObject({ rateLimit: RateLimit }).meta({ desc
 
 export const FaultList = z
   .strictObject({ faults: z.array(FaultView), rateLimit: RateLimit.nullable() })
-  .meta({ description: 'The account\'s queued faults and its rate limit.' });
+  .meta({ description: "The account's queued faults and its rate limit." });
 
 const tags = ['Sandbox: faults'];
 
@@ -115,21 +166,29 @@ export const listFaultsOp = operation({
   summary: 'The queued faults and the rate limit',
   tags,
   guard: 'account',
-  responses: { 200: { description: 'Faults and rate limit.', schema: FaultList, example: { faults: [], rateLimit: null } } },
+  responses: {
+    200: { description: 'Faults and rate limit.', schema: FaultList, example: { faults: [], rateLimit: null } },
+  },
 });
 
 export const createFaultOp = operation({
   operationId: 'createFault',
   method: 'post',
   path: '/sandbox/faults',
-  summary: 'Fail the account\'s next matching /v1 requests, or set a rate limit',
+  summary: "Fail the account's next matching /v1 requests, or set a rate limit",
   description:
     'A fault answers the next matching /v1 requests of this account (times, default 1) with its status and body, after delayMs; with only delayMs it adds latency. ' +
     'Those answers carry X-Sandbox-Fault: injected. A rate limit answers 429 with Retry-After past requests per perSeconds on the account clock.',
   tags,
   guard: 'account',
-  body: { schema: FaultCreate, required: false, example: { method: 'GET', path: '/v1/locations', status: 503, times: 2 } },
-  responses: { 201: { description: 'The fault queued, or the rate limit set.', schema: z.union([FaultView, RateLimitSet]) } },
+  body: {
+    schema: FaultCreate,
+    required: false,
+    example: { method: 'GET', path: '/v1/locations', status: 503, times: 2 },
+  },
+  responses: {
+    201: { description: 'The fault queued, or the rate limit set.', schema: z.union([FaultView, RateLimitSet]) },
+  },
   errors: {
     400: 'invalid_parameter: the body is not a fault or a rate limit (the field at fault is named).',
     409: 'limit_reached: the account holds MAX_FAULTS faults already (a hosted sandbox: 100 by default), or its stored data would pass ACCOUNT_STORAGE_LIMIT.',
@@ -143,7 +202,13 @@ export const deleteFaultsOp = operation({
   summary: 'Remove every fault and the rate limit',
   tags,
   guard: 'account',
-  responses: { 200: { description: 'How many were removed (the rate limit counts as one).', schema: z.strictObject({ removed: z.int().min(0) }), example: { removed: 0 } } },
+  responses: {
+    200: {
+      description: 'How many were removed (the rate limit counts as one).',
+      schema: z.strictObject({ removed: z.int().min(0) }),
+      example: { removed: 0 },
+    },
+  },
 });
 
 export const faultsOperations = [listFaultsOp, createFaultOp, deleteFaultsOp];

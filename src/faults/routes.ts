@@ -21,7 +21,8 @@ export function faultsRouter(deps: FaultsDeps & { ids: Ids }): Router {
     const { doc } = authOf(res);
     res.json({
       faults: doc.faults.map(presentFault),
-      rateLimit: doc.rateLimit === null ? null : { requests: doc.rateLimit.requests, perSeconds: doc.rateLimit.perSeconds },
+      rateLimit:
+        doc.rateLimit === null ? null : { requests: doc.rateLimit.requests, perSeconds: doc.rateLimit.perSeconds },
     });
   });
 
@@ -37,7 +38,9 @@ export function faultsRouter(deps: FaultsDeps & { ids: Ids }): Router {
       return;
     }
     const faultId = deps.ids.uuid();
-    const fault = await deps.store.accounts.update(accountId, (d) => queueFault(d, input, { faultId, nowMs: accountNowMs(deps.clock, d.clock), maxFaults: deps.config.limits.faults }));
+    const fault = await deps.store.accounts.update(accountId, (d) =>
+      queueFault(d, input, { faultId, nowMs: accountNowMs(deps.clock, d.clock), maxFaults: deps.config.limits.faults }),
+    );
     res.status(201).json(presentFault(fault));
   });
 

@@ -11,13 +11,23 @@ import { maybeAuthOf } from './request-context.js';
  * token endpoint: RFC 6749 {error, error_description}. A request refused by a limit (a LimitError,
  * or a body over the size limit) is told to `onLimited` (the /metrics counter) and logged at warn.
  */
-export function errorHandler(logger: Logger, onLimited: (limit: string) => void = () => undefined): ErrorRequestHandler {
+export function errorHandler(
+  logger: Logger,
+  onLimited: (limit: string) => void = () => undefined,
+): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const appError = error instanceof AppError ? error : (fromBodyParsing(error) ?? fromParameterDecoding(error));
     const limit = appError instanceof LimitError ? appError.limit : appError?.status === 413 ? 'BODY_LIMIT' : null;
     if (limit !== null) {
       onLimited(limit);
-      logger.warn('request refused by a limit', { limit, status: appError?.status, method: req.method, path: req.path, accountId: maybeAuthOf(res)?.accountId, address: req.ip });
+      logger.warn('request refused by a limit', {
+        limit,
+        status: appError?.status,
+        method: req.method,
+        path: req.path,
+        accountId: maybeAuthOf(res)?.accountId,
+        address: req.ip,
+      });
     }
     if (res.headersSent) {
       logger.error('error after the response started', { path: req.path, err: error });
@@ -26,7 +36,9 @@ export function errorHandler(logger: Logger, onLimited: (limit: string) => void 
     }
     if (!appError) {
       logger.error('unexpected error', { method: req.method, path: req.path, err: error });
-      res.status(500).json({ error: 'internal_error', message: 'The sandbox hit an unexpected error; it has been logged.' });
+      res
+        .status(500)
+        .json({ error: 'internal_error', message: 'The sandbox hit an unexpected error; it has been logged.' });
       return;
     }
     for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
@@ -44,5 +56,9 @@ export function errorHandler(logger: Logger, onLimited: (limit: string) => void 
 }
 
 export const notFoundHandler: RequestHandler = (req) => {
-  throw new AppError(404, 'not_found', `No route ${req.method} ${req.path}; see docs/api.md (or /docs) for the routes this sandbox serves`);
+  throw new AppError(
+    404,
+    'not_found',
+    `No route ${req.method} ${req.path}; see docs/api.md (or /docs) for the routes this sandbox serves`,
+  );
 };

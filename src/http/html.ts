@@ -7,7 +7,14 @@ export class SafeHtml {
   }
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+};
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
 export function escapeHtml(text: string): string {
@@ -42,7 +49,14 @@ export const trusted = (markup: string): SafeHtml => new SafeHtml(markup);
  * and, when given, one inline script. With a `nonce`, the inline style and script carry it for
  * a Content-Security-Policy.
  */
-export function htmlDocument(input: { title: string; body: SafeHtml; style?: string; head?: SafeHtml; nonce?: string; script?: string }): string {
+export function htmlDocument(input: {
+  title: string;
+  body: SafeHtml;
+  style?: string;
+  head?: SafeHtml;
+  nonce?: string;
+  script?: string;
+}): string {
   const nonce = input.nonce === undefined ? '' : html` nonce="${input.nonce}"`;
   return html`<!doctype html>
 <html lang="en">

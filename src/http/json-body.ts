@@ -10,12 +10,15 @@ export const MAX_JSON_DEPTH = 64;
 const MAX_FORM_PARAMETERS = 1000;
 
 /** application/json and any application/<something>+json. */
-const isJsonMediaType = (contentType: string): boolean => /^\s*application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType);
+const isJsonMediaType = (contentType: string): boolean =>
+  /^\s*application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType);
 
-const isFormMediaType = (contentType: string): boolean => /^\s*application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType);
+const isFormMediaType = (contentType: string): boolean =>
+  /^\s*application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType);
 
 /** The 413 of a body over the limit (what body-parser's own 413 becomes too, see fromBodyParsing). */
-const tooLarge = (limit: number): AppError => new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes`);
+const tooLarge = (limit: number): AppError =>
+  new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes`);
 
 /**
  * Reads a body nobody parses to its end and drops it, then goes on, or answers 413 when it was
@@ -81,7 +84,10 @@ function notJson(contentType: string): AppError {
  * as well. Either way a JSON body nested deeper than MAX_JSON_DEPTH is a 400.
  */
 export function parseBodies(options: { limitBytes: number; jsonOnlyUnder: string[] }): RequestHandler {
-  const jsonOnly = new RegExp(`^(${options.jsonOnlyUnder.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(/|$)`, 'i');
+  const jsonOnly = new RegExp(
+    `^(${options.jsonOnlyUnder.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(/|$)`,
+    'i',
+  );
   const limit = options.limitBytes;
   // As Express's RequestHandler: body-parser types them for a bare IncomingMessage.
   const readJson: RequestHandler = express.json({ limit, type: () => true, strict: false });
@@ -95,7 +101,13 @@ export function parseBodies(options: { limitBytes: number; jsonOnlyUnder: string
         return;
       }
       if (depthExceeds(req.body, MAX_JSON_DEPTH)) {
-        next(new AppError(400, 'invalid_json', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; this API accepts at most ${MAX_JSON_DEPTH}`));
+        next(
+          new AppError(
+            400,
+            'invalid_json',
+            `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; this API accepts at most ${MAX_JSON_DEPTH}`,
+          ),
+        );
         return;
       }
       next();
@@ -160,15 +172,26 @@ export function fromBodyParsing(error: unknown): AppError | null {
     case 'entity.parse.failed':
       return new AppError(400, 'invalid_json', `The request body is not valid JSON: ${error.message}`);
     case 'entity.too.large':
-      return limit === undefined ? new AppError(413, 'payload_too_large', 'The request body exceeds the allowed size') : tooLarge(limit);
+      return limit === undefined
+        ? new AppError(413, 'payload_too_large', 'The request body exceeds the allowed size')
+        : tooLarge(limit);
     case 'parameters.too.many':
       return new AppError(413, 'payload_too_large', `The form body has more than ${MAX_FORM_PARAMETERS} parameters`);
     case 'charset.unsupported':
-      return new AppError(415, 'unsupported_media_type', `The request body's charset is not supported (${error.message}); send UTF-8`);
+      return new AppError(
+        415,
+        'unsupported_media_type',
+        `The request body's charset is not supported (${error.message}); send UTF-8`,
+      );
     case 'encoding.unsupported':
-      return new AppError(415, 'unsupported_media_type', `The request body's Content-Encoding is not supported (${error.message}); send it uncompressed, or as gzip, deflate or br`, {
-        headers: { 'Accept-Encoding': 'gzip, deflate, br' },
-      });
+      return new AppError(
+        415,
+        'unsupported_media_type',
+        `The request body's Content-Encoding is not supported (${error.message}); send it uncompressed, or as gzip, deflate or br`,
+        {
+          headers: { 'Accept-Encoding': 'gzip, deflate, br' },
+        },
+      );
     case 'request.aborted':
       return new AppError(400, 'request_aborted', 'The request body was not completely received');
     case 'request.size.invalid':

@@ -22,7 +22,13 @@ export interface Metrics {
   /** Times one store operation (see store/instrumented.ts). */
   readonly observeStore: (operation: string, seconds: number) => void;
   /** Counts a recorded webhook attempt (the dispatcher's onAttempt); one refused by BLOCK_PRIVATE_ENDPOINTS also counts as a refused endpoint. */
-  readonly observeAttempt: (attempt: { kind: string; state: string; ok: boolean; latencyMs: number; blockedRange?: string }) => void;
+  readonly observeAttempt: (attempt: {
+    kind: string;
+    state: string;
+    ok: boolean;
+    latencyMs: number;
+    blockedRange?: string;
+  }) => void;
   /** Counts an endpoint refused by a rule: at subscription, or when a connection was about to be made. */
   readonly countRefusedEndpoint: (refusal: { rule: string; range: string; at: 'subscription' | 'connection' }) => void;
   /** Counts a request refused by a limit (a rate, a cap, the body size), by the setting that names it. */
@@ -53,32 +59,85 @@ export function createMetrics(sources: { store: Store; clock: Clock }): Metrics 
       for (const series of requestSeries.values()) this.inc(series.values, series.answered);
     },
   });
-  const requestSeconds = new Histogram({ name: 'sandbox_http_request_duration_seconds', help: 'Time to answer HTTP requests, by method, route pattern and status', labelNames: labels, buckets: LATENCY_BUCKETS, registers: [registry] });
-  const storeSeconds = new Histogram({ name: 'sandbox_store_operation_duration_seconds', help: 'Latency of store operations (lowdb, memory or Redis), by operation', labelNames: ['backend', 'operation'], buckets: STORE_BUCKETS, registers: [registry] });
-  const attempts = new Counter({ name: 'sandbox_webhook_attempts_total', help: 'Webhook attempts made by this replica, by kind and whether the endpoint accepted it', labelNames: ['kind', 'result'], registers: [registry] });
-  const attemptSeconds = new Histogram({ name: 'sandbox_webhook_attempt_duration_seconds', help: 'Time webhook endpoints took to answer', labelNames: ['kind'], buckets: LATENCY_BUCKETS, registers: [registry] });
-  const deliveries = new Counter({ name: 'sandbox_webhook_deliveries_total', help: 'Deliveries this replica finished, by kind and final state (delivered or failed); retried ones count once, at the end', labelNames: ['kind', 'state'], registers: [registry] });
+  const requestSeconds = new Histogram({
+    name: 'sandbox_http_request_duration_seconds',
+    help: 'Time to answer HTTP requests, by method, route pattern and status',
+    labelNames: labels,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const storeSeconds = new Histogram({
+    name: 'sandbox_store_operation_duration_seconds',
+    help: 'Latency of store operations (lowdb, memory or Redis), by operation',
+    labelNames: ['backend', 'operation'],
+    buckets: STORE_BUCKETS,
+    registers: [registry],
+  });
+  const attempts = new Counter({
+    name: 'sandbox_webhook_attempts_total',
+    help: 'Webhook attempts made by this replica, by kind and whether the endpoint accepted it',
+    labelNames: ['kind', 'result'],
+    registers: [registry],
+  });
+  const attemptSeconds = new Histogram({
+    name: 'sandbox_webhook_attempt_duration_seconds',
+    help: 'Time webhook endpoints took to answer',
+    labelNames: ['kind'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const deliveries = new Counter({
+    name: 'sandbox_webhook_deliveries_total',
+    help: 'Deliveries this replica finished, by kind and final state (delivered or failed); retried ones count once, at the end',
+    labelNames: ['kind', 'state'],
+    registers: [registry],
+  });
   const refusedEndpoints = new Counter({
     name: 'sandbox_refused_endpoints_total',
     help: 'Webhook endpoints refused, by rule (BLOCK_PRIVATE_ENDPOINTS or ENDPOINT_POLICY), range (the address range, or the policy) and where (subscription or connection)',
     labelNames: ['rule', 'range', 'at'],
     registers: [registry],
   });
-  const limited = new Counter({ name: 'sandbox_limited_requests_total', help: 'Requests refused by a limit (a rate, a cap or the body size), by the setting that names it', labelNames: ['rule'], registers: [registry] });
+  const limited = new Counter({
+    name: 'sandbox_limited_requests_total',
+    help: 'Requests refused by a limit (a rate, a cap or the body size), by the setting that names it',
+    labelNames: ['rule'],
+    registers: [registry],
+  });
   const shareWaits = new Counter({
     name: 'sandbox_webhook_account_share_waits_total',
     help: "Times an account's due deliveries waited because it held its whole share of this replica's delivery slots",
     registers: [registry],
   });
   const accounts = new Gauge({ name: 'sandbox_accounts', help: 'Accounts stored', registers: [registry] });
-  const dueDeliveries = new Gauge({ name: 'sandbox_webhook_queue_due_deliveries', help: 'Pending deliveries due now, across accounts', registers: [registry] });
-  const dueAccounts = new Gauge({ name: 'sandbox_webhook_queue_due_accounts', help: 'Accounts with work due now (deliveries or scenario steps)', registers: [registry] });
-  const oldestAge = new Gauge({ name: 'sandbox_webhook_queue_oldest_age_seconds', help: 'How long the longest-waiting due work has waited (0 when none)', registers: [registry] });
+  const dueDeliveries = new Gauge({
+    name: 'sandbox_webhook_queue_due_deliveries',
+    help: 'Pending deliveries due now, across accounts',
+    registers: [registry],
+  });
+  const dueAccounts = new Gauge({
+    name: 'sandbox_webhook_queue_due_accounts',
+    help: 'Accounts with work due now (deliveries or scenario steps)',
+    registers: [registry],
+  });
+  const oldestAge = new Gauge({
+    name: 'sandbox_webhook_queue_oldest_age_seconds',
+    help: 'How long the longest-waiting due work has waited (0 when none)',
+    registers: [registry],
+  });
   const backend = sources.store.backend;
   // The labelled series, looked up once each: prom-client hashes the labels on every unlabelled call.
-  const requestSeries = new Map<string, { values: Record<(typeof labels)[number], string>; answered: number; seconds: ReturnType<typeof requestSeconds.labels> }>();
+  const requestSeries = new Map<
+    string,
+    {
+      values: Record<(typeof labels)[number], string>;
+      answered: number;
+      seconds: ReturnType<typeof requestSeconds.labels>;
+    }
+  >();
   const storeSeries = new Map<string, ReturnType<typeof storeSeconds.labels>>();
-  for (const state of ['delivered', 'failed']) for (const kind of ['confirmation', 'alert']) deliveries.inc({ kind, state }, 0);
+  for (const state of ['delivered', 'failed'])
+    for (const kind of ['confirmation', 'alert']) deliveries.inc({ kind, state }, 0);
 
   return {
     registry,
@@ -109,7 +168,8 @@ export function createMetrics(sources: { store: Store; clock: Clock }): Metrics 
       attempts.inc({ kind, result: ok ? 'accepted' : 'refused' });
       attemptSeconds.observe({ kind }, latencyMs / 1000);
       if (state !== 'pending') deliveries.inc({ kind, state });
-      if (blockedRange !== undefined) refusedEndpoints.inc({ rule: 'BLOCK_PRIVATE_ENDPOINTS', range: blockedRange, at: 'connection' });
+      if (blockedRange !== undefined)
+        refusedEndpoints.inc({ rule: 'BLOCK_PRIVATE_ENDPOINTS', range: blockedRange, at: 'connection' });
     },
     countRefusedEndpoint: (refusal) => refusedEndpoints.inc(refusal),
     countLimited: (rule) => limited.inc({ rule }),

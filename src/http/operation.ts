@@ -58,7 +58,11 @@ export interface BodySpec<B extends z.ZodType = z.ZodType> {
   example: unknown;
 }
 
-export interface Operation<P extends string = string, Q extends z.ZodType | undefined = z.ZodType | undefined, B extends z.ZodType | undefined = z.ZodType | undefined> {
+export interface Operation<
+  P extends string = string,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
   /** Unique, camelCase: the name client generators give the call. */
   operationId: string;
   method: HttpMethod;
@@ -94,12 +98,18 @@ export interface Operation<P extends string = string, Q extends z.ZodType | unde
 }
 
 /** Defines an operation, keeping the literal path so that handlers get typed path parameters. */
-export const operation = <const P extends string, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+export const operation = <
+  const P extends string,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(
   spec: Operation<P, Q, B>,
 ): Operation<P, Q, B> => spec;
 
 /** `{ locationId: string }` for '/v1/locations/{locationId}'. */
-export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? { [K in Name]: string } & PathParams<Rest> : unknown;
+export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
+  ? { [K in Name]: string } & PathParams<Rest>
+  : unknown;
 
 /** What a handler gets: the path parameters, and the query and body validated by the operation's schemas when it asks for them. */
 export interface Input<P extends string, Q, B> {
@@ -114,7 +124,11 @@ export type Handler<P extends string, Q, B> = (input: Input<P, Q, B>, req: Reque
 
 /** The keys of the object a schema validates (through pipes, transforms and wrappers), in their order; [] for others. */
 function keyOrder(schema: z.ZodType): string[] {
-  const def = (schema as unknown as { def: { type: string; in?: z.ZodType; innerType?: z.ZodType; shape?: Record<string, unknown> } }).def;
+  const def = (
+    schema as unknown as {
+      def: { type: string; in?: z.ZodType; innerType?: z.ZodType; shape?: Record<string, unknown> };
+    }
+  ).def;
   if (def.type === 'object' && def.shape) return Object.keys(def.shape);
   const inner = def.in ?? def.innerType;
   return inner ? keyOrder(inner) : [];
@@ -125,7 +139,11 @@ function keyOrder(schema: z.ZodType): string[] {
  * the issue of the earliest field in the schema's order (so a query or body is checked in the
  * order its parameters are listed, whatever order zod's checks ran in).
  */
-export function firstProblem(error: z.ZodError, where: 'body' | 'query', order: readonly string[] = []): { parameter: string; message: string } {
+export function firstProblem(
+  error: z.ZodError,
+  where: 'body' | 'query',
+  order: readonly string[] = [],
+): { parameter: string; message: string } {
   const rank = (issue: zc.$ZodIssue): number => {
     if (issue.code === 'unrecognized_keys') return -1;
     const index = order.indexOf(String(issue.path[0]));
@@ -133,14 +151,23 @@ export function firstProblem(error: z.ZodError, where: 'body' | 'query', order: 
   };
   const issue = [...error.issues].sort((a, b) => rank(a) - rank(b))[0];
   if (!issue) return { parameter: where, message: `The ${where} is not valid` };
-  const parameter = issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? issue.keys[0] : issue.path.map(String).join('.') || where;
+  const parameter =
+    issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined
+      ? issue.keys[0]
+      : issue.path.map(String).join('.') || where;
   return { parameter, message: issue.message };
 }
 
 /** Runs a schema on request input, for routes that answer a problem their own way (HTML pages, RFC 6749 bodies). */
-export function safeInput<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query'): { ok: true; data: z.output<S> } | { ok: false; parameter: string; message: string } {
+export function safeInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: 'body' | 'query',
+): { ok: true; data: z.output<S> } | { ok: false; parameter: string; message: string } {
   const result = schema.safeParse(value);
-  return result.success ? { ok: true, data: result.data } : { ok: false, ...firstProblem(result.error, where, keyOrder(schema)) };
+  return result.success
+    ? { ok: true, data: result.data }
+    : { ok: false, ...firstProblem(result.error, where, keyOrder(schema)) };
 }
 
 /** Runs a schema on request input; a failure is a 400 invalid_parameter naming the parameter (or what `fail` makes of it). */
@@ -157,7 +184,11 @@ export function parseInput<S extends z.ZodType>(
 
 /** The message of a required JSON body that is missing. */
 export const missingBody = (example: unknown): AppError =>
-  new AppError(415, 'unsupported_media_type', `The request body must be JSON with Content-Type: application/json, e.g. ${typeof example === 'string' ? example : JSON.stringify(example)}`);
+  new AppError(
+    415,
+    'unsupported_media_type',
+    `The request body must be JSON with Content-Type: application/json, e.g. ${typeof example === 'string' ? example : JSON.stringify(example)}`,
+  );
 
 /** The Express form of a public path under `mount`: /v1/locations/{locationId} → /locations/:locationId. */
 export function expressPath(mount: string, path: string): string {
@@ -172,7 +203,11 @@ export interface OperationHandler extends RequestHandler {
 
 export interface OperationRouter {
   /** Mounts `op` with its handler, after `before` (e.g. a session or admin check). */
-  handle<P extends string, Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(op: Operation<P, Q, B>, handler: Handler<P, Q, B>, ...before: RequestHandler[]): void;
+  handle<P extends string, Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(
+    op: Operation<P, Q, B>,
+    handler: Handler<P, Q, B>,
+    ...before: RequestHandler[]
+  ): void;
   /** The router, with a 405 (and Allow) for the other methods of every path it serves. */
   done(): Router;
 }
@@ -226,36 +261,43 @@ export function operationRouter(mount: string): OperationRouter {
       // SANDBOX: production ignores query parameters it does not know; /v1 answers the same, and says which it ignored.
       const knownQuery = op.path.startsWith('/v1/') ? (op.query ? keyOrder(op.query) : []) : null;
       const checkedQueries = knownQuery === null ? null : new CheckedQueries();
-      const run = Object.assign((req: Request, res: Response): unknown => {
-        setRouteLabel(res, pattern);
-        const text = queryTextOf(req.url);
-        let checked = checkedQueries?.get(text);
-        if (checked === undefined) {
-          const query = queryOf(req, res);
-          checked = { query, warning: knownQuery === null ? null : unknownQueryWarning(Object.keys(query), knownQuery), input: undefined };
-          checkedQueries?.set(text, checked);
-        } else {
-          noteQuery(res, checked.query);
-        }
-        if (checked.warning !== null) res.setHeader(WARNING_HEADER, checked.warning);
-        const known = checked;
-        const input = {
-          params: req.params as never,
-          query: () => {
-            if (!op.query) return undefined as never;
-            // A query that fails its check is checked again each time: only a valid one is kept.
-            known.input ??= { value: Object.freeze(parseInput(op.query, known.query, 'query')) };
-            return known.input.value as never;
-          },
-          body: () => {
-            const spec = op.body;
-            if (!spec) return undefined as never;
-            if (req.body === undefined && spec.required) throw missingBody(spec.example);
-            return parseInput(spec.schema, req.body, 'body') as never;
-          },
-        };
-        return handler(input, req, res);
-      }, { operation: op as unknown as Operation }) satisfies OperationHandler;
+      const run = Object.assign(
+        (req: Request, res: Response): unknown => {
+          setRouteLabel(res, pattern);
+          const text = queryTextOf(req.url);
+          let checked = checkedQueries?.get(text);
+          if (checked === undefined) {
+            const query = queryOf(req, res);
+            checked = {
+              query,
+              warning: knownQuery === null ? null : unknownQueryWarning(Object.keys(query), knownQuery),
+              input: undefined,
+            };
+            checkedQueries?.set(text, checked);
+          } else {
+            noteQuery(res, checked.query);
+          }
+          if (checked.warning !== null) res.setHeader(WARNING_HEADER, checked.warning);
+          const known = checked;
+          const input = {
+            params: req.params as never,
+            query: () => {
+              if (!op.query) return undefined as never;
+              // A query that fails its check is checked again each time: only a valid one is kept.
+              known.input ??= { value: Object.freeze(parseInput(op.query, known.query, 'query')) };
+              return known.input.value as never;
+            },
+            body: () => {
+              const spec = op.body;
+              if (!spec) return undefined as never;
+              if (req.body === undefined && spec.required) throw missingBody(spec.example);
+              return parseInput(spec.schema, req.body, 'body') as never;
+            },
+          };
+          return handler(input, req, res);
+        },
+        { operation: op as unknown as Operation },
+      ) satisfies OperationHandler;
       // The route's own checks (`before`) answer under its label too; without them, run sets it.
       const label: RequestHandler = (_req, res, next) => {
         setRouteLabel(res, pattern);
@@ -265,7 +307,11 @@ export function operationRouter(mount: string): OperationRouter {
         res.setHeader('Cache-Control', 'no-store');
         next();
       };
-      const handlers = [...(op.secrets === undefined ? [] : [noStore]), ...(before.length > 0 ? [label, ...before] : []), run];
+      const handlers = [
+        ...(op.secrets === undefined ? [] : [noStore]),
+        ...(before.length > 0 ? [label, ...before] : []),
+        run,
+      ];
       // What router[op.method](path, ...handlers) does, keeping Express's Route for the route table.
       const route = router.route(path);
       route[op.method](...handlers);
@@ -274,7 +320,12 @@ export function operationRouter(mount: string): OperationRouter {
     },
     done() {
       const order = ['GET', 'POST', 'PUT', 'DELETE'];
-      for (const [path, methods] of methodsByPath) allowOnly(router, path, [...methods].sort((a, b) => order.indexOf(a) - order.indexOf(b)));
+      for (const [path, methods] of methodsByPath)
+        allowOnly(
+          router,
+          path,
+          [...methods].sort((a, b) => order.indexOf(a) - order.indexOf(b)),
+        );
       noteTableRoutes(router, routes);
       return router;
     },

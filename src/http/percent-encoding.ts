@@ -25,10 +25,14 @@ export function findPercentEncodingProblem(text: string): PercentEncodingProblem
   for (let i = text.indexOf('%'); i >= 0; i = text.indexOf('%', i + 1)) {
     ESCAPE.lastIndex = i;
     if (!ESCAPE.test(text)) {
-      return { index: i, sequence: text.slice(i, i + 3).replace(/^(%[^%]*).*$/s, '$1'), rule: 'is not a %XX escape (a "%" starts two hexadecimal digits; write a literal "%" as "%25")' };
+      return {
+        index: i,
+        sequence: text.slice(i, i + 3).replace(/^(%[^%]*).*$/s, '$1'),
+        rule: 'is not a %XX escape (a "%" starts two hexadecimal digits; write a literal "%" as "%25")',
+      };
     }
   }
-  for (let i = text.indexOf('%'); i >= 0; ) {
+  for (let i = text.indexOf('%'); i >= 0;) {
     let end = i;
     const bytes: number[] = [];
     while (text[end] === '%') {
@@ -38,17 +42,31 @@ export function findPercentEncodingProblem(text: string): PercentEncodingProblem
     try {
       UTF8.decode(Uint8Array.from(bytes));
     } catch {
-      return { index: i, sequence: text.slice(i, end), rule: 'is not UTF-8 (percent-encode the UTF-8 bytes of each character)' };
+      return {
+        index: i,
+        sequence: text.slice(i, end),
+        rule: 'is not UTF-8 (percent-encode the UTF-8 bytes of each character)',
+      };
     }
     i = text.indexOf('%', end);
   }
   return null;
 }
 
-const invalidEncoding = (where: string, problem: PercentEncodingProblem, position: string, parameter?: string): AppError =>
-  new AppError(400, 'invalid_percent_encoding', `${where} is not valid percent-encoding: ${JSON.stringify(problem.sequence)} at character ${position} ${problem.rule}`, {
-    ...(parameter === undefined ? {} : { details: { parameter } }),
-  });
+const invalidEncoding = (
+  where: string,
+  problem: PercentEncodingProblem,
+  position: string,
+  parameter?: string,
+): AppError =>
+  new AppError(
+    400,
+    'invalid_percent_encoding',
+    `${where} is not valid percent-encoding: ${JSON.stringify(problem.sequence)} at character ${position} ${problem.rule}`,
+    {
+      ...(parameter === undefined ? {} : { details: { parameter } }),
+    },
+  );
 
 function queryProblem(query: string): AppError | null {
   let offset = 0;
@@ -98,7 +116,8 @@ export function fromParameterDecoding(error: unknown): AppError | null {
   if (!(error instanceof URIError) || (error as URIError & { status?: number }).status !== 400) return null;
   const segment = /'(.*)'$/s.exec(error.message)?.[1];
   const problem = segment === undefined ? null : findPercentEncodingProblem(segment);
-  if (segment === undefined || !problem) return new AppError(400, 'invalid_percent_encoding', 'The path is not valid percent-encoding');
+  if (segment === undefined || !problem)
+    return new AppError(400, 'invalid_percent_encoding', 'The path is not valid percent-encoding');
   return new AppError(
     400,
     'invalid_percent_encoding',

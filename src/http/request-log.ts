@@ -7,7 +7,8 @@ import { afterResponse } from './after-response.js';
 import { maybeAuthOf } from './request-context.js';
 
 // A confirmation token in a URL is a credential: it never reaches the log.
-const redactUrl = (url: string): string => (url.includes('confirmationToken') ? url.replace(/(confirmationToken=?)[^&]*/g, '$1[redacted]') : url);
+const redactUrl = (url: string): string =>
+  url.includes('confirmationToken') ? url.replace(/(confirmationToken=?)[^&]*/g, '$1[redacted]') : url;
 
 /**
  * One log line per request: method, URL, status, duration and the account, written by pino

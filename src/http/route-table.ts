@@ -40,7 +40,8 @@ function decodeParam(value: string): string {
   try {
     return decodeURIComponent(value);
   } catch (error) {
-    if (error instanceof URIError) Object.assign(error, { message: `Failed to decode param '${value}'`, status: 400, statusCode: 400 });
+    if (error instanceof URIError)
+      Object.assign(error, { message: `Failed to decode param '${value}'`, status: 400, statusCode: 400 });
     throw error;
   }
 }
@@ -62,7 +63,12 @@ function decodeParam(value: string): string {
  * The handlers never call next('route') or next('router'), and a route's last handler answers:
  * calling next() past it leaves the request to the app's later layers, as an error does.
  */
-export function routeTable(options: { mount: string; prelude: readonly RequestHandler[]; chain: readonly RequestHandler[]; routers: readonly Router[] }): RequestHandler {
+export function routeTable(options: {
+  mount: string;
+  prelude: readonly RequestHandler[];
+  chain: readonly RequestHandler[];
+  routers: readonly Router[];
+}): RequestHandler {
   const { mount, prelude, chain } = options;
   const entries: Entry[] = [];
   options.routers.forEach((router, index) => {
@@ -75,10 +81,18 @@ export function routeTable(options: { mount: string; prelude: readonly RequestHa
       const parts = path.split('/').slice(1);
       const segments = parts.map((s) => (s.startsWith(':') ? null : s));
       const names = parts.flatMap((s) => (s.startsWith(':') ? [s.slice(1)] : []));
-      entries.push({ method: optionalSlash ? '' : r.method, segments, names, router: index, route: r.route, steps: [...prelude, ...chain, ...r.handlers] });
+      entries.push({
+        method: optionalSlash ? '' : r.method,
+        segments,
+        names,
+        router: index,
+        route: r.route,
+        steps: [...prelude, ...chain, ...r.handlers],
+      });
     }
   });
-  for (const step of [...prelude, ...chain]) if (step.length > 3) throw new Error('routeTable: error handlers cannot be steps');
+  for (const step of [...prelude, ...chain])
+    if (step.length > 3) throw new Error('routeTable: error handlers cannot be steps');
   const mountAt = prelude.length;
   const routeAt = prelude.length + chain.length;
   const prefix = `${mount}/`;
@@ -135,7 +149,9 @@ export function routeTable(options: { mount: string; prelude: readonly RequestHa
       if (index === routeAt) {
         const routeParams = noParams();
         try {
-          entry.names.forEach((name, i) => (routeParams[name] = decodeParam(present(values[i], `the value of :${name}`))));
+          entry.names.forEach(
+            (name, i) => (routeParams[name] = decodeParam(present(values[i], `the value of :${name}`))),
+          );
         } catch (decoding) {
           leave(decoding);
           return;
@@ -175,7 +191,11 @@ function matchSegments(segments: readonly (string | null)[], parts: readonly str
 function run(handler: RequestHandler, req: Request, res: Response, next: NextFunction): void {
   try {
     const result: unknown = handler(req, res, next);
-    if (result !== null && (typeof result === 'object' || typeof result === 'function') && typeof (result as { then?: unknown }).then === 'function') {
+    if (
+      result !== null &&
+      (typeof result === 'object' || typeof result === 'function') &&
+      typeof (result as { then?: unknown }).then === 'function'
+    ) {
       (result as Promise<unknown>).then(undefined, (error: unknown) => next(error || new Error('Rejected promise')));
     }
   } catch (error) {

@@ -6,9 +6,14 @@ import { AppError, invalidParameter } from '../core/errors.js';
 export function allowOnly(router: Router, path: string, methods: string[]): void {
   const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
   const handler: RequestHandler = (req) => {
-    throw new AppError(405, 'method_not_allowed', `${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${allow}`, {
-      headers: { Allow: allow },
-    });
+    throw new AppError(
+      405,
+      'method_not_allowed',
+      `${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${allow}`,
+      {
+        headers: { Allow: allow },
+      },
+    );
   };
   router.all(path, handler);
 }

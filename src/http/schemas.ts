@@ -8,9 +8,16 @@ import { z } from 'zod';
 /** The error body of /v1 and /sandbox (shaped in http/error-handler.ts). */
 export const ErrorBody = z
   .strictObject({
-    error: z.string().meta({ description: 'A stable snake_case code to branch on, e.g. invalid_parameter, not_found, missing_credentials.' }),
-    message: z.string().meta({ description: 'A sentence for people: what is wrong, naming the parameter and the rule, and how to fix it.' }),
-    parameter: z.string().optional().meta({ description: 'The input at fault, when one is: a query parameter, a body field (dotted for nested ones) or "body".' }),
+    error: z.string().meta({
+      description: 'A stable snake_case code to branch on, e.g. invalid_parameter, not_found, missing_credentials.',
+    }),
+    message: z.string().meta({
+      description: 'A sentence for people: what is wrong, naming the parameter and the rule, and how to fix it.',
+    }),
+    parameter: z.string().optional().meta({
+      description:
+        'The input at fault, when one is: a query parameter, a body field (dotted for nested ones) or "body".',
+    }),
     problems: z
       .array(z.strictObject({ parameter: z.string(), message: z.string() }))
       .optional()
@@ -21,14 +28,20 @@ export const ErrorBody = z
 /** RFC 6749 section 5.2: the error body of the token endpoint. */
 export const OAuthErrorBody = z
   .strictObject({
-    error: z.string().meta({ description: 'The RFC 6749 code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, or temporarily_unavailable (too many failures).' }),
+    error: z.string().meta({
+      description:
+        'The RFC 6749 code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, or temporarily_unavailable (too many failures).',
+    }),
     error_description: z.string().meta({ description: 'What is wrong and how to fix it.' }),
   })
   .meta({ description: 'RFC 6749 section 5.2 error of the token endpoint.' });
 
 /** A query parameter given at most once, as text; `name` is used in the message for a repeated one. */
 export const queryText = (name: string) =>
-  z.string({ error: (issue) => (issue.input === undefined ? `${name} is required` : `${name} must be given once, as a single value`) });
+  z.string({
+    error: (issue) =>
+      issue.input === undefined ? `${name} is required` : `${name} must be given once, as a single value`,
+  });
 
 export const MAX_PER_PAGE = 100;
 
@@ -38,7 +51,10 @@ const WHOLE_NUMBER = /^\d+$/;
 export const pageParam = queryText('page')
   .superRefine((text, ctx) => {
     if (!WHOLE_NUMBER.test(text) || Number(text) < 1) {
-      ctx.addIssue({ code: 'custom', message: `page must be a whole number of 1 or more (pages are 1-based; the first page is page=1); got ${JSON.stringify(text)}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `page must be a whole number of 1 or more (pages are 1-based; the first page is page=1); got ${JSON.stringify(text)}`,
+      });
     }
   })
   .transform(Number)
@@ -49,11 +65,20 @@ export const perPageParam = (defaultPerPage: number) =>
   queryText('perPage')
     .superRefine((text, ctx) => {
       if (!WHOLE_NUMBER.test(text) || Number(text) < 1 || Number(text) > MAX_PER_PAGE) {
-        ctx.addIssue({ code: 'custom', message: `perPage must be a whole number from 1 to ${MAX_PER_PAGE}; got ${JSON.stringify(text)}` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `perPage must be a whole number from 1 to ${MAX_PER_PAGE}; got ${JSON.stringify(text)}`,
+        });
       }
     })
     .transform(Number)
-    .meta({ type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: defaultPerPage, description: `Items per page, at most ${MAX_PER_PAGE} (default ${defaultPerPage}).` });
+    .meta({
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_PER_PAGE,
+      default: defaultPerPage,
+      description: `Items per page, at most ${MAX_PER_PAGE} (default ${defaultPerPage}).`,
+    });
 
 /** The paging parameters of a list whose default perPage is `defaultPerPage`. */
 export const pagingQuery = (defaultPerPage: number) => ({
@@ -67,7 +92,10 @@ export const pageEnvelope = <K extends string, T extends z.ZodType>(key: K, item
     page: z.int().min(1).meta({ description: 'This page, 1-based.' }),
     perPage: z.int().min(1).max(MAX_PER_PAGE).meta({ description: 'Items per page.' }),
     // Production documents pageCount as a string but sends a number everywhere; so do we.
-    pageCount: z.int().min(0).meta({ description: 'Number of pages (0 for an empty list). Documented by production as a string; sent as a number, as production does.' }),
+    pageCount: z.int().min(0).meta({
+      description:
+        'Number of pages (0 for an empty list). Documented by production as a string; sent as a number, as production does.',
+    }),
     total: z.int().min(0).meta({ description: 'Number of items over all pages.' }),
     ...({ [key]: z.array(item) } as Record<K, z.ZodArray<T>>),
   });
@@ -80,7 +108,10 @@ export const isoInstant = z.string().meta({ format: 'date-time', examples: ['202
  * (an array, a string, null), `unknownKeys` the one for fields it does not take (the first
  * unknown field is the error's `parameter`).
  */
-export const jsonObject = <S extends z.ZodRawShape>(shape: S, messages: { notObject: string; unknownKeys: (keys: readonly string[]) => string }) =>
+export const jsonObject = <S extends z.ZodRawShape>(
+  shape: S,
+  messages: { notObject: string; unknownKeys: (keys: readonly string[]) => string },
+) =>
   z.strictObject(shape, {
     // Every issue raised here, a refinement's included, whatever the map's type says.
     error: (issue: z.core.$ZodRawIssue) => {
@@ -95,15 +126,17 @@ export const quotedList = (keys: readonly string[]): string => keys.map((k) => J
 
 /** A body that must be empty: nothing, or {}. */
 export const noBody = (what: string) =>
-  z.unknown().superRefine((body, ctx) => {
-    if (body !== undefined && (typeof body !== 'object' || body === null || Object.keys(body).length > 0)) {
-      ctx.addIssue({ code: 'custom', message: `${what} takes no body; send an empty request` });
-    }
-  })
-  .meta({ type: 'object', maxProperties: 0, description: 'No body, or an empty object.' });
-
+  z
+    .unknown()
+    .superRefine((body, ctx) => {
+      if (body !== undefined && (typeof body !== 'object' || body === null || Object.keys(body).length > 0)) {
+        ctx.addIssue({ code: 'custom', message: `${what} takes no body; send an empty request` });
+      }
+    })
+    .meta({ type: 'object', maxProperties: 0, description: 'No body, or an empty object.' });
 
 /** For a refinement about which fields a body has: run it even when a field is wrong, but only on an object. */
 export const onAnyObject = {
-  when: (payload: { value: unknown }): boolean => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
+  when: (payload: { value: unknown }): boolean =>
+    typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
 };

@@ -1,10 +1,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-
-
 /** TLS: off, a certificate generated at start-up, or given files. */
-export type TlsConfig = { mode: 'off' } | { mode: 'self-signed' } | { mode: 'files'; certFile: string; keyFile: string };
+export type TlsConfig =
+  { mode: 'off' } | { mode: 'self-signed' } | { mode: 'files'; certFile: string; keyFile: string };
 
 export interface TlsMaterial {
   cert: string;
@@ -23,7 +22,11 @@ const DAY_MS = 86_400_000;
 export async function loadTls(tls: TlsConfig, certDir: string, now: Date): Promise<TlsMaterial | null> {
   if (tls.mode === 'off') return null;
   if (tls.mode === 'files') {
-    return { cert: await readFile(tls.certFile, 'utf8'), key: await readFile(tls.keyFile, 'utf8'), certFile: resolve(tls.certFile) };
+    return {
+      cert: await readFile(tls.certFile, 'utf8'),
+      key: await readFile(tls.keyFile, 'utf8'),
+      certFile: resolve(tls.certFile),
+    };
   }
   // Loaded only when TLS is on: it takes a tenth of a second to import.
   const { generate } = await import('selfsigned');
@@ -36,7 +39,14 @@ export async function loadTls(tls: TlsConfig, certDir: string, now: Date): Promi
       { name: 'basicConstraints', cA: true },
       { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
     ],
   });
   await mkdir(certDir, { recursive: true });

@@ -46,19 +46,29 @@ export function readBearerCredential(header: string | undefined, expected: strin
   const plain = header === undefined ? undefined : PLAIN_BEARER.exec(header)?.[1];
   if (plain !== undefined) return plain;
   if (header === undefined) throw missingCredentials(`The Authorization header is missing; send "${expected}"`);
-  const words = header.trim().split(/\s+/).filter((w) => w !== '');
+  const words = header
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   const [scheme, credential, ...rest] = words;
   if (scheme === undefined) throw missingCredentials(`The Authorization header is empty; send "${expected}"`);
   if (scheme.toLowerCase() !== 'bearer') {
     if (credential === undefined) {
-      throw missingCredentials(`The Authorization header has a value but no scheme; put "Bearer " before it: "${expected}" (the value is not repeated here)`);
+      throw missingCredentials(
+        `The Authorization header has a value but no scheme; put "Bearer " before it: "${expected}" (the value is not repeated here)`,
+      );
     }
     const named = SCHEME_NAME.test(scheme) ? `the ${scheme} scheme` : 'a scheme other than Bearer';
-    throw missingCredentials(`The Authorization header uses ${named}; this call takes the Bearer scheme: "${expected}"`);
+    throw missingCredentials(
+      `The Authorization header uses ${named}; this call takes the Bearer scheme: "${expected}"`,
+    );
   }
-  if (credential === undefined) throw missingCredentials(`The Authorization header has the Bearer scheme but no key; send "${expected}"`);
+  if (credential === undefined)
+    throw missingCredentials(`The Authorization header has the Bearer scheme but no key; send "${expected}"`);
   if (rest.length > 0) {
-    throw missingCredentials(`The Authorization header has ${rest.length + 1} words after Bearer; the credential is one word with no spaces: "${expected}"`);
+    throw missingCredentials(
+      `The Authorization header has ${rest.length + 1} words after Bearer; the credential is one word with no spaces: "${expected}"`,
+    );
   }
   return credential;
 }

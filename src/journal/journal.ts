@@ -56,7 +56,11 @@ export function keptQuery(query: Readonly<Record<string, unknown>>): Record<stri
   let size = 2;
   const valueLimit = JOURNAL_QUERY_LIMIT / 10;
   const shorten = (value: unknown): unknown =>
-    typeof value === 'string' ? cut(value, valueLimit) : Array.isArray(value) ? value.map(shorten) : cut(jsonOrEmpty(value), valueLimit);
+    typeof value === 'string'
+      ? cut(value, valueLimit)
+      : Array.isArray(value)
+        ? value.map(shorten)
+        : cut(jsonOrEmpty(value), valueLimit);
   for (const [name, value] of Object.entries(query)) {
     const key = cut(name, valueLimit);
     const shown = shorten(value);
@@ -109,7 +113,13 @@ export function recordInJournal(deps: JournalDeps): RequestHandler {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const subject = journalSubjectOf(res);
       // Reading the journal, and the plumbing of `water-sandbox listen` (a reply per webhook), stay out of it.
-      if (!subject || subject.internal || (req.method === 'GET' && path.startsWith('/sandbox/requests')) || path.startsWith('/sandbox/relays')) return;
+      if (
+        !subject ||
+        subject.internal ||
+        (req.method === 'GET' && path.startsWith('/sandbox/requests')) ||
+        path.startsWith('/sandbox/relays')
+      )
+        return;
       // Noted for answers of 400 or more only (noteErrorBodies).
       const body = (res as WithErrorBody)[ERROR_BODY];
       const atMs = deps.clock.now().getTime();

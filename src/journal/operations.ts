@@ -8,16 +8,25 @@ export const JournalQuery = z.object({
   limit: queryText('limit')
     .superRefine((text, ctx) => {
       const limit = Number(text);
-      if (!Number.isInteger(limit) || limit < 1 || limit > JOURNAL_LIMIT) ctx.addIssue({ code: 'custom', message: `limit must be a whole number from 1 to ${JOURNAL_LIMIT}` });
+      if (!Number.isInteger(limit) || limit < 1 || limit > JOURNAL_LIMIT)
+        ctx.addIssue({ code: 'custom', message: `limit must be a whole number from 1 to ${JOURNAL_LIMIT}` });
     })
     .transform(Number)
     .optional()
-    .meta({ type: 'integer', minimum: 1, maximum: JOURNAL_LIMIT, default: JOURNAL_LIMIT, description: 'At most this many entries.' }),
+    .meta({
+      type: 'integer',
+      minimum: 1,
+      maximum: JOURNAL_LIMIT,
+      default: JOURNAL_LIMIT,
+      description: 'At most this many entries.',
+    }),
   method: queryText('method')
     .transform((text) => text.toUpperCase())
     .optional()
     .meta({ description: 'Only this method (any case).', examples: ['GET'] }),
-  path: queryText('path').optional().meta({ description: 'Only paths starting with this.', examples: ['/v1/locations'] }),
+  path: queryText('path')
+    .optional()
+    .meta({ description: 'Only paths starting with this.', examples: ['/v1/locations'] }),
   status: queryText('status')
     .regex(/^[1-5]\d\d$/, 'status must be an HTTP status code such as 404')
     .transform(Number)
@@ -33,27 +42,30 @@ export const JournalEntry = z
     status: z.int(),
     time: isoInstant.meta({ description: 'When, on the account clock.' }),
     durationMs: z.number().min(0),
-    auth: z
-      .enum(['api_key', 'access_token', 'client'])
-      .meta({ description: 'How the call identified itself: the API key, an access token (also one refused as expired), or an OAuth client at /oauth2/token.' }),
-    errorBody: z
-      .string()
-      .nullable()
-      .meta({ description: 'For an answer of 400 or more, the first 1,000 characters of its body (the error the app got); null otherwise.' }),
+    auth: z.enum(['api_key', 'access_token', 'client']).meta({
+      description:
+        'How the call identified itself: the API key, an access token (also one refused as expired), or an OAuth client at /oauth2/token.',
+    }),
+    errorBody: z.string().nullable().meta({
+      description:
+        'For an answer of 400 or more, the first 1,000 characters of its body (the error the app got); null otherwise.',
+    }),
   })
   .meta({ description: 'One API request of the account.' });
 
-export const JournalList = z.strictObject({ requests: z.array(JournalEntry) }).meta({ description: 'The account\'s recent requests, newest first.' });
+export const JournalList = z
+  .strictObject({ requests: z.array(JournalEntry) })
+  .meta({ description: "The account's recent requests, newest first." });
 
 export const listRequestsOp = operation({
   operationId: 'listRequests',
   secrets: 'the queries received (a confirmation token among them)',
   method: 'get',
   path: '/sandbox/requests',
-  summary: 'The account\'s recent API requests',
+  summary: "The account's recent API requests",
   description:
     `The journal keeps the account's last ${JOURNAL_LIMIT} requests made with its credentials, newest first: /v1 and /sandbox calls (not this call, not the dashboard's polling), ` +
-    '/v1 calls with one of its access tokens that had expired, and token requests (/oauth2/token) for its users\' grants.',
+    "/v1 calls with one of its access tokens that had expired, and token requests (/oauth2/token) for its users' grants.",
   tags: ['Sandbox: journal'],
   guard: 'account',
   query: JournalQuery,

@@ -14,10 +14,24 @@ export function journalRouter(deps: { store: Store }): Router {
     const { limit = JOURNAL_LIMIT, method, path: pathPrefix, status } = query();
     // Filters apply to the bounded journal, newest first; `limit` caps the answer.
     const requests = (await deps.store.journal.list(accountId, JOURNAL_LIMIT))
-      .filter((e) => (method === undefined || e.method === method) && (pathPrefix === undefined || e.path.startsWith(pathPrefix)) && (status === undefined || e.status === status))
+      .filter(
+        (e) =>
+          (method === undefined || e.method === method) &&
+          (pathPrefix === undefined || e.path.startsWith(pathPrefix)) &&
+          (status === undefined || e.status === status),
+      )
       .slice(0, limit)
       // errorBody: null for answers below 400, so every entry has the same keys.
-      .map((e) => ({ method: e.method, path: e.path, query: e.query, status: e.status, time: e.time, durationMs: e.durationMs, auth: e.auth, errorBody: e.errorBody ?? null }));
+      .map((e) => ({
+        method: e.method,
+        path: e.path,
+        query: e.query,
+        status: e.status,
+        time: e.time,
+        durationMs: e.durationMs,
+        auth: e.auth,
+        errorBody: e.errorBody ?? null,
+      }));
     res.json({ requests });
   });
 

@@ -15,7 +15,11 @@ export interface LiveStreamLimits {
   maxBufferedBytes: number;
 }
 
-export const DEFAULT_LIVE_LIMITS: LiveStreamLimits = { perAccount: 20, heartbeatMs: 15_000, maxBufferedBytes: 1024 * 1024 };
+export const DEFAULT_LIVE_LIMITS: LiveStreamLimits = {
+  perAccount: 20,
+  heartbeatMs: 15_000,
+  maxBufferedBytes: 1024 * 1024,
+};
 
 /** How long a browser waits before reconnecting a stream that broke (the `retry:` field). */
 const RECONNECT_MS = 3000;
@@ -65,7 +69,10 @@ export class LiveStreams {
   async open(accountId: string, res: ServerResponse, options: OpenStreamOptions = {}): Promise<void> {
     const cap = this.limits.perAccount;
     if (this.count(accountId) >= cap) {
-      throw capReached('MAX_OPEN_STREAMS', `This account has ${cap} dashboard streams open on this sandbox, the most it allows (MAX_OPEN_STREAMS=${cap}); close a dashboard tab first`);
+      throw capReached(
+        'MAX_OPEN_STREAMS',
+        `This account has ${cap} dashboard streams open on this sandbox, the most it allows (MAX_OPEN_STREAMS=${cap}); close a dashboard tab first`,
+      );
     }
     const giveBack = this.#slots.take();
     let unsubscribe: (() => Promise<void>) | null = null;
@@ -84,7 +91,13 @@ export class LiveStreams {
       maxBufferedBytes: this.limits.maxBufferedBytes,
       headers: { 'Cache-Control': 'no-store', Connection: 'keep-alive' },
       onClose: forget,
-      onStalled: (bufferedBytes) => this.deps.logger?.warn('event stream closed: its client does not read', { stream: 'dashboard', accountId, bufferedBytes, limit: 'STREAM_BUFFER_LIMIT' }),
+      onStalled: (bufferedBytes) =>
+        this.deps.logger?.warn('event stream closed: its client does not read', {
+          stream: 'dashboard',
+          accountId,
+          bufferedBytes,
+          limit: 'STREAM_BUFFER_LIMIT',
+        }),
     });
     const end = (): void => stream.end();
     const send = (message: unknown): void => void stream.write(`id: ${nextId++}\ndata: ${JSON.stringify(message)}\n\n`);

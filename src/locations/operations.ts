@@ -19,18 +19,40 @@ const exampleLocation = {
   subscriptionIds: [],
 };
 
-export const LocationList = pageEnvelope('locations', Location).meta({ description: 'A page of the account\'s locations.' });
+export const LocationList = pageEnvelope('locations', Location).meta({
+  description: "A page of the account's locations.",
+});
 
 export const listLocationsOp = operation({
   operationId: 'listLocations',
   method: 'get',
   path: '/v1/locations',
-  summary: 'The account\'s locations',
+  summary: "The account's locations",
   tags,
   guard: 'account',
   query: z.object(pagingQuery(DEFAULT_LOCATIONS_PER_PAGE)),
   responses: {
-    200: { description: 'A page of locations.', schema: LocationList, example: { page: 1, perPage: 50, pageCount: 1, total: 2, locations: [exampleLocation, { ...exampleLocation, locationId: 'ed22d088-2285-45a2-b37d-5419dc8232ea', name: 'Lakeside Cabin', devices: [{ deviceId: 'eb22745a-94ee-4d5d-96a3-42216e34d97e', type: 'monitor', connected: true, calibrated: true }] }] } },
+    200: {
+      description: 'A page of locations.',
+      schema: LocationList,
+      example: {
+        page: 1,
+        perPage: 50,
+        pageCount: 1,
+        total: 2,
+        locations: [
+          exampleLocation,
+          {
+            ...exampleLocation,
+            locationId: 'ed22d088-2285-45a2-b37d-5419dc8232ea',
+            name: 'Lakeside Cabin',
+            devices: [
+              { deviceId: 'eb22745a-94ee-4d5d-96a3-42216e34d97e', type: 'monitor', connected: true, calibrated: true },
+            ],
+          },
+        ],
+      },
+    },
   },
   errors: { 400: 'invalid_parameter: page or perPage is not valid (page 1 or more, perPage 1 to 100).' },
 });
@@ -43,7 +65,7 @@ export const getLocationOp = operation({
   tags,
   guard: 'account',
   responses: { 200: { description: 'The location.', schema: Location, example: exampleLocation } },
-  errors: { 404: 'not_found: no such location in this account (another account\'s id and a malformed id are 404 too).' },
+  errors: { 404: "not_found: no such location in this account (another account's id and a malformed id are 404 too)." },
 });
 
 export const updateLocationOp = operation({
@@ -51,11 +73,14 @@ export const updateLocationOp = operation({
   method: 'put',
   path: '/v1/locations/{locationId}',
   summary: 'Set home or away',
-  description: 'Only homeAway is writable; any other field is a 400 naming it. In away mode any flow raises the awayLeak alert.',
+  description:
+    'Only homeAway is writable; any other field is a 400 naming it. In away mode any flow raises the awayLeak alert.',
   tags,
   guard: 'account',
   body: { schema: LocationUpdate, required: true, example: { homeAway: 'away' } },
-  responses: { 200: { description: 'The updated location.', schema: Location, example: { ...exampleLocation, homeAway: 'away' } } },
+  responses: {
+    200: { description: 'The updated location.', schema: Location, example: { ...exampleLocation, homeAway: 'away' } },
+  },
   errors: {
     400: 'invalid_parameter: the body is not {"homeAway": "home" | "away"}.',
     404: 'not_found: no such location in this account.',

@@ -19,7 +19,13 @@ export function locationsRouter(deps: LocationsDeps): Router {
   api.handle(listLocationsOp, ({ query }, _req, res) => {
     const { doc } = authOf(res);
     const { page = 1, perPage = DEFAULT_LOCATIONS_PER_PAGE } = query();
-    res.json(pageOf('locations', doc.locations.map((l) => presentLocation(doc, l)), { page, perPage }));
+    res.json(
+      pageOf(
+        'locations',
+        doc.locations.map((l) => presentLocation(doc, l)),
+        { page, perPage },
+      ),
+    );
   });
 
   api.handle(getLocationOp, ({ params }, _req, res) => {

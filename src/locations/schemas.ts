@@ -10,7 +10,7 @@ export const Device = z
     connected: z.boolean(),
     calibrated: z.boolean(),
   })
-  .meta({ description: 'A water monitor at a location: production\'s Device, exactly its keys.' });
+  .meta({ description: "A water monitor at a location: production's Device, exactly its keys." });
 
 export const HomeAway = z.enum(['home', 'away']);
 
@@ -24,7 +24,7 @@ export const Location = z
     alerts: z.array(PublicAlert).meta({ description: 'The alerts active now.' }),
     subscriptionIds: z.array(z.string()).meta({ description: 'Ids of the subscriptions of this location.' }),
   })
-  .meta({ description: 'A location (home) of the account: production\'s Location, exactly its keys.' });
+  .meta({ description: "A location (home) of the account: production's Location, exactly its keys." });
 
 export type PublicLocation = z.output<typeof Location>;
 
@@ -34,7 +34,10 @@ const HOME_AWAY_RULE = 'homeAway is required and must be "home" or "away"';
 export const LocationUpdate = jsonObject(
   {
     homeAway: z.enum(['home', 'away'], {
-      error: (issue) => (issue.input === undefined ? HOME_AWAY_RULE : `homeAway must be "home" or "away"; got ${JSON.stringify(issue.input)}`),
+      error: (issue) =>
+        issue.input === undefined
+          ? HOME_AWAY_RULE
+          : `homeAway must be "home" or "away"; got ${JSON.stringify(issue.input)}`,
     }),
   },
   {
@@ -42,4 +45,3 @@ export const LocationUpdate = jsonObject(
     unknownKeys: (keys) => `Only homeAway can be changed on a location; remove ${quotedList(keys)}`,
   },
 );
-

@@ -1,7 +1,13 @@
 import { html } from '../http/html.js';
 
 /** The files of swagger-ui-dist that /docs serves, under /docs/assets/. */
-export const DOCS_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'oauth2-redirect.html', 'oauth2-redirect.js', 'favicon-32x32.png'] as const;
+export const DOCS_ASSETS = [
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'oauth2-redirect.html',
+  'oauth2-redirect.js',
+  'favicon-32x32.png',
+] as const;
 
 /**
  * Only this sandbox's own files run and load: no CDN, so /docs works offline. Swagger UI sets

@@ -9,26 +9,72 @@ type Json = Record<string, unknown>;
 
 /** The path parameters of the API: what they are and a value that works on the demo data. */
 const PATH_PARAMETERS: Readonly<Record<string, { description: string; example: string }>> = {
-  locationId: { description: 'A location of the account (GET /v1/locations lists them); another account\'s or a malformed id is 404.', example: DEMO.locationId },
-  subscriptionId: { description: 'A subscription of the account (GET /v1/subscriptions lists them).', example: DEMO.subscriptionId },
-  alertId: { description: 'An alert of the location (the alertId of POST /sandbox/locations/{locationId}/alerts).', example: DEMO.alertId },
-  deliveryId: { description: 'A delivery of the account (GET /sandbox/deliveries lists them).', example: DEMO.deliveryId },
-  runId: { description: 'A scenario run of the account (POST /sandbox/scenarios/{name}/runs answers it).', example: DEMO.runId },
+  locationId: {
+    description:
+      "A location of the account (GET /v1/locations lists them); another account's or a malformed id is 404.",
+    example: DEMO.locationId,
+  },
+  subscriptionId: {
+    description: 'A subscription of the account (GET /v1/subscriptions lists them).',
+    example: DEMO.subscriptionId,
+  },
+  alertId: {
+    description: 'An alert of the location (the alertId of POST /sandbox/locations/{locationId}/alerts).',
+    example: DEMO.alertId,
+  },
+  deliveryId: {
+    description: 'A delivery of the account (GET /sandbox/deliveries lists them).',
+    example: DEMO.deliveryId,
+  },
+  runId: {
+    description: 'A scenario run of the account (POST /sandbox/scenarios/{name}/runs answers it).',
+    example: DEMO.runId,
+  },
   name: { description: 'A scenario name (GET /sandbox/scenarios lists them).', example: DEMO.scenario },
   // Relay ids carry a part derived from a secret of the sandbox, so no example works everywhere.
-  relayId: { description: 'A relay of the account (POST /sandbox/relays answers it).', example: 'default.rFiRLiN7T-qNayxkSV2fFb' },
-  requestId: { description: 'A request the relay\'s stream sent (its requestId).', example: '3f2b9c1e-8d4a-4b6e-9f0a-2c5d7e8b1a64' },
-  clientId: { description: 'An OAuth client the account registered (GET /sandbox/oauth-clients lists them).', example: 'my-client' },
+  relayId: {
+    description: 'A relay of the account (POST /sandbox/relays answers it).',
+    example: 'default.rFiRLiN7T-qNayxkSV2fFb',
+  },
+  requestId: {
+    description: "A request the relay's stream sent (its requestId).",
+    example: '3f2b9c1e-8d4a-4b6e-9f0a-2c5d7e8b1a64',
+  },
+  clientId: {
+    description: 'An OAuth client the account registered (GET /sandbox/oauth-clients lists them).',
+    example: 'my-client',
+  },
 };
 
 const TAGS = [
-  { name: 'Locations', description: 'Production\'s /v1 API: the account\'s homes and their devices.' },
-  { name: 'Subscriptions', description: 'Production\'s /v1 API: webhook subscriptions and their confirmation handshake.' },
-  { name: 'Readings', description: 'Production\'s /v1 API: water usage.' },
-  { name: 'Authorization host', description: 'Production\'s auth host (auth.streamlabswater.com), served on the same port: OAuth 2.0 authorization code with a real sign-in form.' },
-  ...['accounts', 'journal', 'faults', 'subscriptions', 'OAuth clients', 'alerts', 'deliveries', 'clock', 'scenarios', 'readiness', 'relays', 'service'].map((name) => ({
+  { name: 'Locations', description: "Production's /v1 API: the account's homes and their devices." },
+  {
+    name: 'Subscriptions',
+    description: "Production's /v1 API: webhook subscriptions and their confirmation handshake.",
+  },
+  { name: 'Readings', description: "Production's /v1 API: water usage." },
+  {
+    name: 'Authorization host',
+    description:
+      "Production's auth host (auth.streamlabswater.com), served on the same port: OAuth 2.0 authorization code with a real sign-in form.",
+  },
+  ...[
+    'accounts',
+    'journal',
+    'faults',
+    'subscriptions',
+    'OAuth clients',
+    'alerts',
+    'deliveries',
+    'clock',
+    'scenarios',
+    'readiness',
+    'relays',
+    'service',
+  ].map((name) => ({
     name: `Sandbox: ${name}`,
-    description: 'SANDBOX: not in production. Controls of the sandbox, authorized like /v1 (the account\'s API key or access token) unless said otherwise.',
+    description:
+      "SANDBOX: not in production. Controls of the sandbox, authorized like /v1 (the account's API key or access token) unless said otherwise.",
   })),
 ];
 
@@ -45,13 +91,22 @@ function clean(schema: Json): Json {
   const copy: Json = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$schema' || key === '$id') continue;
-    if ((key === 'minimum' && value === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && value === Number.MAX_SAFE_INTEGER)) continue;
-    copy[key] = Array.isArray(value) ? value.map((v: unknown) => (isObject(v) ? clean(v) : v)) : isObject(value) ? clean(value) : value;
+    if (
+      (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) ||
+      (key === 'maximum' && value === Number.MAX_SAFE_INTEGER)
+    )
+      continue;
+    copy[key] = Array.isArray(value)
+      ? value.map((v: unknown) => (isObject(v) ? clean(v) : v))
+      : isObject(value)
+        ? clean(value)
+        : value;
   }
   return copy;
 }
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const pascal = (id: string): string => id.charAt(0).toUpperCase() + id.slice(1);
 
@@ -59,7 +114,10 @@ const pascal = (id: string): string => id.charAt(0).toUpperCase() + id.slice(1);
  * Components of the schemas of `entries` converted in one `io` mode: shared names from
  * NAMED_SCHEMAS, the others named after their operation. Returns the name of each entry.
  */
-function convert(io: 'input' | 'output', entries: [z.ZodType, string][]): { names: Map<z.ZodType, string>; schemas: Record<string, Json> } {
+function convert(
+  io: 'input' | 'output',
+  entries: [z.ZodType, string][],
+): { names: Map<z.ZodType, string>; schemas: Record<string, Json> } {
   const registry = z.registry<{ id: string }>();
   const names = new Map<z.ZodType, string>();
   if (io === 'output') {
@@ -73,7 +131,11 @@ function convert(io: 'input' | 'output', entries: [z.ZodType, string][]): { name
     registry.add(schema, { id: name });
     names.set(schema, name);
   }
-  const result = z.toJSONSchema(registry, { io, uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any' }) as { schemas: Record<string, Json> };
+  const result = z.toJSONSchema(registry, {
+    io,
+    uri: (id) => `#/components/schemas/${id}`,
+    unrepresentable: 'any',
+  }) as { schemas: Record<string, Json> };
   const schemas: Record<string, Json> = {};
   for (const [name, schema] of Object.entries(result.schemas)) schemas[name] = clean(schema);
   return { names, schemas };
@@ -90,7 +152,10 @@ function queryParameters(op: Operation): Json[] {
   return Object.entries(properties).map(([name, property]) => {
     const { description, examples, ...rest } = property;
     const given = op.queryExample?.[name];
-    const example = given !== undefined && (rest['type'] === 'integer' || rest['type'] === 'number') ? Number(given) : (given ?? (Array.isArray(examples) ? (examples[0] as unknown) : undefined));
+    const example =
+      given !== undefined && (rest['type'] === 'integer' || rest['type'] === 'number')
+        ? Number(given)
+        : (given ?? (Array.isArray(examples) ? (examples[0] as unknown) : undefined));
     return {
       name,
       in: 'query',
@@ -106,13 +171,22 @@ function pathParameters(path: string): Json[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map(([, name = '']) => {
     const known = PATH_PARAMETERS[name];
     if (!known) throw new Error(`path parameter {${name}} of ${path} has no entry in PATH_PARAMETERS`);
-    return { name, in: 'path', required: true, description: known.description, schema: { type: 'string' }, example: known.example };
+    return {
+      name,
+      in: 'path',
+      required: true,
+      description: known.description,
+      schema: { type: 'string' },
+      example: known.example,
+    };
   });
 }
 
 const header = (description: string): Json => ({ description, schema: { type: 'string' } });
 
-const errorContent = (op: Operation): Json => ({ 'application/json': { schema: ref(op.path === '/oauth2/token' ? 'OAuthError' : 'Error') } });
+const errorContent = (op: Operation): Json => ({
+  'application/json': { schema: ref(op.path === '/oauth2/token' ? 'OAuthError' : 'Error') },
+});
 
 /** What every operation of its kind can answer besides its own responses: authentication, bodies, encoding, 405s, faults. */
 function commonErrors(op: Operation): Record<string, { description: string; headers?: Json }> {
@@ -120,12 +194,17 @@ function commonErrors(op: Operation): Record<string, { description: string; head
   const errors: Record<string, { description: string; headers?: Json }> = { 400: badRequest };
   const readsBody = op.method !== 'get';
   // Every route bounds a body, one a GET does not read included.
-  errors['413'] = { description: readsBody ? 'payload_too_large: the body is over 100 kB (or a form has over 1000 fields).' : 'payload_too_large: a body is sent, and it is over 100 kB.' };
+  errors['413'] = {
+    description: readsBody
+      ? 'payload_too_large: the body is over 100 kB (or a form has over 1000 fields).'
+      : 'payload_too_large: a body is sent, and it is over 100 kB.',
+  };
   if (readsBody) {
-    badRequest.description += ' invalid_json: the body does not parse, or nests more than 64 levels. invalid_body / request_aborted: the body was cut short.';
+    badRequest.description +=
+      ' invalid_json: the body does not parse, or nests more than 64 levels. invalid_body / request_aborted: the body was cut short.';
     errors['415'] = {
       description: op.body?.form
-        ? 'unsupported_media_type: the body\'s charset or Content-Encoding cannot be read.'
+        ? "unsupported_media_type: the body's charset or Content-Encoding cannot be read."
         : 'unsupported_media_type: the body is not JSON (send Content-Type: application/json), or a required body is missing.',
     };
   }
@@ -137,15 +216,23 @@ function commonErrors(op: Operation): Record<string, { description: string; head
     };
     errors['403'] = {
       description: `invalid_credentials, token_expired or token_revoked${when}: the key or token is not valid.`,
-      headers: { 'WWW-Authenticate': header('Bearer realm="water-sandbox", error="invalid_token", error_description="..."') },
+      headers: {
+        'WWW-Authenticate': header('Bearer realm="water-sandbox", error="invalid_token", error_description="..."'),
+      },
     };
   }
   if (op.path.startsWith('/v1/')) {
-    errors['429'] = { description: 'rate_limited: over the rate limit set with POST /sandbox/faults (SANDBOX).', headers: { 'Retry-After': header('Seconds to wait.') } };
+    errors['429'] = {
+      description: 'rate_limited: over the rate limit set with POST /sandbox/faults (SANDBOX).',
+      headers: { 'Retry-After': header('Seconds to wait.') },
+    };
   }
   // Every change of an account is checked against its byte budget; a change that frees space always passes.
   if ((op.guard === 'account' && readsBody) || op.guard === 'client') {
-    errors['409'] = { description: "limit_reached (SANDBOX): the change would take the account's stored data past ACCOUNT_STORAGE_LIMIT (a hosted sandbox: 1 MiB); the message names its largest parts and how to delete them." };
+    errors['409'] = {
+      description:
+        "limit_reached (SANDBOX): the change would take the account's stored data past ACCOUNT_STORAGE_LIMIT (a hosted sandbox: 1 MiB); the message names its largest parts and how to delete them.",
+    };
   }
   return errors;
 }
@@ -153,10 +240,18 @@ function commonErrors(op: Operation): Record<string, { description: string; head
 function responsesOf(op: Operation, names: Map<z.ZodType, string>): Json {
   const responses: Json = {};
   for (const [status, spec] of Object.entries(op.responses)) {
-    const headers: Json = Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, description]) => [name, header(description)]));
-    if (op.secrets !== undefined && headers['Cache-Control'] === undefined) headers['Cache-Control'] = { ...header(`no-store: the answer carries ${op.secrets}`), required: true };
+    const headers: Json = Object.fromEntries(
+      Object.entries(spec.headers ?? {}).map(([name, description]) => [name, header(description)]),
+    );
+    if (op.secrets !== undefined && headers['Cache-Control'] === undefined)
+      headers['Cache-Control'] = { ...header(`no-store: the answer carries ${op.secrets}`), required: true };
     const content = spec.schema
-      ? { 'application/json': { schema: ref(present(names.get(spec.schema), 'the name of a response schema')), ...(spec.example === undefined ? {} : { example: spec.example }) } }
+      ? {
+          'application/json': {
+            schema: ref(present(names.get(spec.schema), 'the name of a response schema')),
+            ...(spec.example === undefined ? {} : { example: spec.example }),
+          },
+        }
       : spec.html
         ? { 'text/html': { schema: { type: 'string' } } }
         : spec.eventStream
@@ -164,7 +259,11 @@ function responsesOf(op: Operation, names: Map<z.ZodType, string>): Json {
           : spec.plainText
             ? { 'text/plain': { schema: { type: 'string' } } }
             : undefined;
-    responses[status] = { description: spec.description, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(content ? { content } : {}) };
+    responses[status] = {
+      description: spec.description,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      ...(content ? { content } : {}),
+    };
   }
   const html = op.responses[200]?.html === true || ['/login', '/login/consent', '/logout'].includes(op.path);
   const own = op.errors ?? {};
@@ -172,27 +271,41 @@ function responsesOf(op: Operation, names: Map<z.ZodType, string>): Json {
   for (const status of [...new Set([...Object.keys(common), ...Object.keys(own)])].sort()) {
     const description = [own[Number(status)], common[status]?.description].filter((d) => d !== undefined).join(' ');
     const ownIsHtml = html && own[Number(status)] !== undefined;
-    const extraHeaders: Json = { ...(common[status]?.headers ?? {}), ...(status === '429' ? { 'Retry-After': header('Seconds to wait.') } : {}), ...(op.path === '/oauth2/token' && status === '401' ? { 'WWW-Authenticate': header('Basic realm="oauth2"') } : {}) };
+    const extraHeaders: Json = {
+      ...(common[status]?.headers ?? {}),
+      ...(status === '429' ? { 'Retry-After': header('Seconds to wait.') } : {}),
+      ...(op.path === '/oauth2/token' && status === '401'
+        ? { 'WWW-Authenticate': header('Basic realm="oauth2"') }
+        : {}),
+    };
     responses[status] = {
       description,
       ...(Object.keys(extraHeaders).length > 0 ? { headers: extraHeaders } : {}),
       content: { ...(ownIsHtml ? { 'text/html': { schema: { type: 'string' } } } : {}), ...errorContent(op) },
     };
   }
-  if (op.passthrough !== undefined) responses['default'] = { description: op.passthrough, content: { '*/*': { schema: {} } } };
+  if (op.passthrough !== undefined)
+    responses['default'] = { description: op.passthrough, content: { '*/*': { schema: {} } } };
   if (op.path.startsWith('/v1/')) {
     const fault = {
       headers: { 'X-Sandbox-Fault': { ...header('injected'), required: true } },
       content: { 'application/json': { schema: {} } },
     };
-    responses['4XX'] = { description: 'SANDBOX: an injected fault (POST /sandbox/faults): the status and JSON body the partner chose.', ...fault };
-    responses['5XX'] = { description: 'SANDBOX: an injected fault (POST /sandbox/faults). Production answers 5xx for a server fault.', ...fault };
+    responses['4XX'] = {
+      description: 'SANDBOX: an injected fault (POST /sandbox/faults): the status and JSON body the partner chose.',
+      ...fault,
+    };
+    responses['5XX'] = {
+      description: 'SANDBOX: an injected fault (POST /sandbox/faults). Production answers 5xx for a server fault.',
+      ...fault,
+    };
     // SANDBOX: production ignores unknown query parameters in silence; the sandbox ignores them too and names them.
     const warning = header(
       'SANDBOX: sent when the query has parameters this operation does not know, which are ignored as production ignores them; names them, with a near match where there is one: ignored, as production does: unknown query parameter "pagesize" (did you mean "perPage"?)',
     );
     for (const [status, response] of Object.entries(responses) as [string, Json][]) {
-      if (status !== '4XX' && status !== '5XX') response['headers'] = { ...(response['headers'] as Json | undefined), 'X-Sandbox-Warning': warning };
+      if (status !== '4XX' && status !== '5XX')
+        response['headers'] = { ...(response['headers'] as Json | undefined), 'X-Sandbox-Warning': warning };
     }
   }
   return responses;
@@ -215,11 +328,21 @@ function requestBodyOf(op: Operation, names: Map<z.ZodType, string>): Json | und
   const body = op.body;
   if (!body) return undefined;
   const mediaType = body.form ? 'application/x-www-form-urlencoded' : 'application/json';
-  return { required: body.required, content: { [mediaType]: { schema: ref(present(names.get(body.schema), 'the name of a request schema')), example: body.example } } };
+  return {
+    required: body.required,
+    content: {
+      [mediaType]: {
+        schema: ref(present(names.get(body.schema), 'the name of a request schema')),
+        example: body.example,
+      },
+    },
+  };
 }
 
 function describe(op: Operation): string | undefined {
-  const parts = [op.description, op.sandbox === undefined ? undefined : `**SANDBOX:** ${op.sandbox}`].filter((p) => p !== undefined);
+  const parts = [op.description, op.sandbox === undefined ? undefined : `**SANDBOX:** ${op.sandbox}`].filter(
+    (p) => p !== undefined,
+  );
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 }
 
@@ -236,12 +359,18 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
   const base = options.publicUrl.replace(/\/+$/, '');
   const input = convert(
     'input',
-    operations.flatMap((op) => (op.body ? [[(op.body).schema, `${pascal(op.operationId)}Request`] as [z.ZodType, string]] : [])),
+    operations.flatMap((op) =>
+      op.body ? [[op.body.schema, `${pascal(op.operationId)}Request`] as [z.ZodType, string]] : [],
+    ),
   );
   const output = convert(
     'output',
     operations.flatMap((op) =>
-      Object.entries(op.responses).flatMap(([status, spec]) => (spec.schema ? [[spec.schema, `${pascal(op.operationId)}${status === '200' ? '' : status}Response`] as [z.ZodType, string]] : [])),
+      Object.entries(op.responses).flatMap(([status, spec]) =>
+        spec.schema
+          ? [[spec.schema, `${pascal(op.operationId)}${status === '200' ? '' : status}Response`] as [z.ZodType, string]]
+          : [],
+      ),
     ),
   );
   for (const name of Object.keys(input.schemas)) {
@@ -267,7 +396,11 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
     };
     add(op.path, item);
     if (op.trailingSlash) {
-      add(`${op.path}/`, { ...item, operationId: `${op.operationId}TrailingSlash`, summary: `${op.summary} (with a slash at the end)` });
+      add(`${op.path}/`, {
+        ...item,
+        operationId: `${op.operationId}TrailingSlash`,
+        summary: `${op.summary} (with a slash at the end)`,
+      });
     }
   }
 
@@ -281,7 +414,8 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
       schemas: { ...output.schemas, ...input.schemas },
       responses: {
         NotFound: {
-          description: 'not_found: no such route (also invalid_percent_encoding, and the authentication and body errors met on the way; in RFC 6749 form on /oauth2/token).',
+          description:
+            'not_found: no such route (also invalid_percent_encoding, and the authentication and body errors met on the way; in RFC 6749 form on /oauth2/token).',
           content: { 'application/json': { schema: { oneOf: [ref('Error'), ref('OAuthError')] } } },
         },
         MethodNotAllowed: {
@@ -291,14 +425,34 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
         },
       },
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: `The account's API key, or an OAuth access token. Demo: ${DEMO.apiKey}` },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `The account's API key, or an OAuth access token. Demo: ${DEMO.apiKey}`,
+        },
         oauth2: {
           type: 'oauth2',
           description: `Authorization code with the sandbox's sign-in form (demo@example.com / demo-password; client ${DEMO.clientId} / ${DEMO.clientSecret}). The access token goes in Authorization: Bearer.`,
-          flows: { authorizationCode: { authorizationUrl: `${base}/login`, tokenUrl: `${base}/oauth2/token`, refreshUrl: `${base}/oauth2/token`, scopes: {} } },
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${base}/login`,
+              tokenUrl: `${base}/oauth2/token`,
+              refreshUrl: `${base}/oauth2/token`,
+              scopes: {},
+            },
+          },
         },
-        adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, when the sandbox is started with one; otherwise these calls are open.' },
-        clientBasic: { type: 'http', scheme: 'basic', description: 'The OAuth client: Basic base64(client_id:client_secret); or client_id and client_secret in the form.' },
+        adminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'ADMIN_TOKEN, when the sandbox is started with one; otherwise these calls are open.',
+        },
+        clientBasic: {
+          type: 'http',
+          scheme: 'basic',
+          description:
+            'The OAuth client: Basic base64(client_id:client_secret); or client_id and client_secret in the form.',
+        },
       },
     },
   };

@@ -26,12 +26,22 @@ export const healthOp = operation({
   responses: {
     200: {
       description: 'Ready.',
-      schema: z.strictObject({ status: z.literal('ok'), version: z.string(), store: z.enum(['lowdb', 'memory', 'redis']) }),
+      schema: z.strictObject({
+        status: z.literal('ok'),
+        version: z.string(),
+        store: z.enum(['lowdb', 'memory', 'redis']),
+      }),
     },
     503: {
-      description: 'Not ready: `starting` while the store connects or the fixtures load, `unavailable` when the store is not reachable (Redis down). Every other request is then answered 503 `service_unavailable` with Retry-After.',
+      description:
+        'Not ready: `starting` while the store connects or the fixtures load, `unavailable` when the store is not reachable (Redis down). Every other request is then answered 503 `service_unavailable` with Retry-After.',
       headers: { 'Retry-After': 'Seconds to wait.' },
-      schema: z.strictObject({ status: z.enum(['starting', 'unavailable']), version: z.string(), store: z.enum(['lowdb', 'memory', 'redis']), reason: z.string() }),
+      schema: z.strictObject({
+        status: z.enum(['starting', 'unavailable']),
+        version: z.string(),
+        store: z.enum(['lowdb', 'memory', 'redis']),
+        reason: z.string(),
+      }),
     },
   },
 });
@@ -42,7 +52,8 @@ export const metricsOp = operation({
   method: 'get',
   path: '/metrics',
   summary: 'Prometheus metrics of this replica',
-  description: 'Requests by route and status, webhook attempts, the due-delivery queue, accounts and store latency, in the Prometheus text format. Each replica answers for itself; the queue and account gauges are the shared store\'s.',
+  description:
+    "Requests by route and status, webhook attempts, the due-delivery queue, accounts and store latency, in the Prometheus text format. Each replica answers for itself; the queue and account gauges are the shared store's.",
   tags: ['Sandbox: service'],
   guard: 'admin',
   responses: { 200: { description: 'The metrics.', plainText: true } },
@@ -53,7 +64,8 @@ export const openApiOp = operation({
   method: 'get',
   path: '/openapi.json',
   summary: 'This document',
-  description: 'OpenAPI 3.1, generated at start-up from the zod schemas that validate the requests, with this sandbox\'s PUBLIC_URL as its server.',
+  description:
+    "OpenAPI 3.1, generated at start-up from the zod schemas that validate the requests, with this sandbox's PUBLIC_URL as its server.",
   tags: ['Sandbox: service'],
   guard: 'none',
   responses: { 200: { description: 'The OpenAPI document.', schema: z.looseObject({ openapi: z.literal('3.1.0') }) } },

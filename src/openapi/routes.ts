@@ -20,7 +20,8 @@ export function openApiRouter(deps: OpenApiDeps): Router {
   let built: { publicUrl: string; json: string } | null = null;
   const documentJson = (): string => {
     const { publicUrl } = deps.urls;
-    if (built?.publicUrl !== publicUrl) built = { publicUrl, json: JSON.stringify(buildOpenApiDocument({ publicUrl, version: deps.version })) };
+    if (built?.publicUrl !== publicUrl)
+      built = { publicUrl, json: JSON.stringify(buildOpenApiDocument({ publicUrl, version: deps.version })) };
     return built.json;
   };
 
@@ -31,7 +32,11 @@ export function openApiRouter(deps: OpenApiDeps): Router {
   api.handle(docsOp, (_input, _req, res) => {
     res
       .type('html')
-      .set({ 'Content-Security-Policy': docsContentSecurityPolicy(deps.urls.publicUrl), 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' })
+      .set({
+        'Content-Security-Policy': docsContentSecurityPolicy(deps.urls.publicUrl),
+        'X-Content-Type-Options': 'nosniff',
+        'Referrer-Policy': 'no-referrer',
+      })
       .send(renderDocsPage());
   });
 
@@ -46,7 +51,10 @@ export function openApiRouter(deps: OpenApiDeps): Router {
     res.set('Cache-Control', 'public, max-age=3600');
     if (file === 'oauth2-redirect.html') res.set('Content-Security-Policy', "default-src 'none'; script-src 'self'");
     res.sendFile(file, { root: DOCS_ASSETS_DIR }, (error) => {
-      if (error && !res.headersSent) next(notFound(`The API reference's files are not built (${DOCS_ASSETS_DIR} has no ${file}): run npm run build`));
+      if (error && !res.headersSent)
+        next(
+          notFound(`The API reference's files are not built (${DOCS_ASSETS_DIR} has no ${file}): run npm run build`),
+        );
     });
   });
   return router;

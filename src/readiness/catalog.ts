@@ -19,8 +19,9 @@ export const CATALOG: Readonly<Record<CheckId, CheckText>> = {
     title: 'OAuth: the authorization code is exchanged and the access token used',
     required: true,
     anchor: 'oauthtoken-exchange',
-    fix: 'Exchange each code once and at once, with your client\'s own secret and exactly the redirect_uri of the sign-in link, then call the API with the access token.',
-    howToShow: 'Sign a user in through /login with your client, exchange the code at /oauth2/token and call /v1 with the access token.',
+    fix: "Exchange each code once and at once, with your client's own secret and exactly the redirect_uri of the sign-in link, then call the API with the access token.",
+    howToShow:
+      'Sign a user in through /login with your client, exchange the code at /oauth2/token and call /v1 with the access token.',
   },
   'oauth.refresh': {
     title: 'OAuth: an expired access token is refreshed, not resent',
@@ -44,11 +45,12 @@ export const CATALOG: Readonly<Record<CheckId, CheckText>> = {
     howToShow: 'Request water-usage readings.',
   },
   'polling.interval': {
-    title: 'Polling: a location\'s readings at most once a minute',
+    title: "Polling: a location's readings at most once a minute",
     required: false,
     anchor: 'pollinginterval',
-    fix: 'Poll each location\'s readings and summary at most once a minute; the monitor reports no faster.',
-    howToShow: 'Let your integration poll a location\'s readings for 10 minutes (or move the account clock forward between polls).',
+    fix: "Poll each location's readings and summary at most once a minute; the monitor reports no faster.",
+    howToShow:
+      "Let your integration poll a location's readings for 10 minutes (or move the account clock forward between polls).",
   },
   'errors.rate-limit': {
     title: 'Errors: Retry-After is respected after a 429',
@@ -83,14 +85,16 @@ export const CATALOG: Readonly<Record<CheckId, CheckText>> = {
     required: true,
     anchor: 'webhookscheck-answer',
     fix: 'Answer GET requests on the webhook endpoint with a 2xx status and a JSON body: production checks the endpoint with a GET.',
-    howToShow: 'Subscribe a new endpoint of your receiver: the sandbox checks it with a GET after the confirmation POST.',
+    howToShow:
+      'Subscribe a new endpoint of your receiver: the sandbox checks it with a GET after the confirmation POST.',
   },
   'webhooks.alert-answer': {
     title: 'Webhooks: alert notifications are answered 2xx with JSON at once',
     required: true,
     anchor: 'webhooksalert-answer',
     fix: 'Answer every alert POST at its first attempt with a 2xx status and a JSON body, and do the work after answering.',
-    howToShow: 'Start and end an alert at a location with a confirmed subscription (POST /sandbox/locations/{locationId}/alerts, or a scenario).',
+    howToShow:
+      'Start and end an alert at a location with a confirmed subscription (POST /sandbox/locations/{locationId}/alerts, or a scenario).',
   },
   'webhooks.duplicate': {
     title: 'Webhooks: a duplicate notification is answered 2xx',

@@ -13,7 +13,13 @@ import { deliveryEvidence, EVIDENCE_KEPT, type CheckId, type Evidence, type Verd
  * delivery that has left the bounded log still counts.
  */
 
-export const DELIVERY_CHECKS = ['webhooks.confirmation-answer', 'webhooks.check-answer', 'webhooks.alert-answer', 'webhooks.duplicate', 'webhooks.out-of-order'] as const satisfies readonly CheckId[];
+export const DELIVERY_CHECKS = [
+  'webhooks.confirmation-answer',
+  'webhooks.check-answer',
+  'webhooks.alert-answer',
+  'webhooks.duplicate',
+  'webhooks.out-of-order',
+] as const satisfies readonly CheckId[];
 export type DeliveryCheck = (typeof DELIVERY_CHECKS)[number];
 
 /** What was judged for one check: the first few deliveries that passed and failed, and how many failed. */
@@ -39,7 +45,13 @@ export function initialLedger(sinceMs: number): DeliveryLedger {
 
 function emptyFacts(): DeliveryFacts {
   const none = (): CheckTally => ({ passed: [], failed: [], failedCount: 0 });
-  return { 'webhooks.confirmation-answer': none(), 'webhooks.check-answer': none(), 'webhooks.alert-answer': none(), 'webhooks.duplicate': none(), 'webhooks.out-of-order': none() };
+  return {
+    'webhooks.confirmation-answer': none(),
+    'webhooks.check-answer': none(),
+    'webhooks.alert-answer': none(),
+    'webhooks.duplicate': none(),
+    'webhooks.out-of-order': none(),
+  };
 }
 
 export interface Judged {
@@ -49,7 +61,8 @@ export interface Judged {
 }
 
 /** When a delivery was made on the process clock (older records: their account-clock time). */
-export const madeAtMs = (delivery: DeepReadonly<DeliveryRecord>): number => delivery.createdAtMs ?? Date.parse(delivery.createdAt);
+export const madeAtMs = (delivery: DeepReadonly<DeliveryRecord>): number =>
+  delivery.createdAtMs ?? Date.parse(delivery.createdAt);
 
 function checkOf(delivery: DeepReadonly<DeliveryRecord>): DeliveryCheck | null {
   switch (delivery.kind) {
@@ -72,12 +85,14 @@ function describe(delivery: DeepReadonly<DeliveryRecord>): string {
   const payload = delivery.payload as { type?: unknown; active?: unknown } | null;
   const phase = payload?.active === false ? 'end' : 'start';
   const what = `the ${typeof payload?.type === 'string' ? `${payload.type} ` : ''}alert ${phase}`;
-  if (delivery.sentAsId !== undefined) return `${what} sent again as a duplicate (X-Sandbox-Delivery-Id ${delivery.sentAsId})`;
+  if (delivery.sentAsId !== undefined)
+    return `${what} sent again as a duplicate (X-Sandbox-Delivery-Id ${delivery.sentAsId})`;
   return delivery.drill === 'out-of-order' ? `${what} of an alert never started` : what;
 }
 
 /** Whether a delivery is one the checks judge but has not had its first attempt yet. */
-export const awaitsJudgement = (delivery: DeepReadonly<DeliveryRecord>): boolean => checkOf(delivery) !== null && delivery.attempts.length === 0;
+export const awaitsJudgement = (delivery: DeepReadonly<DeliveryRecord>): boolean =>
+  checkOf(delivery) !== null && delivery.attempts.length === 0;
 
 /** Judges a delivery by its first attempt; null before it has one, or for a kind no check reads. */
 export function judgeDelivery(delivery: DeepReadonly<DeliveryRecord>): Judged | null {
@@ -89,8 +104,15 @@ export function judgeDelivery(delivery: DeepReadonly<DeliveryRecord>): Judged | 
   const needsJson = check !== 'webhooks.duplicate' && check !== 'webhooks.out-of-order';
   const json = first.warnings.length === 0;
   const ok = answered2xx && (!needsJson || json);
-  const answer = first.statusCode === null ? `got no answer (${first.error ?? 'no response'})` : `was answered ${first.statusCode}${answered2xx && needsJson && !json ? ' with a body that is not JSON' : ''}`;
-  return { check, ok, evidence: deliveryEvidence(delivery, `${describe(delivery)} to ${delivery.target} ${answer} at its first attempt`) };
+  const answer =
+    first.statusCode === null
+      ? `got no answer (${first.error ?? 'no response'})`
+      : `was answered ${first.statusCode}${answered2xx && needsJson && !json ? ' with a body that is not JSON' : ''}`;
+  return {
+    check,
+    ok,
+    evidence: deliveryEvidence(delivery, `${describe(delivery)} to ${delivery.target} ${answer} at its first attempt`),
+  };
 }
 
 const idOf = (evidence: Evidence): string | null => ('deliveryId' in evidence ? evidence.deliveryId : null);
@@ -116,21 +138,34 @@ export function tally(facts: DeliveryFacts, judged: readonly Judged[]): void {
  * first): the ones it passes are judged into the ledger. Returns the judgements of the ones it
  * has not passed yet (live: judged again at each report) and whether the ledger changed.
  */
-export function settle(ledger: DeliveryLedger, fresh: readonly DeepReadonly<DeliveryRecord>[], nowMs: number): { live: Judged[]; changed: boolean } {
+export function settle(
+  ledger: DeliveryLedger,
+  fresh: readonly DeepReadonly<DeliveryRecord>[],
+  nowMs: number,
+): { live: Judged[]; changed: boolean } {
   const waiting = fresh.filter(awaitsJudgement).map(madeAtMs);
   const line = Math.max(ledger.settledBeforeMs, Math.min(nowMs, ...waiting) - SETTLE_AFTER_MS);
   const oldestFirst = [...fresh].reverse();
   const settling = oldestFirst.filter((d) => madeAtMs(d) < line);
-  tally(ledger.settled, settling.flatMap((d) => judgeDelivery(d) ?? []));
+  tally(
+    ledger.settled,
+    settling.flatMap((d) => judgeDelivery(d) ?? []),
+  );
   const changed = settling.length > 0;
   if (changed) ledger.settledBeforeMs = line;
-  return { live: oldestFirst.filter((d) => madeAtMs(d) >= ledger.settledBeforeMs).flatMap((d) => judgeDelivery(d) ?? []), changed };
+  return {
+    live: oldestFirst.filter((d) => madeAtMs(d) >= ledger.settledBeforeMs).flatMap((d) => judgeDelivery(d) ?? []),
+    changed,
+  };
 }
 
 /** A check's verdict from what has settled and the deliveries still live. */
 export function deliveryVerdict(check: DeliveryCheck, ledger: DeliveryLedger, live: readonly Judged[]): Verdict {
   const facts: DeliveryFacts = { ...ledger.settled, [check]: structuredClone(ledger.settled[check]) };
-  tally(facts, live.filter((j) => j.check === check));
+  tally(
+    facts,
+    live.filter((j) => j.check === check),
+  );
   const { passed, failed, failedCount } = facts[check];
   if (failedCount > 0) return { status: 'failed', evidence: failed, more: failedCount - failed.length };
   if (passed.length > 0) return { status: 'passed', evidence: passed };

@@ -49,9 +49,15 @@ export function keep<T>(list: T[], item: T, limit = EVIDENCE_KEPT): boolean {
  * `record` with `key` set; a new key first drops the oldest when `record` holds `limit` already.
  * A new record: the fold state is stored as JSON, so records, not Maps.
  */
-export function remembering<V>(record: Readonly<Record<string, V>>, key: string, value: V, limit: number): Record<string, V> {
+export function remembering<V>(
+  record: Readonly<Record<string, V>>,
+  key: string,
+  value: V,
+  limit: number,
+): Record<string, V> {
   const [oldest] = Object.keys(record);
-  if (Object.hasOwn(record, key) || oldest === undefined || Object.keys(record).length < limit) return { ...record, [key]: value };
+  if (Object.hasOwn(record, key) || oldest === undefined || Object.keys(record).length < limit)
+    return { ...record, [key]: value };
   const { [oldest]: _dropped, ...kept } = record;
   return { ...kept, [key]: value };
 }
@@ -102,7 +108,8 @@ export const EVIDENCE_REQUEST_LIMIT = 300;
 export function requestLine(entry: DeepReadonly<JournalEntry>): string {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(entry.query)) {
-    for (const one of Array.isArray(value) ? value : [value]) query.append(name, typeof one === 'string' ? one : JSON.stringify(one));
+    for (const one of Array.isArray(value) ? value : [value])
+      query.append(name, typeof one === 'string' ? one : JSON.stringify(one));
   }
   const text = query.toString();
   const line = `${entry.method} ${entry.path}${text === '' ? '' : `?${text}`}`;
@@ -115,7 +122,12 @@ export function requestEvidence(observed: Observed, detail: string): Evidence {
 
 export function deliveryEvidence(delivery: DeepReadonly<DeliveryRecord>, detail: string): Evidence {
   const first = delivery.attempts[0];
-  return { time: first?.at ?? delivery.createdAt, deliveryId: delivery.deliveryId, status: first?.statusCode ?? null, detail };
+  return {
+    time: first?.at ?? delivery.createdAt,
+    deliveryId: delivery.deliveryId,
+    status: first?.statusCode ?? null,
+    detail,
+  };
 }
 
 /** Seconds for a message: 2 s, 0.35 s. */

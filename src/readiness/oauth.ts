@@ -1,4 +1,12 @@
-import { EVIDENCE_KEPT, keep, remembering, requestEvidence, type Evidence, type Observed, type Verdict } from './model.js';
+import {
+  EVIDENCE_KEPT,
+  keep,
+  remembering,
+  requestEvidence,
+  type Evidence,
+  type Observed,
+  type Verdict,
+} from './model.js';
 
 /**
  * oauth.token-exchange and oauth.refresh, folded from the journal: token requests of the
@@ -31,12 +39,21 @@ export interface OAuthState {
 const TOKENS_KEPT = 20;
 
 /** The RFC 6749 errors of a refused exchange that are the client's doing (a 429 or a 5xx are not). */
-const CLIENT_ERRORS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type']);
+const CLIENT_ERRORS = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+]);
 
 export function initialOAuth(): OAuthState {
-  return { seen: false, exchange: { issued: {}, passed: null, failures: [], failureCount: 0 }, refresh: { expired: {}, trigger: null, refreshed: {}, passed: null } };
+  return {
+    seen: false,
+    exchange: { issued: {}, passed: null, failures: [], failureCount: 0 },
+    refresh: { expired: {}, trigger: null, refreshed: {}, passed: null },
+  };
 }
-
 
 /** The error_description of an RFC 6749 error body, when the journal kept one. */
 function errorDescription(errorBody: string | undefined): string | null {
@@ -58,16 +75,34 @@ export function foldOAuth(state: OAuthState, seen: Observed): void {
     state.seen = true;
     if (facts.grantType === 'authorization_code') {
       if (entry.status === 200 && facts.issuedToken !== undefined) {
-        state.exchange.issued = remembering(state.exchange.issued, facts.issuedToken, requestEvidence(seen, `code exchanged for the access token ${shortToken(facts.issuedToken)}`), TOKENS_KEPT);
+        state.exchange.issued = remembering(
+          state.exchange.issued,
+          facts.issuedToken,
+          requestEvidence(seen, `code exchanged for the access token ${shortToken(facts.issuedToken)}`),
+          TOKENS_KEPT,
+        );
         state.exchange.failures = [];
         state.exchange.failureCount = 0;
       } else if (facts.oauthError !== undefined && CLIENT_ERRORS.has(facts.oauthError)) {
         state.exchange.failureCount++;
         const why = errorDescription(entry.errorBody);
-        keep(state.exchange.failures, requestEvidence(seen, `code exchange refused with ${facts.oauthError}${why === null ? '' : `: ${why}`}`));
+        keep(
+          state.exchange.failures,
+          requestEvidence(seen, `code exchange refused with ${facts.oauthError}${why === null ? '' : `: ${why}`}`),
+        );
       }
-    } else if (facts.grantType === 'refresh_token' && entry.status === 200 && facts.issuedToken !== undefined && state.refresh.trigger !== null) {
-      state.refresh.refreshed = remembering(state.refresh.refreshed, facts.issuedToken, requestEvidence(seen, `refreshed: new access token ${shortToken(facts.issuedToken)}`), TOKENS_KEPT);
+    } else if (
+      facts.grantType === 'refresh_token' &&
+      entry.status === 200 &&
+      facts.issuedToken !== undefined &&
+      state.refresh.trigger !== null
+    ) {
+      state.refresh.refreshed = remembering(
+        state.refresh.refreshed,
+        facts.issuedToken,
+        requestEvidence(seen, `refreshed: new access token ${shortToken(facts.issuedToken)}`),
+        TOKENS_KEPT,
+      );
     }
     return;
   }
@@ -77,7 +112,10 @@ export function foldOAuth(state: OAuthState, seen: Observed): void {
   if (facts.refusal === 'token_expired') {
     const sent = state.refresh.expired[token] ?? { count: 0, evidence: [] };
     sent.count++;
-    const evidence = requestEvidence(seen, `sent with the expired access token ${shortToken(token)} (request ${sent.count} with it)`);
+    const evidence = requestEvidence(
+      seen,
+      `sent with the expired access token ${shortToken(token)} (request ${sent.count} with it)`,
+    );
     keep(sent.evidence, evidence);
     state.refresh.expired = remembering(state.refresh.expired, token, sent, TOKENS_KEPT);
     state.refresh.trigger ??= evidence;
@@ -85,17 +123,23 @@ export function foldOAuth(state: OAuthState, seen: Observed): void {
   }
   if (facts.refusal !== undefined) return;
   const exchanged = state.exchange.issued[token];
-  if (exchanged && state.exchange.passed === null) state.exchange.passed = [exchanged, requestEvidence(seen, `access token ${shortToken(token)} used on the API`)];
+  if (exchanged && state.exchange.passed === null)
+    state.exchange.passed = [exchanged, requestEvidence(seen, `access token ${shortToken(token)} used on the API`)];
   const refreshed = state.refresh.refreshed[token];
   if (refreshed && state.refresh.trigger !== null && state.refresh.passed === null) {
-    state.refresh.passed = [state.refresh.trigger, refreshed, requestEvidence(seen, `refreshed access token ${shortToken(token)} used on the API`)];
+    state.refresh.passed = [
+      state.refresh.trigger,
+      refreshed,
+      requestEvidence(seen, `refreshed access token ${shortToken(token)} used on the API`),
+    ];
   }
 }
 
 export function tokenExchangeVerdict(state: OAuthState): Verdict {
   if (!state.seen) return { status: 'not_applicable', evidence: [] };
   const { exchange } = state;
-  if (exchange.failures.length > 0) return { status: 'failed', evidence: exchange.failures, more: exchange.failureCount - exchange.failures.length };
+  if (exchange.failures.length > 0)
+    return { status: 'failed', evidence: exchange.failures, more: exchange.failureCount - exchange.failures.length };
   if (exchange.passed) return { status: 'passed', evidence: exchange.passed };
   return { status: 'pending', evidence: [] };
 }

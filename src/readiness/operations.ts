@@ -30,14 +30,19 @@ const Evidence = z
   .union([
     z.strictObject({
       time: isoInstant.meta({ description: 'When the answer was sent, on the account clock.' }),
-      request: z.string().meta({ description: 'The request line: method, path and query.', examples: ['GET /v1/locations'] }),
+      request: z
+        .string()
+        .meta({ description: 'The request line: method, path and query.', examples: ['GET /v1/locations'] }),
       status: z.int().meta({ description: 'The status the sandbox answered.' }),
       detail: z.string(),
     }),
     z.strictObject({
       time: isoInstant.meta({ description: 'When the first attempt was made, on the account clock.' }),
       deliveryId: z.string().meta({ description: 'The delivery in /sandbox/deliveries.' }),
-      status: z.int().nullable().meta({ description: 'What the receiver answered at the first attempt; null: no answer.' }),
+      status: z
+        .int()
+        .nullable()
+        .meta({ description: 'What the receiver answered at the first attempt; null: no answer.' }),
       detail: z.string(),
     }),
     z.strictObject({
@@ -54,10 +59,14 @@ export const ReadinessCheck = z
     title: z.string(),
     required: z.boolean().meta({ description: 'Whether production needs it: `ready` waits for every required check.' }),
     status: z.enum(['passed', 'failed', 'pending', 'not_applicable']).meta({
-      description: 'pending: nothing has happened yet that could show it; not_applicable: OAuth checks of an integration that has used no OAuth in the window.',
+      description:
+        'pending: nothing has happened yet that could show it; not_applicable: OAuth checks of an integration that has used no OAuth in the window.',
     }),
     evidence: z.array(Evidence),
-    fix: z.string().nullable().meta({ description: 'One sentence: what to change (failed) or how to show it (pending); null otherwise.' }),
+    fix: z
+      .string()
+      .nullable()
+      .meta({ description: 'One sentence: what to change (failed) or how to show it (pending); null otherwise.' }),
     docs: z.string().meta({ description: `The section of the guide (${GUIDE}) about the check.` }),
   })
   .meta({ description: 'One check of the integration.' });
@@ -65,9 +74,17 @@ export const ReadinessCheck = z
 export const ReadinessReport = z
   .strictObject({
     accountId: z.string(),
-    since: isoInstant.meta({ description: 'When the readiness window opened: the account\'s creation or reset, or the last POST /sandbox/readiness/reset.' }),
+    since: isoInstant.meta({
+      description:
+        "When the readiness window opened: the account's creation or reset, or the last POST /sandbox/readiness/reset.",
+    }),
     ready: z.boolean().meta({ description: 'Every required check passed (or is not applicable).' }),
-    summary: z.strictObject({ passed: z.int().min(0), failed: z.int().min(0), pending: z.int().min(0), notApplicable: z.int().min(0) }),
+    summary: z.strictObject({
+      passed: z.int().min(0),
+      failed: z.int().min(0),
+      pending: z.int().min(0),
+      notApplicable: z.int().min(0),
+    }),
     checks: z.array(ReadinessCheck),
   })
   .meta({ description: 'Whether the integration is ready for production, from what the sandbox saw of it.' });
@@ -91,7 +108,7 @@ export const getReadinessOp = operation({
   path: '/sandbox/readiness',
   summary: 'Whether the integration is ready for production',
   description:
-    'Grades the integration from what the sandbox saw since the readiness window opened: its /v1 and /oauth2/token requests (the journal), its receiver\'s answers (the delivery log) and the ' +
+    "Grades the integration from what the sandbox saw since the readiness window opened: its /v1 and /oauth2/token requests (the journal), its receiver's answers (the delivery log) and the " +
     `sandbox's own answers. Each check is passed, failed, pending or not applicable, with the evidence that decided it and one sentence on what to do. Guide: ${GUIDE}.`,
   tags,
   guard: 'account',

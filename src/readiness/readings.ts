@@ -1,5 +1,15 @@
 import { present } from '../core/errors.js';
-import { elapsedMs, EVIDENCE_KEPT, keep, requestEvidence, seconds, type Evidence, type Moment, type Observed, type Verdict } from './model.js';
+import {
+  elapsedMs,
+  EVIDENCE_KEPT,
+  keep,
+  requestEvidence,
+  seconds,
+  type Evidence,
+  type Moment,
+  type Observed,
+  type Verdict,
+} from './model.js';
 import { addPage, missingPages, pageSet, type PageSet } from './page-set.js';
 
 /**
@@ -46,7 +56,13 @@ interface EarlyPage {
 }
 
 export interface ReadingsState {
-  pagination: { open: PageRun[]; early: EarlyPage[]; passed: Evidence[] | null; failed: Evidence[]; failureCount: number };
+  pagination: {
+    open: PageRun[];
+    early: EarlyPage[];
+    passed: Evidence[] | null;
+    failed: Evidence[];
+    failureCount: number;
+  };
   grouping: { passed: Evidence | null; failed: Evidence[]; failureCount: number };
   polling: { series: Record<string, PollSeries>; failed: Evidence[]; failureCount: number };
 }
@@ -73,7 +89,11 @@ export const END_IS_NOW_MS = 5 * 60_000;
 const POLL_SERIES = 50;
 
 export function initialReadings(): ReadingsState {
-  return { pagination: { open: [], early: [], passed: null, failed: [], failureCount: 0 }, grouping: { passed: null, failed: [], failureCount: 0 }, polling: { series: {}, failed: [], failureCount: 0 } };
+  return {
+    pagination: { open: [], early: [], passed: null, failed: [], failureCount: 0 },
+    grouping: { passed: null, failed: [], failureCount: 0 },
+    polling: { series: {}, failed: [], failureCount: 0 },
+  };
 }
 
 function pageKey(path: string, query: Readonly<Record<string, unknown>>): string {
@@ -86,11 +106,15 @@ function pageKey(path: string, query: Readonly<Record<string, unknown>>): string
 
 /** Whether a request's endTime is the time it was sent: left out (the account's now), or within END_IS_NOW_MS of its arrival. */
 function endIsNow(endMs: number | null, seen: Observed): boolean {
-  return endMs === null || Math.min(Math.abs(endMs - seen.start.atMs), Math.abs(endMs - seen.start.accountMs)) <= END_IS_NOW_MS;
+  return (
+    endMs === null ||
+    Math.min(Math.abs(endMs - seen.start.atMs), Math.abs(endMs - seen.start.accountMs)) <= END_IS_NOW_MS
+  );
 }
 
 /** Whether a page with this endTime belongs to the walk: the same endTime, or the time of its own request in a walk whose page 1 did the same. */
-const sameWalk = (run: { endMs: number | null; endIsNow: boolean }, endMs: number | null, isNow: boolean): boolean => endMs === run.endMs || (run.endIsNow && isNow);
+const sameWalk = (run: { endMs: number | null; endIsNow: boolean }, endMs: number | null, isNow: boolean): boolean =>
+  endMs === run.endMs || (run.endIsNow && isNow);
 
 function describeMissing(run: PageRun): string {
   const { count, first } = missingPages(run.pages, run.pageCount, 6);
@@ -107,11 +131,20 @@ function closeRun(state: ReadingsState['pagination'], run: PageRun): void {
 function walkDone(run: PageRun, seen: Observed): string {
   const took = `the last of ${run.pageCount} pages, ${seconds(elapsedMs(run.start, seen.end))} after the first answer${run.pages.approximate ? ' (pages asked in so scattered an order that the smallest gaps were counted as asked)' : ''}`;
   if (run.endMs !== null && !run.endMoved) return took;
-  const how = run.endMs === null ? 'endTime was left out, so each page ended at the time of its request' : 'endTime was the time of each request';
+  const how =
+    run.endMs === null
+      ? 'endTime was left out, so each page ended at the time of its request'
+      : 'endTime was the time of each request';
   return `${took}; ${how}: pin endTime to one instant for every page of a walk, since a new hour starting during the walk shifts the pages`;
 }
 
-function foldPagination(state: ReadingsState['pagination'], seen: Observed, page: number, pageCount: number, endMs: number | null): void {
+function foldPagination(
+  state: ReadingsState['pagination'],
+  seen: Observed,
+  page: number,
+  pageCount: number,
+  endMs: number | null,
+): void {
   for (const run of [...state.open]) {
     if (elapsedMs(run.start, seen.start) > PAGINATION_WINDOW_MS) {
       state.open.splice(state.open.indexOf(run), 1);
@@ -139,25 +172,46 @@ function foldPagination(state: ReadingsState['pagination'], seen: Observed, page
   // A walk through the pages starts at page 1; a page asked for again later is not a new walk.
   if (pageCount <= 1) return;
   if (state.open.length >= OPEN_RUNS) state.open.shift();
-  const opened: PageRun = { key, endMs, endIsNow: isNow, endMoved: false, start: seen.end, pageCount, pages: pageSet(1), first: requestEvidence(seen, `answered page 1 of ${pageCount}`) };
-  const before = state.early.filter((e) => e.key === key && sameWalk(opened, e.endMs, e.endIsNow) && elapsedMs(e.at, seen.end) <= PAGINATION_WINDOW_MS);
+  const opened: PageRun = {
+    key,
+    endMs,
+    endIsNow: isNow,
+    endMoved: false,
+    start: seen.end,
+    pageCount,
+    pages: pageSet(1),
+    first: requestEvidence(seen, `answered page 1 of ${pageCount}`),
+  };
+  const before = state.early.filter(
+    (e) => e.key === key && sameWalk(opened, e.endMs, e.endIsNow) && elapsedMs(e.at, seen.end) <= PAGINATION_WINDOW_MS,
+  );
   for (const e of before) {
     if (e.page <= pageCount) addPage(opened.pages, e.page);
     if (e.endMs !== endMs) opened.endMoved = true;
   }
   state.early = state.early.filter((e) => !before.includes(e));
-  if (missingPages(opened.pages, pageCount, 0).count === 0) state.passed ??= [opened.first, requestEvidence(seen, walkDone(opened, seen))];
+  if (missingPages(opened.pages, pageCount, 0).count === 0)
+    state.passed ??= [opened.first, requestEvidence(seen, walkDone(opened, seen))];
   else state.open.push(opened);
 }
 
-function foldGrouping(state: ReadingsState['grouping'], seen: Observed, groupBy: string, fromMs: number, toMs: number): void {
+function foldGrouping(
+  state: ReadingsState['grouping'],
+  seen: Observed,
+  groupBy: string,
+  fromMs: number,
+  toMs: number,
+): void {
   const spanMs = toMs - fromMs;
   if (groupBy === 'hour' && spanMs > HOURLY_RANGE_LIMIT_MS) {
     state.failureCount++;
     keep(state.failed, requestEvidence(seen, `hourly readings over ${Math.round(spanMs / 86_400_000)} days`));
     return;
   }
-  state.passed ??= requestEvidence(seen, `readings by ${groupBy} over ${Math.max(1, Math.round(spanMs / 86_400_000))} day(s)`);
+  state.passed ??= requestEvidence(
+    seen,
+    `readings by ${groupBy} over ${Math.max(1, Math.round(spanMs / 86_400_000))} day(s)`,
+  );
 }
 
 function foldPolling(state: ReadingsState['polling'], seen: Observed, key: string): void {
@@ -165,7 +219,13 @@ function foldPolling(state: ReadingsState['polling'], seen: Observed, key: strin
   let series = state.series[key];
   if (!series) {
     if (Object.keys(state.series).length >= POLL_SERIES) return;
-    series = { first: { at: seen.end, evidence }, last: { at: seen.end, evidence }, count: 0, recent: [], failed: false };
+    series = {
+      first: { at: seen.end, evidence },
+      last: { at: seen.end, evidence },
+      count: 0,
+      recent: [],
+      failed: false,
+    };
     state.series[key] = series;
   }
   series.count++;
@@ -176,7 +236,10 @@ function foldPolling(state: ReadingsState['polling'], seen: Observed, key: strin
     series.failed = true;
     state.failureCount++;
     const first = present(series.recent[0], 'the first poll of the window');
-    keep(state.failed, { ...evidence, detail: `poll ${series.recent.length} of these readings within ${seconds(elapsedMs(first.at, seen.end))} (the first at ${first.evidence.time}): more than once a minute` });
+    keep(state.failed, {
+      ...evidence,
+      detail: `poll ${series.recent.length} of these readings within ${seconds(elapsedMs(first.at, seen.end))} (the first at ${first.evidence.time}): more than once a minute`,
+    });
   }
   // Only the polls a window can still hold are kept.
   if (series.recent.length > POLLS_PER_WINDOW + 1) series.recent.shift();
@@ -192,39 +255,61 @@ export function foldReadings(state: ReadingsState, seen: Observed): void {
   const page = facts.page ?? 1;
   if (page <= 1) foldPolling(state.polling, seen, `${facts.locationId} usage`);
   if (facts.pageCount !== undefined) foldPagination(state.pagination, seen, page, facts.pageCount, facts.toMs ?? null);
-  if (facts.groupBy !== undefined && facts.fromMs !== undefined) foldGrouping(state.grouping, seen, facts.groupBy, facts.fromMs, facts.toMs ?? seen.end.accountMs);
+  if (facts.groupBy !== undefined && facts.fromMs !== undefined)
+    foldGrouping(state.grouping, seen, facts.groupBy, facts.fromMs, facts.toMs ?? seen.end.accountMs);
 }
 
 export function paginationVerdict(state: ReadingsState, now: Moment): Verdict {
   const { pagination } = state;
   const lapsed = pagination.open.filter((run) => elapsedMs(run.start, now) > PAGINATION_WINDOW_MS);
   const failed = [...pagination.failed, ...lapsed.map((run) => ({ ...run.first, detail: describeMissing(run) }))];
-  if (failed.length > 0) return { status: 'failed', evidence: failed.slice(0, EVIDENCE_KEPT), more: pagination.failureCount + lapsed.length - Math.min(failed.length, EVIDENCE_KEPT) };
+  if (failed.length > 0)
+    return {
+      status: 'failed',
+      evidence: failed.slice(0, EVIDENCE_KEPT),
+      more: pagination.failureCount + lapsed.length - Math.min(failed.length, EVIDENCE_KEPT),
+    };
   if (pagination.passed) return { status: 'passed', evidence: pagination.passed };
   return {
     status: 'pending',
     evidence: pagination.open.slice(0, EVIDENCE_KEPT).map((run) => {
       const { count } = missingPages(run.pages, run.pageCount, 0);
-      return { ...run.first, detail: `${run.first.detail}; ${run.pageCount - count} of ${run.pageCount} pages requested so far, the rest awaited for ${seconds(PAGINATION_WINDOW_MS)} after this answer` };
+      return {
+        ...run.first,
+        detail: `${run.first.detail}; ${run.pageCount - count} of ${run.pageCount} pages requested so far, the rest awaited for ${seconds(PAGINATION_WINDOW_MS)} after this answer`,
+      };
     }),
   };
 }
 
 export function groupingVerdict(state: ReadingsState): Verdict {
   const { grouping } = state;
-  if (grouping.failed.length > 0) return { status: 'failed', evidence: grouping.failed, more: grouping.failureCount - grouping.failed.length };
+  if (grouping.failed.length > 0)
+    return { status: 'failed', evidence: grouping.failed, more: grouping.failureCount - grouping.failed.length };
   if (grouping.passed) return { status: 'passed', evidence: [grouping.passed] };
   return { status: 'pending', evidence: [] };
 }
 
 export function pollingVerdict(state: ReadingsState): Verdict {
   const { polling } = state;
-  if (polling.failed.length > 0) return { status: 'failed', evidence: polling.failed, more: polling.failureCount - polling.failed.length };
-  const shown = Object.values(polling.series).find((series) => elapsedMs(series.first.at, series.last.at) >= POLLING_WINDOW_MS);
+  if (polling.failed.length > 0)
+    return { status: 'failed', evidence: polling.failed, more: polling.failureCount - polling.failed.length };
+  const shown = Object.values(polling.series).find(
+    (series) => elapsedMs(series.first.at, series.last.at) >= POLLING_WINDOW_MS,
+  );
   if (shown) {
     const spanMs = elapsedMs(shown.first.at, shown.last.at);
     const every = seconds(Math.round(spanMs / Math.max(1, shown.count - 1)));
-    return { status: 'passed', evidence: [shown.first.evidence, { ...shown.last.evidence, detail: `poll ${shown.count} over ${Math.round(spanMs / 60_000)} minutes: one every ${every} on average` }] };
+    return {
+      status: 'passed',
+      evidence: [
+        shown.first.evidence,
+        {
+          ...shown.last.evidence,
+          detail: `poll ${shown.count} over ${Math.round(spanMs / 60_000)} minutes: one every ${every} on average`,
+        },
+      ],
+    };
   }
   return { status: 'pending', evidence: [] };
 }

@@ -2,10 +2,32 @@ import type { AccountDoc, DeepReadonly, JournalEntry } from '../store/data.js';
 import { CATALOG, GUIDE } from './catalog.js';
 import { deliveryVerdict, initialLedger, type DeliveryLedger, type Judged } from './deliveries.js';
 import { foldErrors, initialErrors, rateLimitVerdict, serverErrorsVerdict, type ErrorsState } from './errors.js';
-import { CHECK_IDS, EVIDENCE_KEPT, isIntegrationTraffic, observe, type CheckId, type CheckStatus, type Evidence, type Moment, type Verdict } from './model.js';
+import {
+  CHECK_IDS,
+  EVIDENCE_KEPT,
+  isIntegrationTraffic,
+  observe,
+  type CheckId,
+  type CheckStatus,
+  type Evidence,
+  type Moment,
+  type Verdict,
+} from './model.js';
 import { foldOAuth, initialOAuth, refreshVerdict, tokenExchangeVerdict, type OAuthState } from './oauth.js';
-import { foldReadings, groupingVerdict, initialReadings, paginationVerdict, pollingVerdict, type ReadingsState } from './readings.js';
-import { foldSubscriptions, initialSubscriptions, subscriptionsVerdict, type SubscriptionsState } from './subscriptions.js';
+import {
+  foldReadings,
+  groupingVerdict,
+  initialReadings,
+  paginationVerdict,
+  pollingVerdict,
+  type ReadingsState,
+} from './readings.js';
+import {
+  foldSubscriptions,
+  initialSubscriptions,
+  subscriptionsVerdict,
+  type SubscriptionsState,
+} from './subscriptions.js';
 
 /** Bumped when the shape of FoldState changes: a digest of another version is folded afresh. */
 export const FOLD_VERSION = 3;
@@ -22,7 +44,14 @@ export interface FoldState {
 
 /** The state of a window opening at `sinceMs` (process clock). */
 export function initialFoldState(sinceMs: number): FoldState {
-  return { version: FOLD_VERSION, oauth: initialOAuth(), readings: initialReadings(), errors: initialErrors(), subscriptions: initialSubscriptions(), deliveries: initialLedger(sinceMs) };
+  return {
+    version: FOLD_VERSION,
+    oauth: initialOAuth(),
+    readings: initialReadings(),
+    errors: initialErrors(),
+    subscriptions: initialSubscriptions(),
+    deliveries: initialLedger(sinceMs),
+  };
 }
 
 export function isFoldState(value: unknown): value is FoldState {
@@ -77,8 +106,15 @@ function httpsVerdict(doc: DeepReadonly<AccountDoc>, isRelay: (endpoint: string)
   if (endpoints.length === 0) return { status: 'pending', evidence: [] };
   const plain = endpoints.filter((s) => !s.endpoint.startsWith('https:'));
   const evidence = (list: typeof endpoints, detail: (endpoint: string) => string): Evidence[] =>
-    list.slice(0, EVIDENCE_KEPT).map((s) => ({ time: s.createdAt, subscriptionId: s.subscriptionId, detail: detail(s.endpoint) }));
-  if (plain.length > 0) return { status: 'failed', evidence: evidence(plain, (e) => `endpoint ${e} is not https`), more: Math.max(0, plain.length - EVIDENCE_KEPT) };
+    list
+      .slice(0, EVIDENCE_KEPT)
+      .map((s) => ({ time: s.createdAt, subscriptionId: s.subscriptionId, detail: detail(s.endpoint) }));
+  if (plain.length > 0)
+    return {
+      status: 'failed',
+      evidence: evidence(plain, (e) => `endpoint ${e} is not https`),
+      more: Math.max(0, plain.length - EVIDENCE_KEPT),
+    };
   return { status: 'passed', evidence: evidence(endpoints, (e) => `endpoint ${e} uses https`) };
 }
 
@@ -131,7 +167,12 @@ export function buildReport(input: ReportInput): ReadinessReport {
     accountId: input.accountId,
     since: input.since,
     ready: checks.every((c) => !c.required || c.status === 'passed' || c.status === 'not_applicable'),
-    summary: { passed: count('passed'), failed: count('failed'), pending: count('pending'), notApplicable: count('not_applicable') },
+    summary: {
+      passed: count('passed'),
+      failed: count('failed'),
+      pending: count('pending'),
+      notApplicable: count('not_applicable'),
+    },
     checks,
   };
 }

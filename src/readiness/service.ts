@@ -5,7 +5,14 @@ import type { Logger } from '../core/logger.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord, ReadinessDigest } from '../store/data.js';
 import { AccountMissingError, JOURNAL_LIMIT, type Store } from '../store/store.js';
 import { madeAtMs, settle, type Judged } from './deliveries.js';
-import { buildReport, foldEntries, initialFoldState, isFoldState, type FoldState, type ReadinessReport } from './report.js';
+import {
+  buildReport,
+  foldEntries,
+  initialFoldState,
+  isFoldState,
+  type FoldState,
+  type ReadinessReport,
+} from './report.js';
 
 export interface ReadinessDeps {
   store: Store;
@@ -81,7 +88,15 @@ export class Readiness {
     if (!advanced) return null;
     const { doc, since, state, live } = advanced;
     const now = { atMs: this.deps.clock.now().getTime(), accountMs: accountNowMs(this.deps.clock, doc.clock) };
-    return buildReport({ accountId, since, state, live, doc, now, isRelay: (endpoint) => this.#isRelay(accountId, endpoint) });
+    return buildReport({
+      accountId,
+      since,
+      state,
+      live,
+      doc,
+      now,
+      isRelay: (endpoint) => this.#isRelay(accountId, endpoint),
+    });
   }
 
   /** Opens a new window now: evidence from before it no longer counts. */
@@ -99,12 +114,20 @@ export class Readiness {
     const doc = await store.accounts.get(accountId);
     if (!doc) return null;
     const digest = digestOf(doc);
-    const state: FoldState = isFoldState(digest.state) ? structuredClone(digest.state) : initialFoldState(digest.sinceMs);
-    const [journal, fresh] = await Promise.all([store.journal.list(accountId, JOURNAL_LIMIT), this.#deliveriesSince(accountId, state.deliveries.settledBeforeMs)]);
+    const state: FoldState = isFoldState(digest.state)
+      ? structuredClone(digest.state)
+      : initialFoldState(digest.sinceMs);
+    const [journal, fresh] = await Promise.all([
+      store.journal.list(accountId, JOURNAL_LIMIT),
+      this.#deliveriesSince(accountId, state.deliveries.settledBeforeMs),
+    ]);
     const entries = journal.filter((entry) => (entry.seq ?? 0) > digest.cursor).reverse();
     const firstSeq = entries[0]?.seq;
     if (digest.cursor > 0 && firstSeq !== undefined && firstSeq > digest.cursor + 1) {
-      logger.warn('readiness evidence missed: journal entries left before they were read', { accountId, missed: firstSeq - digest.cursor - 1 });
+      logger.warn('readiness evidence missed: journal entries left before they were read', {
+        accountId,
+        missed: firstSeq - digest.cursor - 1,
+      });
     }
     foldEntries(state, entries);
     const { live, changed } = settle(state.deliveries, fresh, clock.now().getTime());

@@ -1,6 +1,15 @@
 import { present } from '../core/errors.js';
 import type { AccountDoc, DeepReadonly } from '../store/data.js';
-import { EVIDENCE_KEPT, keep, remembering, requestEvidence, type Evidence, type Moment, type Observed, type Verdict } from './model.js';
+import {
+  EVIDENCE_KEPT,
+  keep,
+  remembering,
+  requestEvidence,
+  type Evidence,
+  type Moment,
+  type Observed,
+  type Verdict,
+} from './model.js';
 
 /**
  * subscriptions.confirmed: from the journal, the subscriptions the integration made in the
@@ -34,11 +43,26 @@ export function foldSubscriptions(state: SubscriptionsState, seen: Observed): vo
   if (!confirm) return;
   const subscriptionId = decodeURIComponent(present(confirm[1], 'the subscription id of a confirm path'));
   if (entry.status === 200) {
-    state.confirmed = remembering(state.confirmed, subscriptionId, requestEvidence(seen, `confirmed subscription ${subscriptionId}`), SUBSCRIPTIONS_KEPT);
+    state.confirmed = remembering(
+      state.confirmed,
+      subscriptionId,
+      requestEvidence(seen, `confirmed subscription ${subscriptionId}`),
+      SUBSCRIPTIONS_KEPT,
+    );
     const { [subscriptionId]: _confirmedSince, ...refused } = state.refused;
     state.refused = refused;
-  } else if (entry.status >= 400 && entry.status < 500 && entry.status !== 429 && !Object.hasOwn(state.confirmed, subscriptionId)) {
-    state.refused = remembering(state.refused, subscriptionId, requestEvidence(seen, `confirm call refused (${entry.status}); the subscription is not confirmed since`), SUBSCRIPTIONS_KEPT);
+  } else if (
+    entry.status >= 400 &&
+    entry.status < 500 &&
+    entry.status !== 429 &&
+    !Object.hasOwn(state.confirmed, subscriptionId)
+  ) {
+    state.refused = remembering(
+      state.refused,
+      subscriptionId,
+      requestEvidence(seen, `confirm call refused (${entry.status}); the subscription is not confirmed since`),
+      SUBSCRIPTIONS_KEPT,
+    );
   }
 }
 
@@ -50,10 +74,19 @@ export function subscriptionsVerdict(state: SubscriptionsState, doc: DeepReadonl
     const tokens = doc.confirmationTokens.filter((t) => t.subscriptionId === subscriptionId);
     const latest = tokens.at(-1);
     if (latest && latest.usedAt === null && Date.parse(latest.expiresAt) <= now.accountMs) {
-      failed.push({ time: latest.expiresAt, subscriptionId, detail: `its confirmation token expired unused at ${latest.expiresAt}; the subscription is still pending` });
+      failed.push({
+        time: latest.expiresAt,
+        subscriptionId,
+        detail: `its confirmation token expired unused at ${latest.expiresAt}; the subscription is still pending`,
+      });
     }
   }
-  if (failed.length > 0) return { status: 'failed', evidence: failed.slice(0, EVIDENCE_KEPT), more: Math.max(0, failed.length - EVIDENCE_KEPT) };
+  if (failed.length > 0)
+    return {
+      status: 'failed',
+      evidence: failed.slice(0, EVIDENCE_KEPT),
+      more: Math.max(0, failed.length - EVIDENCE_KEPT),
+    };
   const confirmed = Object.values(state.confirmed);
   if (confirmed.length > 0) return { status: 'passed', evidence: confirmed.slice(0, EVIDENCE_KEPT) };
   return { status: 'pending', evidence: [] };

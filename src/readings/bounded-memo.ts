@@ -16,7 +16,8 @@ export class BoundedMemo<T> {
   }
 
   set(key: string, value: T): void {
-    if (!this.#entries.has(key) && this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value as string);
+    if (!this.#entries.has(key) && this.#entries.size >= this.#max)
+      this.#entries.delete(this.#entries.keys().next().value as string);
     this.#entries.set(key, value);
   }
 }

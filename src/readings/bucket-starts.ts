@@ -14,13 +14,24 @@ export interface BucketStarts {
  * local dates, months and years are counted on the calendar. Only a zone that skips a whole
  * date (Samoa on 2011-12-30) makes day buckets fall back to walking.
  */
-export function bucketStarts(hours: LocalHours, groupBy: Exclude<GroupBy, 'hour'>, from: number, to: number): BucketStarts {
+export function bucketStarts(
+  hours: LocalHours,
+  groupBy: Exclude<GroupBy, 'hour'>,
+  from: number,
+  to: number,
+): BucketStarts {
   const firstDay = hours.dayOf(hours.floor(from));
   const lastDay = hours.dayOf(hours.floor(to - 1));
-  const counted = (total: number, day: (i: number) => number): BucketStarts => ({ total, day, at: (i) => hours.dayStart(day(i)) });
+  const counted = (total: number, day: (i: number) => number): BucketStarts => ({
+    total,
+    day,
+    at: (i) => hours.dayStart(day(i)),
+  });
   if (groupBy === 'day') {
     const offsets = hours.offsets;
-    const skipsADate = offsets.transitionsDuring(from - DAY_MS, to + DAY_MS).some((t) => offsets.offsetAt(t) - offsets.offsetAt(t - 1) >= DAY_MS - HOUR_MS);
+    const skipsADate = offsets
+      .transitionsDuring(from - DAY_MS, to + DAY_MS)
+      .some((t) => offsets.offsetAt(t) - offsets.offsetAt(t - 1) >= DAY_MS - HOUR_MS);
     return skipsADate ? walkedDays(hours, firstDay, to) : counted(lastDay - firstDay + 1, (i) => firstDay + i);
   }
   const a = civilFromDays(firstDay);

@@ -28,7 +28,16 @@ export class UsageModel {
   readonly #irrigationWeekdays: boolean[];
   // Memo of the last day's draws; values do not depend on it.
   #day = Number.NaN;
-  readonly #today: DayDraws = { away: false, weekend: false, factor: 1, season: 1, dishwasherHour: -1, dishwasherGallons: 0, laundry: [], irrigationGallons: 0 };
+  readonly #today: DayDraws = {
+    away: false,
+    weekend: false,
+    factor: 1,
+    season: 1,
+    dishwasherHour: -1,
+    dishwasherGallons: 0,
+    laundry: [],
+    irrigationGallons: 0,
+  };
 
   constructor(seed: number, locationId: string, profile: DeepReadonly<UsageProfile>) {
     this.#key = hash32(seed, locationId);
@@ -53,7 +62,13 @@ export class UsageModel {
       if (unit(hourKey, 1) < 0.08) gallons += 0.1 + 0.5 * unit(hourKey, 2);
     } else {
       const shape = d.weekend ? WEEKEND_SHAPE : WEEKDAY_SHAPE;
-      const expected = n * BASE_GALLONS_PER_PERSON * d.factor * d.season * (d.weekend ? 1.12 : 1) * present(shape[hourOfDay], 'the share of the hour');
+      const expected =
+        n *
+        BASE_GALLONS_PER_PERSON *
+        d.factor *
+        d.season *
+        (d.weekend ? 1.12 : 1) *
+        present(shape[hourOfDay], 'the share of the hour');
       // Taps and toilets come in small events (~1.6 gal): with few expected, the hour is often empty.
       const events = expected / 1.6;
       const pZero = 1 / (1 + events + (events * events) / 2 + (events * events * events) / 6);
@@ -61,7 +76,9 @@ export class UsageModel {
 
       // Showers: floor(λ + u) has mean λ, so the expected count per hour follows the shape.
       const showerShape = d.weekend ? WEEKEND_SHOWERS : WEEKDAY_SHOWERS;
-      const showers = Math.floor(n * SHOWERS_PER_PERSON * d.season * present(showerShape[hourOfDay], 'the share of the hour') + unit(hourKey, 5));
+      const showers = Math.floor(
+        n * SHOWERS_PER_PERSON * d.season * present(showerShape[hourOfDay], 'the share of the hour') + unit(hourKey, 5),
+      );
       for (let i = 0; i < showers; i++) gallons += 10 + 12 * unit(hourKey, 6 + i);
 
       if (hourOfDay === d.dishwasherHour) gallons += d.dishwasherGallons;
@@ -90,7 +107,11 @@ export class UsageModel {
       const hour = t.weekend ? 9 + Math.floor(7 * unit(dayKey, 6 + i)) : 17 + Math.floor(4 * unit(dayKey, 6 + i));
       t.laundry.push({ hour, gallons: 20 + 10 * unit(dayKey, 16 + i) });
     }
-    const irrigates = this.#irrigation !== null && this.#irrigationMonths[month] === true && this.#irrigationWeekdays[weekday] === true && unit(dayKey, 30) >= 0.15;
+    const irrigates =
+      this.#irrigation !== null &&
+      this.#irrigationMonths[month] === true &&
+      this.#irrigationWeekdays[weekday] === true &&
+      unit(dayKey, 30) >= 0.15;
     t.irrigationGallons = irrigates ? this.#irrigation.gallonsPerDay * (0.9 + 0.2 * unit(dayKey, 31)) : 0;
     this.#day = day;
     return t;
@@ -117,10 +138,18 @@ const normalise = (weights: number[]): number[] => {
 };
 
 // Share of the day's tap-and-toilet use in each local hour 0-23: a night trough, morning and evening peaks.
-const WEEKDAY_SHAPE = normalise([0.3, 0.2, 0.15, 0.15, 0.2, 0.8, 3, 4, 3, 1.8, 1.4, 1.4, 1.8, 1.4, 1.2, 1.4, 1.8, 2.6, 3.2, 3.4, 3, 2.4, 1.6, 0.8]);
-const WEEKEND_SHAPE = normalise([0.5, 0.3, 0.2, 0.15, 0.15, 0.2, 0.6, 1.4, 2.6, 3.2, 3.2, 2.8, 2.6, 2.2, 2, 2, 2.2, 2.6, 3, 3, 2.6, 2.2, 1.6, 1]);
-const WEEKDAY_SHOWERS = normalise([0, 0, 0, 0, 0, 0.5, 3, 3.5, 1.5, 0.3, 0, 0, 0, 0, 0, 0, 0, 0.3, 0.5, 0.8, 1.2, 1.4, 0.8, 0.2]);
-const WEEKEND_SHOWERS = normalise([0, 0, 0, 0, 0, 0, 0, 0.6, 1.5, 2.5, 2, 1, 0.4, 0, 0, 0, 0, 0.3, 0.4, 0.6, 1, 1.2, 0.7, 0.2]);
+const WEEKDAY_SHAPE = normalise([
+  0.3, 0.2, 0.15, 0.15, 0.2, 0.8, 3, 4, 3, 1.8, 1.4, 1.4, 1.8, 1.4, 1.2, 1.4, 1.8, 2.6, 3.2, 3.4, 3, 2.4, 1.6, 0.8,
+]);
+const WEEKEND_SHAPE = normalise([
+  0.5, 0.3, 0.2, 0.15, 0.15, 0.2, 0.6, 1.4, 2.6, 3.2, 3.2, 2.8, 2.6, 2.2, 2, 2, 2.2, 2.6, 3, 3, 2.6, 2.2, 1.6, 1,
+]);
+const WEEKDAY_SHOWERS = normalise([
+  0, 0, 0, 0, 0, 0.5, 3, 3.5, 1.5, 0.3, 0, 0, 0, 0, 0, 0, 0, 0.3, 0.5, 0.8, 1.2, 1.4, 0.8, 0.2,
+]);
+const WEEKEND_SHOWERS = normalise([
+  0, 0, 0, 0, 0, 0, 0, 0.6, 1.5, 2.5, 2, 1, 0.4, 0, 0, 0, 0, 0.3, 0.4, 0.6, 1, 1.2, 0.7, 0.2,
+]);
 
 /** cos(2πx) approximated by parabolas (C1-smooth, within 6%), with arithmetic only. */
 export function cosineOfYear(x: number): number {

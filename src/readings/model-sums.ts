@@ -70,11 +70,17 @@ export class ModelSums {
   /** Local days [d0, d1) (none when d1 <= d0). */
   wholeDays(hours: LocalHours, totals: YearTotals, d0: number, d1: number): number {
     const last = this.#lastBlock;
-    if (d1 - d0 === 1 && last !== null && last.phaseMs === hours.phaseMs && d0 >= last.block.firstDay && d0 < last.block.firstDay + last.block.days.length) {
+    if (
+      d1 - d0 === 1 &&
+      last !== null &&
+      last.phaseMs === hours.phaseMs &&
+      d0 >= last.block.firstDay &&
+      d0 < last.block.firstDay + last.block.days.length
+    ) {
       return last.block.days[d0 - last.block.firstDay] ?? 0;
     }
     let total = 0;
-    for (let day = d0; day < d1; ) {
+    for (let day = d0; day < d1;) {
       const yearEnd = Math.min(d1, daysFromCivil(civilFromDays(day).year + 1, 1, 1));
       total += this.#daysOfOneYear(hours, totals, day, yearEnd);
       day = yearEnd;

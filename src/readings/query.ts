@@ -32,7 +32,8 @@ export interface ReadingsQuery {
   perPage: number;
 }
 
-const TIME_FORMS = 'ISO 8601 with a UTC offset (2026-01-01T00:00:00Z, 2026-01-01T00:00:00.000-05:00) or epoch seconds (1767225600)';
+const TIME_FORMS =
+  'ISO 8601 with a UTC offset (2026-01-01T00:00:00Z, 2026-01-01T00:00:00.000-05:00) or epoch seconds (1767225600)';
 
 /** An instant parameter: the text as parseTime reads it; its errors become the issue's message. */
 const instant = (name: string, description: string) =>
@@ -57,23 +58,34 @@ const instant = (name: string, description: string) =>
 export const ReadingsQuerySchema = z
   .looseObject({
     startTime: instant('startTime', 'Start of the range (required)').optional(),
-    endTime: instant('endTime', 'End of the range (default: the account clock\'s now; never past it)').optional(),
+    endTime: instant('endTime', "End of the range (default: the account clock's now; never past it)").optional(),
     groupBy: queryText('groupBy')
       .superRefine((text, ctx) => {
         if (!(GROUP_BY_VALUES as readonly string[]).includes(text)) {
-          ctx.addIssue({ code: 'custom', message: `groupBy must be one of ${GROUP_BY_VALUES.join(', ')} (default hour); got ${JSON.stringify(text)}` });
+          ctx.addIssue({
+            code: 'custom',
+            message: `groupBy must be one of ${GROUP_BY_VALUES.join(', ')} (default hour); got ${JSON.stringify(text)}`,
+          });
         }
       })
       .transform((text) => text as GroupBy)
       .optional()
-      .meta({ enum: [...GROUP_BY_VALUES], default: 'hour', description: 'Bucket size; buckets start on the location\'s local hour, day, month or year.' }),
+      .meta({
+        enum: [...GROUP_BY_VALUES],
+        default: 'hour',
+        description: "Bucket size; buckets start on the location's local hour, day, month or year.",
+      }),
     ...pagingQuery(DEFAULT_READINGS_PER_PAGE),
   })
   .superRefine(
     (query, ctx) => {
       // A startTime that failed its own check is reported by that check.
       if (query.startTime !== undefined) return;
-      ctx.addIssue({ code: 'custom', path: ['startTime'], message: `startTime is required: the start of the range, as ${TIME_FORMS}${nearMiss(query, 'startTime')}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['startTime'],
+        message: `startTime is required: the start of the range, as ${TIME_FORMS}${nearMiss(query, 'startTime')}`,
+      });
     },
     // Checked even when other parameters are wrong: a missing startTime is reported first.
     { when: () => true },
@@ -81,18 +93,20 @@ export const ReadingsQuerySchema = z
   .superRefine((query, ctx) => {
     const { startTime, endTime } = query;
     if (startTime !== undefined && endTime !== undefined && endTime < startTime) {
-      ctx.addIssue({ code: 'custom', path: ['endTime'], message: `endTime must not be before startTime; got startTime ${iso(startTime)} and endTime ${iso(endTime)}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['endTime'],
+        message: `endTime must not be before startTime; got startTime ${iso(startTime)} and endTime ${iso(endTime)}`,
+      });
     }
   })
-  .transform(
-    (query): ReadingsQuery => ({
-      startMs: query.startTime ?? 0,
-      endMs: query.endTime ?? null,
-      groupBy: query.groupBy ?? 'hour',
-      page: query.page ?? 1,
-      perPage: query.perPage ?? DEFAULT_READINGS_PER_PAGE,
-    }),
-  )
+  .transform((query): ReadingsQuery => ({
+    startMs: query.startTime ?? 0,
+    endMs: query.endTime ?? null,
+    groupBy: query.groupBy ?? 'hour',
+    page: query.page ?? 1,
+    perPage: query.perPage ?? DEFAULT_READINGS_PER_PAGE,
+  }))
   .meta({ required: ['startTime'] });
 
 /** Parses and validates the query of GET .../readings/water-usage; every problem is a 400 naming its parameter. */
@@ -131,14 +145,21 @@ export function parseTime(name: string, text: string): number {
   if (epoch) {
     const seconds = Number(epoch[1]);
     // 10^11 s is the year 5138: such a value is almost surely milliseconds.
-    if (seconds >= 1e11) throw invalidParameter(name, `${name} looks like epoch milliseconds; send epoch seconds (1767225600); got ${JSON.stringify(text)}`);
+    if (seconds >= 1e11)
+      throw invalidParameter(
+        name,
+        `${name} looks like epoch milliseconds; send epoch seconds (1767225600); got ${JSON.stringify(text)}`,
+      );
     return seconds * 1000 + fractionMs(epoch[2]);
   }
   const m = ISO_8601.exec(text);
   if (!m) throw invalidParameter(name, `${name} must be ${TIME_FORMS}; got ${JSON.stringify(text)}`);
   const [, y, mo, d, h, mi, s, fraction, zone] = m;
   if (zone === undefined) {
-    throw invalidParameter(name, `${name} needs a UTC offset: add Z or an offset such as -05:00 (2026-01-01T00:00:00Z); got ${JSON.stringify(text)}`);
+    throw invalidParameter(
+      name,
+      `${name} needs a UTC offset: add Z or an offset such as -05:00 (2026-01-01T00:00:00Z); got ${JSON.stringify(text)}`,
+    );
   }
   const year = Number(y);
   const month = Number(mo);
@@ -147,7 +168,10 @@ export function parseTime(name: string, text: string): number {
   const minute = Number(mi);
   const second = Number(s ?? 0);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) {
-    throw invalidParameter(name, `${name} is not a real date and time (months 01-12, days of that month, hours 00-23, minutes and seconds 00-59); got ${JSON.stringify(text)}`);
+    throw invalidParameter(
+      name,
+      `${name} is not a real date and time (months 01-12, days of that month, hours 00-23, minutes and seconds 00-59); got ${JSON.stringify(text)}`,
+    );
   }
   let offsetMs = 0;
   if (zone !== 'Z') {
@@ -157,16 +181,25 @@ export function parseTime(name: string, text: string): number {
     const offsetHours = Number(digits.slice(0, 2));
     const offsetMinutes = Number(digits.slice(2) || '0');
     if (offsetHours > 23 || offsetMinutes > 59) {
-      throw invalidParameter(name, `${name} has an impossible UTC offset (at most ±23:59); got ${JSON.stringify(text)}`);
+      throw invalidParameter(
+        name,
+        `${name} has an impossible UTC offset (at most ±23:59); got ${JSON.stringify(text)}`,
+      );
     }
     offsetMs = sign * (offsetHours * HOUR_MS + offsetMinutes * MINUTE_MS);
   }
-  const local = daysFromCivil(year, month, day) * DAY_MS + hour * HOUR_MS + minute * MINUTE_MS + second * 1000 + fractionMs(fraction);
+  const local =
+    daysFromCivil(year, month, day) * DAY_MS +
+    hour * HOUR_MS +
+    minute * MINUTE_MS +
+    second * 1000 +
+    fractionMs(fraction);
   return local - offsetMs;
 }
 
 /** Milliseconds of a decimal fraction of a second (digits beyond the third are dropped). */
-const fractionMs = (digits: string | undefined): number => (digits === undefined ? 0 : Number(digits.slice(0, 3).padEnd(3, '0')));
+const fractionMs = (digits: string | undefined): number =>
+  digits === undefined ? 0 : Number(digits.slice(0, 3).padEnd(3, '0'));
 
 const iso = (ms: number): string => formatLocalIso(ms, 0).replace('+00:00', 'Z');
 
@@ -174,5 +207,7 @@ const iso = (ms: number): string => formatLocalIso(ms, 0).replace('+00:00', 'Z')
 function nearMiss(query: Record<string, unknown>, expected: string): string {
   const squash = (s: string): string => s.toLowerCase().replace(/[-_]/g, '');
   const found = Object.keys(query).find((k) => k !== expected && squash(k) === squash(expected));
-  return found === undefined ? '' : `; found ${JSON.stringify(found)}, but parameter names are case-sensitive: use ${expected}`;
+  return found === undefined
+    ? ''
+    : `; found ${JSON.stringify(found)}, but parameter names are case-sensitive: use ${expected}`;
 }

@@ -91,7 +91,9 @@ export class LocationUsage {
       const start = end;
       end = starts.at(i + 1);
       const whole = start >= from && end <= to;
-      const milliGallons = whole ? this.#sumBucket(hours, start, end, starts.day(i), starts.day(i + 1)) : this.#sum(hours, Math.max(start, from), Math.min(end, to));
+      const milliGallons = whole
+        ? this.#sumBucket(hours, start, end, starts.day(i), starts.day(i + 1))
+        : this.#sum(hours, Math.max(start, from), Math.min(end, to));
       buckets.push({ startMs: start, time: hours.format(start), milliGallons });
     }
     return { total: starts.total, buckets };
@@ -210,4 +212,3 @@ export class LocationUsage {
     return total;
   }
 }
-

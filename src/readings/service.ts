@@ -22,7 +22,11 @@ export const toGallons = (milliGallons: number): number => milliGallons / 1000;
  * Leak flow from the location's alerts: each alert with flowGpm > 0 adds that many gallons
  * per minute over [startTime, stopTime), or up to now while it is active (stopTime 0).
  */
-export function flowsFromAlerts(alerts: readonly DeepReadonly<AlertRecord>[], locationId: string, nowMs: number): ExtraFlow[] {
+export function flowsFromAlerts(
+  alerts: readonly DeepReadonly<AlertRecord>[],
+  locationId: string,
+  nowMs: number,
+): ExtraFlow[] {
   return alerts
     .filter((a) => a.locationId === locationId && a.flowGpm > 0)
     .map((a) => ({ fromMs: a.startTime * 1000, toMs: a.stopTime === 0 ? nowMs : a.stopTime * 1000, gpm: a.flowGpm }));
@@ -95,7 +99,9 @@ export class ReadingsService {
   }
 
   #answer(usage: LocationUsage, fromMs: number, toMs: number, parsed: ReadingsQuery): AnsweredPage {
-    const { total, buckets } = this.#explain(usage, () => usage.page(fromMs, toMs, parsed.groupBy, parsed.page, parsed.perPage));
+    const { total, buckets } = this.#explain(usage, () =>
+      usage.page(fromMs, toMs, parsed.groupBy, parsed.page, parsed.perPage),
+    );
     const envelope: ReadingsEnvelope = {
       page: parsed.page,
       perPage: parsed.perPage,
@@ -112,7 +118,12 @@ export class ReadingsService {
   summary(doc: DeepReadonly<AccountDoc>, locationId: string): UsageSummary {
     const { usage, nowMs } = this.usageOf(doc, locationId);
     const totals = this.#explain(usage, () => usage.periodTotals(nowMs));
-    return { today: toGallons(totals.today), thisMonth: toGallons(totals.thisMonth), thisYear: toGallons(totals.thisYear), units: 'gallons' };
+    return {
+      today: toGallons(totals.today),
+      thisMonth: toGallons(totals.thisMonth),
+      thisYear: toGallons(totals.thisYear),
+      units: 'gallons',
+    };
   }
 
   /** Today, this month and this year in milli-gallons, for other features (e.g. a dashboard). */
@@ -130,7 +141,11 @@ export class ReadingsService {
       this.#models.set(location.locationId, memo);
     }
     const { model, totals } = memo;
-    const scales: UsageScale[] = (location.usageOverrides ?? []).map((o) => ({ fromMs: o.fromMs, toMs: o.toMs, scale: o.scale }));
+    const scales: UsageScale[] = (location.usageOverrides ?? []).map((o) => ({
+      fromMs: o.fromMs,
+      toMs: o.toMs,
+      scale: o.scale,
+    }));
     return new LocationUsage({
       model,
       offsets: this.#zones.get(location.timeZone),
@@ -156,7 +171,11 @@ export class ReadingsService {
     return json;
   }
 
-  #modelOf(locationId: string, signature: string, profileJson: string): { signature: string; model: UsageModel; totals: YearTotals } {
+  #modelOf(
+    locationId: string,
+    signature: string,
+    profileJson: string,
+  ): { signature: string; model: UsageModel; totals: YearTotals } {
     const profile = JSON.parse(profileJson) as LocationRecord['profile'];
     return { signature, model: new UsageModel(this.#deps.config.seed, locationId, profile), totals: new YearTotals() };
   }

@@ -3,7 +3,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Store } from '../store/store.js';
-import { isRelayReply, isRelayRequest, replyChannel, requestChannel, type RelayOutcome, type RelayRequest } from './messages.js';
+import {
+  isRelayReply,
+  isRelayRequest,
+  replyChannel,
+  requestChannel,
+  type RelayOutcome,
+  type RelayRequest,
+} from './messages.js';
 
 /** A relay's name: `water-sandbox listen --name`, so two listeners of one account can have endpoints of their own. */
 export const RELAY_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
@@ -96,9 +103,11 @@ export class RelayHub {
     return this.deps.store.events.subscribe(requestChannel(relayId), (message) => {
       if (!isRelayRequest(message)) return;
       push(message);
-      this.deps.store.events.publish(replyChannel(relayId, message.requestId), { type: 'accepted' }).catch((error: unknown) => {
-        this.deps.logger.warn('relay: acknowledging a request failed', { relayId, err: error });
-      });
+      this.deps.store.events
+        .publish(replyChannel(relayId, message.requestId), { type: 'accepted' })
+        .catch((error: unknown) => {
+          this.deps.logger.warn('relay: acknowledging a request failed', { relayId, err: error });
+        });
     });
   }
 
@@ -114,7 +123,10 @@ export class RelayHub {
       if (reply.type === 'accepted') accepted = true;
       else settle(reply);
     });
-    const acceptTimer = setTimeout(() => accepted || settle({ type: 'not_connected' }), Math.min(ACCEPT_WAIT_MS, request.timeoutMs));
+    const acceptTimer = setTimeout(
+      () => accepted || settle({ type: 'not_connected' }),
+      Math.min(ACCEPT_WAIT_MS, request.timeoutMs),
+    );
     const answerTimer = setTimeout(() => settle({ type: 'timeout' }), request.timeoutMs);
     // Bounded waits that hold nothing up: the server (or a test) decides when the process ends.
     acceptTimer.unref();
@@ -161,6 +173,9 @@ export class RelayHub {
   }
 
   #sign(accountId: string, name: string): string {
-    return createHmac('sha256', this.secret).update(`relay\n${accountId}\n${name}`).digest('base64url').slice(0, SIGNATURE_CHARS);
+    return createHmac('sha256', this.secret)
+      .update(`relay\n${accountId}\n${name}`)
+      .digest('base64url')
+      .slice(0, SIGNATURE_CHARS);
   }
 }

@@ -21,8 +21,7 @@ export interface RelayRequest {
 
 /** The local URL's answer, or why there is none, as the CLI reports it. */
 export type RelayAnswer =
-  | { type: 'answer'; status: number; headers: Record<string, string>; body: string }
-  | { type: 'error'; error: string };
+  { type: 'answer'; status: number; headers: Record<string, string>; body: string } | { type: 'error'; error: string };
 
 /** What comes back on a request's reply channel. */
 export type RelayReply = { type: 'accepted' } | RelayAnswer;
@@ -33,9 +32,11 @@ export type RelayOutcome = RelayAnswer | { type: 'not_connected' } | { type: 'ti
 export const requestChannel = (relayId: string): string => `relay:${relayId}`;
 export const replyChannel = (relayId: string, requestId: string): string => `relay-reply:${relayId}:${requestId}`;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const isStringRecord = (value: unknown): value is Record<string, string> => isObject(value) && Object.values(value).every((v) => typeof v === 'string');
+const isStringRecord = (value: unknown): value is Record<string, string> =>
+  isObject(value) && Object.values(value).every((v) => typeof v === 'string');
 
 /** A bus message is only trusted as far as its shape: another version of the sandbox may share the bus. */
 export function isRelayRequest(message: unknown): message is RelayRequest {
@@ -53,5 +54,10 @@ export function isRelayReply(message: unknown): message is RelayReply {
   if (!isObject(message)) return false;
   if (message['type'] === 'accepted') return true;
   if (message['type'] === 'error') return typeof message['error'] === 'string';
-  return message['type'] === 'answer' && typeof message['status'] === 'number' && isStringRecord(message['headers']) && typeof message['body'] === 'string';
+  return (
+    message['type'] === 'answer' &&
+    typeof message['status'] === 'number' &&
+    isStringRecord(message['headers']) &&
+    typeof message['body'] === 'string'
+  );
 }

@@ -8,7 +8,8 @@ import { DEFAULT_RELAY_NAME, RELAY_NAME } from './hub.js';
 export const MAX_ANSWER_BODY_CHARS = 32_768;
 
 const TAGS = ['Sandbox: relays'];
-const SANDBOX = 'Not in production: the relay behind `water-sandbox listen`, which brings webhooks to a URL on the partner\'s own machine.';
+const SANDBOX =
+  "Not in production: the relay behind `water-sandbox listen`, which brings webhooks to a URL on the partner's own machine.";
 
 const OPEN_RELAY_EXAMPLE = `{"name": "${DEFAULT_RELAY_NAME}"}`;
 
@@ -18,9 +19,14 @@ export const OpenRelayBody = jsonObject(
       .string()
       .regex(RELAY_NAME, 'name is 1 to 40 lowercase letters, digits and dashes, starting with a letter or digit')
       .optional()
-      .meta({ description: `Which of the account's relays; "${DEFAULT_RELAY_NAME}" when absent. Each name is its own relay, e.g. one per developer.` }),
+      .meta({
+        description: `Which of the account's relays; "${DEFAULT_RELAY_NAME}" when absent. Each name is its own relay, e.g. one per developer.`,
+      }),
   },
-  { notObject: `The request body must be a JSON object such as ${OPEN_RELAY_EXAMPLE}, or nothing`, unknownKeys: (keys) => `Unknown field ${JSON.stringify(keys[0])}; allowed: name` },
+  {
+    notObject: `The request body must be a JSON object such as ${OPEN_RELAY_EXAMPLE}, or nothing`,
+    unknownKeys: (keys) => `Unknown field ${JSON.stringify(keys[0])}; allowed: name`,
+  },
 )
   // No body opens the default relay.
   .optional()
@@ -28,9 +34,15 @@ export const OpenRelayBody = jsonObject(
 
 export const Relay = z
   .strictObject({
-    relayId: z.string().meta({ description: 'The relay\'s id: its name, a dot and a part only this account knows. The same for the same account and name.' }),
+    relayId: z.string().meta({
+      description:
+        "The relay's id: its name, a dot and a part only this account knows. The same for the same account and name.",
+    }),
     name: z.string(),
-    endpoint: z.string().meta({ description: 'The URL to subscribe (POST /v1/locations/{locationId}/subscriptions): webhooks sent to it go down the relay\'s stream.' }),
+    endpoint: z.string().meta({
+      description:
+        "The URL to subscribe (POST /v1/locations/{locationId}/subscriptions): webhooks sent to it go down the relay's stream.",
+    }),
   })
   .meta({ description: 'A relay of the account.' });
 
@@ -44,8 +56,14 @@ export const RelayReplyBody = jsonObject(
   {
     status: z.int().min(100).max(599).optional().meta({ description: 'The status the local URL answered.' }),
     headers: z.record(z.string(), z.string()).optional().meta({ description: 'Its response headers.' }),
-    body: z.string().max(MAX_ANSWER_BODY_CHARS).optional().meta({ description: `Its body, at most ${MAX_ANSWER_BODY_CHARS} characters.` }),
-    error: z.string().min(1).max(1000).optional().meta({ description: 'Why the local URL gave no answer (e.g. ECONNREFUSED); instead of status, headers and body.' }),
+    body: z
+      .string()
+      .max(MAX_ANSWER_BODY_CHARS)
+      .optional()
+      .meta({ description: `Its body, at most ${MAX_ANSWER_BODY_CHARS} characters.` }),
+    error: z.string().min(1).max(1000).optional().meta({
+      description: 'Why the local URL gave no answer (e.g. ECONNREFUSED); instead of status, headers and body.',
+    }),
   },
   {
     notObject: 'The reply must be a JSON object: {"status", "headers", "body"} or {"error"}',
@@ -54,7 +72,11 @@ export const RelayReplyBody = jsonObject(
 )
   .superRefine((reply, ctx) => {
     if ((reply.status === undefined) === (reply.error === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['status'], message: 'send either status (with headers and body: the local answer) or error (why there is none)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['status'],
+        message: 'send either status (with headers and body: the local answer) or error (why there is none)',
+      });
     } else if (reply.error !== undefined && (reply.headers !== undefined || reply.body !== undefined)) {
       ctx.addIssue({ code: 'custom', path: ['error'], message: 'an error reply has no headers or body' });
     }
@@ -67,8 +89,9 @@ export const openRelayOp = operation({
   operationId: 'openRelay',
   method: 'post',
   path: '/sandbox/relays',
-  summary: 'The account\'s relay for `water-sandbox listen`',
-  description: 'Gives the relay of this account and name (the same relay every time), and the endpoint URL to subscribe.',
+  summary: "The account's relay for `water-sandbox listen`",
+  description:
+    'Gives the relay of this account and name (the same relay every time), and the endpoint URL to subscribe.',
   tags: TAGS,
   guard: 'account',
   sandbox: SANDBOX,
@@ -82,7 +105,7 @@ export const relayRequestsOp = operation({
   secrets: 'the webhooks relayed (confirmation tokens and token responses among them)',
   method: 'get',
   path: '/sandbox/relays/{relayId}/requests',
-  summary: 'The relay\'s requests, as server-sent events',
+  summary: "The relay's requests, as server-sent events",
   description:
     'A stream of `event: ready` (once attached: `{"relayId", "endpoint"}`), then one `event: request` per webhook (`{"requestId", "method", "headers", "body", "timeoutMs"}`), with a comment line every 15 s while idle. The listener answers each request with POST /sandbox/relays/{relayId}/replies/{requestId}. One stream per relay: a new one replaces the old.',
   tags: TAGS,
@@ -99,13 +122,26 @@ export const relayReplyOp = operation({
   operationId: 'replyToRelayRequest',
   method: 'post',
   path: '/sandbox/relays/{relayId}/replies/{requestId}',
-  summary: 'The local URL\'s answer to one relayed request',
+  summary: "The local URL's answer to one relayed request",
   tags: TAGS,
   guard: 'account',
   sandbox: SANDBOX,
-  body: { schema: RelayReplyBody, required: true, example: { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' } },
-  responses: { 202: { description: 'Taken: the webhook\'s delivery gets this answer (an answer that comes after the delivery gave up is dropped).', schema: Accepted } },
-  errors: { 400: 'invalid_parameter: requestId or the body is not valid.', 404: 'relay_not_found: no such relay in this account.' },
+  body: {
+    schema: RelayReplyBody,
+    required: true,
+    example: { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' },
+  },
+  responses: {
+    202: {
+      description:
+        "Taken: the webhook's delivery gets this answer (an answer that comes after the delivery gave up is dropped).",
+      schema: Accepted,
+    },
+  },
+  errors: {
+    400: 'invalid_parameter: requestId or the body is not valid.',
+    404: 'relay_not_found: no such relay in this account.',
+  },
 });
 
 const relayEndpoint = {
@@ -114,7 +150,7 @@ const relayEndpoint = {
   guard: 'account',
   sandbox: `${SANDBOX} The sandbox's own webhooks reach the relay directly; this URL is for trying a listener by hand. The Authorization header is not passed on.`,
   responses: {},
-  passthrough: 'The local URL\'s answer, passed on: its status, Content-Type and body.',
+  passthrough: "The local URL's answer, passed on: its status, Content-Type and body.",
   errors: {
     404: 'not_found: no such relay in this account.',
     502: 'relay_not_connected: no `water-sandbox listen` is attached; or relay_forward_failed: it could not reach its local URL.',
@@ -134,7 +170,11 @@ export const callRelayPostOp = operation({
   operationId: 'callRelayPost',
   method: 'post',
   summary: 'Send a POST down the relay to the local URL',
-  body: { schema: z.unknown().meta({ description: 'Any JSON: passed on as it is.' }), required: false, example: { test: true } },
+  body: {
+    schema: z.unknown().meta({ description: 'Any JSON: passed on as it is.' }),
+    required: false,
+    example: { test: true },
+  },
 });
 
 export const relayOperations = [openRelayOp, relayRequestsOp, relayReplyOp, callRelayGetOp, callRelayPostOp];

@@ -15,7 +15,10 @@ export interface RelayRoutesDeps {
   /** MAX_OPEN_STREAMS_TOTAL, shared with the dashboard's streams. */
   streamSlots: StreamSlots;
   logger: Logger;
-  config: { readonly webhook: { readonly timeoutMs: number }; readonly limits: { readonly openRelays: number; readonly streamBufferBytes: number } };
+  config: {
+    readonly webhook: { readonly timeoutMs: number };
+    readonly limits: { readonly openRelays: number; readonly streamBufferBytes: number };
+  };
 }
 
 /** A comment line down an idle stream this often, so proxies keep it open and the CLI notices a dead one. */
@@ -23,11 +26,30 @@ export const RELAY_PING_MS = 15_000;
 
 const REQUEST_ID = /^[0-9a-f-]{36}$/;
 /** Headers that belong to one hop, or that the relay itself sets, and are never passed on. */
-const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'te', 'trailer', 'proxy-authorization', 'proxy-connection', 'authorization', 'cookie', 'expect']);
+const HOP_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-authorization',
+  'proxy-connection',
+  'authorization',
+  'cookie',
+  'expect',
+]);
 
 function ownedRelay(deps: RelayRoutesDeps, accountId: string, relayId: string): string {
   // Another account's relay answers like one that does not exist.
-  if (!deps.relays.owns(accountId, relayId)) throw new AppError(404, 'relay_not_found', `No relay ${JSON.stringify(relayId)} in this account; POST /sandbox/relays gives the account's relay`);
+  if (!deps.relays.owns(accountId, relayId))
+    throw new AppError(
+      404,
+      'relay_not_found',
+      `No relay ${JSON.stringify(relayId)} in this account; POST /sandbox/relays gives the account's relay`,
+    );
   return relayId;
 }
 
@@ -49,7 +71,10 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
     // A stream holds a subscription to the event bus and a connection for as long as it is open.
     const cap = deps.config.limits.openRelays;
     if (cap > 0 && deps.relays.openStreams(accountId) >= cap) {
-      throw capReached('MAX_OPEN_RELAYS', `This account has ${cap} water-sandbox listen streams open on this sandbox, the most it allows (MAX_OPEN_RELAYS=${cap}); stop one before starting another`);
+      throw capReached(
+        'MAX_OPEN_RELAYS',
+        `This account has ${cap} water-sandbox listen streams open on this sandbox, the most it allows (MAX_OPEN_RELAYS=${cap}); stop one before starting another`,
+      );
     }
     const giveBack = deps.streamSlots.take();
     // Counted from here until the connection closes, whenever that is.
@@ -67,10 +92,18 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
         if (detach) void detach();
       },
       // A listener that stops reading while webhooks arrive would hold them all in memory.
-      onStalled: (bufferedBytes) => deps.logger.warn('event stream closed: its client does not read', { stream: 'relay', accountId, relayId, bufferedBytes, limit: 'STREAM_BUFFER_LIMIT' }),
+      onStalled: (bufferedBytes) =>
+        deps.logger.warn('event stream closed: its client does not read', {
+          stream: 'relay',
+          accountId,
+          relayId,
+          bufferedBytes,
+          limit: 'STREAM_BUFFER_LIMIT',
+        }),
     });
     untrack = deps.relays.track(accountId, () => stream.end());
-    const send = (event: string, data: unknown): void => void stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const send = (event: string, data: unknown): void =>
+      void stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     const attached = await deps.relays.attach(relayId, (request: RelayRequest) => send('request', request));
     if (stream.closed) {
       void attached();
@@ -85,12 +118,18 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
     const { accountId } = authOf(res);
     const relayId = ownedRelay(deps, accountId, params.relayId);
     const { requestId } = params;
-    if (!REQUEST_ID.test(requestId)) throw invalidParameter('requestId', `requestId must be the id of a request the relay stream sent; got ${JSON.stringify(requestId)}`);
+    if (!REQUEST_ID.test(requestId))
+      throw invalidParameter(
+        'requestId',
+        `requestId must be the id of a request the relay stream sent; got ${JSON.stringify(requestId)}`,
+      );
     const reply = body();
     await deps.relays.answer(
       relayId,
       requestId,
-      reply.error !== undefined ? { type: 'error', error: reply.error } : { type: 'answer', status: reply.status ?? 200, headers: reply.headers ?? {}, body: reply.body ?? '' },
+      reply.error !== undefined
+        ? { type: 'error', error: reply.error }
+        : { type: 'answer', status: reply.status ?? 200, headers: reply.headers ?? {}, body: reply.body ?? '' },
     );
     res.status(202).json({ status: 'accepted' });
   });
@@ -140,9 +179,18 @@ export function relayEndpointRouter(deps: RelayRoutesDeps): Router {
       res.send(outcome.body);
       return;
     }
-    if (outcome.type === 'error') throw new RelayGatewayError(502, 'relay_forward_failed', `water-sandbox listen could not reach its local URL: ${outcome.error}`);
+    if (outcome.type === 'error')
+      throw new RelayGatewayError(
+        502,
+        'relay_forward_failed',
+        `water-sandbox listen could not reach its local URL: ${outcome.error}`,
+      );
     const message = describeMissingAnswer(outcome, relayId, timeoutMs);
-    throw new RelayGatewayError(outcome.type === 'timeout' ? 504 : 502, outcome.type === 'timeout' ? 'relay_timeout' : 'relay_not_connected', message);
+    throw new RelayGatewayError(
+      outcome.type === 'timeout' ? 504 : 502,
+      outcome.type === 'timeout' ? 'relay_timeout' : 'relay_not_connected',
+      message,
+    );
   };
   api.handle(callRelayGetOp, handle);
   api.handle(callRelayPostOp, handle);

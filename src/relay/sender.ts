@@ -5,7 +5,11 @@ import type { RelayHub } from './hub.js';
 import type { RelayOutcome } from './messages.js';
 
 /** Why a relay had no answer, in the words of the delivery log. */
-export function describeMissingAnswer(outcome: RelayOutcome & { type: 'not_connected' | 'timeout' }, relayId: string, timeoutMs: number): string {
+export function describeMissingAnswer(
+  outcome: RelayOutcome & { type: 'not_connected' | 'timeout' },
+  relayId: string,
+  timeoutMs: number,
+): string {
   return outcome.type === 'not_connected'
     ? `relay ${relayId} is not connected: no water-sandbox listen holds it (run water-sandbox listen --forward-to <url>)`
     : `timed out after ${timeoutMs} ms waiting for water-sandbox listen's answer`;
@@ -23,7 +27,13 @@ export function relayAwareSender(hub: RelayHub, inner: WebhookSender): WebhookSe
       const relayId = hub.relayIdOfUrl(request.url);
       if (relayId === null) return inner.send(request);
       const started = performance.now();
-      const failed = (error: string): WebhookResponse => ({ statusCode: null, latencyMs: Math.round(performance.now() - started), error, responseExcerpt: null, bodyIsJson: false });
+      const failed = (error: string): WebhookResponse => ({
+        statusCode: null,
+        latencyMs: Math.round(performance.now() - started),
+        error,
+        responseExcerpt: null,
+        bodyIsJson: false,
+      });
       if (request.accountId === undefined || !hub.owns(request.accountId, relayId)) {
         return failed(`relay ${relayId} is not a relay of this account`);
       }
@@ -34,7 +44,12 @@ export function relayAwareSender(hub: RelayHub, inner: WebhookSender): WebhookSe
         timeoutMs: request.timeoutMs,
       });
       if (outcome.type === 'answer') {
-        return { statusCode: outcome.status, latencyMs: Math.round(performance.now() - started), error: null, ...describeAnswerBody(outcome.body) };
+        return {
+          statusCode: outcome.status,
+          latencyMs: Math.round(performance.now() - started),
+          error: null,
+          ...describeAnswerBody(outcome.body),
+        };
       }
       if (outcome.type === 'error') return failed(outcome.error);
       return failed(describeMissingAnswer(outcome, relayId, request.timeoutMs));

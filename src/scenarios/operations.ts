@@ -7,14 +7,19 @@ import { isoInstant, jsonObject, noBody, quotedList } from '../http/schemas.js';
 
 export const ClockStateBody = z
   .strictObject({
-    now: isoInstant.meta({ description: 'The account\'s now.' }),
+    now: isoInstant.meta({ description: "The account's now." }),
     offsetSeconds: z.int().meta({ description: 'Seconds ahead of (or behind) the wall clock.' }),
     frozen: z.boolean(),
   })
-  .meta({ description: 'The account\'s virtual clock.' });
+  .meta({ description: "The account's virtual clock." });
 
 export const ScenarioSummary = z
-  .strictObject({ name: z.string(), description: z.string(), durationSeconds: z.number().min(0), steps: z.int().min(0).meta({ description: 'Number of steps.' }) })
+  .strictObject({
+    name: z.string(),
+    description: z.string(),
+    durationSeconds: z.number().min(0),
+    steps: z.int().min(0).meta({ description: 'Number of steps.' }),
+  })
   .meta({ description: 'A scenario script of SCENARIOS_DIR.' });
 
 export const ScenarioDetail = z
@@ -23,8 +28,15 @@ export const ScenarioDetail = z
     description: z.string(),
     durationSeconds: z.number().min(0),
     steps: z
-      .array(z.looseObject({ atSeconds: z.number().meta({ description: 'Seconds from the start of the run.' }), do: z.string().meta({ description: 'The action: startAlert, endAlert, setHomeAway, ...' }) }))
-      .meta({ description: 'The steps, in the scenario file format (scenarios/scenario.schema.json), with `at` in seconds.' }),
+      .array(
+        z.looseObject({
+          atSeconds: z.number().meta({ description: 'Seconds from the start of the run.' }),
+          do: z.string().meta({ description: 'The action: startAlert, endAlert, setHomeAway, ...' }),
+        }),
+      )
+      .meta({
+        description: 'The steps, in the scenario file format (scenarios/scenario.schema.json), with `at` in seconds.',
+      }),
     expect: z.unknown().meta({ description: 'What the scenario expects to have been delivered, if it says.' }),
   })
   .meta({ description: 'A scenario script with its steps.' });
@@ -34,12 +46,21 @@ export const Run = z
     runId: z.string(),
     scenario: z.string(),
     locationId: z.string(),
-    state: z.enum(['running', 'completed', 'failed', 'cancelled']).meta({ description: 'cancelled: ended by POST /sandbox/runs/{runId}/cancel; no later step runs.' }),
+    state: z
+      .enum(['running', 'completed', 'failed', 'cancelled'])
+      .meta({ description: 'cancelled: ended by POST /sandbox/runs/{runId}/cancel; no later step runs.' }),
     startedAt: isoInstant,
     steps: z.int().min(0),
-    nextStep: z.int().min(0).meta({ description: 'Index of the next step to apply (equals steps once all are applied).' }),
-    nextStepAt: isoInstant.nullable().meta({ description: 'When the next step is due on the account clock; null once the run ended.' }),
-    completedAt: isoInstant.nullable().meta({ description: 'When the run ended (completed, failed or cancelled), on the account clock; null while it runs.' }),
+    nextStep: z
+      .int()
+      .min(0)
+      .meta({ description: 'Index of the next step to apply (equals steps once all are applied).' }),
+    nextStepAt: isoInstant
+      .nullable()
+      .meta({ description: 'When the next step is due on the account clock; null once the run ended.' }),
+    completedAt: isoInstant.nullable().meta({
+      description: 'When the run ended (completed, failed or cancelled), on the account clock; null while it runs.',
+    }),
     log: z.array(
       z.strictObject({
         step: z.int().min(0),
@@ -60,8 +81,16 @@ export const RunRequest = jsonObject(
     locationId: z
       .unknown()
       .superRefine((value, ctx) => {
-        if (value === undefined) ctx.addIssue({ code: 'custom', message: `locationId is required: the location the scenario plays at, e.g. ${RUN_EXAMPLE}` });
-        else if (typeof value !== 'string' || value === '') ctx.addIssue({ code: 'custom', message: `locationId must be a location id string; got ${JSON.stringify(value)}` });
+        if (value === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            message: `locationId is required: the location the scenario plays at, e.g. ${RUN_EXAMPLE}`,
+          });
+        else if (typeof value !== 'string' || value === '')
+          ctx.addIssue({
+            code: 'custom',
+            message: `locationId must be a location id string; got ${JSON.stringify(value)}`,
+          });
       })
       .transform((value) => value as string)
       .meta({ type: 'string', minLength: 1, description: 'The location the scenario plays at.' }),
@@ -79,25 +108,39 @@ export const getClockOp = operation({
   operationId: 'getClock',
   method: 'get',
   path: '/sandbox/clock',
-  summary: 'The account\'s virtual clock',
+  summary: "The account's virtual clock",
   tags: clockTags,
   guard: 'account',
-  responses: { 200: { description: 'The clock.', schema: ClockStateBody, example: { now: '2026-03-10T15:30:00.000Z', offsetSeconds: 0, frozen: false } } },
+  responses: {
+    200: {
+      description: 'The clock.',
+      schema: ClockStateBody,
+      example: { now: '2026-03-10T15:30:00.000Z', offsetSeconds: 0, frozen: false },
+    },
+  },
 });
 
 export const setClockOp = operation({
   operationId: 'setClock',
   method: 'post',
   path: '/sandbox/clock',
-  summary: 'Move, freeze or reset the account\'s clock',
+  summary: "Move, freeze or reset the account's clock",
   description:
     'It drives the account\'s readings ("now"), token and confirmation expiry, scenario timelines and webhook retries. Moving forward stops at each instant where ' +
     'work falls due (a retry, a scenario step) and does it there, in time order. {"realTime": true} goes back to the wall clock.',
   tags: clockTags,
   guard: 'account',
   body: { schema: ClockChangeBody, required: true, example: CLOCK_CHANGE_EXAMPLE },
-  responses: { 200: { description: 'The clock after the change.', schema: ClockStateBody, example: { now: '2026-03-10T16:30:00.000Z', offsetSeconds: 3600, frozen: false } } },
-  errors: { 400: 'invalid_parameter: the body says nothing to do, or a field is not valid (now, frozen, advanceSeconds, realTime).' },
+  responses: {
+    200: {
+      description: 'The clock after the change.',
+      schema: ClockStateBody,
+      example: { now: '2026-03-10T16:30:00.000Z', offsetSeconds: 3600, frozen: false },
+    },
+  },
+  errors: {
+    400: 'invalid_parameter: the body says nothing to do, or a field is not valid (now, frozen, advanceSeconds, realTime).',
+  },
 });
 
 export const listScenariosOp = operation({
@@ -107,7 +150,9 @@ export const listScenariosOp = operation({
   summary: 'The scenario scripts of this sandbox',
   tags: scenarioTags,
   guard: 'account',
-  responses: { 200: { description: 'The scenarios.', schema: z.strictObject({ scenarios: z.array(ScenarioSummary) }) } },
+  responses: {
+    200: { description: 'The scenarios.', schema: z.strictObject({ scenarios: z.array(ScenarioSummary) }) },
+  },
 });
 
 export const getScenarioOp = operation({
@@ -126,11 +171,18 @@ export const startRunOp = operation({
   method: 'post',
   path: '/sandbox/scenarios/{name}/runs',
   summary: 'Run a scenario at a location',
-  description: 'Steps due at once run before the answer; later ones run when the account clock reaches them (move it with POST /sandbox/clock to run them now).',
+  description:
+    'Steps due at once run before the answer; later ones run when the account clock reaches them (move it with POST /sandbox/clock to run them now).',
   tags: scenarioTags,
   guard: 'account',
   body: { schema: RunRequest, required: true, example: { locationId: DEMO.locationId } },
-  responses: { 201: { description: 'The run, with a Location header pointing at it.', schema: Run, headers: { Location: 'The run: /sandbox/runs/{runId}.' } } },
+  responses: {
+    201: {
+      description: 'The run, with a Location header pointing at it.',
+      schema: Run,
+      headers: { Location: 'The run: /sandbox/runs/{runId}.' },
+    },
+  },
   errors: {
     400: 'invalid_parameter (locationId missing or not a string), scenario_not_applicable (the location has fewer devices than the scenario uses).',
     404: 'not_found: no scenario of that name, or no such location in this account.',
@@ -142,7 +194,7 @@ export const listRunsOp = operation({
   operationId: 'listRuns',
   method: 'get',
   path: '/sandbox/runs',
-  summary: 'The account\'s scenario runs',
+  summary: "The account's scenario runs",
   description: 'Newest first; the 50 newest finished runs are kept.',
   tags: scenarioTags,
   guard: 'account',
@@ -179,4 +231,13 @@ export const cancelRunOp = operation({
   },
 });
 
-export const scenariosOperations = [getClockOp, setClockOp, listScenariosOp, getScenarioOp, startRunOp, listRunsOp, getRunOp, cancelRunOp];
+export const scenariosOperations = [
+  getClockOp,
+  setClockOp,
+  listScenariosOp,
+  getScenarioOp,
+  startRunOp,
+  listRunsOp,
+  getRunOp,
+  cancelRunOp,
+];

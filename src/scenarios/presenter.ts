@@ -3,8 +3,18 @@ import type { Scenario } from './schema.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-export function presentScenarioSummary(scenario: Scenario): { name: string; description: string; durationSeconds: number; steps: number } {
-  return { name: scenario.name, description: scenario.description, durationSeconds: scenario.durationMs / 1000, steps: scenario.steps.length };
+export function presentScenarioSummary(scenario: Scenario): {
+  name: string;
+  description: string;
+  durationSeconds: number;
+  steps: number;
+} {
+  return {
+    name: scenario.name,
+    description: scenario.description,
+    durationSeconds: scenario.durationMs / 1000,
+    steps: scenario.steps.length,
+  };
 }
 
 /** The whole scenario, with each step's offset in seconds. */
@@ -41,7 +51,19 @@ export function presentRun(run: DeepReadonly<ScenarioRunRecord>, nextStepDueMs: 
     steps: run.totalSteps,
     nextStep: run.nextStep,
     nextStepAt: run.state === 'running' && nextStepDueMs !== null ? iso(nextStepDueMs) : null,
-    completedAt: run.cancelledAtMs !== undefined ? iso(run.cancelledAtMs) : run.state !== 'running' && last ? iso(last.atMs) : null,
-    log: run.log.map((e) => ({ step: e.step, do: e.action, at: iso(e.atMs), dueAt: iso(e.dueAtMs), ok: e.ok, result: e.result })),
+    completedAt:
+      run.cancelledAtMs !== undefined
+        ? iso(run.cancelledAtMs)
+        : run.state !== 'running' && last
+          ? iso(last.atMs)
+          : null,
+    log: run.log.map((e) => ({
+      step: e.step,
+      do: e.action,
+      at: iso(e.atMs),
+      dueAt: iso(e.dueAtMs),
+      ok: e.ok,
+      result: e.result,
+    })),
   };
 }

@@ -5,7 +5,16 @@ import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import { publishAccountEvent } from '../live/index.js';
 import { findRun } from '../store/lookups.js';
-import { cancelRunOp, getClockOp, getRunOp, getScenarioOp, listRunsOp, listScenariosOp, setClockOp, startRunOp } from './operations.js';
+import {
+  cancelRunOp,
+  getClockOp,
+  getRunOp,
+  getScenarioOp,
+  listRunsOp,
+  listScenariosOp,
+  setClockOp,
+  startRunOp,
+} from './operations.js';
 import { presentRun, presentScenario, presentScenarioSummary } from './presenter.js';
 import { cancelRun, findScenario, scenarioWork, startRun, stepDueMs, type ScenariosDeps } from './runner.js';
 
@@ -39,7 +48,10 @@ export function scenariosSandboxRouter(deps: ScenariosDeps): Router {
     findScenario(deps, params.name);
     const { locationId } = body();
     const run = await startRun(deps, accountId, params.name, locationId);
-    res.status(201).location(`/sandbox/runs/${run.runId}`).json(presentRun(run, stepDueMs(deps, run)));
+    res
+      .status(201)
+      .location(`/sandbox/runs/${run.runId}`)
+      .json(presentRun(run, stepDueMs(deps, run)));
   });
 
   api.handle(listRunsOp, (_input, _req, res) => {

@@ -20,18 +20,26 @@ type RunRecord = DeepReadonly<ScenarioRunRecord>;
 
 export function findScenario(deps: Pick<ScenariosDeps, 'scenarios'>, name: string): Scenario {
   const scenario = deps.scenarios.get(name);
-  if (!scenario) throw notFound(`No scenario ${JSON.stringify(name)}; GET /sandbox/scenarios lists the scenarios of this sandbox`);
+  if (!scenario)
+    throw notFound(`No scenario ${JSON.stringify(name)}; GET /sandbox/scenarios lists the scenarios of this sandbox`);
   return scenario;
 }
 
 const deviceIndexOf = (step: ScenarioStep): number | null =>
-  step.do === 'startAlert' || step.do === 'disconnectDevice' || step.do === 'reconnectDevice' ? (step.device ?? 0) : null;
+  step.do === 'startAlert' || step.do === 'disconnectDevice' || step.do === 'reconnectDevice'
+    ? (step.device ?? 0)
+    : null;
 
 /**
  * Starts a run of the scenario at the location: stored, then its steps due at once (offset 0)
  * are applied before this resolves. Validates first, so a refused request stores nothing.
  */
-export async function startRun(deps: ScenariosDeps, accountId: string, scenarioName: string, locationId: string): Promise<RunRecord> {
+export async function startRun(
+  deps: ScenariosDeps,
+  accountId: string,
+  scenarioName: string,
+  locationId: string,
+): Promise<RunRecord> {
   const scenario = findScenario(deps, scenarioName);
   const doc = await deps.store.accounts.get(accountId);
   if (!doc) throw notFound('This account no longer exists');
@@ -121,7 +129,8 @@ export async function applyDueSteps(deps: ScenariosDeps, accountId: string): Pro
     let next: { runId: string; dueAtMs: number } | null = null;
     for (const run of doc.runs) {
       const due = stepDueMs(deps, run);
-      if (due !== null && due <= nowMs && (next === null || due < next.dueAtMs)) next = { runId: run.runId, dueAtMs: due };
+      if (due !== null && due <= nowMs && (next === null || due < next.dueAtMs))
+        next = { runId: run.runId, dueAtMs: due };
     }
     if (!next) return applied;
     await applyNextStep(deps, accountId, next.runId, next.dueAtMs);
@@ -158,13 +167,22 @@ async function applyNextStep(deps: ScenariosDeps, accountId: string, runId: stri
   const step = scenario?.steps[run.nextStep];
   let outcome: StepResult;
   if (!step) {
-    outcome = { ok: false, fatal: true, result: `scenario ${run.scenario} is no longer loaded (SCENARIOS_DIR changed); the run stops` };
+    outcome = {
+      ok: false,
+      fatal: true,
+      result: `scenario ${run.scenario} is no longer loaded (SCENARIOS_DIR changed); the run stops`,
+    };
   } else {
     try {
       outcome = await applyStep(deps, run, step);
     } catch (error) {
-      if (!(error instanceof AppError) || !error.expose) deps.logger.error('scenario step failed unexpectedly', { runId, step: run.nextStep, err: error });
-      outcome = { ok: false, result: error instanceof AppError && error.expose ? error.message : `unexpected error: ${(error as Error).message}` };
+      if (!(error instanceof AppError) || !error.expose)
+        deps.logger.error('scenario step failed unexpectedly', { runId, step: run.nextStep, err: error });
+      outcome = {
+        ok: false,
+        result:
+          error instanceof AppError && error.expose ? error.message : `unexpected error: ${(error as Error).message}`,
+      };
     }
   }
   const recorded = await deps.store.accounts
@@ -172,10 +190,18 @@ async function applyNextStep(deps: ScenariosDeps, accountId: string, runId: stri
       const record = d.runs.find((r) => r.runId === runId);
       if (!record) return null;
       const atMs = accountNowMs(deps.clock, d.clock);
-      record.log.push({ step: record.nextStep, atMs, dueAtMs, action: step?.do ?? 'none', ok: outcome.ok, result: outcome.result });
+      record.log.push({
+        step: record.nextStep,
+        atMs,
+        dueAtMs,
+        action: step?.do ?? 'none',
+        ok: outcome.ok,
+        result: outcome.result,
+      });
       if (outcome.label) {
         const { [outcome.label.name]: _previous, ...others } = record.alertIds;
-        record.alertIds = outcome.label.alertId === null ? others : { ...others, [outcome.label.name]: outcome.label.alertId };
+        record.alertIds =
+          outcome.label.alertId === null ? others : { ...others, [outcome.label.name]: outcome.label.alertId };
       }
       record.nextStep++;
       if (outcome.fatal) record.state = 'failed';
@@ -188,14 +214,27 @@ async function applyNextStep(deps: ScenariosDeps, accountId: string, runId: stri
       return stopForLimit(deps, accountId, runId, error);
     });
   if (recorded) await publishAccountEvent(deps.store, accountId, { type: 'run', runId, ...recorded });
-  deps.logger.info('scenario step', { runId, accountId, scenario: run.scenario, step: run.nextStep, do: step?.do, ok: outcome.ok, result: outcome.result });
+  deps.logger.info('scenario step', {
+    runId,
+    accountId,
+    scenario: run.scenario,
+    step: run.nextStep,
+    do: step?.do,
+    ok: outcome.ok,
+    result: outcome.result,
+  });
 }
 
 /**
  * The account is full (ACCOUNT_STORAGE_LIMIT): the step's record does not fit, so the run stops
  * here, failed, in a change that frees space (it would otherwise fall due again and again).
  */
-async function stopForLimit(deps: ScenariosDeps, accountId: string, runId: string, error: LimitError): Promise<{ state: ScenarioRunRecord['state']; nextStep: number } | null> {
+async function stopForLimit(
+  deps: ScenariosDeps,
+  accountId: string,
+  runId: string,
+  error: LimitError,
+): Promise<{ state: ScenarioRunRecord['state']; nextStep: number } | null> {
   deps.logger.warn('scenario run stopped: its step could not be recorded', { accountId, runId, limit: error.limit });
   return deps.store.accounts.update(accountId, (d) => {
     const record = d.runs.find((r) => r.runId === runId);
@@ -209,7 +248,8 @@ async function stopForLimit(deps: ScenariosDeps, accountId: string, runId: strin
 async function applyStep(deps: ScenariosDeps, run: ScenarioRunRecord, step: ScenarioStep): Promise<StepResult> {
   const { accountId, locationId } = run;
   const location = (await deps.store.accounts.get(accountId))?.locations.find((l) => l.locationId === locationId);
-  if (!location) return { ok: false, fatal: true, result: `location ${locationId} no longer exists in this account; the run stops` };
+  if (!location)
+    return { ok: false, fatal: true, result: `location ${locationId} no longer exists in this account; the run stops` };
   const deviceAt = (index: number): string => {
     const device = location.devices[index];
     if (!device) throw new AppError(400, 'no_such_device', `location ${locationId} has no device at index ${index}`);
@@ -230,16 +270,27 @@ async function applyStep(deps: ScenariosDeps, run: ScenarioRunRecord, step: Scen
           label: { name: step.alert, alertId: null },
         };
       }
-      return { ok: true, result: `${outcome} ${alert.type} alert ${alert.alertId}`, label: { name: step.alert, alertId: alert.alertId } };
+      return {
+        ok: true,
+        result: `${outcome} ${alert.type} alert ${alert.alertId}`,
+        label: { name: step.alert, alertId: alert.alertId },
+      };
     }
     case 'endAlert': {
       const bound = run.alertIds[step.alert];
       if (bound === undefined) {
-        return { ok: false, result: `alert "${step.alert}" was not started by this run (its startAlert step was ignored or failed)` };
+        return {
+          ok: false,
+          result: `alert "${step.alert}" was not started by this run (its startAlert step was ignored or failed)`,
+        };
       }
       // endAlert follows a low leak that resumed after a high one to the alert now in force.
       const ended = await endAlert(deps, accountId, locationId, bound);
-      return { ok: true, result: `ended ${ended.type} alert ${ended.alertId}`, label: { name: step.alert, alertId: null } };
+      return {
+        ok: true,
+        result: `ended ${ended.type} alert ${ended.alertId}`,
+        label: { name: step.alert, alertId: null },
+      };
     }
     case 'setHomeAway': {
       await deps.store.accounts.update(accountId, (d) => {
@@ -253,7 +304,9 @@ async function applyStep(deps: ScenariosDeps, run: ScenarioRunRecord, step: Scen
       const deviceId = deviceAt(step.device ?? 0);
       const connected = step.do === 'reconnectDevice';
       await deps.store.accounts.update(accountId, (d) => {
-        const device = d.locations.find((l) => l.locationId === locationId)?.devices.find((x) => x.deviceId === deviceId);
+        const device = d.locations
+          .find((l) => l.locationId === locationId)
+          ?.devices.find((x) => x.deviceId === deviceId);
         if (device) device.connected = connected;
       });
       return { ok: true, result: `device ${deviceId} ${connected ? 'connected' : 'disconnected'}` };
@@ -265,13 +318,18 @@ async function applyStep(deps: ScenariosDeps, run: ScenarioRunRecord, step: Scen
         const record = d.locations.find((l) => l.locationId === locationId);
         if (!record) return until;
         // A new usage change replaces the one in force.
-        for (const o of record.usageOverrides ?? []) if (o.toMs === null || o.toMs > nowMs) o.toMs = Math.max(o.fromMs, nowMs);
+        for (const o of record.usageOverrides ?? [])
+          if (o.toMs === null || o.toMs > nowMs) o.toMs = Math.max(o.fromMs, nowMs);
         if (step.scale !== 1) (record.usageOverrides ??= []).push({ fromMs: nowMs, toMs: until, scale: step.scale });
         // Kept as history (past hours stay scaled), the newest USAGE_CHANGES_KEPT: every reading walks them.
-        if (record.usageOverrides && record.usageOverrides.length > USAGE_CHANGES_KEPT) record.usageOverrides.splice(0, record.usageOverrides.length - USAGE_CHANGES_KEPT);
+        if (record.usageOverrides && record.usageOverrides.length > USAGE_CHANGES_KEPT)
+          record.usageOverrides.splice(0, record.usageOverrides.length - USAGE_CHANGES_KEPT);
         return until;
       });
-      return { ok: true, result: `usage scaled by ${step.scale}${toMs === null ? '' : ` until ${new Date(toMs).toISOString()}`}` };
+      return {
+        ok: true,
+        result: `usage scaled by ${step.scale}${toMs === null ? '' : ` until ${new Date(toMs).toISOString()}`}`,
+      };
     }
   }
 }
@@ -295,7 +353,12 @@ export async function cancelRun(deps: ScenariosDeps, accountId: string, runId: s
       return { nextStep: run.nextStep };
     });
     if (cancelled) {
-      await publishAccountEvent(deps.store, accountId, { type: 'run', runId, state: 'cancelled', nextStep: cancelled.nextStep });
+      await publishAccountEvent(deps.store, accountId, {
+        type: 'run',
+        runId,
+        state: 'cancelled',
+        nextStep: cancelled.nextStep,
+      });
       deps.logger.info('scenario run cancelled', { runId, accountId });
     }
     const doc = await deps.store.accounts.get(accountId);
@@ -335,7 +398,8 @@ export async function runDueSteps(deps: ScenariosDeps, due: readonly string[]): 
           await release().catch(() => undefined);
         }
       } catch (error) {
-        if (!isServiceUnavailable(error)) deps.logger.error('applying scenario steps failed', { accountId, err: error });
+        if (!isServiceUnavailable(error))
+          deps.logger.error('applying scenario steps failed', { accountId, err: error });
       }
     }),
   );

@@ -18,14 +18,22 @@ export function parseDuration(text: string): number | undefined {
   const match = DURATION.exec(text.trim());
   if (!match) return undefined;
   const [, d, h, m, s] = match;
-  return Number(d ?? 0) * UNIT_MS.d + Number(h ?? 0) * UNIT_MS.h + Number(m ?? 0) * UNIT_MS.m + Number(s ?? 0) * UNIT_MS.s;
+  return (
+    Number(d ?? 0) * UNIT_MS.d + Number(h ?? 0) * UNIT_MS.h + Number(m ?? 0) * UNIT_MS.m + Number(s ?? 0) * UNIT_MS.s
+  );
 }
 
 const durationRule = 'must be a whole number of seconds, or a duration such as "+90s", "+2m", "+1h30m" or "+1d"';
 
 const duration = z
   .union(
-    [z.int(durationRule).min(0, durationRule).max(MAX_OFFSET_MS / 1000, 'must be at most one year (365 days)'), z.string().regex(DURATION, durationRule)],
+    [
+      z
+        .int(durationRule)
+        .min(0, durationRule)
+        .max(MAX_OFFSET_MS / 1000, 'must be at most one year (365 days)'),
+      z.string().regex(DURATION, durationRule),
+    ],
     { error: durationRule },
   )
   .transform((value, ctx) => {
@@ -41,7 +49,9 @@ const duration = z
     return ms;
   });
 
-const at = duration.meta({ description: 'When the step runs, from the start of the run: seconds, or "+90s", "+2m", "+1h30m", "+1d".' });
+const at = duration.meta({
+  description: 'When the step runs, from the start of the run: seconds, or "+90s", "+2m", "+1h30m", "+1d".',
+});
 
 const label = z
   .string()
@@ -54,7 +64,9 @@ const device = z
   .max(99, 'must be at most 99')
   .meta({ description: 'Index of the device in the location (0 = its first device). Default 0.' });
 
-const alertType = z.enum(ALERT_TYPES as [AlertType, ...AlertType[]], { error: `must be one of ${ALERT_TYPES.join(', ')}` });
+const alertType = z.enum(ALERT_TYPES as [AlertType, ...AlertType[]], {
+  error: `must be one of ${ALERT_TYPES.join(', ')}`,
+});
 const peakStatus = z.enum(['too_high', 'too_low'], { error: 'must be "too_high", "too_low" or null' }).nullable();
 
 const startAlertStep = z
@@ -64,10 +76,15 @@ const startAlertStep = z
     alert: label,
     type: alertType,
     device: device.optional(),
-    peakValue: z.number().optional().meta({ description: 'The alert peakValue (gpm for leaks, °F or % otherwise). Default: a realistic value for the type.' }),
-    peakStatus: peakStatus.optional().meta({ description: 'null for leaks; "too_high" or "too_low" otherwise. Default: the type\'s usual one.' }),
+    peakValue: z.number().optional().meta({
+      description: 'The alert peakValue (gpm for leaks, °F or % otherwise). Default: a realistic value for the type.',
+    }),
+    peakStatus: peakStatus
+      .optional()
+      .meta({ description: 'null for leaks; "too_high" or "too_low" otherwise. Default: the type\'s usual one.' }),
     flowGpm: z.number().min(0, 'must be 0 or more').max(50, 'must be at most 50').optional().meta({
-      description: 'Leak flow added to the readings while the alert is active, in gallons per minute. Default: peakValue for leaks.',
+      description:
+        'Leak flow added to the readings while the alert is active, in gallons per minute. Default: peakValue for leaks.',
     }),
   })
   .meta({ description: 'Start an alert at the location, as POST /sandbox/locations/{id}/alerts does.' });
@@ -77,7 +94,11 @@ const endAlertStep = z
   .meta({ description: 'End the alert a previous startAlert step of this run started.' });
 
 const setHomeAwayStep = z
-  .strictObject({ at, do: z.literal('setHomeAway'), homeAway: z.enum(['home', 'away'], { error: 'must be "home" or "away"' }) })
+  .strictObject({
+    at,
+    do: z.literal('setHomeAway'),
+    homeAway: z.enum(['home', 'away'], { error: 'must be "home" or "away"' }),
+  })
   .meta({ description: "Change the location's homeAway mode." });
 
 const disconnectStep = z
@@ -101,11 +122,17 @@ const setUsageStep = z
 
 const STEP_KINDS = ['startAlert', 'endAlert', 'setHomeAway', 'disconnectDevice', 'reconnectDevice', 'setUsage'];
 
-const step = z.discriminatedUnion('do', [startAlertStep, endAlertStep, setHomeAwayStep, disconnectStep, reconnectStep, setUsageStep], {
-  // Every issue raised here, a refinement's included, whatever the map's type says.
-  error: (issue: z.core.$ZodRawIssue) =>
-    issue.code === 'invalid_union' || issue.code === 'invalid_type' ? `"do" must be one of ${STEP_KINDS.join(', ')}` : undefined,
-});
+const step = z.discriminatedUnion(
+  'do',
+  [startAlertStep, endAlertStep, setHomeAwayStep, disconnectStep, reconnectStep, setUsageStep],
+  {
+    // Every issue raised here, a refinement's included, whatever the map's type says.
+    error: (issue: z.core.$ZodRawIssue) =>
+      issue.code === 'invalid_union' || issue.code === 'invalid_type'
+        ? `"do" must be one of ${STEP_KINDS.join(', ')}`
+        : undefined,
+  },
+);
 
 const expectedNotification = z.strictObject({
   type: alertType,
@@ -121,7 +148,8 @@ export const scenarioFileSchema = z
     expect: z
       .strictObject({
         notifications: z.array(expectedNotification).meta({
-          description: 'The alert notifications, in order, that each confirmed subscription of the location receives when the run completes.',
+          description:
+            'The alert notifications, in order, that each confirmed subscription of the location receives when the run completes.',
         }),
       })
       .meta({ description: 'What the scenario must produce; the test suite plays every scenario file and checks it.' }),
@@ -131,17 +159,29 @@ export const scenarioFileSchema = z
     let previousMs = 0;
     file.steps.forEach((s, index) => {
       if (s.at < previousMs) {
-        ctx.addIssue({ code: 'custom', path: ['steps', index, 'at'], message: 'steps must be in time order: this one is earlier than the step before it' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['steps', index, 'at'],
+          message: 'steps must be in time order: this one is earlier than the step before it',
+        });
       }
       previousMs = Math.max(previousMs, s.at);
       if (s.do === 'startAlert') {
         if (open.has(s.alert)) {
-          ctx.addIssue({ code: 'custom', path: ['steps', index, 'alert'], message: `alert "${s.alert}" is still active; end it first or use another name` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['steps', index, 'alert'],
+            message: `alert "${s.alert}" is still active; end it first or use another name`,
+          });
         }
         open.add(s.alert);
       } else if (s.do === 'endAlert') {
         if (!open.has(s.alert)) {
-          ctx.addIssue({ code: 'custom', path: ['steps', index, 'alert'], message: `no earlier startAlert step started an active alert "${s.alert}"` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['steps', index, 'alert'],
+            message: `no earlier startAlert step started an active alert "${s.alert}"`,
+          });
         }
         open.delete(s.alert);
       }
@@ -149,7 +189,8 @@ export const scenarioFileSchema = z
   })
   .meta({
     title: 'water-sandbox scenario',
-    description: 'A scripted timeline of alerts and location changes, played by POST /sandbox/scenarios/{name}/runs. The scenario name is the file name without .json.',
+    description:
+      'A scripted timeline of alerts and location changes, played by POST /sandbox/scenarios/{name}/runs. The scenario name is the file name without .json.',
   });
 
 export type ScenarioFile = z.output<typeof scenarioFileSchema>;
@@ -172,10 +213,16 @@ export type ScenarioCatalog = ReadonlyMap<string, Scenario>;
 export const SCENARIO_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** Parses one scenario file's text; problems name the file and the JSON path. */
-export function parseScenarioFile(file: string, name: string, text: string): { scenario: Scenario | null; problems: string[] } {
+export function parseScenarioFile(
+  file: string,
+  name: string,
+  text: string,
+): { scenario: Scenario | null; problems: string[] } {
   const problems: string[] = [];
   if (!SCENARIO_NAME.test(name)) {
-    problems.push(`${file}: the file name must be 1 to 64 letters, digits, "_" or "-" before .json (it is the scenario name, used in URLs)`);
+    problems.push(
+      `${file}: the file name must be 1 to 64 letters, digits, "_" or "-" before .json (it is the scenario name, used in URLs)`,
+    );
   }
   let json: unknown;
   try {
@@ -185,7 +232,9 @@ export function parseScenarioFile(file: string, name: string, text: string): { s
   }
   const parsed = scenarioFileSchema.safeParse(json);
   if (!parsed.success) {
-    problems.push(...parsed.error.issues.map((issue) => `${file}: ${formatPath(issue.path) || '(root)'}: ${issue.message}`));
+    problems.push(
+      ...parsed.error.issues.map((issue) => `${file}: ${formatPath(issue.path) || '(root)'}: ${issue.message}`),
+    );
   }
   if (!parsed.success || problems.length > 0) return { scenario: null, problems };
   const { description, steps, expect } = parsed.data;

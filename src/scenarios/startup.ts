@@ -21,21 +21,30 @@ export async function resolveStartupRun(
 ): Promise<StartupRun> {
   if (!deps.scenarios.has(option.name)) {
     const known = [...deps.scenarios.keys()];
-    throw new ScenarioError([
-      `SCENARIO=${JSON.stringify(option.name)}: no such scenario in ${deps.config.scenariosDir}; ${known.length > 0 ? `known: ${known.join(', ')}` : 'that folder has no scenarios'}`,
-    ], HEADING);
+    throw new ScenarioError(
+      [
+        `SCENARIO=${JSON.stringify(option.name)}: no such scenario in ${deps.config.scenariosDir}; ${known.length > 0 ? `known: ${known.join(', ')}` : 'that folder has no scenarios'}`,
+      ],
+      HEADING,
+    );
   }
   const locationId = option.locationId ?? deps.fixtures.accounts[0]?.locations[0]?.locationId;
   if (locationId === undefined) {
-    throw new ScenarioError(['SCENARIO is set but the fixtures have no location to play it at; set SCENARIO_LOCATION_ID'], HEADING);
+    throw new ScenarioError(
+      ['SCENARIO is set but the fixtures have no location to play it at; set SCENARIO_LOCATION_ID'],
+      HEADING,
+    );
   }
   const accountId = await deps.store.accounts.lookup('location', locationId);
   if (accountId === null) {
-    throw new ScenarioError([
-      option.locationId === null
-        ? `SCENARIO=${option.name}: the default location ${locationId} no longer exists in the stored state; set SCENARIO_LOCATION_ID`
-        : `SCENARIO_LOCATION_ID=${JSON.stringify(locationId)}: no such location`,
-    ], HEADING);
+    throw new ScenarioError(
+      [
+        option.locationId === null
+          ? `SCENARIO=${option.name}: the default location ${locationId} no longer exists in the stored state; set SCENARIO_LOCATION_ID`
+          : `SCENARIO_LOCATION_ID=${JSON.stringify(locationId)}: no such location`,
+      ],
+      HEADING,
+    );
   }
   return { accountId, scenario: option.name, locationId };
 }
@@ -43,5 +52,10 @@ export async function resolveStartupRun(
 /** Plays the start-up scenario: validated with `resolveStartupRun`, then started on the account's clock. */
 export async function startStartupRun(deps: ScenariosDeps, run: StartupRun): Promise<void> {
   const started = await startRun(deps, run.accountId, run.scenario, run.locationId);
-  deps.logger.info('start-up scenario running', { runId: started.runId, scenario: run.scenario, locationId: run.locationId, accountId: run.accountId });
+  deps.logger.info('start-up scenario running', {
+    runId: started.runId,
+    scenario: run.scenario,
+    locationId: run.locationId,
+    accountId: run.accountId,
+  });
 }

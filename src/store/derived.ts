@@ -31,7 +31,10 @@ export function indexEntriesOf(doc: DeepReadonly<AccountDoc>): Set<IndexEntry> {
 }
 
 /** Entries to add and to remove when a document goes from `before` to `after`. */
-export function diffEntries(before: ReadonlySet<string>, after: ReadonlySet<string>): { added: string[]; removed: string[] } {
+export function diffEntries(
+  before: ReadonlySet<string>,
+  after: ReadonlySet<string>,
+): { added: string[]; removed: string[] } {
   const added: string[] = [];
   const removed: string[] = [];
   for (const e of after) if (!before.has(e)) added.push(e);
@@ -49,13 +52,18 @@ export function nextRunDueMs(doc: DeepReadonly<AccountDoc>): number | null {
 }
 
 /** When the delivery's next attempt falls due on the account clock, or null when none will be made. */
-export const deliveryDueMs = (delivery: DeepReadonly<DeliveryRecord>): number | null => (delivery.state === 'pending' ? delivery.dueAtMs : null);
+export const deliveryDueMs = (delivery: DeepReadonly<DeliveryRecord>): number | null =>
+  delivery.state === 'pending' ? delivery.dueAtMs : null;
 
 /**
  * A delivery that is over (delivered or failed): no attempt of it falls due any more. The one
  * way a record leaves `pending`; the webhooks' transitions decide when.
  */
-export function endedDelivery<R extends DeepReadonly<DeliveryRecord>>(record: R, state: 'delivered' | 'failed', note?: string): R {
+export function endedDelivery<R extends DeepReadonly<DeliveryRecord>>(
+  record: R,
+  state: 'delivered' | 'failed',
+  note?: string,
+): R {
   return { ...record, state, dueAtMs: null, ...(note === undefined ? {} : { note }) };
 }
 
@@ -87,7 +95,8 @@ export function originOf(target: string): string {
   return origin;
 }
 
-export const earliest = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.min(a, b));
+export const earliest = (a: number | null, b: number | null): number | null =>
+  a === null ? b : b === null ? a : Math.min(a, b);
 
 /**
  * The process-clock instant at which work due at `virtualMs` on the account clock falls due:
@@ -106,10 +115,16 @@ export function processDueMs(virtualMs: number | null, clock: DeepReadonly<Clock
  * to LAST_REQUEST_RESOLUTION_MS: counting that margin too, an account never ends early, and
  * ends at most that much after its lifetime.
  */
-export const lifetimeCutoffMs = (nowMs: number, lifetimeMs: number): number => nowMs - lifetimeMs - LAST_REQUEST_RESOLUTION_MS;
+export const lifetimeCutoffMs = (nowMs: number, lifetimeMs: number): number =>
+  nowMs - lifetimeMs - LAST_REQUEST_RESOLUTION_MS;
 
 /** Whether an account is past its lifetime at `nowMs`; a lifetime of 0 is none, and fixture accounts have none. */
-export function pastLifetime(account: { origin: 'fixture' | 'generated'; createdAt: string }, lastSeenMs: number | null, lifetimeMs: number, nowMs: number): boolean {
+export function pastLifetime(
+  account: { origin: 'fixture' | 'generated'; createdAt: string },
+  lastSeenMs: number | null,
+  lifetimeMs: number,
+  nowMs: number,
+): boolean {
   if (lifetimeMs <= 0 || account.origin !== 'generated') return false;
   return (lastSeenMs ?? Date.parse(account.createdAt)) < lifetimeCutoffMs(nowMs, lifetimeMs);
 }

@@ -91,7 +91,10 @@ export class FixtureError extends Error {
 
 /** `accounts[0].locations[1].timeZone` from a zod path. */
 export function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((out, key) => (typeof key === 'number' ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key)), '');
+  return path.reduce<string>(
+    (out, key) => (typeof key === 'number' ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key)),
+    '',
+  );
 }
 
 /** Parses one file's JSON text; problems are named by file and path. */
@@ -100,7 +103,10 @@ export function parseFixtureFile(file: string, text: string): { fixtures: Fixtur
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { fixtures: { accounts: [], oauthClients: [] }, problems: [`${file}: not valid JSON (${(error as Error).message})`] };
+    return {
+      fixtures: { accounts: [], oauthClients: [] },
+      problems: [`${file}: not valid JSON (${(error as Error).message})`],
+    };
   }
   const parsed = fixtureFileSchema.safeParse(json);
   if (parsed.success) return { fixtures: parsed.data, problems: [] };
@@ -142,11 +148,29 @@ export function findDuplicates(set: FixtureSet): string[] {
       seen.add(value);
     }
   };
-  check('accountId', set.accounts.map((a) => a.accountId));
-  check('API key', set.accounts.flatMap((a) => a.apiKeys));
-  check('user e-mail', set.accounts.flatMap((a) => a.users.map((u) => u.email)));
-  check('locationId', set.accounts.flatMap((a) => a.locations.map((l) => l.locationId)));
-  check('deviceId', set.accounts.flatMap((a) => a.locations.flatMap((l) => l.devices.map((d) => d.deviceId))));
-  check('clientId', set.oauthClients.map((c) => c.clientId));
+  check(
+    'accountId',
+    set.accounts.map((a) => a.accountId),
+  );
+  check(
+    'API key',
+    set.accounts.flatMap((a) => a.apiKeys),
+  );
+  check(
+    'user e-mail',
+    set.accounts.flatMap((a) => a.users.map((u) => u.email)),
+  );
+  check(
+    'locationId',
+    set.accounts.flatMap((a) => a.locations.map((l) => l.locationId)),
+  );
+  check(
+    'deviceId',
+    set.accounts.flatMap((a) => a.locations.flatMap((l) => l.devices.map((d) => d.deviceId))),
+  );
+  check(
+    'clientId',
+    set.oauthClients.map((c) => c.clientId),
+  );
   return problems;
 }

@@ -9,7 +9,11 @@ export type StoreObserver = (operation: string, seconds: number) => void;
 /** The names of an object's methods: its own and its classes' (the stores are object literals or class instances). */
 function methodNames(target: object): string[] {
   const names = new Set<string>();
-  for (let layer: object | null = target; layer !== null && layer !== Object.prototype; layer = Object.getPrototypeOf(layer) as object | null) {
+  for (
+    let layer: object | null = target;
+    layer !== null && layer !== Object.prototype;
+    layer = Object.getPrototypeOf(layer) as object | null
+  ) {
     // Read from the descriptors: a getter is not a method, and is not run here.
     for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(layer))) {
       if (name !== 'constructor' && typeof descriptor.value === 'function') names.add(name);
@@ -27,7 +31,10 @@ function timed<T extends object>(target: T, group: string, observe: StoreObserve
   const wrapped: Record<string, unknown> = {};
   for (const name of methodNames(target)) {
     const operation = `${group}.${name}`;
-    const method = present((target as Record<string, ((...args: unknown[]) => unknown) | undefined>)[name], `the method ${name}`);
+    const method = present(
+      (target as Record<string, ((...args: unknown[]) => unknown) | undefined>)[name],
+      `the method ${name}`,
+    );
     wrapped[name] = (...args: unknown[]): unknown => {
       const started = performance.now();
       const result = method.apply(target, args);

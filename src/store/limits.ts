@@ -19,7 +19,8 @@ export const NO_ACCOUNT_LIMITS: AccountLimits = Object.freeze({ accountBytes: 0,
 const HOW_TO_DELETE: Partial<Record<keyof AccountDoc, string>> = {
   faults: 'DELETE /sandbox/faults',
   oauthClients: 'DELETE /sandbox/oauth-clients/{clientId}, which takes its codes and tokens along',
-  accessTokens: 'DELETE /sandbox/oauth-clients/{clientId}, or POST /sandbox/tokens/expire: dead tokens go a day after they died on the account clock',
+  accessTokens:
+    'DELETE /sandbox/oauth-clients/{clientId}, or POST /sandbox/tokens/expire: dead tokens go a day after they died on the account clock',
   refreshTokens: 'DELETE /sandbox/oauth-clients/{clientId}',
   authorizationCodes: 'DELETE /sandbox/oauth-clients/{clientId}',
   subscriptions: 'DELETE /v1/subscriptions/{subscriptionId}',
@@ -46,7 +47,11 @@ export class AccountStorageError extends LimitError {
     // The parts a partner can delete, largest first.
     // JSON.stringify gives undefined for a part the document lacks (one stored by an older version).
     const parts = (Object.entries(HOW_TO_DELETE) as [keyof AccountDoc, string][])
-      .map(([key, how]) => ({ key, how, bytes: Buffer.byteLength((JSON.stringify(doc[key]) as string | undefined) ?? '') }))
+      .map(([key, how]) => ({
+        key,
+        how,
+        bytes: Buffer.byteLength((JSON.stringify(doc[key]) as string | undefined) ?? ''),
+      }))
       .sort((a, b) => b.bytes - a.bytes)
       .slice(0, 3)
       .map(({ key, how, bytes: size }) => `${key} ${bytesText(size)} bytes (${how})`);
@@ -81,7 +86,12 @@ export const storedBytes = (json: string): number => Buffer.byteLength(json, 'ut
  * Refuses a change whose document (`json`, `bytes` long) is over the limit and larger than the
  * document before it (`previousBytes()`, asked only then).
  */
-export function checkAccountBytes(limits: AccountLimits, bytes: number, previousBytes: () => number, draft: DeepReadonly<AccountDoc>): void {
+export function checkAccountBytes(
+  limits: AccountLimits,
+  bytes: number,
+  previousBytes: () => number,
+  draft: DeepReadonly<AccountDoc>,
+): void {
   if (limits.accountBytes === 0 || bytes <= limits.accountBytes || bytes <= previousBytes()) return;
   throw new AccountStorageError(bytes, limits.accountBytes, draft);
 }

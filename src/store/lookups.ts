@@ -12,7 +12,10 @@ export function findLocation(doc: DeepReadonly<AccountDoc>, locationId: string):
   return location;
 }
 
-export function findSubscription(doc: DeepReadonly<AccountDoc>, subscriptionId: string): DeepReadonly<SubscriptionRecord> {
+export function findSubscription(
+  doc: DeepReadonly<AccountDoc>,
+  subscriptionId: string,
+): DeepReadonly<SubscriptionRecord> {
   const subscription = doc.subscriptions.find((s) => s.subscriptionId === subscriptionId);
   if (!subscription) throw notFound(`No subscription ${JSON.stringify(subscriptionId)} in this account`);
   return subscription;

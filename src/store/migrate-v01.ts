@@ -47,7 +47,8 @@ export interface StateV01 {
 }
 
 /** A 0.1 file as read: it may lack any kind it had no record of; only the version and the accounts are sure. */
-export type StoredStateV01 = Pick<StateV01, 'schemaVersion' | 'accounts'> & Partial<Omit<StateV01, 'schemaVersion' | 'accounts'>>;
+export type StoredStateV01 = Pick<StateV01, 'schemaVersion' | 'accounts'> &
+  Partial<Omit<StateV01, 'schemaVersion' | 'accounts'>>;
 
 export interface MigratedAccount {
   doc: AccountDoc;
@@ -63,12 +64,18 @@ export interface MigratedState {
 }
 
 export function isStateV01(value: unknown): value is StoredStateV01 {
-  return typeof value === 'object' && value !== null && (value as { schemaVersion?: unknown }).schemaVersion === 1 && Array.isArray((value as { accounts?: unknown }).accounts);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { schemaVersion?: unknown }).schemaVersion === 1 &&
+    Array.isArray((value as { accounts?: unknown }).accounts)
+  );
 }
 
 /** Nothing is dropped: every record of an account lands in that account's bundle. */
 export function migrateV01(state: StoredStateV01): MigratedState {
-  const of = <T extends { accountId: string }>(records: readonly T[] | undefined, accountId: string): T[] => (records ?? []).filter((r) => r.accountId === accountId);
+  const of = <T extends { accountId: string }>(records: readonly T[] | undefined, accountId: string): T[] =>
+    (records ?? []).filter((r) => r.accountId === accountId);
   const accounts = state.accounts.map((account): MigratedAccount => {
     const { accountId } = account;
     const clock = state.clocks?.find((c) => c.accountId === accountId);
@@ -89,16 +96,27 @@ export function migrateV01(state: StoredStateV01): MigratedState {
       alerts: of(state.alerts, accountId),
       clock: { offsetMs: clock?.offsetMs ?? 0, frozenAtMs: clock?.frozenAtMs ?? null },
       faults: of(state.faults, accountId),
-      rateLimit: rateLimit ? { requests: rateLimit.requests, perSeconds: rateLimit.perSeconds, anchorMs: rateLimit.windowStartMs } : null,
+      rateLimit: rateLimit
+        ? { requests: rateLimit.requests, perSeconds: rateLimit.perSeconds, anchorMs: rateLimit.windowStartMs }
+        : null,
       // A running run is due at once: the runner then finds its next step's real time from the scenario.
-      runs: of(state.runs, accountId).map((run) => ({ ...run, dueAtMs: run.state === 'running' ? run.startedAtMs : null })),
+      runs: of(state.runs, accountId).map((run) => ({
+        ...run,
+        dueAtMs: run.state === 'running' ? run.startedAtMs : null,
+      })),
     };
-    const deliveries = of(state.deliveries, accountId).map(({ afterDeliveryId: _waitedFor, nextAttemptAt: _derivedNow, ...delivery }) => delivery);
+    const deliveries = of(state.deliveries, accountId).map(
+      ({ afterDeliveryId: _waitedFor, nextAttemptAt: _derivedNow, ...delivery }) => delivery,
+    );
     return { doc, deliveries, journal: of(state.journal, accountId) };
   });
   return {
     accounts,
-    sessions: (state.sessions ?? []).map((s) => ({ sid: s.sid, session: s.session, expiresAtMs: Date.parse(s.expiresAt) })),
+    sessions: (state.sessions ?? []).map((s) => ({
+      sid: s.sid,
+      session: s.session,
+      expiresAtMs: Date.parse(s.expiresAt),
+    })),
     sessionSecret: state.sessionSecret ?? null,
   };
 }

@@ -96,7 +96,10 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
     await store.settings.set(MIGRATION_SETTING, 'started');
     const migrated = await migrateLegacyFile(store, options.legacyDataFile);
     await store.settings.set(MIGRATION_SETTING, 'done');
-    return { store, origin: migrated === null ? 'fresh' : { migratedFrom: options.legacyDataFile, accounts: migrated } };
+    return {
+      store,
+      origin: migrated === null ? 'fresh' : { migratedFrom: options.legacyDataFile, accounts: migrated },
+    };
   } catch (error) {
     await store.close();
     throw error;
@@ -128,16 +131,25 @@ export async function migrateLegacyFile(store: Store, file: string): Promise<num
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new StoreFileError(`DATA_FILE ${file} is not valid JSON (${(error as Error).message}); move it away to start from the fixtures`);
+    throw new StoreFileError(
+      `DATA_FILE ${file} is not valid JSON (${(error as Error).message}); move it away to start from the fixtures`,
+    );
   }
-  if (!isStateV01(parsed)) throw new StoreFileError(`DATA_FILE ${file} is not a water-sandbox 0.1 state file (schemaVersion 1); move it away to start from the fixtures`);
+  if (!isStateV01(parsed))
+    throw new StoreFileError(
+      `DATA_FILE ${file} is not a water-sandbox 0.1 state file (schemaVersion 1); move it away to start from the fixtures`,
+    );
   const state = migrateV01(parsed);
   for (const account of state.accounts) {
     await store.accounts.create(account.doc, account.deliveries);
     for (const entry of account.journal) await store.journal.append(account.doc.account.accountId, entry);
   }
   for (const s of state.sessions) {
-    await new Promise<void>((resolve, reject) => store.sessions.set(s.sid, s.session as unknown as SessionData, (err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      store.sessions.set(s.sid, s.session as unknown as SessionData, (err) =>
+        err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(),
+      ),
+    );
   }
   if (state.sessionSecret !== null) await store.settings.set('sessionSecret', state.sessionSecret);
   await store.flush();

@@ -1,6 +1,14 @@
 import type session from 'express-session';
 
-import type { AccountDoc, AccountRecord, DeepReadonly, DeliveryKind, DeliveryRecord, DeliveryState, JournalEntry } from './data.js';
+import type {
+  AccountDoc,
+  AccountRecord,
+  DeepReadonly,
+  DeliveryKind,
+  DeliveryRecord,
+  DeliveryState,
+  JournalEntry,
+} from './data.js';
 
 /**
  * The sandbox's state, per account, behind one interface with two implementations: the
@@ -43,7 +51,15 @@ export interface StoreHealth {
  * Keys that resolve to the account owning them. The store keeps these indexes itself,
  * derived from each account's document (see indexEntriesOf), so they cannot drift from it.
  */
-export type IndexKind = 'apiKey' | 'email' | 'accessToken' | 'refreshToken' | 'authorizationCode' | 'oauthClient' | 'location' | 'subscription';
+export type IndexKind =
+  | 'apiKey'
+  | 'email'
+  | 'accessToken'
+  | 'refreshToken'
+  | 'authorizationCode'
+  | 'oauthClient'
+  | 'location'
+  | 'subscription';
 
 /** Thrown by `create` and `update` when a key of the document already belongs to another account. */
 export class IndexConflictError extends Error {

@@ -14,8 +14,10 @@ export function issueConfirmationToken(
   data: AccountDoc,
   input: { subscriptionId: string; accountId: string; token: string; nowMs: number; ttlSeconds: number },
 ): ConfirmationTokenRecord {
-  data.confirmationTokens = data.confirmationTokens.filter(
-    (t) => t.usedAt !== null ? Date.parse(t.usedAt) + USED_TOKEN_RETENTION_MS > input.nowMs : t.subscriptionId !== input.subscriptionId,
+  data.confirmationTokens = data.confirmationTokens.filter((t) =>
+    t.usedAt !== null
+      ? Date.parse(t.usedAt) + USED_TOKEN_RETENTION_MS > input.nowMs
+      : t.subscriptionId !== input.subscriptionId,
   );
   const record: ConfirmationTokenRecord = {
     token: input.token,
@@ -44,19 +46,34 @@ export function checkConfirmationToken(
   const resend = `POST /sandbox/subscriptions/${subscriptionId}/confirmation sends a new one`;
   const record = data.confirmationTokens.find((t) => t.token === token && t.subscriptionId === subscriptionId);
   if (!record) {
-    throw new AppError(400, 'invalid_confirmation_token', `confirmationToken is not the current token of subscription ${subscriptionId}; use the latest confirmationUrl, or ${resend}`, {
-      details: { parameter: TOKEN_KEY },
-    });
+    throw new AppError(
+      400,
+      'invalid_confirmation_token',
+      `confirmationToken is not the current token of subscription ${subscriptionId}; use the latest confirmationUrl, or ${resend}`,
+      {
+        details: { parameter: TOKEN_KEY },
+      },
+    );
   }
   if (record.usedAt !== null) {
-    throw new AppError(400, 'confirmation_token_used', `confirmationToken was already used at ${record.usedAt}; a token confirms once`, {
-      details: { parameter: TOKEN_KEY },
-    });
+    throw new AppError(
+      400,
+      'confirmation_token_used',
+      `confirmationToken was already used at ${record.usedAt}; a token confirms once`,
+      {
+        details: { parameter: TOKEN_KEY },
+      },
+    );
   }
   if (Date.parse(record.expiresAt) <= nowMs) {
-    throw new AppError(400, 'confirmation_token_expired', `confirmationToken expired at ${record.expiresAt}; ${resend}`, {
-      details: { parameter: TOKEN_KEY },
-    });
+    throw new AppError(
+      400,
+      'confirmation_token_expired',
+      `confirmationToken expired at ${record.expiresAt}; ${resend}`,
+      {
+        details: { parameter: TOKEN_KEY },
+      },
+    );
   }
   return record;
 }

@@ -1,16 +1,28 @@
 import { DEMO } from '../http/demo-examples.js';
 import { operation } from '../http/operation.js';
-import { ConfirmationResent, ConfirmQuery, Subscription, SubscriptionCreate, SubscriptionList, SubscriptionListQuery } from './schemas.js';
+import {
+  ConfirmationResent,
+  ConfirmQuery,
+  Subscription,
+  SubscriptionCreate,
+  SubscriptionList,
+  SubscriptionListQuery,
+} from './schemas.js';
 
 const tags = ['Subscriptions'];
 
-const example = { subscriptionId: DEMO.subscriptionId, locationId: DEMO.locationId, endpoint: 'https://example.com/hooks', status: 'pending' };
+const example = {
+  subscriptionId: DEMO.subscriptionId,
+  locationId: DEMO.locationId,
+  endpoint: 'https://example.com/hooks',
+  status: 'pending',
+};
 
 export const createSubscriptionOp = operation({
   operationId: 'createSubscription',
   method: 'post',
   path: '/v1/locations/{locationId}/subscriptions',
-  summary: 'Subscribe an endpoint to the location\'s alerts',
+  summary: "Subscribe an endpoint to the location's alerts",
   description:
     'Answers the subscription, pending, and POSTs {"confirmationUrl", "confirmationToken"} (JSON) to the endpoint; calling the confirmationUrl ' +
     'confirms it. The endpoint must answer GET and POST with valid JSON; the delivery log (GET /sandbox/deliveries) shows what it answered.',
@@ -32,23 +44,38 @@ export const listLocationSubscriptionsOp = operation({
   operationId: 'listLocationSubscriptions',
   method: 'get',
   path: '/v1/locations/{locationId}/subscriptions',
-  summary: 'The location\'s subscriptions',
+  summary: "The location's subscriptions",
   tags,
   guard: 'account',
   query: SubscriptionListQuery,
-  responses: { 200: { description: 'A page of subscriptions.', schema: SubscriptionList, example: { page: 1, perPage: 50, pageCount: 1, total: 1, subscriptions: [example] } } },
-  errors: { 400: 'invalid_parameter: page or perPage is not valid.', 404: 'not_found: no such location in this account.' },
+  responses: {
+    200: {
+      description: 'A page of subscriptions.',
+      schema: SubscriptionList,
+      example: { page: 1, perPage: 50, pageCount: 1, total: 1, subscriptions: [example] },
+    },
+  },
+  errors: {
+    400: 'invalid_parameter: page or perPage is not valid.',
+    404: 'not_found: no such location in this account.',
+  },
 });
 
 export const listSubscriptionsOp = operation({
   operationId: 'listSubscriptions',
   method: 'get',
   path: '/v1/subscriptions',
-  summary: 'The account\'s subscriptions',
+  summary: "The account's subscriptions",
   tags,
   guard: 'account',
   query: SubscriptionListQuery,
-  responses: { 200: { description: 'A page of subscriptions.', schema: SubscriptionList, example: { page: 1, perPage: 50, pageCount: 0, total: 0, subscriptions: [] } } },
+  responses: {
+    200: {
+      description: 'A page of subscriptions.',
+      schema: SubscriptionList,
+      example: { page: 1, perPage: 50, pageCount: 0, total: 0, subscriptions: [] },
+    },
+  },
   errors: { 400: 'invalid_parameter: page or perPage is not valid.' },
 });
 
@@ -65,7 +92,13 @@ export const confirmSubscriptionOp = operation({
   trailingSlash: true,
   query: ConfirmQuery,
   queryExample: { confirmationToken: 'the-token-from-the-confirmation-message' },
-  responses: { 200: { description: 'The subscription, confirmed.', schema: Subscription, example: { ...example, status: 'confirmed' } } },
+  responses: {
+    200: {
+      description: 'The subscription, confirmed.',
+      schema: Subscription,
+      example: { ...example, status: 'confirmed' },
+    },
+  },
   errors: {
     400: 'invalid_parameter (confirmationToken missing, or sent as ?confirmationToken<token> without "="), invalid_confirmation_token, confirmation_token_used or confirmation_token_expired; each names confirmationToken.',
     404: 'not_found: no such subscription in this account.',
@@ -88,7 +121,8 @@ export const deleteSubscriptionOp = operation({
   method: 'delete',
   path: '/v1/subscriptions/{subscriptionId}',
   summary: 'Delete a subscription',
-  description: 'Production documents no answer; the sandbox answers 200 with the deleted subscription, since the official Node client crashes on an empty 200. Its pending deliveries are cancelled.',
+  description:
+    'Production documents no answer; the sandbox answers 200 with the deleted subscription, since the official Node client crashes on an empty 200. Its pending deliveries are cancelled.',
   tags,
   guard: 'account',
   responses: { 200: { description: 'The deleted subscription.', schema: Subscription, example } },
@@ -107,8 +141,13 @@ export const resendConfirmationOp = operation({
     'endpoint a hosted sandbox answers where the message went and its delivery, never the token: only the endpoint receiving it proves it asked for the traffic.',
   tags: ['Sandbox: subscriptions'],
   guard: 'account',
-  responses: { 200: { description: 'The new confirmation message, or (hosted) where it went.', schema: ConfirmationResent } },
-  errors: { 404: 'not_found: no such subscription in this account.', 409: 'already_confirmed: the subscription is confirmed already.' },
+  responses: {
+    200: { description: 'The new confirmation message, or (hosted) where it went.', schema: ConfirmationResent },
+  },
+  errors: {
+    404: 'not_found: no such subscription in this account.',
+    409: 'already_confirmed: the subscription is confirmed already.',
+  },
 });
 
 export const subscriptionsOperations = [

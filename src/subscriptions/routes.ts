@@ -15,7 +15,14 @@ import {
 } from './operations.js';
 import { presentSubscription } from './presenter.js';
 import { DEFAULT_SUBSCRIPTIONS_PER_PAGE } from './schemas.js';
-import { confirmationTokenShown, confirmSubscription, createSubscription, deleteSubscription, resendConfirmation, type SubscriptionsDeps } from './service.js';
+import {
+  confirmationTokenShown,
+  confirmSubscription,
+  createSubscription,
+  deleteSubscription,
+  resendConfirmation,
+  type SubscriptionsDeps,
+} from './service.js';
 
 export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
   const api = operationRouter('/v1');
@@ -30,7 +37,9 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
     const { doc } = authOf(res);
     const { page = 1, perPage = DEFAULT_SUBSCRIPTIONS_PER_PAGE } = query();
     const location = findLocation(doc, params.locationId);
-    const subscriptions = doc.subscriptions.filter((s) => s.locationId === location.locationId).map(presentSubscription);
+    const subscriptions = doc.subscriptions
+      .filter((s) => s.locationId === location.locationId)
+      .map(presentSubscription);
     res.json(pageOf('subscriptions', subscriptions, { page, perPage }));
   });
 
@@ -42,7 +51,11 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
 
   // The official Python client adds a slash before the query: /confirm/?confirmationToken=... (trailingSlash).
   api.handle(confirmSubscriptionOp, async ({ params, query }, _req, res) => {
-    res.json(presentSubscription(await confirmSubscription(deps, authOf(res), params.subscriptionId, query().confirmationToken)));
+    res.json(
+      presentSubscription(
+        await confirmSubscription(deps, authOf(res), params.subscriptionId, query().confirmationToken),
+      ),
+    );
   });
 
   api.handle(getSubscriptionOp, ({ params }, _req, res) => {

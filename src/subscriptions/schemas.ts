@@ -8,15 +8,19 @@ export const Subscription = z
     subscriptionId: z.string(),
     locationId: z.string(),
     endpoint: z.string().meta({ description: 'The URL that receives the confirmation and the alert notifications.' }),
-    status: z.enum(['pending', 'confirmed']).meta({ description: 'pending until confirmed with the token sent to the endpoint.' }),
+    status: z
+      .enum(['pending', 'confirmed'])
+      .meta({ description: 'pending until confirmed with the token sent to the endpoint.' }),
   })
-  .meta({ description: 'A webhook subscription of a location: production\'s Subscription, exactly its keys.' });
+  .meta({ description: "A webhook subscription of a location: production's Subscription, exactly its keys." });
 
 export type PublicSubscription = z.output<typeof Subscription>;
 
 export const DEFAULT_SUBSCRIPTIONS_PER_PAGE = 50;
 
-export const SubscriptionList = pageEnvelope('subscriptions', Subscription).meta({ description: 'A page of subscriptions.' });
+export const SubscriptionList = pageEnvelope('subscriptions', Subscription).meta({
+  description: 'A page of subscriptions.',
+});
 
 export const SubscriptionListQuery = z.object(pagingQuery(DEFAULT_SUBSCRIPTIONS_PER_PAGE));
 
@@ -32,7 +36,10 @@ export const SubscriptionCreate = jsonObject(
             ? 'endpoint is required: the https URL that receives the confirmation and alert POSTs'
             : `endpoint must be a string URL; got ${JSON.stringify(issue.input)}`,
       })
-      .meta({ format: 'uri', description: 'An https URL; the sandbox also accepts http on localhost, 127.0.0.1 and [::1] (ENDPOINT_POLICY).' }),
+      .meta({
+        format: 'uri',
+        description: 'An https URL; the sandbox also accepts http on localhost, 127.0.0.1 and [::1] (ENDPOINT_POLICY).',
+      }),
   },
   {
     notObject: `The request body must be a JSON object such as ${ENDPOINT_EXAMPLE}`,
@@ -72,15 +79,24 @@ export const ConfirmationResent = z
     z
       .strictObject({
         subscriptionId: z.string(),
-        confirmationUrl: z.string().meta({ format: 'uri', description: 'PUBLIC_URL/v1/subscriptions/{id}/confirm?confirmationToken=...' }),
+        confirmationUrl: z
+          .string()
+          .meta({ format: 'uri', description: 'PUBLIC_URL/v1/subscriptions/{id}/confirm?confirmationToken=...' }),
         confirmationToken: z.string(),
       })
-      .meta({ description: 'A local sandbox, or a relay endpoint of the account: the new confirmation message, as sent to the endpoint.' }),
+      .meta({
+        description:
+          'A local sandbox, or a relay endpoint of the account: the new confirmation message, as sent to the endpoint.',
+      }),
     z
       .strictObject({
         subscriptionId: z.string(),
-        endpoint: z.string().meta({ description: 'Where the new confirmation message was sent: the endpoint confirms with the token it carries.' }),
-        deliveryId: z.string().meta({ description: 'Its delivery in GET /sandbox/deliveries (which shows its token as [hidden]).' }),
+        endpoint: z.string().meta({
+          description: 'Where the new confirmation message was sent: the endpoint confirms with the token it carries.',
+        }),
+        deliveryId: z
+          .string()
+          .meta({ description: 'Its delivery in GET /sandbox/deliveries (which shows its token as [hidden]).' }),
       })
       .meta({ description: 'A hosted sandbox: the token reaches the endpoint only.' }),
   ])

@@ -10,7 +10,12 @@ import { findLocation, findSubscription } from '../store/lookups.js';
 import type { AccountTx, Store } from '../store/store.js';
 import { SUBSCRIPTION_DELETED_NOTE, type AddressGuard, type Dispatcher } from '../webhooks/index.js';
 import { checkConfirmationToken, confirmationUrl, issueConfirmationToken } from './confirmation.js';
-import { checkEndpoint, EndpointRefusedError, type EndpointPolicy, type RelayEndpointCheck } from './endpoint-policy.js';
+import {
+  checkEndpoint,
+  EndpointRefusedError,
+  type EndpointPolicy,
+  type RelayEndpointCheck,
+} from './endpoint-policy.js';
 
 export interface SubscriptionsDeps {
   store: Store;
@@ -50,7 +55,11 @@ export interface QueuedConfirmation {
 async function acceptedEndpoint(deps: SubscriptionsDeps, accountId: string, endpoint: unknown): Promise<string> {
   const relays = deps.relays;
   const relayCheck: RelayEndpointCheck | undefined = relays && ((url) => relays.classifyEndpoint(accountId, url));
-  const rules = { policy: deps.config.endpointPolicy, blockPrivate: deps.config.blockPrivateEndpoints, addresses: deps.addressGuard };
+  const rules = {
+    policy: deps.config.endpointPolicy,
+    blockPrivate: deps.config.blockPrivateEndpoints,
+    addresses: deps.addressGuard,
+  };
   try {
     return await checkEndpoint(endpoint, rules, relayCheck);
   } catch (error) {
@@ -75,8 +84,17 @@ function queueConfirmation(
 ): QueuedConfirmation {
   const token = deps.ids.secret(24);
   const nowMs = accountNowMs(deps.clock, doc.clock);
-  issueConfirmationToken(doc, { subscriptionId: subscription.subscriptionId, accountId: subscription.accountId, token, nowMs, ttlSeconds: deps.config.confirmationTokenTtlSeconds });
-  const message = { confirmationUrl: confirmationUrl(deps.urls.publicUrl, subscription.subscriptionId, token), confirmationToken: token };
+  issueConfirmationToken(doc, {
+    subscriptionId: subscription.subscriptionId,
+    accountId: subscription.accountId,
+    token,
+    nowMs,
+    ttlSeconds: deps.config.confirmationTokenTtlSeconds,
+  });
+  const message = {
+    confirmationUrl: confirmationUrl(deps.urls.publicUrl, subscription.subscriptionId, token),
+    confirmationToken: token,
+  };
   const delivery = deps.dispatcher.build(
     {
       accountId: subscription.accountId,
@@ -100,7 +118,11 @@ function queueConfirmation(
  * `listen`). On a hosted sandbox the token reaching the endpoint is what proves the endpoint
  * asked for the traffic, so the account never sees it.
  */
-export function confirmationTokenShown(deps: Pick<SubscriptionsDeps, 'config' | 'relays'>, accountId: string, endpoint: string): boolean {
+export function confirmationTokenShown(
+  deps: Pick<SubscriptionsDeps, 'config' | 'relays'>,
+  accountId: string,
+  endpoint: string,
+): boolean {
   if (!deps.config.hosted) return true;
   return URL.canParse(endpoint) && deps.relays?.classifyEndpoint(accountId, new URL(endpoint)) === 'own';
 }
@@ -110,7 +132,12 @@ export function confirmationTokenShown(deps: Pick<SubscriptionsDeps, 'config' | 
  * until confirmed. The subscription, its token and its confirmation are stored in one change, so
  * a restart never finds a subscription without its confirmation.
  */
-export async function createSubscription(deps: SubscriptionsDeps, { accountId, doc }: Caller, locationId: string, endpointGiven: unknown): Promise<DeepReadonly<SubscriptionRecord>> {
+export async function createSubscription(
+  deps: SubscriptionsDeps,
+  { accountId, doc }: Caller,
+  locationId: string,
+  endpointGiven: unknown,
+): Promise<DeepReadonly<SubscriptionRecord>> {
   findLocation(doc, locationId);
   const endpoint = await acceptedEndpoint(deps, accountId, endpointGiven);
   const subscriptionId = deps.ids.uuid();
@@ -133,18 +160,35 @@ export async function createSubscription(deps: SubscriptionsDeps, { accountId, d
         `This location has ${held} subscriptions, the most this sandbox allows (MAX_SUBSCRIPTIONS_PER_LOCATION=${cap}); delete one (DELETE /v1/subscriptions/{subscriptionId}) before adding another`,
       );
     }
-    const created: SubscriptionRecord = { subscriptionId, accountId, locationId, endpoint, status: 'pending', createdAt: new Date(accountNowMs(deps.clock, d.clock)).toISOString() };
+    const created: SubscriptionRecord = {
+      subscriptionId,
+      accountId,
+      locationId,
+      endpoint,
+      status: 'pending',
+      createdAt: new Date(accountNowMs(deps.clock, d.clock)).toISOString(),
+    };
     d.subscriptions.push(created);
     queueConfirmation(deps, d, tx, created, { checkReceiver: true });
     return created;
   });
   deps.dispatcher.kick(accountId);
-  await publishAccountEvent(deps.store, accountId, { type: 'subscription', subscriptionId: subscription.subscriptionId, locationId, status: subscription.status });
+  await publishAccountEvent(deps.store, accountId, {
+    type: 'subscription',
+    subscriptionId: subscription.subscriptionId,
+    locationId,
+    status: subscription.status,
+  });
   return subscription;
 }
 
 /** Confirms a subscription with its token (single use, before it expires): a 400 saying why otherwise. */
-export async function confirmSubscription(deps: SubscriptionsDeps, { accountId, doc }: Caller, subscriptionId: string, token: string): Promise<DeepReadonly<SubscriptionRecord>> {
+export async function confirmSubscription(
+  deps: SubscriptionsDeps,
+  { accountId, doc }: Caller,
+  subscriptionId: string,
+  token: string,
+): Promise<DeepReadonly<SubscriptionRecord>> {
   findSubscription(doc, subscriptionId);
   const confirmed = await deps.store.accounts.update(accountId, (d) => {
     const nowMs = accountNowMs(deps.clock, d.clock);
@@ -157,12 +201,21 @@ export async function confirmSubscription(deps: SubscriptionsDeps, { accountId, 
     return { ...subscription };
   });
   if (!confirmed) throw notFound(`No subscription ${JSON.stringify(subscriptionId)} in this account`);
-  await publishAccountEvent(deps.store, accountId, { type: 'subscription', subscriptionId, locationId: confirmed.locationId, status: 'confirmed' });
+  await publishAccountEvent(deps.store, accountId, {
+    type: 'subscription',
+    subscriptionId,
+    locationId: confirmed.locationId,
+    status: 'confirmed',
+  });
   return confirmed;
 }
 
 /** Deletes a subscription with its tokens, and cancels its pending deliveries. */
-export async function deleteSubscription(deps: SubscriptionsDeps, { accountId, doc }: Caller, subscriptionId: string): Promise<DeepReadonly<SubscriptionRecord>> {
+export async function deleteSubscription(
+  deps: SubscriptionsDeps,
+  { accountId, doc }: Caller,
+  subscriptionId: string,
+): Promise<DeepReadonly<SubscriptionRecord>> {
   findSubscription(doc, subscriptionId);
   const deleted = await deps.store.accounts.update(accountId, (d) => {
     const subscription = findSubscription(d, subscriptionId);
@@ -173,17 +226,30 @@ export async function deleteSubscription(deps: SubscriptionsDeps, { accountId, d
   // Not in the same change, so the delivery log is not rewritten with the account; the
   // dispatcher also cancels any it meets whose subscription is gone.
   await deps.store.deliveries.cancelPending(accountId, subscriptionId, SUBSCRIPTION_DELETED_NOTE);
-  await publishAccountEvent(deps.store, accountId, { type: 'subscription', subscriptionId, locationId: deleted.locationId, status: 'deleted' });
+  await publishAccountEvent(deps.store, accountId, {
+    type: 'subscription',
+    subscriptionId,
+    locationId: deleted.locationId,
+    status: 'deleted',
+  });
   return deleted;
 }
 
 /** A fresh confirmation token for a pending subscription, sent to its endpoint again (a 409 once confirmed). */
-export async function resendConfirmation(deps: SubscriptionsDeps, { accountId, doc }: Caller, subscriptionId: string): Promise<QueuedConfirmation & { endpoint: string }> {
+export async function resendConfirmation(
+  deps: SubscriptionsDeps,
+  { accountId, doc }: Caller,
+  subscriptionId: string,
+): Promise<QueuedConfirmation & { endpoint: string }> {
   findSubscription(doc, subscriptionId);
   const sent = await deps.store.accounts.update(accountId, (d, tx) => {
     const subscription = findSubscription(d, subscriptionId);
-    if (subscription.status === 'confirmed') throw conflict('already_confirmed', `Subscription ${subscription.subscriptionId} is already confirmed`);
-    return { endpoint: subscription.endpoint, ...queueConfirmation(deps, d, tx, subscription, { checkReceiver: false }) };
+    if (subscription.status === 'confirmed')
+      throw conflict('already_confirmed', `Subscription ${subscription.subscriptionId} is already confirmed`);
+    return {
+      endpoint: subscription.endpoint,
+      ...queueConfirmation(deps, d, tx, subscription, { checkReceiver: false }),
+    };
   });
   deps.dispatcher.kick(accountId);
   return sent;

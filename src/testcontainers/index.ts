@@ -14,7 +14,14 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
-import { AbstractStartedContainer, GenericContainer, getContainerRuntimeClient, type BoundPorts, type StartedTestContainer, type WaitStrategy } from 'testcontainers';
+import {
+  AbstractStartedContainer,
+  GenericContainer,
+  getContainerRuntimeClient,
+  type BoundPorts,
+  type StartedTestContainer,
+  type WaitStrategy,
+} from 'testcontainers';
 
 import { SandboxAccount, WaterSandbox, type AccountOptions, type RelayForwarder } from '../client/index.js';
 
@@ -30,7 +37,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const isLoopback = (host: string): boolean => host === 'localhost' || host.startsWith('127.') || host === '::1' || host === '[::1]';
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host.startsWith('127.') || host === '::1' || host === '[::1]';
 
 type Container = Parameters<WaitStrategy['waitUntilReady']>[0];
 
@@ -60,9 +68,16 @@ class HealthzWaitStrategy implements WaitStrategy {
       }
       const { State: state } = await container.inspect();
       const health = (state as { Health?: { Status?: string; Log?: { Output?: string }[] } }).Health;
-      if (health?.Status === 'unhealthy') throw new Error(`the sandbox container is unhealthy: ${health.Log?.at(-1)?.Output?.trim() ?? 'its health check failed'}`);
-      if (!state.Running) throw new Error(`the sandbox container stopped (exit code ${state.ExitCode}) before ${url} answered; its logs say why`);
-      if (performance.now() > deadline) throw new Error(`the sandbox did not answer ${url} with 200 within ${this.#timeoutMs} ms (last: ${last})`);
+      if (health?.Status === 'unhealthy')
+        throw new Error(
+          `the sandbox container is unhealthy: ${health.Log?.at(-1)?.Output?.trim() ?? 'its health check failed'}`,
+        );
+      if (!state.Running)
+        throw new Error(
+          `the sandbox container stopped (exit code ${state.ExitCode}) before ${url} answered; its logs say why`,
+        );
+      if (performance.now() > deadline)
+        throw new Error(`the sandbox did not answer ${url} with 200 within ${this.#timeoutMs} ms (last: ${last})`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -103,7 +118,10 @@ export class WaterSandboxContainer extends GenericContainer {
    */
   withHostReceiver(receiver: number | string): this {
     const base = typeof receiver === 'number' ? `http://localhost:${receiver}` : receiver.replace(/\/+$/, '');
-    if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) throw new TypeError(`withHostReceiver takes a port or an http(s) URL such as http://localhost:3000; got ${JSON.stringify(receiver)}`);
+    if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol))
+      throw new TypeError(
+        `withHostReceiver takes a port or an http(s) URL such as http://localhost:3000; got ${JSON.stringify(receiver)}`,
+      );
     this.#receiver = base;
     return this;
   }
@@ -119,7 +137,8 @@ export class WaterSandboxContainer extends GenericContainer {
       const { host } = (await getContainerRuntimeClient()).info.containerRuntime;
       this.withEnvironment({ PUBLIC_URL: `http://${host.includes(':') ? `[${host}]` : host}:${hostPort}` });
       // A PUBLIC_URL that is not loopback (a remote engine) makes the sandbox a hosted one, whose endpoint rules are for strangers.
-      if (!isLoopback(host) && this.environment['ENDPOINT_POLICY'] === undefined) this.withEnvironment({ ENDPOINT_POLICY: 'any', BLOCK_PRIVATE_ENDPOINTS: 'false' });
+      if (!isLoopback(host) && this.environment['ENDPOINT_POLICY'] === undefined)
+        this.withEnvironment({ ENDPOINT_POLICY: 'any', BLOCK_PRIVATE_ENDPOINTS: 'false' });
     }
     return new StartedWaterSandboxContainer(await super.start(), this.#receiver);
   }
@@ -174,13 +193,19 @@ export class StartedWaterSandboxContainer extends AbstractStartedContainer {
    * waits until it is connected.
    */
   receiverEndpoint(path: string, account: SandboxAccount): Promise<string> {
-    if (this.receiver === null) return Promise.reject(new Error('no host receiver: give its port with withHostReceiver(port) before start()'));
+    if (this.receiver === null)
+      return Promise.reject(new Error('no host receiver: give its port with withHostReceiver(port) before start()'));
     const target = `${this.receiver}${path.startsWith('/') ? path : `/${path}`}`;
     const key = `${account.apiKey}\n${target}`;
     let relay = this.#relays.get(key);
     if (!relay) {
       // One relay of the account per path, named after it (relay names are short: a readable part and a hash).
-      const readable = target.replace(/^https?:\/\/[^/]+/, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24);
+      const readable = target
+        .replace(/^https?:\/\/[^/]+/, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 24);
       const name = `${readable === '' ? 'root' : readable}-${createHash('sha256').update(target).digest('hex').slice(0, 8)}`;
       relay = account.relays.forward(target, { name });
       this.#relays.set(key, relay);

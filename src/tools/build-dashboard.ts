@@ -6,5 +6,7 @@ import { buildDashboardAssets } from '../dashboard/build-assets.js';
  */
 const result = await buildDashboardAssets();
 process.stdout.write(
-  result.skipped ? `dashboard assets up to date in ${result.outDir}\n` : `dashboard assets built in ${result.outDir}: ${result.manifest.script}, ${result.manifest.style}\n`,
+  result.skipped
+    ? `dashboard assets up to date in ${result.outDir}\n`
+    : `dashboard assets built in ${result.outDir}: ${result.manifest.script}, ${result.manifest.style}\n`,
 );

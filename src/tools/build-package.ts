@@ -11,4 +11,6 @@ const DIST = join(PACKAGE_ROOT, 'dist');
 const out = join(DIST, 'package');
 await bundlePackageEntries((entry) => join(DIST, entry, 'index.js'), out);
 const types = await writePackageTypes(join(out, 'types'));
-process.stdout.write(`package entry points built in ${relative(process.cwd(), out)}: client.js, testcontainers.js and ${types.length} declaration files\n`);
+process.stdout.write(
+  `package entry points built in ${relative(process.cwd(), out)}: client.js, testcontainers.js and ${types.length} declaration files\n`,
+);

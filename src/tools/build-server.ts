@@ -24,7 +24,8 @@ function newestModuleMs(dir: string): number {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (!['tools', 'dashboard-assets', 'docs-assets'].includes(entry.name)) newest = Math.max(newest, newestModuleMs(path));
+      if (!['tools', 'dashboard-assets', 'docs-assets'].includes(entry.name))
+        newest = Math.max(newest, newestModuleMs(path));
     } else if (entry.name.endsWith('.js') && !BUNDLES.includes(path)) {
       newest = Math.max(newest, statSync(path).mtimeMs);
     }
@@ -40,7 +41,12 @@ const madeMs = Math.min(...BUNDLES.map((path) => (existsSync(path) ? statSync(pa
 if (DOCS_FILES.every((path) => existsSync(path)) && madeMs >= Math.max(newestModuleMs(DIST), dependenciesMs, luaMs)) {
   process.stdout.write(`server bundle up to date: ${relative(process.cwd(), join(DIST, SERVER_BUNDLE_NAME))}\n`);
 } else {
-  const warnings = await buildServerFiles({ main: join(DIST, 'main.js'), healthcheck: join(DIST, 'healthcheck.js') }, DIST);
-  process.stdout.write(`server bundle built: ${relative(process.cwd(), join(DIST, SERVER_BUNDLE_NAME))}, with ${HEALTHCHECK_BUNDLE_NAME} and docs-assets/\n`);
+  const warnings = await buildServerFiles(
+    { main: join(DIST, 'main.js'), healthcheck: join(DIST, 'healthcheck.js') },
+    DIST,
+  );
+  process.stdout.write(
+    `server bundle built: ${relative(process.cwd(), join(DIST, SERVER_BUNDLE_NAME))}, with ${HEALTHCHECK_BUNDLE_NAME} and docs-assets/\n`,
+  );
   for (const warning of warnings) process.stderr.write(`${warning}\n`);
 }

@@ -38,7 +38,8 @@ export async function bundlePackageEntries(entryOf: (entry: string) => string, o
 }
 
 /** Deep-expands a type: aliases and interfaces give way to the shapes they stand for (`unknown` stays). */
-const EXPAND = 'type __Expand<T> = unknown extends T ? T : T extends infer O ? { [K in keyof O]: __Expand<O[K]> } : never;';
+const EXPAND =
+  'type __Expand<T> = unknown extends T ? T : T extends infer O ? { [K in keyof O]: __Expand<O[K]> } : never;';
 
 const TYPES_MODULE = 'src/client/types.ts';
 
@@ -52,15 +53,23 @@ function expandedTypes(program: ts.Program, host: ts.CompilerHost, options: ts.C
   if (!source) throw new Error(`${TYPES_MODULE} is not in the program`);
   const typesModule = checker.getSymbolAtLocation(source);
   if (!typesModule) throw new Error(`${TYPES_MODULE} is not a module`);
-  const exported = checker.getExportsOfModule(typesModule).map((s) => ({ name: s.name, doc: ts.displayPartsToString(s.getDocumentationComment(checker)) }));
+  const exported = checker
+    .getExportsOfModule(typesModule)
+    .map((s) => ({ name: s.name, doc: ts.displayPartsToString(s.getDocumentationComment(checker)) }));
 
   // A second program with one more file, which asks for each exported type expanded.
   const probeName = resolve(PACKAGE_ROOT, 'src/client/__expanded.ts');
-  const probeText = [`import type * as T from './types.js';`, EXPAND, ...exported.map(({ name }) => `export type ${name} = __Expand<T.${name}>;`)].join('\n');
+  const probeText = [
+    `import type * as T from './types.js';`,
+    EXPAND,
+    ...exported.map(({ name }) => `export type ${name} = __Expand<T.${name}>;`),
+  ].join('\n');
   const probeHost: ts.CompilerHost = {
     ...host,
     getSourceFile: (fileName, languageVersion, ...rest) =>
-      resolve(fileName) === probeName ? ts.createSourceFile(fileName, probeText, languageVersion, true) : host.getSourceFile(fileName, languageVersion, ...rest),
+      resolve(fileName) === probeName
+        ? ts.createSourceFile(fileName, probeText, languageVersion, true)
+        : host.getSourceFile(fileName, languageVersion, ...rest),
     fileExists: (fileName) => resolve(fileName) === probeName || host.fileExists(fileName),
   };
   const probeProgram = ts.createProgram([probeName], options, probeHost, program);
@@ -68,7 +77,11 @@ function expandedTypes(program: ts.Program, host: ts.CompilerHost, options: ts.C
   const probe = probeProgram.getSourceFile(probeName);
   if (!probe) throw new Error(`${probeName} is not in the probe program`);
   const printer = ts.createPrinter({ removeComments: true });
-  const flags: ts.NodeBuilderFlags = ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.InTypeAlias | ts.NodeBuilderFlags.MultilineObjectLiterals | ts.NodeBuilderFlags.IgnoreErrors;
+  const flags: ts.NodeBuilderFlags =
+    ts.NodeBuilderFlags.NoTruncation |
+    ts.NodeBuilderFlags.InTypeAlias |
+    ts.NodeBuilderFlags.MultilineObjectLiterals |
+    ts.NodeBuilderFlags.IgnoreErrors;
   const lines = [
     '// Written by `npm run build:package` from src/client/types.ts: the types of the schemas with which',
     '// the sandbox validates and documents its API (/openapi.json), written out in full.',
@@ -80,7 +93,8 @@ function expandedTypes(program: ts.Program, host: ts.CompilerHost, options: ts.C
     const node = probeChecker.typeToTypeNode(type, undefined, flags);
     if (!node) throw new Error(`cannot write out the type ${statement.name.text}`);
     const text = printer.printNode(ts.EmitHint.Unspecified, node, probe);
-    if (/__Expand|import\(/.test(text)) throw new Error(`the type ${statement.name.text} is not written out in full: ${text.slice(0, 300)}`);
+    if (/__Expand|import\(/.test(text))
+      throw new Error(`the type ${statement.name.text} is not written out in full: ${text.slice(0, 300)}`);
     const doc = exported.find((e) => e.name === statement.name.text)?.doc ?? '';
     if (doc !== '') lines.push(`/** ${doc.replace(/\*\//g, '*\\/').replace(/\n/g, '\n * ')} */`);
     lines.push(`export type ${statement.name.text} = ${text};`, '');
@@ -92,7 +106,16 @@ function expandedTypes(program: ts.Program, host: ts.CompilerHost, options: ts.C
 export async function writePackageTypes(outDir: string): Promise<string[]> {
   const configFile = ts.readConfigFile(join(PACKAGE_ROOT, 'tsconfig.json'), (path) => ts.sys.readFile(path));
   const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, PACKAGE_ROOT);
-  const options: ts.CompilerOptions = { ...parsed.options, noEmit: false, declaration: true, emitDeclarationOnly: true, declarationMap: false, outDir, rootDir: join(PACKAGE_ROOT, 'src'), types: ['node'] };
+  const options: ts.CompilerOptions = {
+    ...parsed.options,
+    noEmit: false,
+    declaration: true,
+    emitDeclarationOnly: true,
+    declarationMap: false,
+    outDir,
+    rootDir: join(PACKAGE_ROOT, 'src'),
+    types: ['node'],
+  };
   const host = ts.createCompilerHost(options);
   const roots = PACKAGE_ENTRIES.map((entry) => join(PACKAGE_ROOT, 'src', entry, 'index.ts'));
   const program = ts.createProgram(roots, options, host);

@@ -19,6 +19,8 @@ const server = createServer((req, res) => {
     res.end('{"received":true}');
   });
 });
-server.listen(port, '127.0.0.1', () => process.stdout.write(`receiver listening on http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks\n`));
+server.listen(port, '127.0.0.1', () =>
+  process.stdout.write(`receiver listening on http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks\n`),
+);
 process.once('SIGINT', () => server.close());
 process.once('SIGTERM', () => server.close());

@@ -38,7 +38,9 @@ export async function bundleServer(entry: string): Promise<ServerBundle> {
     format: 'esm',
     target: 'node20.19',
     // The CommonJS dependencies (express and its kin) call require(); an ES module has none of its own.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
+    },
     logLevel: 'warning',
     legalComments: 'none',
     write: false,
@@ -62,12 +64,20 @@ const NOT_ASCII = /[^\x00-\x7f]/gu;
  * otherwise the text is returned as it was, with the reason.
  */
 export async function asciiOnlySource(text: string): Promise<ServerBundle> {
-  const rewritten = text.replace(NOT_ASCII, (char) => `\\u{${present(char.codePointAt(0), 'a code point').toString(16)}}`);
+  const rewritten = text.replace(
+    NOT_ASCII,
+    (char) => `\\u{${present(char.codePointAt(0), 'a code point').toString(16)}}`,
+  );
   if (rewritten === text) return { ascii: true, text };
-  const code = async (source: string): Promise<string> => (await esbuild.transform(source, { format: 'esm', minifyWhitespace: true, legalComments: 'none' })).code;
+  const code = async (source: string): Promise<string> =>
+    (await esbuild.transform(source, { format: 'esm', minifyWhitespace: true, legalComments: 'none' })).code;
   const [before, after] = await Promise.all([code(text), code(rewritten)]);
   if (before === after) return { ascii: true, text: rewritten };
   let at = 0;
   while (before[at] === after[at]) at++;
-  return { ascii: false, text, reason: `a character outside ASCII is in code, not in a comment: ${JSON.stringify(before.slice(Math.max(0, at - 60), at + 20))}` };
+  return {
+    ascii: false,
+    text,
+    reason: `a character outside ASCII is in code, not in a comment: ${JSON.stringify(before.slice(Math.max(0, at - 60), at + 20))}`,
+  };
 }

@@ -16,11 +16,18 @@ export const HEALTHCHECK_BUNDLE_NAME = 'water-sandbox-healthcheck.js';
  * or src/*.ts (esbuild reads TypeScript too, so a test can build without tsc).
  * Answers the problems worth a warning.
  */
-export async function buildServerFiles(entries: { main: string; healthcheck: string }, distDir: string): Promise<string[]> {
+export async function buildServerFiles(
+  entries: { main: string; healthcheck: string },
+  distDir: string,
+): Promise<string[]> {
   await mkdir(distDir, { recursive: true });
   const [server, healthcheck] = await Promise.all([bundleServer(entries.main), bundleServer(entries.healthcheck)]);
   const serverPath = join(distDir, SERVER_BUNDLE_NAME);
-  await Promise.all([writeFile(serverPath, server.text), writeFile(join(distDir, HEALTHCHECK_BUNDLE_NAME), healthcheck.text), copyDocsAssets(join(distDir, 'docs-assets'))]);
+  await Promise.all([
+    writeFile(serverPath, server.text),
+    writeFile(join(distDir, HEALTHCHECK_BUNDLE_NAME), healthcheck.text),
+    copyDocsAssets(join(distDir, 'docs-assets')),
+  ]);
   // The bin: executable, as esbuild makes a file that starts with #! (chmod: an existing file keeps its mode on write).
   await chmod(serverPath, 0o755);
   return server.ascii ? [] : [`server bundle: not ASCII only, so it takes twice the memory (${server.reason})`];

@@ -62,7 +62,8 @@ const EMBEDDING_V4: readonly { prefix: [ipaddr.IPv6, number]; words: string }[] 
 const v4Of = (bytes: readonly number[]): ipaddr.IPv4 => new ipaddr.IPv4(bytes.map((b) => b & 0xff));
 
 /** Null for a public address, else the range and its words (after `prefix`, which names the form). */
-const judged = (range: string, prefix = ''): { range: string; words: string } | null => (range === 'unicast' ? null : { range, words: `${prefix}${describeRange(range)}` });
+const judged = (range: string, prefix = ''): { range: string; words: string } | null =>
+  range === 'unicast' ? null : { range, words: `${prefix}${describeRange(range)}` };
 
 /**
  * Deprecated IPv6 forms that carry an IPv4 address (RFC 4291's IPv4-compatible ::/96, 6to4's
@@ -71,10 +72,30 @@ const judged = (range: string, prefix = ''): { range: string; words: string } | 
  * address it carries, and no real endpoint uses them: each is refused, named by the address it
  * carries, and counted under that address's range when the address is not public itself.
  */
-const DEPRECATED_V4: readonly { prefix: [ipaddr.IPv6, number]; words: string; range: string; carried: (bytes: number[]) => ipaddr.IPv4 }[] = [
-  { prefix: ipaddr.IPv6.parseCIDR('::/96'), words: 'an IPv4-compatible form of', range: 'ipv4Compatible', carried: (b) => v4Of(b.slice(12)) },
-  { prefix: ipaddr.IPv6.parseCIDR('2002::/16'), words: 'a 6to4 form of', range: '6to4', carried: (b) => v4Of(b.slice(2, 6)) },
-  { prefix: ipaddr.IPv6.parseCIDR('2001::/32'), words: 'a Teredo form of', range: 'teredo', carried: (b) => v4Of(b.slice(12).map((x) => ~x)) },
+const DEPRECATED_V4: readonly {
+  prefix: [ipaddr.IPv6, number];
+  words: string;
+  range: string;
+  carried: (bytes: number[]) => ipaddr.IPv4;
+}[] = [
+  {
+    prefix: ipaddr.IPv6.parseCIDR('::/96'),
+    words: 'an IPv4-compatible form of',
+    range: 'ipv4Compatible',
+    carried: (b) => v4Of(b.slice(12)),
+  },
+  {
+    prefix: ipaddr.IPv6.parseCIDR('2002::/16'),
+    words: 'a 6to4 form of',
+    range: '6to4',
+    carried: (b) => v4Of(b.slice(2, 6)),
+  },
+  {
+    prefix: ipaddr.IPv6.parseCIDR('2001::/32'),
+    words: 'a Teredo form of',
+    range: 'teredo',
+    carried: (b) => v4Of(b.slice(12).map((x) => ~x)),
+  },
 ];
 
 /**
@@ -90,7 +111,9 @@ export function judgeAddress(address: string): { range: string; words: string } 
   const parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv4') return judged(parsed.range());
   // ipaddr.js reads every dotted tail as IPv4-mapped (`::127.0.0.1` as ::ffff:7f00:1); the URL parser spells it as a URL host would.
-  const v6 = address.includes('.') ? ipaddr.IPv6.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1)) : (parsed as ipaddr.IPv6);
+  const v6 = address.includes('.')
+    ? ipaddr.IPv6.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1))
+    : (parsed as ipaddr.IPv6);
   const embedding = EMBEDDING_V4.find(({ prefix }) => v6.match(prefix));
   if (embedding) {
     const v4 = ipaddr.IPv4.parse(v6.toByteArray().slice(12).join('.'));
@@ -98,17 +121,26 @@ export function judgeAddress(address: string): { range: string; words: string } 
   }
   const own = v6.range();
   // :: and ::1 are in ::/96 too, and keep their own names.
-  const deprecated = own === 'unspecified' || own === 'loopback' ? undefined : DEPRECATED_V4.find(({ prefix }) => v6.match(prefix));
+  const deprecated =
+    own === 'unspecified' || own === 'loopback' ? undefined : DEPRECATED_V4.find(({ prefix }) => v6.match(prefix));
   if (deprecated) {
     const v4 = deprecated.carried(v6.toByteArray());
     const range = v4.range();
     const form = `${deprecated.words} ${v4.toString()}, `;
-    return range === 'unicast' ? { range: deprecated.range, words: `${form}a deprecated form no endpoint uses` } : judged(range, form);
+    return range === 'unicast'
+      ? { range: deprecated.range, words: `${form}a deprecated form no endpoint uses` }
+      : judged(range, form);
   }
   return judged(own);
 }
 
-const refusal = (host: string, address: string, range: string, reason: string): AddressRefusal => ({ host, address, range, reason, message: `blocked: ${reason} (${ADDRESS_RULE})` });
+const refusal = (host: string, address: string, range: string, reason: string): AddressRefusal => ({
+  host,
+  address,
+  range,
+  reason,
+  message: `blocked: ${reason} (${ADDRESS_RULE})`,
+});
 
 /** The refusal of a host that is an address itself (`127.0.0.1`, `[::ffff:7f00:1]`), or null. */
 function refusalOfLiteral(host: string, address: string): AddressRefusal | null {
@@ -200,7 +232,10 @@ export class AddressGuard {
     const wanted = options.family === 4 || options.family === 6 ? options.family : null;
     this.resolveChecked(hostname).then(
       (checked) => {
-        if ('refusal' in checked) { failLookup(callback, new BlockedAddressError(checked.refusal)); return; }
+        if ('refusal' in checked) {
+          failLookup(callback, new BlockedAddressError(checked.refusal));
+          return;
+        }
         deliverLookup(hostname, checked.addresses, wanted, options.all === true, callback);
       },
       (error: unknown) => failLookup(callback, error as NodeJS.ErrnoException),
@@ -225,13 +260,20 @@ function failLookup(callback: Parameters<LookupFunction>[2], error: NodeJS.Errno
 }
 
 /** Answers node:net's lookup callback in the form it asked for (one address, or all of them). */
-function deliverLookup(hostname: string, addresses: readonly ResolvedAddress[], family: 4 | 6 | null, all: boolean, callback: Parameters<LookupFunction>[2]): void {
+function deliverLookup(
+  hostname: string,
+  addresses: readonly ResolvedAddress[],
+  family: 4 | 6 | null,
+  all: boolean,
+  callback: Parameters<LookupFunction>[2],
+): void {
   const usable = family === null ? addresses : addresses.filter((a) => a.family === family);
   const first = usable[0];
   if (first === undefined) {
     const error: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
     error.code = 'ENOTFOUND';
-    failLookup(callback, error); return;
+    failLookup(callback, error);
+    return;
   }
   // node:net's callback takes (error, address, family) or, with `all`, (error, addresses).
   if (all) (callback as unknown as (error: null, addresses: ResolvedAddress[]) => void)(null, [...usable]);

@@ -31,5 +31,14 @@ export function assessAnswer(kind: DeliveryKind, method: 'GET' | 'POST', respons
     const answer = status === null ? `got no answer (${response.error ?? 'no response'})` : `answered ${status}`;
     warnings.push(`${method} ${answer}: production requires the endpoint to answer ${method} with 2xx and a JSON body`);
   }
-  return { ok, error: ok ? null : (response.error ?? (status === null ? 'no response' : `HTTP ${status}${status >= 300 && status < 400 ? ': redirects are not followed' : ''}`)), warnings };
+  return {
+    ok,
+    error: ok
+      ? null
+      : (response.error ??
+        (status === null
+          ? 'no response'
+          : `HTTP ${status}${status >= 300 && status < 400 ? ': redirects are not followed' : ''}`)),
+    warnings,
+  };
 }

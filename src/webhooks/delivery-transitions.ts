@@ -46,7 +46,10 @@ export const SUBSCRIPTION_DELETED_NOTE = 'cancelled: the subscription was delete
 const LATEST_INSTANT_MS = 8.64e15;
 
 /** A new pending delivery, due at `nowMs` on the account clock; `createdAtMs` on the process clock. */
-export function newDelivery(input: NewDelivery, made: { deliveryId: string; nowMs: number; createdAtMs: number }): DeliveryRecord {
+export function newDelivery(
+  input: NewDelivery,
+  made: { deliveryId: string; nowMs: number; createdAtMs: number },
+): DeliveryRecord {
   const { redeliveryOf, sentAsId, drill } = input;
   return {
     deliveryId: made.deliveryId,
@@ -70,7 +73,10 @@ export function newDelivery(input: NewDelivery, made: { deliveryId: string; nowM
 }
 
 /** The same request as `original`, as a new delivery; with `sameDeliveryId`, sent as a duplicate of it (its X-Sandbox-Delivery-Id). */
-export function redeliveryOf(original: DeepReadonly<DeliveryRecord>, options: { sameDeliveryId?: boolean; drill?: DeliveryDrill } = {}): NewDelivery {
+export function redeliveryOf(
+  original: DeepReadonly<DeliveryRecord>,
+  options: { sameDeliveryId?: boolean; drill?: DeliveryDrill } = {},
+): NewDelivery {
   return {
     accountId: original.accountId,
     kind: original.kind,
@@ -86,10 +92,12 @@ export function redeliveryOf(original: DeepReadonly<DeliveryRecord>, options: { 
 }
 
 /** How many attempts a delivery of `kind` gets: the receiver check is a diagnostic, with one attempt and no retries. */
-export const attemptsAllowed = (kind: DeliveryKind, policy: RetryPolicy): number => (kind === 'receiver_check' ? 1 : policy.maxAttempts);
+export const attemptsAllowed = (kind: DeliveryKind, policy: RetryPolicy): number =>
+  kind === 'receiver_check' ? 1 : policy.maxAttempts;
 
 /** How long after its `failedAttempts`-th failed attempt the next one falls due: backoff, 2 x backoff, 4 x backoff, ... */
-export const retryDelayMs = (failedAttempts: number, policy: RetryPolicy): number => policy.backoffMs * 2 ** (failedAttempts - 1);
+export const retryDelayMs = (failedAttempts: number, policy: RetryPolicy): number =>
+  policy.backoffMs * 2 ** (failedAttempts - 1);
 
 /**
  * The delivery once an attempt's outcome is recorded, at `nowMs` on the account clock (the
@@ -97,12 +105,21 @@ export const retryDelayMs = (failedAttempts: number, policy: RetryPolicy): numbe
  * longer pending (cancelled while the attempt was on its way) keeps the attempt, not a new
  * schedule. `record` is left as it was.
  */
-export function afterAttempt(record: DeliveryRecord, outcome: AttemptOutcome, nowMs: number, policy: RetryPolicy): DeliveryRecord {
+export function afterAttempt(
+  record: DeliveryRecord,
+  outcome: AttemptOutcome,
+  nowMs: number,
+  policy: RetryPolicy,
+): DeliveryRecord {
   const attempted = { ...record, attempts: [...record.attempts, outcome.attempt] };
   if (record.state !== 'pending') return attempted;
   if (outcome.ok) return endedDelivery(attempted, 'delivered');
-  if (outcome.refused || attempted.attempts.length >= attemptsAllowed(record.kind, policy)) return endedDelivery(attempted, 'failed');
-  return { ...attempted, dueAtMs: Math.min(nowMs + retryDelayMs(attempted.attempts.length, policy), LATEST_INSTANT_MS) };
+  if (outcome.refused || attempted.attempts.length >= attemptsAllowed(record.kind, policy))
+    return endedDelivery(attempted, 'failed');
+  return {
+    ...attempted,
+    dueAtMs: Math.min(nowMs + retryDelayMs(attempted.attempts.length, policy), LATEST_INSTANT_MS),
+  };
 }
 
 /** The delivery once its subscription is deleted: a pending one fails with the note; a finished one stays as it was. */

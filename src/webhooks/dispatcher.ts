@@ -90,7 +90,11 @@ export class Dispatcher implements DueWork {
 
   /** A new pending delivery, due at `nowMs` on the account clock. Store it with the change that caused it, then `kick`. */
   build(input: NewDelivery, nowMs: number): DeliveryRecord {
-    return newDelivery(input, { deliveryId: this.deps.ids.uuid(), nowMs, createdAtMs: this.deps.clock.now().getTime() });
+    return newDelivery(input, {
+      deliveryId: this.deps.ids.uuid(),
+      nowMs,
+      createdAtMs: this.deps.clock.now().getTime(),
+    });
   }
 
   /** Stores deliveries due now on the account clock and starts sending them without waiting for the answers. */
@@ -151,7 +155,9 @@ export class Dispatcher implements DueWork {
       // since `due` answered.
       const picked = this.#pick(candidates, free);
       if (free > 0) leftDue = picked.length === free && candidates.length > free;
-      const claimed = await Promise.all(picked.map((c) => this.deps.store.deliveries.claim(accountId, c.deliveryId, this.owner, this.#leaseMs, nowMs)));
+      const claimed = await Promise.all(
+        picked.map((c) => this.deps.store.deliveries.claim(accountId, c.deliveryId, this.owner, this.#leaseMs, nowMs)),
+      );
       let startedNow = 0;
       for (const [i, candidate] of picked.entries()) {
         if (!claimed[i]) continue;
@@ -261,10 +267,16 @@ export class Dispatcher implements DueWork {
    */
   async drain(accountId?: string): Promise<void> {
     for (let round = 0; round < 1000 && !this.#stopped; round++) {
-      const accounts = accountId === undefined ? await this.deps.store.accounts.due(this.deps.clock.now().getTime(), 10_000) : [accountId];
+      const accounts =
+        accountId === undefined
+          ? await this.deps.store.accounts.due(this.deps.clock.now().getTime(), 10_000)
+          : [accountId];
       await Promise.all(accounts.map((id) => this.runDue(id)));
       await this.idle();
-      const left = accountId === undefined ? await this.deps.store.accounts.due(this.deps.clock.now().getTime(), 1) : await this.#dueNow(accountId);
+      const left =
+        accountId === undefined
+          ? await this.deps.store.accounts.due(this.deps.clock.now().getTime(), 1)
+          : await this.#dueNow(accountId);
       if (left.length === 0) return;
     }
   }
@@ -297,7 +309,10 @@ export class Dispatcher implements DueWork {
     if (!before) return;
     // Production stops notifying a subscription once it is deleted.
     // Token deliveries (OAuth) belong to no subscription (subscriptionId null).
-    if (delivery.subscriptionId !== null && !before.subscriptions.some((s) => s.subscriptionId === delivery.subscriptionId)) {
+    if (
+      delivery.subscriptionId !== null &&
+      !before.subscriptions.some((s) => s.subscriptionId === delivery.subscriptionId)
+    ) {
       await store.deliveries.update(accountId, deliveryId, (record) => void Object.assign(record, cancelled(record)));
       return;
     }
@@ -306,21 +321,46 @@ export class Dispatcher implements DueWork {
     // The clock may have moved during the attempt: the retry counts from the account's now after it.
     const after = await store.accounts.get(accountId);
     const nowMs = after ? accountNowMs(clock, after.clock) : at.getTime();
-    const recorded = await store.deliveries.update(accountId, deliveryId, (record) => Object.assign(record, afterAttempt(record, outcome, nowMs, this.options)).state);
+    const recorded = await store.deliveries.update(
+      accountId,
+      deliveryId,
+      (record) => Object.assign(record, afterAttempt(record, outcome, nowMs, this.options)).state,
+    );
     if (recorded === null) return;
-    this.deps.onAttempt?.({ accountId, kind, state: recorded, ok: outcome.ok, latencyMs, ...(blocked ? { blockedRange: blocked.range } : {}) });
-    if (delivery.checkReceiverAfter && delivery.attempts.length === 0 && !blocked) await this.#checkReceiver(delivery, nowMs);
-    await publishAccountEvent(store, accountId, { type: 'delivery', deliveryId, kind, state: recorded, attempt: outcome.attempt.at });
+    this.deps.onAttempt?.({
+      accountId,
+      kind,
+      state: recorded,
+      ok: outcome.ok,
+      latencyMs,
+      ...(blocked ? { blockedRange: blocked.range } : {}),
+    });
+    if (delivery.checkReceiverAfter && delivery.attempts.length === 0 && !blocked)
+      await this.#checkReceiver(delivery, nowMs);
+    await publishAccountEvent(store, accountId, {
+      type: 'delivery',
+      deliveryId,
+      kind,
+      state: recorded,
+      attempt: outcome.attempt.at,
+    });
   }
 
   /** Makes one attempt of the delivery (at `at` on the account clock), logs it, and says what it came to. */
-  async #send(accountId: string, delivery: DeliveryRecord, at: Date): Promise<{ outcome: AttemptOutcome; latencyMs: number; blocked: AddressRefusal | undefined }> {
+  async #send(
+    accountId: string,
+    delivery: DeliveryRecord,
+    at: Date,
+  ): Promise<{ outcome: AttemptOutcome; latencyMs: number; blocked: AddressRefusal | undefined }> {
     const { deliveryId, kind, method, target } = delivery;
     const response = await this.deps.sender.send({
       method,
       url: target,
       ...(method === 'POST' ? { body: delivery.payload } : {}),
-      headers: { [DELIVERY_ID_HEADER]: delivery.sentAsId ?? deliveryId, [ATTEMPT_HEADER]: String(delivery.attempts.length + 1) },
+      headers: {
+        [DELIVERY_ID_HEADER]: delivery.sentAsId ?? deliveryId,
+        [ATTEMPT_HEADER]: String(delivery.attempts.length + 1),
+      },
       timeoutMs: this.options.timeoutMs,
       accountId,
     });
@@ -336,7 +376,13 @@ export class Dispatcher implements DueWork {
     const { logger } = this.deps;
     const logFields = { deliveryId, accountId, kind, method, target, ...attempt };
     const blocked = response.blocked;
-    if (blocked) logger.warn('webhook attempt refused: the endpoint is not a public address', { ...logFields, rule: ADDRESS_RULE, range: blocked.range, address: blocked.address });
+    if (blocked)
+      logger.warn('webhook attempt refused: the endpoint is not a public address', {
+        ...logFields,
+        rule: ADDRESS_RULE,
+        range: blocked.range,
+        address: blocked.address,
+      });
     else if (ok && warnings.length === 0) logger.info('webhook attempt', logFields);
     else logger.warn(ok ? 'webhook attempt delivered with warnings' : 'webhook attempt failed', logFields);
     return { outcome: { attempt, ok, refused: blocked !== undefined }, latencyMs: response.latencyMs, blocked };
@@ -348,13 +394,20 @@ export class Dispatcher implements DueWork {
    */
   async #checkReceiver(confirmation: DeliveryRecord, nowMs: number): Promise<void> {
     const { accountId, deliveryId, subscriptionId, locationId, target } = confirmation;
-    const check = this.build({ accountId, kind: 'receiver_check', subscriptionId, locationId, method: 'GET', target, payload: null }, nowMs);
+    const check = this.build(
+      { accountId, kind: 'receiver_check', subscriptionId, locationId, method: 'GET', target, payload: null },
+      nowMs,
+    );
     try {
       await this.deps.store.deliveries.add(accountId, [check]);
     } catch (error) {
       // The account's queue is full (MAX_PENDING_DELIVERIES): the check is left out, the attempt stays recorded.
       if (!(error instanceof LimitError)) throw error;
-      this.deps.logger.warn('receiver check not queued: the account has too many deliveries waiting', { deliveryId, accountId, limit: error.limit });
+      this.deps.logger.warn('receiver check not queued: the account has too many deliveries waiting', {
+        deliveryId,
+        accountId,
+        limit: error.limit,
+      });
     }
   }
 }

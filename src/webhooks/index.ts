@@ -1,8 +1,29 @@
 /** What other features use of webhooks. */
-export { ATTEMPT_HEADER, DELIVERY_ID_HEADER, Dispatcher, type DispatcherOptions, type RecordedAttempt } from './dispatcher.js';
+export {
+  ATTEMPT_HEADER,
+  DELIVERY_ID_HEADER,
+  Dispatcher,
+  type DispatcherOptions,
+  type RecordedAttempt,
+} from './dispatcher.js';
 export { redeliveryOf, SUBSCRIPTION_DELETED_NOTE, type NewDelivery } from './delivery-transitions.js';
 export { deliveriesSandboxRouter } from './routes.js';
 export { presentDelivery } from './presenter.js';
 export { Delivery, DeliveryAttempt, webhooksOperations, type DeliveryView } from './operations.js';
-export { ADDRESS_RULE, AddressGuard, judgeAddress, systemResolve, type AddressRefusal, type Resolve, type ResolvedAddress } from './address-policy.js';
-export { createWebhookSender, describeAnswerBody, headersOf, type WebhookRequest, type WebhookResponse, type WebhookSender } from './sender.js';
+export {
+  ADDRESS_RULE,
+  AddressGuard,
+  judgeAddress,
+  systemResolve,
+  type AddressRefusal,
+  type Resolve,
+  type ResolvedAddress,
+} from './address-policy.js';
+export {
+  createWebhookSender,
+  describeAnswerBody,
+  headersOf,
+  type WebhookRequest,
+  type WebhookResponse,
+  type WebhookSender,
+} from './sender.js';

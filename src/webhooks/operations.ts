@@ -12,7 +12,11 @@ const LIST_QUERY = ['subscriptionId', 'locationId', 'state', 'kind', 'page', 'pe
 const oneOf = <T extends string>(name: string, values: readonly T[], description: string) =>
   queryText(name)
     .superRefine((text, ctx) => {
-      if (!(values as readonly string[]).includes(text)) ctx.addIssue({ code: 'custom', message: `${name} must be one of ${values.join(', ')}; got ${JSON.stringify(text)}` });
+      if (!(values as readonly string[]).includes(text))
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be one of ${values.join(', ')}; got ${JSON.stringify(text)}`,
+        });
     })
     .transform((text) => text as T)
     .optional()
@@ -20,48 +24,77 @@ const oneOf = <T extends string>(name: string, values: readonly T[], description
 
 export const DeliveryListQuery = z.strictObject(
   {
-    subscriptionId: queryText('subscriptionId').optional().meta({ description: 'Only deliveries of this subscription.' }),
+    subscriptionId: queryText('subscriptionId')
+      .optional()
+      .meta({ description: 'Only deliveries of this subscription.' }),
     locationId: queryText('locationId').optional().meta({ description: 'Only deliveries for this location.' }),
     state: oneOf('state', STATES, 'Only deliveries in this state.'),
     kind: oneOf('kind', KINDS, 'Only deliveries of this kind.'),
     ...pagingQuery(DEFAULT_DELIVERIES_PER_PAGE),
   },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown query parameter ${JSON.stringify(issue.keys[0])}; the filters are ${LIST_QUERY.join(', ')}` : undefined) },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `Unknown query parameter ${JSON.stringify(issue.keys[0])}; the filters are ${LIST_QUERY.join(', ')}`
+        : undefined,
+  },
 );
 
 export const DeliveryAttempt = z
   .strictObject({
     at: isoInstant.meta({ description: 'When it was sent, on the account clock.' }),
-    statusCode: z.int().nullable().meta({ description: 'The status the endpoint answered; null when it did not answer.' }),
+    statusCode: z
+      .int()
+      .nullable()
+      .meta({ description: 'The status the endpoint answered; null when it did not answer.' }),
     latencyMs: z.number().min(0),
-    error: z.string().nullable().meta({ description: 'Why it failed: a status that is not 2xx, a timeout, a refused connection...' }),
-    responseExcerpt: z.string().nullable().meta({ description: 'The first characters of the answer\'s body.' }),
-    warnings: z.array(z.string()).meta({ description: 'Warnings about an answer that counted as success, e.g. a 2xx body that is not JSON.' }),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why it failed: a status that is not 2xx, a timeout, a refused connection...' }),
+    responseExcerpt: z.string().nullable().meta({ description: "The first characters of the answer's body." }),
+    warnings: z
+      .array(z.string())
+      .meta({ description: 'Warnings about an answer that counted as success, e.g. a 2xx body that is not JSON.' }),
   })
   .meta({ description: 'One attempt of a delivery.' });
 
 export const Delivery = z
   .strictObject({
-    deliveryId: z.string().meta({ description: 'Also sent as the X-Sandbox-Delivery-Id header, the same on every retry.' }),
-    kind: z.enum(KINDS).meta({ description: 'confirmation, alert, token (the token response POSTed to a redirect URI) or receiver_check (the GET production requires an endpoint to answer).' }),
+    deliveryId: z
+      .string()
+      .meta({ description: 'Also sent as the X-Sandbox-Delivery-Id header, the same on every retry.' }),
+    kind: z.enum(KINDS).meta({
+      description:
+        'confirmation, alert, token (the token response POSTed to a redirect URI) or receiver_check (the GET production requires an endpoint to answer).',
+    }),
     subscriptionId: z.string().nullable(),
     locationId: z.string().nullable(),
     method: z.enum(['POST', 'GET']),
     target: z.string().meta({ description: 'The URL it is sent to.' }),
-    requestHeaders: z
-      .record(z.string(), z.string())
-      .meta({ description: 'The request\'s headers on its first attempt (X-Sandbox-Attempt counts up on each retry), e.g. User-Agent, Accept, Content-Type, X-Sandbox-Delivery-Id, X-Sandbox-Attempt.' }),
+    requestHeaders: z.record(z.string(), z.string()).meta({
+      description:
+        "The request's headers on its first attempt (X-Sandbox-Attempt counts up on each retry), e.g. User-Agent, Accept, Content-Type, X-Sandbox-Delivery-Id, X-Sandbox-Attempt.",
+    }),
     payload: z.unknown().meta({ description: 'The JSON body sent (null for a GET).' }),
     state: z.enum(STATES),
     attempts: z.array(DeliveryAttempt),
     createdAt: isoInstant,
-    nextAttemptAt: isoInstant.nullable().meta({ description: 'When the next retry is due, on the account clock; null once finished.' }),
-    redeliveryOf: z.string().nullable().meta({ description: 'The delivery this one sends again, if it is a redelivery.' }),
+    nextAttemptAt: isoInstant
+      .nullable()
+      .meta({ description: 'When the next retry is due, on the account clock; null once finished.' }),
+    redeliveryOf: z
+      .string()
+      .nullable()
+      .meta({ description: 'The delivery this one sends again, if it is a redelivery.' }),
     drill: z
       .enum(['duplicate-delivery', 'out-of-order'])
       .nullable()
       .meta({ description: 'The readiness drill that sent it (POST /sandbox/readiness/drills), if any.' }),
-    note: z.string().nullable().meta({ description: 'Why it ended without its attempts deciding it, e.g. its subscription was deleted.' }),
+    note: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why it ended without its attempts deciding it, e.g. its subscription was deleted.' }),
   })
   .meta({ description: 'An outgoing webhook: what was sent, where, and every answer.' });
 
@@ -70,18 +103,27 @@ export type DeliveryView = z.output<typeof Delivery>;
 export const RedeliverBody = z
   .strictObject(
     {
-      sameDeliveryId: z
-        .boolean({ error: 'sameDeliveryId must be true or false' })
-        .optional()
-        .meta({ description: 'Send it with the first delivery\'s X-Sandbox-Delivery-Id, as a duplicate; default false (an id of its own).' }),
+      sameDeliveryId: z.boolean({ error: 'sameDeliveryId must be true or false' }).optional().meta({
+        description:
+          "Send it with the first delivery's X-Sandbox-Delivery-Id, as a duplicate; default false (an id of its own).",
+      }),
     },
     // Every issue raised here, a refinement's included, whatever the map's type says.
-    { error: (issue: z.core.$ZodRawIssue) => (issue.code === 'unrecognized_keys' ? `Unknown field ${JSON.stringify(issue.keys[0])}; redeliver takes only sameDeliveryId` : issue.code === 'invalid_type' ? 'The body must be a JSON object such as {"sameDeliveryId": true}, or empty' : undefined) },
+    {
+      error: (issue: z.core.$ZodRawIssue) =>
+        issue.code === 'unrecognized_keys'
+          ? `Unknown field ${JSON.stringify(issue.keys[0])}; redeliver takes only sameDeliveryId`
+          : issue.code === 'invalid_type'
+            ? 'The body must be a JSON object such as {"sameDeliveryId": true}, or empty'
+            : undefined,
+    },
   )
   .optional()
   .meta({ description: 'Optional: {"sameDeliveryId": true} sends a duplicate.' });
 
-export const DeliveryList = pageEnvelope('deliveries', Delivery).meta({ description: 'A page of the delivery log, newest first.' });
+export const DeliveryList = pageEnvelope('deliveries', Delivery).meta({
+  description: 'A page of the delivery log, newest first.',
+});
 
 const tags = ['Sandbox: deliveries'];
 
@@ -90,13 +132,20 @@ export const listDeliveriesOp = operation({
   secrets: 'the requests sent (confirmation tokens and token responses among them)',
   method: 'get',
   path: '/sandbox/deliveries',
-  summary: 'The account\'s outgoing webhooks',
-  description: 'Every confirmation, alert notification and token delivery, newest first, with each attempt and the final state. Finished deliveries are kept up to WEBHOOK_LOG_LIMIT per account.',
+  summary: "The account's outgoing webhooks",
+  description:
+    'Every confirmation, alert notification and token delivery, newest first, with each attempt and the final state. Finished deliveries are kept up to WEBHOOK_LOG_LIMIT per account.',
   tags,
   guard: 'account',
   query: DeliveryListQuery,
   queryExample: { kind: 'alert' },
-  responses: { 200: { description: 'A page of deliveries.', schema: DeliveryList, example: { page: 1, perPage: 50, pageCount: 0, total: 0, deliveries: [] } } },
+  responses: {
+    200: {
+      description: 'A page of deliveries.',
+      schema: DeliveryList,
+      example: { page: 1, perPage: 50, pageCount: 0, total: 0, deliveries: [] },
+    },
+  },
   errors: { 400: 'invalid_parameter: an unknown filter, or a state, kind, page or perPage that is not valid.' },
 });
 
@@ -125,7 +174,10 @@ export const redeliverOp = operation({
   guard: 'account',
   body: { schema: RedeliverBody, required: false, example: {} },
   responses: { 201: { description: 'The new delivery.', schema: Delivery } },
-  errors: { 400: 'invalid_parameter: the body is not {} or {"sameDeliveryId": true or false}.', 404: 'not_found: no such delivery in this account.' },
+  errors: {
+    400: 'invalid_parameter: the body is not {} or {"sameDeliveryId": true or false}.',
+    404: 'not_found: no such delivery in this account.',
+  },
 });
 
 export const webhooksOperations = [listDeliveriesOp, getDeliveryOp, redeliverOp];

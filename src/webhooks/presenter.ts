@@ -10,7 +10,8 @@ export const HIDDEN_TOKEN = '[hidden]';
 /** The confirmation message with its token hidden: the shape sent, without what only the endpoint may know. */
 function withoutToken(payload: unknown): unknown {
   const message = payload as { confirmationUrl?: unknown; confirmationToken?: unknown } | null;
-  if (typeof message?.confirmationToken !== 'string' || typeof message.confirmationUrl !== 'string') return structuredClone(payload);
+  if (typeof message?.confirmationToken !== 'string' || typeof message.confirmationUrl !== 'string')
+    return structuredClone(payload);
   const url = message.confirmationUrl.replace(/([?&]confirmationToken=)[^&#]*/, `$1${HIDDEN_TOKEN}`);
   return { ...message, confirmationUrl: url, confirmationToken: HIDDEN_TOKEN };
 }
@@ -31,7 +32,10 @@ export function presentDelivery(x: DeepReadonly<DeliveryRecord>, options: { hide
     locationId: x.locationId,
     method: x.method,
     target: x.target,
-    requestHeaders: headersOf({ body: x.method === 'POST' ? x.payload : undefined, headers: { [DELIVERY_ID_HEADER]: x.sentAsId ?? x.deliveryId, [ATTEMPT_HEADER]: '1' } }),
+    requestHeaders: headersOf({
+      body: x.method === 'POST' ? x.payload : undefined,
+      headers: { [DELIVERY_ID_HEADER]: x.sentAsId ?? x.deliveryId, [ATTEMPT_HEADER]: '1' },
+    }),
     payload: hide ? withoutToken(x.payload) : structuredClone(x.payload),
     state: x.state,
     attempts: x.attempts.map((a) => ({ ...a, warnings: [...a.warnings] })),

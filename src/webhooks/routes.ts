@@ -7,7 +7,13 @@ import type { DeepReadonly, DeliveryRecord } from '../store/data.js';
 import type { Store } from '../store/store.js';
 import { redeliveryOf } from './delivery-transitions.js';
 import type { Dispatcher } from './dispatcher.js';
-import { DEFAULT_DELIVERIES_PER_PAGE, getDeliveryOp, listDeliveriesOp, redeliverOp, type DeliveryView } from './operations.js';
+import {
+  DEFAULT_DELIVERIES_PER_PAGE,
+  getDeliveryOp,
+  listDeliveriesOp,
+  redeliverOp,
+  type DeliveryView,
+} from './operations.js';
 import { presentDelivery } from './presenter.js';
 
 export interface DeliveriesDeps {
@@ -17,7 +23,8 @@ export interface DeliveriesDeps {
   confirmationTokenHidden?: (accountId: string, target: string) => boolean;
 }
 
-const missing = (deliveryId: string): Error => notFound(`No delivery ${JSON.stringify(deliveryId)} in this account (the log keeps the newest finished deliveries)`);
+const missing = (deliveryId: string): Error =>
+  notFound(`No delivery ${JSON.stringify(deliveryId)} in this account (the log keeps the newest finished deliveries)`);
 
 /** /sandbox/deliveries: the account's delivery log, and redelivery. */
 export function deliveriesSandboxRouter(deps: DeliveriesDeps): Router {
@@ -36,7 +43,13 @@ export function deliveriesSandboxRouter(deps: DeliveriesDeps): Router {
       offset: (page - 1) * perPage,
       limit: perPage,
     });
-    res.json({ page, perPage, pageCount: Math.ceil(total / perPage), total, deliveries: items.map((d) => present(accountId, d)) });
+    res.json({
+      page,
+      perPage,
+      pageCount: Math.ceil(total / perPage),
+      total,
+      deliveries: items.map((d) => present(accountId, d)),
+    });
   });
 
   api.handle(getDeliveryOp, async ({ params }, _req, res) => {

@@ -3,7 +3,13 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
-import { BlockedAddressError, lookupThrough, type AddressGuard, type AddressRefusal, type Resolve } from './address-policy.js';
+import {
+  BlockedAddressError,
+  lookupThrough,
+  type AddressGuard,
+  type AddressRefusal,
+  type Resolve,
+} from './address-policy.js';
 
 /** One HTTP call to a partner endpoint. */
 export interface WebhookRequest {
@@ -40,8 +46,19 @@ const MAX_BODY_BYTES = 64 * 1024;
 export const USER_AGENT = 'water-sandbox-webhooks/1';
 
 /** The headers of a webhook request as sent: ours, then the request's own (X-Sandbox-Delivery-Id, X-Sandbox-Attempt). */
-export function headersOf({ body, headers = {} }: { body?: unknown; headers?: Record<string, string> | undefined }): Record<string, string> {
-  return { 'User-Agent': USER_AGENT, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers };
+export function headersOf({
+  body,
+  headers = {},
+}: {
+  body?: unknown;
+  headers?: Record<string, string> | undefined;
+}): Record<string, string> {
+  return {
+    'User-Agent': USER_AGENT,
+    Accept: 'application/json',
+    ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    ...headers,
+  };
 }
 
 /** What the delivery log keeps of an answer's body. */
@@ -63,7 +80,8 @@ export interface WebhookSenderOptions {
  * an address is checked here, since sockets look nothing up for it.
  */
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
-  const lookup: LookupFunction | undefined = options.guard?.lookup ?? (options.resolve && lookupThrough(options.resolve));
+  const lookup: LookupFunction | undefined =
+    options.guard?.lookup ?? (options.resolve && lookupThrough(options.resolve));
   const agentOptions = { keepAlive: true, lookup };
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   return {
@@ -105,13 +123,23 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
 /** One request and its answer's status and (first 64 kB of) body. */
 function exchange(
   target: URL,
-  init: { method: string; headers: Record<string, string>; agent: HttpAgent; signal: AbortSignal; payload: Buffer | undefined },
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    agent: HttpAgent;
+    signal: AbortSignal;
+    payload: Buffer | undefined;
+  },
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     // The agent makes the connection, TLS or not (node:http takes an https URL with an https agent).
-    const req = httpRequest(target, { method: init.method, headers: init.headers, agent: init.agent, signal: init.signal }, (res) => {
-      readLimited(res).then((text) => resolve({ status: res.statusCode ?? 0, text }), reject);
-    });
+    const req = httpRequest(
+      target,
+      { method: init.method, headers: init.headers, agent: init.agent, signal: init.signal },
+      (res) => {
+        readLimited(res).then((text) => resolve({ status: res.statusCode ?? 0, text }), reject);
+      },
+    );
     req.on('error', reject);
     req.end(init.payload);
   });

@@ -9,7 +9,18 @@ describe('POST /sandbox/accounts', () => {
   it('makes a fresh e-mail when the random one is taken already, instead of failing', async () => {
     // Two accounts of one seed share the user name; give both the same random part of the e-mail.
     const taken = 'abcdef01-2345-4678-89ab-cdef01234567';
-    const uuids = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), taken, randomUUID(), randomUUID(), randomUUID(), randomUUID(), taken];
+    const uuids = [
+      randomUUID(),
+      randomUUID(),
+      randomUUID(),
+      randomUUID(),
+      taken,
+      randomUUID(),
+      randomUUID(),
+      randomUUID(),
+      randomUUID(),
+      taken,
+    ];
     const t = await buildTestApp({ overrides: { ids: { ...cryptoIds, uuid: () => uuids.shift() ?? randomUUID() } } });
 
     const first = await request(t.app).post('/sandbox/accounts').send({ locations: 1, seed: 7 }).expect(201);

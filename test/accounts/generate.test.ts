@@ -11,7 +11,12 @@ function household(seed: number): unknown {
   return {
     name: doc.account.name,
     user: [doc.users[0]!.name, doc.users[0]!.email.split('.')[0]],
-    locations: doc.locations.map(({ name, timeZone, installDate, profile }) => ({ name, timeZone, installDate, profile })),
+    locations: doc.locations.map(({ name, timeZone, installDate, profile }) => ({
+      name,
+      timeZone,
+      installDate,
+      profile,
+    })),
   };
 }
 

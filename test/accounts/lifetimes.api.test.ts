@@ -55,7 +55,11 @@ describe('ACCOUNT_TTL', () => {
 });
 
 /** What the sandbox answers a credential: everything a client can tell it by. */
-async function answerTo(method: 'get' | 'post', path: string, credential: string): Promise<{ status: number; body: unknown; challenge: unknown }> {
+async function answerTo(
+  method: 'get' | 'post',
+  path: string,
+  credential: string,
+): Promise<{ status: number; body: unknown; challenge: unknown }> {
   const res = await request(t.app)[method](path).set(bearer(credential)).send();
   return { status: res.status, body: res.body as unknown, challenge: res.headers['www-authenticate'] };
 }
@@ -100,15 +104,30 @@ describe('ACCOUNT_TTL, to the second', () => {
   it('takes its access tokens, refresh tokens, users and OAuth clients with it', async () => {
     const account = await createAccount();
     const tokens = await loginAndGetToken(t.app, { email: account.user.email, password: account.user.password });
-    const client = (await request(t.app).post('/sandbox/oauth-clients').set(bearer(account.apiKey)).send(partnerRegistration({ redirectUri: 'https://partner.example/callback' })).expect(201)).body as { client_id: string; client_secret: string };
+    const client = (
+      await request(t.app)
+        .post('/sandbox/oauth-clients')
+        .set(bearer(account.apiKey))
+        .send(partnerRegistration({ redirectUri: 'https://partner.example/callback' }))
+        .expect(201)
+    ).body as { client_id: string; client_secret: string };
     await request(t.app).get('/v1/locations').set(bearer(tokens.access_token)).expect(200);
     t.clock.advance(7000);
 
-    expect(await answerTo('get', '/v1/locations', tokens.access_token)).toEqual(await answerTo('get', '/v1/locations', NEVER_ISSUED));
+    expect(await answerTo('get', '/v1/locations', tokens.access_token)).toEqual(
+      await answerTo('get', '/v1/locations', NEVER_ISSUED),
+    );
     const refresh = (token: string): request.Test =>
-      request(t.app).post('/oauth2/token').set('Authorization', basicAuth('demo-client', 'demo-client-secret')).type('form').send({ grant_type: 'refresh_token', refresh_token: token });
+      request(t.app)
+        .post('/oauth2/token')
+        .set('Authorization', basicAuth('demo-client', 'demo-client-secret'))
+        .type('form')
+        .send({ grant_type: 'refresh_token', refresh_token: token });
     const refused = await refresh(tokens.refresh_token);
-    expect({ status: refused.status, body: refused.body as unknown }).toEqual({ status: (await refresh('never-issued-refresh-token')).status, body: (await refresh('never-issued-refresh-token')).body as unknown });
+    expect({ status: refused.status, body: refused.body as unknown }).toEqual({
+      status: (await refresh('never-issued-refresh-token')).status,
+      body: (await refresh('never-issued-refresh-token')).body as unknown,
+    });
     expect(refused.status).toBe(400);
 
     const signIn = async (email: string, password: string): Promise<{ status: number; error: string | undefined }> => {
@@ -119,8 +138,12 @@ describe('ACCOUNT_TTL, to the second', () => {
     expect(asUnknownUser).toEqual({ status: 422, error: expect.stringContaining('not correct') as unknown });
     expect(await signIn(account.user.email, account.user.password)).toEqual(asUnknownUser);
 
-    const clientLogin = await request(t.app).get(`/login?response_type=code&client_id=${encodeURIComponent(client.client_id)}&redirect_uri=${encodeURIComponent('https://partner.example/callback')}`);
-    const unknownClientLogin = await request(t.app).get(`/login?response_type=code&client_id=never-issued-client&redirect_uri=${encodeURIComponent('https://partner.example/callback')}`);
+    const clientLogin = await request(t.app).get(
+      `/login?response_type=code&client_id=${encodeURIComponent(client.client_id)}&redirect_uri=${encodeURIComponent('https://partner.example/callback')}`,
+    );
+    const unknownClientLogin = await request(t.app).get(
+      `/login?response_type=code&client_id=never-issued-client&redirect_uri=${encodeURIComponent('https://partner.example/callback')}`,
+    );
     expect(clientLogin.status).toBe(unknownClientLogin.status);
     expect(clientLogin.status).toBe(400);
   });
@@ -143,7 +166,10 @@ describe('ACCOUNT_TTL, to the second', () => {
 
   it('leaves an account past its lifetime out of the admin list', async () => {
     const { accountId } = await createAccount();
-    const listed = async (): Promise<string[]> => ((await request(t.app).get('/sandbox/admin/accounts').expect(200)).body as { accounts: { accountId: string }[] }).accounts.map((a) => a.accountId);
+    const listed = async (): Promise<string[]> =>
+      (
+        (await request(t.app).get('/sandbox/admin/accounts').expect(200)).body as { accounts: { accountId: string }[] }
+      ).accounts.map((a) => a.accountId);
     expect(await listed()).toContain(accountId);
     t.clock.advance(7000);
     expect(await listed()).not.toContain(accountId);
@@ -154,10 +180,21 @@ describe('ACCOUNT_TTL, to the second', () => {
 describe("a location's alert history", () => {
   it(`keeps the active alerts and the newest ${ENDED_ALERTS_KEPT_PER_LOCATION} ended ones`, async () => {
     for (let i = 0; i < ENDED_ALERTS_KEPT_PER_LOCATION + 10; i++) {
-      const started = await request(t.app).post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`).set(bearer(DEMO_API_KEY)).send({ type: 'humidity' }).expect(201);
-      await request(t.app).post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts/${started.body.alertId as string}/end`).set(bearer(DEMO_API_KEY)).expect(200);
+      const started = await request(t.app)
+        .post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`)
+        .set(bearer(DEMO_API_KEY))
+        .send({ type: 'humidity' })
+        .expect(201);
+      await request(t.app)
+        .post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts/${started.body.alertId as string}/end`)
+        .set(bearer(DEMO_API_KEY))
+        .expect(200);
     }
-    const active = await request(t.app).post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`).set(bearer(DEMO_API_KEY)).send({ type: 'lowLeak' }).expect(201);
+    const active = await request(t.app)
+      .post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ type: 'lowLeak' })
+      .expect(201);
     const alerts = (await docOf(t, DEMO_ACCOUNT_ID)).alerts.filter((a) => a.locationId === DEMO_LOCATION_ID);
     expect(alerts.filter((a) => !a.active)).toHaveLength(ENDED_ALERTS_KEPT_PER_LOCATION);
     expect(alerts.filter((a) => a.active).map((a) => a.alertId)).toEqual([active.body.alertId]);

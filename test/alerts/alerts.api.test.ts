@@ -2,12 +2,28 @@ import request from 'supertest';
 
 import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
 import { changeDoc, deliveriesIn, docOf, TEST_START } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import {
+  bearer,
+  DEMO_API_KEY,
+  DEMO_LOCATION_ID,
+  DEMO_LOCATIONS,
+  OTHER_API_KEY,
+  OTHER_LOCATION_ID,
+} from '../helpers/demo.js';
 import { ALERT_PAYLOAD_KEYS, givenConfirmedSubscription } from '../helpers/subscriptions.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { endAlert, givenSubscription, postedBodies, startAlert } from '../webhooks/support.js';
 
-const PUBLIC_ALERT_KEYS = ['active', 'detectedTime', 'deviceId', 'peakStatus', 'peakValue', 'startTime', 'stopTime', 'type'];
+const PUBLIC_ALERT_KEYS = [
+  'active',
+  'detectedTime',
+  'deviceId',
+  'peakStatus',
+  'peakValue',
+  'startTime',
+  'stopTime',
+  'type',
+];
 const NOW_S = Math.floor(TEST_START.getTime() / 1000);
 const DEMO_DEVICE_ID = DEMO_LOCATIONS[0]!.devices[0]!.deviceId;
 
@@ -78,7 +94,9 @@ describe('starting and ending an alert', () => {
       await startAlert(t, { type: 'highLeak' }).expect(201);
       await t.deps.dispatcher.drain();
       expect(receiver.received).toHaveLength(0);
-      expect(postedBodies(other)).toEqual([expect.objectContaining({ subscriptionId: confirmedId, type: 'highLeak', active: true })]);
+      expect(postedBodies(other)).toEqual([
+        expect.objectContaining({ subscriptionId: confirmedId, type: 'highLeak', active: true }),
+      ]);
     } finally {
       await other.close();
     }
@@ -97,7 +115,13 @@ describe('starting and ending an alert', () => {
     const alerts = await locationAlerts();
     expect(alerts).toHaveLength(1);
     expect(Object.keys(alerts[0]!).sort()).toEqual(PUBLIC_ALERT_KEYS);
-    expect(alerts[0]).toMatchObject({ type: 'waterTemp', active: true, peakValue: 112, peakStatus: 'too_high', stopTime: 0 });
+    expect(alerts[0]).toMatchObject({
+      type: 'waterTemp',
+      active: true,
+      peakValue: 112,
+      peakStatus: 'too_high',
+      stopTime: 0,
+    });
     await endAlert(t, started.body.alertId as string).expect(200);
     expect(await locationAlerts()).toEqual([]);
   });
@@ -124,7 +148,13 @@ describe('the leak rules through the API', () => {
 
     t.clock.advance(1_800_000);
     const ended = await endAlert(t, high.body.alertId as string).expect(200);
-    expect(ended.body.resumed).toMatchObject({ type: 'lowLeak', active: true, peakValue: 0.5, stopTime: 0, shown: true });
+    expect(ended.body.resumed).toMatchObject({
+      type: 'lowLeak',
+      active: true,
+      peakValue: 0.5,
+      stopTime: 0,
+      shown: true,
+    });
     expect((await locationAlerts()).map((a) => a.type)).toEqual(['lowLeak']);
 
     // Ending the original low leak ends the low leak that resumed.
@@ -147,7 +177,12 @@ describe('the leak rules through the API', () => {
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     t.clock.advance(3_600_000);
     const high = await startAlert(t, { type: 'highLeak' }).expect(201);
-    const alerts = (await docOf(t)).alerts.map((a) => ({ type: a.type, startTime: a.startTime, stopTime: a.stopTime, flowGpm: a.flowGpm }));
+    const alerts = (await docOf(t)).alerts.map((a) => ({
+      type: a.type,
+      startTime: a.startTime,
+      stopTime: a.stopTime,
+      flowGpm: a.flowGpm,
+    }));
     expect(alerts).toEqual([
       { type: 'lowLeak', startTime: NOW_S - 300, stopTime: high.body.startTime, flowGpm: 0.5 },
       { type: 'highLeak', startTime: NOW_S + 3600 - 300, stopTime: 0, flowGpm: 6 },
@@ -171,7 +206,11 @@ describe('the leak rules through the API', () => {
   });
 
   it('in away mode raises a leak as awayLeak with a 15 s dwell', async () => {
-    await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).send({ homeAway: 'away' }).expect(200);
+    await request(t.app)
+      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ homeAway: 'away' })
+      .expect(200);
     const res = await startAlert(t, { type: 'lowLeak', peakValue: 0.3 }).expect(201);
     expect(res.body).toMatchObject({ type: 'awayLeak', peakValue: 0.3, startTime: NOW_S - 15, detectedTime: NOW_S });
     expect(res.body.note).toContain('away mode');
@@ -197,7 +236,12 @@ describe('validation and scoping', () => {
   });
 
   it('refuses a body that is not JSON with 415', async () => {
-    const res = await request(t.app).post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`).set(bearer(DEMO_API_KEY)).set('Content-Type', 'text/plain').send('lowLeak').expect(415);
+    const res = await request(t.app)
+      .post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`)
+      .set(bearer(DEMO_API_KEY))
+      .set('Content-Type', 'text/plain')
+      .send('lowLeak')
+      .expect(415);
     expect(res.body.error).toBe('unsupported_media_type');
   });
 
@@ -227,12 +271,21 @@ describe('validation and scoping', () => {
     const first = await startAlert(t, { type: 'lowLeak' }).expect(201);
     await endAlert(t, first.body.alertId as string).expect(200);
     const second = await startAlert(t, { type: 'ambientTemp' }).expect(201);
-    const all = await request(t.app).get(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`).set(bearer(DEMO_API_KEY)).expect(200);
+    const all = await request(t.app)
+      .get(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
     expect(all.body).toMatchObject({ page: 1, total: 2 });
     expect(all.body.alerts.map((a: Payload) => a.alertId)).toEqual([second.body.alertId, first.body.alertId]);
-    const active = await request(t.app).get(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts?active=true`).set(bearer(DEMO_API_KEY)).expect(200);
+    const active = await request(t.app)
+      .get(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts?active=true`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
     expect(active.body.alerts.map((a: Payload) => a.alertId)).toEqual([second.body.alertId]);
-    const one = await request(t.app).get(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts/${first.body.alertId}`).set(bearer(DEMO_API_KEY)).expect(200);
+    const one = await request(t.app)
+      .get(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts/${first.body.alertId}`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
     expect(one.body).toMatchObject({ alertId: first.body.alertId, active: false, stopTime: NOW_S });
   });
 

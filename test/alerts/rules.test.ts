@@ -1,4 +1,12 @@
-import { ALERT_TYPE_SPECS, ALERT_TYPES, alertTimes, decideStart, fallbackOf, resolveStart, type StartRequest } from '../../src/alerts/rules.js';
+import {
+  ALERT_TYPE_SPECS,
+  ALERT_TYPES,
+  alertTimes,
+  decideStart,
+  fallbackOf,
+  resolveStart,
+  type StartRequest,
+} from '../../src/alerts/rules.js';
 import type { AlertRecord, AlertType, LocationRecord } from '../../src/store/data.js';
 import { errorOf } from '../helpers/errors.js';
 
@@ -100,8 +108,17 @@ describe('resolveStart', () => {
 
   it('in away mode, raises a lowLeak or highLeak as awayLeak with the requested flow', () => {
     const away = location({ homeAway: 'away' });
-    expect(resolveStart(away, { type: 'lowLeak', peakValue: 0.3 })).toMatchObject({ requestedType: 'lowLeak', type: 'awayLeak', peakValue: 0.3, flowGpm: 0.3 });
-    expect(resolveStart(away, { type: 'highLeak' })).toMatchObject({ requestedType: 'highLeak', type: 'awayLeak', peakValue: 6 });
+    expect(resolveStart(away, { type: 'lowLeak', peakValue: 0.3 })).toMatchObject({
+      requestedType: 'lowLeak',
+      type: 'awayLeak',
+      peakValue: 0.3,
+      flowGpm: 0.3,
+    });
+    expect(resolveStart(away, { type: 'highLeak' })).toMatchObject({
+      requestedType: 'highLeak',
+      type: 'awayLeak',
+      peakValue: 6,
+    });
     expect(resolveStart(away, { type: 'ambientTemp' }).type).toBe('ambientTemp');
   });
 
@@ -146,7 +163,9 @@ describe('decideStart', () => {
   });
 
   it('ignores ended alerts', () => {
-    expect(decideStart([alert('highLeak', { active: false, stopTime: 2000 })], 'lowLeak')).toEqual({ outcome: 'started' });
+    expect(decideStart([alert('highLeak', { active: false, stopTime: 2000 })], 'lowLeak')).toEqual({
+      outcome: 'started',
+    });
   });
 });
 

@@ -29,7 +29,9 @@ function expectErrorPage(res: request.Response, text: string, status = 400): voi
 
 describe('GET /login', () => {
   it('shows an HTML form with e-mail and password fields, the application name and the request in hidden fields', async () => {
-    const res = await request(t.app).get(loginPath({ state: 'xyz' })).expect(200);
+    const res = await request(t.app)
+      .get(loginPath({ state: 'xyz' }))
+      .expect(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-frame-options']).toBe('DENY');
@@ -45,7 +47,7 @@ describe('GET /login', () => {
     });
   });
 
-  it('stores no session for a visitor: it sets only the form\'s CSRF cookie, HttpOnly and SameSite=Lax, and not Secure over plain http', async () => {
+  it("stores no session for a visitor: it sets only the form's CSRF cookie, HttpOnly and SameSite=Lax, and not Secure over plain http", async () => {
     const res = await request(t.app).get(loginPath()).expect(200);
     const cookies = res.headers['set-cookie'] as unknown as string[];
     expect(cookies).toEqual([expect.stringMatching(/^water_sandbox_csrf=[\w-]+; Path=\/; HttpOnly; SameSite=Lax$/)]);
@@ -55,7 +57,9 @@ describe('GET /login', () => {
   it('sets the session cookie at sign-in: HttpOnly, SameSite=Lax, Path=/, and not Secure over plain http', async () => {
     const res = await submitLogin(request.agent(t.app));
     expect(res.status).toBe(302);
-    const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('water_sandbox_session='));
+    const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) =>
+      c.startsWith('water_sandbox_session='),
+    );
     expect(cookie).toMatch(/; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
     expect(Object.keys(await sessionsOf(t))).toHaveLength(1);
   });
@@ -63,8 +67,16 @@ describe('GET /login', () => {
   it.each([
     ['an unknown client_id', loginPath({ clientId: 'no-such-client' }), 'No application is registered with client_id'],
     ['no client_id', '/login?response_type=code&redirect_uri=waterapp%3A%2F%2Fcallback', 'client_id is missing'],
-    ['a redirect_uri not registered for the client', loginPath({ redirectUri: 'https://evil.example/cb' }), 'is not registered for Demo Water App'],
-    ['a registered redirect_uri with a different path', loginPath({ redirectUri: 'http://localhost:3000/callback/other' }), 'is not registered'],
+    [
+      'a redirect_uri not registered for the client',
+      loginPath({ redirectUri: 'https://evil.example/cb' }),
+      'is not registered for Demo Water App',
+    ],
+    [
+      'a registered redirect_uri with a different path',
+      loginPath({ redirectUri: 'http://localhost:3000/callback/other' }),
+      'is not registered',
+    ],
     ['no redirect_uri', '/login?response_type=code&client_id=demo-client', 'redirect_uri is missing'],
     ['response_type=token', loginPath({ responseType: 'token' }), 'response_type must be'],
     ['no response_type', '/login?client_id=demo-client&redirect_uri=waterapp%3A%2F%2Fcallback', 'it is missing'],
@@ -76,7 +88,10 @@ describe('GET /login', () => {
 
 describe('signing in with the form', () => {
   it('redirects (302) to the redirect URI with a code and the state', async () => {
-    const res = await submitLogin(request.agent(t.app), { redirectUri: DEMO_CLIENT.redirectUri, state: 'opaque state/with spaces&more' });
+    const res = await submitLogin(request.agent(t.app), {
+      redirectUri: DEMO_CLIENT.redirectUri,
+      state: 'opaque state/with spaces&more',
+    });
     expect(res.status).toBe(302);
     const location = new URL(res.headers['location'] as string);
     expect(`${location.origin}${location.pathname}`).toBe(DEMO_CLIENT.redirectUri);
@@ -115,17 +130,35 @@ describe('signing in with the form', () => {
   it('can sign in after a failed attempt with the re-rendered form', async () => {
     const agent = request.agent(t.app);
     const failed = await submitLogin(agent, { password: 'wrong-password' });
-    const res = await agent.post('/login').type('form').send({ ...formFields(failed.text), ...DEMO_USER });
+    const res = await agent
+      .post('/login')
+      .type('form')
+      .send({ ...formFields(failed.text), ...DEMO_USER });
     expect(codeOf(res)).toBeTruthy();
   });
 
   it('gives the session a new id at each sign-in (no session fixation), and the one before is gone', async () => {
     const agent = request.agent(t.app);
     const form = await submitLogin(agent, { password: 'wrong' });
-    const sessionCookie = (res: request.Response): string | undefined => (res.headers['set-cookie'] as unknown as string[] | undefined)?.find((c) => c.startsWith('water_sandbox_session='))?.split(';')[0];
-    const first = sessionCookie(await agent.post('/login').type('form').send({ ...formFields(form.text), ...DEMO_USER }).expect(302));
+    const sessionCookie = (res: request.Response): string | undefined =>
+      (res.headers['set-cookie'] as unknown as string[] | undefined)
+        ?.find((c) => c.startsWith('water_sandbox_session='))
+        ?.split(';')[0];
+    const first = sessionCookie(
+      await agent
+        .post('/login')
+        .type('form')
+        .send({ ...formFields(form.text), ...DEMO_USER })
+        .expect(302),
+    );
     // The form of before the sign-in is still this browser's (its CSRF cookie): signing in again from it.
-    const second = sessionCookie(await agent.post('/login').type('form').send({ ...formFields(form.text), ...DEMO_USER }).expect(302));
+    const second = sessionCookie(
+      await agent
+        .post('/login')
+        .type('form')
+        .send({ ...formFields(form.text), ...DEMO_USER })
+        .expect(302),
+    );
     expect(first).toBeDefined();
     expect(second).toBeDefined();
     expect(second).not.toBe(first);
@@ -136,15 +169,23 @@ describe('signing in with the form', () => {
 describe('CSRF protection of the form', () => {
   it('refuses a POST without the session cookie with a 403 page and no redirect', async () => {
     const page = await request(t.app).get(loginPath());
-    const res = await request(t.app).post('/login').type('form').send({ ...formFields(page.text), ...DEMO_USER });
+    const res = await request(t.app)
+      .post('/login')
+      .type('form')
+      .send({ ...formFields(page.text), ...DEMO_USER });
     expectErrorPage(res, 'open the sign-in page again', 403);
-    expect(res.text).toContain('href="/login?response_type=code&amp;client_id=demo-client&amp;redirect_uri=waterapp%3A%2F%2Fcallback"');
+    expect(res.text).toContain(
+      'href="/login?response_type=code&amp;client_id=demo-client&amp;redirect_uri=waterapp%3A%2F%2Fcallback"',
+    );
   });
 
   it('refuses a POST whose csrf_token is not the session one', async () => {
     const agent = request.agent(t.app);
     const page = await agent.get(loginPath());
-    const res = await agent.post('/login').type('form').send({ ...formFields(page.text), csrf_token: 'forged-token-forged-token', ...DEMO_USER });
+    const res = await agent
+      .post('/login')
+      .type('form')
+      .send({ ...formFields(page.text), csrf_token: 'forged-token-forged-token', ...DEMO_USER });
     expectErrorPage(res, 'Sign-in form expired', 403);
   });
 
@@ -152,14 +193,20 @@ describe('CSRF protection of the form', () => {
     const agent = request.agent(t.app);
     const page = await agent.get(loginPath());
     const { csrf_token: _dropped, ...fields } = formFields(page.text);
-    const res = await agent.post('/login').type('form').send({ ...fields, ...DEMO_USER });
+    const res = await agent
+      .post('/login')
+      .type('form')
+      .send({ ...fields, ...DEMO_USER });
     expectErrorPage(res, 'Sign-in form expired', 403);
   });
 
   it('refuses a form whose hidden fields were changed to an unregistered redirect URI', async () => {
     const agent = request.agent(t.app);
     const page = await agent.get(loginPath());
-    const res = await agent.post('/login').type('form').send({ ...formFields(page.text), redirect_uri: 'https://evil.example/cb', ...DEMO_USER });
+    const res = await agent
+      .post('/login')
+      .type('form')
+      .send({ ...formFields(page.text), redirect_uri: 'https://evil.example/cb', ...DEMO_USER });
     expectErrorPage(res, 'is not registered');
   });
 });
@@ -233,17 +280,35 @@ describe('GET /logout', () => {
   });
 
   it('redirects even when no session exists', async () => {
-    const res = await request(t.app).get(logoutPath(DEMO_CLIENT.clientId, 'https://localhost:3000/signed-out')).expect(302);
+    const res = await request(t.app)
+      .get(logoutPath(DEMO_CLIENT.clientId, 'https://localhost:3000/signed-out'))
+      .expect(302);
     expect(res.headers['location']).toBe('https://localhost:3000/signed-out');
   });
 
   it.each([
-    ['an unregistered logout_uri', logoutPath(DEMO_CLIENT.clientId, 'https://evil.example/out'), 'is not registered for Demo Water App'],
-    ['a redirect URI used as logout_uri', logoutPath(DEMO_CLIENT.clientId, DEMO_CLIENT.redirectUri), 'is not registered'],
-    ['an unknown client_id', logoutPath('no-such-client', 'http://localhost:3000/signed-out'), 'No application is registered'],
+    [
+      'an unregistered logout_uri',
+      logoutPath(DEMO_CLIENT.clientId, 'https://evil.example/out'),
+      'is not registered for Demo Water App',
+    ],
+    [
+      'a redirect URI used as logout_uri',
+      logoutPath(DEMO_CLIENT.clientId, DEMO_CLIENT.redirectUri),
+      'is not registered',
+    ],
+    [
+      'an unknown client_id',
+      logoutPath('no-such-client', 'http://localhost:3000/signed-out'),
+      'No application is registered',
+    ],
     ['no logout_uri', '/logout?client_id=demo-client', 'logout_uri is missing'],
     ['no client_id', '/logout?logout_uri=http%3A%2F%2Flocalhost%3A3000%2Fsigned-out', 'client_id is missing'],
-    ['logout_uri given twice', `${logoutPath(DEMO_CLIENT.clientId, 'http://localhost:3000/signed-out')}&logout_uri=x`, 'must be given once'],
+    [
+      'logout_uri given twice',
+      `${logoutPath(DEMO_CLIENT.clientId, 'http://localhost:3000/signed-out')}&logout_uri=x`,
+      'must be given once',
+    ],
   ])('answers %s with a 400 error page, no redirect, and keeps the session', async (_case, path, text) => {
     const agent = request.agent(t.app);
     await submitLogin(agent);
@@ -277,7 +342,9 @@ describe('escaping in the pages', () => {
 
   it('escapes a hostile application name on the login form', async () => {
     const clientId = await registerHostileClient();
-    const res = await request(t.app).get(loginPath({ clientId, redirectUri: 'https://evil.example/cb?x="><script>alert(1)</script>' })).expect(200);
+    const res = await request(t.app)
+      .get(loginPath({ clientId, redirectUri: 'https://evil.example/cb?x="><script>alert(1)</script>' }))
+      .expect(200);
     expect(res.text).not.toContain('<script>');
     expect(res.text).toContain(`<strong id="application-name">${ESCAPED}</strong>`);
     expect(res.text).toContain(`<title>Sign in - ${ESCAPED}</title>`);
@@ -286,13 +353,17 @@ describe('escaping in the pages', () => {
 
   it('escapes a hostile application name on an error page', async () => {
     const clientId = await registerHostileClient();
-    const res = await request(t.app).get(loginPath({ clientId, redirectUri: 'https://other.example/' })).expect(400);
+    const res = await request(t.app)
+      .get(loginPath({ clientId, redirectUri: 'https://other.example/' }))
+      .expect(400);
     expect(res.text).not.toContain('<script>');
     expect(res.text).toContain(ESCAPED);
   });
 
   it('escapes a hostile state in the hidden field', async () => {
-    const res = await request(t.app).get(loginPath({ state: '"><script>alert(1)</script>' })).expect(200);
+    const res = await request(t.app)
+      .get(loginPath({ state: '"><script>alert(1)</script>' }))
+      .expect(200);
     expect(res.text).not.toContain('<script>');
     expect(res.text).toContain('name="state" value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
   });
@@ -309,7 +380,10 @@ describe('escaping in the pages', () => {
   });
 
   it('escapes a hostile e-mail echoed after a failed sign-in', async () => {
-    const res = await submitLogin(request.agent(t.app), { email: '"><script>alert(1)</script>', password: 'whatever-password' });
+    const res = await submitLogin(request.agent(t.app), {
+      email: '"><script>alert(1)</script>',
+      password: 'whatever-password',
+    });
     expect(res.status).toBe(422);
     expect(res.text).not.toContain('<script>');
     expect(res.text).toContain('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');

@@ -80,7 +80,10 @@ describe('the login form in a real browser', () => {
 
     const token = await fetch(`${server.baseUrl}/oauth2/token`, {
       method: 'POST',
-      headers: { Authorization: basicAuth(client.client_id, client.client_secret), 'Content-Type': 'application/x-www-form-urlencoded' },
+      headers: {
+        Authorization: basicAuth(client.client_id, client.client_secret),
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
       body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: receiver.url('/callback') }),
     });
     expect(token.status).toBe(200);
@@ -99,7 +102,9 @@ describe('the login form in a real browser', () => {
     expect(new URL(page.url()).searchParams.get('state')).toBe('state-2');
     expect(new URL(page.url()).searchParams.get('code')).not.toBe(code);
 
-    await page.goto(`${server.baseUrl}/logout?client_id=${encodeURIComponent(client.client_id)}&logout_uri=${encodeURIComponent(receiver.url('/signed-out'))}`);
+    await page.goto(
+      `${server.baseUrl}/logout?client_id=${encodeURIComponent(client.client_id)}&logout_uri=${encodeURIComponent(receiver.url('/signed-out'))}`,
+    );
     await page.waitForURL(receiver.url('/signed-out'));
 
     await page.goto(loginUrl('state-3'));
@@ -136,14 +141,21 @@ describe('the consent page in a real browser', () => {
     const res = await request(t.app)
       .post('/sandbox/oauth-clients')
       .set(bearer(OTHER_API_KEY))
-      .send(partnerRegistration({ applicationName: 'Another Account App', applicationWebsite: 'https://another.example', redirectUri: receiver.url('/callback'), signOutUri: receiver.url('/signed-out') }))
+      .send(
+        partnerRegistration({
+          applicationName: 'Another Account App',
+          applicationWebsite: 'https://another.example',
+          redirectUri: receiver.url('/callback'),
+          signOutUri: receiver.url('/signed-out'),
+        }),
+      )
       .expect(201);
     return (res.body as { client_id: string }).client_id;
   }
   const othersLoginUrl = (clientId: string, state: string): string =>
     `${server.baseUrl}/login?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: receiver.url('/callback'), state }).toString()}`;
 
-  it('comes after the sign-in for another account\'s client: Deny returns access_denied, Allow a code', async () => {
+  it("comes after the sign-in for another account's client: Deny returns access_denied, Allow a code", async () => {
     const clientId = await othersClient();
     await page.goto(othersLoginUrl(clientId, 'state-c1'));
     await page.fill('#email', DEMO_USER.email);

@@ -1,6 +1,16 @@
 import { parseBasicCredentials } from '../../src/auth/clients.js';
 import { uriProblem } from '../../src/auth/registration.js';
-import { codeProblem, DEAD_KEPT, expireAccessTokens, pruneGrants, REFRESH_TOKEN_LIFETIME_MS, refreshProblem, RETENTION_MS, revokeGrant, tokenTail } from '../../src/auth/tokens.js';
+import {
+  codeProblem,
+  DEAD_KEPT,
+  expireAccessTokens,
+  pruneGrants,
+  REFRESH_TOKEN_LIFETIME_MS,
+  refreshProblem,
+  RETENTION_MS,
+  revokeGrant,
+  tokenTail,
+} from '../../src/auth/tokens.js';
 import { OAuthError } from '../../src/core/errors.js';
 import { escapeHtml, html, trusted } from '../../src/http/html.js';
 import { emptyAccountDoc, type AccountDoc } from '../../src/store/data.js';
@@ -13,7 +23,10 @@ describe('parseBasicCredentials', () => {
   });
 
   it('form-decodes each part after base64 (RFC 6749 section 2.3.1)', () => {
-    expect(parseBasicCredentials(basic('my+app%3A1:s%2Bcret%25+x'))).toEqual({ clientId: 'my app:1', clientSecret: 's+cret% x' });
+    expect(parseBasicCredentials(basic('my+app%3A1:s%2Bcret%25+x'))).toEqual({
+      clientId: 'my app:1',
+      clientSecret: 's+cret% x',
+    });
   });
 
   it('splits at the first ":" so a secret may contain more', () => {
@@ -24,18 +37,25 @@ describe('parseBasicCredentials', () => {
     expect(parseBasicCredentials(basic('%C3%BC:x'))).toEqual({ clientId: 'ü', clientSecret: 'x' });
   });
 
-  it.each([['Bearer abc'], ['Basic'], ['Basic !!!'], [basic('no-colon')], [basic('id:%E0%A4%A')]])('refuses %s with invalid_client', (header) => {
-    expect(() => parseBasicCredentials(header)).toThrow(OAuthError);
-  });
+  it.each([['Bearer abc'], ['Basic'], ['Basic !!!'], [basic('no-colon')], [basic('id:%E0%A4%A')]])(
+    'refuses %s with invalid_client',
+    (header) => {
+      expect(() => parseBasicCredentials(header)).toThrow(OAuthError);
+    },
+  );
 });
 
 describe('html', () => {
   it('escapes every interpolated value', () => {
-    expect(html`<p title="${'"x"'}">${"<b>&'`"}</p>`.value).toBe('<p title="&quot;x&quot;">&lt;b&gt;&amp;&#39;&#96;</p>');
+    expect(html`<p title="${'"x"'}">${"<b>&'`"}</p>`.value).toBe(
+      '<p title="&quot;x&quot;">&lt;b&gt;&amp;&#39;&#96;</p>',
+    );
   });
 
   it('keeps nested html and trusted markup as they are', () => {
-    expect(html`<div>${html`<i>${'<'}</i>`}${trusted('<hr>')}${[html`<br>`, '<']}</div>`.value).toBe('<div><i>&lt;</i><hr><br>&lt;</div>');
+    expect(html`<div>${html`<i>${'<'}</i>`}${trusted('<hr>')}${[html`<br>`, '<']}</div>`.value).toBe(
+      '<div><i>&lt;</i><hr><br>&lt;</div>',
+    );
   });
 
   it('renders null, undefined and false as nothing', () => {
@@ -48,16 +68,28 @@ describe('html', () => {
 });
 
 describe('uriProblem', () => {
-  it.each(['https://a.example/cb', 'http://localhost/cb', 'http://127.0.0.1:1/cb', 'http://[::1]/cb', 'waterapp://cb', 'com.example:/cb'])('accepts %s as a redirect URI', (uri) => {
+  it.each([
+    'https://a.example/cb',
+    'http://localhost/cb',
+    'http://127.0.0.1:1/cb',
+    'http://[::1]/cb',
+    'waterapp://cb',
+    'com.example:/cb',
+  ])('accepts %s as a redirect URI', (uri) => {
     expect(uriProblem('redirectUri', uri, true)).toBeNull();
   });
 
-  it.each(['http://a.example/cb', 'http://localhost.evil.example/cb', 'http://127.0.0.2/cb', 'javascript:alert(1)', 'file:///etc/passwd', 'https://a.example/#x', 'cb'])(
-    'refuses %s as a redirect URI',
-    (uri) => {
-      expect(uriProblem('redirectUri', uri, true)).toMatch(/^redirectUri /);
-    },
-  );
+  it.each([
+    'http://a.example/cb',
+    'http://localhost.evil.example/cb',
+    'http://127.0.0.2/cb',
+    'javascript:alert(1)',
+    'file:///etc/passwd',
+    'https://a.example/#x',
+    'cb',
+  ])('refuses %s as a redirect URI', (uri) => {
+    expect(uriProblem('redirectUri', uri, true)).toMatch(/^redirectUri /);
+  });
 
   it('refuses custom schemes for sign-out URIs', () => {
     expect(uriProblem('signOutUri', 'waterapp://out', false)).toContain('signOutUri must use https');
@@ -73,32 +105,61 @@ describe('tokenTail', () => {
 
 describe('codeProblem and refreshProblem', () => {
   const NOW_MS = Date.UTC(2026, 10, 25, 12);
-  const code = { code: 'c', clientId: 'app', redirectUri: 'https://app.test/cb', userId: 'u', accountId: 'a', expiresAt: new Date(NOW_MS + 1).toISOString(), usedAt: null };
-  const problem = (error: ReturnType<typeof codeProblem>) => (error === null ? null : { status: error.status, code: error.code, message: error.message });
+  const code = {
+    code: 'c',
+    clientId: 'app',
+    redirectUri: 'https://app.test/cb',
+    userId: 'u',
+    accountId: 'a',
+    expiresAt: new Date(NOW_MS + 1).toISOString(),
+    usedAt: null,
+  };
+  const problem = (error: ReturnType<typeof codeProblem>) =>
+    error === null ? null : { status: error.status, code: error.code, message: error.message };
 
   it('lets the client of the code exchange it before it expires, at its redirect URI', () => {
     expect(codeProblem(code, { clientId: 'app', redirectUri: 'https://app.test/cb', nowMs: NOW_MS })).toBeNull();
   });
 
   it('refuses it as invalid_grant to another client, at its expiry instant, or at another redirect URI, saying which', () => {
-    expect(problem(codeProblem(code, { clientId: 'other', redirectUri: 'https://app.test/cb', nowMs: NOW_MS }))).toEqual({ status: 400, code: 'invalid_grant', message: 'The code was issued to another client' });
-    expect(problem(codeProblem(code, { clientId: 'app', redirectUri: 'https://app.test/cb', nowMs: NOW_MS + 1 }))).toEqual({
+    expect(
+      problem(codeProblem(code, { clientId: 'other', redirectUri: 'https://app.test/cb', nowMs: NOW_MS })),
+    ).toEqual({ status: 400, code: 'invalid_grant', message: 'The code was issued to another client' });
+    expect(
+      problem(codeProblem(code, { clientId: 'app', redirectUri: 'https://app.test/cb', nowMs: NOW_MS + 1 })),
+    ).toEqual({
       status: 400,
       code: 'invalid_grant',
       message: `The code expired at ${code.expiresAt}; codes are valid for a few minutes: sign in again`,
     });
-    expect(problem(codeProblem(code, { clientId: 'app', redirectUri: 'https://app.test/cb/', nowMs: NOW_MS }))).toEqual({
-      status: 400,
-      code: 'invalid_grant',
-      message: 'redirect_uri must be exactly the one of the authorization request ("https://app.test/cb"); got "https://app.test/cb/"',
-    });
+    expect(problem(codeProblem(code, { clientId: 'app', redirectUri: 'https://app.test/cb/', nowMs: NOW_MS }))).toEqual(
+      {
+        status: 400,
+        code: 'invalid_grant',
+        message:
+          'redirect_uri must be exactly the one of the authorization request ("https://app.test/cb"); got "https://app.test/cb/"',
+      },
+    );
   });
 
   it('refuses a refresh token to another client, and from the instant it expires', () => {
     const createdAtMs = NOW_MS - REFRESH_TOKEN_LIFETIME_MS;
-    const token = { refreshToken: 'r', clientId: 'app', userId: 'u', accountId: 'a', grantId: 'g', redirectUri: 'https://app.test/cb', createdAt: new Date(createdAtMs).toISOString(), revokedAt: null };
+    const token = {
+      refreshToken: 'r',
+      clientId: 'app',
+      userId: 'u',
+      accountId: 'a',
+      grantId: 'g',
+      redirectUri: 'https://app.test/cb',
+      createdAt: new Date(createdAtMs).toISOString(),
+      revokedAt: null,
+    };
     expect(refreshProblem(token, { clientId: 'app', nowMs: NOW_MS - 1 })).toBeNull();
-    expect(problem(refreshProblem(token, { clientId: 'other', nowMs: NOW_MS - 1 }))).toEqual({ status: 400, code: 'invalid_grant', message: 'The refresh_token was issued to another client' });
+    expect(problem(refreshProblem(token, { clientId: 'other', nowMs: NOW_MS - 1 }))).toEqual({
+      status: 400,
+      code: 'invalid_grant',
+      message: 'The refresh_token was issued to another client',
+    });
     expect(problem(refreshProblem(token, { clientId: 'app', nowMs: NOW_MS }))).toEqual({
       status: 400,
       code: 'invalid_grant',
@@ -112,16 +173,67 @@ describe('grants in the store', () => {
   const at = (ms: number): string => new Date(ms).toISOString();
 
   function dataWith(nowMs: number): AccountDoc {
-    const d = emptyAccountDoc({ accountId: 'a', name: 'A', origin: 'generated', initialLocations: [], createdAt: at(nowMs) });
+    const d = emptyAccountDoc({
+      accountId: 'a',
+      name: 'A',
+      origin: 'generated',
+      initialLocations: [],
+      createdAt: at(nowMs),
+    });
     const base = { clientId: 'c', userId: 'u', accountId: 'a' };
-    d.authorizationCodes.push({ ...base, code: 'old', redirectUri: 'x', expiresAt: at(nowMs - RETENTION_MS), usedAt: null });
-    d.authorizationCodes.push({ ...base, code: 'recent', redirectUri: 'x', expiresAt: at(nowMs - RETENTION_MS + 1), usedAt: at(nowMs - DAY) });
-    d.accessTokens.push({ ...base, accessToken: 'expired-long-ago', grantId: 'g1', expiresAt: at(nowMs - RETENTION_MS), revokedAt: null });
+    d.authorizationCodes.push({
+      ...base,
+      code: 'old',
+      redirectUri: 'x',
+      expiresAt: at(nowMs - RETENTION_MS),
+      usedAt: null,
+    });
+    d.authorizationCodes.push({
+      ...base,
+      code: 'recent',
+      redirectUri: 'x',
+      expiresAt: at(nowMs - RETENTION_MS + 1),
+      usedAt: at(nowMs - DAY),
+    });
+    d.accessTokens.push({
+      ...base,
+      accessToken: 'expired-long-ago',
+      grantId: 'g1',
+      expiresAt: at(nowMs - RETENTION_MS),
+      revokedAt: null,
+    });
     d.accessTokens.push({ ...base, accessToken: 'live', grantId: 'g2', expiresAt: at(nowMs + 1000), revokedAt: null });
-    d.accessTokens.push({ ...base, accessToken: 'revoked-long-ago', grantId: 'g2', expiresAt: at(nowMs + 1000), revokedAt: at(nowMs - RETENTION_MS) });
-    d.refreshTokens.push({ ...base, refreshToken: 'spent-recently', grantId: 'g2', redirectUri: 'x', createdAt: at(nowMs - DAY), revokedAt: at(nowMs - 1000) });
-    d.refreshTokens.push({ ...base, refreshToken: 'too-old', grantId: 'g3', redirectUri: 'x', createdAt: at(nowMs - 31 * DAY), revokedAt: null });
-    d.refreshTokens.push({ ...base, refreshToken: 'live', grantId: 'g2', redirectUri: 'x', createdAt: at(nowMs), revokedAt: null });
+    d.accessTokens.push({
+      ...base,
+      accessToken: 'revoked-long-ago',
+      grantId: 'g2',
+      expiresAt: at(nowMs + 1000),
+      revokedAt: at(nowMs - RETENTION_MS),
+    });
+    d.refreshTokens.push({
+      ...base,
+      refreshToken: 'spent-recently',
+      grantId: 'g2',
+      redirectUri: 'x',
+      createdAt: at(nowMs - DAY),
+      revokedAt: at(nowMs - 1000),
+    });
+    d.refreshTokens.push({
+      ...base,
+      refreshToken: 'too-old',
+      grantId: 'g3',
+      redirectUri: 'x',
+      createdAt: at(nowMs - 31 * DAY),
+      revokedAt: null,
+    });
+    d.refreshTokens.push({
+      ...base,
+      refreshToken: 'live',
+      grantId: 'g2',
+      redirectUri: 'x',
+      createdAt: at(nowMs),
+      revokedAt: null,
+    });
     return d;
   }
 
@@ -136,19 +248,44 @@ describe('grants in the store', () => {
 
   it('pruneGrants keeps the newest DEAD_KEPT dead ones of each kind within the retention (a clock standing still never passes it), and every live one', () => {
     const nowMs = Date.UTC(2026, 2, 10);
-    const d = emptyAccountDoc({ accountId: 'a', name: 'A', origin: 'generated', initialLocations: [], createdAt: at(nowMs) });
+    const d = emptyAccountDoc({
+      accountId: 'a',
+      name: 'A',
+      origin: 'generated',
+      initialLocations: [],
+      createdAt: at(nowMs),
+    });
     const base = { clientId: 'c', userId: 'u', accountId: 'a', grantId: 'g' };
     for (let i = 0; i < DEAD_KEPT + 30; i++) {
-      d.accessTokens.push({ ...base, accessToken: `revoked-${i}`, expiresAt: at(nowMs + 1000), revokedAt: at(nowMs - 1000) });
+      d.accessTokens.push({
+        ...base,
+        accessToken: `revoked-${i}`,
+        expiresAt: at(nowMs + 1000),
+        revokedAt: at(nowMs - 1000),
+      });
       d.accessTokens.push({ ...base, accessToken: `live-${i}`, expiresAt: at(nowMs + 1000), revokedAt: null });
-      d.refreshTokens.push({ ...base, refreshToken: `spent-${i}`, redirectUri: 'x', createdAt: at(nowMs), revokedAt: at(nowMs) });
-      d.authorizationCodes.push({ ...base, code: `used-${i}`, redirectUri: 'x', expiresAt: at(nowMs + 1000), usedAt: at(nowMs - 1) });
+      d.refreshTokens.push({
+        ...base,
+        refreshToken: `spent-${i}`,
+        redirectUri: 'x',
+        createdAt: at(nowMs),
+        revokedAt: at(nowMs),
+      });
+      d.authorizationCodes.push({
+        ...base,
+        code: `used-${i}`,
+        redirectUri: 'x',
+        expiresAt: at(nowMs + 1000),
+        usedAt: at(nowMs - 1),
+      });
     }
     pruneGrants(d, nowMs);
     const revoked = d.accessTokens.filter((x) => x.revokedAt !== null).map((x) => x.accessToken);
     expect(revoked).toEqual(Array.from({ length: DEAD_KEPT }, (_, i) => `revoked-${i + 30}`));
     expect(d.accessTokens.filter((x) => x.revokedAt === null)).toHaveLength(DEAD_KEPT + 30);
-    expect(d.refreshTokens.map((x) => x.refreshToken)).toEqual(Array.from({ length: DEAD_KEPT }, (_, i) => `spent-${i + 30}`));
+    expect(d.refreshTokens.map((x) => x.refreshToken)).toEqual(
+      Array.from({ length: DEAD_KEPT }, (_, i) => `spent-${i + 30}`),
+    );
     expect(d.authorizationCodes).toHaveLength(DEAD_KEPT);
     // Issue order is kept.
     expect(d.accessTokens.slice(0, 3).map((x) => x.accessToken)).toEqual(['live-0', 'live-1', 'live-2']);
@@ -172,8 +309,24 @@ describe('grants in the store', () => {
   it('expireAccessTokens ends the live access tokens it picks now (not the revoked or expired), counts them, and leaves the others', () => {
     const nowMs = Date.UTC(2026, 2, 10);
     const d = dataWith(nowMs);
-    d.accessTokens.push({ clientId: 'c', userId: 'u', accountId: 'a', accessToken: 'ends-now', grantId: 'g4', expiresAt: at(nowMs), revokedAt: null });
-    d.accessTokens.push({ clientId: 'c', userId: 'u', accountId: 'a', accessToken: 'other', grantId: 'g4', expiresAt: at(nowMs + 5000), revokedAt: null });
+    d.accessTokens.push({
+      clientId: 'c',
+      userId: 'u',
+      accountId: 'a',
+      accessToken: 'ends-now',
+      grantId: 'g4',
+      expiresAt: at(nowMs),
+      revokedAt: null,
+    });
+    d.accessTokens.push({
+      clientId: 'c',
+      userId: 'u',
+      accountId: 'a',
+      accessToken: 'other',
+      grantId: 'g4',
+      expiresAt: at(nowMs + 5000),
+      revokedAt: null,
+    });
     const expiresAt = () => Object.fromEntries(d.accessTokens.map((x) => [x.accessToken, x.expiresAt]));
     const before = expiresAt();
     expect(expireAccessTokens(d, nowMs, (token) => token.accessToken !== 'other')).toBe(1);

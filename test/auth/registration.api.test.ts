@@ -24,13 +24,24 @@ afterEach(async () => {
   await t.deps.dispatcher.idle();
 });
 
-const register = (body: unknown, key = DEMO_API_KEY) => request(t.app).post('/sandbox/oauth-clients').set(bearer(key)).send(body as object);
-const clientCount = async (): Promise<number> => (await docOf(t)).oauthClients.length + (await docOf(t, OTHER_ACCOUNT_ID)).oauthClients.length;
+const register = (body: unknown, key = DEMO_API_KEY) =>
+  request(t.app)
+    .post('/sandbox/oauth-clients')
+    .set(bearer(key))
+    .send(body as object);
+const clientCount = async (): Promise<number> =>
+  (await docOf(t)).oauthClients.length + (await docOf(t, OTHER_ACCOUNT_ID)).oauthClients.length;
 
 describe('POST /sandbox/oauth-clients', () => {
   it('registers a client and answers 201 with client_id, client_secret and the registration', async () => {
     const res = await register(VALID).expect(201);
-    expect(res.body).toEqual({ client_id: expect.stringMatching(/^[\w-]{20,}$/), client_secret: expect.stringMatching(/^[\w-]{40,}$/), ...VALID, postTokenToRedirectUri: true, createdAt: expect.any(String) });
+    expect(res.body).toEqual({
+      client_id: expect.stringMatching(/^[\w-]{20,}$/),
+      client_secret: expect.stringMatching(/^[\w-]{40,}$/),
+      ...VALID,
+      postTokenToRedirectUri: true,
+      createdAt: expect.any(String),
+    });
   });
 
   it('records the registering account', async () => {
@@ -41,13 +52,21 @@ describe('POST /sandbox/oauth-clients', () => {
 
   it('makes a client the login form knows, with its application name', async () => {
     const { client_id } = (await register(VALID).expect(201)).body as { client_id: string };
-    const page = await request(t.app).get(loginPath({ clientId: client_id, redirectUri: VALID.redirectUri })).expect(200);
+    const page = await request(t.app)
+      .get(loginPath({ clientId: client_id, redirectUri: VALID.redirectUri }))
+      .expect(200);
     expect(page.text).toContain('Partner Water App');
   });
 
   it('makes a client that can complete the flow with its own credentials', async () => {
-    const { client_id, client_secret } = (await register({ ...VALID, redirectUri: 'myapp.partner:/oauth2redirect' }).expect(201)).body as { client_id: string; client_secret: string };
-    const tokens = await loginAndGetToken(t.app, { clientId: client_id, clientSecret: client_secret, redirectUri: 'myapp.partner:/oauth2redirect' });
+    const { client_id, client_secret } = (
+      await register({ ...VALID, redirectUri: 'myapp.partner:/oauth2redirect' }).expect(201)
+    ).body as { client_id: string; client_secret: string };
+    const tokens = await loginAndGetToken(t.app, {
+      clientId: client_id,
+      clientSecret: client_secret,
+      redirectUri: 'myapp.partner:/oauth2redirect',
+    });
     await request(t.app).get('/v1/locations').set(bearer(tokens.access_token)).expect(200);
   });
 
@@ -57,7 +76,9 @@ describe('POST /sandbox/oauth-clients', () => {
   });
 
   it('takes a chosen clientId and clientSecret (sandbox allowance)', async () => {
-    const res = await register({ ...VALID, clientId: 'my ci client:1', clientSecret: 'my+ci/secret%value' }).expect(201);
+    const res = await register({ ...VALID, clientId: 'my ci client:1', clientSecret: 'my+ci/secret%value' }).expect(
+      201,
+    );
     expect(res.body).toMatchObject({ client_id: 'my ci client:1', client_secret: 'my+ci/secret%value' });
   });
 
@@ -87,10 +108,14 @@ describe('POST /sandbox/oauth-clients', () => {
   });
 
   it.each([
-    ['redirectUri', 'http://partner.example/cb', 'redirectUri must use https, a custom scheme for a native app (myapp://callback), or http on localhost/127.0.0.1/[::1]'],
+    [
+      'redirectUri',
+      'http://partner.example/cb',
+      'redirectUri must use https, a custom scheme for a native app (myapp://callback), or http on localhost/127.0.0.1/[::1]',
+    ],
     ['redirectUri', 'http://192.168.1.10/cb', 'plain http is accepted only for loopback hosts'],
-    ['redirectUri', 'javascript:alert(1)', 'is not an app\'s custom scheme'],
-    ['redirectUri', 'data:text/html,hi', 'is not an app\'s custom scheme'],
+    ['redirectUri', 'javascript:alert(1)', "is not an app's custom scheme"],
+    ['redirectUri', 'data:text/html,hi', "is not an app's custom scheme"],
     ['redirectUri', 'https://partner.example/cb#frag', 'must not contain a #fragment'],
     ['redirectUri', '/relative/callback', 'is not an absolute URI'],
     ['redirectUri', 'https://user:pw@partner.example/cb', 'must not contain a user name or password'],
@@ -115,14 +140,21 @@ describe('POST /sandbox/oauth-clients', () => {
     expect(await clientCount()).toBe(before);
   });
 
-  it.each(['name', 'companyName', 'email', 'phone', 'applicationName', 'applicationWebsite', 'description', 'redirectUri', 'signOutUri'])(
-    'refuses a registration without %s, naming it',
-    async (field) => {
-      const { [field]: _omitted, ...body } = VALID as Record<string, unknown>;
-      const res = await register(body).expect(400);
-      expect(res.body).toMatchObject({ parameter: field, message: `${field} is required` });
-    },
-  );
+  it.each([
+    'name',
+    'companyName',
+    'email',
+    'phone',
+    'applicationName',
+    'applicationWebsite',
+    'description',
+    'redirectUri',
+    'signOutUri',
+  ])('refuses a registration without %s, naming it', async (field) => {
+    const { [field]: _omitted, ...body } = VALID as Record<string, unknown>;
+    const res = await register(body).expect(400);
+    expect(res.body).toMatchObject({ parameter: field, message: `${field} is required` });
+  });
 
   it('lists every problem of the body in problems', async () => {
     const res = await register({ ...VALID, email: 'x', redirectUri: 'http://partner.example/cb' }).expect(400);
@@ -136,7 +168,12 @@ describe('POST /sandbox/oauth-clients', () => {
   });
 
   it('refuses a body that is not JSON with 415', async () => {
-    const res = await request(t.app).post('/sandbox/oauth-clients').set(bearer(DEMO_API_KEY)).type('text').send('name=x').expect(415);
+    const res = await request(t.app)
+      .post('/sandbox/oauth-clients')
+      .set(bearer(DEMO_API_KEY))
+      .type('text')
+      .send('name=x')
+      .expect(415);
     expect(res.body.error).toBe('unsupported_media_type');
   });
 

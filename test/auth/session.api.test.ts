@@ -21,7 +21,12 @@ afterEach(() => {
 async function signIn(app: Parameters<typeof request>[0]): Promise<string> {
   const page = await request(app).get(loginPath());
   const cookie = (page.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0]!;
-  const res = await request(app).post('/login').set('Cookie', cookie).type('form').send({ ...formFields(page.text), ...DEMO_USER }).expect(302);
+  const res = await request(app)
+    .post('/login')
+    .set('Cookie', cookie)
+    .type('form')
+    .send({ ...formFields(page.text), ...DEMO_USER })
+    .expect(302);
   return (res.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0]!;
 }
 
@@ -52,27 +57,36 @@ describe('login sessions', () => {
   });
 
   // On Redis (npm run test:redis runs this file there too) a session ends by a real-time TTL, not on the process clock.
-  (process.env['TEST_REDIS_URL'] ? it.skip : it)('end a day after they were last used (process clock), and their files go with the next sign-in', async () => {
-    const t = await buildTestApp({ env: { DATA_DIR: join(dir, 'state') } });
-    const cookie = await signIn(t.app);
-    const sid = decodeURIComponent(cookie.split('=')[1]!).replace(/^s:/, '').replace(/\.[^.]*$/, '');
-    await t.store.flush();
-    expect(readdirSync(join(dir, 'state', 'sessions'))).toEqual([`${sid}.json`]);
-    t.clock.advance(SESSION_TTL_MS);
-    const page = await request(t.app).get(loginPath()).set('Cookie', cookie).expect(200);
-    expect(page.text).toContain('name="password"');
-    expect(await sessionsOf(t)).toEqual({});
+  (process.env['TEST_REDIS_URL'] ? it.skip : it)(
+    'end a day after they were last used (process clock), and their files go with the next sign-in',
+    async () => {
+      const t = await buildTestApp({ env: { DATA_DIR: join(dir, 'state') } });
+      const cookie = await signIn(t.app);
+      const sid = decodeURIComponent(cookie.split('=')[1]!)
+        .replace(/^s:/, '')
+        .replace(/\.[^.]*$/, '');
+      await t.store.flush();
+      expect(readdirSync(join(dir, 'state', 'sessions'))).toEqual([`${sid}.json`]);
+      t.clock.advance(SESSION_TTL_MS);
+      const page = await request(t.app).get(loginPath()).set('Cookie', cookie).expect(200);
+      expect(page.text).toContain('name="password"');
+      expect(await sessionsOf(t)).toEqual({});
 
-    const next = await signIn(t.app);
-    await t.store.flush();
-    const nextSid = decodeURIComponent(next.split('=')[1]!).replace(/^s:/, '').replace(/\.[^.]*$/, '');
-    expect(Object.keys(await sessionsOf(t))).toEqual([nextSid]);
-    expect(readdirSync(join(dir, 'state', 'sessions'))).toEqual([`${nextSid}.json`]);
-  });
+      const next = await signIn(t.app);
+      await t.store.flush();
+      const nextSid = decodeURIComponent(next.split('=')[1]!)
+        .replace(/^s:/, '')
+        .replace(/\.[^.]*$/, '');
+      expect(Object.keys(await sessionsOf(t))).toEqual([nextSid]);
+      expect(readdirSync(join(dir, 'state', 'sessions'))).toEqual([`${nextSid}.json`]);
+    },
+  );
 
   it('are not created for a visitor who only hits an error page', async () => {
     const t = await buildTestApp();
-    const res = await request(t.app).get(loginPath({ clientId: 'unknown' })).expect(400);
+    const res = await request(t.app)
+      .get(loginPath({ clientId: 'unknown' }))
+      .expect(400);
     expect(res.headers['set-cookie']).toBeUndefined();
     expect(await sessionsOf(t)).toEqual({});
   });

@@ -29,12 +29,17 @@ function oauthClient(id: string, secret: string, options: ModuleOptions['options
 }
 
 /** Opens the authorize URL and signs in with the form, as a person would; returns the code. */
-async function signInAt(authorizeUrl: string): Promise<{ code: string; state: string | null; agent: ReturnType<typeof request.agent> }> {
+async function signInAt(
+  authorizeUrl: string,
+): Promise<{ code: string; state: string | null; agent: ReturnType<typeof request.agent> }> {
   const url = new URL(authorizeUrl);
   expect(url.origin + url.pathname).toBe(`${server.baseUrl}/login`);
   const agent = request.agent(server.baseUrl);
   const page = await agent.get(url.pathname + url.search).expect(200);
-  const res = await agent.post('/login').type('form').send({ ...formFields(page.text), ...DEMO_USER });
+  const res = await agent
+    .post('/login')
+    .type('form')
+    .send({ ...formFields(page.text), ...DEMO_USER });
   return { code: codeOf(res), state: new URL(res.headers['location'] as string).searchParams.get('state'), agent };
 }
 
@@ -45,7 +50,9 @@ async function apiLocations(accessToken: string): Promise<Response> {
 describe('simple-oauth2 against the sandbox', () => {
   it('runs the whole flow: authorize URL, sign-in, getToken (Basic), API call, refresh, sign-out', async () => {
     const client = oauthClient(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret);
-    const { code, state, agent } = await signInAt(client.authorizeURL({ redirect_uri: DEMO_CLIENT.redirectUri, state: 'csrf-123' }));
+    const { code, state, agent } = await signInAt(
+      client.authorizeURL({ redirect_uri: DEMO_CLIENT.redirectUri, state: 'csrf-123' }),
+    );
     expect(state).toBe('csrf-123');
 
     const token = await client.getToken({ code, redirect_uri: DEMO_CLIENT.redirectUri });
@@ -58,13 +65,19 @@ describe('simple-oauth2 against the sandbox', () => {
     expect(refreshed.token['refresh_token']).not.toBe(token.token['refresh_token']);
     expect((await apiLocations(refreshed.token['access_token'] as string)).status).toBe(200);
 
-    const signOut = await agent.get(`/logout?client_id=${DEMO_CLIENT.clientId}&logout_uri=${encodeURIComponent('http://localhost:3000/signed-out')}`).expect(302);
+    const signOut = await agent
+      .get(
+        `/logout?client_id=${DEMO_CLIENT.clientId}&logout_uri=${encodeURIComponent('http://localhost:3000/signed-out')}`,
+      )
+      .expect(302);
     expect(signOut.headers['location']).toBe('http://localhost:3000/signed-out');
   });
 
   it('reads error from the token endpoint error body, as the example app does', async () => {
     const client = oauthClient(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret);
-    const failure = (await client.getToken({ code: 'not-a-code', redirect_uri: DEMO_CLIENT.redirectUri }).catch((e: unknown) => e)) as {
+    const failure = (await client
+      .getToken({ code: 'not-a-code', redirect_uri: DEMO_CLIENT.redirectUri })
+      .catch((e: unknown) => e)) as {
       output: { statusCode: number };
       data: { payload: { error: string; error_description: string } };
     };

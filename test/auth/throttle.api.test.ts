@@ -1,6 +1,11 @@
 import request from 'supertest';
 
-import { FAILED_LOGINS_PER_ACCOUNT, FAILED_LOGINS_PER_ADDRESS, FAILED_TOKEN_REQUESTS_PER_ADDRESS, LOGIN_WINDOW_MS } from '../../src/auth/throttle.js';
+import {
+  FAILED_LOGINS_PER_ACCOUNT,
+  FAILED_LOGINS_PER_ADDRESS,
+  FAILED_TOKEN_REQUESTS_PER_ADDRESS,
+  LOGIN_WINDOW_MS,
+} from '../../src/auth/throttle.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { expectAtMostChecked } from '../helpers/bursts.js';
 import { DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
@@ -9,16 +14,21 @@ import { basicAuth, codeOf, formFields, loginAndGetToken, loginPath } from '../h
 let t: TestApp;
 beforeEach(async () => {
   // Start on a window boundary, so each window's length is exact.
-  t = await buildTestApp({ start: new Date(Math.ceil(Date.parse('2026-03-10T15:30:00Z') / LOGIN_WINDOW_MS) * LOGIN_WINDOW_MS) });
+  t = await buildTestApp({
+    start: new Date(Math.ceil(Date.parse('2026-03-10T15:30:00Z') / LOGIN_WINDOW_MS) * LOGIN_WINDOW_MS),
+  });
 });
 
 /** One sign-in attempt from `address` (the sandbox trusts X-Forwarded-For from a loopback proxy). */
 async function signIn(password: string, address: string, email = DEMO_USER.email): Promise<request.Response> {
   const agent = request.agent(t.app);
   const page = await agent.get(loginPath()).set('X-Forwarded-For', address).expect(200);
-  return agent.post('/login').set('X-Forwarded-For', address).type('form').send({ ...formFields(page.text), email, password });
+  return agent
+    .post('/login')
+    .set('X-Forwarded-For', address)
+    .type('form')
+    .send({ ...formFields(page.text), email, password });
 }
-
 
 describe('failed sign-ins on the login form', () => {
   it(`are limited per client address: after ${FAILED_LOGINS_PER_ADDRESS}, even the right password gets the form with 429 and Retry-After`, async () => {
@@ -50,8 +60,20 @@ describe('failed sign-ins on the login form', () => {
         return { agent, fields: formFields(page.text) };
       }),
     );
-    const answers = await Promise.all(forms.map(({ agent, fields }) => agent.post('/login').set('X-Forwarded-For', '203.0.113.20').type('form').send({ ...fields, ...DEMO_USER, password: 'wrong' })));
-    expectAtMostChecked(FAILED_LOGINS_PER_ADDRESS, answers.map((a) => a.status), 422);
+    const answers = await Promise.all(
+      forms.map(({ agent, fields }) =>
+        agent
+          .post('/login')
+          .set('X-Forwarded-For', '203.0.113.20')
+          .type('form')
+          .send({ ...fields, ...DEMO_USER, password: 'wrong' }),
+      ),
+    );
+    expectAtMostChecked(
+      FAILED_LOGINS_PER_ADDRESS,
+      answers.map((a) => a.status),
+      422,
+    );
   });
 
   it(`hold under parallel attempts per account: from many addresses at once, at most ${FAILED_LOGINS_PER_ACCOUNT} wrong passwords of one user are checked`, async () => {
@@ -62,12 +84,25 @@ describe('failed sign-ins on the login form', () => {
         return { agent, fields: formFields(page.text), address: `192.0.2.${i + 1}` };
       }),
     );
-    const answers = await Promise.all(forms.map(({ agent, fields, address }) => agent.post('/login').set('X-Forwarded-For', address).type('form').send({ ...fields, ...DEMO_USER, password: 'wrong' })));
-    expectAtMostChecked(FAILED_LOGINS_PER_ACCOUNT, answers.map((a) => a.status), 422);
+    const answers = await Promise.all(
+      forms.map(({ agent, fields, address }) =>
+        agent
+          .post('/login')
+          .set('X-Forwarded-For', address)
+          .type('form')
+          .send({ ...fields, ...DEMO_USER, password: 'wrong' }),
+      ),
+    );
+    expectAtMostChecked(
+      FAILED_LOGINS_PER_ACCOUNT,
+      answers.map((a) => a.status),
+      422,
+    );
   });
 
   it('take back the count of a right password: after 9 failures and two sign-ins the tenth failure is still checked, and only then the limit holds', async () => {
-    for (let i = 0; i < FAILED_LOGINS_PER_ADDRESS - 1; i++) expect((await signIn('wrong', '203.0.113.30')).status).toBe(422);
+    for (let i = 0; i < FAILED_LOGINS_PER_ADDRESS - 1; i++)
+      expect((await signIn('wrong', '203.0.113.30')).status).toBe(422);
     expect((await signIn(DEMO_USER.password, '203.0.113.30')).status).toBe(302);
     expect((await signIn(DEMO_USER.password, '203.0.113.30')).status).toBe(302);
     expect((await signIn('wrong', '203.0.113.30')).status).toBe(422);
@@ -75,7 +110,8 @@ describe('failed sign-ins on the login form', () => {
   });
 
   it('count only failures: a partner signing in again and again is never limited', async () => {
-    for (let i = 0; i < FAILED_LOGINS_PER_ADDRESS + 5; i++) expect((await signIn(DEMO_USER.password, '203.0.113.8')).status).toBe(302);
+    for (let i = 0; i < FAILED_LOGINS_PER_ADDRESS + 5; i++)
+      expect((await signIn(DEMO_USER.password, '203.0.113.8')).status).toBe(302);
   });
 });
 
@@ -91,7 +127,11 @@ describe('failed token requests', () => {
           .send({ grant_type: 'authorization_code', code: `guess-${i}`, redirect_uri: 'waterapp://callback' }),
       ),
     );
-    expectAtMostChecked(FAILED_TOKEN_REQUESTS_PER_ADDRESS, answers.map((a) => a.status), 400);
+    expectAtMostChecked(
+      FAILED_TOKEN_REQUESTS_PER_ADDRESS,
+      answers.map((a) => a.status),
+      400,
+    );
   });
 
   it('count only guesses: a client exchanging and refreshing again and again is never limited', async () => {
@@ -108,19 +148,40 @@ describe('failed token requests', () => {
   });
 
   const token = (form: Record<string, string>, address: string) =>
-    request(t.app).post('/oauth2/token').set('X-Forwarded-For', address).set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret)).type('form').send(form);
+    request(t.app)
+      .post('/oauth2/token')
+      .set('X-Forwarded-For', address)
+      .set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret))
+      .type('form')
+      .send(form);
 
   it(`are limited per client address with an RFC 6749 429 and Retry-After, and a valid code is refused until the window ends`, async () => {
     for (let i = 0; i < FAILED_TOKEN_REQUESTS_PER_ADDRESS; i++) {
-      await token({ grant_type: 'authorization_code', code: `guess-${i}`, redirect_uri: 'waterapp://callback' }, '203.0.113.9').expect(400);
+      await token(
+        { grant_type: 'authorization_code', code: `guess-${i}`, redirect_uri: 'waterapp://callback' },
+        '203.0.113.9',
+      ).expect(400);
     }
     const agent = request.agent(t.app);
     const page = await agent.get(loginPath()).expect(200);
-    const code = codeOf(await agent.post('/login').type('form').send({ ...formFields(page.text), ...DEMO_USER }));
-    const refused = await token({ grant_type: 'authorization_code', code, redirect_uri: 'waterapp://callback' }, '203.0.113.9').expect(429);
-    expect(refused.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringContaining('Too many failed token requests') });
+    const code = codeOf(
+      await agent
+        .post('/login')
+        .type('form')
+        .send({ ...formFields(page.text), ...DEMO_USER }),
+    );
+    const refused = await token(
+      { grant_type: 'authorization_code', code, redirect_uri: 'waterapp://callback' },
+      '203.0.113.9',
+    ).expect(429);
+    expect(refused.body).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: expect.stringContaining('Too many failed token requests'),
+    });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     t.clock.advance(LOGIN_WINDOW_MS);
-    await token({ grant_type: 'authorization_code', code, redirect_uri: 'waterapp://callback' }, '203.0.113.9').expect(200);
+    await token({ grant_type: 'authorization_code', code, redirect_uri: 'waterapp://callback' }, '203.0.113.9').expect(
+      200,
+    );
   });
 });

@@ -37,7 +37,11 @@ async function signInThroughReceiver(
     )
     .expect(201);
   const client = res.body as { client_id: string; client_secret: string };
-  const tokens = await loginAndGetToken(t.app, { clientId: client.client_id, clientSecret: client.client_secret, redirectUri });
+  const tokens = await loginAndGetToken(t.app, {
+    clientId: client.client_id,
+    clientSecret: client.client_secret,
+    redirectUri,
+  });
   return { tokens, client };
 }
 
@@ -53,7 +57,13 @@ describe('token delivery to the redirect URI', () => {
     expect(post.headers['content-type']).toMatch(/^application\/json/);
     expect(post.body).toEqual(tokens);
     expect(await tokenDeliveries()).toEqual([
-      expect.objectContaining({ accountId: DEMO_ACCOUNT_ID, kind: 'token', target: receiver.url('/callback'), state: 'delivered', payload: tokens }),
+      expect.objectContaining({
+        accountId: DEMO_ACCOUNT_ID,
+        kind: 'token',
+        target: receiver.url('/callback'),
+        state: 'delivered',
+        payload: tokens,
+      }),
     ]);
   });
 
@@ -92,7 +102,11 @@ describe('token delivery to the redirect URI', () => {
     const { tokens } = await signInThroughReceiver({}, deadUrl);
     await t.deps.dispatcher.idle();
     expect(tokens.token_type).toBe('Bearer');
-    expect((await tokenDeliveries())[0]).toMatchObject({ target: deadUrl, state: 'pending', attempts: [expect.objectContaining({ statusCode: null, error: expect.any(String) })] });
+    expect((await tokenDeliveries())[0]).toMatchObject({
+      target: deadUrl,
+      state: 'pending',
+      attempts: [expect.objectContaining({ statusCode: null, error: expect.any(String) })],
+    });
   });
 
   it('is switched off with TOKEN_DELIVERY=false', async () => {
@@ -122,7 +136,13 @@ describe('token delivery to the redirect URI', () => {
       expect.objectContaining({
         state: 'failed',
         dueAtMs: null,
-        attempts: [expect.objectContaining({ statusCode: null, responseExcerpt: null, error: 'blocked: 127.0.0.1 is a loopback address (BLOCK_PRIVATE_ENDPOINTS)' })],
+        attempts: [
+          expect.objectContaining({
+            statusCode: null,
+            responseExcerpt: null,
+            error: 'blocked: 127.0.0.1 is a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
+          }),
+        ],
       }),
     ]);
     expect(receiver.received).toEqual([]);

@@ -2,7 +2,15 @@ import request from 'supertest';
 
 import { buildTestApp, changeDoc, docOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATIONS, OTHER_LOCATIONS } from '../helpers/demo.js';
-import { basicAuth, codeOf, loginAndGetToken, NATIVE_REDIRECT_URI, type OAuthTokens, partnerRegistration, submitLogin } from '../helpers/oauth.js';
+import {
+  basicAuth,
+  codeOf,
+  loginAndGetToken,
+  NATIVE_REDIRECT_URI,
+  type OAuthTokens,
+  partnerRegistration,
+  submitLogin,
+} from '../helpers/oauth.js';
 
 const TOKEN_KEYS = ['access_token', 'expires_in', 'refresh_token', 'token_type'];
 const DEMO_BASIC = basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret);
@@ -24,12 +32,26 @@ const tokenRequest = (form: Record<string, string>, authorization: string | null
 };
 
 const exchange = (code: string, authorization: string | null = DEMO_BASIC, extra: Record<string, string> = {}) =>
-  tokenRequest({ grant_type: 'authorization_code', client_id: DEMO_CLIENT.clientId, redirect_uri: NATIVE_REDIRECT_URI, code, ...extra }, authorization);
+  tokenRequest(
+    {
+      grant_type: 'authorization_code',
+      client_id: DEMO_CLIENT.clientId,
+      redirect_uri: NATIVE_REDIRECT_URI,
+      code,
+      ...extra,
+    },
+    authorization,
+  );
 
 const refresh = (refreshToken: string, authorization: string | null = DEMO_BASIC) =>
-  tokenRequest({ grant_type: 'refresh_token', client_id: DEMO_CLIENT.clientId, refresh_token: refreshToken }, authorization);
+  tokenRequest(
+    { grant_type: 'refresh_token', client_id: DEMO_CLIENT.clientId, refresh_token: refreshToken },
+    authorization,
+  );
 
-async function registerClient(overrides: Record<string, string> = {}): Promise<{ client_id: string; client_secret: string }> {
+async function registerClient(
+  overrides: Record<string, string> = {},
+): Promise<{ client_id: string; client_secret: string }> {
   const res = await request(t.app)
     .post('/sandbox/oauth-clients')
     .set(bearer(DEMO_API_KEY))
@@ -78,7 +100,9 @@ describe('grant_type=authorization_code', () => {
       .post('/oauth2/token')
       .set('Authorization', DEMO_BASIC)
       .set('Content-Type', 'application/x-www-form-urlencoded; charset=UTF-8')
-      .send(new URLSearchParams({ grant_type: 'authorization_code', redirect_uri: NATIVE_REDIRECT_URI, code }).toString())
+      .send(
+        new URLSearchParams({ grant_type: 'authorization_code', redirect_uri: NATIVE_REDIRECT_URI, code }).toString(),
+      )
       .expect(200);
   });
 });
@@ -90,7 +114,9 @@ describe('client authentication', () => {
   it('decodes Basic credentials form-urlencoded before base64 (RFC 6749 section 2.3.1)', async () => {
     const client = await registerClient({ clientId: SPECIAL_ID, clientSecret: SPECIAL_SECRET });
     const code = codeOf(await submitLogin(request.agent(t.app), { clientId: client.client_id }));
-    const res = await exchange(code, basicAuth(client.client_id, client.client_secret), { client_id: client.client_id }).expect(200);
+    const res = await exchange(code, basicAuth(client.client_id, client.client_secret), {
+      client_id: client.client_id,
+    }).expect(200);
     expect(res.body.token_type).toBe('Bearer');
   });
 
@@ -118,7 +144,10 @@ describe('client authentication', () => {
     ['client_id without client_secret in the body', null, { client_id: DEMO_CLIENT.clientId }],
   ])('answers %s with 401 invalid_client and WWW-Authenticate', async (_case, authorization, extra) => {
     const code = await newCode();
-    const res = await tokenRequest({ grant_type: 'authorization_code', redirect_uri: NATIVE_REDIRECT_URI, code, ...extra }, authorization);
+    const res = await tokenRequest(
+      { grant_type: 'authorization_code', redirect_uri: NATIVE_REDIRECT_URI, code, ...extra },
+      authorization,
+    );
     expectOAuthError(res, 401, 'invalid_client');
     expect(res.headers['www-authenticate']).toMatch(/^Basic realm=/);
   });
@@ -143,7 +172,10 @@ describe('client authentication', () => {
 
 describe('request errors', () => {
   it('refuses a JSON body with invalid_request', async () => {
-    const res = await request(t.app).post('/oauth2/token').set('Authorization', DEMO_BASIC).send({ grant_type: 'authorization_code', code: 'x' });
+    const res = await request(t.app)
+      .post('/oauth2/token')
+      .set('Authorization', DEMO_BASIC)
+      .send({ grant_type: 'authorization_code', code: 'x' });
     expectOAuthError(res, 400, 'invalid_request');
     expect(res.body.error_description).toContain('application/x-www-form-urlencoded');
   });
@@ -165,7 +197,9 @@ describe('request errors', () => {
       .post('/oauth2/token')
       .set('Authorization', DEMO_BASIC)
       .type('form')
-      .send(`grant_type=authorization_code&code=${code}&code=${code}&redirect_uri=${encodeURIComponent(NATIVE_REDIRECT_URI)}`);
+      .send(
+        `grant_type=authorization_code&code=${code}&code=${code}&redirect_uri=${encodeURIComponent(NATIVE_REDIRECT_URI)}`,
+      );
     expectOAuthError(res, 400, 'invalid_request');
     expect(res.body.error_description).toContain('code must be given once');
   });
@@ -265,7 +299,10 @@ describe('grant_type=refresh_token with rotation', () => {
   it('refuses a refresh token of another client without revoking it', async () => {
     const other = await registerClient();
     const tokens = await loginAndGetToken(t.app);
-    const res = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, basicAuth(other.client_id, other.client_secret));
+    const res = await tokenRequest(
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      basicAuth(other.client_id, other.client_secret),
+    );
     expectOAuthError(res, 400, 'invalid_grant');
     await refresh(tokens.refresh_token).expect(200);
   });
@@ -274,7 +311,10 @@ describe('grant_type=refresh_token with rotation', () => {
     const other = await registerClient();
     const first = await loginAndGetToken(t.app);
     const second = (await refresh(first.refresh_token).expect(200)).body as OAuthTokens;
-    const res = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token }, basicAuth(other.client_id, other.client_secret));
+    const res = await tokenRequest(
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token },
+      basicAuth(other.client_id, other.client_secret),
+    );
     expectOAuthError(res, 400, 'invalid_grant');
     expect(res.body.error_description).toBe('The refresh_token was issued to another client');
     await request(t.app).get('/v1/locations').set(bearer(second.access_token)).expect(200);
@@ -291,7 +331,15 @@ describe('grant_type=refresh_token with rotation', () => {
 
   it('accepts the refresh with client_secret in the body', async () => {
     const tokens = await loginAndGetToken(t.app);
-    await tokenRequest({ grant_type: 'refresh_token', client_id: DEMO_CLIENT.clientId, client_secret: DEMO_CLIENT.clientSecret, refresh_token: tokens.refresh_token }, null).expect(200);
+    await tokenRequest(
+      {
+        grant_type: 'refresh_token',
+        client_id: DEMO_CLIENT.clientId,
+        client_secret: DEMO_CLIENT.clientSecret,
+        refresh_token: tokens.refresh_token,
+      },
+      null,
+    ).expect(200);
   });
 });
 
@@ -301,13 +349,17 @@ describe('access tokens on the API', () => {
     const withToken = await request(t.app).get('/v1/locations').set(bearer(tokens.access_token)).expect(200);
     const withKey = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     expect(withToken.body).toEqual(withKey.body);
-    expect(withToken.body.locations.map((l: { locationId: string }) => l.locationId)).toEqual(DEMO_LOCATIONS.map((l) => l.locationId));
+    expect(withToken.body.locations.map((l: { locationId: string }) => l.locationId)).toEqual(
+      DEMO_LOCATIONS.map((l) => l.locationId),
+    );
   });
 
   it('give another user the locations of that user account only', async () => {
     const tokens = await loginAndGetToken(t.app, { email: 'other@example.com', password: 'other-password' });
     const res = await request(t.app).get('/v1/locations').set(bearer(tokens.access_token)).expect(200);
-    expect(res.body.locations.map((l: { locationId: string }) => l.locationId)).toEqual(OTHER_LOCATIONS.map((l) => l.locationId));
+    expect(res.body.locations.map((l: { locationId: string }) => l.locationId)).toEqual(
+      OTHER_LOCATIONS.map((l) => l.locationId),
+    );
   });
 
   it('authorize /sandbox for the account', async () => {
@@ -337,7 +389,10 @@ describe('access tokens on the API', () => {
     const tokens = await loginAndGetToken(t.app);
     await refresh(tokens.refresh_token).expect(200);
     await refresh(tokens.refresh_token).expect(400);
-    const res = await request(t.app).get(`/v1/locations/${DEMO_LOCATIONS[0]!.locationId}`).set(bearer(tokens.access_token)).expect(403);
+    const res = await request(t.app)
+      .get(`/v1/locations/${DEMO_LOCATIONS[0]!.locationId}`)
+      .set(bearer(tokens.access_token))
+      .expect(403);
     expect(res.body.error).toBe('token_revoked');
   });
 });

@@ -22,7 +22,8 @@ describe('help and usage errors', () => {
   it('--help lists every command; help exits 0', async () => {
     const { code, stdout } = await runCliProcess(['--help']);
     expect(code).toBe(0);
-    for (const command of ['serve', 'accounts', 'trigger', 'end', 'clock', 'scenario', 'readiness', 'listen']) expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of ['serve', 'accounts', 'trigger', 'end', 'clock', 'scenario', 'readiness', 'listen'])
+      expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
   });
 
   it('serve --help lists a flag for every variable loadConfig reads, each with its variable', async () => {
@@ -31,7 +32,8 @@ describe('help and usage errors', () => {
     expect(code).toBe(0);
     // Help is wrapped at 80 columns: compare with the line breaks folded.
     const text = stdout.replace(/\s+/g, ' ');
-    for (const { variable } of SERVE_FLAGS) expect(text).toMatch(new RegExp(`${flagOf(variable)} [<[][^ ]+ .*?\\[${variable}\\]`));
+    for (const { variable } of SERVE_FLAGS)
+      expect(text).toMatch(new RegExp(`${flagOf(variable)} [<[][^ ]+ .*?\\[${variable}\\]`));
     expect(text).toContain('--port <port> listening port; 0 takes a free one (default 8080) [PORT]');
     expect(text).toContain('--reset [bool]');
   });
@@ -52,7 +54,10 @@ describe('help and usage errors', () => {
     [['listen', '--forward-to', 'ftp://x'], /--forward-to must be an http or https URL/],
     [['clock', '--sandbox', 'not a url'], /--sandbox \(or SANDBOX_URL\) must be an http or https URL/],
     [['accounts', 'create', '--format', 'yaml'], /argument 'yaml' is invalid/],
-    [['scenario', 'run', 'cold-snap', '--location', 'x', '--detach', '--fast'], /--detach and --fast do not go together/],
+    [
+      ['scenario', 'run', 'cold-snap', '--location', 'x', '--detach', '--fast'],
+      /--detach and --fast do not go together/,
+    ],
   ])('%j exits 2 with a message', async (args, message) => {
     const { code, stderr } = await runCliProcess(args);
     expect(code).toBe(2);
@@ -60,21 +65,45 @@ describe('help and usage errors', () => {
   });
 
   it.each([
-    [['trigger', 'highLeak', '--locaton', 'x'], "error: unknown option '--locaton' of water-sandbox trigger (did you mean --location?); water-sandbox trigger --help lists the options"],
-    [['clock', 'advance', '1h', '--freez'], "error: unknown option '--freez' of water-sandbox clock advance (did you mean --freeze?); water-sandbox clock advance --help lists the options"],
-    [['--api-key', 'K'], "error: unknown option '--api-key' for serve (the default command): it goes with a command that talks to a running sandbox, e.g. water-sandbox clock --api-key <value>"],
-    [['--colour'], "error: unknown option '--colour' of water-sandbox serve; water-sandbox serve --help lists the options"],
-  ])('%j names the unknown option (with the one meant), before any missing one, and exits 2 with nothing sent', async (args, message) => {
-    const { code, stdout, stderr } = await runCliProcess(args, { env: { SANDBOX_URL: 'http://127.0.0.1:9' } });
-    expect({ code, stdout, stderr }).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });
-  });
+    [
+      ['trigger', 'highLeak', '--locaton', 'x'],
+      "error: unknown option '--locaton' of water-sandbox trigger (did you mean --location?); water-sandbox trigger --help lists the options",
+    ],
+    [
+      ['clock', 'advance', '1h', '--freez'],
+      "error: unknown option '--freez' of water-sandbox clock advance (did you mean --freeze?); water-sandbox clock advance --help lists the options",
+    ],
+    [
+      ['--api-key', 'K'],
+      "error: unknown option '--api-key' for serve (the default command): it goes with a command that talks to a running sandbox, e.g. water-sandbox clock --api-key <value>",
+    ],
+    [
+      ['--colour'],
+      "error: unknown option '--colour' of water-sandbox serve; water-sandbox serve --help lists the options",
+    ],
+  ])(
+    '%j names the unknown option (with the one meant), before any missing one, and exits 2 with nothing sent',
+    async (args, message) => {
+      const { code, stdout, stderr } = await runCliProcess(args, { env: { SANDBOX_URL: 'http://127.0.0.1:9' } });
+      expect({ code, stdout, stderr }).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });
+    },
+  );
 
   it("a bad value exits 2 with loadConfig's message, every problem listed, the flag named", async () => {
-    const { code, stderr } = await runCliProcess(['--port', 'abc', '--endpoint-policy', 'open', '--data-dir', ':memory:']);
+    const { code, stderr } = await runCliProcess([
+      '--port',
+      'abc',
+      '--endpoint-policy',
+      'open',
+      '--data-dir',
+      ':memory:',
+    ]);
     expect(code).toBe(2);
     expect(stderr).toContain('Invalid configuration:');
     expect(stderr).toContain('--port: PORT="abc": must be a whole number from 0 to 65535');
-    expect(stderr).toContain('--endpoint-policy: ENDPOINT_POLICY="open": must be one of https-only, https-or-loopback, any');
+    expect(stderr).toContain(
+      '--endpoint-policy: ENDPOINT_POLICY="open": must be one of https-only, https-or-loopback, any',
+    );
   });
 
   it('a bad environment variable exits 2 as well', async () => {
@@ -87,16 +116,22 @@ describe('help and usage errors', () => {
 describe('serve (the default command)', () => {
   it('takes flags only (as npm start -- <flags> passes them), a flag wins over its variable, the package fixtures are the fallback, and SIGTERM stops it with 0', async () => {
     const elsewhere = await mkdtemp(join(tmpdir(), 'no-fixtures-'));
-    const serve = new CliProcess(['--port', '0', '--host', '127.0.0.1', '--data-dir', ':memory:', '--log-level', 'silent', '--seed', '7'], {
-      cwd: elsewhere,
-      // Bad values in the environment are overridden by the flags.
-      env: { PORT: 'not-a-port', SEED: 'x', LOG_LEVEL: 'loud' },
-    });
+    const serve = new CliProcess(
+      ['--port', '0', '--host', '127.0.0.1', '--data-dir', ':memory:', '--log-level', 'silent', '--seed', '7'],
+      {
+        cwd: elsewhere,
+        // Bad values in the environment are overridden by the flags.
+        env: { PORT: 'not-a-port', SEED: 'x', LOG_LEVEL: 'loud' },
+      },
+    );
     const [, port = ''] = await serve.waitFor(/running at http:\/\/localhost:(\d+)/, { stream: 'stderr' });
     expect(serve.stderr).toContain(`fixtures    2 accounts from ${join(REPO, 'fixtures')}`);
     expect(serve.stderr).toContain(`scenarios from ${join(REPO, 'scenarios')}`);
     expect(serve.stderr).toContain(`API docs    http://localhost:${port}/docs`);
-    const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { version: string; store: string };
+    const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as {
+      version: string;
+      store: string;
+    };
     expect(health).toEqual({ status: 'ok', version: packageJson.version, store: 'memory' });
     serve.kill('SIGTERM');
     expect(await serve.exited).toEqual({ code: 0, signal: null });
@@ -104,17 +139,36 @@ describe('serve (the default command)', () => {
 
   // process.execve exists from Node 22.15 / 23.11 (the container's Node 24); on older Nodes serve runs without the flags.
   const canReexec = typeof (process as { execve?: unknown }).execve === 'function' && process.platform === 'linux';
-  (canReexec ? it : it.skip)('replaces itself with node and the V8 flags of npm start: the same pid, the flags on its command line', async () => {
-    const serve = new CliProcess(['--port', '0', '--host', '127.0.0.1', '--data-dir', ':memory:', '--log-level', 'silent']);
-    await serve.waitFor(/running at http:\/\/localhost:\d+/, { stream: 'stderr' });
-    const commandLine = (await readFile(`/proc/${serve.pid!}/cmdline`, 'utf8')).split('\0');
-    expect(commandLine.slice(1, 3)).toEqual(['--max-old-space-size=256', '--max-semi-space-size=8']);
-    serve.kill('SIGTERM');
-    expect(await serve.exited).toEqual({ code: 0, signal: null });
-  });
+  (canReexec ? it : it.skip)(
+    'replaces itself with node and the V8 flags of npm start: the same pid, the flags on its command line',
+    async () => {
+      const serve = new CliProcess([
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--data-dir',
+        ':memory:',
+        '--log-level',
+        'silent',
+      ]);
+      await serve.waitFor(/running at http:\/\/localhost:\d+/, { stream: 'stderr' });
+      const commandLine = (await readFile(`/proc/${serve.pid!}/cmdline`, 'utf8')).split('\0');
+      expect(commandLine.slice(1, 3)).toEqual(['--max-old-space-size=256', '--max-semi-space-size=8']);
+      serve.kill('SIGTERM');
+      expect(await serve.exited).toEqual({ code: 0, signal: null });
+    },
+  );
 
   it('a start-up failure that is not a usage error exits 1', async () => {
-    const { code, stderr } = await runCliProcess(['--port', '0', '--data-dir', ':memory:', '--fixtures-dir', join(tmpdir(), 'no-such-folder-here')]);
+    const { code, stderr } = await runCliProcess([
+      '--port',
+      '0',
+      '--data-dir',
+      ':memory:',
+      '--fixtures-dir',
+      join(tmpdir(), 'no-such-folder-here'),
+    ]);
     expect(code).toBe(1);
     expect(stderr).toContain('water-sandbox failed to start.');
   });
@@ -136,7 +190,12 @@ describe('client commands against a running sandbox', () => {
           { at: 0, do: 'startAlert', alert: 'blip', type: 'lowLeak', peakValue: 0.3 },
           { at: 1, do: 'endAlert', alert: 'blip' },
         ],
-        expect: { notifications: [{ type: 'lowLeak', active: true }, { type: 'lowLeak', active: false }] },
+        expect: {
+          notifications: [
+            { type: 'lowLeak', active: true },
+            { type: 'lowLeak', active: false },
+          ],
+        },
       }),
     );
     sandboxUrl = (await startTestSandbox({ SCENARIOS_DIR: scenariosDir })).url;
@@ -146,8 +205,15 @@ describe('client commands against a running sandbox', () => {
   async function createAccount(): Promise<Record<string, string>> {
     const { code, stdout } = await runCliProcess(['accounts', 'create', '--locations', '2'], { env: env() });
     expect(code).toBe(0);
-    const { stdout: printed } = await promisify(execFile)('sh', ['-c', 'eval "$1"; env', 'sh', stdout], { env: { PATH: process.env['PATH'] ?? '' } });
-    return Object.fromEntries(printed.split('\n').filter((l) => /^(WATER_|SANDBOX_URL=)/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    const { stdout: printed } = await promisify(execFile)('sh', ['-c', 'eval "$1"; env', 'sh', stdout], {
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
+    return Object.fromEntries(
+      printed
+        .split('\n')
+        .filter((l) => /^(WATER_|SANDBOX_URL=)/.test(l))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
   }
 
   it('accounts create prints shell lines that eval exports: key, account, user, locations, sandbox URL', async () => {
@@ -167,31 +233,44 @@ describe('client commands against a running sandbox', () => {
     expect(plain.stdout).toMatch(/^WATER_LOCATION_IDS=[0-9a-f-]{36} [0-9a-f-]{36}$/m);
     expect(plain.stdout).not.toContain('export');
     const json = await runCliProcess(['accounts', 'create', '--json'], { env: env() });
-    expect(JSON.parse(json.stdout)).toMatchObject({ apiKey: expect.stringMatching(/^sbx_/), user: { email: expect.any(String) } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      apiKey: expect.stringMatching(/^sbx_/),
+      user: { email: expect.any(String) },
+    });
   });
 
   it('trigger prints the alert id, end ends it; the sandbox shows both', async () => {
     const vars = await createAccount();
     const key = vars['WATER_API_KEY']!;
     const location = vars['WATER_LOCATION_ID']!;
-    const started = await runCliProcess(['trigger', 'highLeak', '--location', location, '--peak-value', '5.5'], { env: env({ WATER_API_KEY: key }) });
+    const started = await runCliProcess(['trigger', 'highLeak', '--location', location, '--peak-value', '5.5'], {
+      env: env({ WATER_API_KEY: key }),
+    });
     expect(started.code).toBe(0);
     const alertId = started.stdout.trim();
     expect(started.stderr).toContain(`started highLeak alert ${alertId}`);
-    const alert = (await (await fetch(`${sandboxUrl}/sandbox/locations/${location}/alerts/${alertId}`, { headers: bearer(key) })).json()) as { active: boolean; peakValue: number };
+    const alert = (await (
+      await fetch(`${sandboxUrl}/sandbox/locations/${location}/alerts/${alertId}`, { headers: bearer(key) })
+    ).json()) as { active: boolean; peakValue: number };
     expect(alert).toMatchObject({ active: true, peakValue: 5.5 });
 
     const ended = await runCliProcess(['end', alertId, '--location', location, '--api-key', key], { env: env() });
     expect(ended.code).toBe(0);
     expect(ended.stdout.trim()).toBe(alertId);
-    const after = (await (await fetch(`${sandboxUrl}/sandbox/locations/${location}/alerts/${alertId}`, { headers: bearer(key) })).json()) as { active: boolean };
+    const after = (await (
+      await fetch(`${sandboxUrl}/sandbox/locations/${location}/alerts/${alertId}`, { headers: bearer(key) })
+    ).json()) as { active: boolean };
     expect(after.active).toBe(false);
   });
 
-  it("an error of the sandbox prints its message and exits 1", async () => {
-    const { code, stderr } = await runCliProcess(['trigger', 'highLeak', '--location', 'no-such-location'], { env: env() });
+  it('an error of the sandbox prints its message and exits 1', async () => {
+    const { code, stderr } = await runCliProcess(['trigger', 'highLeak', '--location', 'no-such-location'], {
+      env: env(),
+    });
     expect(code).toBe(1);
-    expect(stderr).toMatch(/error: No location "no-such-location" in this account \(POST \/sandbox\/locations\/no-such-location\/alerts: 404 not_found\)/);
+    expect(stderr).toMatch(
+      /error: No location "no-such-location" in this account \(POST \/sandbox\/locations\/no-such-location\/alerts: 404 not_found\)/,
+    );
     const wrongKey = await runCliProcess(['clock', '--api-key', 'nope'], { env: env() });
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toContain('403 invalid_credentials');
@@ -224,7 +303,10 @@ describe('client commands against a running sandbox', () => {
 
   it('scenario run --fast plays the run on the account clock, printing each step, and exits 0 when it completes', async () => {
     const vars = await createAccount();
-    const run = await runCliProcess(['scenario', 'run', 'slow-leak-escalates', '--location', vars['WATER_LOCATION_ID']!, '--fast'], { env: env({ WATER_API_KEY: vars['WATER_API_KEY']! }) });
+    const run = await runCliProcess(
+      ['scenario', 'run', 'slow-leak-escalates', '--location', vars['WATER_LOCATION_ID']!, '--fast'],
+      { env: env({ WATER_API_KEY: vars['WATER_API_KEY']! }) },
+    );
     expect(run.code).toBe(0);
     const steps = run.stdout.split('\n').filter((l) => l.startsWith('step '));
     expect(steps).toHaveLength(5);
@@ -236,7 +318,10 @@ describe('client commands against a running sandbox', () => {
 
   it('scenario run follows a run in real time without --fast', async () => {
     const vars = await createAccount();
-    const run = await runCliProcess(['scenario', 'run', 'blip', '--location', vars['WATER_LOCATION_ID']!, '--poll-ms', '100'], { env: env({ WATER_API_KEY: vars['WATER_API_KEY']! }) });
+    const run = await runCliProcess(
+      ['scenario', 'run', 'blip', '--location', vars['WATER_LOCATION_ID']!, '--poll-ms', '100'],
+      { env: env({ WATER_API_KEY: vars['WATER_API_KEY']! }) },
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/next step at \S+ on the account clock/);
     expect(run.stdout).toMatch(/step 2\/2 \+1s +endAlert: ended lowLeak alert/);
@@ -244,9 +329,13 @@ describe('client commands against a running sandbox', () => {
   });
 
   it('scenario run of an unknown scenario exits 1 pointing to scenario list, not to an HTTP route; scenario list names the scenarios', async () => {
-    const unknown = await runCliProcess(['scenario', 'run', 'nope', '--location', DEMO_LOCATION_ID], { env: env({ WATER_API_KEY: DEMO_API_KEY }) });
+    const unknown = await runCliProcess(['scenario', 'run', 'nope', '--location', DEMO_LOCATION_ID], {
+      env: env({ WATER_API_KEY: DEMO_API_KEY }),
+    });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toBe('error: no scenario "nope" on this sandbox; water-sandbox scenario list shows the ones it has\n');
+    expect(unknown.stderr).toBe(
+      'error: no scenario "nope" on this sandbox; water-sandbox scenario list shows the ones it has\n',
+    );
     const list = await runCliProcess(['scenario', 'list'], { env: env() });
     expect(list.stdout).toMatch(/^slow-leak-escalates +\+2h +5 steps /m);
     expect(list.stdout).toMatch(/^blip +\+1s +2 steps /m);
@@ -254,19 +343,27 @@ describe('client commands against a running sandbox', () => {
 
   it('takes --sandbox, --api-key and --json before the command as after it', async () => {
     const vars = await createAccount();
-    const before = await runCliProcess(['--sandbox', sandboxUrl, '--api-key', vars['WATER_API_KEY']!, '--json', 'clock', 'advance', '1h'], { env: {} });
+    const before = await runCliProcess(
+      ['--sandbox', sandboxUrl, '--api-key', vars['WATER_API_KEY']!, '--json', 'clock', 'advance', '1h'],
+      { env: {} },
+    );
     expect(before.code).toBe(0);
     expect(JSON.parse(before.stdout)).toMatchObject({ offsetSeconds: 3600 });
     const res = await fetch(`${sandboxUrl}/sandbox/clock`, { headers: bearer(vars['WATER_API_KEY']!) });
     expect(await res.json()).toMatchObject({ offsetSeconds: 3600 });
-    const mixed = await runCliProcess(['--api-key', vars['WATER_API_KEY']!, 'clock', 'real', '--sandbox', sandboxUrl], { env: {} });
+    const mixed = await runCliProcess(['--api-key', vars['WATER_API_KEY']!, 'clock', 'real', '--sandbox', sandboxUrl], {
+      env: {},
+    });
     expect(mixed.code).toBe(0);
     expect(mixed.stderr).toContain('(no offset, running)');
   });
 
   it('Ctrl-C on scenario run cancels the run it started, says so and exits 130; no later step fires', async () => {
     const vars = await createAccount();
-    const run = new CliProcess(['scenario', 'run', 'away-leak', '--location', vars['WATER_LOCATION_ID']!, '--poll-ms', '50'], { env: env({ WATER_API_KEY: vars['WATER_API_KEY']! }) });
+    const run = new CliProcess(
+      ['scenario', 'run', 'away-leak', '--location', vars['WATER_LOCATION_ID']!, '--poll-ms', '50'],
+      { env: env({ WATER_API_KEY: vars['WATER_API_KEY']! }) },
+    );
     const [, runId] = await run.waitFor(/^run ([0-9a-f-]{36}): away-leak/m, { stream: 'stdout' });
     await run.waitFor(/next step at/);
     run.kill('SIGINT');
@@ -274,28 +371,48 @@ describe('client commands against a running sandbox', () => {
     expect(run.stdout).toContain(`run ${runId!} cancelled`);
     expect(run.stderr).toContain(`SIGINT: cancelled run ${runId!} after step 1 of 4: no later step fires`);
     const auth = bearer(vars['WATER_API_KEY']!);
-    await fetch(`${sandboxUrl}/sandbox/clock`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"advanceSeconds": 86400}' });
-    const after = (await (await fetch(`${sandboxUrl}/sandbox/runs/${runId!}`, { headers: auth })).json()) as { state: string; log: unknown[] };
+    await fetch(`${sandboxUrl}/sandbox/clock`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"advanceSeconds": 86400}',
+    });
+    const after = (await (await fetch(`${sandboxUrl}/sandbox/runs/${runId!}`, { headers: auth })).json()) as {
+      state: string;
+      log: unknown[];
+    };
     expect({ state: after.state, steps: after.log.length }).toEqual({ state: 'cancelled', steps: 1 });
   });
 
   it('SIGTERM cancels it too, with 143; --detach leaves it playing, and scenario cancel stops it', async () => {
     const vars = await createAccount();
     const withKey = env({ WATER_API_KEY: vars['WATER_API_KEY']! });
-    const run = new CliProcess(['scenario', 'run', 'cold-snap', '--location', vars['WATER_LOCATION_ID']!], { env: withKey });
+    const run = new CliProcess(['scenario', 'run', 'cold-snap', '--location', vars['WATER_LOCATION_ID']!], {
+      env: withKey,
+    });
     await run.waitFor(/next step at/);
     run.kill('SIGTERM');
     expect(await run.exited).toEqual({ code: 143, signal: null });
     expect(run.stderr).toMatch(/^SIGTERM: cancelled run /m);
 
-    const detached = await runCliProcess(['scenario', 'run', 'cold-snap', '--location', vars['WATER_LOCATION_ID']!, '--detach'], { env: withKey });
+    const detached = await runCliProcess(
+      ['scenario', 'run', 'cold-snap', '--location', vars['WATER_LOCATION_ID']!, '--detach'],
+      { env: withKey },
+    );
     expect(detached.code).toBe(0);
     const runId = detached.stdout.trim();
-    expect(detached.stderr).toContain(`left playing on the account clock (water-sandbox scenario cancel ${runId} stops it)`);
+    expect(detached.stderr).toContain(
+      `left playing on the account clock (water-sandbox scenario cancel ${runId} stops it)`,
+    );
     const auth = bearer(vars['WATER_API_KEY']!);
-    expect(((await (await fetch(`${sandboxUrl}/sandbox/runs/${runId}`, { headers: auth })).json()) as { state: string }).state).toBe('running');
+    expect(
+      ((await (await fetch(`${sandboxUrl}/sandbox/runs/${runId}`, { headers: auth })).json()) as { state: string })
+        .state,
+    ).toBe('running');
     const cancelled = await runCliProcess(['scenario', 'cancel', runId], { env: withKey });
     expect({ code: cancelled.code, stdout: cancelled.stdout }).toEqual({ code: 0, stdout: `${runId}\n` });
-    expect(((await (await fetch(`${sandboxUrl}/sandbox/runs/${runId}`, { headers: auth })).json()) as { state: string }).state).toBe('cancelled');
+    expect(
+      ((await (await fetch(`${sandboxUrl}/sandbox/runs/${runId}`, { headers: auth })).json()) as { state: string })
+        .state,
+    ).toBe('cancelled');
   });
 });

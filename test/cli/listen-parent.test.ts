@@ -37,20 +37,37 @@ afterAll(async () => {
 });
 
 async function freshAccount(): Promise<string> {
-  const response = await fetch(`${sandboxUrl}/sandbox/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"locations": 2}' });
+  const response = await fetch(`${sandboxUrl}/sandbox/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"locations": 2}',
+  });
   return ((await response.json()) as { apiKey: string }).apiKey;
 }
 
 const subscriptionsOf = async (key: string): Promise<unknown[]> =>
-  ((await (await fetch(`${sandboxUrl}/v1/subscriptions`, { headers: bearer(key) })).json()) as { subscriptions: unknown[] }).subscriptions;
+  (
+    (await (await fetch(`${sandboxUrl}/v1/subscriptions`, { headers: bearer(key) })).json()) as {
+      subscriptions: unknown[];
+    }
+  ).subscriptions;
 
 /**
  * Starts `command` (the parent), whose descendants write to the same pipes; resolves once the
  * output matches `ready`. `gone` resolves when every process holding the pipes (the parent,
  * and `listen` under it) has ended.
  */
-async function startParent(command: string, args: string[], options: { cwd?: string; env?: Record<string, string> }, ready: RegExp): Promise<{ parent: ChildProcess; output: () => string; gone: Promise<unknown> }> {
-  const parent = spawn(command, args, { cwd: options.cwd, env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startParent(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> },
+  ready: RegExp,
+): Promise<{ parent: ChildProcess; output: () => string; gone: Promise<unknown> }> {
+  const parent = spawn(command, args, {
+    cwd: options.cwd,
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? tmpdir(), ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   parents.push(parent);
   let output = '';
   parent.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -71,7 +88,17 @@ function running(pid: number): boolean {
   }
 }
 
-const listenArgs = (key: string): string[] => ['listen', '--forward-to', receiver.url('/hooks'), '--sandbox', sandboxUrl, '--api-key', key, '--subscribe', 'all'];
+const listenArgs = (key: string): string[] => [
+  'listen',
+  '--forward-to',
+  receiver.url('/hooks'),
+  '--sandbox',
+  sandboxUrl,
+  '--api-key',
+  key,
+  '--subscribe',
+  'all',
+];
 const twoConfirmed = /confirmed subscription [\s\S]*confirmed subscription /;
 
 it('a parent killed with SIGKILL: listen notices within about a second, deletes its subscriptions and exits', async () => {
@@ -93,29 +120,53 @@ it('a parent killed with SIGKILL: listen notices within about a second, deletes 
 /** A project with the CLI installed as npm installs a package: node_modules/water-sandbox, its bin linked in node_modules/.bin. */
 function projectWithCli(): string {
   const project = mkdtempSync(join(tmpdir(), 'listen-npx-'));
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'partner-app', version: '1.0.0', private: true }));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'partner-app', version: '1.0.0', private: true }),
+  );
   const pkg = join(project, 'node_modules', 'water-sandbox');
   mkdirSync(pkg, { recursive: true });
-  writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'water-sandbox', version: '0.0.0', type: 'module', bin: { 'water-sandbox': 'bin.js' } }));
+  writeFileSync(
+    join(pkg, 'package.json'),
+    JSON.stringify({ name: 'water-sandbox', version: '0.0.0', type: 'module', bin: { 'water-sandbox': 'bin.js' } }),
+  );
   // The sources, run through the TypeScript hooks (a clone has no dist/).
-  writeFileSync(join(pkg, 'bin.js'), `#!${process.execPath}\nimport ${JSON.stringify(pathToFileURL(REGISTER_TS).href)};\nawait import(${JSON.stringify(pathToFileURL(MAIN).href)});\n`, { mode: 0o755 });
+  writeFileSync(
+    join(pkg, 'bin.js'),
+    `#!${process.execPath}\nimport ${JSON.stringify(pathToFileURL(REGISTER_TS).href)};\nawait import(${JSON.stringify(pathToFileURL(MAIN).href)});\n`,
+    { mode: 0o755 },
+  );
   mkdirSync(join(project, 'node_modules', '.bin'));
   symlinkSync('../water-sandbox/bin.js', join(project, 'node_modules', '.bin', 'water-sandbox'));
   return project;
 }
 
-it.each(['SIGTERM', 'SIGKILL'] as const)('npx water-sandbox listen, npx killed with %s: listen deletes its subscriptions and exits', async (signal) => {
-  const key = await freshAccount();
-  const project = projectWithCli();
-  // npm's own npx, from the PATH (the node package of another Node version brings none).
-  const npx = 'npx';
-  const env = { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', npm_config_cache: join(project, '.npm') };
-  const { parent, output, gone } = await startParent(npx, ['water-sandbox', ...listenArgs(key)], { cwd: project, env }, twoConfirmed);
-  expect(await subscriptionsOf(key)).toHaveLength(2);
+it.each(['SIGTERM', 'SIGKILL'] as const)(
+  'npx water-sandbox listen, npx killed with %s: listen deletes its subscriptions and exits',
+  async (signal) => {
+    const key = await freshAccount();
+    const project = projectWithCli();
+    // npm's own npx, from the PATH (the node package of another Node version brings none).
+    const npx = 'npx';
+    const env = {
+      npm_config_update_notifier: 'false',
+      npm_config_fund: 'false',
+      npm_config_audit: 'false',
+      npm_config_cache: join(project, '.npm'),
+    };
+    const { parent, output, gone } = await startParent(
+      npx,
+      ['water-sandbox', ...listenArgs(key)],
+      { cwd: project, env },
+      twoConfirmed,
+    );
+    expect(await subscriptionsOf(key)).toHaveLength(2);
 
-  parent.kill(signal);
-  await gone;
-  expect(output()).toMatch(/the process that started it \(pid \d+(, npm)?\) has ended: stopping/);
-  expect(output().match(/^deleted subscription /gm)).toHaveLength(2);
-  expect(await subscriptionsOf(key)).toEqual([]);
-}, 40_000);
+    parent.kill(signal);
+    await gone;
+    expect(output()).toMatch(/the process that started it \(pid \d+(, npm)?\) has ended: stopping/);
+    expect(output().match(/^deleted subscription /gm)).toHaveLength(2);
+    expect(await subscriptionsOf(key)).toEqual([]);
+  },
+  40_000,
+);

@@ -20,14 +20,31 @@ interface Delivery {
   attempts: { statusCode: number | null; error: string | null; responseExcerpt: string | null }[];
 }
 
-const ALERT_FIELDS = ['subscriptionId', 'locationId', 'deviceId', 'type', 'active', 'startTime', 'detectedTime', 'stopTime', 'peakValue', 'peakStatus'];
+const ALERT_FIELDS = [
+  'subscriptionId',
+  'locationId',
+  'deviceId',
+  'type',
+  'active',
+  'startTime',
+  'detectedTime',
+  'stopTime',
+  'peakValue',
+  'peakStatus',
+];
 
 let sandboxUrl: string;
 let receiver: WebhookReceiver;
 const clis: CliProcess[] = [];
 
 beforeAll(async () => {
-  sandboxUrl = (await startTestSandbox({ PUBLIC_URL: 'https://sandbox.example.com', WEBHOOK_BACKOFF_MS: '100', WEBHOOK_MAX_ATTEMPTS: '3' })).url;
+  sandboxUrl = (
+    await startTestSandbox({
+      PUBLIC_URL: 'https://sandbox.example.com',
+      WEBHOOK_BACKOFF_MS: '100',
+      WEBHOOK_MAX_ATTEMPTS: '3',
+    })
+  ).url;
 });
 
 beforeEach(async () => {
@@ -43,7 +60,11 @@ afterEach(async () => {
 afterAll(stopAllSandboxes);
 
 async function freshAccount(): Promise<{ key: string; locations: string[] }> {
-  const response = await fetch(`${sandboxUrl}/sandbox/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"locations": 2}' });
+  const response = await fetch(`${sandboxUrl}/sandbox/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"locations": 2}',
+  });
   const account = (await response.json()) as { apiKey: string; locations: { locationId: string }[] };
   return { key: account.apiKey, locations: account.locations.map((l) => l.locationId) };
 }
@@ -63,24 +84,41 @@ async function api(key: string, method: string, path: string, body?: unknown): P
   return { status: response.status, body: await response.json() };
 }
 
-const deliveries = async (key: string, kind: string): Promise<Delivery[]> => ((await api(key, 'GET', `/sandbox/deliveries?kind=${kind}`)) as Answer<{ deliveries: Delivery[] }>).body.deliveries;
+const deliveries = async (key: string, kind: string): Promise<Delivery[]> =>
+  ((await api(key, 'GET', `/sandbox/deliveries?kind=${kind}`)) as Answer<{ deliveries: Delivery[] }>).body.deliveries;
 
 function listen(key: string, ...args: string[]): CliProcess {
-  const cli = new CliProcess(['listen', '--forward-to', receiver.url('/hooks'), '--sandbox', sandboxUrl, '--api-key', key, ...args]);
+  const cli = new CliProcess([
+    'listen',
+    '--forward-to',
+    receiver.url('/hooks'),
+    '--sandbox',
+    sandboxUrl,
+    '--api-key',
+    key,
+    ...args,
+  ]);
   clis.push(cli);
   return cli;
 }
 
 /** Resolves with the first request the receiver got (or gets) that `match` accepts. */
-async function received(match: (body: Record<string, unknown>, method: string) => boolean): Promise<(typeof receiver.received)[number]> {
-  return eventually(() => receiver.received.find((r) => match((r.body ?? {}) as Record<string, unknown>, r.method)) ?? null, 10_000);
+async function received(
+  match: (body: Record<string, unknown>, method: string) => boolean,
+): Promise<(typeof receiver.received)[number]> {
+  return eventually(
+    () => receiver.received.find((r) => match((r.body ?? {}) as Record<string, unknown>, r.method)) ?? null,
+    10_000,
+  );
 }
 
 describe('water-sandbox listen --subscribe all', () => {
   it('subscribes and confirms every location through the relay, forwards alerts with the documented payload, records the local answer, retries a 500, and deletes the subscriptions on SIGINT', async () => {
     const { key, locations } = await freshAccount();
     // The hosted-sandbox rule: the local receiver cannot be subscribed directly...
-    const direct = (await api(key, 'POST', `/v1/locations/${locations[0]!}/subscriptions`, { endpoint: receiver.url('/hooks').replace('http:', 'https:') })) as Answer<{ message: string }>;
+    const direct = (await api(key, 'POST', `/v1/locations/${locations[0]!}/subscriptions`, {
+      endpoint: receiver.url('/hooks').replace('http:', 'https:'),
+    })) as Answer<{ message: string }>;
     expect(direct.status).toBe(400);
     expect(direct.body.message).toContain('BLOCK_PRIVATE_ENDPOINTS=true');
 
@@ -90,14 +128,20 @@ describe('water-sandbox listen --subscribe all', () => {
     expect(endpoint).toMatch(/^https:\/\/sandbox\.example\.com\/relay\/default\.[A-Za-z0-9_-]{22}$/);
     await cli.waitFor(/(confirmed subscription [0-9a-f-]{36}[\s\S]*){2}/, { stream: 'stdout' });
 
-    const { body: list } = (await api(key, 'GET', '/v1/subscriptions')) as Answer<{ subscriptions: { locationId: string; endpoint: string; status: string }[] }>;
-    expect(list.subscriptions.map((s) => [s.locationId, s.endpoint, s.status]).sort()).toEqual(locations.map((l) => [l, endpoint, 'confirmed']).sort());
+    const { body: list } = (await api(key, 'GET', '/v1/subscriptions')) as Answer<{
+      subscriptions: { locationId: string; endpoint: string; status: string }[];
+    }>;
+    expect(list.subscriptions.map((s) => [s.locationId, s.endpoint, s.status]).sort()).toEqual(
+      locations.map((l) => [l, endpoint, 'confirmed']).sort(),
+    );
     // The receiver saw the confirmation messages and the GET receiver checks, as a directly subscribed endpoint would.
     await received((body) => typeof body['confirmationToken'] === 'string');
     await received((_body, method) => method === 'GET');
 
     // An alert reaches the receiver with the documented payload and headers, once per confirmed subscription of the location.
-    const { body: alert } = (await api(key, 'POST', `/sandbox/locations/${locations[0]!}/alerts`, { type: 'highLeak' })) as Answer<{ alertId: string }>;
+    const { body: alert } = (await api(key, 'POST', `/sandbox/locations/${locations[0]!}/alerts`, {
+      type: 'highLeak',
+    })) as Answer<{ alertId: string }>;
     const notification = await received((body) => body['type'] === 'highLeak');
     expect(Object.keys(notification.body as object).sort()).toEqual([...ALERT_FIELDS].sort());
     expect(notification.body).toMatchObject({ locationId: locations[0], type: 'highLeak', active: true, stopTime: 0 });
@@ -105,39 +149,64 @@ describe('water-sandbox listen --subscribe all', () => {
     expect(notification.headers['content-type']).toBe('application/json');
     expect(notification.headers['x-sandbox-attempt']).toBe('1');
     const deliveryId = notification.headers['x-sandbox-delivery-id'] as string;
-    await cli.waitFor(new RegExp(`POST alert highLeak started at location ${locations[0]!.slice(0, 8)} \\[delivery ${deliveryId.slice(0, 8)}, attempt 1\\] -> 202 \\(\\d+ ms\\)`), { stream: 'stdout' });
+    await cli.waitFor(
+      new RegExp(
+        `POST alert highLeak started at location ${locations[0]!.slice(0, 8)} \\[delivery ${deliveryId.slice(0, 8)}, attempt 1\\] -> 202 \\(\\d+ ms\\)`,
+      ),
+      { stream: 'stdout' },
+    );
 
     // The delivery log has the receiver's own answer.
-    const delivered = await eventually(async () => (await deliveries(key, 'alert')).find((d) => d.deliveryId === deliveryId && d.state === 'delivered') ?? null);
+    const delivered = await eventually(
+      async () =>
+        (await deliveries(key, 'alert')).find((d) => d.deliveryId === deliveryId && d.state === 'delivered') ?? null,
+    );
     expect(delivered.target).toBe(endpoint);
-    expect(delivered.attempts).toEqual([expect.objectContaining({ statusCode: 202, error: null, responseExcerpt: '{"received":"yes"}' })]);
+    expect(delivered.attempts).toEqual([
+      expect.objectContaining({ statusCode: 202, error: null, responseExcerpt: '{"received":"yes"}' }),
+    ]);
 
     // A 500 from the receiver is recorded as 500, and the delivery is retried until it succeeds.
     receiver.script = [{ status: 500, body: '{"error":"boom"}' }];
     await api(key, 'POST', `/sandbox/locations/${locations[0]!}/alerts/${alert.alertId}/end`);
-    const retried = await eventually(async () => (await deliveries(key, 'alert')).find((d) => d.payload['active'] === false && d.state !== 'pending') ?? null, 10_000);
+    const retried = await eventually(
+      async () =>
+        (await deliveries(key, 'alert')).find((d) => d.payload['active'] === false && d.state !== 'pending') ?? null,
+      10_000,
+    );
     expect(retried.state).toBe('delivered');
     expect(retried.attempts.map((a) => [a.statusCode, a.responseExcerpt])).toEqual([
       [500, '{"error":"boom"}'],
       [202, '{"received":"yes"}'],
     ]);
-    await cli.waitFor(/alert highLeak ended .* attempt 1\] -> 500[\s\S]*alert highLeak ended .* attempt 2\] -> 202/, { stream: 'stdout' });
+    await cli.waitFor(/alert highLeak ended .* attempt 1\] -> 500[\s\S]*alert highLeak ended .* attempt 2\] -> 202/, {
+      stream: 'stdout',
+    });
 
     // Ctrl-C: the subscriptions are deleted, and the CLI exits 0.
     cli.kill('SIGINT');
     expect(await cli.exited).toEqual({ code: 0, signal: null });
     expect(cli.stdout.match(/^deleted subscription /gm)).toHaveLength(2);
-    expect(((await api(key, 'GET', '/v1/subscriptions')) as Answer<{ subscriptions: unknown[] }>).body.subscriptions).toEqual([]);
+    expect(
+      ((await api(key, 'GET', '/v1/subscriptions')) as Answer<{ subscriptions: unknown[] }>).body.subscriptions,
+    ).toEqual([]);
   });
 
   it('with no listener connected, deliveries to the relay endpoint fail like an unreachable endpoint and are retried', async () => {
     const { key, locations } = await freshAccount();
     const { body: relay } = (await api(key, 'POST', '/sandbox/relays', {})) as Answer<{ endpoint: string }>;
     // Accepted although BLOCK_PRIVATE_ENDPOINTS=true: it is the sandbox's own URL.
-    const subscribed = (await api(key, 'POST', `/v1/locations/${locations[0]!}/subscriptions`, { endpoint: relay.endpoint })) as Answer<{ subscriptionId: string }>;
+    const subscribed = (await api(key, 'POST', `/v1/locations/${locations[0]!}/subscriptions`, {
+      endpoint: relay.endpoint,
+    })) as Answer<{ subscriptionId: string }>;
     expect(subscribed.status).toBe(200);
-    const confirmation = await eventually(async () => (await deliveries(key, 'confirmation')).find((d) => d.attempts.length >= 2) ?? null, 10_000);
-    expect(confirmation.attempts[0]).toEqual(expect.objectContaining({ statusCode: null, error: expect.stringContaining('is not connected') }));
+    const confirmation = await eventually(
+      async () => (await deliveries(key, 'confirmation')).find((d) => d.attempts.length >= 2) ?? null,
+      10_000,
+    );
+    expect(confirmation.attempts[0]).toEqual(
+      expect.objectContaining({ statusCode: null, error: expect.stringContaining('is not connected') }),
+    );
     expect(receiver.received).toEqual([]);
   });
 
@@ -145,7 +214,10 @@ describe('water-sandbox listen --subscribe all', () => {
     const { key, locations } = await freshAccount();
     const { body: relay } = (await api(key, 'POST', '/sandbox/relays', {})) as Answer<{ endpoint: string }>;
     await api(key, 'POST', `/v1/locations/${locations[0]!}/subscriptions`, { endpoint: relay.endpoint });
-    await eventually(async () => (await deliveries(key, 'confirmation')).find((d) => d.attempts.length >= 1) ?? null, 10_000);
+    await eventually(
+      async () => (await deliveries(key, 'confirmation')).find((d) => d.attempts.length >= 1) ?? null,
+      10_000,
+    );
     const cli = listen(key);
     await cli.waitFor(/Ready\./, { stream: 'stdout' });
     await received((body) => typeof body['confirmationToken'] === 'string');

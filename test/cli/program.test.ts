@@ -11,7 +11,10 @@ import { loadConfig } from '../../src/config.js';
 
 /** The CLI's pieces in-process: the heap flags decision, durations, shell words, the event-stream reader, the package's shape. */
 
-function fakeContext(env: Record<string, string> = {}, execArgv: string[] = []): CliContext & { out: string; err: string; reexecs: (readonly string[])[] } {
+function fakeContext(
+  env: Record<string, string> = {},
+  execArgv: string[] = [],
+): CliContext & { out: string; err: string; reexecs: (readonly string[])[] } {
   const ctx = {
     env,
     out: '',
@@ -52,7 +55,13 @@ describe('the V8 heap flags of serve', () => {
     expect(hasHeapFlags(['--max-old-space-size=256', '--max-semi-space-size=8'], undefined)).toBe(true);
     expect(hasHeapFlags([], '--enable-source-maps --max_old_space_size=1024')).toBe(true);
     expect(hasHeapFlags(['--import', 'x.mjs'], '--enable-source-maps')).toBe(false);
-    const ctx = fakeContext({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: ':memory:', LOG_LEVEL: 'silent', NODE_OPTIONS: '--max-old-space-size=512' });
+    const ctx = fakeContext({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: ':memory:',
+      LOG_LEVEL: 'silent',
+      NODE_OPTIONS: '--max-old-space-size=512',
+    });
     expect(await runCli(['serve'], ctx)).toBe(0);
     expect(ctx.reexecs).toEqual([]);
   });
@@ -96,7 +105,11 @@ describe('shell words of accounts create', () => {
 
 describe('the event-stream reader of listen', () => {
   it('reads events split across chunks, skips comments, joins data lines', async () => {
-    const chunks = [': ping\n\nevent: ready\nda', 'ta: {"a":1}\n\n', 'event: request\ndata: line1\ndata: line2\n\n: ping\n\n'];
+    const chunks = [
+      ': ping\n\nevent: ready\nda',
+      'ta: {"a":1}\n\n',
+      'event: request\ndata: line1\ndata: line2\n\n: ping\n\n',
+    ];
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
@@ -105,7 +118,11 @@ describe('the event-stream reader of listen', () => {
     });
     const events: ServerEvent[] = [];
     let activity = 0;
-    await readServerEvents(body, (e) => events.push(e), () => activity++);
+    await readServerEvents(
+      body,
+      (e) => events.push(e),
+      () => activity++,
+    );
     expect(events).toEqual([
       { event: 'ready', data: '{"a":1}' },
       { event: 'request', data: 'line1\nline2' },
@@ -116,12 +133,24 @@ describe('the event-stream reader of listen', () => {
 
 describe('the published package', () => {
   it('has a bin, the files it needs, a build before packing, and is not private', async () => {
-    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as Record<string, unknown> & { scripts: Record<string, string>; files: string[] };
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as Record<string, unknown> & {
+      scripts: Record<string, string>;
+      files: string[];
+    };
     expect(pkg['private']).toBeUndefined();
     expect(pkg['bin']).toEqual({ 'water-sandbox': 'dist/water-sandbox.js' });
     expect(pkg.scripts['prepack']).toBe('npm run build && npm run build:package');
     // The dashboard's and the API reference's files are not .js only (styles, source maps, the manifest, an icon); test/contracts/package.test.ts packs it.
-    expect(pkg.files).toEqual(expect.arrayContaining(['dist/water-sandbox.js', 'dist/package/', 'dist/dashboard-assets/', 'dist/docs-assets/', 'fixtures/', 'scenarios/']));
+    expect(pkg.files).toEqual(
+      expect.arrayContaining([
+        'dist/water-sandbox.js',
+        'dist/package/',
+        'dist/dashboard-assets/',
+        'dist/docs-assets/',
+        'fixtures/',
+        'scenarios/',
+      ]),
+    );
     expect((await readFile('src/main.ts', 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
 
@@ -142,11 +171,26 @@ describe('client options before the command', () => {
   ];
 
   it.each([
-    [['--api-key', 'K', 'clock', 'advance', '1h'], ['clock', 'advance', '1h', '--api-key', 'K']],
-    [['--api-key=K', '--json', 'clock'], ['clock', '--api-key=K', '--json']],
-    [['--json', 'trigger', 'highLeak', '--', '-x'], ['trigger', 'highLeak', '--json', '--', '-x']],
-    [['clock', '--api-key', 'K'], ['clock', '--api-key', 'K']],
-    [['--port', '9000', '--api-key', 'K'], ['--port', '9000', '--api-key', 'K']],
+    [
+      ['--api-key', 'K', 'clock', 'advance', '1h'],
+      ['clock', 'advance', '1h', '--api-key', 'K'],
+    ],
+    [
+      ['--api-key=K', '--json', 'clock'],
+      ['clock', '--api-key=K', '--json'],
+    ],
+    [
+      ['--json', 'trigger', 'highLeak', '--', '-x'],
+      ['trigger', 'highLeak', '--json', '--', '-x'],
+    ],
+    [
+      ['clock', '--api-key', 'K'],
+      ['clock', '--api-key', 'K'],
+    ],
+    [
+      ['--port', '9000', '--api-key', 'K'],
+      ['--port', '9000', '--api-key', 'K'],
+    ],
     [[], []],
   ])('%j is read as %j', (given, read) => {
     expect(moveLeadingOptions(given, movable)).toEqual(read);

@@ -1,4 +1,13 @@
-import { AccountClient, ReadinessError, SandboxError, WaitTimeoutError, WaterSandbox, formatChecklist, type Delivery, type SandboxAccount } from '../../src/client/index.js';
+import {
+  AccountClient,
+  ReadinessError,
+  SandboxError,
+  WaitTimeoutError,
+  WaterSandbox,
+  formatChecklist,
+  type Delivery,
+  type SandboxAccount,
+} from '../../src/client/index.js';
 import type { RunningSandbox } from '../../src/server.js';
 import { runCliProcess } from '../helpers/cli-process.js';
 import { CountingProxy } from '../helpers/counting-proxy.js';
@@ -33,24 +42,44 @@ async function confirmedSubscription(account: SandboxAccount, endpoint = receive
   const location = account.locations[0]!.locationId;
   const subscription = await account.subscriptions.create(location, endpoint);
   expect(subscription).toMatchObject({ locationId: location, endpoint, status: 'pending' });
-  const confirmation = await account.deliveries.waitFor((d) => d.subscriptionId === subscription.subscriptionId, { filter: { kind: 'confirmation' } });
-  const { confirmationUrl, confirmationToken } = payloadOf(confirmation) as { confirmationUrl: string; confirmationToken: string };
-  expect(confirmationUrl).toBe(`${running.url.replace('127.0.0.1', 'localhost')}/v1/subscriptions/${subscription.subscriptionId}/confirm?confirmationToken=${confirmationToken}`);
-  expect(await account.subscriptions.confirm(subscription.subscriptionId, confirmationToken)).toMatchObject({ status: 'confirmed' });
+  const confirmation = await account.deliveries.waitFor((d) => d.subscriptionId === subscription.subscriptionId, {
+    filter: { kind: 'confirmation' },
+  });
+  const { confirmationUrl, confirmationToken } = payloadOf(confirmation) as {
+    confirmationUrl: string;
+    confirmationToken: string;
+  };
+  expect(confirmationUrl).toBe(
+    `${running.url.replace('127.0.0.1', 'localhost')}/v1/subscriptions/${subscription.subscriptionId}/confirm?confirmationToken=${confirmationToken}`,
+  );
+  expect(await account.subscriptions.confirm(subscription.subscriptionId, confirmationToken)).toMatchObject({
+    status: 'confirmed',
+  });
   expect((await account.subscriptions.get(subscription.subscriptionId)).status).toBe('confirmed');
   return subscription.subscriptionId;
 }
 
 describe('water-sandbox/client', () => {
   it('checks the URL it is given and reads /healthz', async () => {
-    expect(() => new WaterSandbox('localhost:8080')).toThrow('the sandbox URL must be an http or https URL such as http://localhost:8080; got "localhost:8080"');
+    expect(() => new WaterSandbox('localhost:8080')).toThrow(
+      'the sandbox URL must be an http or https URL such as http://localhost:8080; got "localhost:8080"',
+    );
     expect(sandbox.url).toBe(running.url);
-    expect(await sandbox.health()).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/), store: 'memory' });
+    expect(await sandbox.health()).toEqual({
+      status: 'ok',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      store: 'memory',
+    });
   });
 
   it('creates an account with its API key, login user and locations, and gives it as the CLI prints it', async () => {
     const account = await sandbox.createAccount({ seed: 7, locations: 3, name: 'client test' });
-    expect(account).toMatchObject({ name: 'client test', seed: 7, apiKey: expect.any(String), user: { email: expect.any(String), password: expect.any(String) } });
+    expect(account).toMatchObject({
+      name: 'client test',
+      seed: 7,
+      apiKey: expect.any(String),
+      user: { email: expect.any(String), password: expect.any(String) },
+    });
     expect(account.locations).toHaveLength(3);
     const other = await sandbox.createAccount();
     expect(other.accountId).not.toBe(account.accountId);
@@ -58,9 +87,16 @@ describe('water-sandbox/client', () => {
 
     const cli = await runCliProcess(['accounts', 'create', '--format', 'env', '--sandbox', running.url]);
     expect(cli.code).toBe(0);
-    const printed = cli.stdout.trim().split('\n').map((line) => line.slice(0, line.indexOf('=')));
+    const printed = cli.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.slice(0, line.indexOf('=')));
     expect(Object.keys(account.env())).toEqual(printed);
-    expect(account.env()).toMatchObject({ SANDBOX_URL: running.url, WATER_API_KEY: account.apiKey, WATER_LOCATION_ID: account.locations[0]!.locationId });
+    expect(account.env()).toMatchObject({
+      SANDBOX_URL: running.url,
+      WATER_API_KEY: account.apiKey,
+      WATER_LOCATION_ID: account.locations[0]!.locationId,
+    });
   });
 
   it('throws the sandbox refusal as a SandboxError with its status, code and message', async () => {
@@ -68,12 +104,18 @@ describe('water-sandbox/client', () => {
     const error = await account.alerts.start('no-such-location', 'lowLeak').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SandboxError);
     expect(error).toMatchObject({ status: 404, code: 'not_found' });
-    expect((error as SandboxError).message).toMatch(/ \(POST \/sandbox\/locations\/no-such-location\/alerts: 404 not_found\)$/);
+    expect((error as SandboxError).message).toMatch(
+      / \(POST \/sandbox\/locations\/no-such-location\/alerts: 404 not_found\)$/,
+    );
     const closed = await WebhookReceiver.start();
     const port = closed.port;
     await closed.close();
     const unreachable = await new WaterSandbox(`http://127.0.0.1:${port}`).health().catch((e: unknown) => e);
-    expect(unreachable).toMatchObject({ name: 'SandboxError', status: null, message: `cannot reach the sandbox at http://127.0.0.1:${port} (ECONNREFUSED)` });
+    expect(unreachable).toMatchObject({
+      name: 'SandboxError',
+      status: null,
+      message: `cannot reach the sandbox at http://127.0.0.1:${port} (ECONNREFUSED)`,
+    });
   });
 
   it('starts and ends alerts, and waits for their deliveries to the receiver', async () => {
@@ -81,15 +123,33 @@ describe('water-sandbox/client', () => {
     const subscriptionId = await confirmedSubscription(account);
     const location = account.locations[0]!.locationId;
     const started = await account.alerts.start(location, 'highLeak', { peakValue: 6 });
-    expect(started).toMatchObject({ outcome: 'started', type: 'highLeak', active: true, peakValue: 6, notifications: 1 });
+    expect(started).toMatchObject({
+      outcome: 'started',
+      type: 'highLeak',
+      active: true,
+      peakValue: 6,
+      notifications: 1,
+    });
     const ended = await account.alerts.end(location, started.alertId);
     expect(ended).toMatchObject({ alertId: started.alertId, active: false, notifications: 1 });
 
-    const endDelivered = await account.deliveries.waitFor((d) => d.state === 'delivered' && payloadOf(d)['active'] === false, { filter: { kind: 'alert', subscriptionId } });
-    expect(payloadOf(endDelivered)).toMatchObject({ subscriptionId, locationId: location, type: 'highLeak', active: false });
+    const endDelivered = await account.deliveries.waitFor(
+      (d) => d.state === 'delivered' && payloadOf(d)['active'] === false,
+      { filter: { kind: 'alert', subscriptionId } },
+    );
+    expect(payloadOf(endDelivered)).toMatchObject({
+      subscriptionId,
+      locationId: location,
+      type: 'highLeak',
+      active: false,
+    });
     const alerts = await account.deliveries.list({ kind: 'alert' });
     expect(alerts.map((d) => payloadOf(d)['active']).sort()).toEqual([false, true]);
-    await receiver.waitForMatching((r) => (r.body as { active?: boolean } | null)?.active === false && (r.body as { subscriptionId?: string }).subscriptionId === subscriptionId);
+    await receiver.waitForMatching(
+      (r) =>
+        (r.body as { active?: boolean } | null)?.active === false &&
+        (r.body as { subscriptionId?: string }).subscriptionId === subscriptionId,
+    );
 
     // Another account sees none of them.
     expect(await (await sandbox.createAccount()).deliveries.list()).toEqual([]);
@@ -98,9 +158,13 @@ describe('water-sandbox/client', () => {
   it('gives up waiting at the deadline, saying what the log held', async () => {
     const account = await sandbox.createAccount();
     await confirmedSubscription(account);
-    const error = await account.deliveries.waitFor((d) => d.kind === 'alert', { timeoutMs: 300, intervalMs: 50 }).catch((e: unknown) => e);
+    const error = await account.deliveries
+      .waitFor((d) => d.kind === 'alert', { timeoutMs: 300, intervalMs: 50 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WaitTimeoutError);
-    expect((error as Error).message).toMatch(/^waited 300 ms: no delivery matching \{\} and the predicate; the log held 2: /);
+    expect((error as Error).message).toMatch(
+      /^waited 300 ms: no delivery matching \{\} and the predicate; the log held 2: /,
+    );
   });
 
   it("moves the account's clock: advance, set (frozen), back to real time", async () => {
@@ -119,11 +183,15 @@ describe('water-sandbox/client', () => {
     const account = await sandbox.createAccount();
     const fault = await account.faults.add({ path: '/v1/locations', status: 503, times: 2 });
     expect(fault).toMatchObject({ path: '/v1/locations', status: 503, times: 2 });
-    expect(await account.faults.add({ rateLimit: { requests: 10, perSeconds: 60 } })).toEqual({ rateLimit: { requests: 10, perSeconds: 60 } });
+    expect(await account.faults.add({ rateLimit: { requests: 10, perSeconds: 60 } })).toEqual({
+      rateLimit: { requests: 10, perSeconds: 60 },
+    });
     const listed = await account.faults.list();
     expect(listed.faults).toHaveLength(1);
     expect(listed.rateLimit).toEqual({ requests: 10, perSeconds: 60 });
-    const answer = await fetch(`${running.url}/v1/locations`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+    const answer = await fetch(`${running.url}/v1/locations`, {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+    });
     expect(answer.status).toBe(503);
     expect(await account.faults.clear()).toBe(2);
     expect(await account.faults.list()).toEqual({ faults: [], rateLimit: null });
@@ -140,7 +208,10 @@ describe('water-sandbox/client', () => {
     const run = await account.scenarios.play('away-leak', account.locations[0]!.locationId);
     expect(run).toMatchObject({ scenario: 'away-leak', state: 'completed', nextStep: run.steps });
     expect(run.log.every((entry) => entry.ok)).toBe(true);
-    const delivered = await account.deliveries.waitFor((d) => d.state === 'delivered' && payloadOf(d)['active'] === false, { filter: { kind: 'alert' } });
+    const delivered = await account.deliveries.waitFor(
+      (d) => d.state === 'delivered' && payloadOf(d)['active'] === false,
+      { filter: { kind: 'alert' } },
+    );
     expect(payloadOf(delivered)).toMatchObject({ type: 'awayLeak' });
     expect((await account.scenarios.list()).map((s) => s.name)).toContain('away-leak');
   });
@@ -154,7 +225,9 @@ describe('water-sandbox/client', () => {
     const { checks, message } = error as ReadinessError;
     const blocking = report.checks.filter((c) => c.required && c.status !== 'passed' && c.status !== 'not_applicable');
     expect(checks.map((c) => c.id)).toEqual(blocking.map((c) => c.id));
-    expect(message.split('\n')[0]).toBe(`the integration is not ready: ${blocking.length} required checks failed or pending (account ${account.accountId}, since ${report.since})`);
+    expect(message.split('\n')[0]).toBe(
+      `the integration is not ready: ${blocking.length} required checks failed or pending (account ${account.accountId}, since ${report.since})`,
+    );
     // The lines of each check are the CLI's lines of that check.
     const checklist = formatChecklist(report).split('\n');
     for (const check of blocking) {
@@ -178,8 +251,12 @@ describe('water-sandbox/client', () => {
     const allBut = (id: (typeof all)[number]): typeof all => all.filter((other) => other !== id);
 
     // Nothing in flight can confirm a subscription: it says so rather than wait the whole minute.
-    const stopped = await account.readiness.assertReady({ except: allBut('subscriptions.confirmed'), waitSeconds: 60, intervalMs: 20 }).catch((e: unknown) => e);
-    expect((stopped as Error).message).toMatch(/^the integration is not ready: 1 required check failed or pending \(.*\); stopped waiting after [\d.]+ s: nothing in flight can settle the pending required checks \(subscriptions\.confirmed\)/);
+    const stopped = await account.readiness
+      .assertReady({ except: allBut('subscriptions.confirmed'), waitSeconds: 60, intervalMs: 20 })
+      .catch((e: unknown) => e);
+    expect((stopped as Error).message).toMatch(
+      /^the integration is not ready: 1 required check failed or pending \(.*\); stopped waiting after [\d.]+ s: nothing in flight can settle the pending required checks \(subscriptions\.confirmed\)/,
+    );
     expect((stopped as Error).message).toMatch(/WAIT {2}subscriptions\.confirmed: /);
 
     // A confirmation on its way to a receiver that holds it is in flight: it waits through more
@@ -191,11 +268,13 @@ describe('water-sandbox/client', () => {
       const before = receiver.received.length;
       await account.subscriptions.create(account.locations[0]!.locationId, receiver.url());
       await receiver.waitFor(before + 1);
-      const waiting = new WaterSandbox(proxy.url).account(account.apiKey).readiness.assertReady({ except: allBut('webhooks.confirmation-answer'), waitSeconds: 60, intervalMs: 20 });
+      const waiting = new WaterSandbox(proxy.url)
+        .account(account.apiKey)
+        .readiness.assertReady({ except: allBut('webhooks.confirmation-answer'), waitSeconds: 60, intervalMs: 20 });
       await Promise.race([proxy.counted(4), waiting]);
       answer();
       const ready = await waiting;
-    expect(ready.checks.find((c) => c.id === 'webhooks.confirmation-answer')?.status).toBe('passed');
+      expect(ready.checks.find((c) => c.id === 'webhooks.confirmation-answer')?.status).toBe('passed');
     } finally {
       await proxy.close();
     }
@@ -205,8 +284,12 @@ describe('water-sandbox/client', () => {
     const failing = await sandbox.createAccount();
     await failing.subscriptions.create(failing.locations[0]!.locationId, receiver.url());
     await failing.deliveries.waitFor((d) => d.attempts.length > 0, { filter: { kind: 'confirmation' } });
-    const failed = await failing.readiness.assertReady({ except: ['subscriptions.confirmed'], waitSeconds: 5 }).catch((e: unknown) => e);
-    expect((failed as ReadinessError).checks.find((c) => c.id === 'webhooks.confirmation-answer')).toMatchObject({ status: 'failed' });
+    const failed = await failing.readiness
+      .assertReady({ except: ['subscriptions.confirmed'], waitSeconds: 5 })
+      .catch((e: unknown) => e);
+    expect((failed as ReadinessError).checks.find((c) => c.id === 'webhooks.confirmation-answer')).toMatchObject({
+      status: 'failed',
+    });
     expect((failed as Error).message).toMatch(/FAIL {2}webhooks\.confirmation-answer: .*\n {8}.*500.*\n {8}fix: /);
   });
 
@@ -214,7 +297,11 @@ describe('water-sandbox/client', () => {
     const account = await sandbox.createAccount();
     const local = await WebhookReceiver.start();
     const forwarded: string[] = [];
-    const relay = await account.relays.forward(local.url('/from-relay'), { name: 'tests', forwarded: (request, reply) => forwarded.push(`${request.method} ${'status' in reply ? reply.status : reply.error}`) });
+    const relay = await account.relays.forward(local.url('/from-relay'), {
+      name: 'tests',
+      forwarded: (request, reply) =>
+        forwarded.push(`${request.method} ${'status' in reply ? reply.status : reply.error}`),
+    });
     try {
       expect(relay.endpoint).toMatch(new RegExp(`^http://localhost:${new URL(running.url).port}/relay/tests\\.`));
       const subscriptionId = await confirmedSubscription(account, relay.endpoint);
@@ -229,13 +316,21 @@ describe('water-sandbox/client', () => {
     // Closed: nothing answers on the relay any more (the sandbox may take the stream for open
     // for a moment: the attempt then times out waiting for the answer instead).
     await account.alerts.start(account.locations[0]!.locationId, 'highLeak');
-    const unanswered = await account.deliveries.waitFor((d) => d.attempts.some((a) => /is not connected|waiting for water-sandbox listen's answer/.test(a.error ?? '')), { filter: { kind: 'alert' } });
+    const unanswered = await account.deliveries.waitFor(
+      (d) => d.attempts.some((a) => /is not connected|waiting for water-sandbox listen's answer/.test(a.error ?? '')),
+      { filter: { kind: 'alert' } },
+    );
     expect(unanswered.target).toBe(relay.endpoint);
   });
 
-  it("refuses a relay to a bad key at once, and drives an existing account by its key", async () => {
-    await expect(sandbox.account('not-a-key').relays.forward(receiver.url())).rejects.toMatchObject({ name: 'SandboxError', status: 403 });
-    await expect(sandbox.account(DEMO_API_KEY).relays.forward('ftp://example.com')).rejects.toThrow('forwardTo must be an http or https URL');
+  it('refuses a relay to a bad key at once, and drives an existing account by its key', async () => {
+    await expect(sandbox.account('not-a-key').relays.forward(receiver.url())).rejects.toMatchObject({
+      name: 'SandboxError',
+      status: 403,
+    });
+    await expect(sandbox.account(DEMO_API_KEY).relays.forward('ftp://example.com')).rejects.toThrow(
+      'forwardTo must be an http or https URL',
+    );
     const demo = sandbox.account(DEMO_API_KEY);
     expect(demo).toBeInstanceOf(AccountClient);
     expect((await demo.readiness.report()).checks.length).toBeGreaterThan(10);

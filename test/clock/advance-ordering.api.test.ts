@@ -24,19 +24,27 @@ function leakFor90Seconds(): Scenario {
   return scenario;
 }
 
-const { t, receiver } = useAppAndReceiver({ env: { WEBHOOK_BACKOFF_MS: '60000' }, overrides: { scenarios: new Map([['leak-90s', leakFor90Seconds()]]) } });
+const { t, receiver } = useAppAndReceiver({
+  env: { WEBHOOK_BACKOFF_MS: '60000' },
+  overrides: { scenarios: new Map([['leak-90s', leakFor90Seconds()]]) },
+});
 beforeEach(async () => {
   await givenConfirmedSubscription(t, receiver, DEMO_LOCATION_ID);
 });
 
 const at = (seconds: number): string => new Date(TEST_START.getTime() + seconds * 1000).toISOString();
-const alertDeliveries = async (): Promise<DeliveryRecord[]> => (await deliveriesIn(t)).filter((x) => x.kind === 'alert');
+const alertDeliveries = async (): Promise<DeliveryRecord[]> =>
+  (await deliveriesIn(t)).filter((x) => x.kind === 'alert');
 
 describe('advancing the clock through a retry and a scenario step', () => {
   it('sends the retry due at +60 s before the step due at +90 s, each at its own virtual time', async () => {
     receiver.script = [{ status: 503, body: '{"error":"busy"}' }];
     const from = receiver.received.length;
-    await request(t.app).post('/sandbox/scenarios/leak-90s/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+    await request(t.app)
+      .post('/sandbox/scenarios/leak-90s/runs')
+      .set(bearer(DEMO_API_KEY))
+      .send({ locationId: DEMO_LOCATION_ID })
+      .expect(201);
 
     await advance(t, 120).expect(200);
 
@@ -55,7 +63,11 @@ describe('advancing the clock through a retry and a scenario step', () => {
   it('stops short of work due after the target and does it on a later advance', async () => {
     receiver.script = [{ status: 500 }];
     const from = receiver.received.length;
-    await request(t.app).post('/sandbox/scenarios/leak-90s/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+    await request(t.app)
+      .post('/sandbox/scenarios/leak-90s/runs')
+      .set(bearer(DEMO_API_KEY))
+      .send({ locationId: DEMO_LOCATION_ID })
+      .expect(201);
 
     await advance(t, 59).expect(200);
     expect(notificationsOf(receiver, from)).toHaveLength(1);
@@ -65,34 +77,72 @@ describe('advancing the clock through a retry and a scenario step', () => {
   });
 
   it('applies a due step in real time when the running clock passes it (the background interval)', async () => {
-    const run = await request(t.app).post('/sandbox/scenarios/leak-90s/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+    const run = await request(t.app)
+      .post('/sandbox/scenarios/leak-90s/runs')
+      .set(bearer(DEMO_API_KEY))
+      .send({ locationId: DEMO_LOCATION_ID })
+      .expect(201);
     t.clock.advance(89_000);
     await noticeDueWork(t.deps);
-    expect((await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY))).body.state).toBe('running');
+    expect(
+      (
+        await request(t.app)
+          .get(`/sandbox/runs/${run.body.runId as string}`)
+          .set(bearer(DEMO_API_KEY))
+      ).body.state,
+    ).toBe('running');
 
     t.clock.advance(1_500);
     await noticeDueWork(t.deps);
     await t.deps.dispatcher.drain(DEMO_ACCOUNT_ID);
-    const status = await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY));
+    const status = await request(t.app)
+      .get(`/sandbox/runs/${run.body.runId as string}`)
+      .set(bearer(DEMO_API_KEY));
     expect(status.body).toMatchObject({ state: 'completed', nextStepAt: null });
     expect(status.body.log[1]).toMatchObject({ do: 'endAlert', ok: true, at: at(90.5), dueAt: at(90) });
   });
 
   it('leaves a frozen clock at its instant, so nothing falls due in real time', async () => {
     await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ frozen: true }).expect(200);
-    const run = await request(t.app).post('/sandbox/scenarios/leak-90s/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+    const run = await request(t.app)
+      .post('/sandbox/scenarios/leak-90s/runs')
+      .set(bearer(DEMO_API_KEY))
+      .send({ locationId: DEMO_LOCATION_ID })
+      .expect(201);
     t.clock.advance(3_600_000);
     await noticeDueWork(t.deps);
-    const status = await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY));
+    const status = await request(t.app)
+      .get(`/sandbox/runs/${run.body.runId as string}`)
+      .set(bearer(DEMO_API_KEY));
     expect(status.body).toMatchObject({ state: 'running', nextStep: 1, nextStepAt: at(90) });
   });
 
   it('after the clock is set back, keeps pending work at its instants until the clock reaches them again', async () => {
-    const run = await request(t.app).post('/sandbox/scenarios/leak-90s/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
-    await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ now: at(-3600) }).expect(200);
+    const run = await request(t.app)
+      .post('/sandbox/scenarios/leak-90s/runs')
+      .set(bearer(DEMO_API_KEY))
+      .send({ locationId: DEMO_LOCATION_ID })
+      .expect(201);
+    await request(t.app)
+      .post('/sandbox/clock')
+      .set(bearer(DEMO_API_KEY))
+      .send({ now: at(-3600) })
+      .expect(200);
     await advance(t, 3600 + 89).expect(200);
-    expect((await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY))).body.nextStep).toBe(1);
+    expect(
+      (
+        await request(t.app)
+          .get(`/sandbox/runs/${run.body.runId as string}`)
+          .set(bearer(DEMO_API_KEY))
+      ).body.nextStep,
+    ).toBe(1);
     await advance(t, 1).expect(200);
-    expect((await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY))).body.state).toBe('completed');
+    expect(
+      (
+        await request(t.app)
+          .get(`/sandbox/runs/${run.body.runId as string}`)
+          .set(bearer(DEMO_API_KEY))
+      ).body.state,
+    ).toBe('completed');
   });
 });

@@ -9,7 +9,11 @@ beforeEach(async () => {
 });
 
 const getClock = (key = DEMO_API_KEY): request.Test => request(t.app).get('/sandbox/clock').set(bearer(key));
-const postClock = (body: unknown, key = DEMO_API_KEY): request.Test => request(t.app).post('/sandbox/clock').set(bearer(key)).send(body as object);
+const postClock = (body: unknown, key = DEMO_API_KEY): request.Test =>
+  request(t.app)
+    .post('/sandbox/clock')
+    .set(bearer(key))
+    .send(body as object);
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 describe('GET /sandbox/clock', () => {
@@ -63,8 +67,14 @@ describe('POST /sandbox/clock', () => {
 
   it('keeps a frozen clock frozen when it is set or advanced', async () => {
     await postClock({ frozen: true }).expect(200);
-    expect((await postClock({ advanceSeconds: 30 }).expect(200)).body).toMatchObject({ now: iso(TEST_START.getTime() + 30_000), frozen: true });
-    expect((await postClock({ now: '2026-05-01T00:00:00Z' }).expect(200)).body).toMatchObject({ now: '2026-05-01T00:00:00.000Z', frozen: true });
+    expect((await postClock({ advanceSeconds: 30 }).expect(200)).body).toMatchObject({
+      now: iso(TEST_START.getTime() + 30_000),
+      frozen: true,
+    });
+    expect((await postClock({ now: '2026-05-01T00:00:00Z' }).expect(200)).body).toMatchObject({
+      now: '2026-05-01T00:00:00.000Z',
+      frozen: true,
+    });
   });
 
   it('combines now with frozen: true to freeze at an exact instant', async () => {
@@ -86,7 +96,11 @@ describe('POST /sandbox/clock', () => {
 
   it('moves only the calling account clock', async () => {
     await postClock({ advanceSeconds: 86_400, frozen: true }).expect(200);
-    expect((await getClock(OTHER_API_KEY)).body).toEqual({ now: TEST_START.toISOString(), offsetSeconds: 0, frozen: false });
+    expect((await getClock(OTHER_API_KEY)).body).toEqual({
+      now: TEST_START.toISOString(),
+      offsetSeconds: 0,
+      frozen: false,
+    });
   });
 
   it.each([
@@ -119,7 +133,12 @@ describe('POST /sandbox/clock', () => {
   });
 
   it('refuses a body that is not JSON with 415', async () => {
-    const res = await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).set('Content-Type', 'text/plain').send('advanceSeconds=60').expect(415);
+    const res = await request(t.app)
+      .post('/sandbox/clock')
+      .set(bearer(DEMO_API_KEY))
+      .set('Content-Type', 'text/plain')
+      .send('advanceSeconds=60')
+      .expect(415);
     expect(res.body.error).toBe('unsupported_media_type');
   });
 

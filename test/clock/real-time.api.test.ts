@@ -8,7 +8,11 @@ beforeEach(async () => {
   t = await buildTestApp();
 });
 
-const postClock = (body: unknown, key = DEMO_API_KEY) => request(t.app).post('/sandbox/clock').set(bearer(key)).send(body as object);
+const postClock = (body: unknown, key = DEMO_API_KEY) =>
+  request(t.app)
+    .post('/sandbox/clock')
+    .set(bearer(key))
+    .send(body as object);
 
 describe('POST /sandbox/clock {"realTime": true}', () => {
   it('goes back to the wall clock from a moved clock: running, no offset', async () => {
@@ -16,7 +20,9 @@ describe('POST /sandbox/clock {"realTime": true}', () => {
     const res = await postClock({ realTime: true }).expect(200);
     expect(res.body).toEqual({ now: TEST_START.toISOString(), offsetSeconds: 0, frozen: false });
     t.clock.advance(5000);
-    expect((await request(t.app).get('/sandbox/clock').set(bearer(DEMO_API_KEY))).body.now).toBe(new Date(TEST_START.getTime() + 5000).toISOString());
+    expect((await request(t.app).get('/sandbox/clock').set(bearer(DEMO_API_KEY))).body.now).toBe(
+      new Date(TEST_START.getTime() + 5000).toISOString(),
+    );
   });
 
   it('unfreezes a frozen clock, and leaves other accounts alone', async () => {

@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 
-import { ConfigError, DELIVERY_LOG_LIMITS, describeProtections, HOSTED_LIMITS, LIMIT_VARIABLES, LOCAL_LIMITS, loadConfig } from '../../src/config.js';
+import {
+  ConfigError,
+  DELIVERY_LOG_LIMITS,
+  describeProtections,
+  HOSTED_LIMITS,
+  LIMIT_VARIABLES,
+  LOCAL_LIMITS,
+  loadConfig,
+} from '../../src/config.js';
 
 const noFiles = (): boolean => false;
 
@@ -132,14 +140,34 @@ describe('loadConfig', () => {
   it('lists every problem in one error', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', SEED: '-1', LOG_LEVEL: 'loud', ENDPOINT_POLICY: 'open', PUBLIC_URL: 'ftp://x', WEBHOOK_MAX_ATTEMPTS: '0', TLS_CERT: 'missing.pem' }, noFiles);
+      loadConfig(
+        {
+          PORT: 'eighty',
+          SEED: '-1',
+          LOG_LEVEL: 'loud',
+          ENDPOINT_POLICY: 'open',
+          PUBLIC_URL: 'ftp://x',
+          WEBHOOK_MAX_ATTEMPTS: '0',
+          TLS_CERT: 'missing.pem',
+        },
+        noFiles,
+      );
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
     expect(problems).toHaveLength(8);
-    for (const name of ['PORT', 'SEED', 'LOG_LEVEL', 'ENDPOINT_POLICY', 'PUBLIC_URL', 'WEBHOOK_MAX_ATTEMPTS', 'TLS_CERT', 'TLS_KEY']) {
+    for (const name of [
+      'PORT',
+      'SEED',
+      'LOG_LEVEL',
+      'ENDPOINT_POLICY',
+      'PUBLIC_URL',
+      'WEBHOOK_MAX_ATTEMPTS',
+      'TLS_CERT',
+      'TLS_KEY',
+    ]) {
       expect(problems.filter((p) => p.includes(name))).not.toEqual([]);
     }
     expect((error as Error).message).toContain('PORT="eighty": must be a whole number from 0 to 65535');
@@ -156,7 +184,10 @@ describe('loadConfig', () => {
   });
 
   it('migrates DATA_FILE into DATA_DIR, and still reads the 0.1 form DATA_FILE=:memory: as a store in memory', () => {
-    expect(loadConfig({ DATA_DIR: '/srv/state', DATA_FILE: '/srv/old.json' })).toMatchObject({ dataDir: '/srv/state', legacyDataFile: '/srv/old.json' });
+    expect(loadConfig({ DATA_DIR: '/srv/state', DATA_FILE: '/srv/old.json' })).toMatchObject({
+      dataDir: '/srv/state',
+      legacyDataFile: '/srv/old.json',
+    });
     expect(loadConfig({ DATA_FILE: ':memory:' })).toMatchObject({ dataDir: ':memory:', legacyDataFile: null });
   });
 
@@ -174,8 +205,20 @@ describe('loadConfig', () => {
 });
 
 describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
-  const LOCKED = { hosted: true, blockPrivateEndpoints: true, endpointPolicy: 'https-only', limits: HOSTED_LIMITS, webhook: { logLimit: 200 } };
-  const OPEN = { hosted: false, blockPrivateEndpoints: false, endpointPolicy: 'https-or-loopback', limits: LOCAL_LIMITS, webhook: { logLimit: 1000 } };
+  const LOCKED = {
+    hosted: true,
+    blockPrivateEndpoints: true,
+    endpointPolicy: 'https-only',
+    limits: HOSTED_LIMITS,
+    webhook: { logLimit: 200 },
+  };
+  const OPEN = {
+    hosted: false,
+    blockPrivateEndpoints: false,
+    endpointPolicy: 'https-or-loopback',
+    limits: LOCAL_LIMITS,
+    webhook: { logLimit: 1000 },
+  };
 
   it('a hosted limit is never looser than the local one (0 = none), and every limit has its variable', () => {
     for (const key of Object.keys(LOCAL_LIMITS) as (keyof typeof LOCAL_LIMITS)[]) {
@@ -183,14 +226,39 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
       if (LOCAL_LIMITS[key] !== 0) expect(HOSTED_LIMITS[key]).toBeLessThanOrEqual(LOCAL_LIMITS[key]);
       expect(HOSTED_LIMITS[key]).toBeGreaterThan(0);
     }
-    expect(HOSTED_LIMITS).toMatchObject({ accountCreationsPerHour: 20, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 5, accountBytes: 1_048_576, faults: 100, oauthClients: 20, pendingDeliveries: 1000, runningRuns: 10 });
+    expect(HOSTED_LIMITS).toMatchObject({
+      accountCreationsPerHour: 20,
+      subscriptionsPerLocation: 20,
+      locationsPerAccount: 5,
+      openRelays: 5,
+      accountBytes: 1_048_576,
+      faults: 100,
+      oauthClients: 20,
+      pendingDeliveries: 1000,
+      runningRuns: 10,
+    });
   });
 
-  it.each(['https://sandbox.example.com', 'http://sandbox.example.com:8080', 'http://192.168.1.20:8080', 'http://10.0.0.7', 'https://[2001:db8::5]'])('PUBLIC_URL=%s is hosted: locked down', (publicUrl) => {
+  it.each([
+    'https://sandbox.example.com',
+    'http://sandbox.example.com:8080',
+    'http://192.168.1.20:8080',
+    'http://10.0.0.7',
+    'https://[2001:db8::5]',
+  ])('PUBLIC_URL=%s is hosted: locked down', (publicUrl) => {
     expect(loadConfig({ PUBLIC_URL: publicUrl })).toMatchObject(LOCKED);
   });
 
-  it.each(['http://localhost:8080', 'http://LOCALHOST:9000', 'http://app.localhost', 'http://127.0.0.1:8080', 'http://127.5.6.7', 'http://[::1]:8080', 'http://localhost.:8080', 'http://[::ffff:127.0.0.1]:8080'])('PUBLIC_URL=%s is local: as before', (publicUrl) => {
+  it.each([
+    'http://localhost:8080',
+    'http://LOCALHOST:9000',
+    'http://app.localhost',
+    'http://127.0.0.1:8080',
+    'http://127.5.6.7',
+    'http://[::1]:8080',
+    'http://localhost.:8080',
+    'http://[::ffff:127.0.0.1]:8080',
+  ])('PUBLIC_URL=%s is local: as before', (publicUrl) => {
     expect(loadConfig({ PUBLIC_URL: publicUrl })).toMatchObject(OPEN);
   });
 
@@ -199,16 +267,35 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
   });
 
   it('an explicit setting wins over the hosted defaults, and over the local ones', () => {
-    const hosted = loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', BLOCK_PRIVATE_ENDPOINTS: 'false', ENDPOINT_POLICY: 'any', MAX_OPEN_RELAYS: '0', ACCOUNT_CREATION_LIMIT: '100' });
-    expect(hosted).toMatchObject({ hosted: true, blockPrivateEndpoints: false, endpointPolicy: 'any', limits: { ...HOSTED_LIMITS, accountCreationsPerHour: 100, openRelays: 0 } });
-    expect(loadConfig({ BLOCK_PRIVATE_ENDPOINTS: 'true', MAX_SUBSCRIPTIONS_PER_LOCATION: '3' })).toMatchObject({ hosted: false, blockPrivateEndpoints: true, limits: { subscriptionsPerLocation: 3 } });
+    const hosted = loadConfig({
+      PUBLIC_URL: 'https://sandbox.example.com',
+      BLOCK_PRIVATE_ENDPOINTS: 'false',
+      ENDPOINT_POLICY: 'any',
+      MAX_OPEN_RELAYS: '0',
+      ACCOUNT_CREATION_LIMIT: '100',
+    });
+    expect(hosted).toMatchObject({
+      hosted: true,
+      blockPrivateEndpoints: false,
+      endpointPolicy: 'any',
+      limits: { ...HOSTED_LIMITS, accountCreationsPerHour: 100, openRelays: 0 },
+    });
+    expect(loadConfig({ BLOCK_PRIVATE_ENDPOINTS: 'true', MAX_SUBSCRIPTIONS_PER_LOCATION: '3' })).toMatchObject({
+      hosted: false,
+      blockPrivateEndpoints: true,
+      limits: { subscriptionsPerLocation: 3 },
+    });
   });
 
   it('bounds the login sessions at 10,000 when hosted, 100,000 locally; MAX_SESSIONS wins, and 0 is refused', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com' }).limits.sessions).toBe(10_000);
     expect(loadConfig({}).limits.sessions).toBe(100_000);
-    expect(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', MAX_SESSIONS: '50000' }).limits.sessions).toBe(50_000);
-    expect(() => loadConfig({ MAX_SESSIONS: '0' })).toThrow('MAX_SESSIONS="0": must be a whole number from 1 to 10000000');
+    expect(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', MAX_SESSIONS: '50000' }).limits.sessions).toBe(
+      50_000,
+    );
+    expect(() => loadConfig({ MAX_SESSIONS: '0' })).toThrow(
+      'MAX_SESSIONS="0": must be a whole number from 1 to 10000000',
+    );
   });
 
   it.each([
@@ -224,25 +311,39 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
   });
 
   it('refuses caps out of range, naming the variable', () => {
-    expect(() => loadConfig({ MAX_LOCATIONS_PER_ACCOUNT: '0' })).toThrow('MAX_LOCATIONS_PER_ACCOUNT="0": must be a whole number from 1 to 10');
-    expect(() => loadConfig({ MAX_LOCATIONS_PER_ACCOUNT: '11' })).toThrow('MAX_LOCATIONS_PER_ACCOUNT="11": must be a whole number from 1 to 10');
+    expect(() => loadConfig({ MAX_LOCATIONS_PER_ACCOUNT: '0' })).toThrow(
+      'MAX_LOCATIONS_PER_ACCOUNT="0": must be a whole number from 1 to 10',
+    );
+    expect(() => loadConfig({ MAX_LOCATIONS_PER_ACCOUNT: '11' })).toThrow(
+      'MAX_LOCATIONS_PER_ACCOUNT="11": must be a whole number from 1 to 10',
+    );
     expect(() => loadConfig({ MAX_SUBSCRIPTIONS_PER_LOCATION: '-1' })).toThrow('MAX_SUBSCRIPTIONS_PER_LOCATION="-1"');
     expect(() => loadConfig({ ACCOUNT_CREATION_LIMIT: 'lots' })).toThrow('ACCOUNT_CREATION_LIMIT="lots"');
-    expect(() => loadConfig({ ACCOUNT_STORAGE_LIMIT: '1000' })).toThrow('ACCOUNT_STORAGE_LIMIT="1000": must be a whole number from 16384 to 1073741824');
-    expect(() => loadConfig({ STREAM_BUFFER_LIMIT: '0' })).toThrow('STREAM_BUFFER_LIMIT="0": must be a whole number from 16384');
+    expect(() => loadConfig({ ACCOUNT_STORAGE_LIMIT: '1000' })).toThrow(
+      'ACCOUNT_STORAGE_LIMIT="1000": must be a whole number from 16384 to 1073741824',
+    );
+    expect(() => loadConfig({ STREAM_BUFFER_LIMIT: '0' })).toThrow(
+      'STREAM_BUFFER_LIMIT="0": must be a whole number from 16384',
+    );
     expect(() => loadConfig({ MAX_OPEN_STREAMS: '0' })).toThrow('MAX_OPEN_STREAMS="0": must be a whole number from 1');
   });
 
   it('the start-up message says which rules are in force and why', () => {
     const hosted = loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', ENDPOINT_POLICY: 'any' });
     const lines = describeProtections(hosted, 'https://sandbox.example.com').join('\n');
-    expect(lines).toContain('hosted: PUBLIC_URL sandbox.example.com is not loopback, so the protections are on (a setting you give wins)');
+    expect(lines).toContain(
+      'hosted: PUBLIC_URL sandbox.example.com is not loopback, so the protections are on (a setting you give wins)',
+    );
     expect(lines).toContain('ADMIN_TOKEN unset: global admin operations are off');
-    expect(lines).toMatch(/BLOCK_PRIVATE_ENDPOINTS=true +webhooks reach public addresses only, checked at every connection \(hosted default\)/);
+    expect(lines).toMatch(
+      /BLOCK_PRIVATE_ENDPOINTS=true +webhooks reach public addresses only, checked at every connection \(hosted default\)/,
+    );
     expect(lines).toMatch(/ENDPOINT_POLICY=any +any http\(s\) endpoint \(set\)/);
     expect(lines).toMatch(/ACCOUNT_CREATION_LIMIT=20 +20 new accounts an hour per client address \(hosted default\)/);
     expect(lines).toMatch(/ACCOUNT_STORAGE_LIMIT=1048576 +1 MiB stored per account \(hosted default\)/);
-    expect(lines).toMatch(/STREAM_BUFFER_LIMIT=262144 +a stream whose client leaves 256 KiB unread is closed \(hosted default\)/);
+    expect(lines).toMatch(
+      /STREAM_BUFFER_LIMIT=262144 +a stream whose client leaves 256 KiB unread is closed \(hosted default\)/,
+    );
     expect(lines).toMatch(/WEBHOOK_LOG_LIMIT=200 +200 finished deliveries kept per account \(hosted default\)/);
     for (const variable of Object.values(LIMIT_VARIABLES)) expect(lines).toContain(`${variable}=`);
     expect(describeProtections(loadConfig({}), 'http://localhost:8080')).toEqual([
@@ -269,13 +370,22 @@ describe('docs/hosting.md: the one table of bounds', () => {
   it('lists every bound, with the local and hosted defaults the configuration has', () => {
     const rows = table();
     const expected = new Map<string, { local: string; hosted: string }>(
-      (Object.keys(LIMIT_VARIABLES) as (keyof typeof LIMIT_VARIABLES)[]).map((key) => [LIMIT_VARIABLES[key], { local: String(LOCAL_LIMITS[key]), hosted: String(HOSTED_LIMITS[key]) }]),
+      (Object.keys(LIMIT_VARIABLES) as (keyof typeof LIMIT_VARIABLES)[]).map((key) => [
+        LIMIT_VARIABLES[key],
+        { local: String(LOCAL_LIMITS[key]), hosted: String(HOSTED_LIMITS[key]) },
+      ]),
     );
-    expected.set('WEBHOOK_LOG_LIMIT', { local: String(DELIVERY_LOG_LIMITS.local), hosted: String(DELIVERY_LOG_LIMITS.hosted) });
+    expected.set('WEBHOOK_LOG_LIMIT', {
+      local: String(DELIVERY_LOG_LIMITS.local),
+      hosted: String(DELIVERY_LOG_LIMITS.hosted),
+    });
     expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(expected));
     // And loadConfig gives those defaults.
     const local = loadConfig({});
     const hosted = loadConfig({ PUBLIC_URL: 'https://sandbox.example.com' });
-    expect([local.webhook.logLimit, hosted.webhook.logLimit]).toEqual([DELIVERY_LOG_LIMITS.local, DELIVERY_LOG_LIMITS.hosted]);
+    expect([local.webhook.logLimit, hosted.webhook.logLimit]).toEqual([
+      DELIVERY_LOG_LIMITS.local,
+      DELIVERY_LOG_LIMITS.hosted,
+    ]);
   });
 });

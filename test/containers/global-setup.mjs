@@ -13,7 +13,17 @@
 // The engine's command line: CONTAINER_CLI, else podman when installed, else docker. With podman
 // and buildah, images are built with --format docker (their default OCI format drops HEALTHCHECK).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +42,10 @@ function engineCli() {
 
 function run(cli, args, options = {}) {
   const result = spawnSync(cli, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
-  if (result.status !== 0) throw new Error(`${cli} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(
+      `${cli} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`,
+    );
   return result.stdout;
 }
 
@@ -65,7 +78,10 @@ function standInBase(cli, work) {
   mkdirSync(join(rootfs, 'home', 'node'), { recursive: true });
   writeFileSync(join(rootfs, 'etc', 'passwd'), 'root:x:0:0:root:/root:/bin/sh\nnode:x:1000:1000::/home/node:/bin/sh\n');
   writeFileSync(join(rootfs, 'etc', 'group'), 'root:x:0:\nnode:x:1000:\n');
-  writeFileSync(join(work, 'base', 'Containerfile'), 'FROM scratch\nCOPY rootfs/ /\nENV PATH=/usr/local/bin:/usr/bin:/bin\nRUN chown -R 1000:1000 /home/node\nCMD ["node"]\n');
+  writeFileSync(
+    join(work, 'base', 'Containerfile'),
+    'FROM scratch\nCOPY rootfs/ /\nENV PATH=/usr/local/bin:/usr/bin:/bin\nRUN chown -R 1000:1000 /home/node\nCMD ["node"]\n',
+  );
   run(cli, ['build', ...formatFlags(cli), '-t', tag, join(work, 'base')], { stdio: ['ignore', 'pipe', 'pipe'] });
   return tag;
 }
@@ -78,7 +94,8 @@ function runtimeContainerfile(base) {
   const lines = text.split('\n');
   const runtimeFrom = lines.findLastIndex((line) => /^FROM\s/i.test(line));
   const runtime = lines.slice(runtimeFrom);
-  if (!/^FROM node:24-bookworm-slim\s*$/.test(runtime[0])) throw new Error(`the runtime stage starts with ${runtime[0]}, not FROM ${BASE}`);
+  if (!/^FROM node:24-bookworm-slim\s*$/.test(runtime[0]))
+    throw new Error(`the runtime stage starts with ${runtime[0]}, not FROM ${BASE}`);
   runtime[0] = `FROM ${base}`;
   return ['FROM scratch AS build', 'COPY dist/ /app/dist/', '', ...runtime].join('\n');
 }
@@ -86,22 +103,42 @@ function runtimeContainerfile(base) {
 export default async function globalSetup() {
   const cli = engineCli();
   const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
-  for (const file of ['dist/water-sandbox.js', 'dist/water-sandbox-healthcheck.js', 'dist/dashboard-assets/manifest.json', 'dist/docs-assets']) {
-    if (!existsSync(join(root, file))) throw new Error(`${file} is missing: npm run test:containers builds first (npm run build)`);
+  for (const file of [
+    'dist/water-sandbox.js',
+    'dist/water-sandbox-healthcheck.js',
+    'dist/dashboard-assets/manifest.json',
+    'dist/docs-assets',
+  ]) {
+    if (!existsSync(join(root, file)))
+      throw new Error(`${file} is missing: npm run test:containers builds first (npm run build)`);
   }
   const work = mkdtempSync(join(tmpdir(), 'water-sandbox-image-'));
   try {
     const base = hasImage(cli, BASE) ? BASE : standInBase(cli, work);
     const context = join(work, 'context');
-    for (const path of ['package.json', 'fixtures', 'scenarios', 'dist/water-sandbox.js', 'dist/water-sandbox-healthcheck.js', 'dist/dashboard-assets', 'dist/docs-assets']) {
+    for (const path of [
+      'package.json',
+      'fixtures',
+      'scenarios',
+      'dist/water-sandbox.js',
+      'dist/water-sandbox-healthcheck.js',
+      'dist/dashboard-assets',
+      'dist/docs-assets',
+    ]) {
       cpSync(join(root, path), join(context, path), { recursive: true });
     }
     writeFileSync(join(context, 'Containerfile'), runtimeContainerfile(base));
     const tag = `localhost/water-sandbox-test:${version}`;
     const started = performance.now();
-    run(cli, ['build', ...formatFlags(cli), '-t', tag, '-f', join(context, 'Containerfile'), context], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const testcontainers = JSON.parse(readFileSync(join(root, 'node_modules', 'testcontainers', 'package.json'), 'utf8')).version;
-    process.stdout.write(`\nimage ${tag} built with ${cli} on ${base} in ${((performance.now() - started) / 1000).toFixed(1)} s; the suite runs testcontainers ${testcontainers} on Node ${process.version}\n`);
+    run(cli, ['build', ...formatFlags(cli), '-t', tag, '-f', join(context, 'Containerfile'), context], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const testcontainers = JSON.parse(
+      readFileSync(join(root, 'node_modules', 'testcontainers', 'package.json'), 'utf8'),
+    ).version;
+    process.stdout.write(
+      `\nimage ${tag} built with ${cli} on ${base} in ${((performance.now() - started) / 1000).toFixed(1)} s; the suite runs testcontainers ${testcontainers} on Node ${process.version}\n`,
+    );
     process.env.WATER_SANDBOX_IMAGE = tag;
     process.env.WATER_SANDBOX_IMAGE_BASE = base;
     process.env.CONTAINER_CLI = cli;

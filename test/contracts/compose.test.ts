@@ -19,7 +19,14 @@ interface Service {
   environment?: Record<string, string | number | boolean>;
   deploy?: { replicas?: number };
   depends_on?: Record<string, { condition: string }>;
-  healthcheck?: { test: string[]; interval?: string; timeout?: string; retries?: number; start_period?: string; start_interval?: string };
+  healthcheck?: {
+    test: string[];
+    interval?: string;
+    timeout?: string;
+    retries?: number;
+    start_period?: string;
+    start_interval?: string;
+  };
   ports?: string[];
   volumes?: string[];
 }
@@ -33,7 +40,10 @@ describe('compose.yaml', () => {
   let nginx: string;
 
   beforeAll(async () => {
-    const compose = parse(await readFile('compose.yaml', 'utf8')) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+    const compose = parse(await readFile('compose.yaml', 'utf8')) as {
+      services: Record<string, Service>;
+      volumes: Record<string, unknown>;
+    };
     services = compose.services;
     nginx = await readFile('deploy/nginx.conf', 'utf8');
   });
@@ -51,8 +61,15 @@ describe('compose.yaml', () => {
 
   it('times the sandbox check as the image HEALTHCHECK does (interval, timeout, retries, start period); the fast start is its own', async () => {
     const dockerfile = await readFile('Dockerfile', 'utf8');
-    const flags = Object.fromEntries([...dockerfile.match(/^HEALTHCHECK (.*) CMD /m)![1]!.matchAll(/--([\w-]+)=(\S+)/g)].map(([, name, value]) => [name!.replace('-', '_'), value]));
-    const timings = Object.entries(services['sandbox']!.healthcheck!).filter(([key]) => key !== 'test' && key !== 'start_interval');
+    const flags = Object.fromEntries(
+      [...dockerfile.match(/^HEALTHCHECK (.*) CMD /m)![1]!.matchAll(/--([\w-]+)=(\S+)/g)].map(([, name, value]) => [
+        name!.replace('-', '_'),
+        value,
+      ]),
+    );
+    const timings = Object.entries(services['sandbox']!.healthcheck!).filter(
+      ([key]) => key !== 'test' && key !== 'start_interval',
+    );
     expect(flags).toEqual(Object.fromEntries(timings.map(([key, value]) => [key, String(value)])));
     // The image leaves it out, so that it builds on Docker before 25 and Podman 4 (test/contracts/dockerfile.test.ts).
     expect(flags).not.toHaveProperty('start_interval');
@@ -75,23 +92,58 @@ describe('compose.yaml', () => {
     expect(sandbox.environment?.['REDIS_URL']).toBe('redis://redis:6379');
     expect(sandbox.depends_on?.['redis']?.condition).toBe('service_healthy');
     expect(sandbox.healthcheck!.test).toEqual(['CMD', 'node', 'dist/water-sandbox-healthcheck.js']);
-    expect(await readFile('Dockerfile', 'utf8')).toMatch(/^HEALTHCHECK .*CMD \["node", "dist\/water-sandbox-healthcheck.js"\]$/m);
+    expect(await readFile('Dockerfile', 'utf8')).toMatch(
+      /^HEALTHCHECK .*CMD \["node", "dist\/water-sandbox-healthcheck.js"\]$/m,
+    );
     // What a hosted deployment sets, each a variable the sandbox knows.
-    for (const name of ['ADMIN_TOKEN', 'BLOCK_PRIVATE_ENDPOINTS', 'PUBLIC_URL', 'ACCOUNT_TTL']) expect(Object.keys(sandbox.environment ?? {})).toContain(name);
-    const env = Object.fromEntries(Object.entries(sandbox.environment ?? {}).map(([k, v]) => [k, withDefaults(String(v))]));
+    for (const name of ['ADMIN_TOKEN', 'BLOCK_PRIVATE_ENDPOINTS', 'PUBLIC_URL', 'ACCOUNT_TTL'])
+      expect(Object.keys(sandbox.environment ?? {})).toContain(name);
+    const env = Object.fromEntries(
+      Object.entries(sandbox.environment ?? {}).map(([k, v]) => [k, withDefaults(String(v))]),
+    );
     expect(() => loadConfig({ ...env, ADMIN_TOKEN: 'set-in-production' })).not.toThrow();
   });
 
   it('leaves the protections to the hosted defaults: locked down once PUBLIC_URL is the public address, as on a laptop before', () => {
     const environment = services['sandbox']!.environment ?? {};
     const env = (publicUrl?: string): Record<string, string> =>
-      Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, String(v).replace(/\$\{(\w+):-([^}]*)\}/g, (_, name: string, fallback: string) => (name === 'PUBLIC_URL' && publicUrl ? publicUrl : fallback))]));
-    for (const name of ['BLOCK_PRIVATE_ENDPOINTS', 'ENDPOINT_POLICY', 'ACCOUNT_CREATION_LIMIT', 'MAX_SUBSCRIPTIONS_PER_LOCATION', 'MAX_LOCATIONS_PER_ACCOUNT', 'MAX_OPEN_RELAYS', 'MAX_SESSIONS']) {
+      Object.fromEntries(
+        Object.entries(environment).map(([k, v]) => [
+          k,
+          String(v).replace(/\$\{(\w+):-([^}]*)\}/g, (_, name: string, fallback: string) =>
+            name === 'PUBLIC_URL' && publicUrl ? publicUrl : fallback,
+          ),
+        ]),
+      );
+    for (const name of [
+      'BLOCK_PRIVATE_ENDPOINTS',
+      'ENDPOINT_POLICY',
+      'ACCOUNT_CREATION_LIMIT',
+      'MAX_SUBSCRIPTIONS_PER_LOCATION',
+      'MAX_LOCATIONS_PER_ACCOUNT',
+      'MAX_OPEN_RELAYS',
+      'MAX_SESSIONS',
+    ]) {
       expect({ name, value: environment[name] }).toEqual({ name, value: `\${${name}:-}` });
     }
     const hosted = loadConfig(env('https://sandbox.example.com'));
-    expect(hosted).toMatchObject({ hosted: true, blockPrivateEndpoints: true, endpointPolicy: 'https-only', limits: { accountCreationsPerHour: 20, subscriptionsPerLocation: 20, locationsPerAccount: 5, openRelays: 5, sessions: 10_000 } });
-    expect(loadConfig(env())).toMatchObject({ hosted: false, blockPrivateEndpoints: false, endpointPolicy: 'https-or-loopback' });
+    expect(hosted).toMatchObject({
+      hosted: true,
+      blockPrivateEndpoints: true,
+      endpointPolicy: 'https-only',
+      limits: {
+        accountCreationsPerHour: 20,
+        subscriptionsPerLocation: 20,
+        locationsPerAccount: 5,
+        openRelays: 5,
+        sessions: 10_000,
+      },
+    });
+    expect(loadConfig(env())).toMatchObject({
+      hosted: false,
+      blockPrivateEndpoints: false,
+      endpointPolicy: 'https-or-loopback',
+    });
   });
 
   it('puts one nginx port in front of every replica (the sandbox service, resolved per replica)', () => {
@@ -112,14 +164,19 @@ describe('compose.yaml', () => {
     expect(nginx).toMatch(/proxy_next_upstream [^;]*http_503/);
   });
 
-  (existsSync('/usr/sbin/nginx') ? it : it.skip)('the proxy configuration passes nginx -t (when nginx is installed)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'nginx-check-'));
-    try {
-      const main = `pid ${dir}/nginx.pid; error_log stderr; events {} http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; include ${resolve('deploy/nginx.conf')}; }`;
-      await writeFile(join(dir, 'nginx.conf'), main);
-      await expect(run('/usr/sbin/nginx', ['-t', '-q', '-p', dir, '-c', join(dir, 'nginx.conf')])).resolves.toBeDefined();
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  (existsSync('/usr/sbin/nginx') ? it : it.skip)(
+    'the proxy configuration passes nginx -t (when nginx is installed)',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'nginx-check-'));
+      try {
+        const main = `pid ${dir}/nginx.pid; error_log stderr; events {} http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; include ${resolve('deploy/nginx.conf')}; }`;
+        await writeFile(join(dir, 'nginx.conf'), main);
+        await expect(
+          run('/usr/sbin/nginx', ['-t', '-q', '-p', dir, '-c', join(dir, 'nginx.conf')]),
+        ).resolves.toBeDefined();
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -57,7 +57,8 @@ const ACCEPTED: Record<string, Record<Builder, string | null>> = {
 
 const newer = (version: string, than: string): boolean => {
   const [a, b] = [version, than].map((v) => v.split('.').map(Number));
-  for (let i = 0; i < Math.max(a!.length, b!.length); i++) if ((a![i] ?? 0) !== (b![i] ?? 0)) return (a![i] ?? 0) > (b![i] ?? 0);
+  for (let i = 0; i < Math.max(a!.length, b!.length); i++)
+    if ((a![i] ?? 0) !== (b![i] ?? 0)) return (a![i] ?? 0) > (b![i] ?? 0);
   return false;
 };
 
@@ -67,7 +68,8 @@ function featuresOf(dockerfile: Dockerfile): { feature: string; line: number }[]
   for (const stage of dockerfile.stages) {
     for (const instruction of [stage.from, ...stage.instructions]) {
       used.push({ feature: instruction.keyword, line: instruction.line });
-      for (const [flag] of instruction.flags) used.push({ feature: `${instruction.keyword} --${flag}`, line: instruction.line });
+      for (const [flag] of instruction.flags)
+        used.push({ feature: `${instruction.keyword} --${flag}`, line: instruction.line });
     }
     if (stage.name !== null) used.push({ feature: 'FROM AS', line: stage.from.line });
   }
@@ -78,10 +80,16 @@ function featuresOf(dockerfile: Dockerfile): { feature: string; line: number }[]
 function refusals(text: string): string[] {
   return featuresOf(parseDockerfile(text)).flatMap(({ feature, line }) => {
     const accepted = ACCEPTED[feature];
-    if (!accepted) return [`line ${line}: ${feature} is not in the table: add it with the version of each builder that accepts it, and its source`];
+    if (!accepted)
+      return [
+        `line ${line}: ${feature} is not in the table: add it with the version of each builder that accepts it, and its source`,
+      ];
     return (Object.keys(TARGETS) as Builder[])
       .filter((builder) => accepted[builder] === null || newer(accepted[builder], TARGETS[builder]))
-      .map((builder) => `line ${line}: ${feature} needs ${builder} ${accepted[builder] ?? '(none of the targets)'}; the image must build on ${builder} ${TARGETS[builder]}`);
+      .map(
+        (builder) =>
+          `line ${line}: ${feature} needs ${builder} ${accepted[builder] ?? '(none of the targets)'}; the image must build on ${builder} ${TARGETS[builder]}`,
+      );
   });
 }
 
@@ -115,12 +123,26 @@ describe('the Dockerfile', () => {
     expect(argsOf(runtime, 'USER')).toEqual(['node']);
     const [healthcheck] = runtime.instructions.filter((i) => i.keyword === 'HEALTHCHECK');
     expect(healthcheck!.args).toBe('CMD ["node", "dist/water-sandbox-healthcheck.js"]');
-    expect(Object.fromEntries(healthcheck!.flags)).toEqual({ interval: '10s', timeout: '3s', 'start-period': '10s', retries: '3' });
+    expect(Object.fromEntries(healthcheck!.flags)).toEqual({
+      interval: '10s',
+      timeout: '3s',
+      'start-period': '10s',
+      retries: '3',
+    });
     const startFlags = pkg.scripts.start.split(' ').filter((w) => w.startsWith('--'));
-    expect(argsOf(runtime, 'CMD')).toEqual([JSON.stringify(['node', ...startFlags, 'dist/water-sandbox.js']).replace(/","/g, '", "')]);
-    expect(pairsOf(argsOf(runtime, 'ENV').join(' '))).toMatchObject({ DATA_DIR: '/data', HOST: '0.0.0.0', PORT: '8080' });
+    expect(argsOf(runtime, 'CMD')).toEqual([
+      JSON.stringify(['node', ...startFlags, 'dist/water-sandbox.js']).replace(/","/g, '", "'),
+    ]);
+    expect(pairsOf(argsOf(runtime, 'ENV').join(' '))).toMatchObject({
+      DATA_DIR: '/data',
+      HOST: '0.0.0.0',
+      PORT: '8080',
+    });
     // The runtime stage gets the bundles, not node_modules (test/contracts/image.test.ts starts it).
-    const instructions = text.split('\n').filter((line) => !line.startsWith('#')).join('\n');
+    const instructions = text
+      .split('\n')
+      .filter((line) => !line.startsWith('#'))
+      .join('\n');
     expect(instructions).not.toMatch(/node_modules|--omit=dev/);
   });
 

@@ -7,7 +7,8 @@ import { DEMO_API_KEY, OTHER_API_KEY } from '../helpers/demo.js';
 
 async function dirWith(files: Record<string, unknown>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'fixtures-'));
-  for (const [name, content] of Object.entries(files)) await writeFile(join(dir, name), typeof content === 'string' ? content : JSON.stringify(content));
+  for (const [name, content] of Object.entries(files))
+    await writeFile(join(dir, name), typeof content === 'string' ? content : JSON.stringify(content));
   return dir;
 }
 
@@ -34,17 +35,27 @@ describe('the shipped fixtures', () => {
     const client = set.oauthClients.find((c) => c.clientId === 'demo-client')!;
     expect(client.clientSecret).toBe('demo-client-secret');
     expect(client.redirectUris).toEqual(
-      expect.arrayContaining(['https://localhost:3000/callback', 'http://localhost:3000/callback', 'http://127.0.0.1:3000/callback', 'waterapp://callback']),
+      expect.arrayContaining([
+        'https://localhost:3000/callback',
+        'http://localhost:3000/callback',
+        'http://127.0.0.1:3000/callback',
+        'waterapp://callback',
+      ]),
     );
-    expect(client.signOutUris).toEqual(expect.arrayContaining(['https://localhost:3000/signed-out', 'http://localhost:3000/signed-out']));
+    expect(client.signOutUris).toEqual(
+      expect.arrayContaining(['https://localhost:3000/signed-out', 'http://localhost:3000/signed-out']),
+    );
   });
 
   it('put the demo locations in time zones that observe daylight saving time', async () => {
     const set = await loadFixtures('fixtures');
     const demo = set.accounts.find((a) => a.apiKeys.includes(DEMO_API_KEY))!;
     const offsetName = (zone: string, iso: string): string =>
-      new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'shortOffset' }).formatToParts(new Date(iso)).find((p) => p.type === 'timeZoneName')!.value;
-    for (const { timeZone } of demo.locations) expect(offsetName(timeZone, '2026-01-15T12:00:00Z')).not.toBe(offsetName(timeZone, '2026-07-15T12:00:00Z'));
+      new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'shortOffset' })
+        .formatToParts(new Date(iso))
+        .find((p) => p.type === 'timeZoneName')!.value;
+    for (const { timeZone } of demo.locations)
+      expect(offsetName(timeZone, '2026-01-15T12:00:00Z')).not.toBe(offsetName(timeZone, '2026-07-15T12:00:00Z'));
   });
 });
 
@@ -57,11 +68,18 @@ describe('a broken fixtures folder', () => {
     profile: { householdSize: 2 },
     devices: [{ deviceId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', type: 'monitor' }],
   };
-  const account = { accountId: '5f0c8c3a-3f4e-4c1e-8b0a-6f7d2e9c1b23', name: 'A', apiKeys: ['k'.repeat(44)], locations: [location] };
+  const account = {
+    accountId: '5f0c8c3a-3f4e-4c1e-8b0a-6f7d2e9c1b23',
+    name: 'A',
+    apiKeys: ['k'.repeat(44)],
+    locations: [location],
+  };
 
   it('names the file and the path of each problem', async () => {
     const dir = await dirWith({
-      'broken.json': { accounts: [{ ...account, locations: [{ ...location, timeZone: 'Mars/Olympus', devices: [] }] }] },
+      'broken.json': {
+        accounts: [{ ...account, locations: [{ ...location, timeZone: 'Mars/Olympus', devices: [] }] }],
+      },
     });
     const problems = await problemsOf(dir);
     expect(problems).toEqual([
@@ -77,7 +95,9 @@ describe('a broken fixtures folder', () => {
   });
 
   it('refuses unknown keys, short API keys and ids that are not UUIDs', async () => {
-    const dir = await dirWith({ 'a.json': { accounts: [{ ...account, accountId: 'acc-1', apiKeys: ['short'], colour: 'blue' }] } });
+    const dir = await dirWith({
+      'a.json': { accounts: [{ ...account, accountId: 'acc-1', apiKeys: ['short'], colour: 'blue' }] },
+    });
     const problems = (await problemsOf(dir)).join('\n');
     expect(problems).toContain('accounts[0].accountId: must be a UUID');
     expect(problems).toContain('accounts[0].apiKeys[0]: must be 40 to 128 URL-safe characters');
@@ -87,7 +107,12 @@ describe('a broken fixtures folder', () => {
   it('refuses ids and keys that repeat across files', async () => {
     const dir = await dirWith({ 'a.json': { accounts: [account] }, 'b.json': { accounts: [account] } });
     const problems = await problemsOf(dir);
-    expect(problems).toEqual(expect.arrayContaining([`accountId "${account.accountId}" appears more than once`, `API key "${account.apiKeys[0]!}" appears more than once`]));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        `accountId "${account.accountId}" appears more than once`,
+        `API key "${account.apiKeys[0]!}" appears more than once`,
+      ]),
+    );
   });
 
   it('refuses an empty folder', async () => {

@@ -35,7 +35,11 @@ async function filesUnder(path: string): Promise<{ files: string[]; bytes: numbe
 }
 
 /** Resolves with the first match of `pattern` in what `stream` prints, or rejects when the process exits first. */
-function waitForOutput(child: ReturnType<typeof spawn>, pattern: RegExp, seen: { text: string }): Promise<RegExpExecArray> {
+function waitForOutput(
+  child: ReturnType<typeof spawn>,
+  pattern: RegExp,
+  seen: { text: string },
+): Promise<RegExpExecArray> {
   return new Promise((resolvePromise, reject) => {
     const check = (): void => {
       const match = pattern.exec(seen.text);
@@ -46,7 +50,8 @@ function waitForOutput(child: ReturnType<typeof spawn>, pattern: RegExp, seen: {
         resolvePromise(match);
       }
     };
-    const onExit = (code: number | null): void => reject(new Error(`the server exited (${String(code)}) before ${String(pattern)}:\n${seen.text}`));
+    const onExit = (code: number | null): void =>
+      reject(new Error(`the server exited (${String(code)}) before ${String(pattern)}:\n${seen.text}`));
     child.stdout?.on('data', check);
     child.stderr?.on('data', check);
     child.once('exit', onExit);
@@ -94,7 +99,8 @@ describe('the image', () => {
       const target = join(root, posix.resolve(workdir, destination));
       for (const source of words) {
         if (from !== null && from !== 'build') throw new Error(`COPY ${args}: from an unknown stage`);
-        const path = from === 'build' ? join(built, posix.relative('/app', posix.resolve('/app', source))) : resolve(source);
+        const path =
+          from === 'build' ? join(built, posix.relative('/app', posix.resolve('/app', source))) : resolve(source);
         if (!existsSync(path)) throw new Error(`COPY ${args}: ${source} is not made by the build`);
         const into = destination.endsWith('/') || words.length > 1 ? join(target, basename(path)) : target;
         await mkdir(dirname(into), { recursive: true });
@@ -125,7 +131,12 @@ describe('the image', () => {
       if (dirname(dir) === dir) break;
     }
     // The image's ENV, its absolute paths inside the image; a free port instead of 8080.
-    const imageEnv = Object.fromEntries(Object.entries(pairsOf(argsOf(runtime, 'ENV').join(' '))).map(([k, v]) => [k, v.startsWith('/') ? join(root, v) : v]));
+    const imageEnv = Object.fromEntries(
+      Object.entries(pairsOf(argsOf(runtime, 'ENV').join(' '))).map(([k, v]) => [
+        k,
+        v.startsWith('/') ? join(root, v) : v,
+      ]),
+    );
     const env = { PATH: process.env['PATH'] ?? '', HOME: app, ...imageEnv, PORT: '0', HOST: '127.0.0.1' };
     const cmd = JSON.parse(argsOf(runtime, 'CMD').at(-1)!) as string[];
     expect(cmd[0]).toBe('node');
@@ -143,7 +154,9 @@ describe('the image', () => {
       expect(await (await fetch(`${url}/healthz`)).json()).toMatchObject({ status: 'ok', store: 'lowdb' });
 
       // Read beside the bundle: package.json (the version), the fixtures, the dashboard's and the API reference's files.
-      expect(((await (await fetch(`${url}/healthz`)).json()) as { version: string }).version).toBe((JSON.parse(await readFile('package.json', 'utf8')) as { version: string }).version);
+      expect(((await (await fetch(`${url}/healthz`)).json()) as { version: string }).version).toBe(
+        (JSON.parse(await readFile('package.json', 'utf8')) as { version: string }).version,
+      );
       expect((await fetch(`${url}/v1/locations`, { headers: bearer(DEMO_API_KEY) })).status).toBe(200);
       const docs = await (await fetch(`${url}/docs`)).text();
       for (const asset of [...docs.matchAll(/(?:src|href)="(\/docs\/assets\/[^"]+)"/g)].map((m) => m[1]!)) {
@@ -152,7 +165,8 @@ describe('the image', () => {
       const { page } = await signInToDashboard(url);
       const dashboardAssets = [...page.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!);
       expect(dashboardAssets).toHaveLength(2);
-      for (const asset of dashboardAssets) expect([asset, (await fetch(`${url}${asset}`)).status]).toEqual([asset, 200]);
+      for (const asset of dashboardAssets)
+        expect([asset, (await fetch(`${url}${asset}`)).status]).toEqual([asset, 200]);
 
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

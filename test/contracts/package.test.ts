@@ -26,15 +26,22 @@ let app: string;
 /** npm and node with nothing of this process's environment (jest's NODE_OPTIONS), an empty npm cache. */
 let env: Record<string, string>;
 
-const npx = (args: string[]): Promise<{ stdout: string; stderr: string }> => run('npx', ['--offline', ...args], { cwd: app, env });
+const npx = (args: string[]): Promise<{ stdout: string; stderr: string }> =>
+  run('npx', ['--offline', ...args], { cwd: app, env });
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'water-sandbox-pack-'));
   const stage = join(work, 'package');
   app = join(work, 'app');
-  env = { PATH: process.env['PATH'] ?? '', HOME: work, npm_config_cache: join(work, 'empty-cache'), npm_config_update_notifier: 'false' };
+  env = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: work,
+    npm_config_cache: join(work, 'empty-cache'),
+    npm_config_update_notifier: 'false',
+  };
   await mkdir(stage);
-  for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'fixtures', 'scenarios', 'docs', 'examples']) await cp(file, join(stage, file), { recursive: true });
+  for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'fixtures', 'scenarios', 'docs', 'examples'])
+    await cp(file, join(stage, file), { recursive: true });
   const dist = join(stage, 'dist');
   await buildServerFiles({ main: 'src/main.ts', healthcheck: 'src/healthcheck.ts' }, dist);
   await buildDashboardAssets({ outDir: join(dist, 'dashboard-assets') });
@@ -44,7 +51,11 @@ beforeAll(async () => {
 
   await mkdir(app);
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'partner-app', private: true, type: 'module' }));
-  await run('npm', ['install', '--save-dev', '--offline', '--no-audit', '--no-fund', join(work, `${pkg.name}-${pkg.version}.tgz`)], { cwd: app, env });
+  await run(
+    'npm',
+    ['install', '--save-dev', '--offline', '--no-audit', '--no-fund', join(work, `${pkg.name}-${pkg.version}.tgz`)],
+    { cwd: app, env },
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -54,23 +65,56 @@ afterAll(async () => {
 describe('the npm package', () => {
   it('holds the bundles, the entry points, their declarations and the data, and no source or dependency to fetch', async () => {
     const { stdout } = await run('tar', ['tzf', join(work, `${pkg.name}-${pkg.version}.tgz`)]);
-    const files = stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
-    for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'dist/water-sandbox.js', 'dist/package/client.js', 'dist/package/testcontainers.js', 'dist/package/types/client/index.d.ts', 'dist/package/types/client/types.d.ts', 'dist/package/types/testcontainers/index.d.ts', 'dist/docs-assets/swagger-ui-bundle.js', 'fixtures/default.json', 'scenarios/away-leak.json']) {
+    const files = stdout
+      .trim()
+      .split('\n')
+      .map((f) => f.replace(/^package\//, ''));
+    for (const file of [
+      'package.json',
+      'README.md',
+      'CHANGELOG.md',
+      'dist/water-sandbox.js',
+      'dist/package/client.js',
+      'dist/package/testcontainers.js',
+      'dist/package/types/client/index.d.ts',
+      'dist/package/types/client/types.d.ts',
+      'dist/package/types/testcontainers/index.d.ts',
+      'dist/docs-assets/swagger-ui-bundle.js',
+      'fixtures/default.json',
+      'scenarios/away-leak.json',
+    ]) {
       expect(files).toContain(file);
     }
     // Sources only as documentation: the example of docs/ci.md.
-    expect(files.filter((f) => /^(src|test|bench|mutation)\/|node_modules|\.ts$/.test(f) && !f.endsWith('.d.ts') && !f.startsWith('examples/'))).toEqual([]);
-    const installed = JSON.parse(await readFile(join(app, 'node_modules', pkg.name, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(
+      files.filter(
+        (f) =>
+          /^(src|test|bench|mutation)\/|node_modules|\.ts$/.test(f) &&
+          !f.endsWith('.d.ts') &&
+          !f.startsWith('examples/'),
+      ),
+    ).toEqual([]);
+    const installed = JSON.parse(await readFile(join(app, 'node_modules', pkg.name, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     expect(installed['dependencies']).toBeUndefined();
     expect(installed['peerDependenciesMeta']).toEqual({ testcontainers: { optional: true } });
     // The tarball alone: nothing else was installed.
-    expect((await readdir(join(app, 'node_modules'))).filter((name) => !name.startsWith('.')).sort()).toEqual([pkg.name]);
+    expect((await readdir(join(app, 'node_modules'))).filter((name) => !name.startsWith('.')).sort()).toEqual([
+      pkg.name,
+    ]);
   });
 
   it('runs npx water-sandbox: --version, the sandbox on a free port, a client command against it', async () => {
     expect((await npx(['water-sandbox', '--version'])).stdout.trim()).toBe(pkg.version);
     // In a process group of its own: npx does not pass a signal on to the command it runs.
-    const server = spawn('npx', ['--offline', 'water-sandbox', '--port', '0', '--data-dir', ':memory:'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const server = spawn('npx', ['--offline', 'water-sandbox', '--port', '0', '--data-dir', ':memory:'], {
+      cwd: app,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     const exited = new Promise((resolveExit) => server.once('exit', resolveExit));
     let output = '';
     server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -85,7 +129,11 @@ describe('the npm package', () => {
         server.stderr.on('data', look);
         server.once('exit', (code) => reject(new Error(`the sandbox exited (${String(code)}):\n${output}`)));
       });
-      expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok', version: pkg.version, store: 'memory' });
+      expect(await (await fetch(`${url}/healthz`)).json()).toEqual({
+        status: 'ok',
+        version: pkg.version,
+        store: 'memory',
+      });
       expect((await fetch(`${url}/docs`)).status).toBe(200);
       const { stdout } = await npx(['water-sandbox', 'accounts', 'create', '--format', 'env', '--sandbox', url]);
       expect(stdout).toMatch(/^WATER_API_KEY=\S+$/m);
@@ -136,11 +184,24 @@ export async function partnerTest(): Promise<string> {
     await writeFile(
       join(app, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')] },
+        compilerOptions: {
+          strict: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(ROOT, 'node_modules', '@types')],
+        },
         files: ['sandbox.test.ts'],
       }),
     );
-    const tsc = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: app, env }).catch((error: unknown) => error as { stdout: string });
+    const tsc = await run(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+      { cwd: app, env },
+    ).catch((error: unknown) => error as { stdout: string });
     expect(tsc.stdout).toBe('');
   }, 60_000);
 });

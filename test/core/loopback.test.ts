@@ -1,4 +1,10 @@
-import { isLocalHttpHost, isLoopbackAddress, isLoopbackHost, isLoopbackName, unbracketed } from '../../src/core/loopback.js';
+import {
+  isLocalHttpHost,
+  isLoopbackAddress,
+  isLoopbackHost,
+  isLoopbackName,
+  unbracketed,
+} from '../../src/core/loopback.js';
 
 describe('isLoopbackHost: this machine, in any spelling', () => {
   it.each([
@@ -60,13 +66,19 @@ describe('isLocalHttpHost: where a partner URL may use plain http', () => {
     expect(isLocalHttpHost(host)).toBe(true);
   });
 
-  it.each(['http://LOCALHOST/', 'http://127.1/', 'http://[0:0:0:0:0:0:0:1]/'])('%s reaches one of them through the URL parser', (url) => {
-    expect(isLocalHttpHost(new URL(url).hostname)).toBe(true);
-  });
+  it.each(['http://LOCALHOST/', 'http://127.1/', 'http://[0:0:0:0:0:0:0:1]/'])(
+    '%s reaches one of them through the URL parser',
+    (url) => {
+      expect(isLocalHttpHost(new URL(url).hostname)).toBe(true);
+    },
+  );
 
-  it.each(['127.0.0.2', 'a.localhost', 'localhost.', '::1', '[::ffff:7f00:1]', 'example.com'])('%s, loopback or not, may not', (host) => {
-    expect(isLocalHttpHost(host)).toBe(false);
-  });
+  it.each(['127.0.0.2', 'a.localhost', 'localhost.', '::1', '[::ffff:7f00:1]', 'example.com'])(
+    '%s, loopback or not, may not',
+    (host) => {
+      expect(isLocalHttpHost(host)).toBe(false);
+    },
+  );
 });
 
 describe('unbracketed', () => {

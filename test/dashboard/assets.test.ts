@@ -20,7 +20,13 @@ describe('the dashboard bundle', () => {
     expect(first.skipped).toBe(false);
     expect(first.manifest.script).toMatch(/^app\.[A-Z0-9]{8}\.js$/);
     expect(first.manifest.style).toMatch(/^app\.[A-Z0-9]{8}\.css$/);
-    expect(Object.keys(first.manifest.fingerprint.inputs)).toEqual(expect.arrayContaining(['src/dashboard/client/main.ts', 'src/dashboard/page-config.ts', 'node_modules/uplot/dist/uPlot.esm.js']));
+    expect(Object.keys(first.manifest.fingerprint.inputs)).toEqual(
+      expect.arrayContaining([
+        'src/dashboard/client/main.ts',
+        'src/dashboard/page-config.ts',
+        'node_modules/uplot/dist/uPlot.esm.js',
+      ]),
+    );
     const script = readFileSync(join(outDir, first.manifest.script), 'utf8');
     expect(script).toContain(`sourceMappingURL=${first.manifest.script}.map`);
 
@@ -70,7 +76,11 @@ describe('GET /dashboard/assets/{file}', () => {
       const agent = request.agent(app);
       const form = await agent.get('/').expect(200);
       const csrf = /name="csrf_token" value="([^"]+)"/.exec(form.text)![1]!;
-      await agent.post('/dashboard/sign-in').type('form').send({ csrf_token: csrf, email: 'demo@example.com', password: 'demo-password' }).expect(303);
+      await agent
+        .post('/dashboard/sign-in')
+        .type('form')
+        .send({ csrf_token: csrf, email: 'demo@example.com', password: 'demo-password' })
+        .expect(303);
       const page = await agent.get('/').expect(503);
       expect(page.text).toContain('npm run build');
     } finally {

@@ -3,7 +3,15 @@ import request from 'supertest';
 import { DASHBOARD_CLIENT_ID } from '../../src/dashboard/access.js';
 import type { PageConfig as DashboardConfig } from '../../src/dashboard/page-config.js';
 import { buildTestApp, changeDoc, docOf, sessionsOf, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_LOCATION_ID, DEMO_LOCATIONS, DEMO_USER, OTHER_ACCOUNT_ID, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import {
+  bearer,
+  DEMO_ACCOUNT_ID,
+  DEMO_LOCATION_ID,
+  DEMO_LOCATIONS,
+  DEMO_USER,
+  OTHER_ACCOUNT_ID,
+  OTHER_LOCATION_ID,
+} from '../helpers/demo.js';
 import { loginPath, submitLogin } from '../helpers/oauth.js';
 
 type Agent = ReturnType<typeof request.agent>;
@@ -17,7 +25,13 @@ beforeEach(async () => {
 });
 
 const unescapeHtml = (text: string): string =>
-  text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&#96;/g, '`').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&#96;/g, '`')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 function csrfOf(html: string): string {
   const match = /name="csrf_token" value="([^"]+)"/.exec(html);
@@ -31,9 +45,15 @@ function configOf(html: string): DashboardConfig {
   return JSON.parse(unescapeHtml(match[1]!)) as DashboardConfig;
 }
 
-async function signIn(agent: Agent, credentials: { email: string; password: string } = DEMO_USER): Promise<request.Response> {
+async function signIn(
+  agent: Agent,
+  credentials: { email: string; password: string } = DEMO_USER,
+): Promise<request.Response> {
   const form = await agent.get('/').expect(200);
-  return agent.post('/dashboard/sign-in').type('form').send({ csrf_token: csrfOf(form.text), ...credentials });
+  return agent
+    .post('/dashboard/sign-in')
+    .type('form')
+    .send({ csrf_token: csrfOf(form.text), ...credentials });
 }
 
 /** Signs in the demo user and returns the agent and the dashboard page. */
@@ -44,7 +64,8 @@ async function openDashboard(): Promise<{ agent: Agent; page: request.Response; 
   return { agent, page, config: configOf(page.text) };
 }
 
-const namesOf = async (accountId: string): Promise<string[]> => (await docOf(t, accountId)).locations.map((l) => l.name);
+const namesOf = async (accountId: string): Promise<string[]> =>
+  (await docOf(t, accountId)).locations.map((l) => l.name);
 const dashboardTokens = async () => (await docOf(t)).accessTokens.filter((x) => x.clientId === DASHBOARD_CLIENT_ID);
 const signedInSessions = async () => Object.values(await sessionsOf(t)).filter((s) => s['userId'] !== undefined);
 
@@ -54,7 +75,13 @@ describe('GET / without a signed-in session', () => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.text).toContain('action="/dashboard/sign-in"');
     expect(res.text).toContain('name="password"');
-    for (const name of [...await namesOf(DEMO_ACCOUNT_ID), ...await namesOf(OTHER_ACCOUNT_ID), 'Demo Household', 'Other Household', DEMO_LOCATION_ID]) {
+    for (const name of [
+      ...(await namesOf(DEMO_ACCOUNT_ID)),
+      ...(await namesOf(OTHER_ACCOUNT_ID)),
+      'Demo Household',
+      'Other Household',
+      DEMO_LOCATION_ID,
+    ]) {
       expect(res.text).not.toContain(name);
     }
     expect(res.text).not.toContain('data-config');
@@ -78,7 +105,7 @@ describe('POST /dashboard/sign-in', () => {
     expect(await signedInSessions()).toEqual([]);
   });
 
-  it('without the form\'s CSRF token answers 403 and signs nobody in', async () => {
+  it("without the form's CSRF token answers 403 and signs nobody in", async () => {
     const agent = request.agent(t.app);
     await agent.get('/').expect(200);
     const res = await agent.post('/dashboard/sign-in').type('form').send(DEMO_USER).expect(403);
@@ -97,17 +124,21 @@ describe('POST /dashboard/sign-in', () => {
   });
 
   it('accepts the e-mail in another case, as the login form of the authorization host does', async () => {
-    const res = await signIn(request.agent(t.app), { email: DEMO_USER.email.toUpperCase(), password: DEMO_USER.password });
+    const res = await signIn(request.agent(t.app), {
+      email: DEMO_USER.email.toUpperCase(),
+      password: DEMO_USER.password,
+    });
     expect(res.status).toBe(303);
   });
 });
 
 describe('the signed-in dashboard', () => {
-  it('lists the account\'s locations, and only them', async () => {
+  it("lists the account's locations, and only them", async () => {
     const { page, config } = await openDashboard();
     expect(page.text).toContain('Demo Household');
     for (const name of await namesOf(DEMO_ACCOUNT_ID)) expect(page.text).toContain(name);
-    for (const name of [...await namesOf(OTHER_ACCOUNT_ID), 'Other Household', OTHER_LOCATION_ID]) expect(page.text).not.toContain(name);
+    for (const name of [...(await namesOf(OTHER_ACCOUNT_ID)), 'Other Household', OTHER_LOCATION_ID])
+      expect(page.text).not.toContain(name);
     expect(config.locations.map((l) => l.locationId)).toEqual(DEMO_LOCATIONS.map((l) => l.locationId));
     expect(config.locations.map((l) => l.timeZone)).toEqual(DEMO_LOCATIONS.map((l) => l.timeZone));
   });
@@ -115,14 +146,21 @@ describe('the signed-in dashboard', () => {
   it('embeds an access token of the signed-in account that works on /v1 and /sandbox', async () => {
     const { config } = await openDashboard();
     const locations = await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(200);
-    expect(locations.body.locations.map((l: { locationId: string }) => l.locationId)).toEqual(DEMO_LOCATIONS.map((l) => l.locationId));
+    expect(locations.body.locations.map((l: { locationId: string }) => l.locationId)).toEqual(
+      DEMO_LOCATIONS.map((l) => l.locationId),
+    );
     await request(t.app).get(`/v1/locations/${OTHER_LOCATION_ID}`).set(bearer(config.accessToken)).expect(404);
     await request(t.app).get('/sandbox/clock').set(bearer(config.accessToken)).expect(200);
 
     const doc = await docOf(t);
     const demoUserId = doc.users.find((u) => u.email === DEMO_USER.email)!.userId;
     const record = doc.accessTokens.find((x) => x.accessToken === config.accessToken);
-    expect(record).toMatchObject({ clientId: DASHBOARD_CLIENT_ID, accountId: DEMO_ACCOUNT_ID, userId: demoUserId, revokedAt: null });
+    expect(record).toMatchObject({
+      clientId: DASHBOARD_CLIENT_ID,
+      accountId: DEMO_ACCOUNT_ID,
+      userId: demoUserId,
+      revokedAt: null,
+    });
     const expected = new Date(t.clock.now().getTime() + t.deps.config.accessTokenTtlSeconds * 1000).toISOString();
     expect(record?.expiresAt).toBe(expected);
     expect(config.tokenExpiresAt).toBe(expected);
@@ -134,12 +172,20 @@ describe('the signed-in dashboard', () => {
     expect(configOf((await agent.get('/')).text).accessToken).toBe(config.accessToken);
     expect(await dashboardTokens()).toHaveLength(1);
 
-    await request(t.app).post('/sandbox/clock').set(bearer(config.accessToken)).send({ advanceSeconds: ttl * 0.6 }).expect(200);
+    await request(t.app)
+      .post('/sandbox/clock')
+      .set(bearer(config.accessToken))
+      .send({ advanceSeconds: ttl * 0.6 })
+      .expect(200);
     const fresh = configOf((await agent.get('/')).text);
     expect(fresh.accessToken).not.toBe(config.accessToken);
     await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(200);
 
-    await request(t.app).post('/sandbox/clock').set(bearer(fresh.accessToken)).send({ advanceSeconds: ttl * 0.4 }).expect(200);
+    await request(t.app)
+      .post('/sandbox/clock')
+      .set(bearer(fresh.accessToken))
+      .send({ advanceSeconds: ttl * 0.4 })
+      .expect(200);
     const refused = await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(403);
     expect(refused.body.error).toBe('token_expired');
     await request(t.app).get('/v1/locations').set(bearer(fresh.accessToken)).expect(200);
@@ -158,7 +204,7 @@ describe('the signed-in dashboard', () => {
     expect(config.locations[0]!.name).toBe(HOSTILE);
   });
 
-  it('runs no inline script or style: its CSP allows only its own origin\'s assets, and it is never cached', async () => {
+  it("runs no inline script or style: its CSP allows only its own origin's assets, and it is never cached", async () => {
     const { page } = await openDashboard();
     const csp = page.headers['content-security-policy'] as string;
     expect(csp).toContain("default-src 'none'");
@@ -187,9 +233,13 @@ describe('the signed-in dashboard', () => {
 });
 
 describe('POST /dashboard/sign-out', () => {
-  it('ends the session and revokes the page\'s token', async () => {
+  it("ends the session and revokes the page's token", async () => {
     const { agent, page, config } = await openDashboard();
-    const res = await agent.post('/dashboard/sign-out').type('form').send({ csrf_token: csrfOf(page.text) }).expect(303);
+    const res = await agent
+      .post('/dashboard/sign-out')
+      .type('form')
+      .send({ csrf_token: csrfOf(page.text) })
+      .expect(303);
     expect(res.headers['location']).toBe('/');
     expect((await agent.get('/')).text).toContain('name="password"');
     const refused = await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(403);
@@ -197,7 +247,7 @@ describe('POST /dashboard/sign-out', () => {
     expect(await signedInSessions()).toEqual([]);
   });
 
-  it('without the page\'s CSRF token answers 403 and keeps the session', async () => {
+  it("without the page's CSRF token answers 403 and keeps the session", async () => {
     const { agent } = await openDashboard();
     await agent.post('/dashboard/sign-out').type('form').send({}).expect(403);
     expect((await agent.get('/')).text).toContain('id="dashboard"');

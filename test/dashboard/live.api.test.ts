@@ -59,7 +59,11 @@ class Stream {
 
   static open(cookie?: string, baseUrl = server.baseUrl): Promise<Stream> {
     return new Promise((resolve, reject) => {
-      get(`${baseUrl}${DASHBOARD_PATHS.events}`, { headers: { accept: 'text/event-stream', ...(cookie ? { cookie } : {}) } }, (res) => resolve(new Stream(res))).on('error', reject);
+      get(
+        `${baseUrl}${DASHBOARD_PATHS.events}`,
+        { headers: { accept: 'text/event-stream', ...(cookie ? { cookie } : {}) } },
+        (res) => resolve(new Stream(res)),
+      ).on('error', reject);
     });
   }
 
@@ -68,9 +72,15 @@ class Stream {
   }
 
   /** Resolves with the first message (from the start of the stream) that matches. */
-  async next<T extends LiveMessage['type']>(type: T, matches: (m: Extract<LiveMessage, { type: T }>) => boolean = () => true): Promise<Extract<LiveMessage, { type: T }>> {
+  async next<T extends LiveMessage['type']>(
+    type: T,
+    matches: (m: Extract<LiveMessage, { type: T }>) => boolean = () => true,
+  ): Promise<Extract<LiveMessage, { type: T }>> {
     for (;;) {
-      const found = this.messages.find((m): m is Extract<LiveMessage, { type: T }> => m.type === type && matches(m as Extract<LiveMessage, { type: T }>));
+      const found = this.messages.find(
+        (m): m is Extract<LiveMessage, { type: T }> =>
+          m.type === type && matches(m as Extract<LiveMessage, { type: T }>),
+      );
       if (found) return found;
       if (this.closed) throw new Error(`the stream closed before a ${type} message`);
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
@@ -90,7 +100,7 @@ class Stream {
 }
 
 describe('GET /dashboard/events', () => {
-  it('streams the account\'s events to the signed-in browser as server-sent events', async () => {
+  it("streams the account's events to the signed-in browser as server-sent events", async () => {
     const { cookie } = await signIn();
     const stream = await Stream.open(cookie);
     expect(stream.response.statusCode).toBe(200);
@@ -100,10 +110,19 @@ describe('GET /dashboard/events', () => {
 
     await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 60 }).expect(200);
     expect(await stream.next('clock')).toMatchObject({ offsetSeconds: 60, frozen: false });
-    await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).send({ homeAway: 'away' }).expect(200);
+    await request(t.app)
+      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ homeAway: 'away' })
+      .expect(200);
     expect(await stream.next('location')).toEqual({ type: 'location', locationId: DEMO_LOCATION_ID, homeAway: 'away' });
     await request(t.app).get('/v1/locations/nope').set(bearer(DEMO_API_KEY)).expect(404);
-    expect(await stream.next('request', (m) => m.status === 404)).toEqual({ type: 'request', method: 'GET', path: '/v1/locations/nope', status: 404 });
+    expect(await stream.next('request', (m) => m.status === 404)).toEqual({
+      type: 'request',
+      method: 'GET',
+      path: '/v1/locations/nope',
+      status: 404,
+    });
     stream.close();
   });
 
@@ -111,11 +130,23 @@ describe('GET /dashboard/events', () => {
     const { cookie } = await signIn();
     const stream = await Stream.open(cookie);
     await stream.next('hello');
-    const created = await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: 'http://127.0.0.1:9/hooks' }).expect(200);
+    const created = await request(t.app)
+      .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ endpoint: 'http://127.0.0.1:9/hooks' })
+      .expect(200);
     const subscriptionId = (created.body as { subscriptionId: string }).subscriptionId;
-    expect(await stream.next('subscription')).toEqual({ type: 'subscription', subscriptionId, locationId: DEMO_LOCATION_ID, status: 'pending' });
+    expect(await stream.next('subscription')).toEqual({
+      type: 'subscription',
+      subscriptionId,
+      locationId: DEMO_LOCATION_ID,
+      status: 'pending',
+    });
     const token = (await docOf(t)).confirmationTokens.find((c) => c.subscriptionId === subscriptionId)!.token;
-    await request(t.app).get(`/v1/subscriptions/${subscriptionId}/confirm?confirmationToken=${token}`).set(bearer(DEMO_API_KEY)).expect(200);
+    await request(t.app)
+      .get(`/v1/subscriptions/${subscriptionId}/confirm?confirmationToken=${token}`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
     await stream.next('subscription', (m) => m.status === 'confirmed');
     await request(t.app).delete(`/v1/subscriptions/${subscriptionId}`).set(bearer(DEMO_API_KEY)).expect(200);
     await stream.next('subscription', (m) => m.status === 'deleted');
@@ -129,7 +160,9 @@ describe('GET /dashboard/events', () => {
     await request(t.app).post('/sandbox/clock').set(bearer(OTHER_API_KEY)).send({ advanceSeconds: 60 }).expect(200);
     await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 120 }).expect(200);
     await stream.next('clock');
-    expect(stream.messages.filter((m) => m.type === 'clock')).toEqual([expect.objectContaining({ offsetSeconds: 120 })]);
+    expect(stream.messages.filter((m) => m.type === 'clock')).toEqual([
+      expect.objectContaining({ offsetSeconds: 120 }),
+    ]);
     stream.close();
   });
 
@@ -139,7 +172,7 @@ describe('GET /dashboard/events', () => {
     await stream.until(() => stream.closed);
   });
 
-  it('unsubscribes from the account\'s channel when the browser goes away', async () => {
+  it("unsubscribes from the account's channel when the browser goes away", async () => {
     const { cookie, config } = await signIn();
     const accountId = (await docOf(t)).account.accountId;
     const stream = await Stream.open(cookie);
@@ -155,7 +188,9 @@ describe('GET /dashboard/events', () => {
   });
 
   /** The dashboard's routes alone, on a registry of streams with other limits. */
-  async function dashboardWith(limits: Partial<LiveStreams['limits']>): Promise<{ streams: LiveStreams; baseUrl: string; close: () => Promise<void> }> {
+  async function dashboardWith(
+    limits: Partial<LiveStreams['limits']>,
+  ): Promise<{ streams: LiveStreams; baseUrl: string; close: () => Promise<void> }> {
     const streams = new LiveStreams({ store: t.store }, { ...t.deps.liveStreams.limits, ...limits });
     const listening = await listen(express().use(dashboardRouter({ ...t.deps, liveStreams: streams })));
     return {
@@ -191,7 +226,12 @@ describe('GET /dashboard/events', () => {
       await stream.until(() => stream.comments >= 2);
       const page = await (await fetch(`${server.baseUrl}/`, { headers: { cookie } })).text();
       const csrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(page)![1]!);
-      await fetch(`${server.baseUrl}/dashboard/sign-out`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf_token: csrf }) });
+      await fetch(`${server.baseUrl}/dashboard/sign-out`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf_token: csrf }),
+      });
       await stream.next('signed-out');
       await stream.until(() => stream.closed);
       expect(stream.closed).toBe(true);
@@ -213,12 +253,21 @@ describe('GET /dashboard/events', () => {
 
 describe('POST /dashboard/token', () => {
   const renew = (cookie: string | undefined, csrf: string | undefined): Promise<Response> =>
-    fetch(`${server.baseUrl}${DASHBOARD_PATHS.token}`, { method: 'POST', headers: { ...(cookie ? { cookie } : {}), ...(csrf ? { 'x-csrf-token': csrf } : {}) } });
+    fetch(`${server.baseUrl}${DASHBOARD_PATHS.token}`, {
+      method: 'POST',
+      headers: { ...(cookie ? { cookie } : {}), ...(csrf ? { 'x-csrf-token': csrf } : {}) },
+    });
 
   it('gives the page a working token again after the clock moved past its expiry', async () => {
     const { cookie, config } = await signIn();
-    await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 2 * 86400 }).expect(200);
-    expect((await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(403)).body.error).toBe('token_expired');
+    await request(t.app)
+      .post('/sandbox/clock')
+      .set(bearer(DEMO_API_KEY))
+      .send({ advanceSeconds: 2 * 86400 })
+      .expect(200);
+    expect((await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(403)).body.error).toBe(
+      'token_expired',
+    );
     const res = await renew(cookie, config.csrfToken);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -226,17 +275,24 @@ describe('POST /dashboard/token', () => {
     expect(fresh.accessToken).not.toBe(config.accessToken);
     await request(t.app).get('/v1/locations').set(bearer(fresh.accessToken)).expect(200);
     // Renewed again while fresh: the same token, not a new one per call.
-    expect(((await (await renew(cookie, config.csrfToken)).json()) as { accessToken: string }).accessToken).toBe(fresh.accessToken);
+    expect(((await (await renew(cookie, config.csrfToken)).json()) as { accessToken: string }).accessToken).toBe(
+      fresh.accessToken,
+    );
   });
 
-  it('refuses a signed-in request without the page\'s CSRF token (403) and a browser that is not signed in (401)', async () => {
+  it("refuses a signed-in request without the page's CSRF token (403) and a browser that is not signed in (401)", async () => {
     const { cookie, config } = await signIn();
     expect((await renew(cookie, undefined)).status).toBe(403);
     expect((await renew(cookie, 'not-the-token')).status).toBe(403);
     expect((await renew(undefined, config.csrfToken)).status).toBe(401);
     const page = await (await fetch(`${server.baseUrl}/`, { headers: { cookie } })).text();
     const csrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(page)![1]!);
-    await fetch(`${server.baseUrl}/dashboard/sign-out`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf_token: csrf }) });
+    await fetch(`${server.baseUrl}/dashboard/sign-out`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf_token: csrf }),
+    });
     const anonymous = await fetch(`${server.baseUrl}/`);
     const anonymousCookie = anonymous.headers.get('set-cookie')!.split(';')[0]!;
     const anonymousCsrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(await anonymous.text())![1]!);
@@ -248,9 +304,13 @@ describe('POST /dashboard/token', () => {
 
 describe('the demo receiver', () => {
   it('answers GET and POST with JSON, 200 or the status its URL asks for', async () => {
-    expect((await request(t.app).post(DASHBOARD_PATHS.demoReceiver).send({ any: 'thing' }).expect(200)).body).toEqual({ received: true });
+    expect((await request(t.app).post(DASHBOARD_PATHS.demoReceiver).send({ any: 'thing' }).expect(200)).body).toEqual({
+      received: true,
+    });
     await request(t.app).get(DASHBOARD_PATHS.demoReceiver).expect(200).expect('Content-Type', /json/);
-    expect((await request(t.app).post(`${DASHBOARD_PATHS.demoReceiver}?status=503`).send({}).expect(503)).body.error).toBe('demo_failure');
+    expect(
+      (await request(t.app).post(`${DASHBOARD_PATHS.demoReceiver}?status=503`).send({}).expect(503)).body.error,
+    ).toBe('demo_failure');
     await request(t.app).post(`${DASHBOARD_PATHS.demoReceiver}?status=99`).send({}).expect(400);
     await request(t.app).delete(DASHBOARD_PATHS.demoReceiver).expect(405);
   });

@@ -24,9 +24,19 @@ interface LocaleCase {
  * C.UTF-8 (most CI images and containers): reproduced here the way it happens, through LANG.
  */
 const CASES: LocaleCase[] = [
-  { name: 'en-US@posix (LANG=C.UTF-8)', browser: { locale: null, env: { LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' } }, reported: ['en-US@posix'], expected: 'en-US' },
+  {
+    name: 'en-US@posix (LANG=C.UTF-8)',
+    browser: { locale: null, env: { LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' } },
+    reported: ['en-US@posix'],
+    expected: 'en-US',
+  },
   { name: 'C (--lang=C)', browser: { locale: null, args: ['--lang=C'] }, reported: ['C'], expected: 'en-US' },
-  { name: 'an empty language list', browser: { locale: null, languages: { languages: [], language: '' } }, reported: [], expected: 'en-US' },
+  {
+    name: 'an empty language list',
+    browser: { locale: null, languages: { languages: [], language: '' } },
+    reported: [],
+    expected: 'en-US',
+  },
   { name: 'de-DE', browser: { locale: 'de-DE' }, reported: ['de-DE'], expected: 'de-DE' },
   { name: 'ja-JP', browser: { locale: 'ja-JP' }, reported: ['ja-JP'], expected: 'ja-JP' },
 ];
@@ -65,7 +75,11 @@ describe.each(CASES)('the dashboard in a browser reporting $name', ({ browser: b
         void dialog.dismiss();
       });
       // A subscription (its confirmation is a delivery) and a journal entry to show.
-      await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: receiver.url() }).expect(200);
+      await request(t.app)
+        .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+        .set(bearer(DEMO_API_KEY))
+        .send({ endpoint: receiver.url() })
+        .expect(200);
       await receiver.waitFor(1);
       await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
 
@@ -89,7 +103,11 @@ describe.each(CASES)('the dashboard in a browser reporting $name', ({ browser: b
       expect(zoneName).toMatch(/^(EDT|GMT-4|UTC-4)$/);
       // The location's local time follows once the clock has loaded.
       await page.locator('#location-zone', { hasText: zoneName }).waitFor();
-      for (const text of [await page.textContent('#clock-now'), await delivery.textContent(), await journalRow.textContent()]) {
+      for (const text of [
+        await page.textContent('#clock-now'),
+        await delivery.textContent(),
+        await journalRow.textContent(),
+      ]) {
         expect(text).toContain(zoneName);
       }
       expect(await page.textContent('#clock-now')).toContain(month);
@@ -111,7 +129,9 @@ describe.each(CASES)('the dashboard in a browser reporting $name', ({ browser: b
 
       // The clock buttons move the account's clock.
       await page.click('button[data-advance="3600"]');
-      await page.locator(`#clock-now[data-now="${new Date(TEST_START.getTime() + 3_600_000).toISOString()}"]`).waitFor();
+      await page
+        .locator(`#clock-now[data-now="${new Date(TEST_START.getTime() + 3_600_000).toISOString()}"]`)
+        .waitFor();
 
       // Reset asks first (the page's own dialog); cancelled, nothing happens.
       await page.click('#reset');
@@ -127,7 +147,12 @@ describe.each(CASES)('the dashboard in a browser reporting $name', ({ browser: b
 });
 
 /** The zone's name and the month's short name as Intl in the same browser writes them in `locale`. */
-async function zoneAndMonth(page: Page, locale: string, timeZone: string, at: Date): Promise<{ zoneName: string; month: string }> {
+async function zoneAndMonth(
+  page: Page,
+  locale: string,
+  timeZone: string,
+  at: Date,
+): Promise<{ zoneName: string; month: string }> {
   return page.evaluate<{ zoneName: string; month: string }>(`(() => {
     const at = new Date(${at.getTime()});
     const zoneName = new Intl.DateTimeFormat(${JSON.stringify(locale)}, { timeZone: ${JSON.stringify(timeZone)}, timeZoneName: 'short' }).formatToParts(at).find((p) => p.type === 'timeZoneName').value;

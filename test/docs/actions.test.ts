@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 
-import { actionFolder, freePort, isRunning, jobOf, runWorkflowSteps, trackedProcesses, type WorkflowRun } from './workflow.js';
+import {
+  actionFolder,
+  freePort,
+  isRunning,
+  jobOf,
+  runWorkflowSteps,
+  trackedProcesses,
+  type WorkflowRun,
+} from './workflow.js';
 
 /**
  * The two actions of this repository (action.yml, readiness/action.yml) in jobs of their own,
@@ -14,11 +22,15 @@ const READINESS = 'your-org/water-sandbox/readiness@v0.3.0';
 /** Runs a job written as YAML steps, against a fresh folder of the actions whose sandbox takes a free port. */
 async function job(steps: string, options: { port?: number } = {}): Promise<WorkflowRun & { port: number }> {
   const port = options.port ?? (await freePort());
-  const run = await runWorkflowSteps(jobOf(`jobs:\n  test:\n    steps:\n${steps.replace(/^/gm, '      ')}`, 'the test'), { actions: actionFolder({ port }) });
+  const run = await runWorkflowSteps(
+    jobOf(`jobs:\n  test:\n    steps:\n${steps.replace(/^/gm, '      ')}`, 'the test'),
+    { actions: actionFolder({ port }) },
+  );
   return { ...run, port };
 }
 
-const statusOf = (run: WorkflowRun): Record<string, number | null> => Object.fromEntries(run.steps.map((s) => [s.step, s.status]));
+const statusOf = (run: WorkflowRun): Record<string, number | null> =>
+  Object.fromEntries(run.steps.map((s) => [s.step, s.status]));
 
 describe(`uses: ${SANDBOX}`, () => {
   it('takes its inputs: the locations, the seed, and settings (comments and blank lines left out, ADMIN_TOKEN used for the account); later steps get the account and the command', async () => {
@@ -41,7 +53,12 @@ describe(`uses: ${SANDBOX}`, () => {
     node -e 'fetch(process.env.SANDBOX_URL + "/sandbox/admin/accounts", { headers: { authorization: "Bearer ci-admin-token" } }).then(async (r) => console.log("admin:", r.status, (await r.json()).accounts.length))'
     node -e 'fetch(process.env.SANDBOX_URL + "/sandbox/admin/accounts").then((r) => console.log("without the token:", r.status))'
 `);
-    expect(statusOf(run)).toEqual({ [`${SANDBOX}/Build the sandbox`]: 0, [`${SANDBOX}/Start the sandbox`]: 0, [`${SANDBOX}/A fresh account`]: 0, later: 0 });
+    expect(statusOf(run)).toEqual({
+      [`${SANDBOX}/Build the sandbox`]: 0,
+      [`${SANDBOX}/Start the sandbox`]: 0,
+      [`${SANDBOX}/A fresh account`]: 0,
+      later: 0,
+    });
     const later = run.steps.at(-1)!.output;
     expect(later).toMatch(/^ids: [\w-]+ [\w-]+ [\w-]+$/m);
     expect(later).toMatch(/^clock: \d{4}-\d\d-\d\dT/m);
@@ -65,8 +82,12 @@ describe(`uses: ${SANDBOX}`, () => {
     expect(run.failed).toBe(false);
     const pid = run.steps.find((s) => s.step === 'its pid')!.output.trim();
     const stop = run.steps.find((s) => s.step === `${SANDBOX}/Stop the sandbox`)!;
-    expect(stop.output).toContain(`water-sandbox: stopped (pid ${pid})\n::group::The sandbox's log (last 200 lines of `);
-    expect(stop.output).toMatch(/^water-sandbox is running at http:\/\/localhost:\d+ \(public URL http:\/\/127\.0\.0\.1:\d+\)$/m);
+    expect(stop.output).toContain(
+      `water-sandbox: stopped (pid ${pid})\n::group::The sandbox's log (last 200 lines of `,
+    );
+    expect(stop.output).toMatch(
+      /^water-sandbox is running at http:\/\/localhost:\d+ \(public URL http:\/\/127\.0\.0\.1:\d+\)$/m,
+    );
     expect(run.annotations).toEqual([]);
     // It stopped as on SIGTERM, before the job's end would have killed it.
     expect(stop.output).toMatch(/"msg":"stopped"/);
@@ -80,18 +101,26 @@ describe(`uses: ${SANDBOX}`, () => {
     settings: WEBHOOK_BACKOFF_MS 200
 `);
     expect(run.failed).toBe(true);
-    expect(run.annotations).toEqual([{ level: 'error', title: 'water-sandbox', message: 'settings: each line is NAME=value (docs/configuration.md); got: WEBHOOK_BACKOFF_MS 200' }]);
+    expect(run.annotations).toEqual([
+      {
+        level: 'error',
+        title: 'water-sandbox',
+        message: 'settings: each line is NAME=value (docs/configuration.md); got: WEBHOOK_BACKOFF_MS 200',
+      },
+    ]);
     expect(run.skipped).toContain(`${SANDBOX}/A fresh account`);
   }, 60_000);
 
-  it('fails with the sandbox\'s own words when it cannot start (a bad setting), the log in the step\'s output', async () => {
+  it("fails with the sandbox's own words when it cannot start (a bad setting), the log in the step's output", async () => {
     const run = await job(`
 - uses: ${SANDBOX}
   with:
     settings: WEBHOOK_TIMEOUT_MS=soon
 `);
     expect(run.failed).toBe(true);
-    expect(run.annotations).toEqual([{ level: 'error', title: 'water-sandbox', message: 'the sandbox did not start; its log follows' }]);
+    expect(run.annotations).toEqual([
+      { level: 'error', title: 'water-sandbox', message: 'the sandbox did not start; its log follows' },
+    ]);
     expect(run.steps.find((s) => s.status !== 0)!.output).toMatch(/WEBHOOK_TIMEOUT_MS/);
   }, 60_000);
 
@@ -119,11 +148,16 @@ describe(`uses: ${READINESS}`, () => {
 `);
     expect(run.failed).toBe(false);
     expect(run.annotations.map((a) => a.level)).toEqual(Array(9).fill('warning'));
-    expect(run.outputs['readiness']).toEqual({ ready: 'false', 'junit-file': `${run.runnerTemp}/water-sandbox-readiness.xml` });
+    expect(run.outputs['readiness']).toEqual({
+      ready: 'false',
+      'junit-file': `${run.runnerTemp}/water-sandbox-readiness.xml`,
+    });
     expect(run.summary).toMatch(/^### Integration readiness: not ready \(9 required checks failed or pending\)$/m);
     expect(run.summary.split('\n').filter((l) => l.startsWith('| '))).toHaveLength(15);
     // Graded the account the first action made, with its key.
-    expect(run.steps.find((s) => s.step.endsWith('Grade the integration'))!.output).toMatch(/^water-sandbox readiness: grading account \S+ at http:\/\/127\.0\.0\.1:\d+ \(the key of WATER_API_KEY\)$/m);
+    expect(run.steps.find((s) => s.step.endsWith('Grade the integration'))!.output).toMatch(
+      /^water-sandbox readiness: grading account \S+ at http:\/\/127\.0\.0\.1:\d+ \(the key of WATER_API_KEY\)$/m,
+    );
   }, 60_000);
 
   it('fails on an on-not-ready that is neither fail nor warn, before grading', async () => {
@@ -134,7 +168,9 @@ describe(`uses: ${READINESS}`, () => {
     on-not-ready: ignore
 `);
     expect(statusOf(run)[`${READINESS}/Grade the integration`]).toBe(2);
-    expect(run.annotations).toEqual([{ level: 'error', title: 'water-sandbox readiness', message: 'on-not-ready must be fail or warn; got: ignore' }]);
+    expect(run.annotations).toEqual([
+      { level: 'error', title: 'water-sandbox readiness', message: 'on-not-ready must be fail or warn; got: ignore' },
+    ]);
   }, 60_000);
 
   it('on its own, builds the command line in its folder, and fails (whatever on-not-ready says) when the sandbox cannot be reached', async () => {
@@ -149,7 +185,9 @@ describe(`uses: ${READINESS}`, () => {
     on-not-ready: warn
 `);
     expect(run.failed).toBe(true);
-    expect(run.npmLog).toMatch(/^gha-action-water-sandbox-\w+: npm ci --no-audit --no-fund\ngha-action-water-sandbox-\w+: npm run build\n$/);
+    expect(run.npmLog).toMatch(
+      /^gha-action-water-sandbox-\w+: npm ci --no-audit --no-fund\ngha-action-water-sandbox-\w+: npm run build\n$/,
+    );
     expect(run.steps.at(-1)!.output).toContain(`cannot reach the sandbox at http://127.0.0.1:${closed}`);
     expect(run.outputs['readiness']).toEqual({ ready: '', 'junit-file': '' });
     expect(run.masked).toEqual(['some-key']);

@@ -12,7 +12,9 @@ function tableRoutes(markdown: string): string[] {
     if (/^\s*```/.test(line)) fenced = !fenced;
     if (fenced || !line.startsWith('|')) return [];
     const firstCell = line.split(/(?<!\\)\|/)[1] ?? '';
-    return [...firstCell.matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/[^`?\s]*)[^`]*`/g)].map((m) => routeOf(m[1]!, m[2]!));
+    return [...firstCell.matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/[^`?\s]*)[^`]*`/g)].map((m) =>
+      routeOf(m[1]!, m[2]!),
+    );
   });
 }
 
@@ -30,7 +32,15 @@ describe('the route tables of docs/api.md', () => {
   });
 
   it('are read as written: a route per code span of a first cell, its parameters by position, its query left out', () => {
-    const page = ['| Call | Effect |', '|---|---|', '| `GET /a/{id}`, `POST /a/{x}/b?c=…` | `PUT /not/a/route` here |', '```', '| `GET /in/a/fence` |', '```', '`GET /in/prose`'].join('\n');
+    const page = [
+      '| Call | Effect |',
+      '|---|---|',
+      '| `GET /a/{id}`, `POST /a/{x}/b?c=…` | `PUT /not/a/route` here |',
+      '```',
+      '| `GET /in/a/fence` |',
+      '```',
+      '`GET /in/prose`',
+    ].join('\n');
     expect(tableRoutes(page)).toEqual(['GET /a/{}', 'POST /a/{}/b']);
     expect(served.length).toBeGreaterThan(40);
   });

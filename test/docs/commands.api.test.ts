@@ -25,7 +25,13 @@ async function closedPort(): Promise<number> {
  * (`npm run receiver`) prints meanwhile. `…` stands for any text within a line.
  */
 describe('every runnable block of the docs', () => {
-  it.each(DOC_FILES.flatMap((file) => shellBlocks(file).filter((b) => !b.skip || b.promises.length > 0).map((b) => [`${b.file}:${b.line}`, b] as const)))('%s pastes as written', (_where, block) => {
+  it.each(
+    DOC_FILES.flatMap((file) =>
+      shellBlocks(file)
+        .filter((b) => !b.skip || b.promises.length > 0)
+        .map((b) => [`${b.file}:${b.line}`, b] as const),
+    ),
+  )('%s pastes as written', (_where, block) => {
     expect(pasteProblems(block)).toEqual([]);
   });
 
@@ -38,19 +44,32 @@ describe('every runnable block of the docs', () => {
 });
 
 (hasCurl ? describe : describe.skip)('the docs when no sandbox is running', () => {
-  it.each(DOC_FILES.filter((file) => shellBlocks(file).some((b) => !b.skip)))('%s: the first block says it cannot connect, in one line per command, with no stack trace', async (file) => {
-    const first = shellBlocks(file).find((b) => !b.skip)!;
-    // As a reader pastes it into a terminal: no set -e, every command runs.
-    const { stderr } = spawnSync('bash', ['-c', first.code], { env: { ...process.env, API: `http://127.0.0.1:${await closedPort()}` }, encoding: 'utf8' });
-    expect(stderr).toMatch(/curl: \(7\) Failed to connect/);
-    expect(stderr).not.toMatch(/SyntaxError|^\s+at /m);
-  });
+  it.each(DOC_FILES.filter((file) => shellBlocks(file).some((b) => !b.skip)))(
+    '%s: the first block says it cannot connect, in one line per command, with no stack trace',
+    async (file) => {
+      const first = shellBlocks(file).find((b) => !b.skip)!;
+      // As a reader pastes it into a terminal: no set -e, every command runs.
+      const { stderr } = spawnSync('bash', ['-c', first.code], {
+        env: { ...process.env, API: `http://127.0.0.1:${await closedPort()}` },
+        encoding: 'utf8',
+      });
+      expect(stderr).toMatch(/curl: \(7\) Failed to connect/);
+      expect(stderr).not.toMatch(/SyntaxError|^\s+at /m);
+    },
+  );
 
   it('the JSON helper of the docs says there is no JSON, in one line, when the curl before it failed', async () => {
     const first = shellBlocks('README.md').find((b) => !b.skip)!;
     const helper = first.code.split('\n').find((line) => line.startsWith('json() '))!;
-    const { stderr, status } = spawnSync('bash', ['-c', `${helper}\ncurl -sS http://127.0.0.1:${await closedPort()}/v1/locations | json .total`], { encoding: 'utf8' });
-    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/^curl: \(7\)/), 'json: no JSON to read (did the curl before it fail?)']);
+    const { stderr, status } = spawnSync(
+      'bash',
+      ['-c', `${helper}\ncurl -sS http://127.0.0.1:${await closedPort()}/v1/locations | json .total`],
+      { encoding: 'utf8' },
+    );
+    expect(stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^curl: \(7\)/),
+      'json: no JSON to read (did the curl before it fail?)',
+    ]);
     expect(status).toBe(1);
   });
 });
@@ -64,7 +83,9 @@ describe('a promise of the docs', () => {
   });
 
   it('matches JSON laid out over several lines against JSON printed on one', () => {
-    expect(findShown(printed, '{\n  "now": "2026-03-10T15:30:00.000Z",\n  "offsetSeconds": 0, "frozen": false\n}')).toBeGreaterThan(0);
+    expect(
+      findShown(printed, '{\n  "now": "2026-03-10T15:30:00.000Z",\n  "offsetSeconds": 0, "frozen": false\n}'),
+    ).toBeGreaterThan(0);
   });
 
   it('starts and ends with a line: a part of a line is not a promise kept', () => {
@@ -79,8 +100,15 @@ describe('a promise of the docs', () => {
   });
 
   it('with whole, covers everything the receiver printed, so a count of notifications is kept exactly', () => {
-    const received = '\nPOST /hooks\n{"type":"lowLeak","active":true}\n\nPOST /hooks\n{"type":"lowLeak","active":false}\n';
-    expect(findShown(received, 'POST /hooks\n{"type":"lowLeak","active":true}\nPOST /hooks\n{"type":"lowLeak","active":false}', { whole: true })).toBeGreaterThan(0);
+    const received =
+      '\nPOST /hooks\n{"type":"lowLeak","active":true}\n\nPOST /hooks\n{"type":"lowLeak","active":false}\n';
+    expect(
+      findShown(
+        received,
+        'POST /hooks\n{"type":"lowLeak","active":true}\nPOST /hooks\n{"type":"lowLeak","active":false}',
+        { whole: true },
+      ),
+    ).toBeGreaterThan(0);
     expect(findShown(received, 'POST /hooks\n{"type":"lowLeak","active":true}', { whole: true })).toBe(-1);
   });
 });

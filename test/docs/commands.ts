@@ -46,13 +46,26 @@ export function shellBlocks(file: string): ShellBlock[] {
     const words = (open[3] ?? '').split(/\s+/);
     const code = body.join('\n');
     if (open[2] === 'sh') {
-      const inline = body.flatMap((text, k) => (/^\s*# → /.test(text) ? [{ kind: 'output' as const, line: i + 2 + k, text: text.replace(/^\s*# → /, '') }] : []));
-      blocks.push({ file, line: i + 1, code, skip: words.includes('skip'), fails: words.includes('fails'), promises: inline });
+      const inline = body.flatMap((text, k) =>
+        /^\s*# → /.test(text) ? [{ kind: 'output' as const, line: i + 2 + k, text: text.replace(/^\s*# → /, '') }] : [],
+      );
+      blocks.push({
+        file,
+        line: i + 1,
+        code,
+        skip: words.includes('skip'),
+        fails: words.includes('fails'),
+        promises: inline,
+      });
     } else if (words.includes('output') || words.includes('receiver')) {
       const owner = blocks.at(-1);
       const kind = words.includes('receiver') ? 'receiver' : 'output';
       // Outputs separated by a blank line are separate promises, each looked for after the one before.
-      const promises: DocPromise[] = (kind === 'output' ? code.split(/\n\s*\n/) : [code]).map((text) => ({ kind, line: i + 1, text }));
+      const promises: DocPromise[] = (kind === 'output' ? code.split(/\n\s*\n/) : [code]).map((text) => ({
+        kind,
+        line: i + 1,
+        text,
+      }));
       if (owner) owner.promises.push(...promises);
       else blocks.push({ file, line: i + 1, code: '', skip: true, fails: false, promises });
     }
@@ -64,16 +77,21 @@ export function shellBlocks(file: string): ShellBlock[] {
 /** What a runnable block must not contain: it has to paste and run as written. */
 export function pasteProblems(block: ShellBlock): string[] {
   const problems: string[] = [];
-  if (block.skip && block.promises.length > 0) problems.push('a promise (# →, an output or receiver block) of a block that is not run: nothing checks it');
+  if (block.skip && block.promises.length > 0)
+    problems.push('a promise (# →, an output or receiver block) of a block that is not run: nothing checks it');
   const withoutComments = block.code.replace(/#[^\n'"]*$/gm, '');
   const placeholder = /<[a-zA-Z][\w -]*>/.exec(withoutComments);
-  if (placeholder && !/<<-?\s*'?\w+'?/.test(withoutComments)) problems.push(`a placeholder ${placeholder[0]} (capture the value into a shell variable from an earlier command)`);
-  if (/\bdate\s+(-d|--date)\b/.test(withoutComments)) problems.push('GNU-only `date -d` (not on macOS); use node or a fixed date');
+  if (placeholder && !/<<-?\s*'?\w+'?/.test(withoutComments))
+    problems.push(`a placeholder ${placeholder[0]} (capture the value into a shell variable from an earlier command)`);
+  if (/\bdate\s+(-d|--date)\b/.test(withoutComments))
+    problems.push('GNU-only `date -d` (not on macOS); use node or a fixed date');
   if (/\bsed\s+-i\s/.test(withoutComments)) problems.push('`sed -i` differs between GNU and BSD');
   // The sandbox's address only in the default of $API (API=${API:-http://localhost:8080}), so the test can point the block elsewhere.
-  if (/localhost:8080|127\.0\.0\.1:8080/.test(withoutComments.replace(/\$\{API:-[^}]*\}/g, ''))) problems.push('a literal sandbox address; use $API (set once as API=${API:-http://localhost:8080})');
+  if (/localhost:8080|127\.0\.0\.1:8080/.test(withoutComments.replace(/\$\{API:-[^}]*\}/g, '')))
+    problems.push('a literal sandbox address; use $API (set once as API=${API:-http://localhost:8080})');
   // A refused connection must say so: curl -s alone prints nothing, and the JSON helper then has nothing to read.
-  if (/\bcurl\s+-s(?![A-Za-z]*S)\b/.test(withoutComments)) problems.push('`curl -s` hides a refused connection; use `curl -sS`');
+  if (/\bcurl\s+-s(?![A-Za-z]*S)\b/.test(withoutComments))
+    problems.push('`curl -s` hides a refused connection; use `curl -sS`');
   return problems;
 }
 
@@ -84,11 +102,21 @@ export function pasteProblems(block: ShellBlock): string[] {
  * The promise starts at the start of a line and ends at the end of one; with `whole`, it must
  * be all of `actual` and nothing else.
  */
-export function findShown(actual: string, promised: string, { from = 0, whole = false }: { from?: number; whole?: boolean } = {}): number {
+export function findShown(
+  actual: string,
+  promised: string,
+  { from = 0, whole = false }: { from?: number; whole?: boolean } = {},
+): number {
   const pattern = promised
     .trim()
     .split(/(…|\.\.\.|\s+)/)
-    .map((part) => (part === '…' || part === '...' ? '.*?' : /^\s+$/.test(part) ? '\\s*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((part) =>
+      part === '…' || part === '...'
+        ? '.*?'
+        : /^\s+$/.test(part)
+          ? '\\s*'
+          : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
     .join('');
   const regex = new RegExp(whole ? `^\\s*${pattern}\\s*$` : `(?:^|\\n)[ \\t]*${pattern}(?=[ \\t\\r]*(?:\\n|$))`, 'g');
   regex.lastIndex = from;

@@ -9,7 +9,13 @@ import { shellBlocks } from './commands.js';
 import { cliOnPath, paste } from './paste.js';
 
 /** The README and every guide, in the order a reader finds them. */
-export const DOC_FILES = ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).sort().map((f) => join('docs', f))];
+export const DOC_FILES = [
+  'README.md',
+  ...readdirSync('docs')
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => join('docs', f)),
+];
 
 /** The files with something to run. */
 export const RUNNABLE_DOC_FILES = DOC_FILES.filter((file) => shellBlocks(file).some((b) => !b.skip));
@@ -68,7 +74,13 @@ export async function pasteInOrder(files: readonly string[]): Promise<string[]> 
     for (const file of files) {
       const before = await footprints(sandbox.deps.store);
       // The CLI's own defaults name the sandbox: SANDBOX_URL, as the README says.
-      const env = { API: sandbox.url, RECEIVER: receiver.url(), SANDBOX_URL: sandbox.url, PATH: `${bin}:${process.env['PATH'] ?? ''}`, NODE_OPTIONS: '' };
+      const env = {
+        API: sandbox.url,
+        RECEIVER: receiver.url(),
+        SANDBOX_URL: sandbox.url,
+        PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+        NODE_OPTIONS: '',
+      };
       const blocks = shellBlocks(file).filter((b) => !b.skip);
       const pasted = await paste(blocks, { env, receiver, settle: () => sandbox.deps.dispatcher.drain() });
       problems.push(...pasted);

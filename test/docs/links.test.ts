@@ -2,7 +2,13 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 
 /** The README and every guide. */
-const FILES = ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).sort().map((f) => join('docs', f))];
+const FILES = [
+  'README.md',
+  ...readdirSync('docs')
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => join('docs', f)),
+];
 
 interface Link {
   file: string;
@@ -30,7 +36,10 @@ function anchorsOf(file: string): Set<string> {
   for (const { text } of proseLines(file)) {
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(text);
     if (!heading) continue;
-    const base = heading[1]!.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '').replace(/ /g, '-');
+    const base = heading[1]!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     anchors.add(count === 0 ? base : `${base}-${count}`);
@@ -59,7 +68,8 @@ function problemOf(link: Link): string | null {
   if (resolved.startsWith('..')) return `${link.target} leads out of the repository`;
   if (!existsSync(resolved)) return `${link.target}: no ${resolved}`;
   if (anchor === undefined) return null;
-  if (statSync(resolved).isDirectory() || !resolved.endsWith('.md')) return `${link.target}: an anchor into ${resolved}, which has no headings`;
+  if (statSync(resolved).isDirectory() || !resolved.endsWith('.md'))
+    return `${link.target}: an anchor into ${resolved}, which has no headings`;
   return anchorsOf(resolved).has(anchor) ? null : `${link.target}: ${resolved} has no heading #${anchor}`;
 }
 
@@ -74,8 +84,12 @@ describe('the links of the README and the guides', () => {
   });
 
   it('are checked: a link to a missing file, a missing heading or outside the repository is a problem', () => {
-    expect(problemOf({ file: 'README.md', line: 1, target: 'docs/no-such-guide.md' })).toMatch(/no docs\/no-such-guide\.md/);
-    expect(problemOf({ file: 'README.md', line: 1, target: '#no-such-heading' })).toMatch(/README\.md has no heading #no-such-heading/);
+    expect(problemOf({ file: 'README.md', line: 1, target: 'docs/no-such-guide.md' })).toMatch(
+      /no docs\/no-such-guide\.md/,
+    );
+    expect(problemOf({ file: 'README.md', line: 1, target: '#no-such-heading' })).toMatch(
+      /README\.md has no heading #no-such-heading/,
+    );
     expect(problemOf({ file: 'docs/api.md', line: 1, target: '../../elsewhere.md' })).toMatch(/out of the repository/);
     expect(problemOf({ file: 'docs/api.md', line: 1, target: '../README.md#a-first-session-with-curl' })).toBeNull();
     expect(problemOf({ file: 'README.md', line: 1, target: 'https://example.com/#anything' })).toBeNull();
@@ -91,7 +105,9 @@ describe('the links of the README and the guides', () => {
 describe('the docs index (docs/README.md)', () => {
   it('links every guide', () => {
     const linked = new Set(linksOf('docs/README.md').map((l) => l.target.split('#')[0]));
-    const guides = FILES.filter((f) => f.startsWith('docs/') && f !== 'docs/README.md').map((f) => f.slice('docs/'.length));
+    const guides = FILES.filter((f) => f.startsWith('docs/') && f !== 'docs/README.md').map((f) =>
+      f.slice('docs/'.length),
+    );
     expect(guides.filter((g) => !linked.has(g))).toEqual([]);
   });
 
@@ -109,7 +125,9 @@ function codeFiles(dir: string): string[] {
   });
 }
 /** This file names a missing page and the outside documents on purpose. */
-const CODE = ['src', 'test', 'bench', 'scripts', 'mutation'].flatMap(codeFiles).filter((file) => file !== join('test', 'docs', 'links.test.ts'));
+const CODE = ['src', 'test', 'bench', 'scripts', 'mutation']
+  .flatMap(codeFiles)
+  .filter((file) => file !== join('test', 'docs', 'links.test.ts'));
 
 describe('the documents that the code points at', () => {
   it('are pages of this repository, and the headings named exist', () => {

@@ -14,7 +14,10 @@ import { findShown, type ShellBlock } from './commands.js';
 export function cliOnPath(): string {
   const dir = mkdtempSync(join(tmpdir(), 'docs-bin-'));
   const bin = join(dir, 'water-sandbox');
-  writeFileSync(bin, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(resolve('test/store/crash/register-ts.mjs'))} ${JSON.stringify(resolve('src/main.ts'))} "$@"\n`);
+  writeFileSync(
+    bin,
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(resolve('test/store/crash/register-ts.mjs'))} ${JSON.stringify(resolve('src/main.ts'))} "$@"\n`,
+  );
   chmodSync(bin, 0o755);
   return dir;
 }
@@ -75,10 +78,14 @@ export async function paste(blocks: readonly ShellBlock[], options: PasteOptions
       const receivedBefore = options.receiver.received.length;
       const mark = `${MARK} ${index}`;
       // The block reads no input of the shell's: its stdin is the rest of this script.
-      shell.stdin.write(`${block.fails ? 'EXPECT_FAILURE=1\n' : ''}{\n${block.code}\n} </dev/null\nunset EXPECT_FAILURE\necho "${mark}"\n`);
+      shell.stdin.write(
+        `${block.fails ? 'EXPECT_FAILURE=1\n' : ''}{\n${block.code}\n} </dev/null\nunset EXPECT_FAILURE\necho "${mark}"\n`,
+      );
       await until(() => stdout.includes(mark, printedBefore));
       if (!stdout.includes(mark, printedBefore)) {
-        problems.push(`${where}: the block failed (bash exited ${String(exited)}).\nIt printed:\n${stdout.slice(printedBefore).slice(-1500)}\nErrors:\n${stderr.slice(-1500)}`);
+        problems.push(
+          `${where}: the block failed (bash exited ${String(exited)}).\nIt printed:\n${stdout.slice(printedBefore).slice(-1500)}\nErrors:\n${stderr.slice(-1500)}`,
+        );
         return problems;
       }
       await options.settle();
@@ -87,12 +94,17 @@ export async function paste(blocks: readonly ShellBlock[], options: PasteOptions
       let from = 0;
       for (const promise of block.promises.filter((p) => p.kind === 'output')) {
         const end = findShown(printed, promise.text, { from });
-        if (end < 0) problems.push(`${block.file}:${promise.line}: promises the block prints\n${promise.text}\nbut from there it printed\n${printed.slice(from).slice(0, 3000)}`);
+        if (end < 0)
+          problems.push(
+            `${block.file}:${promise.line}: promises the block prints\n${promise.text}\nbut from there it printed\n${printed.slice(from).slice(0, 3000)}`,
+          );
         else from = end;
       }
       const onReceiver = block.promises.filter((p) => p.kind === 'receiver');
       if (onReceiver.length > 0 && findShown(received, onReceiver.map((p) => p.text).join('\n'), { whole: true }) < 0) {
-        problems.push(`${block.file}:${onReceiver[0]!.line}: promises the receiver gets\n${onReceiver.map((p) => p.text).join('\n')}\nbut it got\n${received.slice(0, 3000) || '(nothing)'}`);
+        problems.push(
+          `${block.file}:${onReceiver[0]!.line}: promises the receiver gets\n${onReceiver.map((p) => p.text).join('\n')}\nbut it got\n${received.slice(0, 3000) || '(nothing)'}`,
+        );
       }
       if (problems.length > 0) return problems;
     }

@@ -1,5 +1,14 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -133,9 +142,15 @@ function bundleStandIn(): string {
 }
 
 /** Runs bash on a script file, collecting its output; the process it starts in the background must not hold the pipes. */
-function bash(script: string, options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function bash(
+  script: string,
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
+      ...options,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -201,7 +216,8 @@ function evaluate(expression: string, ctx: Contexts): string | boolean {
   const path = expr.split('.');
   const [context, ...rest] = path;
   let value: unknown = (ctx as unknown as Record<string, unknown>)[context!];
-  if (value === undefined || context === 'failed') throw new Error(`the test's runner does not know the expression ${expr}`);
+  if (value === undefined || context === 'failed')
+    throw new Error(`the test's runner does not know the expression ${expr}`);
   for (const key of rest) value = (value as Record<string, unknown> | undefined)?.[key];
   return typeof value === 'string' ? value : '';
 }
@@ -236,27 +252,60 @@ export async function runWorkflowSteps(job: Job, options: WorkflowOptions = {}):
   const stubs = mkdtempSync(join(tmpdir(), 'gha-bin-'));
   const standIn = join(stubs, 'water-sandbox.js');
   writeFileSync(standIn, bundleStandIn());
-  const npmTest = options.npmTest === undefined ? '' : `if [ "$1" = test ] && [ "$PWD" = ${JSON.stringify(workspace)} ]; then exec ${options.npmTest}; fi\n`;
+  const npmTest =
+    options.npmTest === undefined
+      ? ''
+      : `if [ "$1" = test ] && [ "$PWD" = ${JSON.stringify(workspace)} ]; then exec ${options.npmTest}; fi\n`;
   const build = `if [ "$1" = run ] && [ "$2" = build ] && [ -f action.yml ]; then mkdir -p dist && cp ${JSON.stringify(standIn)} dist/water-sandbox.js; fi\n`;
-  writeFileSync(join(stubs, 'npm'), `#!/bin/sh\necho "$(basename "$PWD"): npm $*" >> ${JSON.stringify(npmLog)}\n${npmTest}${build}`);
+  writeFileSync(
+    join(stubs, 'npm'),
+    `#!/bin/sh\necho "$(basename "$PWD"): npm $*" >> ${JSON.stringify(npmLog)}\n${npmTest}${build}`,
+  );
   writeFileSync(join(stubs, 'npx'), '#!/bin/sh\necho "npx $*: not available in this job" >&2\nexit 1\n');
   chmodSync(join(stubs, 'npm'), 0o755);
   chmodSync(join(stubs, 'npx'), 0o755);
 
   const trackingId = `water-sandbox-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const result: WorkflowRun = { steps: [], skipped: [], workspace, runnerTemp, githubEnv: '', summary: '', annotations: [], masked: [], outputs: {}, npmLog: '', failed: false, trackingId };
+  const result: WorkflowRun = {
+    steps: [],
+    skipped: [],
+    workspace,
+    runnerTemp,
+    githubEnv: '',
+    summary: '',
+    annotations: [],
+    masked: [],
+    outputs: {},
+    npmLog: '',
+    failed: false,
+    trackingId,
+  };
   const jobEnv: Record<string, string> = { ...options.env, ...job.env };
   const addedPath: string[] = [];
-  const ctx: Contexts = { inputs: {}, steps: {}, github: { workspace }, runner: { temp: runnerTemp }, env: jobEnv, failed: false };
+  const ctx: Contexts = {
+    inputs: {},
+    steps: {},
+    github: { workspace },
+    runner: { temp: runnerTemp },
+    env: jobEnv,
+    failed: false,
+  };
 
   /** Runs one `run:` step with fresh GitHub files, and applies what it wrote to them. */
   const runStep = async (step: Step, label: string, scope: Contexts, cwd: string): Promise<Record<string, string>> => {
     const stepDir = mkdtempSync(join(runnerTemp, 'step-'));
-    const files = { GITHUB_OUTPUT: join(stepDir, 'output'), GITHUB_ENV: join(stepDir, 'env'), GITHUB_PATH: join(stepDir, 'path'), GITHUB_STEP_SUMMARY: join(stepDir, 'summary') };
+    const files = {
+      GITHUB_OUTPUT: join(stepDir, 'output'),
+      GITHUB_ENV: join(stepDir, 'env'),
+      GITHUB_PATH: join(stepDir, 'path'),
+      GITHUB_STEP_SUMMARY: join(stepDir, 'summary'),
+    };
     for (const file of Object.values(files)) writeFileSync(file, '');
     const script = join(stepDir, 'script.sh');
     writeFileSync(script, substitute(step.run!, scope));
-    const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([name, value]) => [name, substitute(String(value), scope)]));
+    const stepEnv = Object.fromEntries(
+      Object.entries(step.env ?? {}).map(([name, value]) => [name, substitute(String(value), scope)]),
+    );
     const env = {
       ...process.env,
       NODE_OPTIONS: '',
@@ -273,7 +322,12 @@ export async function runWorkflowSteps(job: Job, options: WorkflowOptions = {}):
     const ran = await bash(script, { cwd: resolve(cwd, substitute(step['working-directory'] ?? '', scope)), env });
     for (const line of ran.stdout.split('\n')) {
       const command = /^::(error|warning|notice)(?: title=([^:]*))?::(.*)$/.exec(line);
-      if (command) result.annotations.push({ level: command[1] as Annotation['level'], title: command[2] === undefined ? null : decodeCommand(command[2]), message: decodeCommand(command[3]!) });
+      if (command)
+        result.annotations.push({
+          level: command[1] as Annotation['level'],
+          title: command[2] === undefined ? null : decodeCommand(command[2]),
+          message: decodeCommand(command[3]!),
+        });
       const mask = /^::add-mask::(.*)$/.exec(line);
       if (mask) result.masked.push(mask[1]!);
     }
@@ -281,7 +335,12 @@ export async function runWorkflowSteps(job: Job, options: WorkflowOptions = {}):
     if (ran.status !== 0) scope.failed = ctx.failed = true;
     for (const [name, value] of parseGithubFile(read(files.GITHUB_ENV))) jobEnv[name] = value;
     result.githubEnv += read(files.GITHUB_ENV);
-    addedPath.unshift(...read(files.GITHUB_PATH).split('\n').filter((l) => l !== '').reverse());
+    addedPath.unshift(
+      ...read(files.GITHUB_PATH)
+        .split('\n')
+        .filter((l) => l !== '')
+        .reverse(),
+    );
     result.summary += read(files.GITHUB_STEP_SUMMARY);
     return Object.fromEntries(parseGithubFile(read(files.GITHUB_OUTPUT)));
   };
@@ -291,10 +350,22 @@ export async function runWorkflowSteps(job: Job, options: WorkflowOptions = {}):
     if (options.actions === undefined) throw new Error(`${label}: no action folder given for ${step.uses!}`);
     const actionPath = /\/readiness@/.test(step.uses!) ? join(options.actions, 'readiness') : options.actions;
     const action = parse(readFileSync(join(actionPath, 'action.yml'), 'utf8')) as ActionFile;
-    const given = Object.fromEntries(Object.entries(step.with ?? {}).map(([name, value]) => [name, substitute(String(value), ctx)]));
-    for (const name of Object.keys(given)) if (!(name in (action.inputs ?? {}))) throw new Error(`${label}: the action has no input ${name}`);
-    const inputs = Object.fromEntries(Object.entries(action.inputs ?? {}).map(([name, input]) => [name, given[name] ?? input.default ?? '']));
-    const scope: Contexts = { inputs, steps: {}, github: { ...ctx.github, action_path: actionPath }, runner: ctx.runner, env: jobEnv, failed: false };
+    const given = Object.fromEntries(
+      Object.entries(step.with ?? {}).map(([name, value]) => [name, substitute(String(value), ctx)]),
+    );
+    for (const name of Object.keys(given))
+      if (!(name in (action.inputs ?? {}))) throw new Error(`${label}: the action has no input ${name}`);
+    const inputs = Object.fromEntries(
+      Object.entries(action.inputs ?? {}).map(([name, input]) => [name, given[name] ?? input.default ?? '']),
+    );
+    const scope: Contexts = {
+      inputs,
+      steps: {},
+      github: { ...ctx.github, action_path: actionPath },
+      runner: ctx.runner,
+      env: jobEnv,
+      failed: false,
+    };
     for (const inner of action.runs.steps) {
       const innerLabel = `${label}/${inner.name ?? inner.run ?? ''}`;
       if (!runs(inner, scope)) {
@@ -304,7 +375,9 @@ export async function runWorkflowSteps(job: Job, options: WorkflowOptions = {}):
       const outputs = await runStep(inner, innerLabel, scope, actionPath);
       if (inner.id !== undefined) scope.steps[inner.id] = { outputs };
     }
-    return Object.fromEntries(Object.entries(action.outputs ?? {}).map(([name, output]) => [name, substitute(output.value, scope)]));
+    return Object.fromEntries(
+      Object.entries(action.outputs ?? {}).map(([name, output]) => [name, substitute(output.value, scope)]),
+    );
   };
 
   try {
@@ -314,7 +387,8 @@ export async function runWorkflowSteps(job: Job, options: WorkflowOptions = {}):
         result.skipped.push(label);
         continue;
       }
-      const outputs = step.uses === undefined ? await runStep(step, label, ctx, workspace) : await runAction(step, label);
+      const outputs =
+        step.uses === undefined ? await runStep(step, label, ctx, workspace) : await runAction(step, label);
       if (step.id === undefined) continue;
       ctx.steps[step.id] = { outputs };
       result.outputs[step.id] = outputs;
@@ -328,7 +402,8 @@ export async function runWorkflowSteps(job: Job, options: WorkflowOptions = {}):
   return result;
 }
 
-const decodeCommand = (text: string): string => text.replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%25/g, '%');
+const decodeCommand = (text: string): string =>
+  text.replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%25/g, '%');
 
 /** The processes whose environment carries the job's RUNNER_TRACKING_ID (Linux's /proc). */
 export function trackedProcesses(trackingId: string): number[] {
@@ -336,7 +411,8 @@ export function trackedProcesses(trackingId: string): number[] {
   for (const entry of existsSync('/proc') ? readdirSync('/proc') : []) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(`RUNNER_TRACKING_ID=${trackingId}`)) found.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(`RUNNER_TRACKING_ID=${trackingId}`))
+        found.push(Number(entry));
     } catch {
       // gone meanwhile, or not ours to read
     }
@@ -354,7 +430,8 @@ async function endJob(trackingId: string): Promise<void> {
     }
   }
   // Until they are gone.
-  for (let i = 0; i < 100 && trackedProcesses(trackingId).some(isRunning); i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 100 && trackedProcesses(trackingId).some(isRunning); i++)
+    await new Promise((r) => setTimeout(r, 20));
 }
 
 /** Whether a process runs: neither gone nor a zombie (an init that does not reap leaves those). Linux's /proc; elsewhere, false. */

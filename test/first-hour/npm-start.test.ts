@@ -22,11 +22,13 @@ function givenClone(): Layout {
   const log = join(root, 'calls.log');
   mkdirSync(join(root, 'scripts'));
   copyFileSync('scripts/start.mjs', join(root, 'scripts', 'start.mjs'));
-  for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) writeFileSync(join(root, file), '{}');
+  for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'])
+    writeFileSync(join(root, file), '{}');
   mkdirSync(join(root, 'src', 'cli'), { recursive: true });
   writeFileSync(join(root, 'src', 'main.ts'), '');
   writeFileSync(join(root, 'src', 'cli', 'program.ts'), '');
-  const logCall = (name: string): string => `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, ${JSON.stringify(name)} + ' ' + process.argv.slice(2).join(' ') + '\\n');\n`;
+  const logCall = (name: string): string =>
+    `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, ${JSON.stringify(name)} + ' ' + process.argv.slice(2).join(' ') + '\\n');\n`;
   mkdirSync(join(root, 'node_modules', 'typescript', 'bin'), { recursive: true });
   // The compiler stand-in writes the bundlers' stand-ins, as tsc writes dist/tools; FAIL_TSC makes it fail.
   writeFileSync(
@@ -45,7 +47,10 @@ function givenClone(): Layout {
     root,
     calls: () => {
       try {
-        return readFileSync(log, 'utf8').trim().split('\n').map((line) => line.trim());
+        return readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => line.trim());
       } catch {
         return [];
       }
@@ -54,11 +59,18 @@ function givenClone(): Layout {
 }
 
 /** `npm start -- <args>` as package.json runs it: node with the V8 flags, on the start script. */
-function npmStart(layout: Layout, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function npmStart(
+  layout: Layout,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const scripts = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
   expect(scripts.scripts.start).toBe(`node ${SERVE_V8_FLAGS.join(' ')} scripts/start.mjs`);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...SERVE_V8_FLAGS, 'scripts/start.mjs', ...args], { cwd: layout.root, env: { PATH: process.env['PATH'] ?? '', ...env } });
+    const child = spawn(process.execPath, [...SERVE_V8_FLAGS, 'scripts/start.mjs', ...args], {
+      cwd: layout.root,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -102,7 +114,9 @@ describe('npm start (scripts/start.mjs)', () => {
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(layout.root, 'src', 'cli', 'program.ts'), later, later);
     const changed = await npmStart(layout);
-    expect(changed.stderr).toContain('water-sandbox: sources changed since the last build: building again (a few seconds)');
+    expect(changed.stderr).toContain(
+      'water-sandbox: sources changed since the last build: building again (a few seconds)',
+    );
     expect(layout.calls()).toHaveLength(6);
 
     const evenLater = new Date(Date.now() + 120_000);
@@ -111,7 +125,7 @@ describe('npm start (scripts/start.mjs)', () => {
     expect(layout.calls()).toHaveLength(9);
   });
 
-  it('stops with the compiler\'s exit code and says the sandbox was not started when a step fails', async () => {
+  it("stops with the compiler's exit code and says the sandbox was not started when a step fails", async () => {
     const failed = await npmStart(layout, [], { FAIL_TSC: '1' });
     expect(failed.code).toBe(2);
     expect(failed.stderr).toContain('error TS1005');

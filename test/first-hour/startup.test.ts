@@ -52,14 +52,20 @@ function accepts(host: string, port: number): Promise<boolean> {
 
 describe('the listening address', () => {
   it('is 127.0.0.1 by default: this machine reaches it, its other addresses do not, and the message says how to expose it', async () => {
-    const sandbox = await startSandbox(loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' }), { logger: silentLogger });
+    const sandbox = await startSandbox(loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: ':memory:' }), {
+      logger: silentLogger,
+    });
     try {
       expect(sandbox.server.address()).toMatchObject({ address: '127.0.0.1' });
       expect(await accepts('127.0.0.1', sandbox.port)).toBe(true);
       // The machine's own network addresses, where it has any: nobody on the network gets in.
-      const external = Object.values(networkInterfaces()).flatMap((list) => list ?? []).filter((i) => !i.internal && i.family === 'IPv4');
+      const external = Object.values(networkInterfaces())
+        .flatMap((list) => list ?? [])
+        .filter((i) => !i.internal && i.family === 'IPv4');
       for (const address of external) expect(await accepts(address.address, sandbox.port)).toBe(false);
-      expect(describeStartup(sandbox.report)).toContain('listening   on 127.0.0.1 only: other machines cannot reach it (HOST=0.0.0.0, or --host 0.0.0.0, to expose it)');
+      expect(describeStartup(sandbox.report)).toContain(
+        'listening   on 127.0.0.1 only: other machines cannot reach it (HOST=0.0.0.0, or --host 0.0.0.0, to expose it)',
+      );
     } finally {
       await sandbox.stop();
     }
@@ -85,14 +91,20 @@ describe('fixtures edited after the state was made', () => {
 
     const kept = await startTestSandbox({ DATA_DIR: dataDir, FIXTURES_DIR: fixturesDir });
     expect(kept.report.fixturesChanged).toBe(true);
-    expect(describeStartup(kept.report)).toContain('changed since this state was made, and the stored state was kept: reload it with POST /sandbox/admin/reset or start with --reset');
-    const before = (await (await fetch(`${kept.url}/v1/locations/${DEMO_LOCATION_ID}`, { headers: bearer(DEMO_API_KEY) })).json()) as { name: string };
+    expect(describeStartup(kept.report)).toContain(
+      'changed since this state was made, and the stored state was kept: reload it with POST /sandbox/admin/reset or start with --reset',
+    );
+    const before = (await (
+      await fetch(`${kept.url}/v1/locations/${DEMO_LOCATION_ID}`, { headers: bearer(DEMO_API_KEY) })
+    ).json()) as { name: string };
     expect(before.name).not.toBe('Renamed in the fixtures');
     await kept.stop();
 
     const reset = await startTestSandbox({ DATA_DIR: dataDir, FIXTURES_DIR: fixturesDir, RESET: 'true' });
     expect(reset.report.fixturesChanged).toBe(false);
-    const after = (await (await fetch(`${reset.url}/v1/locations/${DEMO_LOCATION_ID}`, { headers: bearer(DEMO_API_KEY) })).json()) as { name: string };
+    const after = (await (
+      await fetch(`${reset.url}/v1/locations/${DEMO_LOCATION_ID}`, { headers: bearer(DEMO_API_KEY) })
+    ).json()) as { name: string };
     expect(after.name).toBe('Renamed in the fixtures');
   });
 });

@@ -8,7 +8,10 @@ type BuildOptions = Parameters<typeof buildTestApp>[0];
  * Test apps and webhook receivers that a test makes as it needs them. After each test of the file
  * (or describe) that calls this, the apps' deliveries finish and then the receivers close.
  */
-export function useAppsAndReceivers(): { buildApp: (options?: BuildOptions) => Promise<TestApp>; startReceiver: () => Promise<WebhookReceiver> } {
+export function useAppsAndReceivers(): {
+  buildApp: (options?: BuildOptions) => Promise<TestApp>;
+  startReceiver: () => Promise<WebhookReceiver>;
+} {
   const apps: TestApp[] = [];
   const receivers: WebhookReceiver[] = [];
   afterEach(async () => {
@@ -36,7 +39,11 @@ export function useAppsAndReceivers(): { buildApp: (options?: BuildOptions) => P
  * `beforeEach` may be called; use `t` and `receiver` inside the tests (see live.ts). A test that
  * needs other settings calls `rebuildApp` with them: `t` is that app from then on.
  */
-export function useAppAndReceiver(options?: BuildOptions): { t: TestApp; receiver: WebhookReceiver; rebuildApp: (options?: BuildOptions) => Promise<void> } {
+export function useAppAndReceiver(options?: BuildOptions): {
+  t: TestApp;
+  receiver: WebhookReceiver;
+  rebuildApp: (options?: BuildOptions) => Promise<void>;
+} {
   const { buildApp, startReceiver } = useAppsAndReceivers();
   let app: TestApp | null = null;
   let receiver: WebhookReceiver | null = null;

@@ -20,7 +20,15 @@ const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] || undefined;
  * Flags this machine needs: no sandbox (root, containers), no GPU, and no connection of its own
  * (the network is closed: Chromium's background, update and sync requests are refused).
  */
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** `chromium.args` is made for serverless hosts; these two would let a page do what a real browser refuses. */
 const WEAKENING = new Set(['--disable-web-security', '--allow-running-insecure-content']);
@@ -55,7 +63,11 @@ async function unpackedChromium(): Promise<string> {
   let root = dirname(fileURLToPath(entry));
   for (;;) {
     const manifest = join(root, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === '@sparticuz/chromium') break;
+    if (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === '@sparticuz/chromium'
+    )
+      break;
     if (dirname(root) === root) throw new Error(`No package.json of @sparticuz/chromium above ${entry}`);
     root = dirname(root);
   }
@@ -66,9 +78,14 @@ async function unpackedChromium(): Promise<string> {
 
   const staging = mkdtempSync(`${dir}.unpacking-`);
   try {
-    await run(process.execPath, ['--input-type=module', '--eval', UNPACK, entry, join(root, 'bin', 'al2023.tar.br')], { env: { ...process.env, TMPDIR: staging } });
+    await run(process.execPath, ['--input-type=module', '--eval', UNPACK, entry, join(root, 'bin', 'al2023.tar.br')], {
+      env: { ...process.env, TMPDIR: staging },
+    });
     // The package's fonts.conf names /tmp/fonts; this one names where its fonts are here.
-    writeFileSync(join(staging, 'fonts.conf'), `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${join(dir, 'fonts')}</dir>\n  <cachedir>${join(dir, 'fonts-cache')}</cachedir>\n</fontconfig>\n`);
+    writeFileSync(
+      join(staging, 'fonts.conf'),
+      `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${join(dir, 'fonts')}</dir>\n  <cachedir>${join(dir, 'fonts-cache')}</cachedir>\n</fontconfig>\n`,
+    );
     try {
       renameSync(staging, dir);
     } catch (error) {
@@ -90,10 +107,12 @@ async function environmentFor(dir: string): Promise<Record<string, string | unde
   const env = { ...process.env };
   const linked = await run(join(dir, 'chromium'), ['--version']).then(
     () => true,
-    (error: unknown) => !String((error as { stderr?: unknown }).stderr).includes('error while loading shared libraries'),
+    (error: unknown) =>
+      !String((error as { stderr?: unknown }).stderr).includes('error while loading shared libraries'),
   );
   if (!linked) env['LD_LIBRARY_PATH'] = [join(dir, 'al2023', 'lib'), env['LD_LIBRARY_PATH']].filter(Boolean).join(':');
-  if (!existsSync('/etc/fonts/fonts.conf') && !env['FONTCONFIG_FILE'] && !env['FONTCONFIG_PATH']) env['FONTCONFIG_FILE'] = join(dir, 'fonts.conf');
+  if (!existsSync('/etc/fonts/fonts.conf') && !env['FONTCONFIG_FILE'] && !env['FONTCONFIG_PATH'])
+    env['FONTCONFIG_FILE'] = join(dir, 'fonts.conf');
   return env;
 }
 
@@ -136,9 +155,18 @@ export async function launchBrowser(
 ): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   const { locale = 'en-US', env: extraEnv = {}, args: extraArgs = [], languages, ...contextOptions } = options;
   const { path, args, env } = await browserToLaunch();
-  const browser = await playwright.launch({ executablePath: path, args: [...args, ...extraArgs], env: { ...env, ...extraEnv }, headless: true });
+  const browser = await playwright.launch({
+    executablePath: path,
+    args: [...args, ...extraArgs],
+    env: { ...env, ...extraEnv },
+    headless: true,
+  });
   try {
-    const context = await browser.newContext({ ...(locale === null ? {} : { locale }), ...(viewport ? { viewport } : {}), ...contextOptions });
+    const context = await browser.newContext({
+      ...(locale === null ? {} : { locale }),
+      ...(viewport ? { viewport } : {}),
+      ...contextOptions,
+    });
     if (languages) {
       await context.addInitScript(
         `Object.defineProperty(Navigator.prototype, 'languages', { get: () => ${JSON.stringify(languages.languages)}, configurable: true });

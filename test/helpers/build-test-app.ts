@@ -50,9 +50,20 @@ export interface TestApp {
  * against /openapi.json (openapi-check.ts).
  */
 export async function buildTestApp(
-  options: { env?: Record<string, string>; start?: Date; logger?: Logger; resolve?: Resolve; overrides?: Omit<DepsOverrides, 'clock'> } = {},
+  options: {
+    env?: Record<string, string>;
+    start?: Date;
+    logger?: Logger;
+    resolve?: Resolve;
+    overrides?: Omit<DepsOverrides, 'clock'>;
+  } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ DATA_DIR: ':memory:', LOG_LEVEL: 'silent', ...redisForApiSuites(options.env), ...options.env });
+  const config = loadConfig({
+    DATA_DIR: ':memory:',
+    LOG_LEVEL: 'silent',
+    ...redisForApiSuites(options.env),
+    ...options.env,
+  });
   const { fixtures, docs } = await shippedFixtures();
   const clock = new ManualClock(options.start ?? TEST_START);
   const { store } = await openStore(storeOptionsOf(config, { cacheSize: 2000 }), clock);
@@ -60,7 +71,14 @@ export async function buildTestApp(
   const scenarios = options.overrides?.scenarios ?? (await loadScenarios(config.scenariosDir));
   const resolve = options.resolve ?? testResolve();
   const sender = loopbackOnlySenderFor(config, resolve);
-  const deps = await buildDeps(config, store, fixtures, { clock, logger: options.logger ?? silentLogger, sender, resolve, scenarios, ...options.overrides });
+  const deps = await buildDeps(config, store, fixtures, {
+    clock,
+    logger: options.logger ?? silentLogger,
+    sender,
+    resolve,
+    scenarios,
+    ...options.overrides,
+  });
   await seedFixtures(deps, docs);
   return { app: checkedAgainstDocument(createApp(deps)), deps, clock, store };
 }
@@ -98,7 +116,11 @@ export async function docOf(t: { store: Store }, accountId = DEMO_ACCOUNT_ID): P
 }
 
 /** Changes an account's document directly (test set-up that the API cannot express). */
-export function changeDoc<T>(t: { store: Store }, change: (doc: AccountDoc) => T, accountId = DEMO_ACCOUNT_ID): Promise<T> {
+export function changeDoc<T>(
+  t: { store: Store },
+  change: (doc: AccountDoc) => T,
+  accountId = DEMO_ACCOUNT_ID,
+): Promise<T> {
   return t.store.accounts.update(accountId, (doc) => change(doc));
 }
 
@@ -116,6 +138,10 @@ export function sessionsOf(t: { store: Store }): Promise<Record<string, Record<s
       reject(new Error('the session store cannot list its sessions'));
       return;
     }
-    all((err, sessions) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve((sessions ?? {}) as unknown as Record<string, Record<string, unknown>>)));
+    all((err, sessions) =>
+      err
+        ? reject(err instanceof Error ? err : new Error(String(err)))
+        : resolve((sessions ?? {}) as unknown as Record<string, Record<string, unknown>>),
+    );
   });
 }

@@ -45,18 +45,37 @@ export class CliProcess {
   }
 
   /** Resolves with the first match of `pattern` in the output (stdout or stderr, or `stream`), once it appears; rejects at the deadline or when the process ends without it. */
-  async waitFor(pattern: RegExp, options: { stream?: 'stdout' | 'stderr'; timeoutMs?: number } = {}): Promise<RegExpMatchArray> {
+  async waitFor(
+    pattern: RegExp,
+    options: { stream?: 'stdout' | 'stderr'; timeoutMs?: number } = {},
+  ): Promise<RegExpMatchArray> {
     const timeoutMs = options.timeoutMs ?? 15_000;
-    const text = (): string => (options.stream === 'stdout' ? this.stdout : options.stream === 'stderr' ? this.stderr : `${this.stdout}\n${this.stderr}`);
+    const text = (): string =>
+      options.stream === 'stdout'
+        ? this.stdout
+        : options.stream === 'stderr'
+          ? this.stderr
+          : `${this.stdout}\n${this.stderr}`;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no output matching ${String(pattern)} within ${timeoutMs} ms\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`)), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no output matching ${String(pattern)} within ${timeoutMs} ms\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`,
+            ),
+          ),
+        timeoutMs,
+      );
     });
     try {
       for (;;) {
         const match = text().match(pattern);
         if (match) return match;
-        if (this.#ended) throw new Error(`the process ended without output matching ${String(pattern)}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+        if (this.#ended)
+          throw new Error(
+            `the process ended without output matching ${String(pattern)}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`,
+          );
         await Promise.race([new Promise<void>((resolve) => this.#waiters.add(resolve)), deadline]);
       }
     } finally {
@@ -80,7 +99,10 @@ export class CliProcess {
 }
 
 /** Runs the CLI to its end: exit code and output. */
-export async function runCliProcess(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<Exit & { stdout: string; stderr: string }> {
+export async function runCliProcess(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<Exit & { stdout: string; stderr: string }> {
   const cli = new CliProcess(args, options);
   const exit = await cli.exited;
   return { ...exit, stdout: cli.stdout, stderr: cli.stderr };

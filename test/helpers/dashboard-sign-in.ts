@@ -1,6 +1,12 @@
 import { DEMO_USER } from './demo.js';
 
-export const unescapeHtml = (text: string): string => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+export const unescapeHtml = (text: string): string =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 /**
  * What the proxy in front of a hosted sandbox adds: the browser came over https. With an https
@@ -9,7 +15,10 @@ export const unescapeHtml = (text: string): string => text.replace(/&quot;/g, '"
 export const BEHIND_HTTPS_PROXY = { 'x-forwarded-proto': 'https' } as const;
 
 /** A browser's dashboard sign-in with fetch (behind an https proxy): the session cookie, and the signed-in page's HTML (as sent, escaped). */
-export async function signInToDashboard(baseUrl: string, credentials: { email: string; password: string } = DEMO_USER): Promise<{ cookie: string; page: string }> {
+export async function signInToDashboard(
+  baseUrl: string,
+  credentials: { email: string; password: string } = DEMO_USER,
+): Promise<{ cookie: string; page: string }> {
   const form = await fetch(`${baseUrl}/`, { headers: BEHIND_HTTPS_PROXY });
   const formCookie = form.headers.get('set-cookie')!.split(';')[0]!;
   const csrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(await form.text())![1]!);

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 
 interface FixtureFile {
-  accounts: { accountId: string; apiKeys: string[]; locations: { locationId: string; timeZone: string; devices: { deviceId: string }[] }[] }[];
+  accounts: {
+    accountId: string;
+    apiKeys: string[];
+    locations: { locationId: string; timeZone: string; devices: { deviceId: string }[] }[];
+  }[];
 }
 
 const fixture = JSON.parse(readFileSync('fixtures/default.json', 'utf8')) as FixtureFile;

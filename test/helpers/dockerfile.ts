@@ -58,18 +58,25 @@ export function parseDockerfile(text: string): Dockerfile {
       flags.push(eq < 0 ? [flag, ''] : [flag.slice(0, eq), flag.slice(eq + 1)]);
     }
     const instruction: Instruction = { line: start + 1, keyword: keyword.toUpperCase(), flags, args: words.join(' ') };
-    if (instruction.keyword === 'FROM') stages.push({ name: /\sAS\s+(\S+)/i.exec(` ${instruction.args}`)?.[1] ?? null, from: instruction, instructions: [] });
+    if (instruction.keyword === 'FROM')
+      stages.push({
+        name: /\sAS\s+(\S+)/i.exec(` ${instruction.args}`)?.[1] ?? null,
+        from: instruction,
+        instructions: [],
+      });
     else if (stages.length === 0) throw new Error(`line ${start + 1}: ${instruction.keyword} before the first FROM`);
     else stages.at(-1)!.instructions.push(instruction);
   }
   return { directives, stages };
 }
 
-export const argsOf = (stage: Stage, keyword: string): string[] => stage.instructions.filter((i) => i.keyword === keyword).map((i) => i.args);
+export const argsOf = (stage: Stage, keyword: string): string[] =>
+  stage.instructions.filter((i) => i.keyword === keyword).map((i) => i.args);
 
 /** An instruction's arguments as the shell-free words of ENV and LABEL: `K=V K2="V 2"` pairs. */
 export function pairsOf(args: string): Record<string, string> {
   const pairs: Record<string, string> = {};
-  for (const [, key, quoted, plain] of args.matchAll(/([\w.-]+)=(?:"((?:[^"\\]|\\.)*)"|(\S*))/g)) pairs[key!] = quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : plain!;
+  for (const [, key, quoted, plain] of args.matchAll(/([\w.-]+)=(?:"((?:[^"\\]|\\.)*)"|(\S*))/g))
+    pairs[key!] = quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : plain!;
   return pairs;
 }

@@ -34,13 +34,17 @@ function addressOffTheMachine(host: string): boolean {
  * A host that is an address outside loopback is answered as unreachable without a connection,
  * unless the check is on and refuses it first, so tests never send traffic off the machine.
  */
-export function loopbackOnlySenderFor(config: { readonly blockPrivateEndpoints: boolean }, resolve: Resolve = testResolve()): WebhookSender {
+export function loopbackOnlySenderFor(
+  config: { readonly blockPrivateEndpoints: boolean },
+  resolve: Resolve = testResolve(),
+): WebhookSender {
   const guard = config.blockPrivateEndpoints ? new AddressGuard({ resolve }) : null;
   const real = createWebhookSender({ guard, resolve });
   return {
     async send(request) {
       const host = new URL(request.url).hostname;
-      if (addressOffTheMachine(host) && !guard?.checkLiteral(host)) return { statusCode: null, latencyMs: 0, error: NOT_CONTACTED, responseExcerpt: null, bodyIsJson: false };
+      if (addressOffTheMachine(host) && !guard?.checkLiteral(host))
+        return { statusCode: null, latencyMs: 0, error: NOT_CONTACTED, responseExcerpt: null, bodyIsJson: false };
       return real.send(request);
     },
   };

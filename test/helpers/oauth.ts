@@ -29,13 +29,21 @@ type Agent = ReturnType<typeof request.agent>;
 
 /** RFC 6749 section 2.3.1: each value form-urlencoded, joined by ":", then base64. */
 export function basicAuth(clientId: string, clientSecret: string): string {
-  const encode = (v: string): string => encodeURIComponent(v).replace(/%20/g, '+').replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encode = (v: string): string =>
+    encodeURIComponent(v)
+      .replace(/%20/g, '+')
+      .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `Basic ${Buffer.from(`${encode(clientId)}:${encode(clientSecret)}`).toString('base64')}`;
 }
 
 /** The /login URL of an authorization request. */
 export function loginPath(
-  params: { clientId?: string | undefined; redirectUri?: string | undefined; state?: string | undefined; responseType?: string | undefined } = {},
+  params: {
+    clientId?: string | undefined;
+    redirectUri?: string | undefined;
+    state?: string | undefined;
+    responseType?: string | undefined;
+  } = {},
 ): string {
   const query = new URLSearchParams({
     response_type: params.responseType ?? 'code',
@@ -50,7 +58,13 @@ export function loginPath(
 export function formFields(html: string): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    fields[match[1]!] = match[2]!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&#96;/g, '`').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    fields[match[1]!] = match[2]!
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&#96;/g, '`')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
   }
   return fields;
 }
@@ -60,18 +74,25 @@ export function formFields(html: string): Record<string, string> {
  * and returns the final response (a 302 to the redirect URI on success).
  */
 export async function submitLogin(agent: Agent, options: LoginOptions = {}): Promise<request.Response> {
-  const page = await agent.get(loginPath({ clientId: options.clientId, redirectUri: options.redirectUri, state: options.state }));
+  const page = await agent.get(
+    loginPath({ clientId: options.clientId, redirectUri: options.redirectUri, state: options.state }),
+  );
   if (page.status === 302) return page;
   if (page.status !== 200) throw new Error(`GET /login answered ${page.status}: ${page.text}`);
   return agent
     .post('/login')
     .type('form')
-    .send({ ...formFields(page.text), email: options.email ?? DEMO_USER.email, password: options.password ?? DEMO_USER.password });
+    .send({
+      ...formFields(page.text),
+      email: options.email ?? DEMO_USER.email,
+      password: options.password ?? DEMO_USER.password,
+    });
 }
 
 /** The `code` of a redirect answered by /login. */
 export function codeOf(response: request.Response): string {
-  if (response.status !== 302) throw new Error(`expected a redirect with a code, got ${response.status}: ${response.text}`);
+  if (response.status !== 302)
+    throw new Error(`expected a redirect with a code, got ${response.status}: ${response.text}`);
   const code = new URL(response.headers['location'] as string).searchParams.get('code');
   if (!code) throw new Error(`the redirect carries no code: ${response.headers['location'] as string}`);
   return code;
@@ -85,7 +106,9 @@ export function codeOf(response: request.Response): string {
  */
 async function signInBehindProxy(app: Express, options: LoginOptions): Promise<request.Response> {
   const proxy = { 'X-Forwarded-Proto': 'https' };
-  const page = await request(app).get(loginPath({ clientId: options.clientId, redirectUri: options.redirectUri, state: options.state })).set(proxy);
+  const page = await request(app)
+    .get(loginPath({ clientId: options.clientId, redirectUri: options.redirectUri, state: options.state }))
+    .set(proxy);
   if (page.status !== 200) throw new Error(`GET /login answered ${page.status}: ${page.text}`);
   const cookies = ((page.headers['set-cookie'] as unknown as string[] | undefined) ?? []).map((c) => c.split(';')[0]!);
   return request(app)
@@ -93,7 +116,11 @@ async function signInBehindProxy(app: Express, options: LoginOptions): Promise<r
     .set(proxy)
     .set('Cookie', cookies)
     .type('form')
-    .send({ ...formFields(page.text), email: options.email ?? DEMO_USER.email, password: options.password ?? DEMO_USER.password });
+    .send({
+      ...formFields(page.text),
+      email: options.email ?? DEMO_USER.email,
+      password: options.password ?? DEMO_USER.password,
+    });
 }
 
 /**
@@ -104,7 +131,10 @@ export async function loginAndGetToken(app: Express, options: LoginOptions = {})
   const code = codeOf(await signInBehindProxy(app, options));
   const res = await request(app)
     .post('/oauth2/token')
-    .set('Authorization', basicAuth(options.clientId ?? DEMO_CLIENT.clientId, options.clientSecret ?? DEMO_CLIENT.clientSecret))
+    .set(
+      'Authorization',
+      basicAuth(options.clientId ?? DEMO_CLIENT.clientId, options.clientSecret ?? DEMO_CLIENT.clientSecret),
+    )
     .type('form')
     .send({ grant_type: 'authorization_code', code, redirect_uri: options.redirectUri ?? NATIVE_REDIRECT_URI });
   if (res.status !== 200) throw new Error(`POST /oauth2/token answered ${res.status}: ${res.text}`);

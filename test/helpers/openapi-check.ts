@@ -20,7 +20,11 @@ interface Operation {
 }
 
 /** Routes that are not part of the API and not in the document: the dashboard pages and the files of /docs. */
-const UNDOCUMENTED = [/^\/$/, /^\/dashboard\/(sign-(in|out)|token|events|demo-receiver|assets\/.*)$/i, /^\/docs\/(init\.js|assets\/[^/]+)$/i];
+const UNDOCUMENTED = [
+  /^\/$/,
+  /^\/dashboard\/(sign-(in|out)|token|events|demo-receiver|assets\/.*)$/i,
+  /^\/docs\/(init\.js|assets\/[^/]+)$/i,
+];
 
 interface Checker {
   document: Json;
@@ -38,12 +42,14 @@ function state(): Checker {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   addFormats.default(ajv);
   ajv.addSchema({ $id: 'doc', components: document['components'] });
-  const paths = Object.entries(document['paths'] as Record<string, Record<string, Operation>>).map(([template, item]) => ({
-    template,
-    // Express matches paths without regard to case; a template parameter is one non-empty segment.
-    pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`, 'i'),
-    item,
-  }));
+  const paths = Object.entries(document['paths'] as Record<string, Record<string, Operation>>).map(
+    ([template, item]) => ({
+      template,
+      // Express matches paths without regard to case; a template parameter is one non-empty segment.
+      pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`, 'i'),
+      item,
+    }),
+  );
   checker = { document, ajv, validators: new Map(), paths };
   return checker;
 }
@@ -83,7 +89,10 @@ function checkBody(seen: Seen, response: Json, where: string): void {
   if (seen.method === 'HEAD' || seen.status === 304 || content?.['*/*'] !== undefined) return;
   if (contentType.startsWith('application/json')) {
     const media = content?.['application/json'];
-    if (!media) return void violations.push(`${where}: JSON body, but the document gives this response no application/json content`);
+    if (!media)
+      return void violations.push(
+        `${where}: JSON body, but the document gives this response no application/json content`,
+      );
     let body: unknown;
     try {
       body = JSON.parse(seen.body);
@@ -92,11 +101,19 @@ function checkBody(seen: Seen, response: Json, where: string): void {
     }
     const validate = validatorOf(media['schema'] as Json);
     if (!validate(body)) {
-      violations.push(`${where}: the body does not match the document: ${state().ajv.errorsText(validate.errors)}; body ${JSON.stringify(body).slice(0, 300)}`);
+      violations.push(
+        `${where}: the body does not match the document: ${state().ajv.errorsText(validate.errors)}; body ${JSON.stringify(body).slice(0, 300)}`,
+      );
     }
     return;
   }
-  if (contentType.startsWith('text/html') && content && !content['text/html'] && seen.status !== 302 && seen.status !== 303) {
+  if (
+    contentType.startsWith('text/html') &&
+    content &&
+    !content['text/html'] &&
+    seen.status !== 302 &&
+    seen.status !== 303
+  ) {
     violations.push(`${where}: an HTML body, but the document gives this response no text/html content`);
   }
 }
@@ -104,13 +121,17 @@ function checkBody(seen: Seen, response: Json, where: string): void {
 function checkHeaders(seen: Seen, response: Json, where: string): void {
   const headers = (response['headers'] ?? {}) as Record<string, Json>;
   for (const [name, spec] of Object.entries(headers)) {
-    const always = spec['required'] === true || ['www-authenticate', 'retry-after', 'allow', 'location'].includes(name.toLowerCase());
-    if (always && seen.headers[name.toLowerCase()] === undefined) violations.push(`${where}: the document says it has a ${name} header; it has none`);
+    const always =
+      spec['required'] === true ||
+      ['www-authenticate', 'retry-after', 'allow', 'location'].includes(name.toLowerCase());
+    if (always && seen.headers[name.toLowerCase()] === undefined)
+      violations.push(`${where}: the document says it has a ${name} header; it has none`);
   }
   // The sandbox's own signals must be documented where they are sent.
   const documented = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
   for (const name of ['x-sandbox-warning']) {
-    if (seen.headers[name] !== undefined && !documented.has(name)) violations.push(`${where}: sent ${name}, which the document does not give this response`);
+    if (seen.headers[name] !== undefined && !documented.has(name))
+      violations.push(`${where}: sent ${name}, which the document does not give this response`);
   }
 }
 
@@ -125,23 +146,29 @@ export function checkExchange(seen: Seen): void {
   const method = seen.method === 'HEAD' ? 'get' : seen.method.toLowerCase();
   const errors = document['components'] as { responses: Record<string, Json> };
   if (!match || !match.item[method]) {
-    if (seen.status < 400) return void violations.push(`${where}: answered ${seen.status} on a route the document does not list`);
+    if (seen.status < 400)
+      return void violations.push(`${where}: answered ${seen.status} on a route the document does not list`);
     if (injected) return;
     if (match && seen.status === 405) {
       const allow = Object.keys(match.item).map((m) => m.toUpperCase());
       const sent = String(seen.headers['allow'] ?? '').split(', ');
       const expected = [...allow, ...(allow.includes('GET') ? ['HEAD'] : [])];
-      if (sent.sort().join() !== expected.sort().join()) violations.push(`${where}: Allow is ${sent.join(', ')}; the document lists ${expected.join(', ')}`);
+      if (sent.sort().join() !== expected.sort().join())
+        violations.push(`${where}: Allow is ${sent.join(', ')}; the document lists ${expected.join(', ')}`);
       checkBody(seen, errors.responses['MethodNotAllowed']!, where);
       return;
     }
     // Errors met before routing (encoding, authentication, bodies) or the 404 of an unknown path.
-    if (![400, 401, 403, 404, 413, 415, 429].includes(seen.status)) return void violations.push(`${where}: status not documented for a path the document does not list`);
+    if (![400, 401, 403, 404, 413, 415, 429].includes(seen.status))
+      return void violations.push(`${where}: status not documented for a path the document does not list`);
     checkBody(seen, errors.responses['NotFound']!, where);
     return;
   }
   const response = responseFor(match.item[method].responses, seen.status, injected);
-  if (!response) return void violations.push(`${where}: status ${seen.status} is not documented for ${method.toUpperCase()} ${match.template}${injected ? ' (injected fault)' : ''}`);
+  if (!response)
+    return void violations.push(
+      `${where}: status ${seen.status} is not documented for ${method.toUpperCase()} ${match.template}${injected ? ' (injected fault)' : ''}`,
+    );
   checkHeaders(seen, response, where);
   checkBody(seen, response, where);
 }
@@ -155,7 +182,11 @@ export function observe(req: IncomingMessage, res: ServerResponse): void {
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
   const keep = (chunk: unknown, encoding?: unknown): void => {
     if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
+    chunks.push(
+      Buffer.isBuffer(chunk)
+        ? chunk
+        : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'),
+    );
   };
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
     keep(chunk, rest[0]);
@@ -164,7 +195,13 @@ export function observe(req: IncomingMessage, res: ServerResponse): void {
   res.end = ((chunk?: unknown, ...rest: unknown[]) => {
     keep(chunk, rest[0]);
     try {
-      checkExchange({ method: req.method ?? 'GET', url, status: res.statusCode, headers: res.getHeaders(), body: Buffer.concat(chunks).toString('utf8') });
+      checkExchange({
+        method: req.method ?? 'GET',
+        url,
+        status: res.statusCode,
+        headers: res.getHeaders(),
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
     } catch (error) {
       violations.push(`checking ${String(req.method)} ${url} failed: ${String(error)}`);
     }

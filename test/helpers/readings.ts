@@ -7,7 +7,11 @@ import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from './demo.js';
 export async function hourlyVolumes(t: TestApp, fromMs: number, hours = 3): Promise<number[]> {
   const res = await request(t.app)
     .get(`/v1/locations/${DEMO_LOCATION_ID}/readings/water-usage`)
-    .query({ startTime: new Date(fromMs).toISOString(), endTime: new Date(fromMs + hours * 3_600_000).toISOString(), groupBy: 'hour' })
+    .query({
+      startTime: new Date(fromMs).toISOString(),
+      endTime: new Date(fromMs + hours * 3_600_000).toISOString(),
+      groupBy: 'hour',
+    })
     .set(bearer(DEMO_API_KEY))
     .expect(200);
   return (res.body.readings as { volume: number }[]).map((r) => r.volume);

@@ -29,14 +29,35 @@ const accepts = (port) =>
  * when the binary is missing, exits or does not listen within 10 s.
  */
 export async function startRedisProcess({ port, dir, appendfsync = 'always' }) {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', appendfsync, '--daemonize', 'no', '--loglevel', 'warning'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    appendfsync,
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'warning',
+  ];
   const child = spawn('redis-server', args, { stdio: 'ignore' });
   let failure = null;
-  child.once('error', (error) => (failure = new Error(`cannot start redis-server (apt-get install redis-server): ${error.message}`)));
+  child.once(
+    'error',
+    (error) => (failure = new Error(`cannot start redis-server (apt-get install redis-server): ${error.message}`)),
+  );
   const deadline = performance.now() + 10_000;
   while (!(await accepts(port))) {
     if (failure) throw failure;
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server exited with ${child.exitCode ?? child.signalCode} before listening on ${port}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`redis-server exited with ${child.exitCode ?? child.signalCode} before listening on ${port}`);
     if (performance.now() > deadline) throw new Error(`redis-server did not listen on ${port} within 10 s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -54,13 +54,16 @@ export function useTestRedis(options?: Parameters<typeof startTestRedis>[0]): Te
   return live('the test Redis', () => redis);
 }
 
-export async function startTestRedis(options: { appendfsync?: 'always' | 'everysec'; port?: number } = {}): Promise<TestRedis> {
+export async function startTestRedis(
+  options: { appendfsync?: 'always' | 'everysec'; port?: number } = {},
+): Promise<TestRedis> {
   const runPrefix = `ws-test-${randomUUID().slice(0, 8)}`;
   let n = 0;
   const prefix = (): string => `${runPrefix}-${++n}:`;
   const given = options.port === undefined ? process.env['REDIS_URL'] : undefined;
   if (given) {
-    const refuse = (): Promise<void> => Promise.reject(new Error('this test needs a Redis it started itself; unset REDIS_URL'));
+    const refuse = (): Promise<void> =>
+      Promise.reject(new Error('this test needs a Redis it started itself; unset REDIS_URL'));
     return {
       url: given,
       owned: false,
@@ -74,7 +77,10 @@ export async function startTestRedis(options: { appendfsync?: 'always' | 'everys
   const port = options.port ?? (await freePort());
   const dir = await mkdtemp(join(tmpdir(), 'water-redis-'));
   let child: ChildProcess | null = null;
-  const exited = (c: ChildProcess): Promise<void> => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((resolve) => c.once('exit', () => resolve())));
+  const exited = (c: ChildProcess): Promise<void> =>
+    c.exitCode !== null || c.signalCode !== null
+      ? Promise.resolve()
+      : new Promise((resolve) => c.once('exit', () => resolve()));
   const start = async (): Promise<void> => {
     child = await startRedisProcess({ port, dir, appendfsync: options.appendfsync ?? 'always' });
   };
@@ -104,7 +110,8 @@ async function deleteKeys(url: string, pattern: string): Promise<void> {
   const client = createClient({ url });
   await client.connect();
   try {
-    for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
+    for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 500 }))
+      if (keys.length > 0) await client.del(keys);
   } finally {
     await client.close();
   }

@@ -10,7 +10,11 @@ import type { TestRedis } from './redis-server.js';
 import { eventually } from './waiting.js';
 
 /** Settings every replica of one test shares: one Redis, one key prefix, quick webhooks, loopback receivers. */
-export function replicaEnv(redis: TestRedis, prefix: string, extra: Record<string, string> = {}): Record<string, string> {
+export function replicaEnv(
+  redis: TestRedis,
+  prefix: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     REDIS_URL: redis.url,
     REDIS_PREFIX: prefix,
@@ -55,9 +59,16 @@ export interface ReplicaProcess {
  * ("water-sandbox is running at http://localhost:<port>"), or, with `waitForBanner: false`,
  * at once (for a replica that cannot become ready yet: give it a PORT).
  */
-export async function spawnReplica(env: Record<string, string>, options: { waitForBanner?: boolean } = {}): Promise<ReplicaProcess> {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run the Redis suites with npm run test:redis, which builds first`);
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnReplica(
+  env: Record<string, string>,
+  options: { waitForBanner?: boolean } = {},
+): Promise<ReplicaProcess> {
+  if (!existsSync(MAIN))
+    throw new Error(`${MAIN} is missing: run the Redis suites with npm run test:redis, which builds first`);
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

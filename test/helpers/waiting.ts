@@ -1,7 +1,10 @@
 /** Waiting in tests for what cannot be awaited directly: a condition polled, a promise with a deadline, a gate opened by hand. */
 
 /** Polls `check` until it returns something other than null (or false), or fails after the deadline. */
-export async function eventually<T>(check: () => T | null | false | Promise<T | null | false>, timeoutMs = 5000): Promise<T> {
+export async function eventually<T>(
+  check: () => T | null | false | Promise<T | null | false>,
+  timeoutMs = 5000,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await check();

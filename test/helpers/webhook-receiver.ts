@@ -16,7 +16,14 @@ export interface ReceivedRequest {
  * settles when given), a dropped connection, never, or a 200 whose body never ends.
  */
 export type Reply =
-  | { status?: number; body?: string; contentType?: string; headers?: Record<string, string>; delayMs?: number; until?: Promise<unknown> }
+  | {
+      status?: number;
+      body?: string;
+      contentType?: string;
+      headers?: Record<string, string>;
+      delayMs?: number;
+      until?: Promise<unknown>;
+    }
   | { reset: true }
   | { hang: true }
   | { endless: true };
@@ -112,7 +119,13 @@ export class WebhookReceiver {
     } catch {
       // keep the raw text
     }
-    this.received.push({ method: req.method ?? '', path: url.slice(this.#prefix.length), headers: req.headers, body, rawBody });
+    this.received.push({
+      method: req.method ?? '',
+      path: url.slice(this.#prefix.length),
+      headers: req.headers,
+      body,
+      rawBody,
+    });
     for (const waiter of [...this.#waiters]) {
       if (waiter.done()) {
         this.#waiters.splice(this.#waiters.indexOf(waiter), 1);

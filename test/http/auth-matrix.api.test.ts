@@ -22,23 +22,90 @@ const START = '2026-03-01T00:00:00Z';
 const routes: RouteCase[] = [
   { name: 'list locations', method: 'get', path: () => '/v1/locations', ok: 200, scoped: false },
   { name: 'get location', method: 'get', path: (i) => `/v1/locations/${i.locationId}`, ok: 200, scoped: true },
-  { name: 'update location', method: 'put', path: (i) => `/v1/locations/${i.locationId}`, body: { homeAway: 'away' }, ok: 200, scoped: true },
-  { name: 'create subscription', method: 'post', path: (i) => `/v1/locations/${i.locationId}/subscriptions`, body: { endpoint: 'https://example.com/hook' }, ok: 200, scoped: true },
-  { name: 'list location subscriptions', method: 'get', path: (i) => `/v1/locations/${i.locationId}/subscriptions`, ok: 200, scoped: true },
+  {
+    name: 'update location',
+    method: 'put',
+    path: (i) => `/v1/locations/${i.locationId}`,
+    body: { homeAway: 'away' },
+    ok: 200,
+    scoped: true,
+  },
+  {
+    name: 'create subscription',
+    method: 'post',
+    path: (i) => `/v1/locations/${i.locationId}/subscriptions`,
+    body: { endpoint: 'https://example.com/hook' },
+    ok: 200,
+    scoped: true,
+  },
+  {
+    name: 'list location subscriptions',
+    method: 'get',
+    path: (i) => `/v1/locations/${i.locationId}/subscriptions`,
+    ok: 200,
+    scoped: true,
+  },
   { name: 'list subscriptions', method: 'get', path: () => '/v1/subscriptions', ok: 200, scoped: false },
-  { name: 'get subscription', method: 'get', path: (i) => `/v1/subscriptions/${i.subscriptionId}`, ok: 200, scoped: true },
-  { name: 'confirm subscription', method: 'get', path: (i) => `/v1/subscriptions/${i.subscriptionId}/confirm?confirmationToken=none`, ok: 400, scoped: true },
-  { name: 'delete subscription', method: 'delete', path: (i) => `/v1/subscriptions/${i.subscriptionId}`, ok: 200, scoped: true },
-  { name: 'water usage', method: 'get', path: (i) => `/v1/locations/${i.locationId}/readings/water-usage?startTime=${START}`, ok: 200, scoped: true },
-  { name: 'water usage summary', method: 'get', path: (i) => `/v1/locations/${i.locationId}/readings/water-usage/summary`, ok: 200, scoped: true },
+  {
+    name: 'get subscription',
+    method: 'get',
+    path: (i) => `/v1/subscriptions/${i.subscriptionId}`,
+    ok: 200,
+    scoped: true,
+  },
+  {
+    name: 'confirm subscription',
+    method: 'get',
+    path: (i) => `/v1/subscriptions/${i.subscriptionId}/confirm?confirmationToken=none`,
+    ok: 400,
+    scoped: true,
+  },
+  {
+    name: 'delete subscription',
+    method: 'delete',
+    path: (i) => `/v1/subscriptions/${i.subscriptionId}`,
+    ok: 200,
+    scoped: true,
+  },
+  {
+    name: 'water usage',
+    method: 'get',
+    path: (i) => `/v1/locations/${i.locationId}/readings/water-usage?startTime=${START}`,
+    ok: 200,
+    scoped: true,
+  },
+  {
+    name: 'water usage summary',
+    method: 'get',
+    path: (i) => `/v1/locations/${i.locationId}/readings/water-usage/summary`,
+    ok: 200,
+    scoped: true,
+  },
 ];
 
-type Caller = { name: string; headers: Record<string, string>; status: number | 'ok'; error?: string; foreign?: boolean };
+type Caller = {
+  name: string;
+  headers: Record<string, string>;
+  status: number | 'ok';
+  error?: string;
+  foreign?: boolean;
+};
 const callers: Caller[] = [
   { name: 'no Authorization header', headers: {}, status: 401, error: 'missing_credentials' },
-  { name: 'a Bearer header with no key', headers: { Authorization: 'Bearer ' }, status: 401, error: 'missing_credentials' },
+  {
+    name: 'a Bearer header with no key',
+    headers: { Authorization: 'Bearer ' },
+    status: 401,
+    error: 'missing_credentials',
+  },
   { name: 'an unknown key', headers: bearer('x'.repeat(46)), status: 403, error: 'invalid_credentials' },
-  { name: "another account's key on the demo resources", headers: bearer(OTHER_API_KEY), status: 404, error: 'not_found', foreign: true },
+  {
+    name: "another account's key on the demo resources",
+    headers: bearer(OTHER_API_KEY),
+    status: 404,
+    error: 'not_found',
+    foreign: true,
+  },
   { name: 'the right key', headers: bearer(DEMO_API_KEY), status: 'ok' },
 ];
 
@@ -48,12 +115,22 @@ let subscriptionIds: { demo: string; other: string };
 beforeEach(async () => {
   t = await buildTestApp();
   const create = async (key: string, locationId: string): Promise<string> =>
-    (await request(t.app).post(`/v1/locations/${locationId}/subscriptions`).set(bearer(key)).send({ endpoint: 'https://example.com/hook' }).expect(200)).body
-      .subscriptionId as string;
-  subscriptionIds = { demo: await create(DEMO_API_KEY, DEMO_LOCATION_ID), other: await create(OTHER_API_KEY, OTHER_LOCATION_ID) };
+    (
+      await request(t.app)
+        .post(`/v1/locations/${locationId}/subscriptions`)
+        .set(bearer(key))
+        .send({ endpoint: 'https://example.com/hook' })
+        .expect(200)
+    ).body.subscriptionId as string;
+  subscriptionIds = {
+    demo: await create(DEMO_API_KEY, DEMO_LOCATION_ID),
+    other: await create(OTHER_API_KEY, OTHER_LOCATION_ID),
+  };
 });
 
-const cases = routes.flatMap((route) => callers.filter((c) => !c.foreign || route.scoped).map((caller) => [route.name, caller.name, route, caller] as const));
+const cases = routes.flatMap((route) =>
+  callers.filter((c) => !c.foreign || route.scoped).map((caller) => [route.name, caller.name, route, caller] as const),
+);
 
 describe.each(cases)('%s with %s', (_route, _caller, route, caller) => {
   it(`answers ${caller.status === 'ok' ? route.ok : caller.status}${caller.error ? ` ${caller.error}` : ''}`, async () => {
@@ -62,7 +139,10 @@ describe.each(cases)('%s with %s', (_route, _caller, route, caller) => {
     if (route.body) req = req.send(route.body);
     const res = await req;
     const expected = caller.status === 'ok' ? route.ok : caller.status;
-    expect({ status: res.status, error: caller.error ? res.body.error : undefined }).toEqual({ status: expected, error: caller.error });
+    expect({ status: res.status, error: caller.error ? res.body.error : undefined }).toEqual({
+      status: expected,
+      error: caller.error,
+    });
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     if (res.status >= 400) expect(typeof res.body.message).toBe('string');
   });

@@ -25,17 +25,32 @@ describe('errors', () => {
   it('answers a wrong method with 405 and an Allow header', async () => {
     const res = await request(t.app).delete(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(405);
     expect(res.headers['allow']).toBe('GET, PUT, HEAD');
-    expect(res.body).toEqual({ error: 'method_not_allowed', message: `DELETE is not allowed on /v1/locations/${DEMO_LOCATION_ID}; allowed: GET, PUT, HEAD` });
+    expect(res.body).toEqual({
+      error: 'method_not_allowed',
+      message: `DELETE is not allowed on /v1/locations/${DEMO_LOCATION_ID}; allowed: GET, PUT, HEAD`,
+    });
   });
 
   it('answers a JSON body that is not an object with a 400 naming the body', async () => {
-    const res = await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).set('Content-Type', 'application/json').send('"away"').expect(400);
+    const res = await request(t.app)
+      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
+      .set(bearer(DEMO_API_KEY))
+      .set('Content-Type', 'application/json')
+      .send('"away"')
+      .expect(400);
     expect(res.body.parameter).toBe('body');
   });
 
   it('answers an unreadable token request in RFC 6749 form', async () => {
-    const res = await request(t.app).post('/oauth2/token').set('Content-Type', 'application/json').send('{"grant_type": ').expect(400);
-    expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('not valid JSON') });
+    const res = await request(t.app)
+      .post('/oauth2/token')
+      .set('Content-Type', 'application/json')
+      .send('{"grant_type": ')
+      .expect(400);
+    expect(res.body).toEqual({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('not valid JSON'),
+    });
     expect(res.headers['cache-control']).toBe('no-store');
   });
 

@@ -43,10 +43,19 @@ describe.each([
     const res = await request(t.app).get('/metrics').expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = res.text;
-    expect(sample(text, 'sandbox_http_requests_total', { method: 'GET', route: '/v1/locations/:locationId', status: '200' })).toBe(1);
-    expect(sample(text, 'sandbox_http_requests_total', { method: 'GET', route: '/v1/locations/:locationId', status: '404' })).toBe(1);
+    expect(
+      sample(text, 'sandbox_http_requests_total', { method: 'GET', route: '/v1/locations/:locationId', status: '200' }),
+    ).toBe(1);
+    expect(
+      sample(text, 'sandbox_http_requests_total', { method: 'GET', route: '/v1/locations/:locationId', status: '404' }),
+    ).toBe(1);
     expect(sample(text, 'sandbox_http_requests_total', { route: 'unmatched', status: '404' })).toBe(1);
-    expect(sample(text, 'sandbox_http_request_duration_seconds_count', { route: '/v1/locations/:locationId', status: '200' })).toBe(1);
+    expect(
+      sample(text, 'sandbox_http_request_duration_seconds_count', {
+        route: '/v1/locations/:locationId',
+        status: '200',
+      }),
+    ).toBe(1);
     // Raw paths never become labels.
     expect(text).not.toContain(DEMO_LOCATION_ID);
   });
@@ -56,7 +65,9 @@ describe.each([
     await request(t.app).post('/sandbox/clock').send({ advanceSeconds: 1 }).expect(401);
     await request(t.app).get('/').expect(200);
     const text = (await request(t.app).get('/metrics').expect(200)).text;
-    expect(sample(text, 'sandbox_http_requests_total', { method: 'POST', route: '/sandbox/clock', status: '400' })).toBe(1);
+    expect(
+      sample(text, 'sandbox_http_requests_total', { method: 'POST', route: '/sandbox/clock', status: '400' }),
+    ).toBe(1);
     // Refused before any route of /sandbox was reached.
     expect(sample(text, 'sandbox_http_requests_total', { method: 'POST', route: 'unmatched', status: '401' })).toBe(1);
     expect(sample(text, 'sandbox_http_requests_total', { method: 'GET', route: '/', status: '200' })).toBe(1);
@@ -67,7 +78,12 @@ describe.each([
     const text = (await request(t.app).get('/metrics').expect(200)).text;
     expect(sample(text, 'sandbox_accounts')).toBe(2);
     // The backend the app really has (npm run test:redis runs this file with every test app on Redis).
-    expect(sample(text, 'sandbox_store_operation_duration_seconds_count', { backend: t.store.backend, operation: 'accounts.findByKey' })).toBeGreaterThan(0);
+    expect(
+      sample(text, 'sandbox_store_operation_duration_seconds_count', {
+        backend: t.store.backend,
+        operation: 'accounts.findByKey',
+      }),
+    ).toBeGreaterThan(0);
     if (!process.env['TEST_REDIS_URL']) expect(t.store.backend).toBe(backend);
     expect(sample(text, 'sandbox_webhook_queue_due_deliveries')).toBe(0);
     expect(sample(text, 'sandbox_webhook_queue_due_accounts')).toBe(0);

@@ -20,7 +20,10 @@ describe('findPercentEncodingProblem', () => {
   });
 
   it('finds a problem exactly when decodeURIComponent throws', () => {
-    const piece = fc.oneof(fc.constantFrom('%', 'a', '/', '%2', '%25', '%C3', '%A9', '%E0', '%80', '%FF', '%F0', '%9F', '%zz'), fc.string({ maxLength: 3 }));
+    const piece = fc.oneof(
+      fc.constantFrom('%', 'a', '/', '%2', '%25', '%C3', '%A9', '%E0', '%80', '%FF', '%F0', '%9F', '%zz'),
+      fc.string({ maxLength: 3 }),
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
         const text = pieces.join('');

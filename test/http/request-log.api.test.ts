@@ -21,7 +21,8 @@ async function appLogging(lines: string[]): Promise<TestApp> {
   return t;
 }
 
-const requestLines = (lines: string[]): string[] => lines.filter((line) => (JSON.parse(line) as { msg?: string }).msg === 'request');
+const requestLines = (lines: string[]): string[] =>
+  lines.filter((line) => (JSON.parse(line) as { msg?: string }).msg === 'request');
 
 /** The line the app's own (redacting) logger writes for the same fields at the same time. */
 function asTheRedactingLoggerWrites(line: string): string {
@@ -35,7 +36,10 @@ describe('the request log line', () => {
   it('names method, URL, status, duration and account, byte for byte as the redacting logger writes them', async () => {
     const lines: string[] = [];
     const t = await appLogging(lines);
-    await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}?note=%22quoted%22%5C`).set(bearer(DEMO_API_KEY)).expect(200);
+    await request(t.app)
+      .get(`/v1/locations/${DEMO_LOCATION_ID}?note=%22quoted%22%5C`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
     await request(t.app).get('/v1/locations/nope').set(bearer(DEMO_API_KEY)).expect(404);
     await request(t.app).get('/v1/locations').expect(401);
 
@@ -44,7 +48,13 @@ describe('the request log line', () => {
     for (const line of logged) expect(line).toBe(asTheRedactingLoggerWrites(line));
     const first = JSON.parse(logged[0]!) as Record<string, unknown>;
     expect(Object.keys(first)).toEqual(['level', 'time', 'method', 'url', 'status', 'durationMs', 'accountId', 'msg']);
-    expect(first).toMatchObject({ level: 'info', method: 'GET', url: `/v1/locations/${DEMO_LOCATION_ID}?note=%22quoted%22%5C`, status: 200, accountId: DEMO_ACCOUNT_ID });
+    expect(first).toMatchObject({
+      level: 'info',
+      method: 'GET',
+      url: `/v1/locations/${DEMO_LOCATION_ID}?note=%22quoted%22%5C`,
+      status: 200,
+      accountId: DEMO_ACCOUNT_ID,
+    });
     expect(JSON.parse(logged[2]!)).not.toHaveProperty('accountId');
   });
 

@@ -6,16 +6,73 @@ import { AppError } from '../../src/core/errors.js';
 import { operation, operationRouter } from '../../src/http/operation.js';
 import { routeTable } from '../../src/http/route-table.js';
 
-const item = operation({ operationId: 'getItem', method: 'get', path: '/v1/items/{itemId}', summary: 's', tags: [], guard: 'none', responses: { 200: { description: 'd' } } });
-const putItem = operation({ operationId: 'putItem', method: 'put', path: '/v1/items/{itemId}', summary: 's', tags: [], guard: 'none', responses: { 200: { description: 'd' } } });
-const list = operation({ operationId: 'listItems', method: 'get', path: '/v1/items', summary: 's', tags: [], guard: 'none', query: z.object({ page: z.string().optional() }), responses: { 200: { description: 'd' } } });
-const confirm = operation({ operationId: 'confirm', method: 'get', path: '/v1/items/{itemId}/confirm', summary: 's', tags: [], guard: 'none', trailingSlash: true, responses: { 200: { description: 'd' } } });
-const later = operation({ operationId: 'later', method: 'post', path: '/v1/items/{otherId}', summary: 's', tags: [], guard: 'none', responses: { 200: { description: 'd' } } });
-const failing = operation({ operationId: 'failing', method: 'get', path: '/v1/failing/{id}', summary: 's', tags: [], guard: 'none', responses: { 200: { description: 'd' } } });
+const item = operation({
+  operationId: 'getItem',
+  method: 'get',
+  path: '/v1/items/{itemId}',
+  summary: 's',
+  tags: [],
+  guard: 'none',
+  responses: { 200: { description: 'd' } },
+});
+const putItem = operation({
+  operationId: 'putItem',
+  method: 'put',
+  path: '/v1/items/{itemId}',
+  summary: 's',
+  tags: [],
+  guard: 'none',
+  responses: { 200: { description: 'd' } },
+});
+const list = operation({
+  operationId: 'listItems',
+  method: 'get',
+  path: '/v1/items',
+  summary: 's',
+  tags: [],
+  guard: 'none',
+  query: z.object({ page: z.string().optional() }),
+  responses: { 200: { description: 'd' } },
+});
+const confirm = operation({
+  operationId: 'confirm',
+  method: 'get',
+  path: '/v1/items/{itemId}/confirm',
+  summary: 's',
+  tags: [],
+  guard: 'none',
+  trailingSlash: true,
+  responses: { 200: { description: 'd' } },
+});
+const later = operation({
+  operationId: 'later',
+  method: 'post',
+  path: '/v1/items/{otherId}',
+  summary: 's',
+  tags: [],
+  guard: 'none',
+  responses: { 200: { description: 'd' } },
+});
+const failing = operation({
+  operationId: 'failing',
+  method: 'get',
+  path: '/v1/failing/{id}',
+  summary: 's',
+  tags: [],
+  guard: 'none',
+  responses: { 200: { description: 'd' } },
+});
 
 /** What a handler saw of the request, as the body. */
 const seen: RequestHandler = (req, res) => {
-  res.json({ baseUrl: req.baseUrl, url: req.url, path: req.path, params: { ...req.params }, route: (req.route as { path: string } | undefined)?.path, steps: res.locals['steps'] });
+  res.json({
+    baseUrl: req.baseUrl,
+    url: req.url,
+    path: req.path,
+    params: { ...req.params },
+    route: (req.route as { path: string } | undefined)?.path,
+    steps: res.locals['steps'],
+  });
 };
 const step =
   (name: string): RequestHandler =>
@@ -53,7 +110,10 @@ function appWith(table: boolean): Express {
   });
   const errors: ErrorRequestHandler = (error: unknown, req, res, _next) => {
     const status = error instanceof AppError ? error.status : 500;
-    res.status(status).set(error instanceof AppError ? (error.headers ?? {}) : {}).json({ error: String(error), url: req.url, baseUrl: req.baseUrl, params: { ...req.params } });
+    res
+      .status(status)
+      .set(error instanceof AppError ? (error.headers ?? {}) : {})
+      .json({ error: String(error), url: req.url, baseUrl: req.baseUrl, params: { ...req.params } });
   };
   app.use(errors);
   return app;
@@ -88,12 +148,23 @@ describe('the route table in front of the /v1 routers', () => {
   it.each(requests)('answers %s %s as the routers alone do', async (method, path) => {
     const fast = await request(withTable)[method](path);
     const slow = await request(routersOnly)[method](path);
-    expect({ status: fast.status, allow: fast.headers['allow'], text: fast.text }).toEqual({ status: slow.status, allow: slow.headers['allow'], text: slow.text });
+    expect({ status: fast.status, allow: fast.headers['allow'], text: fast.text }).toEqual({
+      status: slow.status,
+      allow: slow.headers['allow'],
+      text: slow.text,
+    });
   });
 
   it('sets what the routers set: the mount, the decoded parameters and the route, after the prelude and the chain', async () => {
     const res = await request(withTable).get('/v1/items/a%20b?x=1').expect(200);
-    expect(res.body).toEqual({ baseUrl: '/v1', url: '/items/a%20b?x=1', path: '/items/a%20b', params: { itemId: 'a b' }, route: '/items/:itemId', steps: ['prelude', 'chain', 'before'] });
+    expect(res.body).toEqual({
+      baseUrl: '/v1',
+      url: '/items/a%20b?x=1',
+      path: '/items/a%20b',
+      params: { itemId: 'a b' },
+      route: '/items/:itemId',
+      steps: ['prelude', 'chain', 'before'],
+    });
   });
 
   it('hands an error to the error handler with the request as the routers leave it', async () => {
@@ -102,6 +173,8 @@ describe('the route table in front of the /v1 routers', () => {
   });
 
   it('refuses a router that operationRouter did not make', () => {
-    expect(() => routeTable({ mount: '/v1', prelude: [], chain: [], routers: [Router()] })).toThrow('not made by operationRouter');
+    expect(() => routeTable({ mount: '/v1', prelude: [], chain: [], routers: [Router()] })).toThrow(
+      'not made by operationRouter',
+    );
   });
 });

@@ -38,13 +38,31 @@ export const API_ROUTES: ApiRoute[] = [
   { method: 'get', path: '/v1/locations', ok: 200, guard: 'account' },
   { method: 'get', path: '/v1/locations/:locationId', ok: 200, guard: 'account' },
   { method: 'put', path: '/v1/locations/:locationId', body: { homeAway: 'away' }, ok: 200, guard: 'account' },
-  { method: 'post', path: '/v1/locations/:locationId/subscriptions', body: { endpoint: 'https://example.com/hook' }, ok: 200, guard: 'account' },
+  {
+    method: 'post',
+    path: '/v1/locations/:locationId/subscriptions',
+    body: { endpoint: 'https://example.com/hook' },
+    ok: 200,
+    guard: 'account',
+  },
   { method: 'get', path: '/v1/locations/:locationId/subscriptions', ok: 200, guard: 'account' },
   { method: 'get', path: '/v1/subscriptions', ok: 200, guard: 'account' },
   { method: 'get', path: '/v1/subscriptions/:subscriptionId', ok: 200, guard: 'account' },
-  { method: 'get', path: '/v1/subscriptions/:subscriptionId/confirm', query: 'confirmationToken=none', ok: 400, guard: 'account' },
+  {
+    method: 'get',
+    path: '/v1/subscriptions/:subscriptionId/confirm',
+    query: 'confirmationToken=none',
+    ok: 400,
+    guard: 'account',
+  },
   { method: 'delete', path: '/v1/subscriptions/:subscriptionId', ok: 200, guard: 'account' },
-  { method: 'get', path: '/v1/locations/:locationId/readings/water-usage', query: 'startTime=2026-03-01T00:00:00Z', ok: 200, guard: 'account' },
+  {
+    method: 'get',
+    path: '/v1/locations/:locationId/readings/water-usage',
+    query: 'startTime=2026-03-01T00:00:00Z',
+    ok: 200,
+    guard: 'account',
+  },
   { method: 'get', path: '/v1/locations/:locationId/readings/water-usage/summary', ok: 200, guard: 'account' },
 
   { method: 'post', path: '/sandbox/accounts', body: {}, ok: 201, guard: 'admin' },
@@ -60,7 +78,13 @@ export const API_ROUTES: ApiRoute[] = [
   { method: 'get', path: '/sandbox/oauth-clients', ok: 200, guard: 'account' },
   { method: 'post', path: '/sandbox/oauth-clients', body: partnerRegistration(), ok: 201, guard: 'account' },
   { method: 'delete', path: '/sandbox/oauth-clients/:clientId', ok: 200, guard: 'account' },
-  { method: 'post', path: '/sandbox/locations/:locationId/alerts', body: { type: 'highLeak' }, ok: 201, guard: 'account' },
+  {
+    method: 'post',
+    path: '/sandbox/locations/:locationId/alerts',
+    body: { type: 'highLeak' },
+    ok: 201,
+    guard: 'account',
+  },
   { method: 'get', path: '/sandbox/locations/:locationId/alerts', ok: 200, guard: 'account' },
   { method: 'get', path: '/sandbox/locations/:locationId/alerts/:alertId', ok: 200, guard: 'account' },
   { method: 'post', path: '/sandbox/locations/:locationId/alerts/:alertId/end', ok: 200, guard: 'account' },
@@ -71,14 +95,26 @@ export const API_ROUTES: ApiRoute[] = [
   { method: 'post', path: '/sandbox/clock', body: { advanceSeconds: 60 }, ok: 200, guard: 'account' },
   { method: 'get', path: '/sandbox/scenarios', ok: 200, guard: 'account' },
   { method: 'get', path: '/sandbox/scenarios/:scenario', ok: 200, guard: 'account' },
-  { method: 'post', path: '/sandbox/scenarios/:scenario/runs', body: { locationId: DEMO_LOCATION_ID }, ok: 201, guard: 'account' },
+  {
+    method: 'post',
+    path: '/sandbox/scenarios/:scenario/runs',
+    body: { locationId: DEMO_LOCATION_ID },
+    ok: 201,
+    guard: 'account',
+  },
   { method: 'get', path: '/sandbox/runs', ok: 200, guard: 'account' },
   { method: 'get', path: '/sandbox/runs/:runId', ok: 200, guard: 'account' },
   { method: 'post', path: '/sandbox/runs/:runId/cancel', ok: 200, guard: 'account' },
   { method: 'get', path: '/sandbox/readiness', ok: 200, guard: 'account' },
   { method: 'post', path: '/sandbox/readiness/reset', ok: 200, guard: 'account' },
   // A drill that changes nothing on a fresh app (no alert delivered yet): rate-limit or server-errors would fail the fuzzer's later /v1 calls on purpose.
-  { method: 'post', path: '/sandbox/readiness/drills', body: { drill: 'duplicate-delivery' }, ok: 409, guard: 'account' },
+  {
+    method: 'post',
+    path: '/sandbox/readiness/drills',
+    body: { drill: 'duplicate-delivery' },
+    ok: 409,
+    guard: 'account',
+  },
 ];
 
 /** The routes outside /v1 and /sandbox: the health check, the metrics, the API description and its page, the auth host and the dashboard pages. */
@@ -121,7 +157,8 @@ export const RELAY_ROUTES: { method: Method; path: string }[] = [
   { method: 'post', path: '/:relayId' },
 ];
 
-export const routeName = (route: { method: Method; path: string }): string => `${route.method.toUpperCase()} ${route.path}`;
+export const routeName = (route: { method: Method; path: string }): string =>
+  `${route.method.toUpperCase()} ${route.path}`;
 
 export const fillPath = (template: string, ids: RouteIds): string =>
   template.replace(/:(\w+)/g, (_match, key: string) => {
@@ -140,12 +177,28 @@ function dashboardScript(): string {
 /** A subscription, an active alert, its deliveries, a scenario run and an OAuth client of the demo account, for the templates. */
 export async function givenRouteIds(app: Express): Promise<RouteIds> {
   const auth = bearer(DEMO_API_KEY);
-  const subscription = await request(app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(auth).send({ endpoint: 'https://example.com/hook' }).expect(200);
-  const alert = await request(app).post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`).set(auth).send({ type: 'lowLeak' }).expect(201);
+  const subscription = await request(app)
+    .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+    .set(auth)
+    .send({ endpoint: 'https://example.com/hook' })
+    .expect(200);
+  const alert = await request(app)
+    .post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`)
+    .set(auth)
+    .send({ type: 'lowLeak' })
+    .expect(201);
   const deliveries = await request(app).get('/sandbox/deliveries').set(auth).expect(200);
   const scenario = 'slow-leak-escalates';
-  const run = await request(app).post(`/sandbox/scenarios/${scenario}/runs`).set(auth).send({ locationId: DEMO_LOCATION_ID }).expect(201);
-  const client = await request(app).post('/sandbox/oauth-clients').set(auth).send(partnerRegistration({ clientId: 'route-table-client' })).expect(201);
+  const run = await request(app)
+    .post(`/sandbox/scenarios/${scenario}/runs`)
+    .set(auth)
+    .send({ locationId: DEMO_LOCATION_ID })
+    .expect(201);
+  const client = await request(app)
+    .post('/sandbox/oauth-clients')
+    .set(auth)
+    .send(partnerRegistration({ clientId: 'route-table-client' }))
+    .expect(201);
   return {
     locationId: DEMO_LOCATION_ID,
     subscriptionId: subscription.body.subscriptionId as string,
@@ -174,7 +227,8 @@ export function registeredRoutes(app: Express): string[] {
     for (const layer of stack) {
       if (layer.route) {
         const methods = Object.keys(layer.route.methods).filter((m) => m !== '_all');
-        for (const path of [layer.route.path].flat()) for (const method of methods) found.push(`${method.toUpperCase()} ${path}`);
+        for (const path of [layer.route.path].flat())
+          for (const method of methods) found.push(`${method.toUpperCase()} ${path}`);
       } else if (layer.handle.stack) {
         walk(layer.handle.stack);
       }

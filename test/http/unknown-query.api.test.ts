@@ -24,7 +24,9 @@ describe('X-Sandbox-Warning on /v1 answers to requests with query parameters pro
     const res = await withAndWithout('/v1/locations', '', 'pagesize=10');
     expect(res.status).toBe(200);
     expect(res.body.perPage).toBe(50);
-    expect(res.headers['x-sandbox-warning']).toBe('ignored, as production does: unknown query parameter "pagesize" (did you mean "perPage"?)');
+    expect(res.headers['x-sandbox-warning']).toBe(
+      'ignored, as production does: unknown query parameter "pagesize" (did you mean "perPage"?)',
+    );
   });
 
   it.each([
@@ -40,9 +42,15 @@ describe('X-Sandbox-Warning on /v1 answers to requests with query parameters pro
 
   it('names each ignored parameter of a readings request, and not the ones it knows', async () => {
     const query = 'startTime=2026-03-01T00:00:00Z&endTime=2026-03-03T00:00:00Z&perPage=5';
-    const res = await withAndWithout(`/v1/locations/${DEMO_LOCATION_ID}/readings/water-usage`, query, 'group_by=day&from=2026-01-01');
+    const res = await withAndWithout(
+      `/v1/locations/${DEMO_LOCATION_ID}/readings/water-usage`,
+      query,
+      'group_by=day&from=2026-01-01',
+    );
     expect(res.status).toBe(200);
-    expect(res.headers['x-sandbox-warning']).toBe('ignored, as production does: unknown query parameters "group_by" (did you mean "groupBy"?), "from" (did you mean "startTime"?)');
+    expect(res.headers['x-sandbox-warning']).toBe(
+      'ignored, as production does: unknown query parameters "group_by" (did you mean "groupBy"?), "from" (did you mean "startTime"?)',
+    );
   });
 
   it('names the parameters of a route that takes none, and is sent with an error answer too', async () => {
@@ -60,7 +68,11 @@ describe('X-Sandbox-Warning on /v1 answers to requests with query parameters pro
 
   it('stays ASCII and bounded whatever the names: escaped, shortened, and at most ten named', async () => {
     const many = Array.from({ length: 14 }, (_, i) => `x${i}=1`).join('&');
-    const res = await withAndWithout('/v1/locations', '', `${encodeURIComponent('größe')}=1&${'a'.repeat(300)}=1&${many}`);
+    const res = await withAndWithout(
+      '/v1/locations',
+      '',
+      `${encodeURIComponent('größe')}=1&${'a'.repeat(300)}=1&${many}`,
+    );
     const warning = String(res.headers['x-sandbox-warning']);
     expect(warning).toMatch(/^[\x20-\x7e]+$/);
     expect(warning).toContain('"gr\\u00f6\\u00dfe"');
@@ -87,7 +99,14 @@ describe('a query sent again (its parse, warning and check are kept per operatio
     expect(first.headers['x-sandbox-warning']).toContain('"pagesize" (did you mean "perPage"?)');
     const journal = await request(t.app).get('/sandbox/requests?limit=4').set(bearer(DEMO_API_KEY)).expect(200);
     const queries = (journal.body.requests as { query: unknown }[]).map((r) => r.query);
-    expect(queries).toEqual(Array(4).fill({ startTime: '2026-03-01T00:00:00Z', endTime: '2026-03-02T00:00:00Z', groupBy: 'day', pagesize: '5' }));
+    expect(queries).toEqual(
+      Array(4).fill({
+        startTime: '2026-03-01T00:00:00Z',
+        endTime: '2026-03-02T00:00:00Z',
+        groupBy: 'day',
+        pagesize: '5',
+      }),
+    );
   });
 
   it('that fails its check fails it again, with the same 400, however often it is sent', async () => {

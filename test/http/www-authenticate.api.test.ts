@@ -7,7 +7,8 @@ import { API_ROUTES, fillPath, givenRouteIds, routeName, type ApiRoute, type Rou
 
 const CHALLENGE = 'Bearer realm="water-sandbox"';
 // RFC 6750 section 3: error_description is printable ASCII without '"' and '\'.
-const REFUSAL = /^Bearer realm="water-sandbox", error="invalid_token", error_description="[\x20\x21\x23-\x5b\x5d-\x7e]+"$/;
+const REFUSAL =
+  /^Bearer realm="water-sandbox", error="invalid_token", error_description="[\x20\x21\x23-\x5b\x5d-\x7e]+"$/;
 const ACCOUNT_FORM = '"Authorization: Bearer <API key or access token>"';
 const BASIC = 'Basic ZGVtby1jbGllbnQ6ZGVtby1jbGllbnQtc2VjcmV0';
 
@@ -24,7 +25,14 @@ interface Refusal {
 }
 
 const refusals = (form: string): Refusal[] => [
-  { caller: 'no Authorization header', authorization: null, status: 401, error: 'missing_credentials', challenge: CHALLENGE, message: `The Authorization header is missing; send ${form}` },
+  {
+    caller: 'no Authorization header',
+    authorization: null,
+    status: 401,
+    error: 'missing_credentials',
+    challenge: CHALLENGE,
+    message: `The Authorization header is missing; send ${form}`,
+  },
   {
     caller: 'the Basic scheme',
     authorization: BASIC,
@@ -52,7 +60,14 @@ const refusals = (form: string): Refusal[] => [
     message: `The Authorization header has a value but no scheme; put "Bearer " before it: ${form} (the value is not repeated here)`,
     secret: DEMO_API_KEY,
   },
-  { caller: 'Bearer with nothing', authorization: 'Bearer', status: 401, error: 'missing_credentials', challenge: CHALLENGE, message: `The Authorization header has the Bearer scheme but no key; send ${form}` },
+  {
+    caller: 'Bearer with nothing',
+    authorization: 'Bearer',
+    status: 401,
+    error: 'missing_credentials',
+    challenge: CHALLENGE,
+    message: `The Authorization header has the Bearer scheme but no key; send ${form}`,
+  },
   {
     caller: 'Bearer with two words',
     authorization: `Bearer ${DEMO_API_KEY} extra`,
@@ -94,7 +109,11 @@ const send = (t: TestApp, route: ApiRoute, ids: RouteIds, authorization: string 
 };
 
 function expectRefusal(res: request.Response, refusal: Refusal): void {
-  expect({ status: res.status, error: res.body.error, message: res.body.message }).toEqual({ status: refusal.status, error: refusal.error, message: refusal.message });
+  expect({ status: res.status, error: res.body.error, message: res.body.message }).toEqual({
+    status: refusal.status,
+    error: refusal.error,
+    message: refusal.message,
+  });
   const challenge = res.headers['www-authenticate'];
   if (typeof refusal.challenge === 'string') expect(challenge).toBe(refusal.challenge);
   else expect(challenge).toMatch(refusal.challenge);
@@ -109,29 +128,49 @@ describe('every /v1 and /sandbox route of an account', () => {
     t = await buildTestApp();
     ids = await givenRouteIds(t.app);
     expiredToken = (await loginAndGetToken(t.app)).access_token;
-    await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).send({ accessToken: expiredToken }).expect(200);
+    await request(t.app)
+      .post('/sandbox/tokens/expire')
+      .set(bearer(DEMO_API_KEY))
+      .send({ accessToken: expiredToken })
+      .expect(200);
   });
 
-  const cases = accountRoutes.flatMap((route) => accountRefusals.map((refusal) => [routeName(route), refusal.caller, route, refusal] as const));
+  const cases = accountRoutes.flatMap((route) =>
+    accountRefusals.map((refusal) => [routeName(route), refusal.caller, route, refusal] as const),
+  );
   it.each(cases)('%s with %s: %#', async (_route, _caller, route, refusal) => {
-    const authorization = typeof refusal.authorization === 'function' ? refusal.authorization(expiredToken) : refusal.authorization;
+    const authorization =
+      typeof refusal.authorization === 'function' ? refusal.authorization(expiredToken) : refusal.authorization;
     expectRefusal(await send(t, route, ids, authorization), refusal);
   });
 });
 
-describe.each(accountRoutes.map((route) => [routeName(route), route] as const))('%s with the right key', (_name, route) => {
-  it('answers as usual, with no challenge', async () => {
-    const t = await buildTestApp();
-    const res = await send(t, route, await givenRouteIds(t.app), `Bearer ${DEMO_API_KEY}`);
-    expect({ status: res.status, challenge: res.headers['www-authenticate'] }).toEqual({ status: route.ok, challenge: undefined });
-  });
-});
+describe.each(accountRoutes.map((route) => [routeName(route), route] as const))(
+  '%s with the right key',
+  (_name, route) => {
+    it('answers as usual, with no challenge', async () => {
+      const t = await buildTestApp();
+      const res = await send(t, route, await givenRouteIds(t.app), `Bearer ${DEMO_API_KEY}`);
+      expect({ status: res.status, challenge: res.headers['www-authenticate'] }).toEqual({
+        status: route.ok,
+        challenge: undefined,
+      });
+    });
+  },
+);
 
 describe('the global admin calls when ADMIN_TOKEN is set', () => {
   const ADMIN_TOKEN = 'let-me-in-admin-token';
   const adminRefusals: Refusal[] = [
     ...refusals('"Authorization: Bearer <ADMIN_TOKEN>"'),
-    { caller: "an account's API key", authorization: `Bearer ${DEMO_API_KEY}`, status: 403, error: 'invalid_credentials', challenge: REFUSAL, message: 'The admin token is not valid' },
+    {
+      caller: "an account's API key",
+      authorization: `Bearer ${DEMO_API_KEY}`,
+      status: 403,
+      error: 'invalid_credentials',
+      challenge: REFUSAL,
+      message: 'The admin token is not valid',
+    },
   ];
   let t: TestApp;
   let ids: RouteIds;
@@ -140,22 +179,32 @@ describe('the global admin calls when ADMIN_TOKEN is set', () => {
     ids = await givenRouteIds(t.app);
   });
 
-  const cases = adminRoutes.flatMap((route) => adminRefusals.map((refusal) => [routeName(route), refusal.caller, route, refusal] as const));
+  const cases = adminRoutes.flatMap((route) =>
+    adminRefusals.map((refusal) => [routeName(route), refusal.caller, route, refusal] as const),
+  );
   it.each(cases)('%s with %s: %#', async (_route, _caller, route, refusal) => {
     expectRefusal(await send(t, route, ids, refusal.authorization as string | null), refusal);
   });
 
-  it.each(adminRoutes.map((route) => [routeName(route), route] as const))('%s with the admin token answers with no challenge', async (_name, route) => {
-    const res = await send(t, route, ids, `Bearer ${ADMIN_TOKEN}`);
-    expect({ status: res.status, challenge: res.headers['www-authenticate'] }).toEqual({ status: route.ok, challenge: undefined });
-  });
+  it.each(adminRoutes.map((route) => [routeName(route), route] as const))(
+    '%s with the admin token answers with no challenge',
+    async (_name, route) => {
+      const res = await send(t, route, ids, `Bearer ${ADMIN_TOKEN}`);
+      expect({ status: res.status, challenge: res.headers['www-authenticate'] }).toEqual({
+        status: route.ok,
+        challenge: undefined,
+      });
+    },
+  );
 });
 
 it('does not echo a first word that may be a secret rather than a scheme name', async () => {
   const t = await buildTestApp();
   const secretish = 'sk_live_0123456789abcdefghijklmnop';
   const res = await request(t.app).get('/v1/locations').set('Authorization', `${secretish} trailing`).expect(401);
-  expect(res.body.message).toBe(`The Authorization header uses a scheme other than Bearer; this call takes the Bearer scheme: ${ACCOUNT_FORM}`);
+  expect(res.body.message).toBe(
+    `The Authorization header uses a scheme other than Bearer; this call takes the Bearer scheme: ${ACCOUNT_FORM}`,
+  );
 });
 
 it.each([
@@ -163,8 +212,14 @@ it.each([
   ['the scheme in upper case', `BEARER ${DEMO_API_KEY}`],
   ['several spaces and a tab between scheme and key', `Bearer  \t ${DEMO_API_KEY}`],
   ['spaces around the whole value', `  Bearer ${DEMO_API_KEY}  `],
-])('takes %s (RFC 9110: the scheme is case-insensitive, whitespace is not part of the key)', async (_form, authorization) => {
-  const t = await buildTestApp();
-  const res = await request(t.app).get('/v1/locations').set('Authorization', authorization);
-  expect({ status: res.status, challenge: res.headers['www-authenticate'] }).toEqual({ status: 200, challenge: undefined });
-});
+])(
+  'takes %s (RFC 9110: the scheme is case-insensitive, whitespace is not part of the key)',
+  async (_form, authorization) => {
+    const t = await buildTestApp();
+    const res = await request(t.app).get('/v1/locations').set('Authorization', authorization);
+    expect({ status: res.status, challenge: res.headers['www-authenticate'] }).toEqual({
+      status: 200,
+      challenge: undefined,
+    });
+  },
+);

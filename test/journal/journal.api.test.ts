@@ -2,7 +2,12 @@ import { performance } from 'node:perf_hooks';
 
 import request from 'supertest';
 
-import { errorBodyExcerpt, JOURNAL_ERROR_BODY_LIMIT, JOURNAL_PATH_LIMIT, JOURNAL_QUERY_LIMIT } from '../../src/journal/journal.js';
+import {
+  errorBodyExcerpt,
+  JOURNAL_ERROR_BODY_LIMIT,
+  JOURNAL_PATH_LIMIT,
+  JOURNAL_QUERY_LIMIT,
+} from '../../src/journal/journal.js';
 import { accountChannel } from '../../src/live/index.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
@@ -12,7 +17,9 @@ beforeEach(async () => {
   t = await buildTestApp();
 });
 
-const journal = async (query = ''): Promise<{ method: string; path: string; status: number; errorBody: string | null }[]> =>
+const journal = async (
+  query = '',
+): Promise<{ method: string; path: string; status: number; errorBody: string | null }[]> =>
   (await request(t.app).get(`/sandbox/requests${query}`).set(bearer(DEMO_API_KEY)).expect(200)).body.requests;
 
 describe('the request journal keeps what an error answer said', () => {
@@ -27,7 +34,11 @@ describe('the request journal keeps what an error answer said', () => {
 
   it('records the body of an injected fault, cut at the limit', async () => {
     const long = 'x'.repeat(JOURNAL_ERROR_BODY_LIMIT * 2);
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/locations', status: 503, body: { error: 'maintenance', message: long } }).expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ path: '/v1/locations', status: 503, body: { error: 'maintenance', message: long } })
+      .expect(201);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
     const [entry] = await journal('?status=503');
     expect(entry!.errorBody!.startsWith('{"error":"maintenance","message":"xxx')).toBe(true);
@@ -37,12 +48,16 @@ describe('the request journal keeps what an error answer said', () => {
 
   it('records a refused change with its error', async () => {
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
-    await request(t.app).put('/v1/locations/nope').set(bearer(DEMO_API_KEY)).send({ homeAway: 'sideways' }).expect((res) => expect(res.status).toBeGreaterThanOrEqual(400));
+    await request(t.app)
+      .put('/v1/locations/nope')
+      .set(bearer(DEMO_API_KEY))
+      .send({ homeAway: 'sideways' })
+      .expect((res) => expect(res.status).toBeGreaterThanOrEqual(400));
     const [entry] = await journal();
     expect(entry!.errorBody).toMatch(/"error":/);
   });
 
-  it('tells the account\'s event stream of each request it records', async () => {
+  it("tells the account's event stream of each request it records", async () => {
     const heard: unknown[] = [];
     const off = await t.store.events.subscribe(accountChannel(DEMO_ACCOUNT_ID), (m) => heard.push(m));
     try {
@@ -60,12 +75,21 @@ describe('the request journal keeps what an error answer said', () => {
 
 describe('what the journal leaves out', () => {
   it('reading the journal, and the relay plumbing of water-sandbox listen, but any other call to those paths is in', async () => {
-    await request(t.app).post('/sandbox/relays').set(bearer(DEMO_API_KEY)).expect((res) => expect(res.status).toBeLessThan(500));
+    await request(t.app)
+      .post('/sandbox/relays')
+      .set(bearer(DEMO_API_KEY))
+      .expect((res) => expect(res.status).toBeLessThan(500));
     await request(t.app).get('/sandbox/relays/nope/requests').set(bearer(DEMO_API_KEY)).expect(404);
     await request(t.app).get('/sandbox/requests?limit=1').set(bearer(DEMO_API_KEY)).expect(200);
-    await request(t.app).delete('/sandbox/requests').set(bearer(DEMO_API_KEY)).expect((res) => expect(res.status).toBeGreaterThanOrEqual(400));
+    await request(t.app)
+      .delete('/sandbox/requests')
+      .set(bearer(DEMO_API_KEY))
+      .expect((res) => expect(res.status).toBeGreaterThanOrEqual(400));
     await request(t.app).get('/v1/sandbox/requests').set(bearer(DEMO_API_KEY)).expect(404);
-    expect((await journal()).map((e) => `${e.method} ${e.path}`)).toEqual(['GET /v1/sandbox/requests', 'DELETE /sandbox/requests']);
+    expect((await journal()).map((e) => `${e.method} ${e.path}`)).toEqual([
+      'GET /v1/sandbox/requests',
+      'DELETE /sandbox/requests',
+    ]);
   });
 });
 
@@ -74,7 +98,8 @@ describe('an entry', () => {
     const longPath = `/v1/locations/${'p'.repeat(5000)}`;
     const query = `first=1&huge=${'q'.repeat(6000)}&${Array.from({ length: 40 }, (_, i) => `n${i}=${'v'.repeat(100)}`).join('&')}`;
     await request(t.app).get(`${longPath}?${query}`).set(bearer(DEMO_API_KEY)).expect(404);
-    const [entry] = (await request(t.app).get('/sandbox/requests?limit=1').set(bearer(DEMO_API_KEY)).expect(200)).body.requests;
+    const [entry] = (await request(t.app).get('/sandbox/requests?limit=1').set(bearer(DEMO_API_KEY)).expect(200)).body
+      .requests;
     expect(entry.path).toBe(`${longPath.slice(0, JOURNAL_PATH_LIMIT)}…`);
     expect(JSON.stringify(entry.query).length).toBeLessThanOrEqual(JOURNAL_QUERY_LIMIT);
     // The parameters in order while they fit, each value cut at a tenth of the limit.
@@ -84,14 +109,24 @@ describe('an entry', () => {
     expect(Object.keys(entry.query).length).toBeLessThan(42);
   });
 
-
   it("keeps the request's query, its status, and its time taken in ms to a tenth", async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/locations', status: 400, delayMs: 60 }).expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ path: '/v1/locations', status: 400, delayMs: 60 })
+      .expect(201);
     const started = performance.now();
     await request(t.app).get('/v1/locations?units=gallons&x=1').set(bearer(DEMO_API_KEY)).expect(400);
     const wallMs = performance.now() - started;
-    const [entry] = (await request(t.app).get('/sandbox/requests?limit=1').set(bearer(DEMO_API_KEY)).expect(200)).body.requests;
-    expect(entry).toMatchObject({ method: 'GET', path: '/v1/locations', query: { units: 'gallons', x: '1' }, status: 400, errorBody: expect.stringContaining('"error"') });
+    const [entry] = (await request(t.app).get('/sandbox/requests?limit=1').set(bearer(DEMO_API_KEY)).expect(200)).body
+      .requests;
+    expect(entry).toMatchObject({
+      method: 'GET',
+      path: '/v1/locations',
+      query: { units: 'gallons', x: '1' },
+      status: 400,
+      errorBody: expect.stringContaining('"error"'),
+    });
     // Timers may fire a millisecond early against performance.now.
     expect(entry.durationMs).toBeGreaterThanOrEqual(59);
     expect(entry.durationMs).toBeLessThanOrEqual(wallMs);
@@ -116,9 +151,14 @@ describe('what an entry keeps of an error body', () => {
 });
 
 describe('the facts an entry keeps for the readiness report', () => {
-  const retryAfterOfLast = async (): Promise<number | undefined> => (await t.store.journal.list(DEMO_ACCOUNT_ID, 1))[0]!.facts?.retryAfter;
+  const retryAfterOfLast = async (): Promise<number | undefined> =>
+    (await t.store.journal.list(DEMO_ACCOUNT_ID, 1))[0]!.facts?.retryAfter;
   const answered = async (fault: Record<string, unknown>, status: number): Promise<number | undefined> => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/locations', ...fault }).expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ path: '/v1/locations', ...fault })
+      .expect(201);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(status);
     return retryAfterOfLast();
   };
@@ -131,7 +171,11 @@ describe('the facts an entry keeps for the readiness report', () => {
   });
 
   it("note the rate limit's Retry-After", async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ rateLimit: { requests: 1, perSeconds: 60 } }).expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ rateLimit: { requests: 1, perSeconds: 60 } })
+      .expect(201);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(429);
     expect(await retryAfterOfLast()).toBe(60);
@@ -143,7 +187,11 @@ describe('the journal filters', () => {
     // Oldest first: the journal lists them newest first.
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200);
-    await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).send({ homeAway: 'away' }).expect(200);
+    await request(t.app)
+      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ homeAway: 'away' })
+      .expect(200);
     await request(t.app).get('/sandbox/faults').set(bearer(DEMO_API_KEY)).expect(200);
   });
   const seen = (entries: { method: string; path: string }[]): string[] => entries.map((e) => `${e.method} ${e.path}`);

@@ -16,7 +16,9 @@ describe('GET /v1/locations', () => {
     const res = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     expect(Object.keys(res.body).sort()).toEqual(['locations', 'page', 'pageCount', 'perPage', 'total']);
     expect(res.body).toMatchObject({ page: 1, perPage: 50, pageCount: 1, total: DEMO_LOCATIONS.length });
-    expect(res.body.locations.map((l: { locationId: string }) => l.locationId)).toEqual(DEMO_LOCATIONS.map((l) => l.locationId));
+    expect(res.body.locations.map((l: { locationId: string }) => l.locationId)).toEqual(
+      DEMO_LOCATIONS.map((l) => l.locationId),
+    );
     for (const location of res.body.locations) {
       expect(Object.keys(location).sort()).toEqual(LOCATION_KEYS);
       expect(location.alerts).toEqual([]);
@@ -26,7 +28,12 @@ describe('GET /v1/locations', () => {
 
   it('honours page and perPage', async () => {
     const res = await request(t.app).get('/v1/locations?page=2&perPage=1').set(bearer(DEMO_API_KEY)).expect(200);
-    expect(res.body).toMatchObject({ page: 2, perPage: 1, pageCount: DEMO_LOCATIONS.length, total: DEMO_LOCATIONS.length });
+    expect(res.body).toMatchObject({
+      page: 2,
+      perPage: 1,
+      pageCount: DEMO_LOCATIONS.length,
+      total: DEMO_LOCATIONS.length,
+    });
     expect(res.body.locations).toHaveLength(1);
     expect(res.body.locations[0].locationId).toBe(DEMO_LOCATIONS[1]!.locationId);
   });
@@ -59,17 +66,24 @@ describe('GET /v1/locations/{id}', () => {
     expect(Object.keys(res.body).sort()).toEqual(LOCATION_KEYS);
   });
 
-  it.each(['invalid-locationid', OTHER_LOCATION_ID, '00000000-0000-4000-8000-000000000000'])('answers 404 for %s', async (id) => {
-    const res = await request(t.app).get(`/v1/locations/${id}`).set(bearer(DEMO_API_KEY)).expect(404);
-    expect(res.body.error).toBe('not_found');
-    expect(typeof res.body.message).toBe('string');
-  });
+  it.each(['invalid-locationid', OTHER_LOCATION_ID, '00000000-0000-4000-8000-000000000000'])(
+    'answers 404 for %s',
+    async (id) => {
+      const res = await request(t.app).get(`/v1/locations/${id}`).set(bearer(DEMO_API_KEY)).expect(404);
+      expect(res.body.error).toBe('not_found');
+      expect(typeof res.body.message).toBe('string');
+    },
+  );
 });
 
 describe('PUT /v1/locations/{id}', () => {
   it('switches homeAway and changes nothing else', async () => {
     const before = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY));
-    const res = await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).send({ homeAway: 'away' }).expect(200);
+    const res = await request(t.app)
+      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ homeAway: 'away' })
+      .expect(200);
     expect(res.body).toEqual({ ...before.body, homeAway: 'away' });
     const after = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY));
     expect(after.body.homeAway).toBe('away');
@@ -81,7 +95,11 @@ describe('PUT /v1/locations/{id}', () => {
     [{ homeAway: 'away', name: 'New name' }, 'name'],
     [['away'], 'body'],
   ])('refuses %j with a 400 naming %s and leaves the location unchanged', async (body, parameter) => {
-    const res = await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).send(body as object).expect(400);
+    const res = await request(t.app)
+      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
+      .set(bearer(DEMO_API_KEY))
+      .send(body as object)
+      .expect(400);
     expect(res.body.parameter).toBe(parameter);
     const after = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY));
     expect(after.body.homeAway).toBe('home');

@@ -24,17 +24,30 @@ describe('the list of equivalent mutants (mutation/equivalent.json)', () => {
 
   it('names an entry whose code is gone, moved into two places, or whose range runs backwards', () => {
     const source = 'const a = 1;\nif (a > 0) run();\nif (a > 0) run();\nconst b = 2;\n';
-    const entry = { file: 'src/x.ts', code: 'const a = 1;', mutators: ['ConditionalExpression'], why: 'the same either way' };
+    const entry = {
+      file: 'src/x.ts',
+      code: 'const a = 1;',
+      mutators: ['ConditionalExpression'],
+      why: 'the same either way',
+    };
     expect(locate(entry, source)).toEqual({ line: 1, lastLine: 1 });
     expect(locate({ ...entry, through: 'const b = 2;' }, source)).toEqual({ line: 1, lastLine: 4 });
-    expect(locate({ ...entry, code: 'const c = 3;' }, source).problem).toBe('src/x.ts: "const c = 3;": the code is no longer in src/x.ts; fix or remove the entry in mutation/equivalent.json');
+    expect(locate({ ...entry, code: 'const c = 3;' }, source).problem).toBe(
+      'src/x.ts: "const c = 3;": the code is no longer in src/x.ts; fix or remove the entry in mutation/equivalent.json',
+    );
     expect(locate({ ...entry, code: 'if (a > 0) run();' }, source).problem).toMatch(/more than once/);
-    expect(locate({ ...entry, code: 'const b = 2;', through: 'const a = 1;' }, source).problem).toMatch(/no longer follows/);
+    expect(locate({ ...entry, code: 'const b = 2;', through: 'const a = 1;' }, source).problem).toMatch(
+      /no longer follows/,
+    );
     const problems = problemsOf([{ ...entry, mutators: ['Conditional'], why: '' }], () => source);
     expect(problems).toEqual([
       expect.stringContaining('Conditional is not one of Stryker'),
       'src/x.ts: "const a = 1;": says not why the mutant is equivalent',
     ]);
-    expect(problemsOf([{ ...entry, file: 'src/none.ts' }], () => { throw new Error('ENOENT'); })).toEqual(['src/none.ts: "const a = 1;": no file src/none.ts']);
+    expect(
+      problemsOf([{ ...entry, file: 'src/none.ts' }], () => {
+        throw new Error('ENOENT');
+      }),
+    ).toEqual(['src/none.ts: "const a = 1;": no file src/none.ts']);
   });
 });

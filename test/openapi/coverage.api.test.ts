@@ -20,7 +20,10 @@ function mountedRoutes(app: Express): { route: string; operationId: string | nul
       if (layer.route) {
         const handler = layer.route.stack.at(-1)?.handle;
         for (const method of Object.keys(layer.route.methods).filter((m) => m !== '_all')) {
-          found.push({ route: `${method.toUpperCase()} ${layer.route.path}`, operationId: handler?.operation?.operationId ?? null });
+          found.push({
+            route: `${method.toUpperCase()} ${layer.route.path}`,
+            operationId: handler?.operation?.operationId ?? null,
+          });
         }
       } else if (layer.handle.stack) {
         walk(layer.handle.stack);
@@ -52,11 +55,17 @@ beforeAll(async () => {
 });
 
 describe('every route is documented', () => {
-  const document = buildOpenApiDocument({ publicUrl: 'http://localhost:8080', version: 'test' }) as { paths: Record<string, Record<string, { operationId: string }>> };
-  const documented = new Set(Object.values(document.paths).flatMap((item) => Object.values(item).map((op) => op.operationId)));
+  const document = buildOpenApiDocument({ publicUrl: 'http://localhost:8080', version: 'test' }) as {
+    paths: Record<string, Record<string, { operationId: string }>>;
+  };
+  const documented = new Set(
+    Object.values(document.paths).flatMap((item) => Object.values(item).map((op) => op.operationId)),
+  );
 
-  it('mounts no route without an operation, except the dashboard\'s and the docs files', () => {
-    const bare = mountedRoutes(t.app).filter((r) => r.operationId === null).map((r) => r.route);
+  it("mounts no route without an operation, except the dashboard's and the docs files", () => {
+    const bare = mountedRoutes(t.app)
+      .filter((r) => r.operationId === null)
+      .map((r) => r.route);
     expect(bare.sort()).toEqual([...NOT_IN_THE_DOCUMENT].sort());
   });
 
@@ -76,22 +85,48 @@ describe('the response check', () => {
     const res = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200);
     expect(takeViolations()).toEqual([]);
     const withExtraKey = { ...res.body, timeZone: 'America/New_York' };
-    checkExchange({ method: 'GET', url: `/v1/locations/${DEMO_LOCATION_ID}`, status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(withExtraKey) });
-    expect(takeViolations()).toEqual([expect.stringMatching(/does not match the document: .*must NOT have additional properties/)]);
+    checkExchange({
+      method: 'GET',
+      url: `/v1/locations/${DEMO_LOCATION_ID}`,
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify(withExtraKey),
+    });
+    expect(takeViolations()).toEqual([
+      expect.stringMatching(/does not match the document: .*must NOT have additional properties/),
+    ]);
   });
 
   it('fails a nested extra key, e.g. on a device of a location', async () => {
     const res = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     res.body.locations[0].devices[0].firmware = '1.2.3';
-    checkExchange({ method: 'GET', url: '/v1/locations', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(res.body) });
+    checkExchange({
+      method: 'GET',
+      url: '/v1/locations',
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(res.body),
+    });
     expect(takeViolations()).toEqual([expect.stringContaining('must NOT have additional properties')]);
   });
 
   it('fails an undocumented status, an undocumented route and a missing challenge header', () => {
     const json = { 'content-type': 'application/json' };
-    checkExchange({ method: 'GET', url: '/v1/locations', status: 409, headers: json, body: '{"error":"x","message":"y"}' });
+    checkExchange({
+      method: 'GET',
+      url: '/v1/locations',
+      status: 409,
+      headers: json,
+      body: '{"error":"x","message":"y"}',
+    });
     checkExchange({ method: 'GET', url: '/v1/meters', status: 200, headers: json, body: '{}' });
-    checkExchange({ method: 'GET', url: '/v1/locations', status: 401, headers: json, body: '{"error":"missing_credentials","message":"m"}' });
+    checkExchange({
+      method: 'GET',
+      url: '/v1/locations',
+      status: 401,
+      headers: json,
+      body: '{"error":"missing_credentials","message":"m"}',
+    });
     const found = takeViolations();
     expect(found).toEqual([
       expect.stringContaining('status 409 is not documented'),
@@ -100,12 +135,22 @@ describe('the response check', () => {
     ]);
   });
 
-  it('accepts an injected fault\'s own body only with the X-Sandbox-Fault header', async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/locations', status: 503, body: { message: 'down' } }).expect(201);
+  it("accepts an injected fault's own body only with the X-Sandbox-Fault header", async () => {
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ path: '/v1/locations', status: 503, body: { message: 'down' } })
+      .expect(201);
     const res = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
     expect(res.headers['x-sandbox-fault']).toBe('injected');
     expect(takeViolations()).toEqual([]);
-    checkExchange({ method: 'GET', url: '/v1/locations', status: 503, headers: { 'content-type': 'application/json' }, body: '{"message":"down"}' });
+    checkExchange({
+      method: 'GET',
+      url: '/v1/locations',
+      status: 503,
+      headers: { 'content-type': 'application/json' },
+      body: '{"message":"down"}',
+    });
     expect(takeViolations()).toEqual([expect.stringContaining('status 503 is not documented')]);
   });
 });

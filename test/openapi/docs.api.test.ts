@@ -12,12 +12,18 @@ beforeAll(async () => {
 });
 
 /** Every URL a page or script names that is not on this sandbox. */
-const externalUrls = (text: string): string[] => [...text.matchAll(/(?:src|href)\s*=\s*["']?(https?:)?\/\/[^"'\s>]+/gi)].map((m) => m[0]);
+const externalUrls = (text: string): string[] =>
+  [...text.matchAll(/(?:src|href)\s*=\s*["']?(https?:)?\/\/[^"'\s>]+/gi)].map((m) => m[0]);
 
 describe('GET /openapi.json', () => {
   it('answers the document of this sandbox, without credentials', async () => {
-    const res = await request(t.app).get('/openapi.json').expect(200).expect('Content-Type', /application\/json/);
-    expect(res.body).toEqual(buildOpenApiDocument({ publicUrl: 'https://water.example.test', version: res.body.info.version }));
+    const res = await request(t.app)
+      .get('/openapi.json')
+      .expect(200)
+      .expect('Content-Type', /application\/json/);
+    expect(res.body).toEqual(
+      buildOpenApiDocument({ publicUrl: 'https://water.example.test', version: res.body.info.version }),
+    );
     expect(res.body.servers[0].url).toBe('https://water.example.test');
   });
 
@@ -30,7 +36,10 @@ describe('GET /openapi.json', () => {
 
 describe('GET /docs', () => {
   it('answers the reference page without credentials, with a CSP that allows only this sandbox', async () => {
-    const res = await request(t.app).get('/docs').expect(200).expect('Content-Type', /text\/html/);
+    const res = await request(t.app)
+      .get('/docs')
+      .expect(200)
+      .expect('Content-Type', /text\/html/);
     const csp = String(res.headers['content-security-policy']);
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("default-src 'none'");
@@ -40,7 +49,10 @@ describe('GET /docs', () => {
 
   it('answers the same page at /docs/, with a slash at the end, as people type it', async () => {
     const plain = await request(t.app).get('/docs').expect(200);
-    const slashed = await request(t.app).get('/docs/').expect(200).expect('Content-Type', /text\/html/);
+    const slashed = await request(t.app)
+      .get('/docs/')
+      .expect(200)
+      .expect('Content-Type', /text\/html/);
     expect(slashed.text).toBe(plain.text);
     expect(slashed.headers['content-security-policy']).toBe(plain.headers['content-security-policy']);
   });
@@ -55,7 +67,10 @@ describe('GET /docs', () => {
       const res = await request(t.app).get(path).expect(200);
       expect([path, externalUrls(res.text)]).toEqual([path, []]);
     }
-    const init = await request(t.app).get('/docs/init.js').expect(200).expect('Content-Type', /javascript/);
+    const init = await request(t.app)
+      .get('/docs/init.js')
+      .expect(200)
+      .expect('Content-Type', /javascript/);
     expect(init.text).toContain("url: '/openapi.json'");
     expect(init.text).toContain('validatorUrl: null');
     const bundle = await request(t.app).get('/docs/assets/swagger-ui-bundle.js').expect(200);
@@ -81,7 +96,9 @@ describe('the start-up message', () => {
     const onServer = (url: string): string => url.replace(sandbox.report.publicUrl, sandbox.url);
     const docs = await fetch(onServer(sandbox.report.docsUrl));
     expect([docs.status, docs.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')]);
-    const document = (await (await fetch(onServer(`${sandbox.report.publicUrl}/openapi.json`))).json()) as { servers: { url: string }[] };
+    const document = (await (await fetch(onServer(`${sandbox.report.publicUrl}/openapi.json`))).json()) as {
+      servers: { url: string }[];
+    };
     expect(document.servers[0]!.url).toBe(sandbox.report.publicUrl);
   });
 });

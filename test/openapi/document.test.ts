@@ -13,7 +13,9 @@ type Json = Record<string, any>;
 const document: Json = buildOpenApiDocument({ publicUrl: 'https://sandbox.example.com:8443', version: '0.2.0' });
 
 const operations = (): [string, string, Json][] =>
-  Object.entries(document['paths'] as Record<string, Record<string, Json>>).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => [path, method, op] as [string, string, Json]));
+  Object.entries(document['paths'] as Record<string, Record<string, Json>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => [path, method, op] as [string, string, Json]),
+  );
 
 describe('the OpenAPI document', () => {
   it('passes the OpenAPI 3.1 schema validator', async () => {
@@ -48,26 +50,47 @@ describe('the OpenAPI document', () => {
     const location = document['paths']['/v1/locations/{locationId}'].get;
     expect(location.responses['401'].headers['WWW-Authenticate']).toBeDefined();
     expect(location.responses['403'].headers['WWW-Authenticate']).toBeDefined();
-    expect(location.responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(location.responses['404'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Error',
+    });
     expect(location.responses['429'].headers['Retry-After']).toBeDefined();
     const token = document['paths']['/oauth2/token'].post;
-    expect(token.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/OAuthError' });
+    expect(token.responses['400'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/OAuthError',
+    });
     expect(token.responses['401'].headers['WWW-Authenticate']).toBeDefined();
     expect(document['paths']['/v1/locations/{locationId}'].put.responses['415']).toBeDefined();
     expect(document['components'].responses.MethodNotAllowed.headers.Allow.required).toBe(true);
     expect(document['components'].schemas.Error.additionalProperties).toBe(false);
   });
 
-  it('keeps production\'s exact key sets on the public objects', () => {
+  it("keeps production's exact key sets on the public objects", () => {
     const keys = (name: string): string[] => Object.keys(document['components'].schemas[name].properties).sort();
     expect(keys('Location')).toEqual(['alerts', 'devices', 'homeAway', 'locationId', 'name', 'subscriptionIds']);
     expect(keys('Device')).toEqual(['calibrated', 'connected', 'deviceId', 'type']);
     expect(keys('Subscription')).toEqual(['endpoint', 'locationId', 'status', 'subscriptionId']);
     expect(keys('WaterUsage')).toEqual(['page', 'pageCount', 'perPage', 'readings', 'total', 'units']);
     expect(keys('WaterUsageSummary')).toEqual(['thisMonth', 'thisYear', 'today', 'units']);
-    expect(keys('Alert')).toEqual(['active', 'detectedTime', 'deviceId', 'peakStatus', 'peakValue', 'startTime', 'stopTime', 'type']);
+    expect(keys('Alert')).toEqual([
+      'active',
+      'detectedTime',
+      'deviceId',
+      'peakStatus',
+      'peakValue',
+      'startTime',
+      'stopTime',
+      'type',
+    ]);
     expect(keys('TokenResponse')).toEqual(['access_token', 'expires_in', 'refresh_token', 'token_type']);
-    for (const name of ['Location', 'Device', 'Subscription', 'WaterUsage', 'WaterUsageSummary', 'Alert', 'TokenResponse']) {
+    for (const name of [
+      'Location',
+      'Device',
+      'Subscription',
+      'WaterUsage',
+      'WaterUsageSummary',
+      'Alert',
+      'TokenResponse',
+    ]) {
       expect([name, document['components'].schemas[name].additionalProperties]).toEqual([name, false]);
     }
   });
@@ -86,7 +109,9 @@ describe('the OpenAPI document', () => {
     addFormats.default(ajv);
     ajv.addSchema({ $id: 'doc', components: document['components'] });
     const check = (where: string, schema: Json, example: unknown): void => {
-      const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/')));
+      const validate = ajv.compile(
+        JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/')),
+      );
       expect([where, validate(example) ? 'valid' : ajv.errorsText(validate.errors)]).toEqual([where, 'valid']);
     };
     let checked = 0;
@@ -118,8 +143,14 @@ describe('the OpenAPI document', () => {
     const demo = fixture['accounts'][0];
     expect(demo.apiKeys).toContain(DEMO.apiKey);
     expect(demo.accountId).toBe(DEMO.accountId);
-    expect(demo.locations[0]).toMatchObject({ locationId: DEMO.locationId, name: DEMO.locationName, devices: [expect.objectContaining({ deviceId: DEMO.deviceId })] });
-    expect(fixture['oauthClients']).toContainEqual(expect.objectContaining({ clientId: DEMO.clientId, clientSecret: DEMO.clientSecret }));
+    expect(demo.locations[0]).toMatchObject({
+      locationId: DEMO.locationId,
+      name: DEMO.locationName,
+      devices: [expect.objectContaining({ deviceId: DEMO.deviceId })],
+    });
+    expect(fixture['oauthClients']).toContainEqual(
+      expect.objectContaining({ clientId: DEMO.clientId, clientSecret: DEMO.clientSecret }),
+    );
     expect(document['paths']['/v1/locations/{locationId}'].get.parameters[0].example).toBe(DEMO.locationId);
     expect(document['components'].securitySchemes.apiKey.description).toContain(DEMO.apiKey);
   });

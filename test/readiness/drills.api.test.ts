@@ -35,13 +35,28 @@ describe('a drill request', () => {
 });
 
 describe('expire-tokens', () => {
-  it('expires the account\'s access tokens now, but not the dashboard\'s own', async () => {
+  it("expires the account's access tokens now, but not the dashboard's own", async () => {
     const tokens = await loginAndGetToken(t.app);
     await changeDoc(t, (d) => {
-      d.accessTokens.push({ accessToken: 'dashboard-token-of-the-test', clientId: DASHBOARD_CLIENT_ID, userId: d.users[0]!.userId, accountId: d.account.accountId, expiresAt: '2027-01-01T00:00:00.000Z', revokedAt: null, grantId: 'dashboard', internal: true });
+      d.accessTokens.push({
+        accessToken: 'dashboard-token-of-the-test',
+        clientId: DASHBOARD_CLIENT_ID,
+        userId: d.users[0]!.userId,
+        accountId: d.account.accountId,
+        expiresAt: '2027-01-01T00:00:00.000Z',
+        revokedAt: null,
+        grantId: 'dashboard',
+        internal: true,
+      });
     });
     const res = await drill(t, 'expire-tokens').expect(200);
-    expect(res.body).toEqual({ drill: 'expire-tokens', effect: '1 access token of the account expired now; the next /v1 call with one answers 403', faultIds: [], deliveryIds: [], expiredTokens: 1 });
+    expect(res.body).toEqual({
+      drill: 'expire-tokens',
+      effect: '1 access token of the account expired now; the next /v1 call with one answers 403',
+      faultIds: [],
+      deliveryIds: [],
+      expiredTokens: 1,
+    });
     const refused = await get(t, '/v1/locations', tokens.access_token).expect(403);
     expect(refused.body.error).toBe('token_expired');
     await get(t, '/v1/locations', 'dashboard-token-of-the-test').expect(200);
@@ -49,7 +64,10 @@ describe('expire-tokens', () => {
 
   it('is a 409 when the account holds no live access token', async () => {
     const res = await drill(t, 'expire-tokens').expect(409);
-    expect(res.body).toMatchObject({ error: 'no_access_token', message: expect.stringContaining('sign a user in through your OAuth client') });
+    expect(res.body).toMatchObject({
+      error: 'no_access_token',
+      message: expect.stringContaining('sign a user in through your OAuth client'),
+    });
   });
 });
 
@@ -57,11 +75,16 @@ describe('rate-limit and server-errors', () => {
   it('rate-limit answers the next 3 /v1 requests 429 with Retry-After: 2 (through a fault the faults list shows), then lets them through', async () => {
     const res = await drill(t, 'rate-limit').expect(200);
     const faults = (await get(t, '/sandbox/faults').expect(200)).body.faults as Record<string, unknown>[];
-    expect(faults).toEqual([expect.objectContaining({ faultId: res.body.faultIds[0], status: 429, retryAfter: 2, path: '/v1/*', times: 3 })]);
+    expect(faults).toEqual([
+      expect.objectContaining({ faultId: res.body.faultIds[0], status: 429, retryAfter: 2, path: '/v1/*', times: 3 }),
+    ]);
     for (const path of ['/v1/locations', `/v1/locations/${DEMO_LOCATION_ID}`, '/v1/subscriptions']) {
       const limited = await get(t, path).expect(429);
       expect(limited.headers['retry-after']).toBe('2');
-      expect(limited.body).toMatchObject({ error: 'rate_limited', message: expect.stringContaining('retry after 2 s') });
+      expect(limited.body).toMatchObject({
+        error: 'rate_limited',
+        message: expect.stringContaining('retry after 2 s'),
+      });
     }
     await get(t, '/v1/locations').expect(200);
   });
@@ -85,18 +108,27 @@ describe('duplicate-delivery', () => {
     await t.deps.dispatcher.drain();
     const res = await drill(t, 'duplicate-delivery').expect(200);
     await t.deps.dispatcher.drain();
-    const ends = receiver.received.filter((r) => r.method === 'POST' && (r.body as { active?: boolean }).active === false);
+    const ends = receiver.received.filter(
+      (r) => r.method === 'POST' && (r.body as { active?: boolean }).active === false,
+    );
     expect(ends).toHaveLength(2);
     expect(ends[1]!.headers['x-sandbox-delivery-id']).toBe(ends[0]!.headers['x-sandbox-delivery-id']);
     expect(ends[1]!.body).toEqual(ends[0]!.body);
     const copy = (await get(t, `/sandbox/deliveries/${res.body.deliveryIds[0] as string}`).expect(200)).body;
-    expect(copy).toMatchObject({ drill: 'duplicate-delivery', redeliveryOf: ends[0]!.headers['x-sandbox-delivery-id'], requestHeaders: expect.objectContaining({ 'X-Sandbox-Delivery-Id': ends[0]!.headers['x-sandbox-delivery-id'] }) });
+    expect(copy).toMatchObject({
+      drill: 'duplicate-delivery',
+      redeliveryOf: ends[0]!.headers['x-sandbox-delivery-id'],
+      requestHeaders: expect.objectContaining({ 'X-Sandbox-Delivery-Id': ends[0]!.headers['x-sandbox-delivery-id'] }),
+    });
   });
 
   it('is a 409 saying what is needed when no alert was delivered yet', async () => {
     await givenConfirmedSubscription(t, receiver);
     const res = await drill(t, 'duplicate-delivery').expect(409);
-    expect(res.body).toMatchObject({ error: 'no_delivered_alert', message: expect.stringContaining('start an alert at a location with a confirmed subscription') });
+    expect(res.body).toMatchObject({
+      error: 'no_delivered_alert',
+      message: expect.stringContaining('start an alert at a location with a confirmed subscription'),
+    });
   });
 
   it('the same duplicate is one call of POST /sandbox/deliveries/{id}/redeliver with sameDeliveryId', async () => {
@@ -105,33 +137,60 @@ describe('duplicate-delivery', () => {
     await t.deps.dispatcher.drain();
     const alert = receiver.received.filter((r) => r.method === 'POST').at(-1)!;
     const id = alert.headers['x-sandbox-delivery-id'] as string;
-    const copy = await request(t.app).post(`/sandbox/deliveries/${id}/redeliver`).set(bearer(DEMO_API_KEY)).send({ sameDeliveryId: true }).expect(201);
+    const copy = await request(t.app)
+      .post(`/sandbox/deliveries/${id}/redeliver`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ sameDeliveryId: true })
+      .expect(201);
     expect(copy.body.requestHeaders['X-Sandbox-Delivery-Id']).toBe(id);
     expect(copy.body.drill).toBeNull();
     // A duplicate of the duplicate is still sent as the first one.
-    const copyOfCopy = await request(t.app).post(`/sandbox/deliveries/${copy.body.deliveryId as string}/redeliver`).set(bearer(DEMO_API_KEY)).send({ sameDeliveryId: true }).expect(201);
-    expect(copyOfCopy.body).toMatchObject({ redeliveryOf: copy.body.deliveryId, requestHeaders: expect.objectContaining({ 'X-Sandbox-Delivery-Id': id }) });
-    const fresh = await request(t.app).post(`/sandbox/deliveries/${id}/redeliver`).set(bearer(DEMO_API_KEY)).expect(201);
+    const copyOfCopy = await request(t.app)
+      .post(`/sandbox/deliveries/${copy.body.deliveryId as string}/redeliver`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ sameDeliveryId: true })
+      .expect(201);
+    expect(copyOfCopy.body).toMatchObject({
+      redeliveryOf: copy.body.deliveryId,
+      requestHeaders: expect.objectContaining({ 'X-Sandbox-Delivery-Id': id }),
+    });
+    const fresh = await request(t.app)
+      .post(`/sandbox/deliveries/${id}/redeliver`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(201);
     expect(fresh.body.requestHeaders['X-Sandbox-Delivery-Id']).toBe(fresh.body.deliveryId);
-    await request(t.app).post(`/sandbox/deliveries/${id}/redeliver`).set(bearer(DEMO_API_KEY)).send({ sameDeliveryId: 'yes' }).expect(400);
+    await request(t.app)
+      .post(`/sandbox/deliveries/${id}/redeliver`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ sameDeliveryId: 'yes' })
+      .expect(400);
   });
 });
 
 describe('out-of-order', () => {
-  it('sends each confirmed subscription an alert end of an alert it never heard start, in the alert payload\'s shape', async () => {
+  it("sends each confirmed subscription an alert end of an alert it never heard start, in the alert payload's shape", async () => {
     await givenConfirmedSubscription(t, receiver);
     const second = await WebhookReceiver.start();
     try {
       await givenConfirmedSubscription(t, second);
       // A pending subscription gets nothing.
-      await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: receiver.url('/pending') }).expect(200);
+      await request(t.app)
+        .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+        .set(bearer(DEMO_API_KEY))
+        .send({ endpoint: receiver.url('/pending') })
+        .expect(200);
       const res = await drill(t, 'out-of-order').expect(200);
       expect(res.body.deliveryIds).toHaveLength(2);
       await t.deps.dispatcher.drain();
       for (const r of [receiver, second]) {
         const end = r.received.filter((x) => x.method === 'POST' && x.path.endsWith('/hooks')).at(-1)!;
         expect(Object.keys(end.body as object).sort()).toEqual(ALERT_PAYLOAD_KEYS);
-        expect(end.body).toMatchObject({ locationId: DEMO_LOCATION_ID, type: 'lowLeak', active: false, peakStatus: null });
+        expect(end.body).toMatchObject({
+          locationId: DEMO_LOCATION_ID,
+          type: 'lowLeak',
+          active: false,
+          peakStatus: null,
+        });
         const body = end.body as { startTime: number; stopTime: number };
         expect(body.stopTime).toBeGreaterThan(body.startTime);
       }
@@ -152,12 +211,24 @@ describe('out-of-order', () => {
 });
 
 describe('faults with retryAfter', () => {
-  it('sends Retry-After with the fault\'s answer, and needs a status', async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ status: 503, retryAfter: 30 }).expect(201);
+  it("sends Retry-After with the fault's answer, and needs a status", async () => {
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ status: 503, retryAfter: 30 })
+      .expect(201);
     const res = await get(t, '/v1/locations').expect(503);
     expect(res.headers['retry-after']).toBe('30');
-    const refused = await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ delayMs: 10, retryAfter: 5 }).expect(400);
+    const refused = await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ delayMs: 10, retryAfter: 5 })
+      .expect(400);
     expect(refused.body.message).toContain('retryAfter goes with a status');
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ status: 429, retryAfter: -1 }).expect(400);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ status: 429, retryAfter: -1 })
+      .expect(400);
   });
 });

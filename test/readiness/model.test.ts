@@ -14,7 +14,9 @@ const entry = (path: string, query: Record<string, unknown>): JournalEntry => ({
 
 describe('requestLine (what a piece of readiness evidence shows of its request)', () => {
   it('is the method, path and query as the client sent them', () => {
-    expect(requestLine(entry('/v1/locations/l1/readings/water-usage', { groupBy: 'day', page: '2', tag: ['a', 'b'] }))).toBe('GET /v1/locations/l1/readings/water-usage?groupBy=day&page=2&tag=a&tag=b');
+    expect(
+      requestLine(entry('/v1/locations/l1/readings/water-usage', { groupBy: 'day', page: '2', tag: ['a', 'b'] })),
+    ).toBe('GET /v1/locations/l1/readings/water-usage?groupBy=day&page=2&tag=a&tag=b');
   });
 
   it('is cut at EVIDENCE_REQUEST_LIMIT characters, so the digest of an account stays small whatever its requests', () => {

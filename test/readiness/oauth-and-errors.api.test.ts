@@ -31,7 +31,11 @@ async function freshCode(): Promise<string> {
 }
 
 function refresh(refreshToken: string): request.Test {
-  return request(t.app).post('/oauth2/token').set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret)).type('form').send({ grant_type: 'refresh_token', refresh_token: refreshToken });
+  return request(t.app)
+    .post('/oauth2/token')
+    .set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret))
+    .type('form')
+    .send({ grant_type: 'refresh_token', refresh_token: refreshToken });
 }
 
 describe('oauth.token-exchange', () => {
@@ -39,7 +43,12 @@ describe('oauth.token-exchange', () => {
     const tokens = await loginAndGetToken(t.app);
     await get(t, LOCATIONS, tokens.access_token).expect(200);
     const check = await checkOf(t, 'oauth.token-exchange');
-    expect(check).toMatchObject({ status: 'passed', required: true, fix: null, docs: 'docs/readiness.md#oauthtoken-exchange' });
+    expect(check).toMatchObject({
+      status: 'passed',
+      required: true,
+      fix: null,
+      docs: 'docs/readiness.md#oauthtoken-exchange',
+    });
     expect(check.evidence.map((e) => [e.request, e.status])).toEqual([
       ['POST /oauth2/token', 200],
       ['GET /v1/locations', 200],
@@ -52,8 +61,16 @@ describe('oauth.token-exchange', () => {
     const check = await checkOf(t, 'oauth.token-exchange');
     expect(check.status).toBe('failed');
     expect(check.evidence).toHaveLength(2);
-    expect(check.evidence[0]).toMatchObject({ request: 'POST /oauth2/token', status: 400, detail: expect.stringContaining('invalid_grant: redirect_uri must be exactly') });
-    expect(check.evidence[1]).toMatchObject({ request: 'POST /oauth2/token', status: 401, detail: expect.stringContaining('invalid_client') });
+    expect(check.evidence[0]).toMatchObject({
+      request: 'POST /oauth2/token',
+      status: 400,
+      detail: expect.stringContaining('invalid_grant: redirect_uri must be exactly'),
+    });
+    expect(check.evidence[1]).toMatchObject({
+      request: 'POST /oauth2/token',
+      status: 401,
+      detail: expect.stringContaining('invalid_client'),
+    });
     expect(check.fix).toMatch(/redirect_uri/);
   });
 
@@ -102,7 +119,11 @@ describe('oauth.refresh', () => {
     const check = await checkOf(t, 'oauth.refresh');
     expect(check.status).toBe('failed');
     expect(check.evidence).toHaveLength(3);
-    expect(check.evidence[2]).toMatchObject({ request: `GET /v1/locations/${DEMO_LOCATION_ID}`, status: 403, detail: expect.stringContaining('request 3 with it') });
+    expect(check.evidence[2]).toMatchObject({
+      request: `GET /v1/locations/${DEMO_LOCATION_ID}`,
+      status: 403,
+      detail: expect.stringContaining('request 3 with it'),
+    });
   });
 
   it('is pending while no token has expired, and while a refreshed token has not been used', async () => {
@@ -144,7 +165,7 @@ describe('errors.rate-limit', () => {
     expect(limited.status).toBe(429);
   });
 
-  it('is pending until a 429 was followed by a request, and the sandbox\'s own controls in between do not count', async () => {
+  it("is pending until a 429 was followed by a request, and the sandbox's own controls in between do not count", async () => {
     expect((await checkOf(t, 'errors.rate-limit')).status).toBe('pending');
     await drill(t, 'rate-limit').expect(200);
     await get(t, LOCATIONS).expect(429);
@@ -191,12 +212,18 @@ describe('errors.server-errors', () => {
     expect(flat.evidence[0]!.detail).toMatch(/no longer than the wait before it/);
 
     const other = await buildTestApp();
-    await request(other.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ status: 500, times: 10 }).expect(201);
+    await request(other.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ status: 500, times: 10 })
+      .expect(201);
     for (let i = 1; i <= 7; i++) {
       await request(other.app).get(LOCATIONS).set(bearer(DEMO_API_KEY)).expect(500);
       other.clock.advance(1000 + i * 10);
     }
-    const crowded = (await request(other.app).get('/sandbox/readiness').set(bearer(DEMO_API_KEY)).expect(200)).body as { checks: { id: string; status: string; evidence: { detail: string }[] }[] };
+    const crowded = (await request(other.app).get('/sandbox/readiness').set(bearer(DEMO_API_KEY)).expect(200)).body as {
+      checks: { id: string; status: string; evidence: { detail: string }[] }[];
+    };
     const check = crowded.checks.find((c) => c.id === 'errors.server-errors')!;
     expect(check.status).toBe('failed');
     expect(check.evidence[0]!.detail).toMatch(/^retry 6 within a minute \(at most 5\)/);

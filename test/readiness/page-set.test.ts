@@ -4,9 +4,16 @@ import { addPage, hasPage, MAX_RANGES, missingPages, pageSet } from '../../src/r
 
 it('merges a page into the run it touches, and two runs it joins', () => {
   const set = pageSet(1, 2, 5, 7);
-  expect(set.ranges).toEqual([[1, 2], [5, 5], [7, 7]]);
+  expect(set.ranges).toEqual([
+    [1, 2],
+    [5, 5],
+    [7, 7],
+  ]);
   addPage(set, 6);
-  expect(set.ranges).toEqual([[1, 2], [5, 7]]);
+  expect(set.ranges).toEqual([
+    [1, 2],
+    [5, 7],
+  ]);
   addPage(set, 3);
   addPage(set, 4);
   expect(set.ranges).toEqual([[1, 7]]);

@@ -28,7 +28,9 @@ function pageAnswer(page: number, pageCount: number, atMs: number): Observed {
     startedAtMs: T0 + atMs - 1,
     durationMs: 1,
     auth: 'api_key',
-    facts: { readings: { locationId: 'loc-1', call: 'usage', groupBy: 'hour', fromMs: FROM_MS, toMs: END_MS, page, pageCount } },
+    facts: {
+      readings: { locationId: 'loc-1', call: 'usage', groupBy: 'hour', fromMs: FROM_MS, toMs: END_MS, page, pageCount },
+    },
   };
   return observe(entry);
 }
@@ -50,7 +52,13 @@ const now = { atMs: T0 + PAGES * 5, accountMs: T0 + PAGES * 5 };
 
 it(`a walk of ${PAGES} one-reading pages in order finishes and passes, its state never bigger than a walk of 3 pages`, () => {
   const { state, largest } = walk(inOrder, PAGES);
-  expect(paginationVerdict(state, now)).toMatchObject({ status: 'passed', evidence: [{ detail: `answered page 1 of ${PAGES}` }, { detail: 'the last of 5000 pages, 25.0 s after the first answer' }] });
+  expect(paginationVerdict(state, now)).toMatchObject({
+    status: 'passed',
+    evidence: [
+      { detail: `answered page 1 of ${PAGES}` },
+      { detail: 'the last of 5000 pages, 25.0 s after the first answer' },
+    ],
+  });
   const small = walk([1, 2, 3], 3).largest;
   expect(largest).toBeLessThanOrEqual(small + 16);
 });
@@ -64,7 +72,10 @@ it(`a walk of ${PAGES} pages fetched 8 at a time (answers in any order within ea
   }
   expect(new Set(order).size).toBe(PAGES);
   const { state, largest } = walk(order, PAGES);
-  expect(paginationVerdict(state, now)).toMatchObject({ status: 'passed', evidence: [{}, { detail: expect.not.stringContaining('scattered') }] });
+  expect(paginationVerdict(state, now)).toMatchObject({
+    status: 'passed',
+    evidence: [{}, { detail: expect.not.stringContaining('scattered') }],
+  });
   expect(largest).toBeLessThan(1500);
 });
 
@@ -72,12 +83,28 @@ it(`a walk whose pages come in a scattered order keeps at most ${MAX_RANGES} run
   // Page 1, then the odd pages, then the even ones: half the walk is gaps at the turn.
   const order = [1, ...inOrder.filter((p) => p % 2 === 1 && p > 1), ...inOrder.filter((p) => p % 2 === 0)];
   const { state, largest } = walk(order, PAGES);
-  expect(paginationVerdict(state, now)).toMatchObject({ status: 'passed', evidence: [{}, { detail: expect.stringContaining('pages asked in so scattered an order that the smallest gaps were counted as asked') }] });
+  expect(paginationVerdict(state, now)).toMatchObject({
+    status: 'passed',
+    evidence: [
+      {},
+      {
+        detail: expect.stringContaining(
+          'pages asked in so scattered an order that the smallest gaps were counted as asked',
+        ),
+      },
+    ],
+  });
   expect(largest).toBeLessThan(2000);
 });
 
 it('a walk that leaves pages out fails once its minute has passed, naming the first missing pages and counting the rest', () => {
-  const { state } = walk(inOrder.filter((p) => p !== 17 && p < 4000), PAGES);
+  const { state } = walk(
+    inOrder.filter((p) => p !== 17 && p < 4000),
+    PAGES,
+  );
   const later = { atMs: T0 + 61_000, accountMs: T0 + 61_000 };
-  expect(paginationVerdict(state, later)).toMatchObject({ status: 'failed', evidence: [{ detail: 'pageCount 5000; pages 17, 4000, 4001, 4002, 4003 and 997 more not requested within 60 s' }] });
+  expect(paginationVerdict(state, later)).toMatchObject({
+    status: 'failed',
+    evidence: [{ detail: 'pageCount 5000; pages 17, 4000, 4001, 4002, 4003 and 997 more not requested within 60 s' }],
+  });
 });

@@ -28,8 +28,14 @@ describe('readings.pagination', () => {
     const check = await checkOf(t, 'readings.pagination');
     expect(check.status).toBe('passed');
     expect(check.evidence).toEqual([
-      expect.objectContaining({ request: `GET ${USAGE}?startTime=2026-03-02T00%3A00%3A00Z&endTime=2026-03-10T00%3A00%3A00Z&perPage=50`, detail: 'answered page 1 of 4' }),
-      expect.objectContaining({ request: expect.stringContaining('page=4'), detail: 'the last of 4 pages, 15 s after the first answer' }),
+      expect.objectContaining({
+        request: `GET ${USAGE}?startTime=2026-03-02T00%3A00%3A00Z&endTime=2026-03-10T00%3A00%3A00Z&perPage=50`,
+        detail: 'answered page 1 of 4',
+      }),
+      expect.objectContaining({
+        request: expect.stringContaining('page=4'),
+        detail: 'the last of 4 pages, 15 s after the first answer',
+      }),
     ]);
   });
 
@@ -41,7 +47,9 @@ describe('readings.pagination', () => {
     wait(t, 61_000);
     const check = await checkOf(t, 'readings.pagination');
     expect(check.status).toBe('failed');
-    expect(check.evidence).toEqual([expect.objectContaining({ status: 200, detail: 'pageCount 4; pages 3, 4 not requested within 60 s' })]);
+    expect(check.evidence).toEqual([
+      expect.objectContaining({ status: 200, detail: 'pageCount 4; pages 3, 4 not requested within 60 s' }),
+    ]);
     expect(check.fix).toMatch(/pageCount/);
   });
 
@@ -59,7 +67,11 @@ describe('readings.pagination', () => {
     wait(t, 30_000);
     const check = await checkOf(t, 'readings.pagination');
     expect(check.status).toBe('pending');
-    expect(check.evidence).toEqual([expect.objectContaining({ detail: 'answered page 1 of 4; 1 of 4 pages requested so far, the rest awaited for 60 s after this answer' })]);
+    expect(check.evidence).toEqual([
+      expect.objectContaining({
+        detail: 'answered page 1 of 4; 1 of 4 pages requested so far, the rest awaited for 60 s after this answer',
+      }),
+    ]);
   });
 });
 
@@ -69,7 +81,10 @@ describe('readings.pagination of a client whose endTime is the time of each requ
    * it: all five parameters, endTime = now as toISOString(), perPage=100, values not encoded.
    */
   const officialPage = (startTime: string, page: number): request.Test =>
-    get(t, `${USAGE}?endTime=${t.clock.now().toISOString()}&groupBy=hour&page=${page}&perPage=100&startTime=${startTime}`);
+    get(
+      t,
+      `${USAGE}?endTime=${t.clock.now().toISOString()}&groupBy=hour&page=${page}&perPage=100&startTime=${startTime}`,
+    );
 
   it('follows a month of hourly readings across a new hour: the pages were followed, with the advice to pin endTime', async () => {
     t.clock.set(new Date('2026-03-10T15:59:50Z'));
@@ -88,13 +103,15 @@ describe('readings.pagination of a client whose endTime is the time of each requ
     );
   });
 
-  it('says the same of a walk that leaves endTime out (it is the account\'s now); a pinned endTime gets no advice (see above)', async () => {
+  it("says the same of a walk that leaves endTime out (it is the account's now); a pinned endTime gets no advice (see above)", async () => {
     const noEnd = `${USAGE}?startTime=2026-03-02T00:00:00Z&perPage=50`;
     const pageCount = (await get(t, `${noEnd}&page=1`).expect(200)).body.pageCount as number;
     for (let page = 2; page <= pageCount; page++) await get(t, `${noEnd}&page=${page}`).expect(200);
     const check = await checkOf(t, 'readings.pagination');
     expect(check.status).toBe('passed');
-    expect(check.evidence[1]!.detail).toMatch(/^the last of 5 pages, 0 s after the first answer; endTime was left out, so each page ended at the time of its request: pin endTime/);
+    expect(check.evidence[1]!.detail).toMatch(
+      /^the last of 5 pages, 0 s after the first answer; endTime was left out, so each page ended at the time of its request: pin endTime/,
+    );
   });
 
   it('fails a walk whose pages name two endTimes of the past: those are two queries, not one walk', async () => {
@@ -107,7 +124,7 @@ describe('readings.pagination of a client whose endTime is the time of each requ
     expect(check.evidence[0]!.detail).toBe('pageCount 4; pages 2, 3, 4 not requested within 60 s');
   });
 
-  it('counts pages whose answers came before page 1\'s (fetched together): the walk passes', async () => {
+  it("counts pages whose answers came before page 1's (fetched together): the walk passes", async () => {
     for (const page of [3, 2, 4, 1]) await get(t, `${EIGHT_DAYS}&page=${page}`).expect(200);
     const check = await checkOf(t, 'readings.pagination');
     expect(check.status).toBe('passed');
@@ -117,7 +134,9 @@ describe('readings.pagination of a client whose endTime is the time of each requ
 
 describe('readings.grouping', () => {
   it('passes when readings were asked for with a grouping that suits the range', async () => {
-    await get(t, `${USAGE}?startTime=2025-12-01T00:00:00Z&endTime=2026-03-10T00:00:00Z&groupBy=day&perPage=100`).expect(200);
+    await get(t, `${USAGE}?startTime=2025-12-01T00:00:00Z&endTime=2026-03-10T00:00:00Z&groupBy=day&perPage=100`).expect(
+      200,
+    );
     await get(t, `${USAGE}?startTime=2026-03-01T00:00:00Z&perPage=100`).expect(200);
     const check = await checkOf(t, 'readings.grouping');
     expect(check).toMatchObject({ status: 'passed', required: false });
@@ -148,14 +167,19 @@ describe('polling.interval', () => {
     expect(check.evidence[1]!.detail).toBe('poll 11 over 10 minutes: one every 60 s on average');
   });
 
-  it('fails when a location\'s readings were polled more than once a minute over 10 minutes', async () => {
+  it("fails when a location's readings were polled more than once a minute over 10 minutes", async () => {
     for (let i = 0; i < 12; i++) {
       await get(t, SUMMARY).expect(200);
       wait(t, 5000);
     }
     const check = await checkOf(t, 'polling.interval');
     expect(check.status).toBe('failed');
-    expect(check.evidence).toEqual([expect.objectContaining({ request: `GET ${SUMMARY}`, detail: expect.stringMatching(/^poll 12 of these readings within 55 s .*more than once a minute$/) })]);
+    expect(check.evidence).toEqual([
+      expect.objectContaining({
+        request: `GET ${SUMMARY}`,
+        detail: expect.stringMatching(/^poll 12 of these readings within 55 s .*more than once a minute$/),
+      }),
+    ]);
   });
 
   it('is pending before 10 minutes of polling, and the pages of one poll count once', async () => {

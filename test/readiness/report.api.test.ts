@@ -45,7 +45,7 @@ const OPTIONAL = ['readings.grouping', 'polling.interval', 'webhooks.https'];
 const EIGHT_DAYS = `/v1/locations/${DEMO_LOCATION_ID}/readings/water-usage?startTime=2026-03-02T00:00:00Z&endTime=2026-03-10T00:00:00Z&perPage=50`;
 
 describe('GET /sandbox/readiness', () => {
-  it('answers exactly the contract\'s keys, every check in order, and counts that add up', async () => {
+  it("answers exactly the contract's keys, every check in order, and counts that add up", async () => {
     const report = await readinessOf(t);
     expect(Object.keys(report).sort()).toEqual(['accountId', 'checks', 'ready', 'since', 'summary']);
     expect(report.checks.map((c) => c.id)).toEqual(CHECK_IDS);
@@ -61,9 +61,15 @@ describe('GET /sandbox/readiness', () => {
 
   it('opens the window when the account is made, and each account sees only its own traffic', async () => {
     wait(t, 5000);
-    const created = (await request(t.app).post('/sandbox/accounts').send({ seed: 3 }).expect(201)).body as { apiKey: string; accountId: string };
+    const created = (await request(t.app).post('/sandbox/accounts').send({ seed: 3 }).expect(201)).body as {
+      apiKey: string;
+      accountId: string;
+    };
     const report = await readinessOf(t, created.apiKey);
-    expect(report).toMatchObject({ accountId: created.accountId, since: new Date(TEST_START.getTime() + 5000).toISOString() });
+    expect(report).toMatchObject({
+      accountId: created.accountId,
+      since: new Date(TEST_START.getTime() + 5000).toISOString(),
+    });
     await drill(t, 'rate-limit', OTHER_API_KEY).expect(200);
     await get(t, '/v1/locations', OTHER_API_KEY).expect(429);
     await get(t, '/v1/locations', OTHER_API_KEY).expect(429);
@@ -87,7 +93,8 @@ describe('GET /sandbox/readiness', () => {
       await drill(t, 'out-of-order').expect(200);
       await t.deps.dispatcher.drain();
       const first = await get(t, EIGHT_DAYS).expect(200);
-      for (let page = 2; page <= (first.body.pageCount as number); page++) await get(t, `${EIGHT_DAYS}&page=${page}`).expect(200);
+      for (let page = 2; page <= (first.body.pageCount as number); page++)
+        await get(t, `${EIGHT_DAYS}&page=${page}`).expect(200);
       await drill(t, 'rate-limit').expect(200);
       for (let i = 0; i < 3; i++) {
         await get(t, '/v1/locations').expect(429);
@@ -124,7 +131,10 @@ describe('the readiness window', () => {
     wait(t, 1000);
     const res = await request(t.app).post('/sandbox/readiness/reset').set(bearer(DEMO_API_KEY)).expect(200);
     expect(res.body).toMatchObject({ since: new Date(TEST_START.getTime() + 1000).toISOString(), ready: false });
-    expect(res.body.checks.find((c: { id: string }) => c.id === 'errors.rate-limit')).toMatchObject({ status: 'pending', evidence: [] });
+    expect(res.body.checks.find((c: { id: string }) => c.id === 'errors.rate-limit')).toMatchObject({
+      status: 'pending',
+      evidence: [],
+    });
     // `since` is on the account clock, as the evidence's times are.
     await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 3600 }).expect(200);
     const later = await request(t.app).post('/sandbox/readiness/reset').set(bearer(DEMO_API_KEY)).expect(200);
@@ -133,7 +143,7 @@ describe('the readiness window', () => {
     await request(t.app).post('/sandbox/readiness/reset').set(bearer(DEMO_API_KEY)).send({ now: true }).expect(400);
   });
 
-  it('POST /sandbox/reset opens a new window with the account\'s reset', async () => {
+  it("POST /sandbox/reset opens a new window with the account's reset", async () => {
     await get(t, EIGHT_DAYS).expect(200);
     wait(t, 61_000);
     expect((await checkOf(t, 'readings.pagination')).status).toBe('failed');
@@ -170,7 +180,8 @@ describe('deliveries that leave the bounded log', () => {
       await small.deps.dispatcher.drain();
       small.clock.advance(1000);
       await small.deps.dispatcher.drain();
-      const failedId = (await small.store.deliveries.list(DEMO_ACCOUNT_ID, { kind: 'alert', offset: 0, limit: 1 })).items[0]!.deliveryId;
+      const failedId = (await small.store.deliveries.list(DEMO_ACCOUNT_ID, { kind: 'alert', offset: 0, limit: 1 }))
+        .items[0]!.deliveryId;
       // A few seconds on it has settled: the requests and attempts that follow fold it into the digest.
       small.clock.advance(10_000);
       await endAlert(small, started.body.alertId as string).expect(200);
@@ -180,8 +191,13 @@ describe('deliveries that leave the bounded log', () => {
         await small.deps.dispatcher.drain();
       }
       expect(await small.store.deliveries.get(DEMO_ACCOUNT_ID, failedId)).toBeNull();
-      const check = (await request(small.app).get('/sandbox/readiness').set(bearer(DEMO_API_KEY)).expect(200)).body.checks.find((c: { id: string }) => c.id === 'webhooks.alert-answer');
-      expect(check).toMatchObject({ status: 'failed', evidence: [expect.objectContaining({ deliveryId: failedId, status: 500 })] });
+      const check = (
+        await request(small.app).get('/sandbox/readiness').set(bearer(DEMO_API_KEY)).expect(200)
+      ).body.checks.find((c: { id: string }) => c.id === 'webhooks.alert-answer');
+      expect(check).toMatchObject({
+        status: 'failed',
+        evidence: [expect.objectContaining({ deliveryId: failedId, status: 500 })],
+      });
     } finally {
       await small.deps.dispatcher.idle();
       await receiver.close();
@@ -190,9 +206,18 @@ describe('deliveries that leave the bounded log', () => {
 });
 
 describe('whose traffic counts', () => {
-  it('the dashboard\'s own requests do not count, and neither do /sandbox calls', async () => {
+  it("the dashboard's own requests do not count, and neither do /sandbox calls", async () => {
     await changeDoc(t, (d) => {
-      d.accessTokens.push({ accessToken: 'dashboard-token-of-the-test', clientId: DASHBOARD_CLIENT_ID, userId: d.users[0]!.userId, accountId: d.account.accountId, expiresAt: '2027-01-01T00:00:00.000Z', revokedAt: null, grantId: 'dashboard', internal: true });
+      d.accessTokens.push({
+        accessToken: 'dashboard-token-of-the-test',
+        clientId: DASHBOARD_CLIENT_ID,
+        userId: d.users[0]!.userId,
+        accountId: d.account.accountId,
+        expiresAt: '2027-01-01T00:00:00.000Z',
+        revokedAt: null,
+        grantId: 'dashboard',
+        internal: true,
+      });
     });
     await get(t, EIGHT_DAYS, 'dashboard-token-of-the-test').expect(200);
     await get(t, '/sandbox/faults').expect(200);
@@ -204,7 +229,7 @@ describe('whose traffic counts', () => {
 });
 
 describe('the journal as the report reads it', () => {
-  it('records token requests of the account\'s grants and requests with its expired tokens, with their errors', async () => {
+  it("records token requests of the account's grants and requests with its expired tokens, with their errors", async () => {
     const tokens = await loginAndGetToken(t.app);
     await drill(t, 'expire-tokens').expect(200);
     await get(t, '/v1/locations', tokens.access_token).expect(403);
@@ -215,6 +240,16 @@ describe('the journal as the report reads it', () => {
       ['POST', '/oauth2/token', 200, 'client'],
     ]);
     expect(requests[0]!['errorBody']).toMatch(/token_expired/);
-    for (const r of requests) expect(Object.keys(r).sort()).toEqual(['auth', 'durationMs', 'errorBody', 'method', 'path', 'query', 'status', 'time']);
+    for (const r of requests)
+      expect(Object.keys(r).sort()).toEqual([
+        'auth',
+        'durationMs',
+        'errorBody',
+        'method',
+        'path',
+        'query',
+        'status',
+        'time',
+      ]);
   });
 });

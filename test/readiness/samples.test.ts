@@ -18,7 +18,8 @@ import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js'
  */
 
 const run = promisify(execFile);
-const sample = (name: string): string => fileURLToPath(new URL(`../../examples/readiness/${name}.mjs`, import.meta.url));
+const sample = (name: string): string =>
+  fileURLToPath(new URL(`../../examples/readiness/${name}.mjs`, import.meta.url));
 
 afterAll(stopAllSandboxes);
 
@@ -31,15 +32,26 @@ async function runSample(name: string): Promise<{ url: string; apiKey: string; s
   const sandbox = await startTestSandbox();
   const created = await fetch(`${sandbox.url}/sandbox/accounts`, { method: 'POST' });
   const account = (await created.json()) as { apiKey: string; user: { email: string; password: string } };
-  const env = { PATH: process.env['PATH'] ?? '', SANDBOX_URL: sandbox.url, WATER_API_KEY: account.apiKey, WATER_USER_EMAIL: account.user.email, WATER_USER_PASSWORD: account.user.password };
+  const env = {
+    PATH: process.env['PATH'] ?? '',
+    SANDBOX_URL: sandbox.url,
+    WATER_API_KEY: account.apiKey,
+    WATER_USER_EMAIL: account.user.email,
+    WATER_USER_PASSWORD: account.user.password,
+  };
   const { stdout } = await run(process.execPath, [sample(name)], { env, timeout: 60_000 });
   return { url: sandbox.url, apiKey: account.apiKey, stdout };
 }
 
 /** `water-sandbox readiness --junit <file>` as a child process: its exit code, output, and the file parsed. */
-async function readinessCli(url: string, apiKey: string): Promise<{ code: number | null; stdout: string; junit: TestSuites }> {
+async function readinessCli(
+  url: string,
+  apiKey: string,
+): Promise<{ code: number | null; stdout: string; junit: TestSuites }> {
   const file = join(await mkdtemp(join(tmpdir(), 'readiness-')), 'readiness.xml');
-  const { code, stdout } = await runCliProcess(['readiness', '--junit', file], { env: { SANDBOX_URL: url, WATER_API_KEY: apiKey } });
+  const { code, stdout } = await runCliProcess(['readiness', '--junit', file], {
+    env: { SANDBOX_URL: url, WATER_API_KEY: apiKey },
+  });
   const junit = await parse(await readFile(file, 'utf8'));
   if (!junit || !('testsuite' in junit)) throw new Error('the JUnit file has no <testsuites> root');
   return { code, stdout, junit };
@@ -47,12 +59,24 @@ async function readinessCli(url: string, apiKey: string): Promise<{ code: number
 
 /** The JUnit report's shape: one suite, a test case per check, counts that match its cases. */
 function expectJunitShape(junit: TestSuites, expected: { failures: number; skipped: number }): void {
-  expect(junit).toMatchObject({ name: 'water-sandbox readiness', tests: 14, failures: expected.failures, errors: 0, skipped: expected.skipped });
+  expect(junit).toMatchObject({
+    name: 'water-sandbox readiness',
+    tests: 14,
+    failures: expected.failures,
+    errors: 0,
+    skipped: expected.skipped,
+  });
   expect(junit.testsuite).toHaveLength(1);
   const suite = junit.testsuite![0]!;
-  expect(suite).toMatchObject({ name: 'water-sandbox readiness', tests: 14, failures: expected.failures, skipped: expected.skipped });
+  expect(suite).toMatchObject({
+    name: 'water-sandbox readiness',
+    tests: 14,
+    failures: expected.failures,
+    skipped: expected.skipped,
+  });
   expect(suite.testcase).toHaveLength(14);
-  for (const testcase of suite.testcase!) expect(testcase.classname).toMatch(/^readiness\.(oauth|readings|polling|errors|subscriptions|webhooks)$/);
+  for (const testcase of suite.testcase!)
+    expect(testcase.classname).toMatch(/^readiness\.(oauth|readings|polling|errors|subscriptions|webhooks)$/);
   expect(suite.testcase!.filter((c) => c.failure).length).toBe(expected.failures);
   expect(suite.testcase!.filter((c) => c.skipped).length).toBe(expected.skipped);
 }
@@ -63,7 +87,8 @@ async function reportOf(url: string, apiKey: string): Promise<Report> {
   return (await res.json()) as Report;
 }
 
-const statuses = (report: Report): Record<string, string> => Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+const statuses = (report: Report): Record<string, string> =>
+  Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
 
 it('the careful integration ends with every required check passed: the report says ready', async () => {
   const { url, apiKey, stdout } = await runSample('careful');
@@ -101,18 +126,30 @@ it('the naive integration fails exactly the checks it should, each naming its ev
   // Its first-page-only readings fail once their minute has passed. `readiness --wait` waits for
   // that; the minute is made to pass by moving the account clock, which counts as time passing.
   const file = join(await mkdtemp(join(tmpdir(), 'readiness-')), 'readiness.xml');
-  const waiting = new CliProcess(['readiness', '--wait', '60', '--poll-ms', '100', '--junit', file], { env: { SANDBOX_URL: url, WATER_API_KEY: apiKey } });
-  for (let asked = 0; asked === 0; ) {
-    const journal = await fetch(`${url}/sandbox/requests?path=/sandbox/readiness`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const waiting = new CliProcess(['readiness', '--wait', '60', '--poll-ms', '100', '--junit', file], {
+    env: { SANDBOX_URL: url, WATER_API_KEY: apiKey },
+  });
+  for (let asked = 0; asked === 0;) {
+    const journal = await fetch(`${url}/sandbox/requests?path=/sandbox/readiness`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
     asked = ((await journal.json()) as { requests: unknown[] }).requests.length;
     if (asked === 0) await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const moved = await fetch(`${url}/sandbox/clock`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ advanceSeconds: 61 }) });
+  const moved = await fetch(`${url}/sandbox/clock`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ advanceSeconds: 61 }),
+  });
   expect(moved.status).toBe(200);
   const exit = await waiting.exited;
   expect(exit.code).toBe(1);
-  expect(waiting.stdout).toMatch(/^FAIL  readings\.pagination: .*\n {8}\S+ GET \/v1\/locations\/\S+ -> 200: pageCount 4; pages 2, 3, 4 not requested within 60 s( \(\+1 more\))?\n {8}fix: When a readings answer has pageCount above 1/m);
-  expect(waiting.stdout).toContain('4 passed, 10 failed, 0 pending, 0 not applicable: not ready (7 required checks failed or pending)');
+  expect(waiting.stdout).toMatch(
+    /^FAIL  readings\.pagination: .*\n {8}\S+ GET \/v1\/locations\/\S+ -> 200: pageCount 4; pages 2, 3, 4 not requested within 60 s( \(\+1 more\))?\n {8}fix: When a readings answer has pageCount above 1/m,
+  );
+  expect(waiting.stdout).toContain(
+    '4 passed, 10 failed, 0 pending, 0 not applicable: not ready (7 required checks failed or pending)',
+  );
   const junit = await parse(await readFile(file, 'utf8'));
   if (!junit || !('testsuite' in junit)) throw new Error('the JUnit file has no <testsuites> root');
   // The 7 required checks that failed are failures, as the exit code says; the 3 optional ones that failed are skipped with their finding.
@@ -121,8 +158,24 @@ it('the naive integration fails exactly the checks it should, each naming its ev
   const failure = cases.find((c) => c.name === 'oauth.refresh')!.failure![0]!;
   expect(failure.message).toContain('grant_type=refresh_token');
   expect(failure.inner).toMatch(/GET \/v1\/locations -> 403: sent with the expired access token/);
-  expect(cases.find((c) => c.name === 'readings.grouping (optional)')).toMatchObject({ skipped: [{ message: expect.stringMatching(/^optional, failed: hourly readings over \d+ days; fix: Ask for hourly readings over at most 31 days/) }] });
-  expect(cases.filter((c) => c.failure).map((c) => c.name)).toEqual(['oauth.refresh', 'readings.pagination', 'errors.rate-limit', 'errors.server-errors', 'webhooks.confirmation-answer', 'webhooks.check-answer', 'webhooks.alert-answer']);
+  expect(cases.find((c) => c.name === 'readings.grouping (optional)')).toMatchObject({
+    skipped: [
+      {
+        message: expect.stringMatching(
+          /^optional, failed: hourly readings over \d+ days; fix: Ask for hourly readings over at most 31 days/,
+        ),
+      },
+    ],
+  });
+  expect(cases.filter((c) => c.failure).map((c) => c.name)).toEqual([
+    'oauth.refresh',
+    'readings.pagination',
+    'errors.rate-limit',
+    'errors.server-errors',
+    'webhooks.confirmation-answer',
+    'webhooks.check-answer',
+    'webhooks.alert-answer',
+  ]);
 
   const report = await reportOf(url, apiKey);
   expect(statuses(report)).toEqual({
@@ -147,8 +200,14 @@ it('the naive integration fails exactly the checks it should, each naming its ev
   expect(detail('oauth.refresh')).toMatch(/^sent with the expired access token …\S+ \(request 1 with it\)$/);
   expect(detail('readings.pagination')).toMatch(/^pageCount 4; pages 2, 3, 4 not requested within 60 s$/);
   expect(detail('readings.grouping')).toMatch(/^hourly readings over 60 days$/);
-  expect(detail('errors.rate-limit')).toMatch(/^sent 0(\.\d+)? s after the 429 of \S+, whose Retry-After asked for 2 s$/);
+  expect(detail('errors.rate-limit')).toMatch(
+    /^sent 0(\.\d+)? s after the 429 of \S+, whose Retry-After asked for 2 s$/,
+  );
   expect(detail('errors.server-errors')).toMatch(/^sent 0(\.\d+)? s \(under 1 s\) after the 503 answer of /);
-  expect(detail('webhooks.confirmation-answer')).toMatch(/was answered 200 with a body that is not JSON at its first attempt$/);
-  expect(detail('webhooks.alert-answer')).toMatch(/^the lowLeak alert start to http:\/\/127\.0\.0\.1:\d+\/webhooks was answered 200 with a body that is not JSON/);
+  expect(detail('webhooks.confirmation-answer')).toMatch(
+    /was answered 200 with a body that is not JSON at its first attempt$/,
+  );
+  expect(detail('webhooks.alert-answer')).toMatch(
+    /^the lowLeak alert start to http:\/\/127\.0\.0\.1:\d+\/webhooks was answered 200 with a body that is not JSON/,
+  );
 }, 90_000);

@@ -16,7 +16,11 @@ const { t, receiver } = useAppAndReceiver();
 const HTML = { status: 200, body: '<html><body>OK</body></html>', contentType: 'text/html' };
 
 async function subscribe(endpoint = receiver.url()): Promise<{ subscriptionId: string }> {
-  const res = await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint }).expect(200);
+  const res = await request(t.app)
+    .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+    .set(bearer(DEMO_API_KEY))
+    .send({ endpoint })
+    .expect(200);
   await t.deps.dispatcher.drain();
   return res.body as { subscriptionId: string };
 }
@@ -33,23 +37,42 @@ describe('subscriptions.confirmed', () => {
     const subscriptionId = await givenConfirmedSubscription(t, receiver);
     const check = await checkOf(t, 'subscriptions.confirmed');
     expect(check.status).toBe('passed');
-    expect(check.evidence).toEqual([expect.objectContaining({ request: expect.stringMatching(new RegExp(`^GET /v1/subscriptions/${subscriptionId}/confirm\\?confirmationToken=`)), status: 200 })]);
+    expect(check.evidence).toEqual([
+      expect.objectContaining({
+        request: expect.stringMatching(
+          new RegExp(`^GET /v1/subscriptions/${subscriptionId}/confirm\\?confirmationToken=`),
+        ),
+        status: 200,
+      }),
+    ]);
   });
 
   it('is pending while no subscription was made, and while a new one waits for its confirm call (its token still valid)', async () => {
     expect((await checkOf(t, 'subscriptions.confirmed')).status).toBe('pending');
     await subscribe();
     const check = await checkOf(t, 'subscriptions.confirmed');
-    expect(check).toMatchObject({ status: 'pending', evidence: [], fix: expect.stringContaining('confirm it with the token') });
+    expect(check).toMatchObject({
+      status: 'pending',
+      evidence: [],
+      fix: expect.stringContaining('confirm it with the token'),
+    });
   });
 
-  it('fails when a confirm call was refused through the client\'s fault and not followed by a good one', async () => {
+  it("fails when a confirm call was refused through the client's fault and not followed by a good one", async () => {
     const { subscriptionId } = await subscribe();
     // The official Node client's bug: no "=" between the parameter and the token.
-    await request(t.app).get(`/v1/subscriptions/${subscriptionId}/confirm?confirmationTokenabc`).set(bearer(DEMO_API_KEY)).expect(400);
+    await request(t.app)
+      .get(`/v1/subscriptions/${subscriptionId}/confirm?confirmationTokenabc`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(400);
     const check = await checkOf(t, 'subscriptions.confirmed');
     expect(check.status).toBe('failed');
-    expect(check.evidence).toEqual([expect.objectContaining({ status: 400, detail: 'confirm call refused (400); the subscription is not confirmed since' })]);
+    expect(check.evidence).toEqual([
+      expect.objectContaining({
+        status: 400,
+        detail: 'confirm call refused (400); the subscription is not confirmed since',
+      }),
+    ]);
   });
 
   it('fails when a confirmation token expired unused, naming the subscription', async () => {
@@ -58,7 +81,12 @@ describe('subscriptions.confirmed', () => {
     await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 601 }).expect(200);
     const check = await checkOf(t, 'subscriptions.confirmed');
     expect(check.status).toBe('failed');
-    expect(check.evidence).toEqual([expect.objectContaining({ subscriptionId, detail: expect.stringMatching(/^its confirmation token expired unused at /) })]);
+    expect(check.evidence).toEqual([
+      expect.objectContaining({
+        subscriptionId,
+        detail: expect.stringMatching(/^its confirmation token expired unused at /),
+      }),
+    ]);
   });
 });
 
@@ -67,7 +95,13 @@ describe('webhooks.confirmation-answer and webhooks.check-answer', () => {
     const { subscriptionId } = await subscribe();
     const confirmation = await checkOf(t, 'webhooks.confirmation-answer');
     expect(confirmation.status).toBe('passed');
-    expect(confirmation.evidence).toEqual([expect.objectContaining({ deliveryId: expect.any(String), status: 200, detail: `the confirmation POST to ${receiver.url()} was answered 200 at its first attempt` })]);
+    expect(confirmation.evidence).toEqual([
+      expect.objectContaining({
+        deliveryId: expect.any(String),
+        status: 200,
+        detail: `the confirmation POST to ${receiver.url()} was answered 200 at its first attempt`,
+      }),
+    ]);
     expect((await checkOf(t, 'webhooks.check-answer')).status).toBe('passed');
     expect(subscriptionId).toEqual(expect.any(String));
   });
@@ -77,18 +111,24 @@ describe('webhooks.confirmation-answer and webhooks.check-answer', () => {
     await subscribe();
     const confirmation = await checkOf(t, 'webhooks.confirmation-answer');
     expect(confirmation.status).toBe('failed');
-    expect(confirmation.evidence[0]!.detail).toBe(`the confirmation POST to ${receiver.url()} was answered 200 with a body that is not JSON at its first attempt`);
+    expect(confirmation.evidence[0]!.detail).toBe(
+      `the confirmation POST to ${receiver.url()} was answered 200 with a body that is not JSON at its first attempt`,
+    );
     const check = await checkOf(t, 'webhooks.check-answer');
     expect(check.status).toBe('failed');
     expect(check.evidence[0]!.detail).toMatch(/^the GET check to .* with a body that is not JSON/);
-    const deliveries = (await request(t.app).get('/sandbox/deliveries').set(bearer(DEMO_API_KEY)).expect(200)).body.deliveries as { deliveryId: string; kind: string }[];
+    const deliveries = (await request(t.app).get('/sandbox/deliveries').set(bearer(DEMO_API_KEY)).expect(200)).body
+      .deliveries as { deliveryId: string; kind: string }[];
     expect(check.evidence[0]!.deliveryId).toBe(deliveries.find((d) => d.kind === 'receiver_check')!.deliveryId);
   });
 
   it('the GET check fails alone when only GET is answered with an error, and both are pending before any subscription', async () => {
     expect((await checkOf(t, 'webhooks.confirmation-answer')).status).toBe('pending');
     expect((await checkOf(t, 'webhooks.check-answer')).status).toBe('pending');
-    receiver.script = [{ status: 200, body: '{}' }, { status: 405, body: '{"error":"method not allowed"}' }];
+    receiver.script = [
+      { status: 200, body: '{}' },
+      { status: 405, body: '{"error":"method not allowed"}' },
+    ];
     await subscribe();
     expect((await checkOf(t, 'webhooks.confirmation-answer')).status).toBe('passed');
     const check = await checkOf(t, 'webhooks.check-answer');
@@ -109,18 +149,25 @@ describe('webhooks.alert-answer', () => {
     ]);
   });
 
-  it('fails when an alert\'s first attempt was answered 500, even though a retry got through', async () => {
+  it("fails when an alert's first attempt was answered 500, even though a retry got through", async () => {
     await givenConfirmedSubscription(t, receiver);
     receiver.script = [{ status: 500, body: '{"error":"busy"}' }];
     await startAlert(t, { type: 'highLeak' }).expect(201);
     await t.deps.dispatcher.drain();
     t.clock.advance(1000);
     await t.deps.dispatcher.drain();
-    const alerts = receiver.received.filter((r) => r.method === 'POST' && (r.body as { type?: string }).type === 'highLeak');
+    const alerts = receiver.received.filter(
+      (r) => r.method === 'POST' && (r.body as { type?: string }).type === 'highLeak',
+    );
     expect(alerts.map((r) => r.headers['x-sandbox-attempt'])).toEqual(['1', '2']);
     const check = await checkOf(t, 'webhooks.alert-answer');
     expect(check.status).toBe('failed');
-    expect(check.evidence).toEqual([expect.objectContaining({ status: 500, detail: `the highLeak alert start to ${receiver.url()} was answered 500 at its first attempt` })]);
+    expect(check.evidence).toEqual([
+      expect.objectContaining({
+        status: 500,
+        detail: `the highLeak alert start to ${receiver.url()} was answered 500 at its first attempt`,
+      }),
+    ]);
   });
 
   it('is pending until an alert was sent to a confirmed subscription', async () => {
@@ -149,7 +196,9 @@ describe('webhooks.duplicate', () => {
     await t.deps.dispatcher.drain();
     const check = await checkOf(t, 'webhooks.duplicate');
     expect(check.status).toBe('failed');
-    expect(check.evidence[0]!.detail).toMatch(/^the lowLeak alert end sent again as a duplicate \(X-Sandbox-Delivery-Id [0-9a-f-]+\) to .* was answered 409 at its first attempt$/);
+    expect(check.evidence[0]!.detail).toMatch(
+      /^the lowLeak alert end sent again as a duplicate \(X-Sandbox-Delivery-Id [0-9a-f-]+\) to .* was answered 409 at its first attempt$/,
+    );
     // Duplicates are judged here, not as alert answers.
     expect((await checkOf(t, 'webhooks.alert-answer')).status).toBe('passed');
   });
@@ -160,7 +209,11 @@ describe('webhooks.duplicate, pending', () => {
     await givenConfirmedSubscription(t, receiver);
     await alertStartAndEnd();
     const check = await checkOf(t, 'webhooks.duplicate');
-    expect(check).toMatchObject({ status: 'pending', evidence: [], fix: 'Run the duplicate-delivery drill once an alert has been delivered.' });
+    expect(check).toMatchObject({
+      status: 'pending',
+      evidence: [],
+      fix: 'Run the duplicate-delivery drill once an alert has been delivered.',
+    });
   });
 });
 
@@ -173,7 +226,9 @@ describe('webhooks.out-of-order', () => {
     await t.deps.dispatcher.drain();
     const check = await checkOf(t, 'webhooks.out-of-order');
     expect(check.status).toBe('passed');
-    expect(check.evidence[0]!.detail).toBe(`the lowLeak alert end of an alert never started to ${receiver.url()} was answered 204 at its first attempt`);
+    expect(check.evidence[0]!.detail).toBe(
+      `the lowLeak alert end of an alert never started to ${receiver.url()} was answered 204 at its first attempt`,
+    );
   });
 
   it('fails when the receiver refused it', async () => {
@@ -190,9 +245,22 @@ describe('webhooks.out-of-order', () => {
 describe('webhooks.https', () => {
   it('fails for an http endpoint, passes when every endpoint is https, and is pending without subscriptions', async () => {
     expect((await checkOf(t, 'webhooks.https')).status).toBe('pending');
-    const secure = await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: 'https://hooks.partner.example/water' }).expect(200);
+    const secure = await request(t.app)
+      .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ endpoint: 'https://hooks.partner.example/water' })
+      .expect(200);
     const https = await checkOf(t, 'webhooks.https');
-    expect(https).toMatchObject({ status: 'passed', required: false, evidence: [expect.objectContaining({ subscriptionId: secure.body.subscriptionId, detail: 'endpoint https://hooks.partner.example/water uses https' })] });
+    expect(https).toMatchObject({
+      status: 'passed',
+      required: false,
+      evidence: [
+        expect.objectContaining({
+          subscriptionId: secure.body.subscriptionId,
+          detail: 'endpoint https://hooks.partner.example/water uses https',
+        }),
+      ],
+    });
     await subscribe();
     const http = await checkOf(t, 'webhooks.https');
     expect(http.status).toBe('failed');

@@ -8,7 +8,12 @@ const DEMO_LOCATION = '2311f461-b957-4b4f-ad46-fe7cd7964881';
 const EDT = -4 * HOUR_MS;
 
 /** Milli-gallons of every hour of [from, to) for a fixed UTC offset. */
-function hoursOf(model: UsageModel, from: number, to: number, offset: number): { h: number; local: number; milli: number }[] {
+function hoursOf(
+  model: UsageModel,
+  from: number,
+  to: number,
+  offset: number,
+): { h: number; local: number; milli: number }[] {
   const out = [];
   for (let h = from; h < to; h += HOUR_MS) out.push({ h, local: h + offset, milli: model.milliGallons(h, h + offset) });
   return out;
@@ -25,19 +30,24 @@ describe('UsageModel', () => {
 
   it('gives the same value for the same seed, location and hour, whatever was asked before', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 200_000 }), fc.array(fc.integer({ min: 0, max: 200_000 }), { maxLength: 20 }), (hourIndex, noise) => {
-        const h = at('2010-01-01T00:00:00Z') + hourIndex * HOUR_MS;
-        const fresh = new UsageModel(7, DEMO_LOCATION, FAMILY_PROFILE).milliGallons(h, h + EDT);
-        const used = new UsageModel(7, DEMO_LOCATION, FAMILY_PROFILE);
-        for (const n of noise) used.milliGallons(h + (n - hourIndex) * HOUR_MS, h + (n - hourIndex) * HOUR_MS + EDT);
-        expect(used.milliGallons(h, h + EDT)).toBe(fresh);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 200_000 }),
+        fc.array(fc.integer({ min: 0, max: 200_000 }), { maxLength: 20 }),
+        (hourIndex, noise) => {
+          const h = at('2010-01-01T00:00:00Z') + hourIndex * HOUR_MS;
+          const fresh = new UsageModel(7, DEMO_LOCATION, FAMILY_PROFILE).milliGallons(h, h + EDT);
+          const used = new UsageModel(7, DEMO_LOCATION, FAMILY_PROFILE);
+          for (const n of noise) used.milliGallons(h + (n - hourIndex) * HOUR_MS, h + (n - hourIndex) * HOUR_MS + EDT);
+          expect(used.milliGallons(h, h + EDT)).toBe(fresh);
+        },
+      ),
     );
   });
 
   it('gives different series for another seed or another location', () => {
     const from = at('2026-01-05T05:00:00Z');
-    const series = (seed: number, id: string): number[] => hoursOf(new UsageModel(seed, id, FAMILY_PROFILE), from, from + 7 * DAY_MS, EDT).map((x) => x.milli);
+    const series = (seed: number, id: string): number[] =>
+      hoursOf(new UsageModel(seed, id, FAMILY_PROFILE), from, from + 7 * DAY_MS, EDT).map((x) => x.milli);
     expect(series(1, DEMO_LOCATION)).not.toEqual(series(2, DEMO_LOCATION));
     expect(series(1, DEMO_LOCATION)).not.toEqual(series(1, 'ed22d088-2285-45a2-b37d-5419dc8232ea'));
   });
@@ -57,7 +67,12 @@ describe('UsageModel', () => {
   it('has a night trough and morning and evening peaks', () => {
     const from = at('2025-01-01T05:00:00Z');
     const byHour = Array.from({ length: 24 }, () => 0);
-    for (const x of hoursOf(new UsageModel(1, DEMO_LOCATION, { householdSize: 4 }), from, from + 365 * DAY_MS, -5 * HOUR_MS)) {
+    for (const x of hoursOf(
+      new UsageModel(1, DEMO_LOCATION, { householdSize: 4 }),
+      from,
+      from + 365 * DAY_MS,
+      -5 * HOUR_MS,
+    )) {
       byHour[Math.floor((x.local % DAY_MS) / HOUR_MS)]! += x.milli;
     }
     const night = byHour[3]!;
@@ -104,12 +119,19 @@ describe('UsageModel', () => {
   it('scales everything by the profile scale', () => {
     const h = at('2026-03-10T23:00:00Z');
     const base = new UsageModel(1, DEMO_LOCATION, { householdSize: 2 }).milliGallons(h, h + EDT);
-    expect(new UsageModel(1, DEMO_LOCATION, { householdSize: 2, scale: 0.5 }).milliGallons(h, h + EDT)).toBe(Math.round(base / 2));
+    expect(new UsageModel(1, DEMO_LOCATION, { householdSize: 2, scale: 0.5 }).milliGallons(h, h + EDT)).toBe(
+      Math.round(base / 2),
+    );
   });
 });
 
 describe('cosineOfYear', () => {
   it('stays within 6% of cos(2πx)', () => {
-    fc.assert(fc.property(fc.double({ min: -3, max: 3, noNaN: true }), (x) => Math.abs(cosineOfYear(x) - Math.cos(2 * Math.PI * x)) < 0.06));
+    fc.assert(
+      fc.property(
+        fc.double({ min: -3, max: 3, noNaN: true }),
+        (x) => Math.abs(cosineOfYear(x) - Math.cos(2 * Math.PI * x)) < 0.06,
+      ),
+    );
   });
 });

@@ -17,7 +17,10 @@ let plain: Express;
 
 beforeEach(async () => {
   t = await buildTestApp();
-  plain = createApp({ ...t.deps, readings: new ReadingsService({ clock: t.clock, config: t.deps.config, pageMemo: 0 }) });
+  plain = createApp({
+    ...t.deps,
+    readings: new ReadingsService({ clock: t.clock, config: t.deps.config, pageMemo: 0 }),
+  });
 });
 
 const nowMs = (): number => t.clock.now().getTime();
@@ -37,7 +40,12 @@ async function page(query: Record<string, string>): Promise<string> {
   return first;
 }
 
-const hours = (fromMs: number, toMs: number): Record<string, string> => ({ startTime: iso(fromMs), endTime: iso(toMs), groupBy: 'hour', perPage: '100' });
+const hours = (fromMs: number, toMs: number): Record<string, string> => ({
+  startTime: iso(fromMs),
+  endTime: iso(toMs),
+  groupBy: 'hour',
+  perPage: '100',
+});
 
 describe('pages of settled ranges, kept', () => {
   it('are sent as res.json sends the envelope: its JSON text, Content-Type and Content-Length, the first time and from the memo', async () => {
@@ -55,7 +63,8 @@ describe('pages of settled ranges, kept', () => {
   it('are the same bytes as pages computed afresh, for every grouping and page of a year', async () => {
     const end = nowMs() - 2 * HOUR;
     for (const groupBy of ['hour', 'day', 'month', 'year']) {
-      for (const pageNumber of ['1', '2', '4']) await page({ startTime: iso(end - 365 * DAY), endTime: iso(end), groupBy, page: pageNumber, perPage: '100' });
+      for (const pageNumber of ['1', '2', '4'])
+        await page({ startTime: iso(end - 365 * DAY), endTime: iso(end), groupBy, page: pageNumber, perPage: '100' });
     }
   });
 
@@ -96,7 +105,11 @@ describe('pages of settled ranges, kept', () => {
     const from = nowMs() - 2 * HOUR;
     const past = hours(from, nowMs());
     const before = await page(past);
-    await request(t.app).post('/sandbox/scenarios/monitor-offline/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+    await request(t.app)
+      .post('/sandbox/scenarios/monitor-offline/runs')
+      .set(bearer(DEMO_API_KEY))
+      .send({ locationId: DEMO_LOCATION_ID })
+      .expect(201);
     t.clock.advance(3 * HOUR);
     expect(await page(past)).toBe(before);
     await page(hours(from, nowMs()));

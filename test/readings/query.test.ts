@@ -43,7 +43,13 @@ describe('parseTime', () => {
 
 describe('parseReadingsQuery', () => {
   it('applies the defaults: hour, page 1, perPage 50, no endTime', () => {
-    expect(parseReadingsQuery({ startTime: '0' })).toEqual({ startMs: 0, endMs: null, groupBy: 'hour', page: 1, perPage: 50 });
+    expect(parseReadingsQuery({ startTime: '0' })).toEqual({
+      startMs: 0,
+      endMs: null,
+      groupBy: 'hour',
+      page: 1,
+      perPage: 50,
+    });
   });
 
   it('points at the right name when startTime is sent in another case', () => {
@@ -60,7 +66,10 @@ describe('resolveRange', () => {
 
   it('defaults endTime to now and clamps a later endTime to now', () => {
     expect(resolveRange(query('2026-03-10T00:00:00Z'), now)).toEqual({ fromMs: at('2026-03-10T00:00:00Z'), toMs: now });
-    expect(resolveRange(query('2026-03-10T00:00:00Z', '2030-01-01T00:00:00Z'), now)).toEqual({ fromMs: at('2026-03-10T00:00:00Z'), toMs: now });
+    expect(resolveRange(query('2026-03-10T00:00:00Z', '2030-01-01T00:00:00Z'), now)).toEqual({
+      fromMs: at('2026-03-10T00:00:00Z'),
+      toMs: now,
+    });
   });
 
   it('answers a range wholly in the future with an empty range', () => {

@@ -2,7 +2,15 @@ import request from 'supertest';
 
 import type { AlertRecord } from '../../src/store/data.js';
 import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import {
+  bearer,
+  DEMO_ACCOUNT_ID,
+  DEMO_API_KEY,
+  DEMO_LOCATION_ID,
+  DEMO_LOCATIONS,
+  OTHER_API_KEY,
+  OTHER_LOCATION_ID,
+} from '../helpers/demo.js';
 
 const ENVELOPE_KEYS = ['page', 'pageCount', 'perPage', 'readings', 'total', 'units'];
 const SUMMARY_KEYS = ['thisMonth', 'thisYear', 'today', 'units'];
@@ -34,7 +42,9 @@ async function allPages(query: string): Promise<Reading[]> {
 describe('GET /v1/locations/{id}/readings/water-usage', () => {
   it('answers the official Node client request (all five parameters, toISOString, unencoded, JSON content type on a GET)', async () => {
     const res = await request(t.app)
-      .get(`${usagePath()}?startTime=2026-03-09T00:00:00.000Z&endTime=2026-03-10T00:00:00.000Z&groupBy=hour&page=1&perPage=100`)
+      .get(
+        `${usagePath()}?startTime=2026-03-09T00:00:00.000Z&endTime=2026-03-10T00:00:00.000Z&groupBy=hour&page=1&perPage=100`,
+      )
       .set(bearer(DEMO_API_KEY))
       .set('Content-Type', 'application/json; charset=utf-8')
       .expect(200);
@@ -49,14 +59,20 @@ describe('GET /v1/locations/{id}/readings/water-usage', () => {
   });
 
   it('reads a "+" offset that arrives as a space (official Python client) as "+"', async () => {
-    const encoded = await get(`${usagePath()}?startTime=2026-03-09T05:30:00%2B05:30&endTime=2026-03-09T12:00:00Z`).expect(200);
-    const raw = await get(`${usagePath()}?startTime=2026-03-09T05:30:00+05:30&endTime=2026-03-09T12:00:00Z`).expect(200);
+    const encoded = await get(
+      `${usagePath()}?startTime=2026-03-09T05:30:00%2B05:30&endTime=2026-03-09T12:00:00Z`,
+    ).expect(200);
+    const raw = await get(`${usagePath()}?startTime=2026-03-09T05:30:00+05:30&endTime=2026-03-09T12:00:00Z`).expect(
+      200,
+    );
     expect(raw.body).toEqual(encoded.body);
     expect(raw.body.readings[0].time).toBe('2026-03-08T20:00:00-04:00');
   });
 
   it('takes epoch seconds and gives the same as ISO 8601', async () => {
-    const iso = await get(`${usagePath()}?startTime=2026-03-09T04:00:00Z&endTime=2026-03-10T04:00:00Z&groupBy=day`).expect(200);
+    const iso = await get(
+      `${usagePath()}?startTime=2026-03-09T04:00:00Z&endTime=2026-03-10T04:00:00Z&groupBy=day`,
+    ).expect(200);
     const epoch = await get(`${usagePath()}?startTime=1773028800&endTime=1773115200&groupBy=day`).expect(200);
     expect(epoch.body).toEqual(iso.body);
     expect(iso.body.readings).toEqual([{ time: '2026-03-09T00:00:00-04:00', volume: expect.any(Number) }]);
@@ -75,7 +91,9 @@ describe('GET /v1/locations/{id}/readings/water-usage', () => {
     t.clock.advance(30 * 60 * 1000);
     const fullHour = await get(`${usagePath()}?startTime=2026-03-10T15:00:00Z`).expect(200);
     expect(later.body.readings[0].time).toBe(fullHour.body.readings[0].time);
-    expect(Math.round(later.body.readings[0].volume * 1000)).toBe(Math.floor(Math.round(fullHour.body.readings[0].volume * 1000) / 2));
+    expect(Math.round(later.body.readings[0].volume * 1000)).toBe(
+      Math.floor(Math.round(fullHour.body.readings[0].volume * 1000) / 2),
+    );
   });
 
   it('follows the account clock, not the process clock', async () => {
@@ -89,16 +107,24 @@ describe('GET /v1/locations/{id}/readings/water-usage', () => {
   it('adds up to the same total for every groupBy over a range that cuts buckets', async () => {
     const range = 'startTime=2025-11-15T13:17:00Z&endTime=2026-02-03T08:00:00Z';
     const hourly = totalOf(await allPages(`${range}&groupBy=hour`));
-    for (const groupBy of ['day', 'month', 'year']) expect(totalOf(await allPages(`${range}&groupBy=${groupBy}`))).toBe(hourly);
+    for (const groupBy of ['day', 'month', 'year'])
+      expect(totalOf(await allPages(`${range}&groupBy=${groupBy}`))).toBe(hourly);
   });
 
   it('shows 23 and 25 hour days at daylight-saving changes in the location calendar', async () => {
-    const res = await get(`${usagePath()}?startTime=2025-11-01T04:00:00Z&endTime=2025-11-03T05:00:00Z&groupBy=hour&perPage=100`).expect(200);
+    const res = await get(
+      `${usagePath()}?startTime=2025-11-01T04:00:00Z&endTime=2025-11-03T05:00:00Z&groupBy=hour&perPage=100`,
+    ).expect(200);
     expect(res.body.total).toBe(49);
     const la = DEMO_LOCATIONS[1]!.locationId;
-    const spring = await get(`${usagePath(la)}?startTime=2026-03-08T08:00:00Z&endTime=2026-03-09T07:00:00Z&perPage=100`).expect(200);
+    const spring = await get(
+      `${usagePath(la)}?startTime=2026-03-08T08:00:00Z&endTime=2026-03-09T07:00:00Z&perPage=100`,
+    ).expect(200);
     expect(spring.body.total).toBe(23);
-    expect(spring.body.readings.map((r: Reading) => r.time).slice(1, 3)).toEqual(['2026-03-08T01:00:00-08:00', '2026-03-08T03:00:00-07:00']);
+    expect(spring.body.readings.map((r: Reading) => r.time).slice(1, 3)).toEqual([
+      '2026-03-08T01:00:00-08:00',
+      '2026-03-08T03:00:00-07:00',
+    ]);
   });
 
   it('answers a page past the end with an empty readings array and the real counts', async () => {
@@ -107,8 +133,13 @@ describe('GET /v1/locations/{id}/readings/water-usage', () => {
   });
 
   it('starts at the install date and shows nothing before it', async () => {
-    const res = await get(`${usagePath()}?startTime=2023-03-01T00:00:00Z&endTime=2023-03-16T04:00:00Z&groupBy=day`).expect(200);
-    expect(res.body.readings.map((r: Reading) => r.time)).toEqual(['2023-03-14T00:00:00-04:00', '2023-03-15T00:00:00-04:00']);
+    const res = await get(
+      `${usagePath()}?startTime=2023-03-01T00:00:00Z&endTime=2023-03-16T04:00:00Z&groupBy=day`,
+    ).expect(200);
+    expect(res.body.readings.map((r: Reading) => r.time)).toEqual([
+      '2023-03-14T00:00:00-04:00',
+      '2023-03-15T00:00:00-04:00',
+    ]);
     const before = await get(`${usagePath()}?startTime=2023-01-01T00:00:00Z&endTime=2023-03-01T00:00:00Z`).expect(200);
     expect(before.body).toMatchObject({ total: 0, pageCount: 0, readings: [] });
   });
@@ -130,8 +161,12 @@ describe('GET /v1/locations/{id}/readings/water-usage', () => {
     const nyFirst = await get(usagePath() + query);
     const laAfter = await get(usagePath(la) + query);
     const fresh = await buildTestApp();
-    const laFirst = await request(fresh.app).get(usagePath(la) + query).set(bearer(DEMO_API_KEY));
-    const nyAfter = await request(fresh.app).get(usagePath() + query).set(bearer(DEMO_API_KEY));
+    const laFirst = await request(fresh.app)
+      .get(usagePath(la) + query)
+      .set(bearer(DEMO_API_KEY));
+    const nyAfter = await request(fresh.app)
+      .get(usagePath() + query)
+      .set(bearer(DEMO_API_KEY));
     expect([laFirst.body, nyAfter.body]).toEqual([laAfter.body, nyFirst.body]);
     expect(laFirst.body.readings).not.toEqual(nyFirst.body.readings);
   });
@@ -161,10 +196,13 @@ describe('GET /v1/locations/{id}/readings/water-usage', () => {
     expect(res.body.message).toContain(parameter);
   });
 
-  it.each(['invalid-locationid', OTHER_LOCATION_ID, '00000000-0000-4000-8000-000000000000'])('answers 404 for location %s', async (id) => {
-    const res = await get(`${usagePath(id)}?startTime=2026-03-01T00:00:00Z`).expect(404);
-    expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
-  });
+  it.each(['invalid-locationid', OTHER_LOCATION_ID, '00000000-0000-4000-8000-000000000000'])(
+    'answers 404 for location %s',
+    async (id) => {
+      const res = await get(`${usagePath(id)}?startTime=2026-03-01T00:00:00Z`).expect(404);
+      expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
+    },
+  );
 
   it('serves the other account its own location', async () => {
     const res = await get(`${usagePath(OTHER_LOCATION_ID)}?startTime=2026-03-10T07:00:00Z`, OTHER_API_KEY).expect(200);
@@ -183,7 +221,10 @@ describe('GET /v1/locations/{id}/readings/water-usage', () => {
     });
     // Lord Howe moves from +10:30 to +11:00 on 2025-10-05.
     const res = await get(`${usagePath()}?startTime=2025-09-01T00:00:00Z&groupBy=month`).expect(422);
-    expect(res.body).toEqual({ error: 'unsupported_time_zone', message: expect.stringContaining('Australia/Lord_Howe') });
+    expect(res.body).toEqual({
+      error: 'unsupported_time_zone',
+      message: expect.stringContaining('Australia/Lord_Howe'),
+    });
   });
 });
 
@@ -204,7 +245,9 @@ describe('leaks and usage overrides in the readings', () => {
     ...overrides,
   });
   const hours = async (): Promise<number[]> =>
-    (await get(`${usagePath()}?startTime=2026-03-10T12:00:00Z`).expect(200)).body.readings.map((r: Reading) => Math.round(r.volume * 1000));
+    (await get(`${usagePath()}?startTime=2026-03-10T12:00:00Z`).expect(200)).body.readings.map((r: Reading) =>
+      Math.round(r.volume * 1000),
+    );
 
   it('an active leak adds its flow from its start up to now', async () => {
     const before = await hours();
@@ -255,7 +298,9 @@ describe('GET /v1/locations/{id}/readings/water-usage/summary', () => {
       const offset = location.timeZone === 'America/New_York' ? '-04:00' : '-07:00';
       const monthOffset = location.timeZone === 'America/New_York' ? '-05:00' : '-08:00';
       const sumOf = async (startTime: string, groupBy: string): Promise<number> => {
-        const res = await get(`${usagePath(location.locationId)}?startTime=${encodeURIComponent(startTime)}&groupBy=${groupBy}&perPage=100`).expect(200);
+        const res = await get(
+          `${usagePath(location.locationId)}?startTime=${encodeURIComponent(startTime)}&groupBy=${groupBy}&perPage=100`,
+        ).expect(200);
         return totalOf(res.body.readings) / 1000;
       };
       expect(summary.today).toBe(await sumOf(`2026-03-09T00:00:00${offset}`, 'day'));

@@ -33,7 +33,10 @@ const sharedUsage = (zone: string): LocationUsage => {
 const arbRange = fc
   .tuple(
     fc.integer({ min: at('2016-01-01T00:00:00Z'), max: at('2026-06-01T00:00:00Z') }),
-    fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 0, max: 40 * DAY_MS }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 430 * DAY_MS }) }),
+    fc.oneof(
+      { weight: 3, arbitrary: fc.integer({ min: 0, max: 40 * DAY_MS }) },
+      { weight: 1, arbitrary: fc.integer({ min: 0, max: 430 * DAY_MS }) },
+    ),
   )
   .map(([from, length]) => ({ from, to: from + length }));
 
@@ -67,7 +70,10 @@ describe('roll-up invariants (property-based)', () => {
         const usage = sharedUsage(zone);
         const whole = usage.page(from, to, groupBy, 1, 20_000);
         expect(JSON.stringify(allBuckets(usage, from, to, groupBy, perPage))).toBe(JSON.stringify(whole.buckets));
-        expect(usage.page(from, to, groupBy, Math.ceil(whole.total / perPage) + 1, perPage)).toEqual({ total: whole.total, buckets: [] });
+        expect(usage.page(from, to, groupBy, Math.ceil(whole.total / perPage) + 1, perPage)).toEqual({
+          total: whole.total,
+          buckets: [],
+        });
       }),
       { numRuns: 80 },
     );
@@ -84,7 +90,8 @@ describe('roll-up invariants (property-based)', () => {
         ]);
         expect(problems).toEqual([]);
         expect(buckets.length).toBe(total);
-        if (total > 0) expect([buckets[0]!.startMs <= from, buckets.at(-1)!.startMs + HOUR_MS >= to]).toEqual([true, true]);
+        if (total > 0)
+          expect([buckets[0]!.startMs <= from, buckets.at(-1)!.startMs + HOUR_MS >= to]).toEqual([true, true]);
       }),
       { numRuns: 80 },
     );
@@ -92,22 +99,29 @@ describe('roll-up invariants (property-based)', () => {
 
   it('day, month and year buckets start at the first hour of their local date (midnight unless the clocks skip it)', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...ZONES), arbRange, fc.constantFrom<GroupBy>('day', 'month', 'year'), (zone, { from, to }, groupBy) => {
-        const usage = sharedUsage(zone);
-        const { buckets } = usage.page(from, to, groupBy, 1, 20_000);
-        const datePart = { day: /^\d{4}-\d\d-\d\d/, month: /^\d{4}-\d\d-01/, year: /^\d{4}-01-01/ }[groupBy as 'day' | 'month' | 'year'];
-        const problems = buckets.flatMap((b) => {
-          const before = usage.page(b.startMs - HOUR_MS, b.startMs, 'hour', 1, 1).buckets[0]!.time;
-          const ok =
-            datePart.test(b.time) &&
-            /T0[01]:00:00/.test(b.time) &&
-            (b.time.includes('T00:') || before.includes('T23:')) &&
-            before.slice(0, 10) < b.time.slice(0, 10) &&
-            Date.parse(b.time) === b.startMs;
-          return ok ? [] : [`${b.time} (hour before: ${before})`];
-        });
-        expect(problems).toEqual([]);
-      }),
+      fc.property(
+        fc.constantFrom(...ZONES),
+        arbRange,
+        fc.constantFrom<GroupBy>('day', 'month', 'year'),
+        (zone, { from, to }, groupBy) => {
+          const usage = sharedUsage(zone);
+          const { buckets } = usage.page(from, to, groupBy, 1, 20_000);
+          const datePart = { day: /^\d{4}-\d\d-\d\d/, month: /^\d{4}-\d\d-01/, year: /^\d{4}-01-01/ }[
+            groupBy as 'day' | 'month' | 'year'
+          ];
+          const problems = buckets.flatMap((b) => {
+            const before = usage.page(b.startMs - HOUR_MS, b.startMs, 'hour', 1, 1).buckets[0]!.time;
+            const ok =
+              datePart.test(b.time) &&
+              /T0[01]:00:00/.test(b.time) &&
+              (b.time.includes('T00:') || before.includes('T23:')) &&
+              before.slice(0, 10) < b.time.slice(0, 10) &&
+              Date.parse(b.time) === b.startMs;
+            return ok ? [] : [`${b.time} (hour before: ${before})`];
+          });
+          expect(problems).toEqual([]);
+        },
+      ),
       { numRuns: 80 },
     );
   });
@@ -143,7 +157,15 @@ describe('the bounded memos', () => {
   it('YearTotals keeps at most its number of years, forgetting the oldest first, and tells phases apart', () => {
     const totals = new YearTotals(2);
     const computed: string[] = [];
-    const block = (year: number, phaseMs = 0) => totals.get(year, phaseMs, () => (computed.push(`${year}/${phaseMs}`), { firstDay: year, days: new Float64Array(1), months: new Float64Array(13), year: phaseMs }));
+    const block = (year: number, phaseMs = 0) =>
+      totals.get(
+        year,
+        phaseMs,
+        () => (
+          computed.push(`${year}/${phaseMs}`),
+          { firstDay: year, days: new Float64Array(1), months: new Float64Array(13), year: phaseMs }
+        ),
+      );
     block(2024);
     block(2024);
     block(2024, 30 * 60_000);
@@ -174,29 +196,40 @@ describe('ranges and partial hours', () => {
   it('counts a partial hour pro rata and keeps the bucket time at the hour start', () => {
     const hour = usage.page(at('2026-03-10T14:00:00Z'), at('2026-03-10T15:00:00Z'), 'hour', 1, 10).buckets[0]!;
     const half = usage.page(at('2026-03-10T14:30:00Z'), at('2026-03-10T15:00:00Z'), 'hour', 1, 10).buckets;
-    expect(half).toEqual([{ startMs: hour.startMs, time: '2026-03-10T10:00:00-04:00', milliGallons: Math.floor(hour.milliGallons / 2) }]);
+    expect(half).toEqual([
+      { startMs: hour.startMs, time: '2026-03-10T10:00:00-04:00', milliGallons: Math.floor(hour.milliGallons / 2) },
+    ]);
   });
 
   it('starts at the install date midnight and shows no hour before it', () => {
     const page = usage.page(at('2023-03-13T00:00:00Z'), at('2023-03-15T00:00:00Z'), 'hour', 1, 100);
     expect(page.buckets[0]!.time).toBe('2023-03-14T00:00:00-04:00');
     expect(page.total).toBe(20);
-    expect(usage.page(at('2020-01-01T00:00:00Z'), at('2023-03-14T04:00:00Z'), 'day', 1, 100)).toEqual({ total: 0, buckets: [] });
+    expect(usage.page(at('2020-01-01T00:00:00Z'), at('2023-03-14T04:00:00Z'), 'day', 1, 100)).toEqual({
+      total: 0,
+      buckets: [],
+    });
   });
 
   it('sums a range inside one hour, or across one hour boundary, by the shares of its hours', () => {
-    const hourOf = (iso: string): number => usage.page(at(iso), at(iso) + HOUR_MS, 'hour', 1, 1).buckets[0]!.milliGallons;
+    const hourOf = (iso: string): number =>
+      usage.page(at(iso), at(iso) + HOUR_MS, 'hour', 1, 1).buckets[0]!.milliGallons;
     const first = hourOf('2026-03-10T14:00:00Z');
     const second = hourOf('2026-03-10T15:00:00Z');
     expect(first).toBeGreaterThan(0);
     expect(usage.sum(at('2026-03-10T14:30:00Z'), at('2026-03-10T14:45:00Z'))).toBe(Math.floor(first / 4));
-    expect(usage.sum(at('2026-03-10T14:30:00Z'), at('2026-03-10T15:30:00Z'))).toBe(Math.floor(first / 2) + Math.floor(second / 2));
+    expect(usage.sum(at('2026-03-10T14:30:00Z'), at('2026-03-10T15:30:00Z'))).toBe(
+      Math.floor(first / 2) + Math.floor(second / 2),
+    );
   });
 
   it("starts at the install date's midnight in the offset of that date, not of another era (Kathmandu: +05:30 until 1986, +05:45 since)", () => {
     const kathmandu = usageFor('Asia/Kathmandu', { installDate: '2013-06-15' });
     const page = kathmandu.page(at('2013-06-14T00:00:00Z'), at('2013-06-16T00:00:00Z'), 'hour', 1, 100);
-    expect([page.buckets[0]!.time, page.buckets[0]!.startMs]).toEqual(['2013-06-15T00:00:00+05:45', at('2013-06-14T18:15:00Z')]);
+    expect([page.buckets[0]!.time, page.buckets[0]!.startMs]).toEqual([
+      '2013-06-15T00:00:00+05:45',
+      at('2013-06-14T18:15:00Z'),
+    ]);
   });
 
   it('shows a partly covered first bucket with its real start but only the hours inside the range', () => {
@@ -209,7 +242,10 @@ describe('ranges and partial hours', () => {
   });
 
   it('answers an empty range with no buckets', () => {
-    expect(usage.page(at('2026-01-01T00:00:00Z'), at('2026-01-01T00:00:00Z'), 'day', 1, 10)).toEqual({ total: 0, buckets: [] });
+    expect(usage.page(at('2026-01-01T00:00:00Z'), at('2026-01-01T00:00:00Z'), 'day', 1, 10)).toEqual({
+      total: 0,
+      buckets: [],
+    });
   });
 });
 
@@ -234,17 +270,40 @@ describe('daylight saving', () => {
   });
 
   it('New York: the repeated hour of the fall-back night appears twice, with each offset', () => {
-    const { buckets } = usageFor('America/New_York').page(at('2026-11-01T04:00:00Z'), at('2026-11-01T08:00:00Z'), 'hour', 1, 10);
-    expect(buckets.map((b) => b.time)).toEqual(['2026-11-01T00:00:00-04:00', '2026-11-01T01:00:00-04:00', '2026-11-01T01:00:00-05:00', '2026-11-01T02:00:00-05:00']);
+    const { buckets } = usageFor('America/New_York').page(
+      at('2026-11-01T04:00:00Z'),
+      at('2026-11-01T08:00:00Z'),
+      'hour',
+      1,
+      10,
+    );
+    expect(buckets.map((b) => b.time)).toEqual([
+      '2026-11-01T00:00:00-04:00',
+      '2026-11-01T01:00:00-04:00',
+      '2026-11-01T01:00:00-05:00',
+      '2026-11-01T02:00:00-05:00',
+    ]);
   });
 
   it('New York: the skipped hour of the spring-forward night is absent', () => {
-    const { buckets } = usageFor('America/New_York').page(at('2026-03-08T05:00:00Z'), at('2026-03-08T08:00:00Z'), 'hour', 1, 10);
-    expect(buckets.map((b) => b.time)).toEqual(['2026-03-08T00:00:00-05:00', '2026-03-08T01:00:00-05:00', '2026-03-08T03:00:00-04:00']);
+    const { buckets } = usageFor('America/New_York').page(
+      at('2026-03-08T05:00:00Z'),
+      at('2026-03-08T08:00:00Z'),
+      'hour',
+      1,
+      10,
+    );
+    expect(buckets.map((b) => b.time)).toEqual([
+      '2026-03-08T00:00:00-05:00',
+      '2026-03-08T01:00:00-05:00',
+      '2026-03-08T03:00:00-04:00',
+    ]);
   });
 
   it('Sydney (southern hemisphere): 25 hours on 2026-04-05 and 23 on 2026-10-04', () => {
-    expect(hoursOfDays('Australia/Sydney', '2026-04-03T13:00:00Z', '2026-04-06T14:00:00Z').map((d) => d.hours)).toEqual([24, 25, 24]);
+    expect(hoursOfDays('Australia/Sydney', '2026-04-03T13:00:00Z', '2026-04-06T14:00:00Z').map((d) => d.hours)).toEqual(
+      [24, 25, 24],
+    );
     expect(hoursOfDays('Australia/Sydney', '2026-10-02T14:00:00Z', '2026-10-05T13:00:00Z')).toEqual([
       { time: '2026-10-03T00:00:00+10:00', hours: 24 },
       { time: '2026-10-04T00:00:00+10:00', hours: 23 },
@@ -274,17 +333,30 @@ describe('daylight saving', () => {
     ]);
     expect(days.total).toBe(5);
     expect(sumOf(days.buckets)).toBe(sumOf(usage.page(from, to, 'hour', 1, 200).buckets));
-    expect(usage.page(from, to, 'day', 2, 3).buckets.map((b) => b.time)).toEqual(['2012-01-01T00:00:00+14:00', '2012-01-02T00:00:00+14:00']);
+    expect(usage.page(from, to, 'day', 2, 3).buckets.map((b) => b.time)).toEqual([
+      '2012-01-01T00:00:00+14:00',
+      '2012-01-02T00:00:00+14:00',
+    ]);
   });
 
   it('Samoa: day buckets found by walking the dates end with the range (one ending at a local midnight has none after it)', () => {
     const days = usageFor('Pacific/Apia').page(at('2011-12-29T10:00:00Z'), at('2012-01-01T10:00:00Z'), 'day', 1, 10);
-    expect(days.buckets.map((b) => b.time)).toEqual(['2011-12-29T00:00:00-10:00', '2011-12-31T00:00:00+14:00', '2012-01-01T00:00:00+14:00']);
+    expect(days.buckets.map((b) => b.time)).toEqual([
+      '2011-12-29T00:00:00-10:00',
+      '2011-12-31T00:00:00+14:00',
+      '2012-01-01T00:00:00+14:00',
+    ]);
     expect(days.total).toBe(3);
   });
 
   it('Kolkata (+05:30): local hours start at :30 UTC', () => {
-    const { buckets } = usageFor('Asia/Kolkata').page(at('2026-01-01T00:00:00Z'), at('2026-01-01T02:00:00Z'), 'hour', 1, 10);
+    const { buckets } = usageFor('Asia/Kolkata').page(
+      at('2026-01-01T00:00:00Z'),
+      at('2026-01-01T02:00:00Z'),
+      'hour',
+      1,
+      10,
+    );
     expect(buckets.map((b) => [new Date(b.startMs).toISOString(), b.time])).toEqual([
       ['2025-12-31T23:30:00.000Z', '2026-01-01T05:00:00+05:30'],
       ['2026-01-01T00:30:00.000Z', '2026-01-01T06:00:00+05:30'],
@@ -294,47 +366,65 @@ describe('daylight saving', () => {
 
   it('months and years start at local midnight with the offset of that instant', () => {
     const usage = usageFor('America/New_York');
-    expect(usage.page(at('2026-02-15T00:00:00Z'), at('2026-04-15T00:00:00Z'), 'month', 1, 10).buckets.map((b) => b.time)).toEqual([
-      '2026-02-01T00:00:00-05:00',
-      '2026-03-01T00:00:00-05:00',
-      '2026-04-01T00:00:00-04:00',
-    ]);
-    expect(usage.page(at('2024-06-01T00:00:00Z'), at('2026-02-01T00:00:00Z'), 'year', 1, 10).buckets.map((b) => b.time)).toEqual([
-      '2024-01-01T00:00:00-05:00',
-      '2025-01-01T00:00:00-05:00',
-      '2026-01-01T00:00:00-05:00',
-    ]);
+    expect(
+      usage.page(at('2026-02-15T00:00:00Z'), at('2026-04-15T00:00:00Z'), 'month', 1, 10).buckets.map((b) => b.time),
+    ).toEqual(['2026-02-01T00:00:00-05:00', '2026-03-01T00:00:00-05:00', '2026-04-01T00:00:00-04:00']);
+    expect(
+      usage.page(at('2024-06-01T00:00:00Z'), at('2026-02-01T00:00:00Z'), 'year', 1, 10).buckets.map((b) => b.time),
+    ).toEqual(['2024-01-01T00:00:00-05:00', '2025-01-01T00:00:00-05:00', '2026-01-01T00:00:00-05:00']);
   });
 
   it('refuses a period in which the zone changes the minutes of its offset', () => {
     // Lord Howe falls back by half an hour on 2026-04-05.
-    expect(() => usageFor('Australia/Lord_Howe').sum(at('2026-04-01T00:00:00Z'), at('2026-04-10T00:00:00Z'))).toThrow(UnsupportedTimeZoneError);
+    expect(() => usageFor('Australia/Lord_Howe').sum(at('2026-04-01T00:00:00Z'), at('2026-04-10T00:00:00Z'))).toThrow(
+      UnsupportedTimeZoneError,
+    );
     // Caracas moved from -04:30 to -04:00 on 2016-05-01: refused across it, served after it.
-    expect(() => usageFor('America/Caracas').sum(at('2016-04-01T00:00:00Z'), at('2016-06-01T00:00:00Z'))).toThrow(UnsupportedTimeZoneError);
+    expect(() => usageFor('America/Caracas').sum(at('2016-04-01T00:00:00Z'), at('2016-06-01T00:00:00Z'))).toThrow(
+      UnsupportedTimeZoneError,
+    );
     // Installed after the change: a range reaching back before it is served from the install date.
-    expect(usageFor('America/Caracas', { installDate: '2017-01-01' }).page(at('2015-01-01T00:00:00Z'), at('2017-01-01T06:00:00Z'), 'hour', 1, 10).buckets.map((b) => b.time)).toEqual([
-      '2017-01-01T00:00:00-04:00',
-      '2017-01-01T01:00:00-04:00',
-    ]);
+    expect(
+      usageFor('America/Caracas', { installDate: '2017-01-01' })
+        .page(at('2015-01-01T00:00:00Z'), at('2017-01-01T06:00:00Z'), 'hour', 1, 10)
+        .buckets.map((b) => b.time),
+    ).toEqual(['2017-01-01T00:00:00-04:00', '2017-01-01T01:00:00-04:00']);
   });
 });
 
 describe('extra flow and scaled hours', () => {
   const base = at('2026-01-01T00:00:00Z');
   const arbWindow = (maxLength: number) =>
-    fc.tuple(fc.integer({ min: 0, max: 75 * DAY_MS }), fc.integer({ min: 1, max: maxLength })).map(([start, length]) => ({ fromMs: base + start, toMs: base + start + length }));
+    fc
+      .tuple(fc.integer({ min: 0, max: 75 * DAY_MS }), fc.integer({ min: 1, max: maxLength }))
+      .map(([start, length]) => ({ fromMs: base + start, toMs: base + start + length }));
   const arbExtras = fc.record({
-    flows: fc.array(fc.tuple(arbWindow(3 * DAY_MS), fc.integer({ min: 1, max: 5 })).map(([w, gpm]) => ({ ...w, gpm })), { maxLength: 3 }),
-    scales: fc.array(fc.tuple(arbWindow(20 * DAY_MS), fc.integer({ min: 0, max: 4 })).map(([w, scale]) => ({ ...w, scale })), { maxLength: 3 }),
+    flows: fc.array(
+      fc.tuple(arbWindow(3 * DAY_MS), fc.integer({ min: 1, max: 5 })).map(([w, gpm]) => ({ ...w, gpm })),
+      { maxLength: 3 },
+    ),
+    scales: fc.array(
+      fc.tuple(arbWindow(20 * DAY_MS), fc.integer({ min: 0, max: 4 })).map(([w, scale]) => ({ ...w, scale })),
+      { maxLength: 3 },
+    ),
   });
 
   it('the buckets of every grouping add up exactly to the hourly sum, and to sum(), with leaks and scaled hours (property-based)', () => {
     fc.assert(
-      fc.property(arbExtras, arbWindow(45 * DAY_MS), fc.constantFrom(...ZONES), fc.constantFrom(...GROUPINGS), ({ flows, scales }, range, zone, groupBy) => {
-        const usage = usageFor(zone, { installDate: '2025-06-01', flows, scales });
-        const hourly = sumOf(usage.page(range.fromMs, range.toMs, 'hour', 1, 20_000).buckets);
-        expect([sumOf(allBuckets(usage, range.fromMs, range.toMs, groupBy, 20_000)), usage.sum(range.fromMs, range.toMs)]).toEqual([hourly, hourly]);
-      }),
+      fc.property(
+        arbExtras,
+        arbWindow(45 * DAY_MS),
+        fc.constantFrom(...ZONES),
+        fc.constantFrom(...GROUPINGS),
+        ({ flows, scales }, range, zone, groupBy) => {
+          const usage = usageFor(zone, { installDate: '2025-06-01', flows, scales });
+          const hourly = sumOf(usage.page(range.fromMs, range.toMs, 'hour', 1, 20_000).buckets);
+          expect([
+            sumOf(allBuckets(usage, range.fromMs, range.toMs, groupBy, 20_000)),
+            usage.sum(range.fromMs, range.toMs),
+          ]).toEqual([hourly, hourly]);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -365,6 +455,8 @@ describe('extra flow and scaled hours', () => {
     expect(changed.map(([time]) => time)).toEqual(
       ['2026-03-09T10:00:00-04:00', '2026-03-09T11:00:00-04:00'].filter((_, i) => plain[10 + i]!.milliGallons !== 0),
     );
-    expect(scaled.sum(at('2026-03-01T05:00:00Z'), at('2026-04-01T04:00:00Z'))).toBe(sumOf(scaled.page(at('2026-03-01T05:00:00Z'), at('2026-04-01T04:00:00Z'), 'hour', 1, 1000).buckets));
+    expect(scaled.sum(at('2026-03-01T05:00:00Z'), at('2026-04-01T04:00:00Z'))).toBe(
+      sumOf(scaled.page(at('2026-03-01T05:00:00Z'), at('2026-04-01T04:00:00Z'), 'hour', 1, 1000).buckets),
+    );
   });
 });

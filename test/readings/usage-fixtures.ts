@@ -36,7 +36,15 @@ const zoneOffsets = (zone: string): ZoneOffsets => {
 
 export function usageFor(
   zone: string,
-  options: { installDate?: string; profile?: UsageProfile; seed?: number; locationId?: string; cache?: boolean; flows?: ExtraFlow[]; scales?: UsageScale[] } = {},
+  options: {
+    installDate?: string;
+    profile?: UsageProfile;
+    seed?: number;
+    locationId?: string;
+    cache?: boolean;
+    flows?: ExtraFlow[];
+    scales?: UsageScale[];
+  } = {},
 ): LocationUsage {
   const locationId = options.locationId ?? '2311f461-b957-4b4f-ad46-fe7cd7964881';
   return new LocationUsage({

@@ -13,7 +13,9 @@ async function yearOfDays(locationId: string, offset: string): Promise<{ time: s
   const out = [];
   for (let page = 1; page <= 4; page++) {
     const res = await request(t.app)
-      .get(`/v1/locations/${locationId}/readings/water-usage?startTime=2025-01-01T00:00:00${encodeURIComponent(offset)}&endTime=2026-01-01T00:00:00${encodeURIComponent(offset)}&groupBy=day&perPage=100&page=${page}`)
+      .get(
+        `/v1/locations/${locationId}/readings/water-usage?startTime=2025-01-01T00:00:00${encodeURIComponent(offset)}&endTime=2026-01-01T00:00:00${encodeURIComponent(offset)}&groupBy=day&perPage=100&page=${page}`,
+      )
       .set(bearer(DEMO_API_KEY))
       .expect(200);
     out.push(...res.body.readings);

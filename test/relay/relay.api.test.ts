@@ -14,7 +14,15 @@ import { buildDeps } from '../../src/deps.js';
 import { relayAwareSender } from '../../src/relay/index.js';
 import type { WebhookSender } from '../../src/webhooks/index.js';
 import { buildTestApp, shippedFixtures, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_ACCOUNT_ID, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import {
+  bearer,
+  DEMO_ACCOUNT_ID,
+  DEMO_API_KEY,
+  DEMO_LOCATION_ID,
+  OTHER_ACCOUNT_ID,
+  OTHER_API_KEY,
+  OTHER_LOCATION_ID,
+} from '../helpers/demo.js';
 import { loopbackOnlySender } from '../helpers/loopback-only-sender.js';
 import { startTestSandbox } from '../helpers/start-sandbox.js';
 import { eventually } from '../helpers/waiting.js';
@@ -42,7 +50,11 @@ afterEach(async () => {
   );
 });
 
-async function openRelay(t: TestApp, key = DEMO_API_KEY, body: object = {}): Promise<{ relayId: string; name: string; endpoint: string }> {
+async function openRelay(
+  t: TestApp,
+  key = DEMO_API_KEY,
+  body: object = {},
+): Promise<{ relayId: string; name: string; endpoint: string }> {
   const response = await request(t.app).post('/sandbox/relays').set(bearer(key)).send(body).expect(200);
   return response.body as { relayId: string; name: string; endpoint: string };
 }
@@ -52,12 +64,27 @@ async function attach(
   base: string,
   relayId: string,
   key = DEMO_API_KEY,
-): Promise<{ response: Response; events: ServerEvent[]; next: (event: string) => Promise<ServerEvent>; ended: Promise<void> }> {
+): Promise<{
+  response: Response;
+  events: ServerEvent[];
+  next: (event: string) => Promise<ServerEvent>;
+  ended: Promise<void>;
+}> {
   const abort = new AbortController();
   aborts.push(abort);
-  const response = await fetch(`${base}/sandbox/relays/${relayId}/requests`, { headers: { ...bearer(key), accept: 'text/event-stream' }, signal: abort.signal });
+  const response = await fetch(`${base}/sandbox/relays/${relayId}/requests`, {
+    headers: { ...bearer(key), accept: 'text/event-stream' },
+    signal: abort.signal,
+  });
   const events: ServerEvent[] = [];
-  const ended = response.status === 200 ? readServerEvents(response.body!, (e) => events.push(e), () => undefined).catch(() => undefined) : Promise.resolve();
+  const ended =
+    response.status === 200
+      ? readServerEvents(
+          response.body!,
+          (e) => events.push(e),
+          () => undefined,
+        ).catch(() => undefined)
+      : Promise.resolve();
   let seen = 0;
   const next = async (event: string): Promise<ServerEvent> => {
     const found = await eventually(() => events.slice(seen).find((e) => e.event === event) ?? null);
@@ -71,7 +98,11 @@ describe('POST /sandbox/relays', () => {
   it("gives the account's relay: the same id every time, another per name, another per account", async () => {
     const t = await buildTestApp();
     const relay = await openRelay(t);
-    expect(relay).toEqual({ relayId: expect.stringMatching(/^default\.[A-Za-z0-9_-]{22}$/), name: 'default', endpoint: `${t.deps.urls.publicUrl}/relay/${relay.relayId}` });
+    expect(relay).toEqual({
+      relayId: expect.stringMatching(/^default\.[A-Za-z0-9_-]{22}$/),
+      name: 'default',
+      endpoint: `${t.deps.urls.publicUrl}/relay/${relay.relayId}`,
+    });
     expect((await openRelay(t)).relayId).toBe(relay.relayId);
     expect((await openRelay(t, DEMO_API_KEY, { name: 'frontend' })).relayId).toMatch(/^frontend\./);
     expect((await openRelay(t, OTHER_API_KEY)).relayId).not.toBe(relay.relayId);
@@ -79,7 +110,11 @@ describe('POST /sandbox/relays', () => {
 
   it('refuses a bad name or an unknown field with 400, and needs credentials', async () => {
     const t = await buildTestApp();
-    const bad = await request(t.app).post('/sandbox/relays').set(bearer(DEMO_API_KEY)).send({ name: 'Not OK' }).expect(400);
+    const bad = await request(t.app)
+      .post('/sandbox/relays')
+      .set(bearer(DEMO_API_KEY))
+      .send({ name: 'Not OK' })
+      .expect(400);
     expect(bad.body).toMatchObject({ error: 'invalid_parameter', parameter: 'name' });
     await request(t.app).post('/sandbox/relays').set(bearer(DEMO_API_KEY)).send({ nme: 'x' }).expect(400);
     await request(t.app).post('/sandbox/relays').send({}).expect(401);
@@ -96,11 +131,18 @@ describe('relays are per account', () => {
     expect(stranger.response.status).toBe(404);
     expect(await stranger.response.json()).toMatchObject({ error: 'relay_not_found' });
 
-    const reply = await request(t.app).post(`/sandbox/relays/${relayId}/replies/00000000-0000-4000-8000-000000000000`).set(bearer(OTHER_API_KEY)).send({ status: 200 });
+    const reply = await request(t.app)
+      .post(`/sandbox/relays/${relayId}/replies/00000000-0000-4000-8000-000000000000`)
+      .set(bearer(OTHER_API_KEY))
+      .send({ status: 200 });
     expect(reply.status).toBe(404);
     await request(t.app).post(`/relay/${relayId}`).set(bearer(OTHER_API_KEY)).send({}).expect(404);
 
-    const subscribe = await request(t.app).post(`/v1/locations/${OTHER_LOCATION_ID}/subscriptions`).set(bearer(OTHER_API_KEY)).send({ endpoint }).expect(400);
+    const subscribe = await request(t.app)
+      .post(`/v1/locations/${OTHER_LOCATION_ID}/subscriptions`)
+      .set(bearer(OTHER_API_KEY))
+      .send({ endpoint })
+      .expect(400);
     expect(subscribe.body.message).toContain('relay endpoint of another account');
   });
 
@@ -109,7 +151,13 @@ describe('relays are per account', () => {
     const { relayId, endpoint } = await openRelay(t);
     const inner: WebhookSender = { send: () => Promise.reject(new Error('a relay URL must not go out over HTTP')) };
     const sender = relayAwareSender(t.deps.relays, inner);
-    const answer = await sender.send({ method: 'POST', url: endpoint, body: {}, timeoutMs: 1000, accountId: OTHER_ACCOUNT_ID });
+    const answer = await sender.send({
+      method: 'POST',
+      url: endpoint,
+      body: {},
+      timeoutMs: 1000,
+      accountId: OTHER_ACCOUNT_ID,
+    });
     expect(answer).toMatchObject({ statusCode: null, error: `relay ${relayId} is not a relay of this account` });
     expect(t.deps.relays.owns(DEMO_ACCOUNT_ID, relayId)).toBe(true);
     expect(t.deps.relays.owns(OTHER_ACCOUNT_ID, relayId)).toBe(false);
@@ -129,7 +177,11 @@ describe('the relay endpoint accepted by every endpoint policy', () => {
     const t = await buildTestApp({ env });
     const { endpoint } = await openRelay(t);
     expect(endpoint).toMatch(/^http:\/\/localhost/);
-    const response = await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint }).expect(200);
+    const response = await request(t.app)
+      .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ endpoint })
+      .expect(200);
     expect(response.body).toMatchObject({ endpoint, status: 'pending' });
   });
 });
@@ -143,28 +195,64 @@ describe('a listener attached to the stream', () => {
     expect(listener.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(JSON.parse((await listener.next('ready')).data)).toEqual({ relayId, endpoint });
 
-    await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint }).expect(200);
-    const forwarded = JSON.parse((await listener.next('request')).data) as { requestId: string; method: string; headers: Record<string, string>; body: string; timeoutMs: number };
+    await request(t.app)
+      .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ endpoint })
+      .expect(200);
+    const forwarded = JSON.parse((await listener.next('request')).data) as {
+      requestId: string;
+      method: string;
+      headers: Record<string, string>;
+      body: string;
+      timeoutMs: number;
+    };
     expect(forwarded).toMatchObject({ method: 'POST', timeoutMs: 3000 });
-    expect(forwarded.headers).toMatchObject({ 'Content-Type': 'application/json', 'X-Sandbox-Attempt': '1', 'X-Sandbox-Delivery-Id': expect.any(String) });
-    expect(JSON.parse(forwarded.body)).toEqual({ confirmationUrl: expect.stringContaining('/confirm?confirmationToken='), confirmationToken: expect.any(String) });
+    expect(forwarded.headers).toMatchObject({
+      'Content-Type': 'application/json',
+      'X-Sandbox-Attempt': '1',
+      'X-Sandbox-Delivery-Id': expect.any(String),
+    });
+    expect(JSON.parse(forwarded.body)).toEqual({
+      confirmationUrl: expect.stringContaining('/confirm?confirmationToken='),
+      confirmationToken: expect.any(String),
+    });
 
-    await request(t.app).post(`/sandbox/relays/${relayId}/replies/${forwarded.requestId}`).set(bearer(DEMO_API_KEY)).send({ status: 201, headers: { 'content-type': 'application/json' }, body: '{"ok":1}' }).expect(202);
+    await request(t.app)
+      .post(`/sandbox/relays/${relayId}/replies/${forwarded.requestId}`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ status: 201, headers: { 'content-type': 'application/json' }, body: '{"ok":1}' })
+      .expect(202);
     const delivery = await eventually(async () => {
-      const list = (await request(t.app).get('/sandbox/deliveries?kind=confirmation').set(bearer(DEMO_API_KEY))).body as { deliveries: { state: string; attempts: object[] }[] };
+      const list = (await request(t.app).get('/sandbox/deliveries?kind=confirmation').set(bearer(DEMO_API_KEY)))
+        .body as { deliveries: { state: string; attempts: object[] }[] };
       return list.deliveries.find((d) => d.state !== 'pending') ?? null;
     });
-    expect(delivery).toMatchObject({ state: 'delivered', attempts: [expect.objectContaining({ statusCode: 201, responseExcerpt: '{"ok":1}', error: null })] });
+    expect(delivery).toMatchObject({
+      state: 'delivered',
+      attempts: [expect.objectContaining({ statusCode: 201, responseExcerpt: '{"ok":1}', error: null })],
+    });
 
     // The receiver check is a GET, forwarded the same way; an error answer is recorded as the attempt's error.
-    const check = JSON.parse((await listener.next('request')).data) as { requestId: string; method: string; body: string | null };
+    const check = JSON.parse((await listener.next('request')).data) as {
+      requestId: string;
+      method: string;
+      body: string | null;
+    };
     expect(check).toMatchObject({ method: 'GET', body: null });
-    await request(t.app).post(`/sandbox/relays/${relayId}/replies/${check.requestId}`).set(bearer(DEMO_API_KEY)).send({ error: 'http://localhost:3000/hooks: ECONNREFUSED' }).expect(202);
+    await request(t.app)
+      .post(`/sandbox/relays/${relayId}/replies/${check.requestId}`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ error: 'http://localhost:3000/hooks: ECONNREFUSED' })
+      .expect(202);
     const failed = await eventually(async () => {
-      const list = (await request(t.app).get('/sandbox/deliveries?kind=receiver_check').set(bearer(DEMO_API_KEY))).body as { deliveries: { state: string; attempts: object[] }[] };
+      const list = (await request(t.app).get('/sandbox/deliveries?kind=receiver_check').set(bearer(DEMO_API_KEY)))
+        .body as { deliveries: { state: string; attempts: object[] }[] };
       return list.deliveries.find((d) => d.state !== 'pending') ?? null;
     });
-    expect(failed.attempts).toEqual([expect.objectContaining({ statusCode: null, error: 'http://localhost:3000/hooks: ECONNREFUSED' })]);
+    expect(failed.attempts).toEqual([
+      expect.objectContaining({ statusCode: null, error: 'http://localhost:3000/hooks: ECONNREFUSED' }),
+    ]);
   });
 
   it('a reply that is not an answer is a 400', async () => {
@@ -173,16 +261,28 @@ describe('a listener attached to the stream', () => {
     const path = `/sandbox/relays/${relayId}/replies/00000000-0000-4000-8000-000000000000`;
     await request(t.app).post(path).set(bearer(DEMO_API_KEY)).send({ status: 42 }).expect(400);
     await request(t.app).post(path).set(bearer(DEMO_API_KEY)).send({ status: 200, error: 'both' }).expect(400);
-    await request(t.app).post(`/sandbox/relays/${relayId}/replies/nope`).set(bearer(DEMO_API_KEY)).send({ status: 200 }).expect(400);
+    await request(t.app)
+      .post(`/sandbox/relays/${relayId}/replies/nope`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ status: 200 })
+      .expect(400);
   });
 
   it("the listener's plumbing stays out of the account's request journal", async () => {
     const t = await buildTestApp();
     const { relayId } = await openRelay(t);
-    await request(t.app).post(`/sandbox/relays/${relayId}/replies/00000000-0000-4000-8000-000000000000`).set(bearer(DEMO_API_KEY)).send({ status: 200 }).expect(202);
+    await request(t.app)
+      .post(`/sandbox/relays/${relayId}/replies/00000000-0000-4000-8000-000000000000`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ status: 200 })
+      .expect(202);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     const journal = await eventually(async () => {
-      const entries = ((await request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY))).body as { requests: { path: string }[] }).requests;
+      const entries = (
+        (await request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY))).body as {
+          requests: { path: string }[];
+        }
+      ).requests;
       return entries.length > 0 ? entries : null;
     });
     expect(journal.map((e) => e.path)).toEqual(['/v1/locations']);
@@ -197,12 +297,24 @@ describe('GET|POST /relay/{relayId} over HTTP', () => {
     const listener = await attach(base, relayId);
     await listener.next('ready');
 
-    const call = fetch(`${base}/relay/${relayId}`, { method: 'POST', headers: { ...bearer(DEMO_API_KEY), 'content-type': 'application/json', 'x-test': 'yes' }, body: '{"hello":"world"}' });
-    const forwarded = JSON.parse((await listener.next('request')).data) as { requestId: string; headers: Record<string, string>; body: string };
+    const call = fetch(`${base}/relay/${relayId}`, {
+      method: 'POST',
+      headers: { ...bearer(DEMO_API_KEY), 'content-type': 'application/json', 'x-test': 'yes' },
+      body: '{"hello":"world"}',
+    });
+    const forwarded = JSON.parse((await listener.next('request')).data) as {
+      requestId: string;
+      headers: Record<string, string>;
+      body: string;
+    };
     expect(forwarded.headers['x-test']).toBe('yes');
     expect(forwarded.headers['authorization']).toBeUndefined();
     expect(JSON.parse(forwarded.body)).toEqual({ hello: 'world' });
-    await request(t.app).post(`/sandbox/relays/${relayId}/replies/${forwarded.requestId}`).set(bearer(DEMO_API_KEY)).send({ status: 418, headers: { 'Content-Type': 'application/json' }, body: '{"teapot":true}' }).expect(202);
+    await request(t.app)
+      .post(`/sandbox/relays/${relayId}/replies/${forwarded.requestId}`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ status: 418, headers: { 'Content-Type': 'application/json' }, body: '{"teapot":true}' })
+      .expect(202);
     const answer = await call;
     expect(answer.status).toBe(418);
     expect(await answer.json()).toEqual({ teapot: true });
@@ -213,7 +325,10 @@ describe('GET|POST /relay/{relayId} over HTTP', () => {
     const { relayId } = await openRelay(t);
     await request(t.app).post(`/relay/${relayId}`).send({}).expect(401);
     const response = await request(t.app).get(`/relay/${relayId}`).set(bearer(DEMO_API_KEY)).expect(502);
-    expect(response.body).toEqual({ error: 'relay_not_connected', message: expect.stringContaining('water-sandbox listen --forward-to') });
+    expect(response.body).toEqual({
+      error: 'relay_not_connected',
+      message: expect.stringContaining('water-sandbox listen --forward-to'),
+    });
     await request(t.app).put(`/relay/${relayId}`).set(bearer(DEMO_API_KEY)).send({}).expect(405);
   });
 });
@@ -223,17 +338,33 @@ describe('replicas', () => {
     const holder = await buildTestApp();
     const { fixtures } = await shippedFixtures();
     // Two more replicas of one sandbox: their own dependencies (hub, dispatcher, sender) on the same store.
-    const replica = async (): Promise<Express> => createApp(await buildDeps(loadConfig({ DATA_DIR: ':memory:', LOG_LEVEL: 'silent' }), holder.store, fixtures, { clock: holder.clock, logger: silentLogger, sender: loopbackOnlySender }));
+    const replica = async (): Promise<Express> =>
+      createApp(
+        await buildDeps(loadConfig({ DATA_DIR: ':memory:', LOG_LEVEL: 'silent' }), holder.store, fixtures, {
+          clock: holder.clock,
+          logger: silentLogger,
+          sender: loopbackOnlySender,
+        }),
+      );
     const [dispatching, answering] = [await replica(), await replica()];
     const { relayId, endpoint } = await openRelay(holder);
     const listener = await attach(await serve(holder.app), relayId);
     await listener.next('ready');
 
-    await request(dispatching).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint }).expect(200);
+    await request(dispatching)
+      .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ endpoint })
+      .expect(200);
     const forwarded = JSON.parse((await listener.next('request')).data) as { requestId: string };
-    await request(answering).post(`/sandbox/relays/${relayId}/replies/${forwarded.requestId}`).set(bearer(DEMO_API_KEY)).send({ status: 204 }).expect(202);
+    await request(answering)
+      .post(`/sandbox/relays/${relayId}/replies/${forwarded.requestId}`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ status: 204 })
+      .expect(202);
     const delivery = await eventually(async () => {
-      const list = (await request(dispatching).get('/sandbox/deliveries?kind=confirmation').set(bearer(DEMO_API_KEY))).body as { deliveries: { state: string; attempts: object[] }[] };
+      const list = (await request(dispatching).get('/sandbox/deliveries?kind=confirmation').set(bearer(DEMO_API_KEY)))
+        .body as { deliveries: { state: string; attempts: object[] }[] };
       return list.deliveries.find((d) => d.state !== 'pending') ?? null;
     });
     expect(delivery).toMatchObject({ state: 'delivered', attempts: [expect.objectContaining({ statusCode: 204 })] });
@@ -243,7 +374,9 @@ describe('replicas', () => {
 describe('shutdown', () => {
   it('ends open listener streams, so stopping does not wait out the grace period', async () => {
     const sandbox = await startTestSandbox();
-    const relay = (await (await fetch(`${sandbox.url}/sandbox/relays`, { method: 'POST', headers: bearer(DEMO_API_KEY) })).json()) as { relayId: string };
+    const relay = (await (
+      await fetch(`${sandbox.url}/sandbox/relays`, { method: 'POST', headers: bearer(DEMO_API_KEY) })
+    ).json()) as { relayId: string };
     const listener = await attach(sandbox.url, relay.relayId);
     await listener.next('ready');
     const started = performance.now();
@@ -271,7 +404,12 @@ describe('malformed input on the relay routes', () => {
     const { relayId } = await openRelay(t);
     const path = `/sandbox/relays/${relayId}/replies/00000000-0000-4000-8000-000000000000`;
     await request(t.app).post(path).set(bearer(DEMO_API_KEY)).set('content-type', 'text/plain').send('200').expect(415);
-    await request(t.app).post(path).set(bearer(DEMO_API_KEY)).set('content-type', 'application/json').send('{"status":').expect(400);
+    await request(t.app)
+      .post(path)
+      .set(bearer(DEMO_API_KEY))
+      .set('content-type', 'application/json')
+      .send('{"status":')
+      .expect(400);
     await request(t.app).get('/sandbox/relays/garbage/requests').set(bearer(DEMO_API_KEY)).expect(404);
     await request(t.app).get('/relay/garbage').set(bearer(DEMO_API_KEY)).expect(404);
   });

@@ -99,16 +99,28 @@ async function givenConfirmedSubscriptions(shared: RedisStore, url: string, n: n
   await shared.accounts.update(DEMO_ACCOUNT_ID, (doc) => {
     for (let i = 0; i < n; i++) {
       const subscriptionId = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-      doc.subscriptions.push({ subscriptionId, accountId: DEMO_ACCOUNT_ID, locationId: DEMO_LOCATION_ID, endpoint: `${url}/hooks/${i}`, status: 'confirmed', createdAt: new Date(0).toISOString() });
+      doc.subscriptions.push({
+        subscriptionId,
+        accountId: DEMO_ACCOUNT_ID,
+        locationId: DEMO_LOCATION_ID,
+        endpoint: `${url}/hooks/${i}`,
+        status: 'confirmed',
+        createdAt: new Date(0).toISOString(),
+      });
     }
   });
 }
 
 const startAlert = (replica: ReplicaProcess): Promise<Response> =>
-  fetch(`${replica.url}/sandbox/locations/${DEMO_LOCATION_ID}/alerts`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(DEMO_API_KEY) }, body: '{"type":"highLeak"}' });
+  fetch(`${replica.url}/sandbox/locations/${DEMO_LOCATION_ID}/alerts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(DEMO_API_KEY) },
+    body: '{"type":"highLeak"}',
+  });
 
 async function deliveredCount(shared: RedisStore): Promise<number> {
-  return (await shared.deliveries.list(DEMO_ACCOUNT_ID, { kind: 'alert', state: 'delivered', offset: 0, limit: 1 })).total;
+  return (await shared.deliveries.list(DEMO_ACCOUNT_ID, { kind: 'alert', state: 'delivered', offset: 0, limit: 1 }))
+    .total;
 }
 
 describe('replicas as processes', () => {
@@ -178,30 +190,43 @@ describe('replicas as processes', () => {
     expect(new Set(receiver.arrived.map((r) => r.id)).size).toBe(n);
   }, 60_000);
 
-  itWithOwnRedis('a replica started while Redis is down keeps trying, says why (a log line, /healthz 503 with the reason), and serves once Redis is up', async () => {
-    const redisPort = await freePort();
-    const port = await freePort();
-    const env = { ...replicaEnv(redis, redis.prefix(), { LOG_LEVEL: 'warn', PORT: String(port) }), REDIS_URL: `redis://127.0.0.1:${redisPort}` };
-    const replica = await spawn(env, { waitForBanner: false });
-    const health = await eventually(async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
-      return res?.status === 503 ? ((await res.json()) as Record<string, unknown>) : null;
-    }, 15_000);
-    expect(health).toMatchObject({ status: 'starting', store: 'redis', reason: expect.stringContaining(`Redis at redis://127.0.0.1:${redisPort} is unreachable`) });
-    const api = await fetch(`http://127.0.0.1:${port}/v1/locations`, { headers: bearer(DEMO_API_KEY) });
-    expect(api.status).toBe(503);
-    expect(api.headers.get('retry-after')).toBe('1');
-    await eventually(() => replica.output().includes('Redis is unreachable; retrying') || null);
+  itWithOwnRedis(
+    'a replica started while Redis is down keeps trying, says why (a log line, /healthz 503 with the reason), and serves once Redis is up',
+    async () => {
+      const redisPort = await freePort();
+      const port = await freePort();
+      const env = {
+        ...replicaEnv(redis, redis.prefix(), { LOG_LEVEL: 'warn', PORT: String(port) }),
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      };
+      const replica = await spawn(env, { waitForBanner: false });
+      const health = await eventually(async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
+        return res?.status === 503 ? ((await res.json()) as Record<string, unknown>) : null;
+      }, 15_000);
+      expect(health).toMatchObject({
+        status: 'starting',
+        store: 'redis',
+        reason: expect.stringContaining(`Redis at redis://127.0.0.1:${redisPort} is unreachable`),
+      });
+      const api = await fetch(`http://127.0.0.1:${port}/v1/locations`, { headers: bearer(DEMO_API_KEY) });
+      expect(api.status).toBe(503);
+      expect(api.headers.get('retry-after')).toBe('1');
+      await eventually(() => replica.output().includes('Redis is unreachable; retrying') || null);
 
-    const late = await startTestRedis({ port: redisPort });
-    try {
-      await eventually(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200 || null, 15_000);
-      expect((await fetch(`http://127.0.0.1:${port}/v1/locations`, { headers: bearer(DEMO_API_KEY) })).status).toBe(200);
-      expect(replica.output()).toContain(`water-sandbox is running at http://localhost:${port}`);
-      expect(replica.child.exitCode).toBeNull();
-    } finally {
-      await replica.kill('SIGKILL');
-      await late.dispose();
-    }
-  }, 60_000);
+      const late = await startTestRedis({ port: redisPort });
+      try {
+        await eventually(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200 || null, 15_000);
+        expect((await fetch(`http://127.0.0.1:${port}/v1/locations`, { headers: bearer(DEMO_API_KEY) })).status).toBe(
+          200,
+        );
+        expect(replica.output()).toContain(`water-sandbox is running at http://localhost:${port}`);
+        expect(replica.child.exitCode).toBeNull();
+      } finally {
+        await replica.kill('SIGKILL');
+        await late.dispose();
+      }
+    },
+    60_000,
+  );
 });

@@ -3,7 +3,15 @@ import request from 'supertest';
 import { DASHBOARD_CLIENT_ID } from '../../src/auth/index.js';
 import { JOURNAL_LIMIT } from '../../src/store/store.js';
 import { buildTestApp, changeDoc, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_ACCOUNT_ID, OTHER_API_KEY } from '../helpers/demo.js';
+import {
+  bearer,
+  DEMO_ACCOUNT_ID,
+  DEMO_API_KEY,
+  DEMO_LOCATION_ID,
+  DEMO_LOCATIONS,
+  OTHER_ACCOUNT_ID,
+  OTHER_API_KEY,
+} from '../helpers/demo.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -15,13 +23,18 @@ const LOCATION_KEYS = ['alerts', 'devices', 'homeAway', 'locationId', 'name', 's
 describe('POST /sandbox/accounts', () => {
   it('creates an isolated account whose API key works at once', async () => {
     const res = await request(t.app).post('/sandbox/accounts').send({ seed: 7, locations: 3 }).expect(201);
-    expect(res.body).toMatchObject({ seed: 7, user: { email: expect.stringContaining('@'), password: expect.any(String) } });
+    expect(res.body).toMatchObject({
+      seed: 7,
+      user: { email: expect.stringContaining('@'), password: expect.any(String) },
+    });
     expect(res.body.apiKey.length).toBeGreaterThanOrEqual(40);
     expect(res.body.locations).toHaveLength(3);
     for (const location of res.body.locations) expect(Object.keys(location).sort()).toEqual(LOCATION_KEYS);
 
     const own = await request(t.app).get('/v1/locations').set(bearer(res.body.apiKey)).expect(200);
-    expect(own.body.locations.map((l: { locationId: string }) => l.locationId)).toEqual(res.body.locations.map((l: { locationId: string }) => l.locationId));
+    expect(own.body.locations.map((l: { locationId: string }) => l.locationId)).toEqual(
+      res.body.locations.map((l: { locationId: string }) => l.locationId),
+    );
     await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(res.body.apiKey)).expect(404);
     await request(t.app).get(`/v1/locations/${res.body.locations[0].locationId}`).set(bearer(DEMO_API_KEY)).expect(404);
   });
@@ -60,11 +73,27 @@ describe('POST /sandbox/accounts', () => {
 
 describe('resets', () => {
   it('POST /sandbox/reset puts only the calling account back to its initial state', async () => {
-    await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).send({ homeAway: 'away' }).expect(200);
-    await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: 'https://example.com/h' }).expect(200);
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/subscriptions', status: 500 }).expect(201);
+    await request(t.app)
+      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ homeAway: 'away' })
+      .expect(200);
+    await request(t.app)
+      .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ endpoint: 'https://example.com/h' })
+      .expect(200);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ path: '/v1/subscriptions', status: 500 })
+      .expect(201);
     const other = await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY));
-    await request(t.app).put(`/v1/locations/${other.body.locations[0].locationId}`).set(bearer(OTHER_API_KEY)).send({ homeAway: 'away' }).expect(200);
+    await request(t.app)
+      .put(`/v1/locations/${other.body.locations[0].locationId}`)
+      .set(bearer(OTHER_API_KEY))
+      .send({ homeAway: 'away' })
+      .expect(200);
 
     const res = await request(t.app).post('/sandbox/reset').set(bearer(DEMO_API_KEY)).expect(200);
     expect(res.body.locations).toHaveLength(DEMO_LOCATIONS.length);
@@ -74,14 +103,24 @@ describe('resets', () => {
     await request(t.app).get('/v1/subscriptions').set(bearer(DEMO_API_KEY)).expect(200);
     const journal = await request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY));
     // Only the reset call itself and what came after it remain.
-    expect(journal.body.requests.map((r: { path: string }) => r.path)).toEqual(['/v1/subscriptions', `/v1/locations/${DEMO_LOCATION_ID}`, '/sandbox/reset']);
-    const otherAfter = await request(t.app).get(`/v1/locations/${other.body.locations[0].locationId}`).set(bearer(OTHER_API_KEY));
+    expect(journal.body.requests.map((r: { path: string }) => r.path)).toEqual([
+      '/v1/subscriptions',
+      `/v1/locations/${DEMO_LOCATION_ID}`,
+      '/sandbox/reset',
+    ]);
+    const otherAfter = await request(t.app)
+      .get(`/v1/locations/${other.body.locations[0].locationId}`)
+      .set(bearer(OTHER_API_KEY));
     expect(otherAfter.body.homeAway).toBe('away');
   });
 
   it('POST /sandbox/admin/reset puts every account back to the fixtures and drops generated ones', async () => {
     const created = (await request(t.app).post('/sandbox/accounts').send({}).expect(201)).body;
-    await request(t.app).put(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).send({ homeAway: 'away' }).expect(200);
+    await request(t.app)
+      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ homeAway: 'away' })
+      .expect(200);
     await request(t.app).post('/sandbox/admin/reset').expect(200);
     await request(t.app).get('/v1/locations').set(bearer(created.apiKey)).expect(403);
     const location = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY));
@@ -99,7 +138,13 @@ describe('GET /sandbox/requests', () => {
     const res = await request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY)).expect(200);
     expect(res.body.requests).toEqual([
       expect.objectContaining({ method: 'GET', path: '/v1/locations/nope', status: 404, time: expect.any(String) }),
-      expect.objectContaining({ method: 'GET', path: '/v1/locations', query: { perPage: '1' }, status: 200, auth: 'api_key' }),
+      expect.objectContaining({
+        method: 'GET',
+        path: '/v1/locations',
+        query: { perPage: '1' },
+        status: 200,
+        auth: 'api_key',
+      }),
     ]);
     const only404 = await request(t.app).get('/sandbox/requests?status=404').set(bearer(DEMO_API_KEY)).expect(200);
     expect(only404.body.requests).toHaveLength(1);
@@ -107,7 +152,10 @@ describe('GET /sandbox/requests', () => {
   });
 
   it('keeps a bounded number of entries per account', async () => {
-    for (let i = 0; i < JOURNAL_LIMIT + 5; i++) await request(t.app).get(`/v1/locations?page=${i + 1}`).set(bearer(DEMO_API_KEY));
+    for (let i = 0; i < JOURNAL_LIMIT + 5; i++)
+      await request(t.app)
+        .get(`/v1/locations?page=${i + 1}`)
+        .set(bearer(DEMO_API_KEY));
     expect(await t.store.journal.list(DEMO_ACCOUNT_ID, 10_000)).toHaveLength(JOURNAL_LIMIT);
     const res = await request(t.app).get('/sandbox/requests?limit=1').set(bearer(DEMO_API_KEY));
     expect(res.body.requests[0].query).toEqual({ page: String(JOURNAL_LIMIT + 5) });
@@ -128,7 +176,11 @@ describe('POST /sandbox/tokens/expire', () => {
   it('expires every access token of the account now, or just one', async () => {
     await changeDoc(t, (d) => void d.accessTokens.push(token('token-one'), token('token-two')));
     await request(t.app).get('/v1/locations').set(bearer('token-one')).expect(200);
-    const one = await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).send({ accessToken: 'token-one' }).expect(200);
+    const one = await request(t.app)
+      .post('/sandbox/tokens/expire')
+      .set(bearer(DEMO_API_KEY))
+      .send({ accessToken: 'token-one' })
+      .expect(200);
     expect(one.body).toEqual({ expired: 1 });
     const refused = await request(t.app).get('/v1/locations').set(bearer('token-one')).expect(403);
     expect(refused.body.error).toBe('token_expired');
@@ -140,36 +192,58 @@ describe('POST /sandbox/tokens/expire', () => {
 
   it("refuses another account's token with 404", async () => {
     await changeDoc(t, (d) => void d.accessTokens.push(token('foreign', OTHER_ACCOUNT_ID)), OTHER_ACCOUNT_ID);
-    await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).send({ accessToken: 'foreign' }).expect(404);
+    await request(t.app)
+      .post('/sandbox/tokens/expire')
+      .set(bearer(DEMO_API_KEY))
+      .send({ accessToken: 'foreign' })
+      .expect(404);
   });
 });
 
 describe("the dashboard's own requests", () => {
   it('stay out of the journal and are not hit by injected faults or the rate limit', async () => {
-    await changeDoc(t, (d) =>
-      void d.accessTokens.push({
-        accessToken: 'dashboard-token',
-        clientId: DASHBOARD_CLIENT_ID,
-        userId: 'u',
-        accountId: DEMO_ACCOUNT_ID,
-        expiresAt: new Date(t.clock.now().getTime() + 3_600_000).toISOString(),
-        revokedAt: null,
-        grantId: 'g',
-        internal: true,
-      }),
+    await changeDoc(
+      t,
+      (d) =>
+        void d.accessTokens.push({
+          accessToken: 'dashboard-token',
+          clientId: DASHBOARD_CLIENT_ID,
+          userId: 'u',
+          accountId: DEMO_ACCOUNT_ID,
+          expiresAt: new Date(t.clock.now().getTime() + 3_600_000).toISOString(),
+          revokedAt: null,
+          grantId: 'g',
+          internal: true,
+        }),
     );
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ status: 503, times: null }).expect(201);
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ rateLimit: { requests: 1, perSeconds: 60 } }).expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ status: 503, times: null })
+      .expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ rateLimit: { requests: 1, perSeconds: 60 } })
+      .expect(201);
     for (let i = 0; i < 3; i++) await request(t.app).get('/v1/locations').set(bearer('dashboard-token')).expect(200);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
     const journal = await request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY));
-    expect(journal.body.requests.map((r: { path: string }) => r.path)).toEqual(['/v1/locations', '/sandbox/faults', '/sandbox/faults']);
+    expect(journal.body.requests.map((r: { path: string }) => r.path)).toEqual([
+      '/v1/locations',
+      '/sandbox/faults',
+      '/sandbox/faults',
+    ]);
   });
 });
 
 describe('/sandbox/faults', () => {
   it('fails the next matching request the given number of times, with the given status and body', async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ method: 'GET', path: '/v1/locations', status: 503, body: { message: 'down' }, times: 2 }).expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ method: 'GET', path: '/v1/locations', status: 503, body: { message: 'down' }, times: 2 })
+      .expect(201);
     await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200);
     for (let i = 0; i < 2; i++) {
       const res = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
@@ -181,22 +255,41 @@ describe('/sandbox/faults', () => {
   });
 
   it('answers a fault stored before faults had retryAfter without a Retry-After', async () => {
-    await changeDoc(t, (d) =>
-      void d.faults.push({ faultId: 'f-old', accountId: DEMO_ACCOUNT_ID, createdAt: t.clock.now().toISOString(), method: null, path: null, status: 503, body: null, delayMs: 0, remaining: 1 }),
+    await changeDoc(
+      t,
+      (d) =>
+        void d.faults.push({
+          faultId: 'f-old',
+          accountId: DEMO_ACCOUNT_ID,
+          createdAt: t.clock.now().toISOString(),
+          method: null,
+          path: null,
+          status: 503,
+          body: null,
+          delayMs: 0,
+          remaining: 1,
+        }),
     );
     const res = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
     expect(res.headers['retry-after']).toBeUndefined();
   });
 
   it('leaves requests of another method alone, and the fault waiting for its own', async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ method: 'POST', path: '/v1/locations', status: 503 }).expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ method: 'POST', path: '/v1/locations', status: 503 })
+      .expect(201);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     const waiting = await request(t.app).get('/sandbox/faults').set(bearer(DEMO_API_KEY)).expect(200);
-    expect(waiting.body.faults).toEqual([expect.objectContaining({ method: 'POST', path: '/v1/locations', status: 503, times: 1 })]);
+    expect(waiting.body.faults).toEqual([
+      expect.objectContaining({ method: 'POST', path: '/v1/locations', status: 503, times: 1 }),
+    ]);
   });
 
   it('answers with the first queued fault that matches, in the order they were queued', async () => {
-    const queue = (fault: object) => request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send(fault).expect(201);
+    const queue = (fault: object) =>
+      request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send(fault).expect(201);
     await queue({ method: 'DELETE', status: 500 });
     await queue({ method: 'GET', status: 503 });
     await queue({ method: 'GET', status: 504 });
@@ -209,16 +302,25 @@ describe('/sandbox/faults', () => {
 
   it('answers a fault of one use once, however many requests race for it', async () => {
     await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ status: 503 }).expect(201);
-    const racing = await Promise.all(Array.from({ length: 6 }, () => request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY))));
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, () => request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY))),
+    );
     expect(racing.map((res) => res.status).sort()).toEqual([200, 200, 200, 200, 200, 503]);
   });
 
   it('matches path prefixes ending in *, only for the account that set them', async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/locations/*', status: 500, times: null }).expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ path: '/v1/locations/*', status: 500, times: null })
+      .expect(201);
     await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY)).expect(200);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     const res = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(500);
-    expect(res.body).toEqual({ error: 'injected_fault', message: `Fault injected through /sandbox/faults: 500 for GET /v1/locations/${DEMO_LOCATION_ID}` });
+    expect(res.body).toEqual({
+      error: 'injected_fault',
+      message: `Fault injected through /sandbox/faults: 500 for GET /v1/locations/${DEMO_LOCATION_ID}`,
+    });
     await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(500);
     await request(t.app).delete('/sandbox/faults').set(bearer(DEMO_API_KEY)).expect(200);
     await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200);
@@ -241,13 +343,21 @@ describe('/sandbox/faults', () => {
   });
 
   it('delays an injected failure by delayMs before it answers', async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ status: 502, delayMs: 250 }).expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ status: 502, delayMs: 250 })
+      .expect(201);
     const elapsedMs = await timed(() => request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(502));
     expect(elapsedMs).toBeGreaterThanOrEqual(249);
   });
 
   it('enforces a per-account rate limit with 429 and a Retry-After that follows the clock', async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ rateLimit: { requests: 2, perSeconds: 60 } }).expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ rateLimit: { requests: 2, perSeconds: 60 } })
+      .expect(201);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     t.clock.advance(15_000);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
@@ -256,7 +366,11 @@ describe('/sandbox/faults', () => {
     expect(limited.body.error).toBe('rate_limited');
     expect(limited.body.message).toMatch(/retry after 45 s/);
     // The other account's limit counts its own requests only.
-    await request(t.app).post('/sandbox/faults').set(bearer(OTHER_API_KEY)).send({ rateLimit: { requests: 1, perSeconds: 60 } }).expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(OTHER_API_KEY))
+      .send({ rateLimit: { requests: 1, perSeconds: 60 } })
+      .expect(201);
     await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY)).expect(200);
     await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY)).expect(429);
     t.clock.advance(45_000);

@@ -10,8 +10,13 @@ import { advance, notificationsOf } from './given.js';
 const { t, receiver } = useAppAndReceiver();
 
 const at = (seconds: number): string => new Date(TEST_START.getTime() + seconds * 1000).toISOString();
-const startRun = (name: string): request.Test => request(t.app).post(`/sandbox/scenarios/${name}/runs`).set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID });
-const cancel = (runId: string, key = DEMO_API_KEY): request.Test => request(t.app).post(`/sandbox/runs/${runId}/cancel`).set(bearer(key));
+const startRun = (name: string): request.Test =>
+  request(t.app)
+    .post(`/sandbox/scenarios/${name}/runs`)
+    .set(bearer(DEMO_API_KEY))
+    .send({ locationId: DEMO_LOCATION_ID });
+const cancel = (runId: string, key = DEMO_API_KEY): request.Test =>
+  request(t.app).post(`/sandbox/runs/${runId}/cancel`).set(bearer(key));
 const getRun = (runId: string): request.Test => request(t.app).get(`/sandbox/runs/${runId}`).set(bearer(DEMO_API_KEY));
 const activeAlerts = async (): Promise<{ type: string }[]> =>
   (await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200)).body.alerts;
@@ -21,7 +26,13 @@ describe('POST /sandbox/runs/{runId}/cancel', () => {
     const { body: run } = await startRun('slow-leak-escalates').expect(201);
     await advance(t, 60).expect(200);
     const res = await cancel(run.runId).expect(200);
-    expect(res.body).toMatchObject({ runId: run.runId, state: 'cancelled', nextStep: 2, nextStepAt: null, completedAt: at(60) });
+    expect(res.body).toMatchObject({
+      runId: run.runId,
+      state: 'cancelled',
+      nextStep: 2,
+      nextStepAt: null,
+      completedAt: at(60),
+    });
     expect((await getRun(run.runId).expect(200)).body).toEqual(res.body);
   });
 
@@ -72,7 +83,10 @@ describe('POST /sandbox/runs/{runId}/cancel', () => {
     const { body: run } = await startRun('cold-snap').expect(201);
     await advance(t, 7 * 3600).expect(200);
     const res = await cancel(run.runId).expect(409);
-    expect(res.body).toEqual({ error: 'run_finished', message: `Run ${run.runId as string} already completed; only a running run can be cancelled` });
+    expect(res.body).toEqual({
+      error: 'run_finished',
+      message: `Run ${run.runId as string} already completed; only a running run can be cancelled`,
+    });
     expect((await getRun(run.runId)).body.state).toBe('completed');
   });
 

@@ -19,7 +19,10 @@ export interface Notification {
 export function notificationsOf(receiver: WebhookReceiver, from = 0): Notification[] {
   return receiver.received
     .slice(from)
-    .filter((r) => r.method === 'POST' && typeof r.body === 'object' && r.body !== null && 'type' in r.body && 'active' in r.body)
+    .filter(
+      (r) =>
+        r.method === 'POST' && typeof r.body === 'object' && r.body !== null && 'type' in r.body && 'active' in r.body,
+    )
     .map((r) => r.body as Notification);
 }
 

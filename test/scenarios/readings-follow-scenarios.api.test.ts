@@ -17,7 +17,11 @@ describe('readings tell the same story as a scenario', () => {
     const baseline = await volumes(quiet);
 
     const t = await buildTestApp();
-    await request(t.app).post('/sandbox/scenarios/slow-leak-escalates/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+    await request(t.app)
+      .post('/sandbox/scenarios/slow-leak-escalates/runs')
+      .set(bearer(DEMO_API_KEY))
+      .send({ locationId: DEMO_LOCATION_ID })
+      .expect(201);
     await advance(t, 4 * 3600).expect(200);
     const withLeak = await volumes(t);
 
@@ -34,7 +38,11 @@ describe('readings tell the same story as a scenario', () => {
     const baseline = await volumes(quiet);
 
     const t = await buildTestApp();
-    await request(t.app).post('/sandbox/scenarios/monitor-offline/runs').set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+    await request(t.app)
+      .post('/sandbox/scenarios/monitor-offline/runs')
+      .set(bearer(DEMO_API_KEY))
+      .send({ locationId: DEMO_LOCATION_ID })
+      .expect(201);
     await advance(t, 4 * 3600).expect(200);
     const scaled = await volumes(t);
     // Volumes are rounded to thousandths of a gallon.

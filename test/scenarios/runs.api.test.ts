@@ -7,11 +7,22 @@ import request from 'supertest';
 import { USAGE_CHANGES_KEPT } from '../../src/scenarios/runner.js';
 import { parseScenarioFile, type Scenario } from '../../src/scenarios/schema.js';
 import { buildTestApp, docOf, TEST_START, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import {
+  bearer,
+  DEMO_API_KEY,
+  DEMO_LOCATION_ID,
+  DEMO_LOCATIONS,
+  OTHER_API_KEY,
+  OTHER_LOCATION_ID,
+} from '../helpers/demo.js';
 import { advance } from './given.js';
 
 function scenarioOf(name: string, steps: unknown[]): [string, Scenario] {
-  const { scenario, problems } = parseScenarioFile(`inline/${name}.json`, name, JSON.stringify({ description: name, steps, expect: { notifications: [] } }));
+  const { scenario, problems } = parseScenarioFile(
+    `inline/${name}.json`,
+    name,
+    JSON.stringify({ description: name, steps, expect: { notifications: [] } }),
+  );
   if (!scenario) throw new Error(problems.join('\n'));
   return [name, scenario];
 }
@@ -40,8 +51,12 @@ beforeEach(async () => {
 });
 
 const startRun = (name: string, body: unknown, key = DEMO_API_KEY): request.Test =>
-  request(t.app).post(`/sandbox/scenarios/${name}/runs`).set(bearer(key)).send(body as object);
-const getRun = (runId: string, key = DEMO_API_KEY): request.Test => request(t.app).get(`/sandbox/runs/${runId}`).set(bearer(key));
+  request(t.app)
+    .post(`/sandbox/scenarios/${name}/runs`)
+    .set(bearer(key))
+    .send(body as object);
+const getRun = (runId: string, key = DEMO_API_KEY): request.Test =>
+  request(t.app).get(`/sandbox/runs/${runId}`).set(bearer(key));
 const at = (seconds: number): string => new Date(TEST_START.getTime() + seconds * 1000).toISOString();
 const location = (): request.Test => request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY));
 
@@ -84,9 +99,20 @@ describe('POST /sandbox/scenarios/{name}/runs', () => {
       nextStep: 1,
       nextStepAt: at(6 * 3600),
       completedAt: null,
-      log: [{ step: 0, do: 'startAlert', at: at(0), dueAt: at(0), ok: true, result: expect.stringMatching(/^started ambientTemp alert /) }],
+      log: [
+        {
+          step: 0,
+          do: 'startAlert',
+          at: at(0),
+          dueAt: at(0),
+          ok: true,
+          result: expect.stringMatching(/^started ambientTemp alert /),
+        },
+      ],
     });
-    expect((await location()).body.alerts).toEqual([expect.objectContaining({ type: 'ambientTemp', active: true, peakStatus: 'too_low', peakValue: 34 })]);
+    expect((await location()).body.alerts).toEqual([
+      expect.objectContaining({ type: 'ambientTemp', active: true, peakStatus: 'too_low', peakValue: 34 }),
+    ]);
   });
 
   it('shows progress, then completed, as the clock advances', async () => {
@@ -110,7 +136,10 @@ describe('POST /sandbox/scenarios/{name}/runs', () => {
     const overrides = (await docOf(t)).locations.find((l) => l.locationId === DEMO_LOCATION_ID)?.usageOverrides;
     expect(overrides).toEqual([{ fromMs: Date.parse(at(120)), toMs: Date.parse(at(120 + 3600)), scale: 3 }]);
     await advance(t, 120).expect(200);
-    expect((await location()).body).toMatchObject({ homeAway: 'home', devices: [expect.objectContaining({ connected: true })] });
+    expect((await location()).body).toMatchObject({
+      homeAway: 'home',
+      devices: [expect.objectContaining({ connected: true })],
+    });
     expect((await getRun(run.runId)).body.log.every((e: { ok: boolean }) => e.ok)).toBe(true);
   });
 
@@ -121,7 +150,10 @@ describe('POST /sandbox/scenarios/{name}/runs', () => {
     // The partner ends the alert first, so the scenario's own end step finds it already ended.
     const alertId = (await docOf(t)).alerts.find((a) => a.active)?.alertId;
     expect(leak.type).toBe('lowLeak');
-    await request(t.app).post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts/${alertId as string}/end`).set(bearer(DEMO_API_KEY)).expect(200);
+    await request(t.app)
+      .post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts/${alertId as string}/end`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
     await advance(t, 120).expect(200);
     const runs = (await request(t.app).get('/sandbox/runs').set(bearer(DEMO_API_KEY)).expect(200)).body.runs;
     expect(runs[0]).toMatchObject({ state: 'completed' });
@@ -159,11 +191,14 @@ describe('POST /sandbox/scenarios/{name}/runs', () => {
     await startRun('no-such', { locationId: DEMO_LOCATION_ID }).expect(404);
   });
 
-  it.each([OTHER_LOCATION_ID, 'invalid-locationid'])('answers 404 for location %s, which is not in the account', async (locationId) => {
-    const res = await startRun('cold-snap', { locationId }).expect(404);
-    expect(res.body.error).toBe('not_found');
-    expect((await docOf(t)).runs).toHaveLength(0);
-  });
+  it.each([OTHER_LOCATION_ID, 'invalid-locationid'])(
+    'answers 404 for location %s, which is not in the account',
+    async (locationId) => {
+      const res = await startRun('cold-snap', { locationId }).expect(404);
+      expect(res.body.error).toBe('not_found');
+      expect((await docOf(t)).runs).toHaveLength(0);
+    },
+  );
 
   it.each([
     [{}, 'locationId'],

@@ -14,7 +14,8 @@ const valid = {
   expect: { notifications: [{ type: 'lowLeak', active: true }] },
 };
 
-const problemsOf = (json: unknown, name = 'ok-name'): string[] => parseScenarioFile('scenarios/x.json', name, JSON.stringify(json)).problems;
+const problemsOf = (json: unknown, name = 'ok-name'): string[] =>
+  parseScenarioFile('scenarios/x.json', name, JSON.stringify(json)).problems;
 
 describe('the scenario JSON Schema', () => {
   it('committed in scenarios/scenario.schema.json equals the one generated from the zod schema', async () => {
@@ -49,23 +50,67 @@ describe('parseScenarioFile', () => {
   });
 
   it.each([
-    ['steps out of time order', { ...valid, steps: [{ at: '+5m', do: 'setHomeAway', homeAway: 'away' }, { at: 60, do: 'setHomeAway', homeAway: 'home' }] }, 'steps[1].at: steps must be in time order'],
-    ['an unknown action', { ...valid, steps: [{ at: 0, do: 'flood' }] }, 'steps[0].do: "do" must be one of startAlert, endAlert'],
-    ['an unknown alert type', { ...valid, steps: [{ at: 0, do: 'startAlert', alert: 'a', type: 'fire' }] }, 'steps[0].type: must be one of lowLeak'],
-    ['an endAlert of an alert never started', { ...valid, steps: [{ at: 0, do: 'endAlert', alert: 'ghost' }] }, 'steps[0].alert: no earlier startAlert step started an active alert "ghost"'],
-    ['a second start of an active alert', { ...valid, steps: [valid.steps[0], valid.steps[0]] }, 'steps[1].alert: alert "leak" is still active'],
-    ['a bad offset', { ...valid, steps: [{ at: '+5 minutes', do: 'setHomeAway', homeAway: 'away' }] }, 'steps[0].at: must be a whole number of seconds, or a duration'],
-    ['an offset over a year', { ...valid, steps: [{ at: '+400d', do: 'setHomeAway', homeAway: 'away' }] }, 'steps[0].at: must be at most one year'],
-    ['an unknown key in a step', { ...valid, steps: [{ at: 0, do: 'setHomeAway', homeAway: 'away', when: 'now' }] }, 'steps[0]: Unrecognized key: "when"'],
+    [
+      'steps out of time order',
+      {
+        ...valid,
+        steps: [
+          { at: '+5m', do: 'setHomeAway', homeAway: 'away' },
+          { at: 60, do: 'setHomeAway', homeAway: 'home' },
+        ],
+      },
+      'steps[1].at: steps must be in time order',
+    ],
+    [
+      'an unknown action',
+      { ...valid, steps: [{ at: 0, do: 'flood' }] },
+      'steps[0].do: "do" must be one of startAlert, endAlert',
+    ],
+    [
+      'an unknown alert type',
+      { ...valid, steps: [{ at: 0, do: 'startAlert', alert: 'a', type: 'fire' }] },
+      'steps[0].type: must be one of lowLeak',
+    ],
+    [
+      'an endAlert of an alert never started',
+      { ...valid, steps: [{ at: 0, do: 'endAlert', alert: 'ghost' }] },
+      'steps[0].alert: no earlier startAlert step started an active alert "ghost"',
+    ],
+    [
+      'a second start of an active alert',
+      { ...valid, steps: [valid.steps[0], valid.steps[0]] },
+      'steps[1].alert: alert "leak" is still active',
+    ],
+    [
+      'a bad offset',
+      { ...valid, steps: [{ at: '+5 minutes', do: 'setHomeAway', homeAway: 'away' }] },
+      'steps[0].at: must be a whole number of seconds, or a duration',
+    ],
+    [
+      'an offset over a year',
+      { ...valid, steps: [{ at: '+400d', do: 'setHomeAway', homeAway: 'away' }] },
+      'steps[0].at: must be at most one year',
+    ],
+    [
+      'an unknown key in a step',
+      { ...valid, steps: [{ at: 0, do: 'setHomeAway', homeAway: 'away', when: 'now' }] },
+      'steps[0]: Unrecognized key: "when"',
+    ],
     ['no expect block', { description: valid.description, steps: valid.steps }, 'expect:'],
     ['no steps', { ...valid, steps: [] }, 'steps: must list at least one step'],
-    ['a bad usage scale', { ...valid, steps: [{ at: 0, do: 'setUsage', scale: 0 }] }, 'steps[0].scale: must be more than 0'],
+    [
+      'a bad usage scale',
+      { ...valid, steps: [{ at: 0, do: 'setUsage', scale: 0 }] },
+      'steps[0].scale: must be more than 0',
+    ],
   ])('reports %s with the file and the JSON path', (_case, json, expected) => {
     expect(problemsOf(json).join('\n')).toContain(`scenarios/x.json: ${expected}`);
   });
 
   it('reports text that is not JSON', () => {
-    expect(parseScenarioFile('scenarios/x.json', 'x', '{ "steps": [').problems[0]).toMatch(/^scenarios\/x\.json: not valid JSON/);
+    expect(parseScenarioFile('scenarios/x.json', 'x', '{ "steps": [').problems[0]).toMatch(
+      /^scenarios\/x\.json: not valid JSON/,
+    );
   });
 
   it('reports a file name that cannot be a scenario name', () => {
@@ -83,11 +128,19 @@ describe('loadScenarios', () => {
   it('stops with a ScenarioError naming the path of each bad file and the JSON path of the problem', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'scenarios-'));
     await writeFile(join(dir, 'good.json'), JSON.stringify(valid));
-    await writeFile(join(dir, 'bad.json'), JSON.stringify({ ...valid, steps: [{ at: 0, do: 'startAlert', alert: 'x', type: 'lowLeak', peakStatus: 'hot' }] }));
+    await writeFile(
+      join(dir, 'bad.json'),
+      JSON.stringify({
+        ...valid,
+        steps: [{ at: 0, do: 'startAlert', alert: 'x', type: 'lowLeak', peakStatus: 'hot' }],
+      }),
+    );
     await writeFile(join(dir, SCHEMA_FILE_NAME), '{"not": "a scenario"}');
     const error = await loadScenarios(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ScenarioError);
-    expect((error as ScenarioError).problems).toEqual([`${join(dir, 'bad.json')}: steps[0].peakStatus: must be "too_high", "too_low" or null`]);
+    expect((error as ScenarioError).problems).toEqual([
+      `${join(dir, 'bad.json')}: steps[0].peakStatus: must be "too_high", "too_low" or null`,
+    ]);
   });
 
   it('stops with a ScenarioError when SCENARIOS_DIR cannot be read', async () => {

@@ -25,7 +25,9 @@ afterEach(async () => {
 });
 
 it('ships at least the four documented scenarios', () => {
-  expect(files.map((f) => basename(f, '.json'))).toEqual(expect.arrayContaining(['slow-leak-escalates', 'away-leak', 'cold-snap', 'flapping-alert']));
+  expect(files.map((f) => basename(f, '.json'))).toEqual(
+    expect.arrayContaining(['slow-leak-escalates', 'away-leak', 'cold-snap', 'flapping-alert']),
+  );
 });
 
 describe.each(files.map((file) => [basename(file, '.json')]))('scenario %s', (name) => {
@@ -37,10 +39,17 @@ describe.each(files.map((file) => [basename(file, '.json')]))('scenario %s', (na
     const pendingBefore = pending.received.length;
     const confirmedBefore = confirmed.received.length;
 
-    const run = await request(t.app).post(`/sandbox/scenarios/${name}/runs`).set(bearer(DEMO_API_KEY)).send({ locationId: DEMO_LOCATION_ID }).expect(201);
+    const run = await request(t.app)
+      .post(`/sandbox/scenarios/${name}/runs`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ locationId: DEMO_LOCATION_ID })
+      .expect(201);
     await advance(t, scenario.durationMs / 1000 + 60).expect(200);
 
-    const status = await request(t.app).get(`/sandbox/runs/${run.body.runId as string}`).set(bearer(DEMO_API_KEY)).expect(200);
+    const status = await request(t.app)
+      .get(`/sandbox/runs/${run.body.runId as string}`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
     expect(status.body.state).toBe('completed');
     expect(status.body.log.filter((e: { ok: boolean }) => !e.ok)).toEqual([]);
     // The clock stopped at every step, so each ran at exactly its own virtual time.
@@ -49,7 +58,13 @@ describe.each(files.map((file) => [basename(file, '.json')]))('scenario %s', (na
     const received = notificationsOf(confirmed, confirmedBefore);
     // An expectation without peakStatus leaves it unchecked.
     const expected = scenario.expect.notifications;
-    expect(received.map(({ type, active, peakStatus }, i) => ({ type, active, ...(expected[i]?.peakStatus === undefined ? {} : { peakStatus }) }))).toEqual(expected);
+    expect(
+      received.map(({ type, active, peakStatus }, i) => ({
+        type,
+        active,
+        ...(expected[i]?.peakStatus === undefined ? {} : { peakStatus }),
+      })),
+    ).toEqual(expected);
     for (const n of received) {
       expect(Object.keys(n).sort()).toEqual(ALERT_PAYLOAD_KEYS);
       expect(n.subscriptionId).toBe(subscriptionId);

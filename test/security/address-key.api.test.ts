@@ -1,6 +1,10 @@
 import request from 'supertest';
 
-import { FAILED_LOGINS_PER_ADDRESS, FAILED_TOKEN_REQUESTS_PER_ADDRESS, LOGIN_WINDOW_MS } from '../../src/auth/throttle.js';
+import {
+  FAILED_LOGINS_PER_ADDRESS,
+  FAILED_TOKEN_REQUESTS_PER_ADDRESS,
+  LOGIN_WINDOW_MS,
+} from '../../src/auth/throttle.js';
 import { addressKey } from '../../src/http/client-address.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
@@ -34,14 +38,18 @@ describe('addressKey', () => {
 let t: TestApp;
 beforeEach(async () => {
   // On a window boundary of the sign-in throttle, so no window ends during a test.
-  t = await buildTestApp({ env: { PUBLIC_URL: 'https://sandbox.example.com', ACCOUNT_CREATION_LIMIT: '3' }, start: new Date(Math.ceil(Date.parse('2026-03-10T15:30:00Z') / LOGIN_WINDOW_MS) * LOGIN_WINDOW_MS) });
+  t = await buildTestApp({
+    env: { PUBLIC_URL: 'https://sandbox.example.com', ACCOUNT_CREATION_LIMIT: '3' },
+    start: new Date(Math.ceil(Date.parse('2026-03-10T15:30:00Z') / LOGIN_WINDOW_MS) * LOGIN_WINDOW_MS),
+  });
 });
 
 afterEach(async () => {
   await t.deps.dispatcher.idle();
 });
 
-const createAccount = (from: string): request.Test => request(t.app).post('/sandbox/accounts').set('X-Forwarded-For', from).send({});
+const createAccount = (from: string): request.Test =>
+  request(t.app).post('/sandbox/accounts').set('X-Forwarded-For', from).send({});
 
 describe('ACCOUNT_CREATION_LIMIT', () => {
   it('counts every address of a /64 as one client; the next /64 has its own limit', async () => {
@@ -68,11 +76,17 @@ describe('the sign-in and token throttles', () => {
     const proxy = { 'X-Forwarded-For': address, 'X-Forwarded-Proto': 'https' };
     const page = await request(t.app).get(loginPath()).set(proxy).expect(200);
     const cookies = (page.headers['set-cookie'] as unknown as string[]).map((c) => c.split(';')[0]!);
-    return request(t.app).post('/login').set(proxy).set('Cookie', cookies).type('form').send({ ...formFields(page.text), email: DEMO_USER.email, password });
+    return request(t.app)
+      .post('/login')
+      .set(proxy)
+      .set('Cookie', cookies)
+      .type('form')
+      .send({ ...formFields(page.text), email: DEMO_USER.email, password });
   }
 
   it('count the failed sign-ins of a /64 together, whatever its last 64 bits', async () => {
-    for (let i = 0; i < FAILED_LOGINS_PER_ADDRESS; i++) expect((await signIn('wrong', `2001:db8:bb:1::${(i + 1).toString(16)}`)).status).toBe(422);
+    for (let i = 0; i < FAILED_LOGINS_PER_ADDRESS; i++)
+      expect((await signIn('wrong', `2001:db8:bb:1::${(i + 1).toString(16)}`)).status).toBe(422);
     expect((await signIn(DEMO_USER.password, '2001:db8:bb:1:dead:beef::1')).status).toBe(429);
     expect((await signIn(DEMO_USER.password, '2001:db8:bb:2::1')).status).toBe(302);
   });
@@ -85,7 +99,8 @@ describe('the sign-in and token throttles', () => {
         .set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret))
         .type('form')
         .send({ grant_type: 'authorization_code', code, redirect_uri: 'waterapp://callback' });
-    for (let i = 0; i < FAILED_TOKEN_REQUESTS_PER_ADDRESS; i++) await token(`2001:db8:cc:1:${i.toString(16)}::1`, `guess-${i}`).expect(400);
+    for (let i = 0; i < FAILED_TOKEN_REQUESTS_PER_ADDRESS; i++)
+      await token(`2001:db8:cc:1:${i.toString(16)}::1`, `guess-${i}`).expect(400);
     await token('2001:db8:cc:1::abcd', 'one-more').expect(429);
     await token('2001:db8:cc:2::abcd', 'one-more').expect(400);
   });

@@ -7,7 +7,16 @@ import request from 'supertest';
 import { BODY_LIMIT } from '../../src/app.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY } from '../helpers/demo.js';
-import { API_ROUTES, fillPath, givenRouteIds, OTHER_ROUTES, RELAY_ROUTES, routeName, type Method, type RouteIds } from '../http/route-table.js';
+import {
+  API_ROUTES,
+  fillPath,
+  givenRouteIds,
+  OTHER_ROUTES,
+  RELAY_ROUTES,
+  routeName,
+  type Method,
+  type RouteIds,
+} from '../http/route-table.js';
 
 // Every route reads at most BODY_LIMIT of a request body, whatever its type, declared length or
 // method, and answers a larger one 413 in JSON (in RFC 6749 form on the token endpoint).
@@ -28,20 +37,36 @@ beforeAll(async () => {
 
 const pathOf = (route: { path: string }): string => {
   if (route.path === '/:relayId') return relayPath;
-  return fillPath(route.path.replace(':relayId', relayPath.split('/').pop()!).replace(':requestId', '00000000-0000-4000-8000-000000000000'), ids);
+  return fillPath(
+    route.path
+      .replace(':relayId', relayPath.split('/').pop()!)
+      .replace(':requestId', '00000000-0000-4000-8000-000000000000'),
+    ids,
+  );
 };
 
 const ROUTES: { method: Method; path: string }[] = [...API_ROUTES, ...OTHER_ROUTES, ...RELAY_ROUTES];
 
 describe(`a request body over ${BODY_LIMIT} bytes`, () => {
-  it.each(ROUTES.map((route) => [routeName(route), route] as const))('%s answers 413 in JSON, whatever the type of the body', async (_name, route) => {
-    for (const type of TYPES) {
-      const res = await request(t.app)[route.method](pathOf(route)).set(bearer(DEMO_API_KEY)).set('Content-Type', type).send(OVER);
-      const body = res.body as Record<string, unknown>;
-      expect({ type, status: res.status, contentType: res.headers['content-type'] }).toEqual({ type, status: 413, contentType: expect.stringMatching(/^application\/json/) });
-      expect(body['error'] === 'payload_too_large' || body['error_description'] !== undefined).toBe(true);
-    }
-  });
+  it.each(ROUTES.map((route) => [routeName(route), route] as const))(
+    '%s answers 413 in JSON, whatever the type of the body',
+    async (_name, route) => {
+      for (const type of TYPES) {
+        const res = await request(t.app)
+          [route.method](pathOf(route))
+          .set(bearer(DEMO_API_KEY))
+          .set('Content-Type', type)
+          .send(OVER);
+        const body = res.body as Record<string, unknown>;
+        expect({ type, status: res.status, contentType: res.headers['content-type'] }).toEqual({
+          type,
+          status: 413,
+          contentType: expect.stringMatching(/^application\/json/),
+        });
+        expect(body['error'] === 'payload_too_large' || body['error_description'] !== undefined).toBe(true);
+      }
+    },
+  );
 
   it('sent in chunks, without a declared length, answers 413 too', async () => {
     const server = t.app.listen(0, '127.0.0.1');
@@ -51,10 +76,19 @@ describe(`a request body over ${BODY_LIMIT} bytes`, () => {
       for (const path of ['/v1/locations', '/sandbox/accounts', '/login', '/oauth2/token', '/docs', '/nowhere']) {
         for (const type of TYPES) {
           const status = await new Promise<number>((resolve, reject) => {
-            const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'Content-Type': type, 'Transfer-Encoding': 'chunked' } }, (res) => {
-              res.resume();
-              resolve(res.statusCode ?? 0);
-            });
+            const req = httpRequest(
+              {
+                host: '127.0.0.1',
+                port,
+                path,
+                method: 'POST',
+                headers: { 'Content-Type': type, 'Transfer-Encoding': 'chunked' },
+              },
+              (res) => {
+                res.resume();
+                resolve(res.statusCode ?? 0);
+              },
+            );
             req.on('error', reject);
             for (let i = 0; i < 101; i++) req.write('y'.repeat(1024));
             req.end();
@@ -76,7 +110,11 @@ describe(`a request body over ${BODY_LIMIT} bytes`, () => {
 
   it('a body just under the limit is read as before', async () => {
     const under = JSON.stringify({ endpoint: `https://example.com/${'a'.repeat(90 * 1024)}` });
-    const res = await request(t.app).post(`/v1/locations/${ids.locationId}/subscriptions`).set(bearer(DEMO_API_KEY)).set('Content-Type', 'application/json').send(under);
+    const res = await request(t.app)
+      .post(`/v1/locations/${ids.locationId}/subscriptions`)
+      .set(bearer(DEMO_API_KEY))
+      .set('Content-Type', 'application/json')
+      .send(under);
     expect(res.status).toBe(400);
     expect(res.body.parameter).toBe('endpoint');
   });

@@ -38,20 +38,68 @@ const REFUSED: { name: string; answer: ResolvedAddress[]; words: string }[] = [
   { name: 'unspecified.test', answer: v4('0.0.0.0'), words: 'an unspecified address' },
   { name: 'unspecified6.test', answer: v6('::'), words: 'an unspecified address' },
   { name: 'broadcast.test', answer: v4('255.255.255.255'), words: 'the broadcast address' },
-  { name: 'mapped.test', answer: v6('::ffff:127.0.0.1'), words: 'an IPv4-mapped form of 127.0.0.1, a loopback address' },
-  { name: 'mapped-private.test', answer: v6('::ffff:10.1.2.3'), words: 'an IPv4-mapped form of 10.1.2.3, a private address' },
-  { name: 'nat64-metadata.test', answer: v6('64:ff9b::a9fe:a9fe'), words: 'a NAT64 form of 169.254.169.254, a link-local address' },
-  { name: 'compatible.test', answer: v6('::7f00:1'), words: 'an IPv4-compatible form of 127.0.0.1, a loopback address' },
-  { name: 'compatible-public.test', answer: v6('::808:808'), words: 'an IPv4-compatible form of 8.8.8.8, a deprecated form no endpoint uses' },
-  { name: 'six-to-four.test', answer: v6('2002:a9fe:a9fe::1'), words: 'a 6to4 form of 169.254.169.254, a link-local address' },
-  { name: 'teredo.test', answer: v6('2001:0:4136:e378:8000:63bf:80ff:fffe'), words: 'a Teredo form of 127.0.0.1, a loopback address' },
+  {
+    name: 'mapped.test',
+    answer: v6('::ffff:127.0.0.1'),
+    words: 'an IPv4-mapped form of 127.0.0.1, a loopback address',
+  },
+  {
+    name: 'mapped-private.test',
+    answer: v6('::ffff:10.1.2.3'),
+    words: 'an IPv4-mapped form of 10.1.2.3, a private address',
+  },
+  {
+    name: 'nat64-metadata.test',
+    answer: v6('64:ff9b::a9fe:a9fe'),
+    words: 'a NAT64 form of 169.254.169.254, a link-local address',
+  },
+  {
+    name: 'compatible.test',
+    answer: v6('::7f00:1'),
+    words: 'an IPv4-compatible form of 127.0.0.1, a loopback address',
+  },
+  {
+    name: 'compatible-public.test',
+    answer: v6('::808:808'),
+    words: 'an IPv4-compatible form of 8.8.8.8, a deprecated form no endpoint uses',
+  },
+  {
+    name: 'six-to-four.test',
+    answer: v6('2002:a9fe:a9fe::1'),
+    words: 'a 6to4 form of 169.254.169.254, a link-local address',
+  },
+  {
+    name: 'teredo.test',
+    answer: v6('2001:0:4136:e378:8000:63bf:80ff:fffe'),
+    words: 'a Teredo form of 127.0.0.1, a loopback address',
+  },
   { name: 'site-local.test', answer: v6('fec0::1'), words: 'a site-local address (deprecated, private like fc00::/7)' },
   { name: 'nat64-local.test', answer: v6('64:ff9b:1::a00:1'), words: 'a special-purpose address (rfc6052)' },
-  { name: 'documentation.test', answer: v4('192.0.2.10'), words: 'a reserved address (documentation, benchmarking or future use)' },
-  { name: 'documentation2.test', answer: v4('198.51.100.7'), words: 'a reserved address (documentation, benchmarking or future use)' },
-  { name: 'documentation3.test', answer: v4('203.0.113.9'), words: 'a reserved address (documentation, benchmarking or future use)' },
-  { name: 'documentation6.test', answer: v6('2001:db8::1'), words: 'a reserved address (documentation, benchmarking or future use)' },
-  { name: 'benchmarking.test', answer: v4('198.18.0.1'), words: 'a reserved address (documentation, benchmarking or future use)' },
+  {
+    name: 'documentation.test',
+    answer: v4('192.0.2.10'),
+    words: 'a reserved address (documentation, benchmarking or future use)',
+  },
+  {
+    name: 'documentation2.test',
+    answer: v4('198.51.100.7'),
+    words: 'a reserved address (documentation, benchmarking or future use)',
+  },
+  {
+    name: 'documentation3.test',
+    answer: v4('203.0.113.9'),
+    words: 'a reserved address (documentation, benchmarking or future use)',
+  },
+  {
+    name: 'documentation6.test',
+    answer: v6('2001:db8::1'),
+    words: 'a reserved address (documentation, benchmarking or future use)',
+  },
+  {
+    name: 'benchmarking.test',
+    answer: v4('198.18.0.1'),
+    words: 'a reserved address (documentation, benchmarking or future use)',
+  },
   { name: 'benchmarking6.test', answer: v6('2001:2::1'), words: 'a benchmarking address' },
   // One bad address among good ones is enough.
   { name: 'mixed.test', answer: [...v4('93.184.215.14'), ...v4('10.9.8.7')], words: 'a private address' },
@@ -60,7 +108,10 @@ const REFUSED: { name: string; answer: ResolvedAddress[]; words: string }[] = [
 const NAMES: Record<string, TestName> = Object.fromEntries(REFUSED.map((r) => [r.name, r.answer]));
 
 const { buildApp, startReceiver: receiver } = useAppsAndReceivers();
-const app = (env: Record<string, string>, options: Omit<Parameters<typeof buildTestApp>[0] & object, 'env'> = {}): Promise<TestApp> => buildApp({ env, ...options });
+const app = (
+  env: Record<string, string>,
+  options: Omit<Parameters<typeof buildTestApp>[0] & object, 'env'> = {},
+): Promise<TestApp> => buildApp({ env, ...options });
 
 /** A URL on the receiver's port with another host. */
 const onHost = (r: WebhookReceiver, host: string, path = '/hook'): string => {
@@ -81,15 +132,20 @@ async function alertTo(t: TestApp, endpoints: readonly string[]): Promise<Awaite
 }
 
 describe('host names that resolve to a refused range', () => {
-  it.each(REFUSED)('$name ($answer.0.address) is refused at subscription with a 400 naming the rule', async ({ name, answer, words }) => {
-    const t = await app(HOSTED, { resolve: testResolve(NAMES) });
-    const r = await receiver();
-    const res = await subscribe(t, onHost(r, name)).expect(400);
-    const refused = answer.find((a) => !a.address.startsWith('93.'))!.address;
-    expect(res.body).toMatchObject({ error: 'invalid_parameter', parameter: 'endpoint' });
-    expect(res.body.message).toBe(`endpoint must be a public address on this hosted sandbox (BLOCK_PRIVATE_ENDPOINTS=true): ${name} resolves to ${refused}, ${words}`);
-    expect(r.received).toEqual([]);
-  });
+  it.each(REFUSED)(
+    '$name ($answer.0.address) is refused at subscription with a 400 naming the rule',
+    async ({ name, answer, words }) => {
+      const t = await app(HOSTED, { resolve: testResolve(NAMES) });
+      const r = await receiver();
+      const res = await subscribe(t, onHost(r, name)).expect(400);
+      const refused = answer.find((a) => !a.address.startsWith('93.'))!.address;
+      expect(res.body).toMatchObject({ error: 'invalid_parameter', parameter: 'endpoint' });
+      expect(res.body.message).toBe(
+        `endpoint must be a public address on this hosted sandbox (BLOCK_PRIVATE_ENDPOINTS=true): ${name} resolves to ${refused}, ${words}`,
+      );
+      expect(r.received).toEqual([]);
+    },
+  );
 
   it('each is refused at connection: the delivery fails at once with the rule, no answer excerpt, no retry, and nothing reaches the receiver', async () => {
     const t = await app(HOSTED, { resolve: testResolve(NAMES) });
@@ -106,7 +162,14 @@ describe('host names that resolve to a refused range', () => {
         name,
         state: 'failed',
         dueAtMs: null,
-        attempts: [expect.objectContaining({ statusCode: null, responseExcerpt: null, warnings: [], error: `blocked: ${name} resolves to ${refused}, ${words} (BLOCK_PRIVATE_ENDPOINTS)` })],
+        attempts: [
+          expect.objectContaining({
+            statusCode: null,
+            responseExcerpt: null,
+            warnings: [],
+            error: `blocked: ${name} resolves to ${refused}, ${words} (BLOCK_PRIVATE_ENDPOINTS)`,
+          }),
+        ],
       });
     }
     // Nothing is retried later either.
@@ -122,7 +185,9 @@ describe('host names that resolve to a refused range', () => {
     r.fallback = { status: 200, body: '{"secret":"internal admin page"}' };
     await alertTo(t, [onHost(r, 'vm.test')]);
     const res = await request(t.app).get('/sandbox/deliveries?kind=alert').set(bearer(DEMO_API_KEY)).expect(200);
-    expect(res.body.deliveries[0].attempts[0].error).toBe('blocked: vm.test resolves to 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)');
+    expect(res.body.deliveries[0].attempts[0].error).toBe(
+      'blocked: vm.test resolves to 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
+    );
     expect(JSON.stringify(res.body)).not.toContain('internal admin page');
     expect(r.received).toEqual([]);
   });
@@ -167,7 +232,13 @@ describe('a name whose answer changes (DNS rebinding)', () => {
     await subscribe(t, onHost(r, 'rebind.test')).expect(200);
     await t.deps.dispatcher.drain();
     const [confirmation] = await deliveriesIn(t);
-    expect(confirmation!.attempts).toEqual([expect.objectContaining({ statusCode: null, responseExcerpt: null, error: 'blocked: rebind.test resolves to 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)' })]);
+    expect(confirmation!.attempts).toEqual([
+      expect.objectContaining({
+        statusCode: null,
+        responseExcerpt: null,
+        error: 'blocked: rebind.test resolves to 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
+      }),
+    ]);
     expect(rebinding.asked).toBe(2);
     expect(r.received).toEqual([]);
   });
@@ -177,7 +248,9 @@ describe('a name whose answer changes (DNS rebinding)', () => {
     // resolution would give 127.0.0.2, where nothing listens, and the delivery would fail.
     const rebinding = onceThen(v4('127.0.0.1'), v4('127.0.0.2'));
     const resolve = testResolve({ 'public.test': rebinding.answer });
-    const sender = createWebhookSender({ guard: new AddressGuard({ resolve, treatAsPublic: (a) => a === '127.0.0.1' || a === '127.0.0.2' }) });
+    const sender = createWebhookSender({
+      guard: new AddressGuard({ resolve, treatAsPublic: (a) => a === '127.0.0.1' || a === '127.0.0.2' }),
+    });
     const t = await app(HOSTED, { resolve, overrides: { sender } });
     const r = await receiver();
     const [delivery] = await alertTo(t, [onHost(r, 'public.test')]);
@@ -194,12 +267,30 @@ describe('address literals, however they are spelled', () => {
     ['127.1', 'blocked: 127.0.0.1 is a loopback address (BLOCK_PRIVATE_ENDPOINTS)'],
     ['0x7f000001', 'blocked: 127.0.0.1 is a loopback address (BLOCK_PRIVATE_ENDPOINTS)'],
     ['[::1]', 'blocked: [::1] is a loopback address (BLOCK_PRIVATE_ENDPOINTS)'],
-    ['[::ffff:127.0.0.1]', 'blocked: [::ffff:7f00:1] is an IPv4-mapped form of 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)'],
-    ['[::7f00:1]', 'blocked: [::7f00:1] is an IPv4-compatible form of 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)'],
-    ['[::127.0.0.1]', 'blocked: [::7f00:1] is an IPv4-compatible form of 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)'],
-    ['[2002:7f00:1::]', 'blocked: [2002:7f00:1::] is a 6to4 form of 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)'],
-    ['[fec0::1]', 'blocked: [fec0::1] is a site-local address (deprecated, private like fc00::/7) (BLOCK_PRIVATE_ENDPOINTS)'],
-    ['[64:ff9b::127.0.0.1]', 'blocked: [64:ff9b::7f00:1] is a NAT64 form of 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)'],
+    [
+      '[::ffff:127.0.0.1]',
+      'blocked: [::ffff:7f00:1] is an IPv4-mapped form of 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
+    ],
+    [
+      '[::7f00:1]',
+      'blocked: [::7f00:1] is an IPv4-compatible form of 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
+    ],
+    [
+      '[::127.0.0.1]',
+      'blocked: [::7f00:1] is an IPv4-compatible form of 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
+    ],
+    [
+      '[2002:7f00:1::]',
+      'blocked: [2002:7f00:1::] is a 6to4 form of 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
+    ],
+    [
+      '[fec0::1]',
+      'blocked: [fec0::1] is a site-local address (deprecated, private like fc00::/7) (BLOCK_PRIVATE_ENDPOINTS)',
+    ],
+    [
+      '[64:ff9b::127.0.0.1]',
+      'blocked: [64:ff9b::7f00:1] is a NAT64 form of 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
+    ],
     ['0.0.0.0', 'blocked: 0.0.0.0 is an unspecified address (BLOCK_PRIVATE_ENDPOINTS)'],
     ['169.254.169.254', 'blocked: 169.254.169.254 is a link-local address (BLOCK_PRIVATE_ENDPOINTS)'],
     ['[fd00:ec2::254]', 'blocked: [fd00:ec2::254] is a unique-local address (BLOCK_PRIVATE_ENDPOINTS)'],
@@ -209,7 +300,9 @@ describe('address literals, however they are spelled', () => {
     const t = await app(HOSTED);
     const r = await receiver();
     const res = await subscribe(t, r.url().replace('127.0.0.1', host)).expect(400);
-    expect(res.body.message).toMatch(/^endpoint must be a public address on this hosted sandbox \(BLOCK_PRIVATE_ENDPOINTS=true\): /);
+    expect(res.body.message).toMatch(
+      /^endpoint must be a public address on this hosted sandbox \(BLOCK_PRIVATE_ENDPOINTS=true\): /,
+    );
     expect(r.received).toEqual([]);
   });
 
@@ -222,7 +315,11 @@ describe('address literals, however they are spelled', () => {
     );
     for (const [host, error] of SPELLINGS) {
       const delivery = deliveries.find((d) => d.target.endsWith(`/${encodeURIComponent(host)}`))!;
-      expect({ host, state: delivery.state, attempts: delivery.attempts }).toEqual({ host, state: 'failed', attempts: [expect.objectContaining({ statusCode: null, responseExcerpt: null, error })] });
+      expect({ host, state: delivery.state, attempts: delivery.attempts }).toEqual({
+        host,
+        state: 'failed',
+        attempts: [expect.objectContaining({ statusCode: null, responseExcerpt: null, error })],
+      });
     }
     expect(r.received).toEqual([]);
   });
@@ -241,10 +338,16 @@ describe('redirects', () => {
   it('are never followed: a 302 to a private address is the answer, and the address named in Location gets nothing', async () => {
     const internal = await receiver();
     const redirector = await receiver();
-    redirector.fallback = { status: 302, body: '{"moved":true}', headers: { Location: internal.url('/latest/meta-data') } };
+    redirector.fallback = {
+      status: 302,
+      body: '{"moved":true}',
+      headers: { Location: internal.url('/latest/meta-data') },
+    };
     const resolve = testResolve({ 'public.test': v4('127.0.0.1') });
     // 127.0.0.1 stands in for public addresses: were the redirect followed, the check would let it through.
-    const sender = createWebhookSender({ guard: new AddressGuard({ resolve, treatAsPublic: (a) => a === '127.0.0.1' }) });
+    const sender = createWebhookSender({
+      guard: new AddressGuard({ resolve, treatAsPublic: (a) => a === '127.0.0.1' }),
+    });
     const t = await app(HOSTED, { resolve, overrides: { sender } });
     const [delivery] = await alertTo(t, [onHost(redirector, 'public.test')]);
     expect(delivery!.attempts[0]).toMatchObject({ statusCode: 302, error: 'HTTP 302: redirects are not followed' });
@@ -264,7 +367,11 @@ describe('token delivery to a redirect URI', () => {
       .send(partnerRegistration({ redirectUri }))
       .expect(201);
     const client = registered.body as { client_id: string; client_secret: string };
-    const tokens = await loginAndGetToken(t.app, { clientId: client.client_id, clientSecret: client.client_secret, redirectUri });
+    const tokens = await loginAndGetToken(t.app, {
+      clientId: client.client_id,
+      clientSecret: client.client_secret,
+      redirectUri,
+    });
     await t.deps.dispatcher.drain();
     const deliveries = (await deliveriesIn(t)).filter((d) => d.kind === 'token');
     return { t, client, tokens, deliveries, lines };
@@ -272,17 +379,36 @@ describe('token delivery to a redirect URI', () => {
 
   it('on a name that resolves to a private address: the token request succeeds, the POST is refused, and the log keeps no token', async () => {
     const r = await receiver();
-    const { tokens, deliveries, lines } = await tokenDeliveryTo(onHost(r, 'callback.test', '/callback').replace('http:', 'https:'), { 'callback.test': v4('10.20.30.40') });
+    const { tokens, deliveries, lines } = await tokenDeliveryTo(
+      onHost(r, 'callback.test', '/callback').replace('http:', 'https:'),
+      { 'callback.test': v4('10.20.30.40') },
+    );
     expect(tokens.token_type).toBe('Bearer');
     expect(deliveries).toEqual([
       expect.objectContaining({
         state: 'failed',
-        attempts: [expect.objectContaining({ statusCode: null, responseExcerpt: null, error: 'blocked: callback.test resolves to 10.20.30.40, a private address (BLOCK_PRIVATE_ENDPOINTS)' })],
+        attempts: [
+          expect.objectContaining({
+            statusCode: null,
+            responseExcerpt: null,
+            error: 'blocked: callback.test resolves to 10.20.30.40, a private address (BLOCK_PRIVATE_ENDPOINTS)',
+          }),
+        ],
       }),
     ]);
     expect(r.received).toEqual([]);
-    const warned = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['msg'] === 'webhook attempt refused: the endpoint is not a public address');
-    expect(warned).toEqual([expect.objectContaining({ level: 'warn', kind: 'token', rule: 'BLOCK_PRIVATE_ENDPOINTS', range: 'private', address: '10.20.30.40' })]);
+    const warned = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l['msg'] === 'webhook attempt refused: the endpoint is not a public address');
+    expect(warned).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        kind: 'token',
+        rule: 'BLOCK_PRIVATE_ENDPOINTS',
+        range: 'private',
+        address: '10.20.30.40',
+      }),
+    ]);
     expect(lines.join('\n')).not.toContain(tokens.access_token);
     expect(lines.join('\n')).not.toContain(tokens.refresh_token);
   });
@@ -291,7 +417,9 @@ describe('token delivery to a redirect URI', () => {
     const r = await receiver();
     const redirectUri = onHost(r, 'localhost', '/callback');
     const { t, client, tokens, deliveries } = await tokenDeliveryTo(redirectUri);
-    expect(deliveries.map((d) => d.attempts[0]?.error)).toEqual(['blocked: localhost is a loopback name (BLOCK_PRIVATE_ENDPOINTS)']);
+    expect(deliveries.map((d) => d.attempts[0]?.error)).toEqual([
+      'blocked: localhost is a loopback name (BLOCK_PRIVATE_ENDPOINTS)',
+    ]);
     await request(t.app)
       .post('/oauth2/token')
       .set('Authorization', basicAuth(client.client_id, client.client_secret))
@@ -314,11 +442,21 @@ describe("the operator's view", () => {
     const strict = await app({ ENDPOINT_POLICY: 'https-only' });
     await subscribe(strict, r.url()).expect(400);
     const metrics = (await request(t.app).get('/metrics').expect(200)).text;
-    expect(metrics).toContain('sandbox_refused_endpoints_total{rule="BLOCK_PRIVATE_ENDPOINTS",range="linkLocal",at="subscription"} 1');
-    expect(metrics).toContain('sandbox_refused_endpoints_total{rule="BLOCK_PRIVATE_ENDPOINTS",range="private",at="subscription"} 1');
-    expect(metrics).toContain('sandbox_refused_endpoints_total{rule="BLOCK_PRIVATE_ENDPOINTS",range="loopback",at="connection"} 1');
-    expect(metrics).toContain('sandbox_refused_endpoints_total{rule="BLOCK_PRIVATE_ENDPOINTS",range="carrierGradeNat",at="connection"} 1');
+    expect(metrics).toContain(
+      'sandbox_refused_endpoints_total{rule="BLOCK_PRIVATE_ENDPOINTS",range="linkLocal",at="subscription"} 1',
+    );
+    expect(metrics).toContain(
+      'sandbox_refused_endpoints_total{rule="BLOCK_PRIVATE_ENDPOINTS",range="private",at="subscription"} 1',
+    );
+    expect(metrics).toContain(
+      'sandbox_refused_endpoints_total{rule="BLOCK_PRIVATE_ENDPOINTS",range="loopback",at="connection"} 1',
+    );
+    expect(metrics).toContain(
+      'sandbox_refused_endpoints_total{rule="BLOCK_PRIVATE_ENDPOINTS",range="carrierGradeNat",at="connection"} 1',
+    );
     const strictMetrics = (await request(strict.app).get('/metrics').expect(200)).text;
-    expect(strictMetrics).toContain('sandbox_refused_endpoints_total{rule="ENDPOINT_POLICY",range="https-only",at="subscription"} 1');
+    expect(strictMetrics).toContain(
+      'sandbox_refused_endpoints_total{rule="ENDPOINT_POLICY",range="https-only",at="subscription"} 1',
+    );
   });
 });

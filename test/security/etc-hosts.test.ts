@@ -28,7 +28,14 @@ const sandboxes: RunningSandbox[] = [];
 let receiver: WebhookReceiver;
 
 async function sandbox(env: Record<string, string>): Promise<RunningSandbox> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_DIR: ':memory:', ENDPOINT_POLICY: 'any', ...env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: ':memory:',
+    ENDPOINT_POLICY: 'any',
+    ...env,
+  });
   const running = await startSandbox(config, { logger: silentLogger });
   sandboxes.push(running);
   return running;
@@ -67,7 +74,11 @@ describe("the machine's own names (/etc/hosts) on a sandbox with BLOCK_PRIVATE_E
     const res = await subscribe(s, endpointOn(name));
     expect(res.status).toBe(400);
     const { message } = (await res.json()) as { message: string };
-    expect(message).toMatch(new RegExp(`^endpoint must be a public address on this hosted sandbox \\(BLOCK_PRIVATE_ENDPOINTS=true\\): ${name.replace(/\./g, '\\.')} (resolves to ${address.replace(/\./g, '\\.')}|is a loopback name)`));
+    expect(message).toMatch(
+      new RegExp(
+        `^endpoint must be a public address on this hosted sandbox \\(BLOCK_PRIVATE_ENDPOINTS=true\\): ${name.replace(/\./g, '\\.')} (resolves to ${address.replace(/\./g, '\\.')}|is a loopback name)`,
+      ),
+    );
     expect(receiver.received).toEqual([]);
   });
 
@@ -75,16 +86,36 @@ describe("the machine's own names (/etc/hosts) on a sandbox with BLOCK_PRIVATE_E
     const s = await sandbox({ BLOCK_PRIVATE_ENDPOINTS: 'true' });
     await s.deps.store.accounts.update(s.deps.fixtures.accounts[0]!.accountId, (doc) => {
       for (const [i, { name }] of NAMES.entries()) {
-        doc.subscriptions.push({ subscriptionId: `sub-${i}`, accountId: doc.account.accountId, locationId: DEMO_LOCATION_ID, endpoint: endpointOn(name), status: 'confirmed', createdAt: new Date(0).toISOString() });
+        doc.subscriptions.push({
+          subscriptionId: `sub-${i}`,
+          accountId: doc.account.accountId,
+          locationId: DEMO_LOCATION_ID,
+          endpoint: endpointOn(name),
+          status: 'confirmed',
+          createdAt: new Date(0).toISOString(),
+        });
       }
     });
-    const alert = await fetch(`${s.url}/sandbox/locations/${DEMO_LOCATION_ID}/alerts`, { method: 'POST', headers: { ...bearer(DEMO_API_KEY), 'content-type': 'application/json' }, body: '{"type":"highLeak"}' });
+    const alert = await fetch(`${s.url}/sandbox/locations/${DEMO_LOCATION_ID}/alerts`, {
+      method: 'POST',
+      headers: { ...bearer(DEMO_API_KEY), 'content-type': 'application/json' },
+      body: '{"type":"highLeak"}',
+    });
     expect(alert.status).toBe(201);
     await s.deps.dispatcher.drain();
     const deliveries = await deliveriesIn(s.deps);
     expect(deliveries).toHaveLength(NAMES.length);
     for (const delivery of deliveries) {
-      expect(delivery).toMatchObject({ state: 'failed', attempts: [{ statusCode: null, responseExcerpt: null, error: expect.stringMatching(/^blocked: .* \(BLOCK_PRIVATE_ENDPOINTS\)$/) }] });
+      expect(delivery).toMatchObject({
+        state: 'failed',
+        attempts: [
+          {
+            statusCode: null,
+            responseExcerpt: null,
+            error: expect.stringMatching(/^blocked: .* \(BLOCK_PRIVATE_ENDPOINTS\)$/),
+          },
+        ],
+      });
     }
     expect(receiver.received).toEqual([]);
   });

@@ -45,12 +45,24 @@ afterEach(async () => {
 });
 
 /** Confirmed subscriptions of one location, stored in one change. */
-async function givenSubscriptions(t: TestApp, accountId: string, locationId: string, endpoints: readonly string[]): Promise<void> {
+async function givenSubscriptions(
+  t: TestApp,
+  accountId: string,
+  locationId: string,
+  endpoints: readonly string[],
+): Promise<void> {
   await changeDoc(
     t,
     (d) => {
       for (const endpoint of endpoints) {
-        d.subscriptions.push({ subscriptionId: t.deps.ids.uuid(), accountId, locationId, endpoint, status: 'confirmed', createdAt: t.clock.now().toISOString() });
+        d.subscriptions.push({
+          subscriptionId: t.deps.ids.uuid(),
+          accountId,
+          locationId,
+          endpoint,
+          status: 'confirmed',
+          createdAt: t.clock.now().toISOString(),
+        });
       }
     },
     accountId,
@@ -58,7 +70,11 @@ async function givenSubscriptions(t: TestApp, accountId: string, locationId: str
 }
 
 /** Milliseconds from now until `receiver` has `count` requests matching `match`. */
-async function msUntil(receiver: WebhookReceiver, match: (body: Record<string, unknown>) => boolean, started: number): Promise<number> {
+async function msUntil(
+  receiver: WebhookReceiver,
+  match: (body: Record<string, unknown>) => boolean,
+  started: number,
+): Promise<number> {
   await receiver.waitForMatching((r) => match((r.body ?? {}) as Record<string, unknown>));
   return performance.now() - started;
 }
@@ -140,7 +156,10 @@ describe("one account's slow receivers and its healthy one", () => {
     const hanging = await receiver();
     hanging.fallback = { status: 200, body: '{"ok":true}', until: released.promise };
     const healthy = await receiver();
-    await givenSubscriptions(t, DEMO_ACCOUNT_ID, DEMO_LOCATION_ID, [...Array.from({ length: 30 }, (_, i) => hanging.url(`/h${i}`)), healthy.url('/healthy')]);
+    await givenSubscriptions(t, DEMO_ACCOUNT_ID, DEMO_LOCATION_ID, [
+      ...Array.from({ length: 30 }, (_, i) => hanging.url(`/h${i}`)),
+      healthy.url('/healthy'),
+    ]);
     const start = await startAlert(t, { type: 'highLeak' }).expect(201);
     // The hanging receiver holds its origin's share (a quarter of 64) and answers none.
     await Promise.all([healthy.waitFor(1), hanging.waitFor(16)]);
@@ -158,7 +177,12 @@ describe("the operator's view", () => {
     const t = await app({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_TIMEOUT_MS: '30000' }, createLogger('warn', destination));
     const slow = await Promise.all(Array.from({ length: 4 }, () => receiver()));
     for (const r of slow) r.fallback = { status: 200, body: '{"ok":true}', until: released.promise };
-    await givenSubscriptions(t, DEMO_ACCOUNT_ID, DEMO_LOCATION_ID, Array.from({ length: 8 }, (_, i) => slow[i % 4]!.url(`/s${i}`)));
+    await givenSubscriptions(
+      t,
+      DEMO_ACCOUNT_ID,
+      DEMO_LOCATION_ID,
+      Array.from({ length: 8 }, (_, i) => slow[i % 4]!.url(`/s${i}`)),
+    );
     await startAlert(t, { type: 'highLeak' }).expect(201);
     // Three quarters of 4 slots: three receivers hold one each.
     await eventually(() => slow.filter((r) => r.received.length > 0).length === 3);
@@ -168,9 +192,12 @@ describe("the operator's view", () => {
       return /sandbox_webhook_account_share_waits_total [1-9]/.test(text) ? text : null;
     });
     expect(metrics).toMatch(/sandbox_webhook_account_share_waits_total [1-9]/);
-    const warned = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['msg'] === 'webhook deliveries of an account wait for its share of the delivery slots');
-    expect(warned).toEqual([expect.objectContaining({ level: 'warn', accountId: DEMO_ACCOUNT_ID, inFlight: 3, share: 3, concurrency: 4 })]);
+    const warned = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l['msg'] === 'webhook deliveries of an account wait for its share of the delivery slots');
+    expect(warned).toEqual([
+      expect.objectContaining({ level: 'warn', accountId: DEMO_ACCOUNT_ID, inFlight: 3, share: 3, concurrency: 4 }),
+    ]);
     expect(lines.join('\n')).not.toContain('demo_api_key');
   });
 });
-

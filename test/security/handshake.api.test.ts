@@ -37,20 +37,31 @@ async function app(env: Record<string, string>): Promise<TestApp> {
 }
 
 async function subscribe(t: TestApp, endpoint: string): Promise<string> {
-  const created = await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint }).expect(200);
+  const created = await request(t.app)
+    .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+    .set(bearer(DEMO_API_KEY))
+    .send({ endpoint })
+    .expect(200);
   await t.deps.dispatcher.drain();
   return created.body.subscriptionId as string;
 }
 
 /** The confirmation messages the receiver got, in order. */
 const confirmationsReceived = (): Confirmation[] =>
-  receiver.received.filter((r) => r.method === 'POST' && typeof (r.body as Partial<Confirmation> | null)?.confirmationToken === 'string').map((r) => r.body as Confirmation);
+  receiver.received
+    .filter(
+      (r) => r.method === 'POST' && typeof (r.body as Partial<Confirmation> | null)?.confirmationToken === 'string',
+    )
+    .map((r) => r.body as Confirmation);
 
-const resend = (t: TestApp, subscriptionId: string, key = DEMO_API_KEY): request.Test => request(t.app).post(`/sandbox/subscriptions/${subscriptionId}/confirmation`).set(bearer(key));
+const resend = (t: TestApp, subscriptionId: string, key = DEMO_API_KEY): request.Test =>
+  request(t.app).post(`/sandbox/subscriptions/${subscriptionId}/confirmation`).set(bearer(key));
 
 const confirmWith = (t: TestApp, confirmation: Confirmation): request.Test => {
   const url = new URL(confirmation.confirmationUrl);
-  return request(t.app).get(url.pathname + url.search).set(bearer(DEMO_API_KEY));
+  return request(t.app)
+    .get(url.pathname + url.search)
+    .set(bearer(DEMO_API_KEY));
 };
 
 describe('a hosted sandbox', () => {
@@ -66,13 +77,21 @@ describe('a hosted sandbox', () => {
     await t.deps.dispatcher.drain();
     const [, fresh] = confirmationsReceived();
     expect(fresh!.confirmationToken).not.toBe(first!.confirmationToken);
-    expect(fresh!.confirmationUrl).toBe(`https://sandbox.example.com/v1/subscriptions/${subscriptionId}/confirm?confirmationToken=${encodeURIComponent(fresh!.confirmationToken)}`);
+    expect(fresh!.confirmationUrl).toBe(
+      `https://sandbox.example.com/v1/subscriptions/${subscriptionId}/confirm?confirmationToken=${encodeURIComponent(fresh!.confirmationToken)}`,
+    );
     expect(res.text).not.toContain(fresh!.confirmationToken);
 
     // The delivery the answer names is the fresh message, its token hidden.
-    const delivery = await request(t.app).get(`/sandbox/deliveries/${res.body.deliveryId as string}`).set(bearer(DEMO_API_KEY)).expect(200);
+    const delivery = await request(t.app)
+      .get(`/sandbox/deliveries/${res.body.deliveryId as string}`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
     expect(delivery.body).toMatchObject({ kind: 'confirmation', target: endpoint, state: 'delivered' });
-    expect(delivery.body.payload).toEqual({ confirmationUrl: `https://sandbox.example.com/v1/subscriptions/${subscriptionId}/confirm?confirmationToken=[hidden]`, confirmationToken: '[hidden]' });
+    expect(delivery.body.payload).toEqual({
+      confirmationUrl: `https://sandbox.example.com/v1/subscriptions/${subscriptionId}/confirm?confirmationToken=[hidden]`,
+      confirmationToken: '[hidden]',
+    });
 
     // The old token was replaced; the endpoint's fresh one confirms.
     await confirmWith(t, first!).expect(400);
@@ -88,11 +107,19 @@ describe('a hosted sandbox', () => {
     const tokens = confirmationsReceived().map((c) => c.confirmationToken);
     expect(tokens).toHaveLength(2);
 
-    const log = await request(t.app).get(`/sandbox/deliveries?subscriptionId=${subscriptionId}`).set(bearer(DEMO_API_KEY)).expect(200);
-    const confirmations = (log.body.deliveries as { kind: string; deliveryId: string; payload: unknown }[]).filter((d) => d.kind === 'confirmation');
+    const log = await request(t.app)
+      .get(`/sandbox/deliveries?subscriptionId=${subscriptionId}`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
+    const confirmations = (log.body.deliveries as { kind: string; deliveryId: string; payload: unknown }[]).filter(
+      (d) => d.kind === 'confirmation',
+    );
     expect(confirmations).toHaveLength(2);
     for (const d of confirmations) expect(d.payload).toMatchObject({ confirmationToken: '[hidden]' });
-    const again = await request(t.app).post(`/sandbox/deliveries/${confirmations[0]!.deliveryId}/redeliver`).set(bearer(DEMO_API_KEY)).expect(201);
+    const again = await request(t.app)
+      .post(`/sandbox/deliveries/${confirmations[0]!.deliveryId}/redeliver`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(201);
     for (const text of [log.text, again.text]) for (const token of tokens) expect(text).not.toContain(token);
     expect(again.body.payload).toMatchObject({ confirmationToken: '[hidden]' });
   });
@@ -110,9 +137,19 @@ describe('a hosted sandbox', () => {
     const subscriptionId = await subscribe(t, relay.body.endpoint as string);
 
     const res = await resend(t, subscriptionId).expect(200);
-    expect(res.body).toEqual({ subscriptionId, confirmationUrl: expect.stringContaining(`/v1/subscriptions/${subscriptionId}/confirm?confirmationToken=`), confirmationToken: expect.any(String) });
-    const log = await request(t.app).get(`/sandbox/deliveries?subscriptionId=${subscriptionId}&kind=confirmation`).set(bearer(DEMO_API_KEY)).expect(200);
-    expect(log.body.deliveries[0].payload).toEqual({ confirmationUrl: res.body.confirmationUrl, confirmationToken: res.body.confirmationToken });
+    expect(res.body).toEqual({
+      subscriptionId,
+      confirmationUrl: expect.stringContaining(`/v1/subscriptions/${subscriptionId}/confirm?confirmationToken=`),
+      confirmationToken: expect.any(String),
+    });
+    const log = await request(t.app)
+      .get(`/sandbox/deliveries?subscriptionId=${subscriptionId}&kind=confirmation`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
+    expect(log.body.deliveries[0].payload).toEqual({
+      confirmationUrl: res.body.confirmationUrl,
+      confirmationToken: res.body.confirmationToken,
+    });
     await confirmWith(t, res.body as Confirmation).expect(200);
   });
 });
@@ -126,7 +163,10 @@ describe('a local sandbox', () => {
     await t.deps.dispatcher.drain();
     const [, fresh] = confirmationsReceived();
     expect(res.body).toEqual({ subscriptionId, ...fresh });
-    const log = await request(t.app).get(`/sandbox/deliveries?subscriptionId=${subscriptionId}&kind=confirmation`).set(bearer(DEMO_API_KEY)).expect(200);
+    const log = await request(t.app)
+      .get(`/sandbox/deliveries?subscriptionId=${subscriptionId}&kind=confirmation`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
     expect(log.body.deliveries[0].payload).toEqual(fresh);
     await confirmWith(t, res.body as Confirmation).expect(200);
   });

@@ -46,14 +46,19 @@ afterAll(async () => {
 /** The status and headers of a streaming answer (server-sent events), then the stream is left. */
 async function streamHeaders(path: string, headers: Record<string, string>): Promise<Seen> {
   const abort = new AbortController();
-  const res = await fetch(`${base}${path}`, { headers: { ...headers, accept: 'text/event-stream' }, signal: abort.signal });
+  const res = await fetch(`${base}${path}`, {
+    headers: { ...headers, accept: 'text/event-stream' },
+    signal: abort.signal,
+  });
   abort.abort();
   return { status: res.status, headers: Object.fromEntries(res.headers) };
 }
 
 const dashboardToken = async (): Promise<Seen> => {
   const { cookie, page } = await signInToDashboard(base);
-  const csrf = unescapeHtml(/"csrfToken":"([^"]+)"/.exec(page)?.[1] ?? /name="csrf_token" value="([^"]+)"/.exec(page)?.[1] ?? '');
+  const csrf = unescapeHtml(
+    /"csrfToken":"([^"]+)"/.exec(page)?.[1] ?? /name="csrf_token" value="([^"]+)"/.exec(page)?.[1] ?? '',
+  );
   const res = await fetch(`${base}/dashboard/token`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf } });
   return { status: res.status, headers: Object.fromEntries(res.headers) };
 };
@@ -61,22 +66,37 @@ const dashboardToken = async (): Promise<Seen> => {
 let endpoints = 0;
 /** A pending subscription made as a partner makes one: its confirmation is sent. */
 const subscribe = async (): Promise<string> => {
-  const created = await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint: receiver.url(`/hook-${++endpoints}`) }).expect(200);
+  const created = await request(t.app)
+    .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+    .set(bearer(DEMO_API_KEY))
+    .send({ endpoint: receiver.url(`/hook-${++endpoints}`) })
+    .expect(200);
   return created.body.subscriptionId as string;
 };
 
 const confirmationDelivery = async (): Promise<string> => {
   const subscriptionId = await subscribe();
   await t.deps.dispatcher.drain();
-  const listed = await request(t.app).get(`/sandbox/deliveries?subscriptionId=${subscriptionId}&kind=confirmation`).set(bearer(DEMO_API_KEY)).expect(200);
+  const listed = await request(t.app)
+    .get(`/sandbox/deliveries?subscriptionId=${subscriptionId}&kind=confirmation`)
+    .set(bearer(DEMO_API_KEY))
+    .expect(200);
   return listed.body.deliveries[0].deliveryId as string;
 };
 
 /** Each answer that carries a secret, how to get it, and its status. */
 const SECRETS: [what: string, status: number, get: () => Promise<Seen>][] = [
   ['POST /sandbox/accounts: an API key and a password', 201, () => request(t.app).post('/sandbox/accounts')],
-  ['POST /sandbox/oauth-clients: a client secret', 201, () => request(t.app).post('/sandbox/oauth-clients').set(bearer(DEMO_API_KEY)).send(partnerRegistration())],
-  ["GET /sandbox/oauth-clients: the clients' secrets", 200, () => request(t.app).get('/sandbox/oauth-clients').set(bearer(DEMO_API_KEY))],
+  [
+    'POST /sandbox/oauth-clients: a client secret',
+    201,
+    () => request(t.app).post('/sandbox/oauth-clients').set(bearer(DEMO_API_KEY)).send(partnerRegistration()),
+  ],
+  [
+    "GET /sandbox/oauth-clients: the clients' secrets",
+    200,
+    () => request(t.app).get('/sandbox/oauth-clients').set(bearer(DEMO_API_KEY)),
+  ],
   [
     'POST /login: an authorization code in the redirect',
     302,
@@ -91,7 +111,14 @@ const SECRETS: [what: string, status: number, get: () => Promise<Seen>][] = [
       return submitLogin(agent, { redirectUri: NATIVE_REDIRECT_URI });
     },
   ],
-  ["GET /login: the form's CSRF token", 200, () => request(t.app).get(`/login?response_type=code&client_id=${DEMO_CLIENT.clientId}&redirect_uri=${encodeURIComponent(NATIVE_REDIRECT_URI)}`)],
+  [
+    "GET /login: the form's CSRF token",
+    200,
+    () =>
+      request(t.app).get(
+        `/login?response_type=code&client_id=${DEMO_CLIENT.clientId}&redirect_uri=${encodeURIComponent(NATIVE_REDIRECT_URI)}`,
+      ),
+  ],
   [
     'POST /oauth2/token: access and refresh tokens',
     200,
@@ -107,12 +134,37 @@ const SECRETS: [what: string, status: number, get: () => Promise<Seen>][] = [
   [
     'POST /sandbox/subscriptions/{id}/confirmation: a confirmation token',
     200,
-    async () => request(t.app).post(`/sandbox/subscriptions/${await subscribe()}/confirmation`).set(bearer(DEMO_API_KEY)),
+    async () =>
+      request(t.app)
+        .post(`/sandbox/subscriptions/${await subscribe()}/confirmation`)
+        .set(bearer(DEMO_API_KEY)),
   ],
-  ['GET /sandbox/deliveries: confirmation tokens, token responses', 200, () => request(t.app).get('/sandbox/deliveries').set(bearer(DEMO_API_KEY))],
-  ['GET /sandbox/deliveries/{id}', 200, async () => request(t.app).get(`/sandbox/deliveries/${await confirmationDelivery()}`).set(bearer(DEMO_API_KEY))],
-  ['POST /sandbox/deliveries/{id}/redeliver', 201, async () => request(t.app).post(`/sandbox/deliveries/${await confirmationDelivery()}/redeliver`).set(bearer(DEMO_API_KEY))],
-  ['GET /sandbox/requests: queries with confirmation tokens', 200, () => request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY))],
+  [
+    'GET /sandbox/deliveries: confirmation tokens, token responses',
+    200,
+    () => request(t.app).get('/sandbox/deliveries').set(bearer(DEMO_API_KEY)),
+  ],
+  [
+    'GET /sandbox/deliveries/{id}',
+    200,
+    async () =>
+      request(t.app)
+        .get(`/sandbox/deliveries/${await confirmationDelivery()}`)
+        .set(bearer(DEMO_API_KEY)),
+  ],
+  [
+    'POST /sandbox/deliveries/{id}/redeliver',
+    201,
+    async () =>
+      request(t.app)
+        .post(`/sandbox/deliveries/${await confirmationDelivery()}/redeliver`)
+        .set(bearer(DEMO_API_KEY)),
+  ],
+  [
+    'GET /sandbox/requests: queries with confirmation tokens',
+    200,
+    () => request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY)),
+  ],
   [
     'GET /sandbox/relays/{id}/requests: relayed webhooks',
     200,
@@ -121,21 +173,31 @@ const SECRETS: [what: string, status: number, get: () => Promise<Seen>][] = [
       return streamHeaders(`/sandbox/relays/${relay.body.relayId as string}/requests`, bearer(DEMO_API_KEY));
     },
   ],
-  ["GET /: the signed-in dashboard's page", 200, async () => {
-    const { cookie } = await signInToDashboard(base);
-    return request(t.app).get('/').set('Cookie', cookie);
-  }],
+  [
+    "GET /: the signed-in dashboard's page",
+    200,
+    async () => {
+      const { cookie } = await signInToDashboard(base);
+      return request(t.app).get('/').set('Cookie', cookie);
+    },
+  ],
   ['POST /dashboard/token: an access token', 200, dashboardToken],
 ];
 
 describe('Cache-Control: no-store on every answer that carries a secret', () => {
   it.each(SECRETS)('%s', async (_what, status, get) => {
     const seen = await get();
-    expect({ status: seen.status, cacheControl: seen.headers['cache-control'] }).toEqual({ status, cacheControl: expect.stringMatching(/^no-store\b/) });
+    expect({ status: seen.status, cacheControl: seen.headers['cache-control'] }).toEqual({
+      status,
+      cacheControl: expect.stringMatching(/^no-store\b/),
+    });
   });
 
   it("an error of such a route is not stored either (a refused token request, a registration's 400)", async () => {
-    const refused = await request(t.app).post('/oauth2/token').type('form').send({ grant_type: 'authorization_code', code: 'nope', redirect_uri: NATIVE_REDIRECT_URI });
+    const refused = await request(t.app)
+      .post('/oauth2/token')
+      .type('form')
+      .send({ grant_type: 'authorization_code', code: 'nope', redirect_uri: NATIVE_REDIRECT_URI });
     expect(refused.status).toBe(401);
     expect(refused.headers['cache-control']).toBe('no-store');
     const invalid = await request(t.app).post('/sandbox/oauth-clients').set(bearer(DEMO_API_KEY)).send({});
@@ -144,10 +206,18 @@ describe('Cache-Control: no-store on every answer that carries a secret', () => 
   });
 
   it('the API description says so for each of them', async () => {
-    const document = (await request(t.app).get('/openapi.json').expect(200)).body as { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>> };
-    const documented = (path: string, method: string, status: string): unknown => document.paths[path]?.[method]?.responses[status]?.headers?.['Cache-Control'];
-    expect(documented('/sandbox/accounts', 'post', '201')).toMatchObject({ required: true, description: expect.stringMatching(/^no-store: the answer carries the account's API key/) });
-    expect(documented('/sandbox/subscriptions/{subscriptionId}/confirmation', 'post', '200')).toMatchObject({ required: true });
+    const document = (await request(t.app).get('/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    };
+    const documented = (path: string, method: string, status: string): unknown =>
+      document.paths[path]?.[method]?.responses[status]?.headers?.['Cache-Control'];
+    expect(documented('/sandbox/accounts', 'post', '201')).toMatchObject({
+      required: true,
+      description: expect.stringMatching(/^no-store: the answer carries the account's API key/),
+    });
+    expect(documented('/sandbox/subscriptions/{subscriptionId}/confirmation', 'post', '200')).toMatchObject({
+      required: true,
+    });
     expect(documented('/sandbox/deliveries', 'get', '200')).toMatchObject({ required: true });
     expect(documented('/v1/locations', 'get', '200')).toBeUndefined();
   });
@@ -160,10 +230,32 @@ const KINDS: [what: string, status: number, get: () => Promise<Seen>][] = [
   ['a /v1 404 of an unknown location', 404, () => request(t.app).get('/v1/locations/nope').set(bearer(DEMO_API_KEY))],
   ['a 404 of an unknown path', 404, () => request(t.app).get('/no/such/path')],
   ['a 405', 405, () => request(t.app).delete('/v1/locations').set(bearer(DEMO_API_KEY))],
-  ['a 400 of malformed JSON', 400, () => request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).type('json').send('{"status":')],
+  [
+    'a 400 of malformed JSON',
+    400,
+    () => request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).type('json').send('{"status":'),
+  ],
   ['a 400 of malformed percent-encoding', 400, () => request(t.app).get('/v1/locations/%zz').set(bearer(DEMO_API_KEY))],
-  ['a 413 of a body too large', 413, () => request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).type('json').send(JSON.stringify({ body: 'x'.repeat(200_000) }))],
-  ['a 415', 415, () => request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).type('text').send('hello')],
+  [
+    'a 413 of a body too large',
+    413,
+    () =>
+      request(t.app)
+        .post('/sandbox/faults')
+        .set(bearer(DEMO_API_KEY))
+        .type('json')
+        .send(JSON.stringify({ body: 'x'.repeat(200_000) })),
+  ],
+  [
+    'a 415',
+    415,
+    () =>
+      request(t.app)
+        .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+        .set(bearer(DEMO_API_KEY))
+        .type('text')
+        .send('hello'),
+  ],
   ['a /sandbox answer', 200, () => request(t.app).get('/sandbox/clock').set(bearer(DEMO_API_KEY))],
   ['the health check', 200, () => request(t.app).get('/healthz')],
   ['the metrics (text)', 200, () => request(t.app).get('/metrics')],
@@ -172,20 +264,40 @@ const KINDS: [what: string, status: number, get: () => Promise<Seen>][] = [
   ['its script', 200, () => request(t.app).get('/docs/init.js')],
   ['the sign-in page (HTML)', 200, () => request(t.app).get('/')],
   ['an error page of /login (HTML)', 400, () => request(t.app).get('/login?response_type=code&client_id=nobody')],
-  ['a token error (RFC 6749 body)', 400, () => request(t.app).post('/oauth2/token').set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret)).type('form').send({ grant_type: 'password' })],
+  [
+    'a token error (RFC 6749 body)',
+    400,
+    () =>
+      request(t.app)
+        .post('/oauth2/token')
+        .set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret))
+        .type('form')
+        .send({ grant_type: 'password' }),
+  ],
   ['a redirect', 302, () => submitLogin(request.agent(t.app), { redirectUri: NATIVE_REDIRECT_URI })],
   ['the dashboard events without a session', 401, () => streamHeaders('/dashboard/events', {})],
-  ['a relay stream', 200, async () => {
-    const relay = await request(t.app).post('/sandbox/relays').set(bearer(DEMO_API_KEY)).send({ name: 'nosniff' }).expect(200);
-    return streamHeaders(`/sandbox/relays/${relay.body.relayId as string}/requests`, bearer(DEMO_API_KEY));
-  }],
+  [
+    'a relay stream',
+    200,
+    async () => {
+      const relay = await request(t.app)
+        .post('/sandbox/relays')
+        .set(bearer(DEMO_API_KEY))
+        .send({ name: 'nosniff' })
+        .expect(200);
+      return streamHeaders(`/sandbox/relays/${relay.body.relayId as string}/requests`, bearer(DEMO_API_KEY));
+    },
+  ],
   ['the demo receiver', 200, () => request(t.app).post('/dashboard/demo-receiver').send({})],
 ];
 
 describe('X-Content-Type-Options: nosniff on every answer', () => {
   it.each(KINDS)('%s', async (_what, status, get) => {
     const seen = await get();
-    expect({ status: seen.status, nosniff: seen.headers['x-content-type-options'] }).toEqual({ status, nosniff: 'nosniff' });
+    expect({ status: seen.status, nosniff: seen.headers['x-content-type-options'] }).toEqual({
+      status,
+      nosniff: 'nosniff',
+    });
   });
 
   it('a dashboard asset too', async () => {

@@ -34,14 +34,28 @@ afterEach(async () => {
 });
 
 /** Starts the child; resolves with its URL, and a promise of how it ended. */
-async function start(env: Record<string, string>): Promise<{ url: string; ended: Promise<{ code: number | null; stderr: string }> }> {
-  const started = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, '--import', here('../store/crash/register-ts.mjs'), here('./heap/serve.ts'), JSON.stringify(env)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function start(
+  env: Record<string, string>,
+): Promise<{ url: string; ended: Promise<{ code: number | null; stderr: string }> }> {
+  const started = spawn(
+    process.execPath,
+    [
+      `--max-old-space-size=${HEAP_MB}`,
+      '--import',
+      here('../store/crash/register-ts.mjs'),
+      here('./heap/serve.ts'),
+      JSON.stringify(env),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   child = started;
   let stderr = '';
   started.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const ended = new Promise<{ code: number | null; stderr: string }>((resolve) => started.once('close', (code) => resolve({ code, stderr })));
+  const ended = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    started.once('close', (code) => resolve({ code, stderr })),
+  );
   for await (const line of createInterface({ input: started.stdout })) {
     const match = /^listening (\S+)$/.exec(line);
     if (match) return { url: match[1]!, ended };
@@ -53,12 +67,22 @@ it(`a hosted sandbox in a ${HEAP_MB} MB heap takes ${FLOOD} POST /sandbox/faults
   const { url, ended } = await start({ DATA_DIR: dir, PUBLIC_URL: 'https://sandbox.example.com' });
   let exited: { code: number | null; stderr: string } | null = null;
   void ended.then((e) => (exited = e));
-  const account = (await (await fetch(`${url}/sandbox/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { apiKey: string };
+  const account = (await (
+    await fetch(`${url}/sandbox/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+  ).json()) as { apiKey: string };
   const auth = { authorization: `Bearer ${account.apiKey}` };
   const body = JSON.stringify({ status: 500, body: { blob: 'x'.repeat(90 * 1024) } });
   const statuses = new Map<number, number>();
   for (let i = 0; i < FLOOD && exited === null; i++) {
-    const res = await fetch(`${url}/sandbox/faults`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body }).catch(() => null);
+    const res = await fetch(`${url}/sandbox/faults`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body,
+    }).catch(() => null);
     // A connection that fails is the child dying: wait for it to say why.
     if (res === null) exited = await ended;
     else {

@@ -26,9 +26,15 @@ afterAll(async () => {
 });
 
 it('a careful partner is untouched while one account runs every abuse, and the process stays up', async () => {
-  const figures = await hostileTenant({ durationMs: 3000, scale: BRIEF, entry: { nodeArgs: [], main: join(BUILT, SERVER_BUNDLE_NAME) } });
+  const figures = await hostileTenant({
+    durationMs: 3000,
+    scale: BRIEF,
+    entry: { nodeArgs: [], main: join(BUILT, SERVER_BUNDLE_NAME) },
+  });
   expect(figures.careful.failed).toEqual([]);
-  expect(figures.careful.runs.map((r) => ({ code: r.code, ready: r.ready, notPassed: r.notPassed, problem: r.problem }))).toEqual(figures.careful.runs.map(() => ({ code: 0, ready: true, notPassed: [], problem: null })));
+  expect(
+    figures.careful.runs.map((r) => ({ code: r.code, ready: r.ready, notPassed: r.notPassed, problem: r.problem })),
+  ).toEqual(figures.careful.runs.map(() => ({ code: 0, ready: true, notPassed: [], problem: null })));
   expect(figures.careful.requests).toBeGreaterThan(20);
   expect(figures.process).toMatchObject({ up: true, health: 200, crash: null });
   // Every abuse ran, and the protections it meets answered it.

@@ -3,7 +3,15 @@ import request from 'supertest';
 import { DASHBOARD_CLIENT_ID } from '../../src/auth/index.js';
 import { buildTestApp, changeDoc, docOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_USER } from '../helpers/demo.js';
-import { basicAuth, formFields, loginAndGetToken, loginPath, NATIVE_REDIRECT_URI, partnerRegistration, submitLogin } from '../helpers/oauth.js';
+import {
+  basicAuth,
+  formFields,
+  loginAndGetToken,
+  loginPath,
+  NATIVE_REDIRECT_URI,
+  partnerRegistration,
+  submitLogin,
+} from '../helpers/oauth.js';
 
 // The account takeover of issue #29: a stranger with a free account registers a client whose
 // redirect URI is their own site, and gets a partner who is signed in to open /login for it.
@@ -20,12 +28,22 @@ type Agent = ReturnType<typeof request.agent>;
 
 /** The stranger's free account and their client, redirecting to their own site. */
 async function strangersClient(): Promise<{ apiKey: string; clientId: string; clientSecret: string }> {
-  const account = await request(t.app).post('/sandbox/accounts').set('X-Forwarded-For', '198.51.100.66').send({}).expect(201);
+  const account = await request(t.app)
+    .post('/sandbox/accounts')
+    .set('X-Forwarded-For', '198.51.100.66')
+    .send({})
+    .expect(201);
   const apiKey = (account.body as { apiKey: string }).apiKey;
   const registered = await request(t.app)
     .post('/sandbox/oauth-clients')
     .set(bearer(apiKey))
-    .send(partnerRegistration({ applicationName: 'Totally Legit Water App', applicationWebsite: 'https://evil.example', redirectUri: EVIL_CALLBACK }))
+    .send(
+      partnerRegistration({
+        applicationName: 'Totally Legit Water App',
+        applicationWebsite: 'https://evil.example',
+        redirectUri: EVIL_CALLBACK,
+      }),
+    )
     .expect(201);
   const body = registered.body as { client_id: string; client_secret: string };
   return { apiKey, clientId: body.client_id, clientSecret: body.client_secret };
@@ -35,7 +53,11 @@ async function strangersClient(): Promise<{ apiKey: string; clientId: string; cl
 async function signedInPartner(): Promise<Agent> {
   const agent = request.agent(t.app);
   const form = await agent.get('/').expect(200);
-  await agent.post('/dashboard/sign-in').type('form').send({ ...formFields(form.text), ...DEMO_USER }).expect(303);
+  await agent
+    .post('/dashboard/sign-in')
+    .type('form')
+    .send({ ...formFields(form.text), ...DEMO_USER })
+    .expect(303);
   return agent;
 }
 
@@ -47,7 +69,9 @@ describe('the OAuth takeover of a signed-in partner', () => {
     const partner = await signedInPartner();
     const before = await codesOfDemo();
 
-    const page = await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state: 'st4te' }));
+    const page = await partner.get(
+      loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state: 'st4te' }),
+    );
 
     expect(page.status).toBe(200);
     expect(page.headers['location']).toBeUndefined();
@@ -65,10 +89,13 @@ describe('the OAuth takeover of a signed-in partner', () => {
     await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK })).expect(200);
     const before = await codesOfDemo();
 
-    const forged = await partner
-      .post('/login/consent')
-      .type('form')
-      .send({ response_type: 'code', client_id: stranger.clientId, redirect_uri: EVIL_CALLBACK, decision: 'allow', csrf_token: 'guessed' });
+    const forged = await partner.post('/login/consent').type('form').send({
+      response_type: 'code',
+      client_id: stranger.clientId,
+      redirect_uri: EVIL_CALLBACK,
+      decision: 'allow',
+      csrf_token: 'guessed',
+    });
 
     expect(forged.status).toBe(403);
     expect(forged.headers['location']).toBeUndefined();
@@ -78,10 +105,16 @@ describe('the OAuth takeover of a signed-in partner', () => {
   it('Deny redirects to the redirect URI with error=access_denied and the state, and issues no code', async () => {
     const stranger = await strangersClient();
     const partner = await signedInPartner();
-    const page = await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state: 'st4te' })).expect(200);
+    const page = await partner
+      .get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state: 'st4te' }))
+      .expect(200);
     const before = await codesOfDemo();
 
-    const denied = await partner.post('/login/consent').type('form').send({ ...formFields(page.text), decision: 'deny' }).expect(302);
+    const denied = await partner
+      .post('/login/consent')
+      .type('form')
+      .send({ ...formFields(page.text), decision: 'deny' })
+      .expect(302);
 
     const target = new URL(denied.headers['location'] as string);
     expect(`${target.origin}${target.pathname}`).toBe(EVIL_CALLBACK);
@@ -94,16 +127,26 @@ describe('the OAuth takeover of a signed-in partner', () => {
     const stranger = await strangersClient();
     const partner = await signedInPartner();
     const page = await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK })).expect(200);
-    const denied = await partner.post('/login/consent').type('form').send({ ...formFields(page.text), decision: 'deny' }).expect(302);
+    const denied = await partner
+      .post('/login/consent')
+      .type('form')
+      .send({ ...formFields(page.text), decision: 'deny' })
+      .expect(302);
     expect(denied.headers['location']).toBe(`${EVIL_CALLBACK}?error=access_denied`);
   });
 
-  it('Allow issues a code for the signed-in partner, which the client exchanges for a token of the partner\'s account', async () => {
+  it("Allow issues a code for the signed-in partner, which the client exchanges for a token of the partner's account", async () => {
     const stranger = await strangersClient();
     const partner = await signedInPartner();
-    const page = await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state: 'st4te' })).expect(200);
+    const page = await partner
+      .get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state: 'st4te' }))
+      .expect(200);
 
-    const allowed = await partner.post('/login/consent').type('form').send({ ...formFields(page.text), decision: 'allow' }).expect(302);
+    const allowed = await partner
+      .post('/login/consent')
+      .type('form')
+      .send({ ...formFields(page.text), decision: 'allow' })
+      .expect(302);
     expect(allowed.headers['cache-control']).toBe('no-store');
     expect(page.headers['cache-control']).toBe('no-store');
 
@@ -117,7 +160,10 @@ describe('the OAuth takeover of a signed-in partner', () => {
       .type('form')
       .send({ grant_type: 'authorization_code', code: code!, redirect_uri: EVIL_CALLBACK })
       .expect(200);
-    const locations = await request(t.app).get('/v1/locations').set(bearer((tokens.body as { access_token: string }).access_token)).expect(200);
+    const locations = await request(t.app)
+      .get('/v1/locations')
+      .set(bearer((tokens.body as { access_token: string }).access_token))
+      .expect(200);
     expect((locations.body as { total: number }).total).toBeGreaterThan(0);
   });
 
@@ -127,11 +173,15 @@ describe('the OAuth takeover of a signed-in partner', () => {
     const partner = await signedInPartner();
     const page = await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK })).expect(200);
     const before = await codesOfDemo();
-    await partner.post('/login/consent').type('form').send({ ...formFields(page.text), client_id: other.clientId, decision: 'allow' }).expect(403);
+    await partner
+      .post('/login/consent')
+      .type('form')
+      .send({ ...formFields(page.text), client_id: other.clientId, decision: 'allow' })
+      .expect(403);
     expect(await codesOfDemo()).toBe(before);
   });
 
-  it('a browser that signs in on the form of another account\'s client sees the consent page too, not a code', async () => {
+  it("a browser that signs in on the form of another account's client sees the consent page too, not a code", async () => {
     const stranger = await strangersClient();
     const agent = request.agent(t.app);
     const signedIn = await submitLogin(agent, { clientId: stranger.clientId, redirectUri: EVIL_CALLBACK });
@@ -148,8 +198,12 @@ describe('clients that keep the one-step return', () => {
     expect(res.headers['location']).toMatch(/^waterapp:\/\/callback\?code=[^&]+&state=x$/);
   });
 
-  it('a client registered by the signed-in user\'s own account: straight back with a code', async () => {
-    const own = await request(t.app).post('/sandbox/oauth-clients').set(bearer(DEMO_API_KEY)).send(partnerRegistration()).expect(201);
+  it("a client registered by the signed-in user's own account: straight back with a code", async () => {
+    const own = await request(t.app)
+      .post('/sandbox/oauth-clients')
+      .set(bearer(DEMO_API_KEY))
+      .send(partnerRegistration())
+      .expect(201);
     const partner = await signedInPartner();
     const res = await partner.get(loginPath({ clientId: (own.body as { client_id: string }).client_id })).expect(302);
     expect(res.headers['location']).toMatch(/^waterapp:\/\/callback\?code=/);
@@ -158,8 +212,15 @@ describe('clients that keep the one-step return', () => {
 
 describe('client ids the sandbox uses itself', () => {
   it('cannot be registered: 409 client_id_reserved naming the id', async () => {
-    const res = await request(t.app).post('/sandbox/oauth-clients').set(bearer(DEMO_API_KEY)).send(partnerRegistration({ clientId: DASHBOARD_CLIENT_ID })).expect(409);
-    expect(res.body).toEqual({ error: 'client_id_reserved', message: expect.stringContaining(`"${DASHBOARD_CLIENT_ID}" is reserved`) });
+    const res = await request(t.app)
+      .post('/sandbox/oauth-clients')
+      .set(bearer(DEMO_API_KEY))
+      .send(partnerRegistration({ clientId: DASHBOARD_CLIENT_ID }))
+      .expect(409);
+    expect(res.body).toEqual({
+      error: 'client_id_reserved',
+      message: expect.stringContaining(`"${DASHBOARD_CLIENT_ID}" is reserved`),
+    });
     expect((await docOf(t)).oauthClients).toEqual([]);
   });
 });
@@ -167,41 +228,75 @@ describe('client ids the sandbox uses itself', () => {
 describe("a token's standing", () => {
   const inAnHour = (): string => new Date(t.clock.now().getTime() + 3_600_000).toISOString();
   const journalPaths = async (): Promise<string[]> =>
-    ((await request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY)).expect(200)).body as { requests: { path: string }[] }).requests.map((r) => r.path);
+    (
+      (await request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY)).expect(200)).body as {
+        requests: { path: string }[];
+      }
+    ).requests.map((r) => r.path);
 
-  it('is the sandbox\'s own only for the dashboard page\'s token, marked when it is issued', async () => {
+  it("is the sandbox's own only for the dashboard page's token, marked when it is issued", async () => {
     const partner = await signedInPartner();
     await partner.get('/').expect(200);
     const tokens = (await docOf(t)).accessTokens;
     expect(tokens).toEqual([expect.objectContaining({ clientId: DASHBOARD_CLIENT_ID, internal: true })]);
   });
 
-  it('of a client registered as sandbox-dashboard before the id was reserved is a partner\'s: journalled, and faults apply', async () => {
+  it("of a client registered as sandbox-dashboard before the id was reserved is a partner's: journalled, and faults apply", async () => {
     // Older data: a stranger registered the dashboard's id for their own client.
-    await changeDoc(t, (d) =>
-      void d.oauthClients.push({
-        clientId: DASHBOARD_CLIENT_ID,
-        clientSecret: 'stranger-secret',
-        applicationName: 'Not the dashboard',
-        redirectUris: [NATIVE_REDIRECT_URI],
-        signOutUris: [],
-        registration: { name: 'S', companyName: 'S', email: 's@evil.example', phone: '+1 555 0100 300', applicationWebsite: 'https://evil.example', description: 'x', accountId: DEMO_ACCOUNT_ID },
-        postTokenToRedirectUri: false,
-        createdAt: t.clock.now().toISOString(),
-      }),
+    await changeDoc(
+      t,
+      (d) =>
+        void d.oauthClients.push({
+          clientId: DASHBOARD_CLIENT_ID,
+          clientSecret: 'stranger-secret',
+          applicationName: 'Not the dashboard',
+          redirectUris: [NATIVE_REDIRECT_URI],
+          signOutUris: [],
+          registration: {
+            name: 'S',
+            companyName: 'S',
+            email: 's@evil.example',
+            phone: '+1 555 0100 300',
+            applicationWebsite: 'https://evil.example',
+            description: 'x',
+            accountId: DEMO_ACCOUNT_ID,
+          },
+          postTokenToRedirectUri: false,
+          createdAt: t.clock.now().toISOString(),
+        }),
     );
     const tokens = await loginAndGetToken(t.app, { clientId: DASHBOARD_CLIENT_ID, clientSecret: 'stranger-secret' });
-    expect((await docOf(t)).accessTokens.find((x) => x.accessToken === tokens.access_token)).not.toHaveProperty('internal');
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/locations', status: 503, times: 1 }).expect(201);
+    expect((await docOf(t)).accessTokens.find((x) => x.accessToken === tokens.access_token)).not.toHaveProperty(
+      'internal',
+    );
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ path: '/v1/locations', status: 503, times: 1 })
+      .expect(201);
     await request(t.app).get('/v1/locations').set(bearer(tokens.access_token)).expect(503);
     expect(await journalPaths()).toContain('/v1/locations');
   });
 
-  it('of a stored token without the mark (older data) is a partner\'s, whatever its client id', async () => {
-    await changeDoc(t, (d) =>
-      void d.accessTokens.push({ accessToken: 'older-token', clientId: DASHBOARD_CLIENT_ID, userId: d.users[0]!.userId, accountId: DEMO_ACCOUNT_ID, expiresAt: inAnHour(), revokedAt: null, grantId: 'g' }),
+  it("of a stored token without the mark (older data) is a partner's, whatever its client id", async () => {
+    await changeDoc(
+      t,
+      (d) =>
+        void d.accessTokens.push({
+          accessToken: 'older-token',
+          clientId: DASHBOARD_CLIENT_ID,
+          userId: d.users[0]!.userId,
+          accountId: DEMO_ACCOUNT_ID,
+          expiresAt: inAnHour(),
+          revokedAt: null,
+          grantId: 'g',
+        }),
     );
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ path: '/v1/locations', status: 503, times: 1 }).expect(201);
+    await request(t.app)
+      .post('/sandbox/faults')
+      .set(bearer(DEMO_API_KEY))
+      .send({ path: '/v1/locations', status: 503, times: 1 })
+      .expect(201);
     await request(t.app).get('/v1/locations').set(bearer('older-token')).expect(503);
     await request(t.app).get('/v1/locations').set(bearer('older-token')).expect(200);
     expect((await journalPaths()).filter((p) => p === '/v1/locations')).toHaveLength(2);

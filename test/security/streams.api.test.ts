@@ -85,7 +85,8 @@ async function readUntilThenStall(res: IncomingMessage, text: string): Promise<{
   return { closed };
 }
 
-const stalledLines = (r: Running): Record<string, unknown>[] => r.logs().filter((l) => l['msg'] === 'event stream closed: its client does not read');
+const stalledLines = (r: Running): Record<string, unknown>[] =>
+  r.logs().filter((l) => l['msg'] === 'event stream closed: its client does not read');
 
 describe('a relay stream whose listener stops reading while webhooks arrive', () => {
   it('is closed once STREAM_BUFFER_LIMIT bytes wait for it: the server never holds more than that and one request for it', async () => {
@@ -101,14 +102,28 @@ describe('a relay stream whose listener stops reading while webhooks arrive', ()
     const body = { blob: 'x'.repeat(90 * 1024) };
     let sent = 0;
     while (r.t.deps.relays.openStreams(DEMO_ACCOUNT_ID) > 0 && sent < 1000) {
-      await Promise.all(Array.from({ length: 10 }, () => fetch(`${r.base}/relay/${relayId}`, { method: 'POST', headers: { ...bearer(DEMO_API_KEY), 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((res) => res.arrayBuffer())));
+      await Promise.all(
+        Array.from({ length: 10 }, () =>
+          fetch(`${r.base}/relay/${relayId}`, {
+            method: 'POST',
+            headers: { ...bearer(DEMO_API_KEY), 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }).then((res) => res.arrayBuffer()),
+        ),
+      );
       sent += 10;
     }
     expect(r.t.deps.relays.openStreams(DEMO_ACCOUNT_ID)).toBe(0);
     await closed;
     expect(r.t.deps.streamSlots.open).toBe(0);
     const [line] = stalledLines(r);
-    expect(line).toMatchObject({ level: 'warn', stream: 'relay', accountId: DEMO_ACCOUNT_ID, relayId, limit: 'STREAM_BUFFER_LIMIT' });
+    expect(line).toMatchObject({
+      level: 'warn',
+      stream: 'relay',
+      accountId: DEMO_ACCOUNT_ID,
+      relayId,
+      limit: 'STREAM_BUFFER_LIMIT',
+    });
     // What waited for the client when it was dropped: past the limit by at most the request that passed it.
     const oneRequest = JSON.stringify(body).length * 1.2 + 4096;
     expect(line!['bufferedBytes']).toBeGreaterThan(BUFFER_LIMIT);
@@ -145,34 +160,53 @@ describe('open streams per account and per process', () => {
   it('MAX_OPEN_STREAMS: a hosted account holds at most 10 dashboard streams on a replica; the next is a 409 naming it', async () => {
     const r = await start({ PUBLIC_URL: 'https://sandbox.example.com' });
     const { cookie } = await signInToDashboard(r.base);
-    for (let i = 0; i < 10; i++) expect((await openStream(`${r.base}${DASHBOARD_PATHS.events}`, { cookie })).statusCode).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect((await openStream(`${r.base}${DASHBOARD_PATHS.events}`, { cookie })).statusCode).toBe(200);
     const refused = await openStream(`${r.base}${DASHBOARD_PATHS.events}`, { cookie });
     expect(refused.statusCode).toBe(409);
     const body = JSON.parse(await text(refused)) as Record<string, unknown>;
-    expect(body).toEqual({ error: 'limit_reached', message: 'This account has 10 dashboard streams open on this sandbox, the most it allows (MAX_OPEN_STREAMS=10); close a dashboard tab first' });
+    expect(body).toEqual({
+      error: 'limit_reached',
+      message:
+        'This account has 10 dashboard streams open on this sandbox, the most it allows (MAX_OPEN_STREAMS=10); close a dashboard tab first',
+    });
   });
 
-  it('MAX_OPEN_STREAMS_TOTAL: dashboards and listeners of every account share the process\'s streams; the next is a 409 naming it, until one closes', async () => {
+  it("MAX_OPEN_STREAMS_TOTAL: dashboards and listeners of every account share the process's streams; the next is a 409 naming it, until one closes", async () => {
     const r = await start({ MAX_OPEN_STREAMS_TOTAL: '2' });
     const relay = await request(r.t.app).post('/sandbox/relays').set(bearer(DEMO_API_KEY)).send({}).expect(200);
-    const listener = await openStream(`${r.base}/sandbox/relays/${relay.body.relayId as string}/requests`, bearer(DEMO_API_KEY));
+    const listener = await openStream(
+      `${r.base}/sandbox/relays/${relay.body.relayId as string}/requests`,
+      bearer(DEMO_API_KEY),
+    );
     expect(listener.statusCode).toBe(200);
     const { cookie } = await signInToDashboard(r.base);
     const dashboard = await openStream(`${r.base}${DASHBOARD_PATHS.events}`, { cookie });
     expect(dashboard.statusCode).toBe(200);
 
     const otherRelay = await request(r.t.app).post('/sandbox/relays').set(bearer(OTHER_API_KEY)).send({}).expect(200);
-    const refused = await openStream(`${r.base}/sandbox/relays/${otherRelay.body.relayId as string}/requests`, bearer(OTHER_API_KEY));
+    const refused = await openStream(
+      `${r.base}/sandbox/relays/${otherRelay.body.relayId as string}/requests`,
+      bearer(OTHER_API_KEY),
+    );
     expect(refused.statusCode).toBe(409);
     expect(JSON.parse(await text(refused))).toEqual({
       error: 'limit_reached',
-      message: 'This sandbox has 2 event streams open on this replica, the most it allows (MAX_OPEN_STREAMS_TOTAL=2); try again once some have closed',
+      message:
+        'This sandbox has 2 event streams open on this replica, the most it allows (MAX_OPEN_STREAMS_TOTAL=2); try again once some have closed',
     });
     expect((await openStream(`${r.base}${DASHBOARD_PATHS.events}`, { cookie })).statusCode).toBe(409);
 
     listener.destroy();
     await eventually(() => (r.t.deps.streamSlots.open === 1 ? true : null));
-    expect((await openStream(`${r.base}/sandbox/relays/${otherRelay.body.relayId as string}/requests`, bearer(OTHER_API_KEY))).statusCode).toBe(200);
+    expect(
+      (
+        await openStream(
+          `${r.base}/sandbox/relays/${otherRelay.body.relayId as string}/requests`,
+          bearer(OTHER_API_KEY),
+        )
+      ).statusCode,
+    ).toBe(200);
   });
 });
 

@@ -36,11 +36,12 @@ async function openForm(replica: RunningSandbox): Promise<{ cookie: string; fiel
   return { cookie: page.headers.get('set-cookie')!.split(';')[0]!, fields: formFields(await page.text()) };
 }
 
-
 describe('the throttles across replicas', () => {
   it(`let at most ${FAILED_LOGINS_PER_ADDRESS} of ${4 * FAILED_LOGINS_PER_ADDRESS} parallel wrong passwords from one address be checked, spread over three replicas`, async () => {
     const all = await replicas(3);
-    const forms = await Promise.all(Array.from({ length: 4 * FAILED_LOGINS_PER_ADDRESS }, (_, i) => openForm(all[i % all.length]!)));
+    const forms = await Promise.all(
+      Array.from({ length: 4 * FAILED_LOGINS_PER_ADDRESS }, (_, i) => openForm(all[i % all.length]!)),
+    );
     const statuses = await Promise.all(
       forms.map(async ({ cookie, fields }, i) => {
         // A form opened on one replica is posted to the next: the CSRF secret and the counts are shared.
@@ -63,8 +64,16 @@ describe('the throttles across replicas', () => {
       Array.from({ length: 3 * FAILED_TOKEN_REQUESTS_PER_ADDRESS }, async (_, i) => {
         const res = await fetch(`${all[i % all.length]!.url}/oauth2/token`, {
           method: 'POST',
-          headers: { authorization: basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret), 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.51' },
-          body: new URLSearchParams({ grant_type: 'authorization_code', code: `guess-${i}`, redirect_uri: 'waterapp://callback' }),
+          headers: {
+            authorization: basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret),
+            'content-type': 'application/x-www-form-urlencoded',
+            'x-forwarded-for': '203.0.113.51',
+          },
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code: `guess-${i}`,
+            redirect_uri: 'waterapp://callback',
+          }),
         });
         await res.text();
         return res.status;

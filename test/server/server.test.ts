@@ -19,7 +19,11 @@ describe('startSandbox', () => {
     expect(sandbox.deps.urls.publicUrl).toBe(`http://localhost:${sandbox.port}`);
     const res = await fetch(`${sandbox.url}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/), store: 'memory' });
+    expect(await res.json()).toEqual({
+      status: 'ok',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      store: 'memory',
+    });
   });
 
   it('keeps state across a stop and a start on the same DATA_DIR', async () => {
@@ -67,11 +71,22 @@ describe('startSandbox', () => {
     expect(ca).toContain('BEGIN CERTIFICATE');
     // Like the official Node client: https.request, trusting the sandbox's certificate.
     const body = await new Promise<string>((resolve, reject) => {
-      const req = httpsRequest({ host: '127.0.0.1', servername: 'localhost', port: sandbox.port, path: '/v1/locations', headers: auth, ca, timeout: 5000 }, (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve(text));
-      });
+      const req = httpsRequest(
+        {
+          host: '127.0.0.1',
+          servername: 'localhost',
+          port: sandbox.port,
+          path: '/v1/locations',
+          headers: auth,
+          ca,
+          timeout: 5000,
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve(text));
+        },
+      );
       req.on('error', reject);
       req.on('timeout', () => req.destroy(new Error('the https request timed out')));
       req.end();

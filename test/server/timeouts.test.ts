@@ -54,7 +54,8 @@ describe('HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_TIMEOUT_MS', () => {
   it('a client sending its body a byte at a time is cut off once the request timeout passes', async () => {
     const sandbox = await startTestSandbox(SMALL);
     expect(sandbox.server.requestTimeout).toBe(600);
-    const headers = 'POST /sandbox/accounts HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name": "';
+    const headers =
+      'POST /sandbox/accounts HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name": "';
     const cut = await trickle(sandbox.port, headers, 'slow');
     expect(cut.answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(cut.elapsedMs).toBeGreaterThanOrEqual(600);
@@ -78,7 +79,11 @@ describe('HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_TIMEOUT_MS', () => {
 
 describe('the defaults', () => {
   it('are 10 s for headers, 30 s for a request and 65 s for an idle connection (above a proxy idle timeout of 60 s)', () => {
-    expect(loadConfig({}).http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000 });
+    expect(loadConfig({}).http).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 65_000,
+    });
     expect(HTTP_DEFAULTS.keepAliveTimeoutMs).toBeGreaterThan(60_000);
   });
 

@@ -1,4 +1,10 @@
-import { emptyAccountDoc, type AccountDoc, type DeliveryRecord, type FaultRecord, type JournalEntry } from '../../src/store/data.js';
+import {
+  emptyAccountDoc,
+  type AccountDoc,
+  type DeliveryRecord,
+  type FaultRecord,
+  type JournalEntry,
+} from '../../src/store/data.js';
 import type { IndexKind } from '../../src/store/store.js';
 
 /**
@@ -10,18 +16,36 @@ export const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** How each kind of index key lives in a document: every IndexKind must be listed (the Record type checks it). */
-export const indexedKeys: Record<IndexKind, { add(doc: AccountDoc, key: string): void; remove(doc: AccountDoc, key: string): void }> = {
+export const indexedKeys: Record<
+  IndexKind,
+  { add(doc: AccountDoc, key: string): void; remove(doc: AccountDoc, key: string): void }
+> = {
   apiKey: {
     add: (doc, key) => void doc.apiKeys.push({ apiKey: key, accountId: doc.account.accountId }),
     remove: (doc, key) => void (doc.apiKeys = doc.apiKeys.filter((k) => k.apiKey !== key)),
   },
   email: {
-    add: (doc, key) => void doc.users.push({ userId: `user-${key}`, accountId: doc.account.accountId, email: key, name: 'Test User', passwordHash: 'scrypt$c2FsdA$aGFzaA' }),
+    add: (doc, key) =>
+      void doc.users.push({
+        userId: `user-${key}`,
+        accountId: doc.account.accountId,
+        email: key,
+        name: 'Test User',
+        passwordHash: 'scrypt$c2FsdA$aGFzaA',
+      }),
     remove: (doc, key) => void (doc.users = doc.users.filter((u) => u.email !== key)),
   },
   accessToken: {
     add: (doc, key) =>
-      void doc.accessTokens.push({ accessToken: key, clientId: 'client', userId: 'user', accountId: doc.account.accountId, expiresAt: iso(T0 + 3_600_000), revokedAt: null, grantId: 'grant' }),
+      void doc.accessTokens.push({
+        accessToken: key,
+        clientId: 'client',
+        userId: 'user',
+        accountId: doc.account.accountId,
+        expiresAt: iso(T0 + 3_600_000),
+        revokedAt: null,
+        grantId: 'grant',
+      }),
     remove: (doc, key) => void (doc.accessTokens = doc.accessTokens.filter((t) => t.accessToken !== key)),
   },
   refreshToken: {
@@ -80,7 +104,14 @@ export const indexedKeys: Record<IndexKind, { add(doc: AccountDoc, key: string):
   },
   subscription: {
     add: (doc, key) =>
-      void doc.subscriptions.push({ subscriptionId: key, accountId: doc.account.accountId, locationId: 'loc', endpoint: 'http://127.0.0.1:9/hooks', status: 'confirmed', createdAt: iso(T0) }),
+      void doc.subscriptions.push({
+        subscriptionId: key,
+        accountId: doc.account.accountId,
+        locationId: 'loc',
+        endpoint: 'http://127.0.0.1:9/hooks',
+        status: 'confirmed',
+        createdAt: iso(T0),
+      }),
     remove: (doc, key) => void (doc.subscriptions = doc.subscriptions.filter((s) => s.subscriptionId !== key)),
   },
 };
@@ -134,16 +165,38 @@ export function givenDelivery(accountId: string, deliveryId: string, options: De
     target: 'http://127.0.0.1:9/hooks',
     payload: { deliveryId, nested: { values: [1, 2, 3] } },
     state,
-    attempts: state === 'pending' ? [] : [{ at: iso(T0), statusCode: 200, latencyMs: 5, error: null, responseExcerpt: '{"ok":true}', warnings: [] }],
+    attempts:
+      state === 'pending'
+        ? []
+        : [{ at: iso(T0), statusCode: 200, latencyMs: 5, error: null, responseExcerpt: '{"ok":true}', warnings: [] }],
     createdAt: iso(options.createdAtMs ?? T0),
     dueAtMs,
   };
 }
 
 export function givenJournalEntry(accountId: string, n: number): JournalEntry {
-  return { accountId, method: 'GET', path: `/v1/locations/${n}`, query: { n: String(n) }, status: 200, time: iso(T0 + n), durationMs: n % 7, auth: 'api_key' };
+  return {
+    accountId,
+    method: 'GET',
+    path: `/v1/locations/${n}`,
+    query: { n: String(n) },
+    status: 200,
+    time: iso(T0 + n),
+    durationMs: n % 7,
+    auth: 'api_key',
+  };
 }
 
 export function givenFault(accountId: string, faultId: string): FaultRecord {
-  return { faultId, accountId, method: null, path: null, status: 503, body: null, delayMs: 0, remaining: 1, createdAt: iso(T0) };
+  return {
+    faultId,
+    accountId,
+    method: null,
+    path: null,
+    status: 503,
+    body: null,
+    delayMs: 0,
+    remaining: 1,
+    createdAt: iso(T0),
+  };
 }

@@ -38,7 +38,11 @@ import { useContractSuite, type OpenStoreForContract, type StoreContractCapabili
  * Each part is a function of what contract/suite.ts opens for every test (the running test's store
  * and clock, and how to open another next to them), called here in one describe per backend.
  */
-export function describeStoreContract(name: string, open: OpenStoreForContract, capabilities: StoreContractCapabilities): void {
+export function describeStoreContract(
+  name: string,
+  open: OpenStoreForContract,
+  capabilities: StoreContractCapabilities,
+): void {
   describe(`${name}: the Store contract`, () => {
     const suite = useContractSuite(open, capabilities);
     describeAccountsContract(suite);

@@ -36,9 +36,13 @@ interface Round {
 
 /** Runs the writer on `dir` until it acknowledged `acksBeforeKill` writes, then kills it with SIGKILL. */
 async function writeUntilKilled(dir: string, firstSeq: number, acksBeforeKill: number): Promise<Round> {
-  const child = spawn(process.execPath, ['--import', here('./crash/register-ts.mjs'), here('./crash/writer.ts'), dir, String(firstSeq)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', here('./crash/register-ts.mjs'), here('./crash/writer.ts'), dir, String(firstSeq)],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const closed = once(child, 'close');
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -64,9 +68,18 @@ describe('a store killed (SIGKILL) during a burst of writes', () => {
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'water-crash-'));
     dir = join(work, 'data');
-    for (let round = 0; round < ROUNDS; round++) rounds.push(await writeUntilKilled(dir, round * 1_000_000, ACKS_BEFORE_KILL));
+    for (let round = 0; round < ROUNDS; round++)
+      rounds.push(await writeUntilKilled(dir, round * 1_000_000, ACKS_BEFORE_KILL));
     for (const round of rounds) acked.push(...round.acked);
-    store = (await EmbeddedStore.open({ dir, clock: new ManualClock(T0), deliveryLogLimit: 50, sessionTtlMs: 3_600_000, cacheSize: 3 })).store;
+    store = (
+      await EmbeddedStore.open({
+        dir,
+        clock: new ManualClock(T0),
+        deliveryLogLimit: 50,
+        sessionTtlMs: 3_600_000,
+        cacheSize: 3,
+      })
+    ).store;
   }, 60_000);
 
   afterAll(async () => {
@@ -131,7 +144,9 @@ describe('a store killed (SIGKILL) during a burst of writes', () => {
     // document: callers find no record for it, as for an unknown key.)
     const dangling: string[] = [];
     for (const name of (await readdir(join(dir, 'index'))).filter((f) => !f.startsWith('.'))) {
-      const shard = JSON.parse(await readFile(join(dir, 'index', name), 'utf8')) as { accounts: Record<string, { entries: string[] }> };
+      const shard = JSON.parse(await readFile(join(dir, 'index', name), 'utf8')) as {
+        accounts: Record<string, { entries: string[] }>;
+      };
       for (const entry of Object.values(shard.accounts).flatMap((summary) => summary.entries)) {
         const { kind, key } = splitIndexEntry(entry);
         const owner = await store.accounts.lookup(kind, key);
@@ -156,7 +171,11 @@ describe('a store killed (SIGKILL) during a burst of writes', () => {
 
   it('no file of the store is damaged', async () => {
     const damaged: string[] = [];
-    const files = ['store.json', ...(await readdir(join(dir, 'index'))).map((f) => join('index', f)), ...(await readdir(join(dir, 'accounts'))).map((f) => join('accounts', f))];
+    const files = [
+      'store.json',
+      ...(await readdir(join(dir, 'index'))).map((f) => join('index', f)),
+      ...(await readdir(join(dir, 'accounts'))).map((f) => join('accounts', f)),
+    ];
     // Temporary files (".<name>.tmp") are writes that never finished; they are never read.
     for (const file of files.filter((f) => !f.split('/').pop()!.startsWith('.'))) {
       try {

@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { ManualClock } from '../../src/core/clock.js';
-import { EmbeddedStore, STORE_SCHEMA_VERSION, type EmbeddedStoreOptions } from '../../src/store/embedded/embedded-store.js';
+import {
+  EmbeddedStore,
+  STORE_SCHEMA_VERSION,
+  type EmbeddedStoreOptions,
+} from '../../src/store/embedded/embedded-store.js';
 import { StoreFileError } from '../../src/store/embedded/lowdb-file.js';
 import { eventually } from '../helpers/waiting.js';
 import { givenAccount, givenDelivery, givenFault, givenJournalEntry, keyOf, T0 } from './builders.js';
@@ -13,7 +17,9 @@ import { describeStoreContract } from './contract.js';
 
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'water-store-'));
 
-async function openEmbedded(options: Omit<EmbeddedStoreOptions, 'clock'> & { clock: ManualClock }): Promise<EmbeddedStore> {
+async function openEmbedded(
+  options: Omit<EmbeddedStoreOptions, 'clock'> & { clock: ManualClock },
+): Promise<EmbeddedStore> {
   return (await EmbeddedStore.open(options)).store;
 }
 
@@ -54,7 +60,13 @@ describe('the embedded store on lowdb files', () => {
   let clock: ManualClock;
   const opened: EmbeddedStore[] = [];
   const open = async (cacheSize?: number): Promise<EmbeddedStore> => {
-    const store = await openEmbedded({ dir, clock, deliveryLogLimit: 100, sessionTtlMs: 3_600_000, ...(cacheSize === undefined ? {} : { cacheSize }) });
+    const store = await openEmbedded({
+      dir,
+      clock,
+      deliveryLogLimit: 100,
+      sessionTtlMs: 3_600_000,
+      ...(cacheSize === undefined ? {} : { cacheSize }),
+    });
     opened.push(store);
     return store;
   };
@@ -94,7 +106,14 @@ describe('the embedded store on lowdb files', () => {
     });
 
     it('keeps at most cacheBytes of account files loaded: big accounts leave memory first when least recently used, and read back whole', async () => {
-      const store = await openEmbedded({ dir, clock, deliveryLogLimit: 100, sessionTtlMs: 3_600_000, cacheSize: 100, cacheBytes: 250_000 });
+      const store = await openEmbedded({
+        dir,
+        clock,
+        deliveryLogLimit: 100,
+        sessionTtlMs: 3_600_000,
+        cacheSize: 100,
+        cacheBytes: 250_000,
+      });
       opened.push(store);
       const bulky = (id: string, n: number) => ({ ...givenFault(id, `f${n}`), body: { blob: 'x'.repeat(100_000) } });
       for (const id of ids) {
@@ -109,7 +128,8 @@ describe('the embedded store on lowdb files', () => {
       }
       // Small accounts are many to the same bytes.
       for (const id of ['s1', 's2', 's3', 's4', 's5']) await store.accounts.create(givenAccount(id));
-      for (const id of ['s1', 's2', 's3', 's4', 's5']) expect((await store.accounts.get(id))?.account.accountId).toBe(id);
+      for (const id of ['s1', 's2', 's3', 's4', 's5'])
+        expect((await store.accounts.get(id))?.account.accountId).toBe(id);
       expect(store.loadedAccounts).toBeGreaterThanOrEqual(5);
     });
 
@@ -127,7 +147,11 @@ describe('the embedded store on lowdb files', () => {
       await store.flush();
       expect(store.loadedAccounts).toBeLessThanOrEqual(2);
       // A journal read back from its file goes on counting from its last seq.
-      for (const id of ids) expect(await store.journal.list(id, 10)).toEqual([{ ...givenJournalEntry(id, 2), seq: 2 }, { ...givenJournalEntry(id, 1), seq: 1 }]);
+      for (const id of ids)
+        expect(await store.journal.list(id, 10)).toEqual([
+          { ...givenJournalEntry(id, 2), seq: 2 },
+          { ...givenJournalEntry(id, 1), seq: 1 },
+        ]);
     });
 
     it('concurrent updates of more accounts than the cache holds lose nothing', async () => {
@@ -176,14 +200,18 @@ describe('the embedded store on lowdb files', () => {
       await Promise.all(
         Array.from({ length: 300 }, (_, i) => {
           const id = ids[i % ids.length]!;
-          return i % 2 === 0 ? store.journal.append(id, givenJournalEntry(id, i)) : store.accounts.update(id, (doc) => void doc.faults.push(givenFault(id, `f${i}`)));
+          return i % 2 === 0
+            ? store.journal.append(id, givenJournalEntry(id, i))
+            : store.accounts.update(id, (doc) => void doc.faults.push(givenFault(id, `f${i}`)));
         }),
       );
       await store.close();
       const again = await open(2);
       for (const [n, id] of ids.entries()) {
         const expected = Array.from({ length: 300 }, (_, i) => i).filter((i) => i % ids.length === n && i % 2 === 0);
-        expect(new Set((await again.journal.list(id, 1000)).map((e) => e.query['n']))).toEqual(new Set(expected.map(String)));
+        expect(new Set((await again.journal.list(id, 1000)).map((e) => e.query['n']))).toEqual(
+          new Set(expected.map(String)),
+        );
       }
     });
   });
@@ -205,7 +233,10 @@ describe('the embedded store on lowdb files', () => {
       expect(afterB.ino).toBe(before.b.ino);
       expect(afterB.mtimeMs).toBe(before.b.mtimeMs);
       expect(await readFile(fileOf('b'), 'utf8')).toBe(before.bText);
-      const a = JSON.parse(await readFile(fileOf('a'), 'utf8')) as { doc: { account: { name: string } }; deliveries: { deliveryId: string }[] };
+      const a = JSON.parse(await readFile(fileOf('a'), 'utf8')) as {
+        doc: { account: { name: string } };
+        deliveries: { deliveryId: string }[];
+      };
       expect(a.doc.account.name).toBe('changed');
       expect(a.deliveries.map((d) => d.deliveryId)).toEqual(['d1']);
     });
@@ -221,7 +252,19 @@ describe('the embedded store on lowdb files', () => {
 
       store = await open(1);
       expect(await store.deliveries.get('a', 'd1')).toStrictEqual(givenDelivery('a', 'd1', { dueAtMs: T0 + 1000 }));
-      await store.deliveries.update('a', 'd1', (d) => void d.attempts.push({ at: new Date(T0).toISOString(), statusCode: 500, latencyMs: 1, error: null, responseExcerpt: null, warnings: [] }));
+      await store.deliveries.update(
+        'a',
+        'd1',
+        (d) =>
+          void d.attempts.push({
+            at: new Date(T0).toISOString(),
+            statusCode: 500,
+            latencyMs: 1,
+            error: null,
+            responseExcerpt: null,
+            warnings: [],
+          }),
+      );
       await store.flush();
       expect(await readFile(file, 'utf8')).not.toContain('nextAttemptAt');
     });
@@ -243,18 +286,29 @@ describe('the embedded store on lowdb files', () => {
       expect(shards.length).toBeGreaterThan(0);
       for (const name of shards) expect(name).toMatch(/^[0-9a-f]{2}\.json$/);
 
-      expect(JSON.parse(await readFile(join(dir, 'store.json'), 'utf8'))).toEqual({ schemaVersion: STORE_SCHEMA_VERSION, settings: { sessionSecret: 's' } });
+      expect(JSON.parse(await readFile(join(dir, 'store.json'), 'utf8'))).toEqual({
+        schemaVersion: STORE_SCHEMA_VERSION,
+        settings: { sessionSecret: 's' },
+      });
       const account = JSON.parse(await readFile(join(dir, 'accounts', 'a.json'), 'utf8')) as Record<string, unknown>;
       expect(Object.keys(account).sort()).toEqual(['deliveries', 'doc']);
-      expect(JSON.parse(await readFile(join(dir, 'journals', 'a.json'), 'utf8'))).toEqual({ entries: [{ ...givenJournalEntry('a', 1), seq: 1 }], lastSeq: 1 });
+      expect(JSON.parse(await readFile(join(dir, 'journals', 'a.json'), 'utf8'))).toEqual({
+        entries: [{ ...givenJournalEntry('a', 1), seq: 1 }],
+        lastSeq: 1,
+      });
       expect(await readdir(join(dir, 'sessions'))).toEqual(['sid.json']);
-      expect(JSON.parse(await readFile(join(dir, 'sessions', 'sid.json'), 'utf8'))).toEqual({ session: givenSession('u'), expiresAtMs: expect.any(Number) });
+      expect(JSON.parse(await readFile(join(dir, 'sessions', 'sid.json'), 'utf8'))).toEqual({
+        session: givenSession('u'),
+        expiresAtMs: expect.any(Number),
+      });
 
       // Every account summary is in exactly one shard, with its keys; no key belongs to two accounts.
       const entries: Record<string, string> = {};
       const accounts: string[] = [];
       for (const name of shards) {
-        const shard = JSON.parse(await readFile(join(dir, 'index', name), 'utf8')) as { accounts: Record<string, { entries: string[] }> };
+        const shard = JSON.parse(await readFile(join(dir, 'index', name), 'utf8')) as {
+          accounts: Record<string, { entries: string[] }>;
+        };
         for (const [owner, summary] of Object.entries(shard.accounts)) {
           for (const key of summary.entries) {
             expect(entries[key]).toBeUndefined();
@@ -291,7 +345,9 @@ describe('the embedded store on lowdb files', () => {
       await store.close();
       const { writeFile } = await import('node:fs/promises');
       await writeFile(join(dir, 'store.json'), JSON.stringify({ schemaVersion: 1, settings: {} }));
-      await expect(EmbeddedStore.open({ dir, clock, deliveryLogLimit: 10, sessionTtlMs: 1000 })).rejects.toBeInstanceOf(StoreFileError);
+      await expect(EmbeddedStore.open({ dir, clock, deliveryLogLimit: 10, sessionTtlMs: 1000 })).rejects.toBeInstanceOf(
+        StoreFileError,
+      );
     });
   });
 
@@ -308,25 +364,35 @@ describe('the embedded store on lowdb files', () => {
       return found;
     }
 
-    it.each([10, 10_000])('a save writes that session\'s file alone, of the same size, with %i sessions stored', async (stored) => {
-      const store = await open();
-      const sessions = sessionApi(store);
-      for (let i = 0; i < stored; i += 500) {
-        await Promise.all(Array.from({ length: Math.min(500, stored - i) }, (_, k) => sessions.set(`stored-${i + k}`, givenSession(`u${i + k}`))));
-      }
-      await store.flush();
-      const before = await filesUnder(dir);
-      await sessions.set('the-new-one', givenSession('u0'));
-      await store.flush();
-      const after = await filesUnder(dir);
-      const changed = [...after].filter(([path, mark]) => before.get(path) !== mark).map(([path]) => path);
-      expect(changed).toEqual([join('sessions', 'the-new-one.json')]);
-      expect([...before.keys()].filter((path) => !after.has(path))).toEqual([]);
-      expect(after.get(join('sessions', 'the-new-one.json'))!.split('/')[0]).toBe(before.get(join('sessions', 'stored-0.json'))!.split('/')[0]);
-      // Storing 10,000 sessions file by file takes a few seconds on a busy machine.
-    }, 90_000);
+    it.each([10, 10_000])(
+      "a save writes that session's file alone, of the same size, with %i sessions stored",
+      async (stored) => {
+        const store = await open();
+        const sessions = sessionApi(store);
+        for (let i = 0; i < stored; i += 500) {
+          await Promise.all(
+            Array.from({ length: Math.min(500, stored - i) }, (_, k) =>
+              sessions.set(`stored-${i + k}`, givenSession(`u${i + k}`)),
+            ),
+          );
+        }
+        await store.flush();
+        const before = await filesUnder(dir);
+        await sessions.set('the-new-one', givenSession('u0'));
+        await store.flush();
+        const after = await filesUnder(dir);
+        const changed = [...after].filter(([path, mark]) => before.get(path) !== mark).map(([path]) => path);
+        expect(changed).toEqual([join('sessions', 'the-new-one.json')]);
+        expect([...before.keys()].filter((path) => !after.has(path))).toEqual([]);
+        expect(after.get(join('sessions', 'the-new-one.json'))!.split('/')[0]).toBe(
+          before.get(join('sessions', 'stored-0.json'))!.split('/')[0],
+        );
+        // Storing 10,000 sessions file by file takes a few seconds on a busy machine.
+      },
+      90_000,
+    );
 
-    it('drops an expired session\'s file with the next save, and reads only live ones after a restart', async () => {
+    it("drops an expired session's file with the next save, and reads only live ones after a restart", async () => {
       const store = await open();
       const sessions = sessionApi(store);
       await sessions.set('old', givenSession('old'));

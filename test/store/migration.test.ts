@@ -24,7 +24,14 @@ describe('opening a fresh DATA_DIR with a version 0.1 DATA_FILE', () => {
   let clock: ManualClock;
   const opened: Store[] = [];
 
-  const options = (): StoreOptions => ({ dataDir: join(work, 'data'), legacyDataFile: legacyFile, redisUrl: null, deliveryLogLimit: 1000, sessionTtlMs: 86_400_000, cacheSize: 2 });
+  const options = (): StoreOptions => ({
+    dataDir: join(work, 'data'),
+    legacyDataFile: legacyFile,
+    redisUrl: null,
+    deliveryLogLimit: 1000,
+    sessionTtlMs: 86_400_000,
+    cacheSize: 2,
+  });
   const open = async (overrides: Partial<StoreOptions> = {}): Promise<Awaited<ReturnType<typeof openStore>>> => {
     const result = await openStore({ ...options(), ...overrides }, clock);
     opened.push(result.store);
@@ -35,7 +42,8 @@ describe('opening a fresh DATA_DIR with a version 0.1 DATA_FILE', () => {
     if (!doc) throw new Error(`account ${accountId} was not migrated`);
     return doc as AccountDoc;
   };
-  const of = <T extends { accountId: string }>(records: T[], accountId: string): T[] => records.filter((r) => r.accountId === accountId);
+  const of = <T extends { accountId: string }>(records: T[], accountId: string): T[] =>
+    records.filter((r) => r.accountId === accountId);
 
   beforeEach(async () => {
     work = await mkdtemp(join(tmpdir(), 'water-migration-'));
@@ -57,14 +65,18 @@ describe('opening a fresh DATA_DIR with a version 0.1 DATA_FILE', () => {
       [OTHER, 'fixture'],
       [GENERATED, 'generated'],
     ]);
-    expect([v01.subscriptions.length, v01.deliveries.length, v01.journal.length, v01.sessions.length]).toEqual([2, 7, 16, 1]);
+    expect([v01.subscriptions.length, v01.deliveries.length, v01.journal.length, v01.sessions.length]).toEqual([
+      2, 7, 16, 1,
+    ]);
   });
 
   it('reports the migration and stores all three accounts', async () => {
     const { store, origin } = await open();
     expect(origin).toEqual({ migratedFrom: legacyFile, accounts: 3 });
     expect(await store.accounts.count()).toBe(3);
-    expect(new Set((await store.accounts.list({ limit: 10 })).accounts.map((s) => s.accountId))).toEqual(new Set([DEMO, OTHER, GENERATED]));
+    expect(new Set((await store.accounts.list({ limit: 10 })).accounts.map((s) => s.accountId))).toEqual(
+      new Set([DEMO, OTHER, GENERATED]),
+    );
     for (const account of v01.accounts) expect((await docOf(store, account.accountId)).account).toEqual(account);
   });
 
@@ -130,7 +142,8 @@ describe('opening a fresh DATA_DIR with a version 0.1 DATA_FILE', () => {
   it('keeps the journal, newest first', async () => {
     const { store } = await open();
     // Each entry gets its seq as it is appended, oldest first.
-    const withSeqs = (entries: readonly object[]): object[] => entries.map((entry, i) => ({ ...entry, seq: i + 1 })).reverse();
+    const withSeqs = (entries: readonly object[]): object[] =>
+      entries.map((entry, i) => ({ ...entry, seq: i + 1 })).reverse();
     expect(await store.journal.list(DEMO, 100)).toEqual(withSeqs(of(v01.journal, DEMO)));
     expect(await store.journal.list(GENERATED, 100)).toEqual(withSeqs(of(v01.journal, GENERATED)));
   });

@@ -12,7 +12,14 @@ const redis = useTestRedis();
 
 /** A store of its own: a fresh key prefix on the shared test Redis, ready before it is handed out. */
 async function openRedis(
-  options: Pick<StoreContractOptions, 'deliveryLogLimit' | 'sessionTtlMs'> & { accountLifetimeMs?: number; lockTtlMs?: number; maxSessions?: number; prefix?: string; clock?: ManualClock; limits?: AccountLimits },
+  options: Pick<StoreContractOptions, 'deliveryLogLimit' | 'sessionTtlMs'> & {
+    accountLifetimeMs?: number;
+    lockTtlMs?: number;
+    maxSessions?: number;
+    prefix?: string;
+    clock?: ManualClock;
+    limits?: AccountLimits;
+  },
 ): Promise<RedisStore> {
   const { deliveryLogLimit, sessionTtlMs, accountLifetimeMs, lockTtlMs, maxSessions, limits } = options;
   const store = new RedisStore({
@@ -101,9 +108,10 @@ describe('the redis store', () => {
     expect((await a.accounts.get('x'))?.rateLimit?.requests).toBe(100);
   });
 
-  it("reads records that a replica of an older version wrote with nextAttemptAt beside dueAtMs without it, and changes and cancels them", async () => {
+  it('reads records that a replica of an older version wrote with nextAttemptAt beside dueAtMs without it, and changes and cancels them', async () => {
     const store = await open(redis.prefix());
-    const older = (id: string): DeliveryRecord => ({ ...givenDelivery('x', id, { dueAtMs: T0 }), nextAttemptAt: iso(T0) }) as DeliveryRecord;
+    const older = (id: string): DeliveryRecord =>
+      ({ ...givenDelivery('x', id, { dueAtMs: T0 }), nextAttemptAt: iso(T0) }) as DeliveryRecord;
     await store.accounts.create(givenAccount('x'), [older('d1'), older('d2')]);
     const current = givenDelivery('x', 'd1', { dueAtMs: T0 });
     expect(await store.deliveries.get('x', 'd1')).toStrictEqual(current);
@@ -112,7 +120,14 @@ describe('the redis store', () => {
     expect(await store.deliveries.get('x', 'd1')).toStrictEqual({ ...current, dueAtMs: T0 + 5000 });
     // d2 is still as the older replica stored it: the compare-and-set is against that text.
     expect(await withDeadline(store.deliveries.cancelPending('x', 'sub-1', 'gone'), 5000)).toBe(2);
-    expect((await store.deliveries.list('x', { offset: 0, limit: 10 })).items.map((d) => [d.deliveryId, d.state, d.dueAtMs, 'nextAttemptAt' in d])).toEqual([
+    expect(
+      (await store.deliveries.list('x', { offset: 0, limit: 10 })).items.map((d) => [
+        d.deliveryId,
+        d.state,
+        d.dueAtMs,
+        'nextAttemptAt' in d,
+      ]),
+    ).toEqual([
       ['d2', 'failed', null, false],
       ['d1', 'failed', null, false],
     ]);
@@ -122,7 +137,10 @@ describe('the redis store', () => {
     const prefix = redis.prefix();
     const [a, b] = [await open(prefix), await open(prefix)];
     await a.accounts.create(givenAccount('x'), [givenDelivery('x', 'd1', { dueAtMs: T0 })]);
-    const [first, second] = await Promise.all([a.deliveries.claim('x', 'd1', 'a', 60_000), b.deliveries.claim('x', 'd1', 'b', 60_000)]);
+    const [first, second] = await Promise.all([
+      a.deliveries.claim('x', 'd1', 'a', 60_000),
+      b.deliveries.claim('x', 'd1', 'b', 60_000),
+    ]);
     expect([first, second].filter(Boolean)).toHaveLength(1);
     await a.deliveries.update('x', 'd1', (d) => void (d.dueAtMs = T0 + 5000));
     expect(await b.deliveries.claim('x', 'd1', 'b', 60_000, T0)).toBe(false);
@@ -142,7 +160,12 @@ describe('the redis store', () => {
     });
     await dying.close();
     // The dead holder's fn never finished, yet the other replica gets the lock.
-    await expect(withDeadline(other.locks.withLock('time:x', () => Promise.resolve('taken over')), 10_000)).resolves.toBe('taken over');
+    await expect(
+      withDeadline(
+        other.locks.withLock('time:x', () => Promise.resolve('taken over')),
+        10_000,
+      ),
+    ).resolves.toBe('taken over');
     gate.resolve();
     await holding;
   });
@@ -164,7 +187,10 @@ describe('the redis store', () => {
       const h = await store.health();
       return h.reason?.includes('unreachable') ? h : null;
     });
-    expect(health).toEqual({ ok: false, reason: expect.stringContaining('Redis at redis://127.0.0.1:1 is unreachable') });
+    expect(health).toEqual({
+      ok: false,
+      reason: expect.stringContaining('Redis at redis://127.0.0.1:1 is unreachable'),
+    });
     await expect(store.accounts.get('x')).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
   });
 
@@ -173,6 +199,9 @@ describe('the redis store', () => {
     // Within its first 2 s a store waits for Redis: the read waits until the store closes.
     const waiting = store.accounts.get('x');
     await store.close();
-    await expect(waiting).rejects.toMatchObject({ status: 503, message: expect.stringContaining('its store is closed') });
+    await expect(waiting).rejects.toMatchObject({
+      status: 503,
+      message: expect.stringContaining('its store is closed'),
+    });
   });
 });

@@ -1,5 +1,10 @@
 import type { Caller } from '../../src/subscriptions/service.js';
-import { confirmSubscription, createSubscription, deleteSubscription, resendConfirmation } from '../../src/subscriptions/service.js';
+import {
+  confirmSubscription,
+  createSubscription,
+  deleteSubscription,
+  resendConfirmation,
+} from '../../src/subscriptions/service.js';
 import { buildTestApp, docOf, type TestApp } from '../helpers/build-test-app.js';
 import { DEMO_ACCOUNT_ID, DEMO_LOCATION_ID, DEMO_LOCATIONS } from '../helpers/demo.js';
 
@@ -18,12 +23,19 @@ const caller = async (t: TestApp): Promise<Caller> => ({ accountId: DEMO_ACCOUNT
 
 /** The confirmation deliveries queued for a subscription, oldest first, with their tokens. */
 async function confirmationsOf(t: TestApp, subscriptionId: string): Promise<string[]> {
-  const { items } = await t.store.deliveries.list(DEMO_ACCOUNT_ID, { subscriptionId, kind: 'confirmation', offset: 0, limit: 50 });
+  const { items } = await t.store.deliveries.list(DEMO_ACCOUNT_ID, {
+    subscriptionId,
+    kind: 'confirmation',
+    offset: 0,
+    limit: 50,
+  });
   return items.map((d) => (d.payload as { confirmationToken: string }).confirmationToken).reverse();
 }
 
 const currentTokens = async (t: TestApp, subscriptionId: string): Promise<string[]> =>
-  (await docOf(t)).confirmationTokens.filter((c) => c.subscriptionId === subscriptionId && c.usedAt === null).map((c) => c.token);
+  (await docOf(t)).confirmationTokens
+    .filter((c) => c.subscriptionId === subscriptionId && c.usedAt === null)
+    .map((c) => c.token);
 
 describe('subscriptions service: one endpoint, one subscription per location', () => {
   it('answers the pending subscription again with a fresh confirmation that replaces the first token', async () => {
@@ -50,7 +62,12 @@ describe('subscriptions service: one endpoint, one subscription per location', (
   it('makes a new subscription for the same endpoint on another location', async () => {
     const t = await app();
     const here = await createSubscription(t.deps, await caller(t), DEMO_LOCATION_ID, 'https://hooks.example/c');
-    const there = await createSubscription(t.deps, await caller(t), DEMO_LOCATIONS[1]!.locationId, 'https://hooks.example/c');
+    const there = await createSubscription(
+      t.deps,
+      await caller(t),
+      DEMO_LOCATIONS[1]!.locationId,
+      'https://hooks.example/c',
+    );
     expect(there.subscriptionId).not.toBe(here.subscriptionId);
   });
 });
@@ -60,8 +77,12 @@ describe('subscriptions service: the cap per location', () => {
     const t = await app({ MAX_SUBSCRIPTIONS_PER_LOCATION: '2' });
     await createSubscription(t.deps, await caller(t), DEMO_LOCATION_ID, 'https://hooks.example/1');
     await createSubscription(t.deps, await caller(t), DEMO_LOCATION_ID, 'https://hooks.example/2');
-    await expect(createSubscription(t.deps, await caller(t), DEMO_LOCATION_ID, 'https://hooks.example/3')).rejects.toMatchObject({ status: 409 });
-    await expect(createSubscription(t.deps, await caller(t), DEMO_LOCATION_ID, 'https://hooks.example/2')).resolves.toMatchObject({ endpoint: 'https://hooks.example/2' });
+    await expect(
+      createSubscription(t.deps, await caller(t), DEMO_LOCATION_ID, 'https://hooks.example/3'),
+    ).rejects.toMatchObject({ status: 409 });
+    await expect(
+      createSubscription(t.deps, await caller(t), DEMO_LOCATION_ID, 'https://hooks.example/2'),
+    ).resolves.toMatchObject({ endpoint: 'https://hooks.example/2' });
     expect((await docOf(t)).subscriptions.filter((s) => s.locationId === DEMO_LOCATION_ID)).toHaveLength(2);
   });
 });
@@ -73,17 +94,31 @@ describe('subscriptions service: confirmation', () => {
     const old = (await confirmationsOf(t, created.subscriptionId))[0]!;
     const resent = await resendConfirmation(t.deps, await caller(t), created.subscriptionId);
     expect(resent.endpoint).toBe('https://hooks.example/d');
-    await expect(confirmSubscription(t.deps, await caller(t), created.subscriptionId, old)).rejects.toMatchObject({ code: 'invalid_confirmation_token' });
-    const confirmed = await confirmSubscription(t.deps, await caller(t), created.subscriptionId, resent.message.confirmationToken);
+    await expect(confirmSubscription(t.deps, await caller(t), created.subscriptionId, old)).rejects.toMatchObject({
+      code: 'invalid_confirmation_token',
+    });
+    const confirmed = await confirmSubscription(
+      t.deps,
+      await caller(t),
+      created.subscriptionId,
+      resent.message.confirmationToken,
+    );
     expect(confirmed.status).toBe('confirmed');
-    await expect(confirmSubscription(t.deps, await caller(t), created.subscriptionId, resent.message.confirmationToken)).rejects.toMatchObject({ code: 'confirmation_token_used' });
-    await expect(resendConfirmation(t.deps, await caller(t), created.subscriptionId)).rejects.toMatchObject({ status: 409, code: 'already_confirmed' });
+    await expect(
+      confirmSubscription(t.deps, await caller(t), created.subscriptionId, resent.message.confirmationToken),
+    ).rejects.toMatchObject({ code: 'confirmation_token_used' });
+    await expect(resendConfirmation(t.deps, await caller(t), created.subscriptionId)).rejects.toMatchObject({
+      status: 409,
+      code: 'already_confirmed',
+    });
   });
 
   it('deletes the subscription with its tokens', async () => {
     const t = await app();
     const created = await createSubscription(t.deps, await caller(t), DEMO_LOCATION_ID, 'https://hooks.example/e');
-    expect(await deleteSubscription(t.deps, await caller(t), created.subscriptionId)).toMatchObject({ subscriptionId: created.subscriptionId });
+    expect(await deleteSubscription(t.deps, await caller(t), created.subscriptionId)).toMatchObject({
+      subscriptionId: created.subscriptionId,
+    });
     const doc = await docOf(t);
     expect(doc.subscriptions.some((s) => s.subscriptionId === created.subscriptionId)).toBe(false);
     expect(doc.confirmationTokens.some((c) => c.subscriptionId === created.subscriptionId)).toBe(false);

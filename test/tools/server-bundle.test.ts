@@ -12,7 +12,10 @@ describe('the server bundle is ASCII only, so V8 keeps its source at one byte a 
   it('writes a character outside ASCII in a comment as \\u{...} text and leaves the code as it was', async () => {
     const source = "// 10 °F — too cold\nexport const unit = '\\u00b0F'; /* ± */\n";
     const result = await asciiOnlySource(source);
-    expect(result).toEqual({ ascii: true, text: "// 10 \\u{b0}F \\u{2014} too cold\nexport const unit = '\\u00b0F'; /* \\u{b1} */\n" });
+    expect(result).toEqual({
+      ascii: true,
+      text: "// 10 \\u{b0}F \\u{2014} too cold\nexport const unit = '\\u00b0F'; /* \\u{b1} */\n",
+    });
   });
 
   it('keeps a text whose character outside ASCII is in code (a tagged template), and says where', async () => {
@@ -40,7 +43,10 @@ describe('the server bundle carries the Lua scripts of the Redis store', () => {
     const dir = await mkdtemp(join(tmpdir(), 'lua-bundle-'));
     try {
       const entry = join(dir, 'entry.ts');
-      await writeFile(entry, `import * as lua from ${JSON.stringify(resolve('src/store/redis/lua.ts'))};\nprocess.stdout.write(JSON.stringify(lua));\n`);
+      await writeFile(
+        entry,
+        `import * as lua from ${JSON.stringify(resolve('src/store/redis/lua.ts'))};\nprocess.stdout.write(JSON.stringify(lua));\n`,
+      );
       const bundle = await bundleServer(entry);
       await writeFile(join(dir, 'bundle.mjs'), bundle.text);
       const run = spawnSync(process.execPath, [join(dir, 'bundle.mjs')], { cwd: dir, encoding: 'utf8' });

@@ -1,6 +1,14 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 
-import { AddressGuard, BlockedAddressError, judgeAddress, lookupThrough, refusalOfLoopbackName, systemResolve, type ResolvedAddress } from '../../src/webhooks/address-policy.js';
+import {
+  AddressGuard,
+  BlockedAddressError,
+  judgeAddress,
+  lookupThrough,
+  refusalOfLoopbackName,
+  systemResolve,
+  type ResolvedAddress,
+} from '../../src/webhooks/address-policy.js';
 
 /**
  * BLOCK_PRIVATE_ENDPOINTS' ranges, address by address: each refused range at its first and last
@@ -82,9 +90,12 @@ describe('judgeAddress', () => {
     expect(judgeAddress(address)).toEqual({ range, words });
   });
 
-  it.each(['::ffff:8.8.8.8', '::ffff:0:8.8.8.8', '64:ff9b::808:808'])('lets %s through: it carries a public IPv4 address', (address) => {
-    expect(judgeAddress(address)).toBeNull();
-  });
+  it.each(['::ffff:8.8.8.8', '::ffff:0:8.8.8.8', '64:ff9b::808:808'])(
+    'lets %s through: it carries a public IPv4 address',
+    (address) => {
+      expect(judgeAddress(address)).toBeNull();
+    },
+  );
 
   // Deprecated forms that carry an IPv4 address: refused like the address they carry, and refused
   // even when it is public (nothing but a tunnel or an old stack reaches them).
@@ -112,7 +123,10 @@ describe('judgeAddress', () => {
   });
 
   it('refuses site-local addresses (fec0::/10, deprecated) as private ones', () => {
-    expect(judgeAddress('fec0::1')).toEqual({ range: 'deprecatedSiteLocal', words: 'a site-local address (deprecated, private like fc00::/7)' });
+    expect(judgeAddress('fec0::1')).toEqual({
+      range: 'deprecatedSiteLocal',
+      words: 'a site-local address (deprecated, private like fc00::/7)',
+    });
     expect(judgeAddress('fdff::1')).toMatchObject({ range: 'uniqueLocal' });
     expect(judgeAddress('ff00::1')).toMatchObject({ range: 'multicast' });
   });
@@ -122,9 +136,15 @@ describe('judgeAddress', () => {
     expect(judgeAddress('fd00::1')).toEqual({ range: 'uniqueLocal', words: 'a unique-local address' });
     expect(judgeAddress('255.255.255.255')).toEqual({ range: 'broadcast', words: 'the broadcast address' });
     expect(judgeAddress('::')).toEqual({ range: 'unspecified', words: 'an unspecified address' });
-    expect(judgeAddress('198.18.0.1')).toEqual({ range: 'reserved', words: 'a reserved address (documentation, benchmarking or future use)' });
+    expect(judgeAddress('198.18.0.1')).toEqual({
+      range: 'reserved',
+      words: 'a reserved address (documentation, benchmarking or future use)',
+    });
     expect(judgeAddress('2001:2::1')).toEqual({ range: 'benchmarking', words: 'a benchmarking address' });
-    expect(judgeAddress('64:ff9b:1::a00:1')).toEqual({ range: 'rfc6052', words: 'a special-purpose address (rfc6052)' });
+    expect(judgeAddress('64:ff9b:1::a00:1')).toEqual({
+      range: 'rfc6052',
+      words: 'a special-purpose address (rfc6052)',
+    });
   });
 
   it('judges a link-local address with its zone (fe80::1%eth0), as a resolver may answer one', () => {
@@ -137,15 +157,18 @@ describe('judgeAddress', () => {
 });
 
 describe('loopback names', () => {
-  it.each(['localhost', 'LOCALHOST', 'localhost.', 'api.localhost', 'a.b.localhost.'])('%s is loopback whatever a resolver says', (host) => {
-    expect(refusalOfLoopbackName(host)).toEqual({
-      host,
-      address: '',
-      range: 'loopback',
-      reason: `${host} is a loopback name`,
-      message: `blocked: ${host} is a loopback name (BLOCK_PRIVATE_ENDPOINTS)`,
-    });
-  });
+  it.each(['localhost', 'LOCALHOST', 'localhost.', 'api.localhost', 'a.b.localhost.'])(
+    '%s is loopback whatever a resolver says',
+    (host) => {
+      expect(refusalOfLoopbackName(host)).toEqual({
+        host,
+        address: '',
+        range: 'loopback',
+        reason: `${host} is a loopback name`,
+        message: `blocked: ${host} is a loopback name (BLOCK_PRIVATE_ENDPOINTS)`,
+      });
+    },
+  );
 
   it.each(['localhost.example.com', 'notlocalhost', 'mylocalhost', 'example.com'])('%s is an ordinary name', (host) => {
     expect(refusalOfLoopbackName(host)).toBeNull();
@@ -164,14 +187,19 @@ const v4 = (address: string): ResolvedAddress => ({ address, family: 4 });
 const v6 = (address: string): ResolvedAddress => ({ address, family: 6 });
 
 /** A resolver with fixed answers that counts its calls. */
-function resolver(names: Record<string, ResolvedAddress[]>): { resolve: (host: string) => Promise<ResolvedAddress[]>; asked: string[] } {
+function resolver(names: Record<string, ResolvedAddress[]>): {
+  resolve: (host: string) => Promise<ResolvedAddress[]>;
+  asked: string[];
+} {
   const asked: string[] = [];
   return {
     asked,
     resolve: (host) => {
       asked.push(host);
       const answer = names[host];
-      return answer ? Promise.resolve(answer) : Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+      return answer
+        ? Promise.resolve(answer)
+        : Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
     },
   };
 }
@@ -186,9 +214,14 @@ describe('AddressGuard', () => {
         address: '::ffff:7f00:1',
         range: 'loopback',
         reason: '[::ffff:7f00:1] is an IPv4-mapped form of 127.0.0.1, a loopback address',
-        message: 'blocked: [::ffff:7f00:1] is an IPv4-mapped form of 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
+        message:
+          'blocked: [::ffff:7f00:1] is an IPv4-mapped form of 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
       });
-      expect(guard.checkLiteral('169.254.169.254')).toMatchObject({ address: '169.254.169.254', range: 'linkLocal', reason: '169.254.169.254 is a link-local address' });
+      expect(guard.checkLiteral('169.254.169.254')).toMatchObject({
+        address: '169.254.169.254',
+        range: 'linkLocal',
+        reason: '169.254.169.254 is a link-local address',
+      });
     });
 
     it('leaves public addresses and names alone (names are judged when they resolve)', () => {
@@ -207,8 +240,12 @@ describe('AddressGuard', () => {
 
   describe('resolveChecked', () => {
     it('gives the addresses of a name whose every address is public', async () => {
-      const { resolve } = resolver({ 'partner.test': [v4('93.184.215.14'), v6('2606:2800:21f:cb07:6820:80da:af6b:8b2c')] });
-      await expect(new AddressGuard({ resolve }).resolveChecked('partner.test')).resolves.toEqual({ addresses: [v4('93.184.215.14'), v6('2606:2800:21f:cb07:6820:80da:af6b:8b2c')] });
+      const { resolve } = resolver({
+        'partner.test': [v4('93.184.215.14'), v6('2606:2800:21f:cb07:6820:80da:af6b:8b2c')],
+      });
+      await expect(new AddressGuard({ resolve }).resolveChecked('partner.test')).resolves.toEqual({
+        addresses: [v4('93.184.215.14'), v6('2606:2800:21f:cb07:6820:80da:af6b:8b2c')],
+      });
     });
 
     it('refuses a name with any address that is not public, naming the first such address', async () => {
@@ -226,12 +263,17 @@ describe('AddressGuard', () => {
 
     it('refuses a loopback name without asking the resolver', async () => {
       const { resolve, asked } = resolver({ localhost: [v4('8.8.8.8')] });
-      await expect(new AddressGuard({ resolve }).resolveChecked('localhost')).resolves.toMatchObject({ refusal: { range: 'loopback' } });
+      await expect(new AddressGuard({ resolve }).resolveChecked('localhost')).resolves.toMatchObject({
+        refusal: { range: 'loopback' },
+      });
       expect(asked).toEqual([]);
     });
 
     it('skips the addresses treatAsPublic names, and still judges the others', async () => {
-      const { resolve } = resolver({ 'receiver.test': [v4('127.0.0.1')], 'half.test': [v4('127.0.0.1'), v4('10.0.0.1')] });
+      const { resolve } = resolver({
+        'receiver.test': [v4('127.0.0.1')],
+        'half.test': [v4('127.0.0.1'), v4('10.0.0.1')],
+      });
       const guard = new AddressGuard({ resolve, treatAsPublic: (address) => address === '127.0.0.1' });
       await expect(guard.resolveChecked('receiver.test')).resolves.toEqual({ addresses: [v4('127.0.0.1')] });
       await expect(guard.resolveChecked('half.test')).resolves.toMatchObject({ refusal: { address: '10.0.0.1' } });
@@ -240,10 +282,19 @@ describe('AddressGuard', () => {
 
   describe('checkHost', () => {
     it('judges an address host itself and a name through the resolver', async () => {
-      const { resolve, asked } = resolver({ 'metadata.test': [v4('169.254.169.254')], 'partner.test': [v4('93.184.215.14')] });
+      const { resolve, asked } = resolver({
+        'metadata.test': [v4('169.254.169.254')],
+        'partner.test': [v4('93.184.215.14')],
+      });
       const guard = new AddressGuard({ resolve });
-      await expect(guard.checkHost('[fe80::1]', 1000)).resolves.toMatchObject({ range: 'linkLocal', address: 'fe80::1' });
-      await expect(guard.checkHost('metadata.test', 1000)).resolves.toMatchObject({ range: 'linkLocal', address: '169.254.169.254' });
+      await expect(guard.checkHost('[fe80::1]', 1000)).resolves.toMatchObject({
+        range: 'linkLocal',
+        address: 'fe80::1',
+      });
+      await expect(guard.checkHost('metadata.test', 1000)).resolves.toMatchObject({
+        range: 'linkLocal',
+        address: '169.254.169.254',
+      });
       await expect(guard.checkHost('partner.test', 1000)).resolves.toBeNull();
       expect(asked).toEqual(['metadata.test', 'partner.test']);
     });
@@ -257,21 +308,50 @@ describe('AddressGuard', () => {
   });
 
   describe('lookup, the connect-time hook', () => {
-    type Answer = { error: NodeJS.ErrnoException | null; address: string | LookupAddress[] | undefined; family: number | undefined };
+    type Answer = {
+      error: NodeJS.ErrnoException | null;
+      address: string | LookupAddress[] | undefined;
+      family: number | undefined;
+    };
     const lookUp = (lookup: AddressGuard['lookup'], host: string, options: LookupOptions): Promise<Answer> =>
       new Promise((resolve) => {
         lookup(host, options, (error, address, family) => resolve({ error, address, family }));
       });
-    const names = { 'dual.test': [v6('2606:4700:4700::1111'), v4('1.1.1.1')], 'four-first.test': [v4('1.1.1.1'), v6('2606:4700:4700::1111')], 'six.test': [v6('2606:4700:4700::1111')], 'inside.test': [v4('1.1.1.1'), v4('192.168.0.10')] };
+    const names = {
+      'dual.test': [v6('2606:4700:4700::1111'), v4('1.1.1.1')],
+      'four-first.test': [v4('1.1.1.1'), v6('2606:4700:4700::1111')],
+      'six.test': [v6('2606:4700:4700::1111')],
+      'inside.test': [v4('1.1.1.1'), v4('192.168.0.10')],
+    };
 
     it('hands the socket the first checked address of the family it asks for, or all of them', async () => {
       const { lookup } = new AddressGuard({ resolve: resolver(names).resolve });
-      expect(await lookUp(lookup, 'dual.test', {})).toEqual({ error: null, address: '2606:4700:4700::1111', family: 6 });
+      expect(await lookUp(lookup, 'dual.test', {})).toEqual({
+        error: null,
+        address: '2606:4700:4700::1111',
+        family: 6,
+      });
       expect(await lookUp(lookup, 'dual.test', { family: 4 })).toEqual({ error: null, address: '1.1.1.1', family: 4 });
-      expect(await lookUp(lookup, 'dual.test', { family: 6 })).toEqual({ error: null, address: '2606:4700:4700::1111', family: 6 });
-      expect(await lookUp(lookup, 'four-first.test', { family: 6 })).toEqual({ error: null, address: '2606:4700:4700::1111', family: 6 });
-      expect(await lookUp(lookup, 'dual.test', { all: true })).toEqual({ error: null, address: names['dual.test'], family: undefined });
-      expect(await lookUp(lookup, 'dual.test', { all: true, family: 4 })).toEqual({ error: null, address: [v4('1.1.1.1')], family: undefined });
+      expect(await lookUp(lookup, 'dual.test', { family: 6 })).toEqual({
+        error: null,
+        address: '2606:4700:4700::1111',
+        family: 6,
+      });
+      expect(await lookUp(lookup, 'four-first.test', { family: 6 })).toEqual({
+        error: null,
+        address: '2606:4700:4700::1111',
+        family: 6,
+      });
+      expect(await lookUp(lookup, 'dual.test', { all: true })).toEqual({
+        error: null,
+        address: names['dual.test'],
+        family: undefined,
+      });
+      expect(await lookUp(lookup, 'dual.test', { all: true, family: 4 })).toEqual({
+        error: null,
+        address: [v4('1.1.1.1')],
+        family: undefined,
+      });
     });
 
     it('answers ENOTFOUND when the name has no address of the family asked for', async () => {
@@ -284,7 +364,11 @@ describe('AddressGuard', () => {
       const { lookup } = new AddressGuard({ resolve: resolver(names).resolve });
       const { error } = await lookUp(lookup, 'inside.test', {});
       expect(error).toBeInstanceOf(BlockedAddressError);
-      expect(error).toMatchObject({ code: 'ERR_BLOCKED_ADDRESS', name: 'BlockedAddressError', refusal: { address: '192.168.0.10', range: 'private' } });
+      expect(error).toMatchObject({
+        code: 'ERR_BLOCKED_ADDRESS',
+        name: 'BlockedAddressError',
+        refusal: { address: '192.168.0.10', range: 'private' },
+      });
     });
 
     it("passes on the resolver's failure", async () => {
@@ -294,9 +378,21 @@ describe('AddressGuard', () => {
 
     it('lookupThrough resolves the same way without judging (BLOCK_PRIVATE_ENDPOINTS off, an injected resolver)', async () => {
       const lookup = lookupThrough(resolver(names).resolve);
-      expect(await lookUp(lookup, 'inside.test', { family: 4 })).toEqual({ error: null, address: '1.1.1.1', family: 4 });
-      expect(await lookUp(lookup, 'four-first.test', { family: 6 })).toEqual({ error: null, address: '2606:4700:4700::1111', family: 6 });
-      expect(await lookUp(lookup, 'inside.test', { all: true })).toEqual({ error: null, address: names['inside.test'], family: undefined });
+      expect(await lookUp(lookup, 'inside.test', { family: 4 })).toEqual({
+        error: null,
+        address: '1.1.1.1',
+        family: 4,
+      });
+      expect(await lookUp(lookup, 'four-first.test', { family: 6 })).toEqual({
+        error: null,
+        address: '2606:4700:4700::1111',
+        family: 6,
+      });
+      expect(await lookUp(lookup, 'inside.test', { all: true })).toEqual({
+        error: null,
+        address: names['inside.test'],
+        family: undefined,
+      });
       expect((await lookUp(lookup, 'six.test', { family: 4 })).error).toMatchObject({ code: 'ENOTFOUND' });
       expect((await lookUp(lookup, 'unknown.test', {})).error).toMatchObject({ code: 'ENOTFOUND' });
     });

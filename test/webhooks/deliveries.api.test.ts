@@ -6,7 +6,23 @@ import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helper
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesIn, givenSubscription, startAlert } from './support.js';
 
-const DELIVERY_KEYS = ['attempts', 'createdAt', 'deliveryId', 'drill', 'kind', 'locationId', 'method', 'nextAttemptAt', 'note', 'payload', 'redeliveryOf', 'requestHeaders', 'state', 'subscriptionId', 'target'];
+const DELIVERY_KEYS = [
+  'attempts',
+  'createdAt',
+  'deliveryId',
+  'drill',
+  'kind',
+  'locationId',
+  'method',
+  'nextAttemptAt',
+  'note',
+  'payload',
+  'redeliveryOf',
+  'requestHeaders',
+  'state',
+  'subscriptionId',
+  'target',
+];
 const ATTEMPT_KEYS = ['at', 'error', 'latencyMs', 'responseExcerpt', 'statusCode', 'warnings'];
 
 type Delivery = Record<string, unknown> & { deliveryId: string; attempts: Record<string, unknown>[] };
@@ -16,7 +32,11 @@ const { t, receiver, rebuildApp } = useAppAndReceiver();
 const list = (query = '', key = DEMO_API_KEY) => request(t.app).get(`/sandbox/deliveries${query}`).set(bearer(key));
 
 async function createSubscription(endpoint = receiver.url()): Promise<string> {
-  const res = await request(t.app).post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`).set(bearer(DEMO_API_KEY)).send({ endpoint }).expect(200);
+  const res = await request(t.app)
+    .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
+    .set(bearer(DEMO_API_KEY))
+    .send({ endpoint })
+    .expect(200);
   return res.body.subscriptionId as string;
 }
 
@@ -43,12 +63,24 @@ describe('GET /sandbox/deliveries', () => {
       locationId: DEMO_LOCATION_ID,
       method: 'POST',
       target: receiver.url('/second'),
-      payload: { confirmationUrl: expect.stringContaining(`/v1/subscriptions/${subscriptionId}/confirm?confirmationToken=`), confirmationToken: expect.any(String) },
+      payload: {
+        confirmationUrl: expect.stringContaining(`/v1/subscriptions/${subscriptionId}/confirm?confirmationToken=`),
+        confirmationToken: expect.any(String),
+      },
       createdAt: TEST_START.toISOString(),
       nextAttemptAt: null,
       redeliveryOf: null,
       note: null,
-      attempts: [{ at: TEST_START.toISOString(), statusCode: 200, latencyMs: expect.any(Number), error: null, responseExcerpt: '{"ok":true}', warnings: [] }],
+      attempts: [
+        {
+          at: TEST_START.toISOString(),
+          statusCode: 200,
+          latencyMs: expect.any(Number),
+          error: null,
+          responseExcerpt: '{"ok":true}',
+          warnings: [],
+        },
+      ],
     });
     expect(deliveries[0]).toMatchObject({ kind: 'receiver_check', method: 'GET', payload: null, subscriptionId });
   });
@@ -94,11 +126,14 @@ describe('GET /sandbox/deliveries', () => {
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
-    const [delivery] = (await deliveriesIn(t));
+    const [delivery] = await deliveriesIn(t);
     const theirs = await list('', OTHER_API_KEY).expect(200);
     expect(theirs.body.total).toBe(0);
     await request(t.app).get(`/sandbox/deliveries/${delivery!.deliveryId}`).set(bearer(OTHER_API_KEY)).expect(404);
-    await request(t.app).post(`/sandbox/deliveries/${delivery!.deliveryId}/redeliver`).set(bearer(OTHER_API_KEY)).expect(404);
+    await request(t.app)
+      .post(`/sandbox/deliveries/${delivery!.deliveryId}/redeliver`)
+      .set(bearer(OTHER_API_KEY))
+      .expect(404);
   });
 });
 
@@ -109,13 +144,24 @@ describe('POST /sandbox/deliveries/{id}/redeliver', () => {
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'ambientTemp' }).expect(201);
     await t.deps.dispatcher.drain();
-    const [failed] = (await deliveriesIn(t));
+    const [failed] = await deliveriesIn(t);
     expect(failed!.state).toBe('failed');
 
-    const res = await request(t.app).post(`/sandbox/deliveries/${failed!.deliveryId}/redeliver`).set(bearer(DEMO_API_KEY)).expect(201);
-    expect(res.body).toMatchObject({ redeliveryOf: failed!.deliveryId, state: 'pending', payload: failed!.payload, target: failed!.target });
+    const res = await request(t.app)
+      .post(`/sandbox/deliveries/${failed!.deliveryId}/redeliver`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(201);
+    expect(res.body).toMatchObject({
+      redeliveryOf: failed!.deliveryId,
+      state: 'pending',
+      payload: failed!.payload,
+      target: failed!.target,
+    });
     await t.deps.dispatcher.drain();
-    const again = await request(t.app).get(`/sandbox/deliveries/${res.body.deliveryId}`).set(bearer(DEMO_API_KEY)).expect(200);
+    const again = await request(t.app)
+      .get(`/sandbox/deliveries/${res.body.deliveryId}`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
     expect(again.body).toMatchObject({ state: 'delivered', attempts: [expect.objectContaining({ statusCode: 200 })] });
     expect(receiver.bodies()).toEqual([failed!.payload, failed!.payload]);
   });
@@ -124,9 +170,16 @@ describe('POST /sandbox/deliveries/{id}/redeliver', () => {
     await request(t.app).post('/sandbox/deliveries/nope/redeliver').set(bearer(DEMO_API_KEY)).expect(404);
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
-    const [delivery] = (await deliveriesIn(t));
-    const res = await request(t.app).post(`/sandbox/deliveries/${delivery!.deliveryId}/redeliver`).set(bearer(DEMO_API_KEY)).send({ target: 'x' }).expect(400);
-    expect(res.body).toMatchObject({ parameter: 'target', message: 'Unknown field "target"; redeliver takes only sameDeliveryId' });
+    const [delivery] = await deliveriesIn(t);
+    const res = await request(t.app)
+      .post(`/sandbox/deliveries/${delivery!.deliveryId}/redeliver`)
+      .set(bearer(DEMO_API_KEY))
+      .send({ target: 'x' })
+      .expect(400);
+    expect(res.body).toMatchObject({
+      parameter: 'target',
+      message: 'Unknown field "target"; redeliver takes only sameDeliveryId',
+    });
   });
 });
 
@@ -136,7 +189,12 @@ describe('receiver checks', () => {
     await t.deps.dispatcher.drain();
     expect(receiver.received.map((r) => r.method)).toEqual(['POST', 'GET']);
     const check = (await deliveriesIn(t)).find((x) => x.kind === 'receiver_check')!;
-    expect(check).toMatchObject({ subscriptionId, state: 'delivered', method: 'GET', attempts: [expect.objectContaining({ statusCode: 200, warnings: [] })] });
+    expect(check).toMatchObject({
+      subscriptionId,
+      state: 'delivered',
+      method: 'GET',
+      attempts: [expect.objectContaining({ statusCode: 200, warnings: [] })],
+    });
   });
 
   it('flags a receiver that refuses GET, once, with the production rule in the warning', async () => {
@@ -164,7 +222,9 @@ describe('receiver checks', () => {
     await t.deps.dispatcher.drain();
     const check = (await deliveriesIn(t)).find((x) => x.kind === 'receiver_check')!;
     expect(check.state).toBe('delivered');
-    expect(check.attempts[0]!.warnings).toEqual(['GET answered 200 but its body is not JSON: production requires the endpoint to answer GET with JSON']);
+    expect(check.attempts[0]!.warnings).toEqual([
+      'GET answered 200 but its body is not JSON: production requires the endpoint to answer GET with JSON',
+    ]);
   });
 
   it('flags a confirmation POST that fails, and retries it', async () => {
@@ -172,7 +232,15 @@ describe('receiver checks', () => {
     await createSubscription();
     await t.deps.dispatcher.drain();
     const confirmation = async () => (await deliveriesIn(t)).find((x) => x.kind === 'confirmation')!;
-    expect(await confirmation()).toMatchObject({ state: 'pending', attempts: [expect.objectContaining({ statusCode: 404, warnings: ['POST answered 404: production requires the endpoint to answer POST with 2xx and a JSON body'] })] });
+    expect(await confirmation()).toMatchObject({
+      state: 'pending',
+      attempts: [
+        expect.objectContaining({
+          statusCode: 404,
+          warnings: ['POST answered 404: production requires the endpoint to answer POST with 2xx and a JSON body'],
+        }),
+      ],
+    });
     t.clock.advance(1000);
     await t.deps.dispatcher.drain();
     expect((await confirmation()).state).toBe('delivered');
@@ -188,8 +256,12 @@ describe('deleting a subscription', () => {
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
     await request(t.app).delete(`/v1/subscriptions/${subscriptionId}`).set(bearer(DEMO_API_KEY)).expect(200);
-    const [delivery] = (await deliveriesIn(t));
-    expect(delivery).toMatchObject({ state: 'failed', dueAtMs: null, note: 'cancelled: the subscription was deleted before this delivery succeeded' });
+    const [delivery] = await deliveriesIn(t);
+    expect(delivery).toMatchObject({
+      state: 'failed',
+      dueAtMs: null,
+      note: 'cancelled: the subscription was deleted before this delivery succeeded',
+    });
     t.clock.advance(60_000);
     await t.deps.dispatcher.drain();
     expect(receiver.received).toHaveLength(1);

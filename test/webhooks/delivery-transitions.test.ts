@@ -1,11 +1,27 @@
 import type { DeliveryAttempt, DeliveryRecord } from '../../src/store/data.js';
 import { endedDelivery, storedDelivery } from '../../src/store/derived.js';
-import { afterAttempt, attemptsAllowed, cancelled, newDelivery, redeliveryOf, retryDelayMs, SUBSCRIPTION_DELETED_NOTE, type RetryPolicy } from '../../src/webhooks/delivery-transitions.js';
+import {
+  afterAttempt,
+  attemptsAllowed,
+  cancelled,
+  newDelivery,
+  redeliveryOf,
+  retryDelayMs,
+  SUBSCRIPTION_DELETED_NOTE,
+  type RetryPolicy,
+} from '../../src/webhooks/delivery-transitions.js';
 import { presentDelivery } from '../../src/webhooks/presenter.js';
 import { givenDelivery, iso, T0 } from '../store/builders.js';
 
 const POLICY: RetryPolicy = { maxAttempts: 3, backoffMs: 1000 };
-const attemptAt = (ms: number, statusCode: number | null = 500): DeliveryAttempt => ({ at: iso(ms), statusCode, latencyMs: 4, error: statusCode === 200 ? null : `HTTP ${String(statusCode)}`, responseExcerpt: null, warnings: [] });
+const attemptAt = (ms: number, statusCode: number | null = 500): DeliveryAttempt => ({
+  at: iso(ms),
+  statusCode,
+  latencyMs: 4,
+  error: statusCode === 200 ? null : `HTTP ${String(statusCode)}`,
+  responseExcerpt: null,
+  warnings: [],
+});
 const failedAt = (ms: number) => ({ attempt: attemptAt(ms), ok: false, refused: false });
 const deliveredAt = (ms: number) => ({ attempt: attemptAt(ms, 200), ok: true, refused: false });
 
@@ -23,7 +39,14 @@ function through(record: DeliveryRecord, outcomes: { at: number; ok: boolean }[]
 describe('newDelivery: the first state', () => {
   it('is pending, due at once on the account clock, with no attempts and only the optional fields it was given', () => {
     const record = newDelivery(
-      { accountId: 'a', kind: 'alert', subscriptionId: 's', locationId: 'l', target: 'https://example.com/h', payload: { n: 1 } },
+      {
+        accountId: 'a',
+        kind: 'alert',
+        subscriptionId: 's',
+        locationId: 'l',
+        target: 'https://example.com/h',
+        payload: { n: 1 },
+      },
       { deliveryId: 'd', nowMs: T0, createdAtMs: 7 },
     );
     expect(record).toStrictEqual({
@@ -45,8 +68,19 @@ describe('newDelivery: the first state', () => {
 
   it('keeps what a redelivery, a duplicate, a drill and a receiver check add', () => {
     const original = givenDelivery('a', 'first', { state: 'delivered' });
-    const again = newDelivery({ ...redeliveryOf(original, { sameDeliveryId: true, drill: 'duplicate-delivery' }), checkReceiverAfter: true }, { deliveryId: 'second', nowMs: T0 + 5, createdAtMs: 9 });
-    expect(again).toMatchObject({ deliveryId: 'second', redeliveryOf: 'first', sentAsId: 'first', drill: 'duplicate-delivery', checkReceiverAfter: true, dueAtMs: T0 + 5, state: 'pending' });
+    const again = newDelivery(
+      { ...redeliveryOf(original, { sameDeliveryId: true, drill: 'duplicate-delivery' }), checkReceiverAfter: true },
+      { deliveryId: 'second', nowMs: T0 + 5, createdAtMs: 9 },
+    );
+    expect(again).toMatchObject({
+      deliveryId: 'second',
+      redeliveryOf: 'first',
+      sentAsId: 'first',
+      drill: 'duplicate-delivery',
+      checkReceiverAfter: true,
+      dueAtMs: T0 + 5,
+      state: 'pending',
+    });
     expect(again.payload).toEqual(original.payload);
     expect(again.payload).not.toBe(original.payload);
   });
@@ -82,7 +116,12 @@ describe('afterAttempt', () => {
   });
 
   it('a refused address fails it at the first attempt, attempts left or not', () => {
-    const after = afterAttempt(givenDelivery('a', 'd'), { attempt: attemptAt(T0, null), ok: false, refused: true }, T0, POLICY);
+    const after = afterAttempt(
+      givenDelivery('a', 'd'),
+      { attempt: attemptAt(T0, null), ok: false, refused: true },
+      T0,
+      POLICY,
+    );
     expect(after).toMatchObject({ state: 'failed', dueAtMs: null });
   });
 
@@ -137,7 +176,11 @@ describe('the retry schedule', () => {
 
 describe('cancelled', () => {
   it('fails a pending delivery with the note', () => {
-    expect(cancelled(givenDelivery('a', 'd'))).toMatchObject({ state: 'failed', dueAtMs: null, note: SUBSCRIPTION_DELETED_NOTE });
+    expect(cancelled(givenDelivery('a', 'd'))).toMatchObject({
+      state: 'failed',
+      dueAtMs: null,
+      note: SUBSCRIPTION_DELETED_NOTE,
+    });
     expect(cancelled(givenDelivery('a', 'd'), 'why')).toMatchObject({ note: 'why' });
   });
 

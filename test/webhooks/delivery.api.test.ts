@@ -12,7 +12,8 @@ import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY } from '../helpers/demo.js';
 import { deliveriesIn, givenSubscription, postedBodies, startAlert } from './support.js';
 
 const { buildApp, startReceiver: receiver } = useAppsAndReceivers();
-const app = (env: Record<string, string> = {}, options: { logger?: Logger; start?: Date } = {}): Promise<TestApp> => buildApp({ env, ...options });
+const app = (env: Record<string, string> = {}, options: { logger?: Logger; start?: Date } = {}): Promise<TestApp> =>
+  buildApp({ env, ...options });
 
 /** Advances the test clock to the next pending attempt and runs it. */
 async function advanceToNextAttempt(t: TestApp): Promise<void> {
@@ -31,10 +32,17 @@ describe('retries', () => {
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
 
-    let [delivery] = (await deliveriesIn(t));
+    let [delivery] = await deliveriesIn(t);
     expect(delivery).toMatchObject({ state: 'pending', dueAtMs: TEST_START.getTime() + 1000 });
     expect(delivery!.attempts).toEqual([
-      { at: TEST_START.toISOString(), statusCode: 500, latencyMs: expect.any(Number), error: 'HTTP 500', responseExcerpt: '{"error":"boom"}', warnings: [] },
+      {
+        at: TEST_START.toISOString(),
+        statusCode: 500,
+        latencyMs: expect.any(Number),
+        error: 'HTTP 500',
+        responseExcerpt: '{"error":"boom"}',
+        warnings: [],
+      },
     ]);
 
     // Not due yet: nothing is sent.
@@ -44,7 +52,7 @@ describe('retries', () => {
 
     t.clock.advance(1);
     await t.deps.dispatcher.drain();
-    [delivery] = (await deliveriesIn(t));
+    [delivery] = await deliveriesIn(t);
     expect(delivery).toMatchObject({ state: 'delivered', dueAtMs: null });
     expect(delivery!.attempts.map((a) => [a.statusCode, a.error])).toEqual([
       [500, 'HTTP 500'],
@@ -67,7 +75,7 @@ describe('retries', () => {
       await advanceToNextAttempt(t);
     }
     expect(dueTimes).toEqual([1000, 2000, 4000]);
-    const [delivery] = (await deliveriesIn(t));
+    const [delivery] = await deliveriesIn(t);
     expect(delivery).toMatchObject({ state: 'failed', dueAtMs: null });
     expect(delivery!.attempts).toHaveLength(4);
     expect(r.received).toHaveLength(4);
@@ -80,7 +88,11 @@ describe('retries', () => {
     await givenSubscription(t, r.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
-    expect((await deliveriesIn(t))[0]!.attempts[0]).toMatchObject({ statusCode: null, error: 'timed out after 150 ms', responseExcerpt: null });
+    expect((await deliveriesIn(t))[0]!.attempts[0]).toMatchObject({
+      statusCode: null,
+      error: 'timed out after 150 ms',
+      responseExcerpt: null,
+    });
 
     await advanceToNextAttempt(t);
     expect((await deliveriesIn(t))[0]!.state).toBe('delivered');
@@ -110,17 +122,27 @@ describe('retries', () => {
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
     await advanceToNextAttempt(t);
-    const [delivery] = (await deliveriesIn(t));
+    const [delivery] = await deliveriesIn(t);
     expect(delivery!.state).toBe('failed');
-    expect(delivery!.attempts.map((a) => a.error)).toEqual([expect.stringContaining('ECONNREFUSED'), expect.stringContaining('ECONNREFUSED')]);
+    expect(delivery!.attempts.map((a) => a.error)).toEqual([
+      expect.stringContaining('ECONNREFUSED'),
+      expect.stringContaining('ECONNREFUSED'),
+    ]);
   });
 });
 
 describe('the log of attempts', () => {
   it('logs a delivered attempt at info and a failed one at warn, each with its delivery, target and answer', async () => {
     const lines: { level: string; msg: string; fields: Record<string, unknown> | undefined }[] = [];
-    const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
-    const logger: Logger = { debug: () => {}, info: at('info'), warn: at('warn'), error: at('error'), child: () => logger };
+    const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+      void lines.push({ level, msg, fields });
+    const logger: Logger = {
+      debug: () => {},
+      info: at('info'),
+      warn: at('warn'),
+      error: at('error'),
+      child: () => logger,
+    };
     const t = await app({ WEBHOOK_MAX_ATTEMPTS: '1' }, { logger });
     const r = await receiver();
     await givenSubscription(t, r.url());
@@ -131,12 +153,23 @@ describe('the log of attempts', () => {
     await t.deps.dispatcher.drain();
 
     const [delivered, failed] = await deliveriesIn(t);
-    const logged = (d: NonNullable<typeof delivered>) => ({ deliveryId: d.deliveryId, accountId: DEMO_ACCOUNT_ID, kind: 'alert', method: 'POST', target: r.url(), ...d.attempts[0] });
+    const logged = (d: NonNullable<typeof delivered>) => ({
+      deliveryId: d.deliveryId,
+      accountId: DEMO_ACCOUNT_ID,
+      kind: 'alert',
+      method: 'POST',
+      target: r.url(),
+      ...d.attempts[0],
+    });
     expect(lines.filter((line) => line.msg.startsWith('webhook attempt'))).toEqual([
       { level: 'info', msg: 'webhook attempt', fields: logged(delivered!) },
       { level: 'warn', msg: 'webhook attempt failed', fields: logged(failed!) },
     ]);
-    expect(failed!.attempts[0]).toMatchObject({ statusCode: 500, error: 'HTTP 500', responseExcerpt: '{"error":"down"}' });
+    expect(failed!.attempts[0]).toMatchObject({
+      statusCode: 500,
+      error: 'HTTP 500',
+      responseExcerpt: '{"error":"down"}',
+    });
   });
 });
 
@@ -156,10 +189,20 @@ describe('answers that are not JSON', () => {
     await givenSubscription(t, r.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
-    const [delivery] = (await deliveriesIn(t));
+    const [delivery] = await deliveriesIn(t);
     expect(delivery!.state).toBe('delivered');
-    expect(delivery!.attempts[0]).toMatchObject({ statusCode: 200, error: null, responseExcerpt: 'OK', warnings: [NOT_JSON_WARNING] });
-    expect(lines).toEqual([{ msg: 'webhook attempt delivered with warnings', fields: expect.objectContaining({ deliveryId: delivery!.deliveryId, warnings: [NOT_JSON_WARNING] }) }]);
+    expect(delivery!.attempts[0]).toMatchObject({
+      statusCode: 200,
+      error: null,
+      responseExcerpt: 'OK',
+      warnings: [NOT_JSON_WARNING],
+    });
+    expect(lines).toEqual([
+      {
+        msg: 'webhook attempt delivered with warnings',
+        fields: expect.objectContaining({ deliveryId: delivery!.deliveryId, warnings: [NOT_JSON_WARNING] }),
+      },
+    ]);
   });
 
   it('warns about an empty 2xx body too', async () => {
@@ -169,7 +212,10 @@ describe('answers that are not JSON', () => {
     await givenSubscription(t, r.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
-    expect((await deliveriesIn(t))[0]).toMatchObject({ state: 'delivered', attempts: [expect.objectContaining({ statusCode: 204, warnings: [NOT_JSON_WARNING] })] });
+    expect((await deliveriesIn(t))[0]).toMatchObject({
+      state: 'delivered',
+      attempts: [expect.objectContaining({ statusCode: 204, warnings: [NOT_JSON_WARNING] })],
+    });
   });
 });
 
@@ -201,7 +247,11 @@ describe('concurrency', () => {
     for (let i = 0; i < 150; i++) ids.push(await givenSubscription(t, r.url(`/hooks/${i}`)));
     await startAlert(t, { type: 'highLeak' }).expect(201);
     await t.deps.dispatcher.drain();
-    expect(postedBodies<{ subscriptionId: string }>(r).map((b) => b.subscriptionId).sort()).toEqual(ids.sort());
+    expect(
+      postedBodies<{ subscriptionId: string }>(r)
+        .map((b) => b.subscriptionId)
+        .sort(),
+    ).toEqual(ids.sort());
     expect((await deliveriesIn(t)).every((x) => x.state === 'delivered')).toBe(true);
   });
 });
@@ -217,10 +267,13 @@ describe('the bounded log', () => {
     for (let i = 0; i < 6; i++) {
       const started = await startAlert(t, { type: 'humidity' }).expect(201);
       await t.deps.dispatcher.drain();
-      await request(t.app).post(`/sandbox/locations/${started.body.locationId}/alerts/${started.body.alertId}/end`).set(bearer(DEMO_API_KEY)).expect(200);
+      await request(t.app)
+        .post(`/sandbox/locations/${started.body.locationId}/alerts/${started.body.alertId}/end`)
+        .set(bearer(DEMO_API_KEY))
+        .expect(200);
       await t.deps.dispatcher.drain();
     }
-    const log = (await deliveriesIn(t));
+    const log = await deliveriesIn(t);
     const finished = log.filter((x) => x.state !== 'pending');
     expect(finished).toHaveLength(5);
     expect(log.filter((x) => x.state === 'pending')).toHaveLength(12);
@@ -257,7 +310,17 @@ describe('a restart', () => {
       await first.deps.dispatcher.drain();
       // A second delivery that was never attempted before the "crash".
       await givenSubscription(first, r.url('/second'));
-      const never = first.deps.dispatcher.build({ accountId: DEMO_ACCOUNT_ID, kind: 'alert', subscriptionId: null, locationId: null, target: r.url('/second'), payload: { hello: 1 } }, TEST_START.getTime() + 500);
+      const never = first.deps.dispatcher.build(
+        {
+          accountId: DEMO_ACCOUNT_ID,
+          kind: 'alert',
+          subscriptionId: null,
+          locationId: null,
+          target: r.url('/second'),
+          payload: { hello: 1 },
+        },
+        TEST_START.getTime() + 500,
+      );
       await first.store.deliveries.add(DEMO_ACCOUNT_ID, [never]);
       await first.store.flush();
       expect((await deliveriesIn(first)).map((x) => [x.state, x.attempts.length])).toEqual([

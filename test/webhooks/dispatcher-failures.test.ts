@@ -23,31 +23,63 @@ beforeEach(async () => {
 
 type Line = { level: string; msg: string; fields: Record<string, unknown> | undefined };
 function recordingLogger(lines: Line[]): Logger {
-  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
-  const logger: Logger = { debug: () => {}, info: at('info'), warn: at('warn'), error: at('error'), child: () => logger };
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+    void lines.push({ level, msg, fields });
+  const logger: Logger = {
+    debug: () => {},
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: () => logger,
+  };
   return logger;
 }
 
 async function storedAlert(dispatcher: Dispatcher): Promise<DeliveryRecord> {
   const subscriptionId = await givenSubscription(t, 'https://partner.test/hooks');
-  const delivery = dispatcher.build({ accountId: DEMO_ACCOUNT_ID, kind: 'alert', subscriptionId, locationId: DEMO_LOCATION_ID, target: 'https://partner.test/hooks', payload: {} }, TEST_START.getTime());
+  const delivery = dispatcher.build(
+    {
+      accountId: DEMO_ACCOUNT_ID,
+      kind: 'alert',
+      subscriptionId,
+      locationId: DEMO_LOCATION_ID,
+      target: 'https://partner.test/hooks',
+      payload: {},
+    },
+    TEST_START.getTime(),
+  );
   await t.store.deliveries.add(DEMO_ACCOUNT_ID, [delivery]);
   return delivery;
 }
 
 describe('a round the store cannot serve', () => {
   it.each([
-    ['an error', new Error('disk on fire'), [{ level: 'error', msg: 'webhook dispatch failed', fields: { accountId: DEMO_ACCOUNT_ID, err: expect.objectContaining({ message: 'disk on fire' }) } }]],
+    [
+      'an error',
+      new Error('disk on fire'),
+      [
+        {
+          level: 'error',
+          msg: 'webhook dispatch failed',
+          fields: { accountId: DEMO_ACCOUNT_ID, err: expect.objectContaining({ message: 'disk on fire' }) },
+        },
+      ],
+    ],
     ['a store that is away (ServiceUnavailable)', new ServiceUnavailableError('Redis does not answer'), []],
   ])('with %s is logged as such, and the delivery waits in the queue', async (_what, failure, logged) => {
     const lines: Line[] = [];
     const store = storeWithDeliveries(t.store, { due: () => Promise.reject(failure) });
-    const dispatcher = new Dispatcher({ store, clock: t.clock, ids: t.deps.ids, logger: recordingLogger(lines), sender: t.deps.sender }, t.deps.config.webhook);
+    const dispatcher = new Dispatcher(
+      { store, clock: t.clock, ids: t.deps.ids, logger: recordingLogger(lines), sender: t.deps.sender },
+      t.deps.config.webhook,
+    );
     const delivery = await storedAlert(dispatcher);
     dispatcher.kick(DEMO_ACCOUNT_ID);
     await dispatcher.idle();
     expect(lines).toEqual(logged);
-    expect((await deliveriesIn(t)).map((d) => [d.deliveryId, d.state, d.attempts.length])).toEqual([[delivery.deliveryId, 'pending', 0]]);
+    expect((await deliveriesIn(t)).map((d) => [d.deliveryId, d.state, d.attempts.length])).toEqual([
+      [delivery.deliveryId, 'pending', 0],
+    ]);
   });
 });
 
@@ -56,7 +88,10 @@ describe('an attempt that throws', () => {
     const lines: Line[] = [];
     const sender: WebhookSender = { send: () => Promise.reject(new Error('sender bug')) };
     const logger = recordingLogger(lines);
-    const dispatcher = new Dispatcher({ store: t.store, clock: t.clock, ids: t.deps.ids, logger, sender }, t.deps.config.webhook);
+    const dispatcher = new Dispatcher(
+      { store: t.store, clock: t.clock, ids: t.deps.ids, logger, sender },
+      t.deps.config.webhook,
+    );
     // Stopped once the crash is logged: the round, which would wait out the lease, ends.
     logger.error = (msg, fields) => {
       lines.push({ level: 'error', msg, fields });
@@ -65,7 +100,13 @@ describe('an attempt that throws', () => {
     const delivery = await storedAlert(dispatcher);
     dispatcher.kick(DEMO_ACCOUNT_ID);
     await dispatcher.idle();
-    expect(lines).toEqual([{ level: 'error', msg: 'webhook attempt crashed', fields: { deliveryId: delivery.deliveryId, err: expect.objectContaining({ message: 'sender bug' }) } }]);
+    expect(lines).toEqual([
+      {
+        level: 'error',
+        msg: 'webhook attempt crashed',
+        fields: { deliveryId: delivery.deliveryId, err: expect.objectContaining({ message: 'sender bug' }) },
+      },
+    ]);
     expect(await t.store.deliveries.due(DEMO_ACCOUNT_ID, TEST_START.getTime(), 10)).toEqual([]);
   });
 });
@@ -81,14 +122,29 @@ describe('a round stopped as it claims', () => {
           return t.store.deliveries.claim(...args);
         },
       });
-      const dispatcher = new Dispatcher({ store, clock: t.clock, ids: t.deps.ids, logger: recordingLogger([]), sender: t.deps.sender }, t.deps.config.webhook);
-      const delivery = dispatcher.build({ accountId: DEMO_ACCOUNT_ID, kind: 'alert', subscriptionId, locationId: DEMO_LOCATION_ID, target: receiver.url(), payload: {} }, TEST_START.getTime());
+      const dispatcher = new Dispatcher(
+        { store, clock: t.clock, ids: t.deps.ids, logger: recordingLogger([]), sender: t.deps.sender },
+        t.deps.config.webhook,
+      );
+      const delivery = dispatcher.build(
+        {
+          accountId: DEMO_ACCOUNT_ID,
+          kind: 'alert',
+          subscriptionId,
+          locationId: DEMO_LOCATION_ID,
+          target: receiver.url(),
+          payload: {},
+        },
+        TEST_START.getTime(),
+      );
       await t.store.deliveries.add(DEMO_ACCOUNT_ID, [delivery]);
       dispatcher.kick(DEMO_ACCOUNT_ID);
       await dispatcher.idle();
       expect(receiver.received).toEqual([]);
       // Given back: due now for the next replica, not held until the lease ends.
-      expect((await t.store.deliveries.due(DEMO_ACCOUNT_ID, TEST_START.getTime(), 10)).map((d) => d.deliveryId)).toEqual([delivery.deliveryId]);
+      expect(
+        (await t.store.deliveries.due(DEMO_ACCOUNT_ID, TEST_START.getTime(), 10)).map((d) => d.deliveryId),
+      ).toEqual([delivery.deliveryId]);
     } finally {
       await receiver.close();
     }
@@ -98,7 +154,13 @@ describe('a round stopped as it claims', () => {
 describe('the owner name of a dispatcher', () => {
   it('names the host and process, and differs between two dispatchers of one process (replicas claim under it)', () => {
     const options = t.deps.config.webhook;
-    const deps = { store: t.store, clock: t.clock, ids: t.deps.ids, logger: recordingLogger([]), sender: t.deps.sender };
+    const deps = {
+      store: t.store,
+      clock: t.clock,
+      ids: t.deps.ids,
+      logger: recordingLogger([]),
+      sender: t.deps.sender,
+    };
     const [one, two] = [new Dispatcher(deps, options), new Dispatcher(deps, options)];
     expect(one.owner).toMatch(new RegExp(`^${hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${process.pid}:.+$`));
     expect(two.owner).not.toBe(one.owner);

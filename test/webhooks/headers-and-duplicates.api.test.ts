@@ -24,7 +24,11 @@ describe('webhook headers', () => {
     const posts = receiver.received.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(3);
     const [delivery] = await deliveriesIn(t);
-    expect(posts.map((p) => p.headers[DELIVERY_ID_HEADER.toLowerCase()])).toEqual([delivery!.deliveryId, delivery!.deliveryId, delivery!.deliveryId]);
+    expect(posts.map((p) => p.headers[DELIVERY_ID_HEADER.toLowerCase()])).toEqual([
+      delivery!.deliveryId,
+      delivery!.deliveryId,
+      delivery!.deliveryId,
+    ]);
     expect(posts.map((p) => p.headers[ATTEMPT_HEADER.toLowerCase()])).toEqual(['1', '2', '3']);
     expect(delivery!.state).toBe('delivered');
   });
@@ -34,7 +38,10 @@ describe('webhook headers', () => {
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
     const [first] = await deliveriesIn(t);
-    await request(t.app).post(`/sandbox/deliveries/${first!.deliveryId}/redeliver`).set(bearer(DEMO_API_KEY)).expect(201);
+    await request(t.app)
+      .post(`/sandbox/deliveries/${first!.deliveryId}/redeliver`)
+      .set(bearer(DEMO_API_KEY))
+      .expect(201);
     await t.deps.dispatcher.drain();
     const [one, two] = receiver.received;
     expect(one!.headers['x-sandbox-delivery-id']).toBe(first!.deliveryId);
@@ -43,15 +50,21 @@ describe('webhook headers', () => {
   });
 });
 
-describe('the delivery log\'s requestHeaders', () => {
+describe("the delivery log's requestHeaders", () => {
   it('are the headers the receiver got on the first attempt', async () => {
     await givenSubscription(t, receiver.url());
     await startAlert(t, { type: 'lowLeak' }).expect(201);
     await t.deps.dispatcher.drain();
-    const [view] = (await request(t.app).get('/sandbox/deliveries?kind=alert').set(bearer(DEMO_API_KEY)).expect(200)).body.deliveries;
-    const got = receiver.received.find((r) => r.method === 'POST' && r.headers[DELIVERY_ID_HEADER.toLowerCase()] === view.deliveryId)!;
-    expect(Object.keys(view.requestHeaders).sort()).toEqual(['Accept', 'Content-Type', 'User-Agent', DELIVERY_ID_HEADER, ATTEMPT_HEADER].sort());
-    for (const [name, value] of Object.entries(view.requestHeaders as Record<string, string>)) expect(got.headers[name.toLowerCase()]).toBe(value);
+    const [view] = (await request(t.app).get('/sandbox/deliveries?kind=alert').set(bearer(DEMO_API_KEY)).expect(200))
+      .body.deliveries;
+    const got = receiver.received.find(
+      (r) => r.method === 'POST' && r.headers[DELIVERY_ID_HEADER.toLowerCase()] === view.deliveryId,
+    )!;
+    expect(Object.keys(view.requestHeaders).sort()).toEqual(
+      ['Accept', 'Content-Type', 'User-Agent', DELIVERY_ID_HEADER, ATTEMPT_HEADER].sort(),
+    );
+    for (const [name, value] of Object.entries(view.requestHeaders as Record<string, string>))
+      expect(got.headers[name.toLowerCase()]).toBe(value);
   });
 });
 
@@ -68,7 +81,9 @@ describe('subscribing the same endpoint twice to one location', () => {
     await t.deps.dispatcher.drain();
     await subscribe(receiver.url()).expect(200);
     await t.deps.dispatcher.drain();
-    const confirmations = receiver.received.filter((r) => r.method === 'POST').map((r) => r.body as { confirmationToken: string });
+    const confirmations = receiver.received
+      .filter((r) => r.method === 'POST')
+      .map((r) => r.body as { confirmationToken: string });
     expect(confirmations).toHaveLength(2);
     expect(confirmations[0]!.confirmationToken).not.toBe(confirmations[1]!.confirmationToken);
   });
@@ -77,7 +92,10 @@ describe('subscribing the same endpoint twice to one location', () => {
     const created = await subscribe(receiver.url()).expect(200);
     await t.deps.dispatcher.drain();
     const { confirmationUrl } = receiver.received.find((r) => r.method === 'POST')!.body as { confirmationUrl: string };
-    await request(t.app).get(new URL(confirmationUrl).pathname + new URL(confirmationUrl).search).set(bearer(DEMO_API_KEY)).expect(200);
+    await request(t.app)
+      .get(new URL(confirmationUrl).pathname + new URL(confirmationUrl).search)
+      .set(bearer(DEMO_API_KEY))
+      .expect(200);
     const before = receiver.received.length;
     const again = await subscribe(receiver.url()).expect(200);
     await t.deps.dispatcher.drain();

@@ -25,11 +25,21 @@ describe('a subscription deleted around an attempt', () => {
     // A due delivery stored without a kick, then the first half of DELETE /v1/subscriptions/{id}:
     // the subscription leaves the document; the delete's cancelPending has not run yet.
     const delivery = t.deps.dispatcher.build(
-      { accountId: DEMO_ACCOUNT_ID, kind: 'alert', subscriptionId, locationId: DEMO_LOCATION_ID, target: receiver.url(), payload: { subscriptionId } },
+      {
+        accountId: DEMO_ACCOUNT_ID,
+        kind: 'alert',
+        subscriptionId,
+        locationId: DEMO_LOCATION_ID,
+        target: receiver.url(),
+        payload: { subscriptionId },
+      },
       TEST_START.getTime(),
     );
     await t.store.deliveries.add(DEMO_ACCOUNT_ID, [delivery]);
-    await changeDoc(t, (d) => void (d.subscriptions = d.subscriptions.filter((s) => s.subscriptionId !== subscriptionId)));
+    await changeDoc(
+      t,
+      (d) => void (d.subscriptions = d.subscriptions.filter((s) => s.subscriptionId !== subscriptionId)),
+    );
 
     await t.deps.dispatcher.drain();
 
@@ -42,25 +52,28 @@ describe('a subscription deleted around an attempt', () => {
     });
   });
 
-  it.each([500, 200])('keeps a delivery cancelled while its attempt was on its way (answered %i): the attempt is recorded, nothing more', async (status) => {
-    const answer = deferred();
-    receiver.script = [{ status, until: answer.promise }];
-    const subscriptionId = await givenSubscription(t, receiver.url());
-    await startAlert(t, { type: 'lowLeak' }).expect(201);
-    await receiver.waitFor(1);
+  it.each([500, 200])(
+    'keeps a delivery cancelled while its attempt was on its way (answered %i): the attempt is recorded, nothing more',
+    async (status) => {
+      const answer = deferred();
+      receiver.script = [{ status, until: answer.promise }];
+      const subscriptionId = await givenSubscription(t, receiver.url());
+      await startAlert(t, { type: 'lowLeak' }).expect(201);
+      await receiver.waitFor(1);
 
-    await request(t.app).delete(`/v1/subscriptions/${subscriptionId}`).set(bearer(DEMO_API_KEY)).expect(200);
-    answer.resolve();
-    await t.deps.dispatcher.idle();
+      await request(t.app).delete(`/v1/subscriptions/${subscriptionId}`).set(bearer(DEMO_API_KEY)).expect(200);
+      answer.resolve();
+      await t.deps.dispatcher.idle();
 
-    const [delivery] = await deliveriesIn(t);
-    // Not delivered (a 200), not rescheduled (a 500): cancelled it stays.
-    expect(delivery).toMatchObject({ state: 'failed', dueAtMs: null, note: SUBSCRIPTION_DELETED_NOTE });
-    expect(delivery!.attempts.map((a) => a.statusCode)).toEqual([status]);
-    t.clock.advance(3_600_000);
-    await t.deps.dispatcher.drain();
-    expect(receiver.received).toHaveLength(1);
-  });
+      const [delivery] = await deliveriesIn(t);
+      // Not delivered (a 200), not rescheduled (a 500): cancelled it stays.
+      expect(delivery).toMatchObject({ state: 'failed', dueAtMs: null, note: SUBSCRIPTION_DELETED_NOTE });
+      expect(delivery!.attempts.map((a) => a.statusCode)).toEqual([status]);
+      t.clock.advance(3_600_000);
+      await t.deps.dispatcher.drain();
+      expect(receiver.received).toHaveLength(1);
+    },
+  );
 });
 
 describe('the account clock moved during an attempt', () => {
@@ -91,8 +104,13 @@ describe('another replica on the same store', () => {
     await receiver.waitFor(1);
     // The second replica says when it has found the delivery due yet claimed, and is waiting for it.
     const waiting = deferred();
-    const store = storeWithDeliveries(t.store, { nextDueMs: (accountId: string) => (waiting.resolve(), t.store.deliveries.nextDueMs(accountId)) });
-    const replica = new Dispatcher({ store, clock: t.clock, ids: t.deps.ids, logger: silentLogger, sender: t.deps.sender }, t.deps.config.webhook);
+    const store = storeWithDeliveries(t.store, {
+      nextDueMs: (accountId: string) => (waiting.resolve(), t.store.deliveries.nextDueMs(accountId)),
+    });
+    const replica = new Dispatcher(
+      { store, clock: t.clock, ids: t.deps.ids, logger: silentLogger, sender: t.deps.sender },
+      t.deps.config.webhook,
+    );
     const round = replica.runDue(DEMO_ACCOUNT_ID).then(async () => (await deliveriesIn(t)).map((d) => d.state));
     await waiting.promise;
     answer.resolve();
@@ -101,7 +119,7 @@ describe('another replica on the same store', () => {
   });
 });
 
-describe("drain for one account (what tests await)", () => {
+describe('drain for one account (what tests await)', () => {
   it('returns once nothing of the account is due now: a retry due later waits for the clock', async () => {
     await rebuildApp({ env: { WEBHOOK_MAX_ATTEMPTS: '2', WEBHOOK_BACKOFF_MS: '60000' } });
     receiver.script = [{ status: 500 }];
@@ -118,7 +136,17 @@ describe("drain for one account (what tests await)", () => {
 
 describe('kicks', () => {
   const alertTo = (dispatcher: Dispatcher, subscriptionId: string, n: number): DeliveryRecord =>
-    dispatcher.build({ accountId: DEMO_ACCOUNT_ID, kind: 'alert', subscriptionId, locationId: DEMO_LOCATION_ID, target: receiver.url(), payload: { n } }, TEST_START.getTime());
+    dispatcher.build(
+      {
+        accountId: DEMO_ACCOUNT_ID,
+        kind: 'alert',
+        subscriptionId,
+        locationId: DEMO_LOCATION_ID,
+        target: receiver.url(),
+        payload: { n },
+      },
+      TEST_START.getTime(),
+    );
 
   it('kickAll starts the due deliveries of the accounts it is given, and no kick starts any once stopped', async () => {
     const subscriptionId = await givenSubscription(t, receiver.url());
@@ -149,7 +177,10 @@ describe('kicks', () => {
         return next;
       },
     });
-    const dispatcher = new Dispatcher({ store, clock: t.clock, ids: t.deps.ids, logger: silentLogger, sender: t.deps.sender }, t.deps.config.webhook);
+    const dispatcher = new Dispatcher(
+      { store, clock: t.clock, ids: t.deps.ids, logger: silentLogger, sender: t.deps.sender },
+      t.deps.config.webhook,
+    );
     await store.deliveries.add(DEMO_ACCOUNT_ID, [alertTo(dispatcher, subscriptionId, 1)]);
     dispatcher.kick(DEMO_ACCOUNT_ID);
     await dispatcher.idle();

@@ -27,18 +27,23 @@ async function firstAttemptAgainst(r: WebhookReceiver): Promise<Awaited<ReturnTy
 }
 
 describe('redirects', () => {
-  it.each([301, 302, 303, 307, 308])('a %i answer is not followed: the attempt failed, the Location is never contacted, a retry is scheduled', async (status) => {
-    const endpoint = await receiver();
-    // Stands for the address a hostile endpoint would bounce the sandbox to.
-    const elsewhere = await receiver();
-    endpoint.script = [{ status, body: '', headers: { Location: elsewhere.url('/internal') } }];
+  it.each([301, 302, 303, 307, 308])(
+    'a %i answer is not followed: the attempt failed, the Location is never contacted, a retry is scheduled',
+    async (status) => {
+      const endpoint = await receiver();
+      // Stands for the address a hostile endpoint would bounce the sandbox to.
+      const elsewhere = await receiver();
+      endpoint.script = [{ status, body: '', headers: { Location: elsewhere.url('/internal') } }];
 
-    const delivery = await firstAttemptAgainst(endpoint);
+      const delivery = await firstAttemptAgainst(endpoint);
 
-    expect(elsewhere.received).toEqual([]);
-    expect(delivery.state).toBe('pending');
-    expect(delivery.attempts).toEqual([expect.objectContaining({ statusCode: status, error: `HTTP ${status}: redirects are not followed` })]);
-  });
+      expect(elsewhere.received).toEqual([]);
+      expect(delivery.state).toBe('pending');
+      expect(delivery.attempts).toEqual([
+        expect.objectContaining({ statusCode: status, error: `HTTP ${status}: redirects are not followed` }),
+      ]);
+    },
+  );
 });
 
 describe('the size of an answer', () => {
@@ -50,7 +55,9 @@ describe('the size of an answer', () => {
 
     expect(delivery.state).toBe('delivered');
     // Cut after 64 KiB: what was read is the start of a JSON array, not JSON.
-    expect(delivery.attempts).toEqual([expect.objectContaining({ statusCode: 200, error: null, warnings: [NOT_JSON_WARNING] })]);
+    expect(delivery.attempts).toEqual([
+      expect.objectContaining({ statusCode: 200, error: null, warnings: [NOT_JSON_WARNING] }),
+    ]);
     expect(delivery.attempts[0]!.responseExcerpt).toMatch(/^\["0123456789abcdef",/);
     expect(delivery.attempts[0]!.responseExcerpt).toHaveLength(500);
     await eventually(() => endpoint.endless[0]?.cutByClient === true);

@@ -31,7 +31,12 @@ export async function givenSubscription(
   return subscriptionId;
 }
 
-export function startAlert(t: TestApp, body: Record<string, unknown>, locationId = DEMO_LOCATION_ID, key = DEMO_API_KEY): request.Test {
+export function startAlert(
+  t: TestApp,
+  body: Record<string, unknown>,
+  locationId = DEMO_LOCATION_ID,
+  key = DEMO_API_KEY,
+): request.Test {
   return request(t.app).post(`/sandbox/locations/${locationId}/alerts`).set(bearer(key)).send(body);
 }
 

@@ -60,7 +60,11 @@ export class Api {
   renew(): Promise<void> {
     this.#renewing ??= (async () => {
       try {
-        const res = await fetch(DASHBOARD_PATHS.token, { method: 'POST', headers: { 'X-CSRF-Token': this.config.csrfToken, Accept: 'application/json' }, cache: 'no-store' });
+        const res = await fetch(DASHBOARD_PATHS.token, {
+          method: 'POST',
+          headers: { 'X-CSRF-Token': this.config.csrfToken, Accept: 'application/json' },
+          cache: 'no-store',
+        });
         if (res.status === 401 || res.status === 403) this.#endSession();
         if (!res.ok) throw new ApiError(res.status, 'the sandbox did not renew the page\u2019s access token');
         this.#token = ((await res.json()) as TokenAnswer).accessToken;
@@ -79,7 +83,11 @@ export class Api {
     throw new SignedOut('signed out');
   }
 
-  async #send(method: string, path: string, body: unknown): Promise<{ status: number; data: (ErrorAnswer & Record<string, unknown>) | null }> {
+  async #send(
+    method: string,
+    path: string,
+    body: unknown,
+  ): Promise<{ status: number; data: (ErrorAnswer & Record<string, unknown>) | null }> {
     if (this.#signedOut) throw new SignedOut('signed out');
     const headers: Record<string, string> = { Authorization: `Bearer ${this.#token}`, Accept: 'application/json' };
     const init: RequestInit = { method, headers, cache: 'no-store' };
@@ -103,11 +111,19 @@ export class Api {
     return { status: res.status, data };
   }
 
-  #answer(method: string, path: string, { status, data }: { status: number; data: (ErrorAnswer & Record<string, unknown>) | null }): unknown {
+  #answer(
+    method: string,
+    path: string,
+    { status, data }: { status: number; data: (ErrorAnswer & Record<string, unknown>) | null },
+  ): unknown {
     if (status >= 200 && status < 300) return data;
     throw new ApiError(status, data?.message ?? `${method} ${path.split('?')[0] ?? path} failed`, data?.error);
   }
 }
 
 export const describeError = (error: unknown): string =>
-  error instanceof ApiError ? `${error.message}${error.status ? ` (HTTP ${error.status})` : ''}` : error instanceof Error ? error.message : String(error);
+  error instanceof ApiError
+    ? `${error.message}${error.status ? ` (HTTP ${error.status})` : ''}`
+    : error instanceof Error
+      ? error.message
+      : String(error);

@@ -16,7 +16,12 @@ export class ClockPanel {
       const button = (event.target as Element).closest('button');
       if (!button) return;
       const advance = button.dataset['advance'];
-      if (advance !== undefined) void this.#change(button, { advanceSeconds: Number(advance) }, `Clock moved forward ${PRESET_WORDS[advance] ?? `${advance} s`}.`);
+      if (advance !== undefined)
+        void this.#change(
+          button,
+          { advanceSeconds: Number(advance) },
+          `Clock moved forward ${PRESET_WORDS[advance] ?? `${advance} s`}.`,
+        );
       else if (button.id === 'freeze') {
         const frozen = ctx.clock.state?.frozen ?? false;
         void this.#change(button, { frozen: !frozen }, frozen ? 'Clock running again.' : 'Clock frozen.');
@@ -49,7 +54,10 @@ export class ClockPanel {
     now.textContent = fullTime(nowMs, zone);
     now.dataset['now'] = state.now;
     now.dataset['frozen'] = String(state.frozen);
-    const offset = state.offsetSeconds === 0 ? 'at real time' : `${duration(state.offsetSeconds)} ${state.offsetSeconds > 0 ? 'ahead of' : 'behind'} real time`;
+    const offset =
+      state.offsetSeconds === 0
+        ? 'at real time'
+        : `${duration(state.offsetSeconds)} ${state.offsetSeconds > 0 ? 'ahead of' : 'behind'} real time`;
     const meta = byId('clock-meta');
     const signature = `${String(state.frozen)} ${offset} ${zone}`;
     if (meta.dataset['signature'] !== signature) {
@@ -86,4 +94,3 @@ export class ClockPanel {
     }
   }
 }
-

@@ -4,7 +4,17 @@ import { describeError, SignedOut, type Api } from './api.js';
 import { byId, el } from './dom.js';
 
 /** The parts of the page that reload their data when told (by live events, actions or the fallback poll). */
-export type PanelName = 'clock' | 'locations' | 'alerts' | 'usage' | 'runs' | 'subscriptions' | 'deliveries' | 'journal' | 'inspector' | 'readiness';
+export type PanelName =
+  | 'clock'
+  | 'locations'
+  | 'alerts'
+  | 'usage'
+  | 'runs'
+  | 'subscriptions'
+  | 'deliveries'
+  | 'journal'
+  | 'inspector'
+  | 'readiness';
 
 /**
  * The account's virtual clock as the page knows it: the last state the sandbox sent, moved on
@@ -66,7 +76,13 @@ export class Context {
   /** The time zone to show a time in: its location's, else the selected location's. */
   zoneOf(locationId?: string | null): string {
     const config = this.config.locations;
-    return (config.find((l) => l.locationId === locationId) ?? config.find((l) => l.locationId === this.#selected) ?? config[0])?.timeZone ?? 'UTC';
+    return (
+      (
+        config.find((l) => l.locationId === locationId) ??
+        config.find((l) => l.locationId === this.#selected) ??
+        config[0]
+      )?.timeZone ?? 'UTC'
+    );
   }
 
   locationName(locationId: string | null): string {

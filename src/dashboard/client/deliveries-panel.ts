@@ -29,7 +29,12 @@ export class DeliveriesPanel {
     const chosen = select.value;
     select.replaceChildren(
       el('option', { value: '', text: 'All subscriptions' }),
-      ...subscriptions.map((s) => el('option', { value: s.subscriptionId, text: `${shortId(s.subscriptionId)} · ${this.ctx.locationName(s.locationId)}` })),
+      ...subscriptions.map((s) =>
+        el('option', {
+          value: s.subscriptionId,
+          text: `${shortId(s.subscriptionId)} · ${this.ctx.locationName(s.locationId)}`,
+        }),
+      ),
     );
     select.value = subscriptions.some((s) => s.subscriptionId === chosen) ? chosen : '';
   }
@@ -48,7 +53,8 @@ export class DeliveriesPanel {
       filtered = true;
     }
     const page = await this.ctx.api.get<Paged & { deliveries: Delivery[] }>(`/sandbox/deliveries?${query.toString()}`);
-    byId('deliveries-count').textContent = page.total > page.deliveries.length ? `(newest ${page.deliveries.length} of ${page.total})` : `(${page.total})`;
+    byId('deliveries-count').textContent =
+      page.total > page.deliveries.length ? `(newest ${page.deliveries.length} of ${page.total})` : `(${page.total})`;
     replaceKeepingFocus(
       byId('deliveries'),
       page.deliveries.length === 0
@@ -68,26 +74,41 @@ export class DeliveriesPanel {
     const zone = this.ctx.zoneOf(d.locationId);
     const when = shortTime(last ? last.at : d.createdAt, zone);
     const title = deliveryTitle(d);
-    return el('li', { className: `row delivery ${d.state}`, 'data-delivery-id': d.deliveryId, 'data-kind': d.kind, 'data-state': d.state }, [
-      el(
-        'button',
-        {
-          type: 'button',
-          className: 'row-open',
-          'data-open-delivery': d.deliveryId,
-          'data-focus': `open-${d.deliveryId}`,
-        },
-        // No aria-label: the button's name is what it shows, so a voice-control user can say what they see.
-        [
-          el('span', { className: 'row-line' }, [badge(d.state), ' ', el('strong', { text: title }), ' ', el('span', { className: 'detail', text: when })]),
-          el('span', { className: 'row-line' }, [el('code', { className: 'wrap', text: `${d.method} ${d.target}` })]),
-          el('span', { className: 'row-line detail' }, [
-            `${d.attempts.length} attempt${d.attempts.length === 1 ? '' : 's'} · ${lastAnswer(d)}`,
-            d.state === 'pending' && d.nextAttemptAt ? ` · next ${shortTime(d.nextAttemptAt, zone)}` : '',
-            d.redeliveryOf ? ` · redelivery of ${shortId(d.redeliveryOf)}` : '',
-          ]),
-        ],
-      ),
-    ]);
+    return el(
+      'li',
+      {
+        className: `row delivery ${d.state}`,
+        'data-delivery-id': d.deliveryId,
+        'data-kind': d.kind,
+        'data-state': d.state,
+      },
+      [
+        el(
+          'button',
+          {
+            type: 'button',
+            className: 'row-open',
+            'data-open-delivery': d.deliveryId,
+            'data-focus': `open-${d.deliveryId}`,
+          },
+          // No aria-label: the button's name is what it shows, so a voice-control user can say what they see.
+          [
+            el('span', { className: 'row-line' }, [
+              badge(d.state),
+              ' ',
+              el('strong', { text: title }),
+              ' ',
+              el('span', { className: 'detail', text: when }),
+            ]),
+            el('span', { className: 'row-line' }, [el('code', { className: 'wrap', text: `${d.method} ${d.target}` })]),
+            el('span', { className: 'row-line detail' }, [
+              `${d.attempts.length} attempt${d.attempts.length === 1 ? '' : 's'} · ${lastAnswer(d)}`,
+              d.state === 'pending' && d.nextAttemptAt ? ` · next ${shortTime(d.nextAttemptAt, zone)}` : '',
+              d.redeliveryOf ? ` · redelivery of ${shortId(d.redeliveryOf)}` : '',
+            ]),
+          ],
+        ),
+      ],
+    );
   }
 }

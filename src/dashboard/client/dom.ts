@@ -4,7 +4,11 @@ type Child = Node | string | null | undefined | false;
 type Props = Record<string, string | number | boolean | null | undefined>;
 
 /** An element with attributes (`text` sets its text; false, null and undefined are left out) and children. */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, children: Child[] = []): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  children: Child[] = [],
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
@@ -12,7 +16,8 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props =
     else if (key === 'className') node.className = String(value);
     else node.setAttribute(key, value === true ? '' : String(value));
   }
-  for (const child of children) if (child !== null && child !== undefined && child !== false && child !== '') node.append(child);
+  for (const child of children)
+    if (child !== null && child !== undefined && child !== false && child !== '') node.append(child);
   return node;
 }
 

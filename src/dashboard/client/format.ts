@@ -10,11 +10,27 @@ function formatter(timeZone: string, style: 'full' | 'time' | 'short' | 'date'):
   if (!found) {
     const options: Intl.DateTimeFormatOptions =
       style === 'full'
-        ? { weekday: 'short', month: 'short', day: 'numeric', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short' }
+        ? {
+            weekday: 'short',
+            month: 'short',
+            day: 'numeric',
+            year: 'numeric',
+            hour: '2-digit',
+            minute: '2-digit',
+            second: '2-digit',
+            timeZoneName: 'short',
+          }
         : style === 'time'
           ? { hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short' }
           : style === 'short'
-            ? { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short' }
+            ? {
+                month: 'short',
+                day: 'numeric',
+                hour: '2-digit',
+                minute: '2-digit',
+                second: '2-digit',
+                timeZoneName: 'short',
+              }
             : { month: 'short', day: 'numeric', year: 'numeric' };
     try {
       found = new Intl.DateTimeFormat(PAGE_LOCALE, { ...options, timeZone, hourCycle: 'h23' });
@@ -38,13 +54,18 @@ export const clockTime = (at: Instant, timeZone: string): string => formatter(ti
 
 /** The zone's abbreviation at an instant ("EDT", or "GMT+2" where the language has none). */
 export function zoneAbbreviation(at: Instant, timeZone: string): string {
-  return formatter(timeZone, 'time').formatToParts(toDate(at)).find((p) => p.type === 'timeZoneName')?.value ?? timeZone;
+  return (
+    formatter(timeZone, 'time')
+      .formatToParts(toDate(at))
+      .find((p) => p.type === 'timeZoneName')?.value ?? timeZone
+  );
 }
 
 /** Ids are UUIDs: the first 8 characters tell them apart on one screen. */
 export const shortId = (id: string): string => (id.length > 10 ? `${id.slice(0, 8)}…` : id);
 
-export const gallons = (value: number): string => `${value.toLocaleString(PAGE_LOCALE, { maximumFractionDigits: 1 })} gal`;
+export const gallons = (value: number): string =>
+  `${value.toLocaleString(PAGE_LOCALE, { maximumFractionDigits: 1 })} gal`;
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 

@@ -47,7 +47,10 @@ export class Inspector {
   async refresh(): Promise<void> {
     if (this.#deliveryId === null || !this.#dialog.open) return;
     const delivery = await this.ctx.api.get<Delivery>(`/sandbox/deliveries/${encodeURIComponent(this.#deliveryId)}`);
-    const focused = document.activeElement instanceof HTMLElement && this.#dialog.contains(document.activeElement) ? document.activeElement.id : '';
+    const focused =
+      document.activeElement instanceof HTMLElement && this.#dialog.contains(document.activeElement)
+        ? document.activeElement.id
+        : '';
     this.#render(delivery);
     if (focused) document.getElementById(focused)?.focus();
   }
@@ -81,23 +84,43 @@ export class Inspector {
         el('p', {}, [el('code', { className: 'wrap', id: 'inspector-url', text: `${d.method} ${d.target}` })]),
         el('table', { className: 'headers', id: 'inspector-headers' }, [
           el('caption', { className: 'visually-hidden', text: 'Request headers' }),
-          el('tbody', {}, Object.entries(d.requestHeaders).map(([name, value]) => el('tr', {}, [el('th', { scope: 'row', text: name }), el('td', {}, [el('code', { className: 'wrap', text: value })])]))),
+          el(
+            'tbody',
+            {},
+            Object.entries(d.requestHeaders).map(([name, value]) =>
+              el('tr', {}, [
+                el('th', { scope: 'row', text: name }),
+                el('td', {}, [el('code', { className: 'wrap', text: value })]),
+              ]),
+            ),
+          ),
         ]),
-        el('p', { className: 'hint', text: 'X-Sandbox-Delivery-Id is the same on every retry (drop duplicates by it); X-Sandbox-Attempt counts the attempts.' }),
-        body === null ? el('p', { className: 'hint', text: 'No body: a GET check that the endpoint answers JSON.' }) : el('pre', { id: 'inspector-body', tabindex: 0, 'aria-label': 'Request body' }, [body]),
+        el('p', {
+          className: 'hint',
+          text: 'X-Sandbox-Delivery-Id is the same on every retry (drop duplicates by it); X-Sandbox-Attempt counts the attempts.',
+        }),
+        body === null
+          ? el('p', { className: 'hint', text: 'No body: a GET check that the endpoint answers JSON.' })
+          : el('pre', { id: 'inspector-body', tabindex: 0, 'aria-label': 'Request body' }, [body]),
       ]),
       el('section', { 'aria-labelledby': 'inspector-attempts' }, [
         el('h3', { id: 'inspector-attempts', text: `Attempts (${d.attempts.length})` }),
         d.attempts.length === 0
           ? el('p', { className: 'empty', text: d.note ?? 'Not sent yet: the first attempt is on its way.' })
-          : el('ol', { className: 'attempts', id: 'inspector-attempt-list' }, d.attempts.map((a, i) => attempt(a, i + 1, zone))),
+          : el(
+              'ol',
+              { className: 'attempts', id: 'inspector-attempt-list' },
+              d.attempts.map((a, i) => attempt(a, i + 1, zone)),
+            ),
       ]),
     );
   }
 
   async #redeliver(button: HTMLButtonElement, d: Delivery): Promise<void> {
     try {
-      const copy = await busy(button, () => this.ctx.api.post<Delivery>(`/sandbox/deliveries/${encodeURIComponent(d.deliveryId)}/redeliver`));
+      const copy = await busy(button, () =>
+        this.ctx.api.post<Delivery>(`/sandbox/deliveries/${encodeURIComponent(d.deliveryId)}/redeliver`),
+      );
       this.ctx.announce(`Redelivering ${deliveryTitle(d)} as delivery ${shortId(copy.deliveryId)}.`);
       this.ctx.refresh('deliveries');
       await this.open(copy.deliveryId);
@@ -113,17 +136,26 @@ function fact(name: string, value: Node | string): HTMLDivElement {
 
 function attempt(a: DeliveryAttempt, n: number, zone: string): HTMLLIElement {
   const ok = a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
-  return el('li', { className: ok ? 'attempt ok' : 'attempt bad', 'data-attempt': n, 'data-status': a.statusCode ?? 'none' }, [
-    el('div', { className: 'attempt-head' }, [
-      el('strong', { text: `#${n}` }),
-      ' ',
-      badge(a.statusCode === null ? 'no answer' : String(a.statusCode), ok ? 'ok' : 'failed'),
-      el('span', { className: 'detail', text: ` ${shortTime(a.at, zone)} · ${a.latencyMs} ms` }),
-    ]),
-    a.error ? el('p', { className: 'bad', text: `Error: ${a.error}` }) : null,
-    ...a.warnings.map((w) => el('p', { className: 'warn', text: `Warning: ${w}` })),
-    a.responseExcerpt !== null
-      ? el('div', {}, [el('div', { className: 'detail', text: 'The receiver answered:' }), el('pre', { tabindex: 0, 'aria-label': `Answer to attempt ${n}` }, [a.responseExcerpt === '' ? '(empty body)' : prettyJson(a.responseExcerpt)])])
-      : null,
-  ]);
+  return el(
+    'li',
+    { className: ok ? 'attempt ok' : 'attempt bad', 'data-attempt': n, 'data-status': a.statusCode ?? 'none' },
+    [
+      el('div', { className: 'attempt-head' }, [
+        el('strong', { text: `#${n}` }),
+        ' ',
+        badge(a.statusCode === null ? 'no answer' : String(a.statusCode), ok ? 'ok' : 'failed'),
+        el('span', { className: 'detail', text: ` ${shortTime(a.at, zone)} · ${a.latencyMs} ms` }),
+      ]),
+      a.error ? el('p', { className: 'bad', text: `Error: ${a.error}` }) : null,
+      ...a.warnings.map((w) => el('p', { className: 'warn', text: `Warning: ${w}` })),
+      a.responseExcerpt !== null
+        ? el('div', {}, [
+            el('div', { className: 'detail', text: 'The receiver answered:' }),
+            el('pre', { tabindex: 0, 'aria-label': `Answer to attempt ${n}` }, [
+              a.responseExcerpt === '' ? '(empty body)' : prettyJson(a.responseExcerpt),
+            ]),
+          ])
+        : null,
+    ],
+  );
 }

@@ -41,9 +41,15 @@ export class JournalPanel {
               ' ',
               el('code', { className: 'wrap', text: `${r.method} ${r.path}${query ? `?${query}` : ''}` }),
             ]);
-            const meta = el('span', { className: 'row-line detail', text: `${shortTime(r.time, zone)} · ${r.durationMs} ms · ${r.auth === 'api_key' ? 'API key' : 'access token'}` });
+            const meta = el('span', {
+              className: 'row-line detail',
+              text: `${shortTime(r.time, zone)} · ${r.durationMs} ms · ${r.auth === 'api_key' ? 'API key' : 'access token'}`,
+            });
             if (r.errorBody === null) return el('li', { className: 'row', 'data-status': r.status }, [line, meta]);
-            const details = el('details', { 'data-key': key, open: open.has(key) }, [el('summary', { text: 'The answer' }), el('pre', { tabindex: 0, 'aria-label': 'Error answer' }, [prettyJson(r.errorBody)])]);
+            const details = el('details', { 'data-key': key, open: open.has(key) }, [
+              el('summary', { text: 'The answer' }),
+              el('pre', { tabindex: 0, 'aria-label': 'Error answer' }, [prettyJson(r.errorBody)]),
+            ]);
             return el('li', { className: 'row error', 'data-status': r.status }, [line, meta, details]);
           })),
     );

@@ -16,7 +16,10 @@ export class LocationPanel {
       void this.#start(form);
     });
     byId('alert-type').addEventListener('change', () => this.#showHint());
-    byId('toggle-home-away').addEventListener('click', (event) => void this.#toggleHomeAway(event.currentTarget as HTMLButtonElement));
+    byId('toggle-home-away').addEventListener(
+      'click',
+      (event) => void this.#toggleHomeAway(event.currentTarget as HTMLButtonElement),
+    );
     byId('alerts').addEventListener('click', (event) => {
       const button = (event.target as Element).closest<HTMLButtonElement>('button[data-end-alert]');
       if (button) void this.#end(button, button.dataset['endAlert'] ?? '');
@@ -85,14 +88,21 @@ export class LocationPanel {
       ...(location.devices.length === 0
         ? [emptyState('No devices at this location.')]
         : location.devices.map((d) =>
-            el('li', { 'data-device-id': d.deviceId }, [badge(d.connected ? 'connected' : 'disconnected'), ` ${d.type} `, idWithCopy(d.deviceId, 'device id'), d.calibrated ? null : ' (not calibrated)']),
+            el('li', { 'data-device-id': d.deviceId }, [
+              badge(d.connected ? 'connected' : 'disconnected'),
+              ` ${d.type} `,
+              idWithCopy(d.deviceId, 'device id'),
+              d.calibrated ? null : ' (not calibrated)',
+            ]),
           )),
     );
   }
 
   async refreshAlerts(): Promise<void> {
     const locationId = this.ctx.selected;
-    const page = await this.ctx.api.get<{ alerts: SandboxAlert[] }>(`/sandbox/locations/${encodeURIComponent(locationId)}/alerts?active=true&perPage=50`);
+    const page = await this.ctx.api.get<{ alerts: SandboxAlert[] }>(
+      `/sandbox/locations/${encodeURIComponent(locationId)}/alerts?active=true&perPage=50`,
+    );
     if (locationId !== this.ctx.selected) return;
     const zone = this.ctx.zoneOf(locationId);
     const list = byId('alerts');
@@ -104,11 +114,22 @@ export class LocationPanel {
         : page.alerts.map((a) => {
             const spec = this.ctx.alertTypes.get(a.type);
             const detail = `peak ${a.peakValue}${spec ? ` ${spec.unit}` : ''} · detected ${shortTime(a.detectedTime * 1000, zone)}${a.shown ? '' : ` · paused under the ${a.supersededBy ? 'high leak' : 'alert in force'}`}`;
-            return el('li', { className: a.shown ? 'alert' : 'alert paused', 'data-alert-id': a.alertId, 'data-alert-type': a.type }, [
-              badge(a.type, 'alert'),
-              el('span', { className: 'detail', text: detail }),
-              el('button', { type: 'button', className: 'danger small', 'data-end-alert': a.alertId, 'data-focus': `end-${a.alertId}`, 'aria-label': `End the ${a.type} alert`, text: 'End' }),
-            ]);
+            return el(
+              'li',
+              { className: a.shown ? 'alert' : 'alert paused', 'data-alert-id': a.alertId, 'data-alert-type': a.type },
+              [
+                badge(a.type, 'alert'),
+                el('span', { className: 'detail', text: detail }),
+                el('button', {
+                  type: 'button',
+                  className: 'danger small',
+                  'data-end-alert': a.alertId,
+                  'data-focus': `end-${a.alertId}`,
+                  'aria-label': `End the ${a.type} alert`,
+                  text: 'End',
+                }),
+              ],
+            );
           }),
     );
   }
@@ -121,7 +142,8 @@ export class LocationPanel {
     input.placeholder = String(spec.defaultPeakValue);
     input.min = String(spec.min);
     input.max = String(spec.max);
-    byId('alert-peak-hint').textContent = `${spec.meaning}: peak in ${spec.unit}, ${spec.minExclusive ? 'above' : 'from'} ${spec.min} to ${spec.max}; empty for ${spec.defaultPeakValue}.`;
+    byId('alert-peak-hint').textContent =
+      `${spec.meaning}: peak in ${spec.unit}, ${spec.minExclusive ? 'above' : 'from'} ${spec.min} to ${spec.max}; empty for ${spec.defaultPeakValue}.`;
   }
 
   async #start(form: HTMLFormElement): Promise<void> {
@@ -150,7 +172,11 @@ export class LocationPanel {
   async #end(button: HTMLButtonElement, alertId: string): Promise<void> {
     const locationId = this.ctx.selected;
     try {
-      await busy(button, () => this.ctx.api.post(`/sandbox/locations/${encodeURIComponent(locationId)}/alerts/${encodeURIComponent(alertId)}/end`));
+      await busy(button, () =>
+        this.ctx.api.post(
+          `/sandbox/locations/${encodeURIComponent(locationId)}/alerts/${encodeURIComponent(alertId)}/end`,
+        ),
+      );
       this.ctx.announce('Alert ended; confirmed subscriptions get the end notification.');
       this.ctx.refresh('alerts', 'usage', 'locations', 'deliveries');
     } catch (error) {
@@ -163,10 +189,16 @@ export class LocationPanel {
     if (!location) return;
     const next = location.homeAway === 'home' ? 'away' : 'home';
     try {
-      const updated = await busy(button, () => this.ctx.api.request<Location>('PUT', `/v1/locations/${encodeURIComponent(location.locationId)}`, { homeAway: next }));
+      const updated = await busy(button, () =>
+        this.ctx.api.request<Location>('PUT', `/v1/locations/${encodeURIComponent(location.locationId)}`, {
+          homeAway: next,
+        }),
+      );
       this.ctx.locations.set(updated.locationId, updated);
       this.#renderLocation();
-      this.ctx.announce(next === 'away' ? `${updated.name} is away: leaks now start as awayLeak.` : `${updated.name} is home.`);
+      this.ctx.announce(
+        next === 'away' ? `${updated.name} is away: leaks now start as awayLeak.` : `${updated.name} is home.`,
+      );
     } catch (error) {
       this.ctx.fail(error);
     }

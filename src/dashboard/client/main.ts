@@ -21,7 +21,18 @@ import { UsagePanel } from './usage-panel.js';
 
 /** While the event stream is down, the page polls this often instead. */
 const FALLBACK_POLL_MS = 5000;
-const EVERYTHING: PanelName[] = ['clock', 'locations', 'alerts', 'usage', 'runs', 'subscriptions', 'deliveries', 'journal', 'inspector', 'readiness'];
+const EVERYTHING: PanelName[] = [
+  'clock',
+  'locations',
+  'alerts',
+  'usage',
+  'runs',
+  'subscriptions',
+  'deliveries',
+  'journal',
+  'inspector',
+  'readiness',
+];
 
 function start(): void {
   const root = byId('dashboard');
@@ -39,14 +50,19 @@ function start(): void {
     root.prepend(
       el('section', { className: 'card signed-out', role: 'alert' }, [
         el('h2', { text: 'You are signed out' }),
-        el('p', { text: 'This browser\u2019s session ended (signed out in another tab, or it expired). Nothing else changed in the sandbox.' }),
+        el('p', {
+          text: 'This browser\u2019s session ended (signed out in another tab, or it expired). Nothing else changed in the sandbox.',
+        }),
         el('a', { href: '/', className: 'button', text: 'Sign in again' }),
       ]),
     );
   };
 
   const api = new Api(config, signedOut);
-  const refresher = new Refresher((panel) => run(panel), (error) => ctx.fail(error));
+  const refresher = new Refresher(
+    (panel) => run(panel),
+    (error) => ctx.fail(error),
+  );
   const ctx = new Context(api, config, (...panels) => refresher.request(...panels));
   const clock = new ClockPanel(ctx);
   const location = new LocationPanel(ctx);
@@ -89,7 +105,12 @@ function start(): void {
   function setLive(state: LiveState, detail?: string): void {
     const indicator = byId('live');
     indicator.dataset['state'] = state;
-    indicator.textContent = state === 'live' ? 'live' : state === 'connecting' ? 'connecting…' : `offline${detail ? `: ${detail}` : ': checking every 5 s'}`;
+    indicator.textContent =
+      state === 'live'
+        ? 'live'
+        : state === 'connecting'
+          ? 'connecting…'
+          : `offline${detail ? `: ${detail}` : ': checking every 5 s'}`;
     if (state === 'live' && pollTimer !== null) {
       clearInterval(pollTimer);
       pollTimer = null;

@@ -40,7 +40,11 @@ export class ScenariosPanel {
     const zone = this.ctx.zoneOf(locationId);
     byId('runs').replaceChildren(
       ...(mine.length === 0
-        ? [emptyState('No scenario has run here yet. Pick one and Run it, then move the clock forward to play its steps.')]
+        ? [
+            emptyState(
+              'No scenario has run here yet. Pick one and Run it, then move the clock forward to play its steps.',
+            ),
+          ]
         : mine.map((run) => {
             const last = run.log[run.log.length - 1];
             return el('li', { 'data-run-id': run.runId, 'data-state': run.state }, [
@@ -49,15 +53,32 @@ export class ScenariosPanel {
                 ' ',
                 el('strong', { text: run.scenario }),
                 run.state === 'running'
-                  ? el('button', { type: 'button', className: 'danger small', 'data-cancel-run': run.runId, 'aria-label': `Cancel the ${run.scenario} run`, text: 'Cancel' })
+                  ? el('button', {
+                      type: 'button',
+                      className: 'danger small',
+                      'data-cancel-run': run.runId,
+                      'aria-label': `Cancel the ${run.scenario} run`,
+                      text: 'Cancel',
+                    })
                   : null,
               ]),
               el('div', { className: 'run-progress' }, [
-                el('progress', { max: run.steps, value: run.nextStep, 'aria-label': `${run.scenario}: step ${run.nextStep} of ${run.steps}` }),
+                el('progress', {
+                  max: run.steps,
+                  value: run.nextStep,
+                  'aria-label': `${run.scenario}: step ${run.nextStep} of ${run.steps}`,
+                }),
                 el('span', { text: ` step ${run.nextStep} of ${run.steps}` }),
-                run.nextStepAt ? el('span', { className: 'detail', text: ` · next at ${shortTime(run.nextStepAt, zone)}` }) : null,
+                run.nextStepAt
+                  ? el('span', { className: 'detail', text: ` · next at ${shortTime(run.nextStepAt, zone)}` })
+                  : null,
               ]),
-              last ? el('div', { className: last.ok ? 'detail' : 'detail bad', text: `${last.ok ? '' : 'failed: '}${last.result}` }) : null,
+              last
+                ? el('div', {
+                    className: last.ok ? 'detail' : 'detail bad',
+                    text: `${last.ok ? '' : 'failed: '}${last.result}`,
+                  })
+                : null,
             ]);
           })),
     );
@@ -79,7 +100,9 @@ export class ScenariosPanel {
     const name = select.value;
     try {
       const run = await busy(form.querySelector('button[type="submit"]'), () =>
-        this.ctx.api.post<Run>(`/sandbox/scenarios/${encodeURIComponent(name)}/runs`, { locationId: this.ctx.selected }),
+        this.ctx.api.post<Run>(`/sandbox/scenarios/${encodeURIComponent(name)}/runs`, {
+          locationId: this.ctx.selected,
+        }),
       );
       this.ctx.announce(`Scenario ${run.scenario} started: ${run.steps} steps. Advance the clock to play them.`);
       this.ctx.refresh('runs', 'alerts', 'deliveries');

@@ -62,16 +62,40 @@ export class SubscriptionsPanel {
     replaceKeepingFocus(
       byId('subscriptions'),
       page.subscriptions.length === 0
-        ? [emptyState('No subscriptions yet. Subscribe an endpoint below (the demo receiver works without any setup), then confirm it.')]
+        ? [
+            emptyState(
+              'No subscriptions yet. Subscribe an endpoint below (the demo receiver works without any setup), then confirm it.',
+            ),
+          ]
         : page.subscriptions.map((s) =>
             el('li', { className: 'row', 'data-subscription-id': s.subscriptionId, 'data-status': s.status }, [
-              el('div', { className: 'row-main' }, [badge(s.status), ' ', el('span', { text: this.ctx.locationName(s.locationId) }), ' → ', el('code', { className: 'wrap', text: s.endpoint })]),
+              el('div', { className: 'row-main' }, [
+                badge(s.status),
+                ' ',
+                el('span', { text: this.ctx.locationName(s.locationId) }),
+                ' → ',
+                el('code', { className: 'wrap', text: s.endpoint }),
+              ]),
               el('div', { className: 'row-side' }, [
                 idWithCopy(s.subscriptionId, 'subscription id'),
                 s.status === 'pending'
-                  ? el('button', { type: 'button', className: 'small', 'data-action': 'confirm', 'data-focus': `confirm-${s.subscriptionId}`, 'aria-label': `Confirm subscription ${s.subscriptionId}`, text: 'Confirm' })
+                  ? el('button', {
+                      type: 'button',
+                      className: 'small',
+                      'data-action': 'confirm',
+                      'data-focus': `confirm-${s.subscriptionId}`,
+                      'aria-label': `Confirm subscription ${s.subscriptionId}`,
+                      text: 'Confirm',
+                    })
                   : null,
-                el('button', { type: 'button', className: 'small secondary', 'data-action': 'delete', 'data-focus': `delete-${s.subscriptionId}`, 'aria-label': `Delete subscription ${s.subscriptionId}`, text: 'Delete' }),
+                el('button', {
+                  type: 'button',
+                  className: 'small secondary',
+                  'data-action': 'delete',
+                  'data-focus': `delete-${s.subscriptionId}`,
+                  'aria-label': `Delete subscription ${s.subscriptionId}`,
+                  text: 'Delete',
+                }),
               ]),
             ]),
           ),
@@ -86,7 +110,9 @@ export class SubscriptionsPanel {
       const s = await busy(form.querySelector('button[type="submit"]'), () =>
         this.ctx.api.post<Subscription>(`/v1/locations/${encodeURIComponent(locationId)}/subscriptions`, { endpoint }),
       );
-      this.ctx.announce(`Subscribed ${s.endpoint} to ${this.ctx.locationName(locationId)}: ${s.status}. The confirmation message is on its way; Confirm it as your app would.`);
+      this.ctx.announce(
+        `Subscribed ${s.endpoint} to ${this.ctx.locationName(locationId)}: ${s.status}. The confirmation message is on its way; Confirm it as your app would.`,
+      );
       this.ctx.refresh('subscriptions', 'deliveries');
     } catch (error) {
       this.ctx.fail(error);
@@ -108,8 +134,11 @@ export class SubscriptionsPanel {
     };
     try {
       const outcome = await busy(button, async (): Promise<{ sentTo: string } | null> => {
-        const sent = await this.ctx.api.get<{ deliveries: Delivery[] }>(`/sandbox/deliveries?subscriptionId=${id}&kind=confirmation&perPage=1`);
-        const payload = sent.deliveries[0]?.payload as { confirmationUrl?: unknown; confirmationToken?: unknown } | undefined;
+        const sent = await this.ctx.api.get<{ deliveries: Delivery[] }>(
+          `/sandbox/deliveries?subscriptionId=${id}&kind=confirmation&perPage=1`,
+        );
+        const payload = sent.deliveries[0]?.payload as
+          { confirmationUrl?: unknown; confirmationToken?: unknown } | undefined;
         if (typeof payload?.confirmationUrl === 'string' && payload.confirmationToken !== HIDDEN_TOKEN) {
           try {
             await confirmWith(payload.confirmationUrl);
@@ -118,13 +147,17 @@ export class SubscriptionsPanel {
             if (!(error instanceof ApiError) || error.status === 0 || error.status >= 500) throw error;
           }
         }
-        const fresh = await this.ctx.api.post<{ confirmationUrl?: string; endpoint?: string }>(`/sandbox/subscriptions/${id}/confirmation`);
+        const fresh = await this.ctx.api.post<{ confirmationUrl?: string; endpoint?: string }>(
+          `/sandbox/subscriptions/${id}/confirmation`,
+        );
         if (fresh.confirmationUrl === undefined) return { sentTo: fresh.endpoint ?? 'the endpoint' };
         await confirmWith(fresh.confirmationUrl);
         return null;
       });
       if (outcome) {
-        this.ctx.announce(`A fresh confirmation message was sent to ${outcome.sentTo}. On this hosted sandbox its token reaches the endpoint only: the app there confirms it with the confirmationUrl it carries.`);
+        this.ctx.announce(
+          `A fresh confirmation message was sent to ${outcome.sentTo}. On this hosted sandbox its token reaches the endpoint only: the app there confirms it with the confirmationUrl it carries.`,
+        );
       } else {
         this.ctx.announce('Subscription confirmed: it receives alert notifications from now on.');
       }
@@ -135,9 +168,18 @@ export class SubscriptionsPanel {
   }
 
   async #delete(button: HTMLButtonElement, subscriptionId: string): Promise<void> {
-    if (!(await confirmAction('Delete this subscription?', `Subscription ${subscriptionId} stops receiving notifications; its pending deliveries are cancelled.`, 'Delete'))) return;
+    if (
+      !(await confirmAction(
+        'Delete this subscription?',
+        `Subscription ${subscriptionId} stops receiving notifications; its pending deliveries are cancelled.`,
+        'Delete',
+      ))
+    )
+      return;
     try {
-      await busy(button, () => this.ctx.api.request('DELETE', `/v1/subscriptions/${encodeURIComponent(subscriptionId)}`));
+      await busy(button, () =>
+        this.ctx.api.request('DELETE', `/v1/subscriptions/${encodeURIComponent(subscriptionId)}`),
+      );
       this.ctx.announce('Subscription deleted.');
       this.ctx.refresh('subscriptions', 'deliveries');
     } catch (error) {

@@ -19,9 +19,27 @@ interface ViewSpec {
 }
 
 const VIEWS: Record<ChartView, ViewSpec> = {
-  hour: { groupBy: 'hour', buckets: 48, lookbackSeconds: 49 * 3600, unit: 'gallons per hour', caption: 'the last 48 hours, by hour' },
-  day: { groupBy: 'day', buckets: 30, lookbackSeconds: 31 * 86400, unit: 'gallons per day', caption: 'the last 30 days, by day' },
-  month: { groupBy: 'month', buckets: 12, lookbackSeconds: 400 * 86400, unit: 'gallons per month', caption: 'the last 12 months, by month' },
+  hour: {
+    groupBy: 'hour',
+    buckets: 48,
+    lookbackSeconds: 49 * 3600,
+    unit: 'gallons per hour',
+    caption: 'the last 48 hours, by hour',
+  },
+  day: {
+    groupBy: 'day',
+    buckets: 30,
+    lookbackSeconds: 31 * 86400,
+    unit: 'gallons per day',
+    caption: 'the last 30 days, by day',
+  },
+  month: {
+    groupBy: 'month',
+    buckets: 12,
+    lookbackSeconds: 400 * 86400,
+    unit: 'gallons per month',
+    caption: 'the last 12 months, by month',
+  },
 };
 
 const CHART_HEIGHT = 240;
@@ -48,7 +66,9 @@ export class UsagePanel {
         this.ctx.refresh('usage');
       });
     }
-    new ResizeObserver(() => this.#plot?.setSize({ width: this.#width(), height: CHART_HEIGHT })).observe(byId('chart'));
+    new ResizeObserver(() => this.#plot?.setSize({ width: this.#width(), height: CHART_HEIGHT })).observe(
+      byId('chart'),
+    );
     ctx.onSelect(() => ctx.refresh('usage'));
   }
 
@@ -65,8 +85,12 @@ export class UsagePanel {
     const path = `/v1/locations/${encodeURIComponent(locationId)}/readings/water-usage`;
     const nowSeconds = Math.floor(nowMs / 1000);
     const [readings, alerts, summary] = await Promise.all([
-      this.ctx.api.get<Paged & { readings: Reading[] }>(`${path}?startTime=${nowSeconds - view.lookbackSeconds}&groupBy=${view.groupBy}&perPage=100`),
-      this.ctx.api.get<{ alerts: SandboxAlert[] }>(`/sandbox/locations/${encodeURIComponent(locationId)}/alerts?perPage=100`),
+      this.ctx.api.get<Paged & { readings: Reading[] }>(
+        `${path}?startTime=${nowSeconds - view.lookbackSeconds}&groupBy=${view.groupBy}&perPage=100`,
+      ),
+      this.ctx.api.get<{ alerts: SandboxAlert[] }>(
+        `/sandbox/locations/${encodeURIComponent(locationId)}/alerts?perPage=100`,
+      ),
       this.ctx.api.get<Summary>(`${path}/summary`),
     ]);
     if (seq !== this.#seq) return;
@@ -84,8 +108,10 @@ export class UsagePanel {
     const zone = this.ctx.zoneOf();
     const xs = readings.map((r) => Date.parse(r.time) / 1000);
     const ys = readings.map((r) => r.volume);
-    for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')) button.setAttribute('aria-pressed', String(button.dataset['view'] === view.groupBy));
-    byId('chart-caption').textContent = `${capitalize(view.unit)}, ${view.caption}, in ${zone}. Shaded: leaks. Red line: the account's now.`;
+    for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]'))
+      button.setAttribute('aria-pressed', String(button.dataset['view'] === view.groupBy));
+    byId('chart-caption').textContent =
+      `${capitalize(view.unit)}, ${view.caption}, in ${zone}. Shaded: leaks. Red line: the account's now.`;
     const chart = byId('chart');
     chart.dataset['view'] = view.groupBy;
     chart.dataset['buckets'] = String(readings.length);
@@ -93,7 +119,12 @@ export class UsagePanel {
     this.#plot?.destroy();
     this.#plot = null;
     if (readings.length === 0) {
-      chart.replaceChildren(Object.assign(document.createElement('p'), { className: 'empty', textContent: 'No readings in this period: the monitor was installed later. Try a shorter view.' }));
+      chart.replaceChildren(
+        Object.assign(document.createElement('p'), {
+          className: 'empty',
+          textContent: 'No readings in this period: the monitor was installed later. Try a shorter view.',
+        }),
+      );
       return;
     }
     chart.replaceChildren();
@@ -106,7 +137,10 @@ export class UsagePanel {
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), zone),
       legend: { live: true },
       cursor: { points: { show: false } },
-      scales: { x: { time: true, range: (_u, min) => [min, Math.max(last + span, this.#nowSeconds)] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      scales: {
+        x: { time: true, range: (_u, min) => [min, Math.max(last + span, this.#nowSeconds)] },
+        y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+      },
       axes: [
         { label: `Time (${zone})`, stroke: '#33434f', grid: { stroke: '#e3ebf1' }, ticks: { stroke: '#c5d2dc' } },
         { label: view.unit, stroke: '#33434f', grid: { stroke: '#e3ebf1' }, ticks: { stroke: '#c5d2dc' }, size: 56 },
@@ -168,6 +202,9 @@ const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text
 /** The chart in words, for screen readers: the canvas itself says nothing. */
 function describe(readings: Reading[], view: ViewSpec, zone: string, leaks: number): string {
   const total = readings.reduce((sum, r) => sum + r.volume, 0);
-  const peak = readings.reduce((best, r) => (r.volume > best.volume ? r : best), readings[0] ?? { time: '', volume: 0 });
+  const peak = readings.reduce(
+    (best, r) => (r.volume > best.volume ? r : best),
+    readings[0] ?? { time: '', volume: 0 },
+  );
   return `Water use, ${view.caption}: ${gallons(total)} in all; most ${gallons(peak.volume)} at ${peak.time ? shortTime(peak.time, zone) : '–'}${leaks ? `; ${leaks} leak period${leaks === 1 ? '' : 's'} shaded` : ''}.`;
 }

@@ -12,7 +12,11 @@ export function confirmAction(question: string, detail: string, confirmLabel: st
   const title = el('h2', { id: 'confirm-title', text: question });
   const cancel = el('button', { type: 'button', className: 'secondary', 'data-answer': 'cancel', text: 'Cancel' });
   const confirm = el('button', { type: 'button', className: 'danger', 'data-answer': 'confirm', text: confirmLabel });
-  dialog.replaceChildren(title, el('p', { text: detail }), el('div', { className: 'dialog-buttons' }, [cancel, confirm]));
+  dialog.replaceChildren(
+    title,
+    el('p', { text: detail }),
+    el('div', { className: 'dialog-buttons' }, [cancel, confirm]),
+  );
   return new Promise((resolve) => {
     const finish = (answer: boolean): void => {
       dialog.removeEventListener('close', onClose);
@@ -50,7 +54,10 @@ async function copyText(text: string): Promise<boolean> {
 export function idWithCopy(id: string, what: string): HTMLSpanElement {
   // The name starts with the word shown ("Copy", "Copied"), and says what for to screen readers only.
   const word = el('span', { text: 'Copy' });
-  const button = el('button', { type: 'button', className: 'copy', 'data-focus': `copy-${id}`, title: `Copy ${id}` }, [word, el('span', { className: 'visually-hidden', text: ` ${what} ${id}` })]);
+  const button = el('button', { type: 'button', className: 'copy', 'data-focus': `copy-${id}`, title: `Copy ${id}` }, [
+    word,
+    el('span', { className: 'visually-hidden', text: ` ${what} ${id}` }),
+  ]);
   button.addEventListener('click', (event) => {
     event.stopPropagation();
     void copyText(id).then((done) => {

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { indexEntriesOf } from '../derived.js';
 import { deepFreeze } from '../limits.js';
 import type { AccountIndex } from './account-index.js';
-import { accountFileText, emptyDocText, loadedAccount, nextDeliveryDueMs, validateAccountFile, type AccountFileData, type LoadedAccount } from './loaded-account.js';
+import {
+  accountFileText,
+  emptyDocText,
+  loadedAccount,
+  nextDeliveryDueMs,
+  validateAccountFile,
+  type AccountFileData,
+  type LoadedAccount,
+} from './loaded-account.js';
 import { LowdbFile } from './lowdb-file.js';
 
 export interface AccountCacheOptions {
@@ -171,12 +179,23 @@ export class AccountCache {
   #load(accountId: string, path: string): Loading {
     const started: Loading = { waiters: 0, promise: Promise.resolve(null) };
     const docText = emptyDocText();
-    started.promise = LowdbFile.open<AccountFileData>(path, validateAccountFile, this.onWritten, accountFileText(docText))
+    started.promise = LowdbFile.open<AccountFileData>(
+      path,
+      validateAccountFile,
+      this.onWritten,
+      accountFileText(docText),
+    )
       .then((file) => {
         if (!file) return null;
         deepFreeze(file.data.doc);
         // One pin per caller waiting for this load.
-        const account = loadedAccount(file, docText, indexEntriesOf(file.data.doc), started.waiters, file.data.deliveries);
+        const account = loadedAccount(
+          file,
+          docText,
+          indexEntriesOf(file.data.doc),
+          started.waiters,
+          file.data.deliveries,
+        );
         this.#loaded.set(accountId, account);
         this.index.restore(accountId, account.entries);
         return account;

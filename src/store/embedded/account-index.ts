@@ -59,11 +59,15 @@ export class AccountIndex {
   /** The shards of `dir` (all empty when it is fresh, or null: memory). */
   static async open(dir: string | null, fresh: boolean): Promise<AccountIndex> {
     const shards: Shard[] = [];
-    const existing = fresh || dir === null ? new Set<string>() : new Set(await readdir(join(dir, 'index')).catch(() => []));
+    const existing =
+      fresh || dir === null ? new Set<string>() : new Set(await readdir(join(dir, 'index')).catch(() => []));
     for (let i = 0; i < SHARDS; i++) {
       const name = `${i.toString(16).padStart(2, '0')}.json`;
-      const file = existing.has(name) && dir !== null ? await LowdbFile.open(join(dir, 'index', name), validateShard) : null;
-      shards.push(file ?? LowdbFile.create<ShardDocument>(dir === null ? null : join(dir, 'index', name), { accounts: {} }));
+      const file =
+        existing.has(name) && dir !== null ? await LowdbFile.open(join(dir, 'index', name), validateShard) : null;
+      shards.push(
+        file ?? LowdbFile.create<ShardDocument>(dir === null ? null : join(dir, 'index', name), { accounts: {} }),
+      );
     }
     if (!fresh && dir !== null) await forgetAccountsWithoutFile(dir, shards);
     return new AccountIndex(shards);
@@ -135,7 +139,12 @@ export class AccountIndex {
    * Recomputes the account's due time (from its scenario runs and `deliveryDueMs`), name and,
    * when given, keys; returns the shard when they changed, to be written with the account's file.
    */
-  refresh(accountId: string, doc: DeepReadonly<AccountDoc>, deliveryDueMs: number | null, entries?: ReadonlySet<string>): Shard | null {
+  refresh(
+    accountId: string,
+    doc: DeepReadonly<AccountDoc>,
+    deliveryDueMs: number | null,
+    entries?: ReadonlySet<string>,
+  ): Shard | null {
     const located = this.#meta(accountId);
     if (!located) return null;
     const dueAtMs = processDueMs(earliest(nextRunDueMs(doc), deliveryDueMs), doc.clock);
@@ -225,7 +234,9 @@ function byCreation(a: { createdAt: string; accountId: string }, b: { createdAt:
 /** A cursor of AccountStore.list: `<createdAt>/<accountId>` (an ISO time has no "/"). */
 function parseCursor(cursor: string): { createdAt: string; accountId: string } {
   const slash = cursor.indexOf('/');
-  return slash === -1 ? { createdAt: '', accountId: cursor } : { createdAt: cursor.slice(0, slash), accountId: cursor.slice(slash + 1) };
+  return slash === -1
+    ? { createdAt: '', accountId: cursor }
+    : { createdAt: cursor.slice(0, slash), accountId: cursor.slice(slash + 1) };
 }
 
 /**
@@ -246,6 +257,7 @@ async function forgetAccountsWithoutFile(dir: string, shards: readonly Shard[]):
 }
 
 function validateShard(parsed: unknown): ShardDocument {
-  if (!isObject(parsed) || !isObject(parsed['accounts'])) throw new StoreFileError('an index shard of DATA_DIR is not valid');
+  if (!isObject(parsed) || !isObject(parsed['accounts']))
+    throw new StoreFileError('an index shard of DATA_DIR is not valid');
   return parsed as unknown as ShardDocument;
 }

@@ -4,10 +4,24 @@ import type { Clock } from '../../core/clock.js';
 import type { AccountDoc, DeliveryRecord } from '../data.js';
 import { diffEntries, indexEntriesOf, pastLifetime } from '../derived.js';
 import { checkAccountBytes, checkPendingDeliveries, deepFreeze, storedBytes, type AccountLimits } from '../limits.js';
-import { AccountMissingError, type AccountStore, type AccountSummary, type AccountTx, type IndexKind } from '../store.js';
+import {
+  AccountMissingError,
+  type AccountStore,
+  type AccountSummary,
+  type AccountTx,
+  type IndexKind,
+} from '../store.js';
 import type { AccountCache } from './account-cache.js';
 import type { AccountIndex } from './account-index.js';
-import { accountFileText, addDelivery, docBytes, emptyDocText, loadedAccount, type AccountFileData, type LoadedAccount } from './loaded-account.js';
+import {
+  accountFileText,
+  addDelivery,
+  docBytes,
+  emptyDocText,
+  loadedAccount,
+  type AccountFileData,
+  type LoadedAccount,
+} from './loaded-account.js';
 import { LowdbFile } from './lowdb-file.js';
 
 export interface EmbeddedAccountsOptions {
@@ -36,11 +50,15 @@ export class EmbeddedAccounts implements AccountStore {
   findByKey(kind: IndexKind, key: string): Promise<{ accountId: string; doc: AccountDoc } | null> {
     const owner = this.index.owner(`${kind}:${key}`);
     if (owner === null) return Promise.resolve(null);
-    return this.cache.with(owner, (loaded) => (loaded && this.#alive(owner, loaded) ? { accountId: owner, doc: loaded.file.data.doc } : null));
+    return this.cache.with(owner, (loaded) =>
+      loaded && this.#alive(owner, loaded) ? { accountId: owner, doc: loaded.file.data.doc } : null,
+    );
   }
 
   get(accountId: string): Promise<AccountDoc | null> {
-    return this.cache.with(accountId, (loaded) => (loaded && this.#alive(accountId, loaded) ? loaded.file.data.doc : null));
+    return this.cache.with(accountId, (loaded) =>
+      loaded && this.#alive(accountId, loaded) ? loaded.file.data.doc : null,
+    );
   }
 
   update<T>(accountId: string, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T> {
@@ -53,7 +71,12 @@ export class EmbeddedAccounts implements AccountStore {
     const entries = indexEntriesOf(doc);
     this.index.checkFree(null, entries);
     const docText = emptyDocText();
-    const file = LowdbFile.create<AccountFileData>(this.cache.path('accounts', accountId), { doc: deepFreeze(structuredClone(doc)), deliveries: [] }, this.cache.onWritten, accountFileText(docText));
+    const file = LowdbFile.create<AccountFileData>(
+      this.cache.path('accounts', accountId),
+      { doc: deepFreeze(structuredClone(doc)), deliveries: [] },
+      this.cache.onWritten,
+      accountFileText(docText),
+    );
     const loaded = loadedAccount(file, docText, entries, 1, structuredClone(deliveries));
     this.cache.insert(accountId, loaded);
     this.index.add(doc);
@@ -72,8 +95,15 @@ export class EmbeddedAccounts implements AccountStore {
       const shard = this.index.remove(accountId, loaded?.entries ?? []);
       this.cache.forget(accountId);
       if (loaded) this.options.onDelete(loaded);
-      const removals = [this.cache.path('accounts', accountId), this.cache.path('journals', accountId)].flatMap((p) => (p === null ? [] : [p]));
-      await Promise.all([shard?.save(), loaded?.file.remove(), loaded?.journal?.remove(), ...removals.map((p) => rm(p, { force: true }))]);
+      const removals = [this.cache.path('accounts', accountId), this.cache.path('journals', accountId)].flatMap((p) =>
+        p === null ? [] : [p],
+      );
+      await Promise.all([
+        shard?.save(),
+        loaded?.file.remove(),
+        loaded?.journal?.remove(),
+        ...removals.map((p) => rm(p, { force: true })),
+      ]);
       return true;
     });
   }
@@ -108,7 +138,11 @@ export class EmbeddedAccounts implements AccountStore {
     return !pastLifetime(account, this.index.lastSeenMs(accountId), lifetimeMs, clock.now().getTime());
   }
 
-  async #updateLoaded<T>(accountId: string, loaded: LoadedAccount | null, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T> {
+  async #updateLoaded<T>(
+    accountId: string,
+    loaded: LoadedAccount | null,
+    change: (doc: AccountDoc, tx: AccountTx) => T,
+  ): Promise<T> {
     if (!loaded) throw new AccountMissingError(accountId);
     // From here to the writes nothing awaits, so no other change of this account interleaves.
     // The one copy of the change: one that throws, or is refused, leaves the stored document as it was.

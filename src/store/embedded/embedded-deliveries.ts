@@ -4,7 +4,13 @@ import { present } from '../../core/errors.js';
 import type { DeepReadonly, DeliveryRecord } from '../data.js';
 import { deliveryDueMs, earliest, endedDelivery, originOf } from '../derived.js';
 import { checkPendingDeliveries, type AccountLimits } from '../limits.js';
-import { AccountMissingError, QUEUE_STATS_ACCOUNTS, type DeliveryQuery, type DeliveryStore, type QueueStats } from '../store.js';
+import {
+  AccountMissingError,
+  QUEUE_STATS_ACCOUNTS,
+  type DeliveryQuery,
+  type DeliveryStore,
+  type QueueStats,
+} from '../store.js';
 import type { AccountCache } from './account-cache.js';
 import type { AccountIndex } from './account-index.js';
 import { addDelivery, finishDelivery, nextDeliveryDueMs, type LoadedAccount } from './loaded-account.js';
@@ -169,7 +175,10 @@ function dueCount(loaded: LoadedAccount, nowMs: number): number {
   return n;
 }
 
-function listDeliveries(loaded: LoadedAccount | null, query: DeliveryQuery): { total: number; items: DeliveryRecord[] } {
+function listDeliveries(
+  loaded: LoadedAccount | null,
+  query: DeliveryQuery,
+): { total: number; items: DeliveryRecord[] } {
   if (!loaded) return { total: 0, items: [] };
   const list = loaded.file.data.deliveries;
   const items: DeliveryRecord[] = [];

@@ -20,7 +20,9 @@ export class EmbeddedJournal implements JournalStore {
     return this.cache.with(accountId, (loaded) => {
       // The journal of an account in use is open already: the append is then synchronous.
       if (loaded?.journal) return this.#appendTo(loaded.journal, entry, announce);
-      return this.#journalOf(accountId, loaded).then((journal) => (journal ? this.#appendTo(journal, entry, announce) : undefined));
+      return this.#journalOf(accountId, loaded).then((journal) =>
+        journal ? this.#appendTo(journal, entry, announce) : undefined,
+      );
     });
   }
 
@@ -40,7 +42,11 @@ export class EmbeddedJournal implements JournalStore {
     });
   }
 
-  #appendTo(journal: LowdbFile<JournalFileData>, entry: JournalEntry, announce: Announcement | undefined): Promise<void> {
+  #appendTo(
+    journal: LowdbFile<JournalFileData>,
+    entry: JournalEntry,
+    announce: Announcement | undefined,
+  ): Promise<void> {
     const entries = journal.data.entries;
     const seq = (journal.data.lastSeq ?? entries.at(-1)?.seq ?? 0) + 1;
     journal.data.lastSeq = seq;
@@ -55,7 +61,8 @@ export class EmbeddedJournal implements JournalStore {
     if (!loaded) return null;
     if (!loaded.journal) {
       const path = this.cache.path('journals', accountId);
-      const opened = path === null ? null : await LowdbFile.open(path, validateJournal, this.cache.onWritten).catch(() => null);
+      const opened =
+        path === null ? null : await LowdbFile.open(path, validateJournal, this.cache.onWritten).catch(() => null);
       // Another call may have opened it while this one waited.
       loaded.journal ??= opened ?? LowdbFile.create<JournalFileData>(path, { entries: [] }, this.cache.onWritten);
     }
@@ -64,5 +71,7 @@ export class EmbeddedJournal implements JournalStore {
 }
 
 function validateJournal(parsed: unknown): JournalFileData {
-  return isObject(parsed) && Array.isArray(parsed['entries']) ? (parsed as unknown as JournalFileData) : { entries: [] };
+  return isObject(parsed) && Array.isArray(parsed['entries'])
+    ? (parsed as unknown as JournalFileData)
+    : { entries: [] };
 }

@@ -18,7 +18,12 @@ export class EmbeddedSettings implements Settings {
   /** store.json of `dir` (null: memory); `fresh` when there was none, and a new one is written. */
   static async open(dir: string | null): Promise<{ settings: EmbeddedSettings; fresh: boolean }> {
     const existing = dir === null ? null : await LowdbFile.open(join(dir, 'store.json'), validateStoreFile);
-    const file = existing ?? LowdbFile.create<StoreFileData>(dir === null ? null : join(dir, 'store.json'), { schemaVersion: STORE_SCHEMA_VERSION, settings: {} });
+    const file =
+      existing ??
+      LowdbFile.create<StoreFileData>(dir === null ? null : join(dir, 'store.json'), {
+        schemaVersion: STORE_SCHEMA_VERSION,
+        settings: {},
+      });
     return { settings: new EmbeddedSettings(file), fresh: existing === null };
   }
 
@@ -42,7 +47,9 @@ export class EmbeddedSettings implements Settings {
 
 function validateStoreFile(parsed: unknown): StoreFileData {
   if (!isObject(parsed) || parsed['schemaVersion'] !== STORE_SCHEMA_VERSION || !isObject(parsed['settings'])) {
-    throw new StoreFileError(`store.json is not a water-sandbox store of schemaVersion ${STORE_SCHEMA_VERSION}; point DATA_DIR at an empty folder to start afresh`);
+    throw new StoreFileError(
+      `store.json is not a water-sandbox store of schemaVersion ${STORE_SCHEMA_VERSION}; point DATA_DIR at an empty folder to start afresh`,
+    );
   }
   return parsed as unknown as StoreFileData;
 }

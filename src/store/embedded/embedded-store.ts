@@ -76,7 +76,12 @@ export class EmbeddedStore implements Store {
   readonly #index: AccountIndex;
   readonly #cache: AccountCache;
 
-  private constructor(options: EmbeddedStoreOptions, index: AccountIndex, settings: EmbeddedSettings, sessions: EmbeddedSessionStore) {
+  private constructor(
+    options: EmbeddedStoreOptions,
+    index: AccountIndex,
+    settings: EmbeddedSettings,
+    sessions: EmbeddedSessionStore,
+  ) {
     const { dir } = options;
     this.backend = dir === null ? 'memory' : 'lowdb';
     this.persistent = dir !== null;
@@ -121,7 +126,12 @@ export class EmbeddedStore implements Store {
   }
 
   async flush(): Promise<void> {
-    const files: { flush(): Promise<void> }[] = [this.settings.file, this.sessions, ...this.#index.shards, ...this.#cache.files()];
+    const files: { flush(): Promise<void> }[] = [
+      this.settings.file,
+      this.sessions,
+      ...this.#index.shards,
+      ...this.#cache.files(),
+    ];
     await Promise.all(files.map((f) => f.flush()));
     this.#cache.evict();
   }

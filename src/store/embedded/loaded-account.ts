@@ -60,8 +60,23 @@ export const accountFileText =
     `{"doc":${currentText(text, data.doc).json},"deliveries":${JSON.stringify(data.deliveries)}}`;
 
 /** An account as held, its file's delivery log indexed; `pins`: the callers it is held for. */
-export function loadedAccount(file: LowdbFile<AccountFileData>, docText: DocText, entries: Set<string>, pins: number, deliveries: readonly DeliveryRecord[]): LoadedAccount {
-  const loaded: LoadedAccount = { file, docText, byId: new Map(), pending: new Set(), finished: 0, entries, journal: null, pins };
+export function loadedAccount(
+  file: LowdbFile<AccountFileData>,
+  docText: DocText,
+  entries: Set<string>,
+  pins: number,
+  deliveries: readonly DeliveryRecord[],
+): LoadedAccount {
+  const loaded: LoadedAccount = {
+    file,
+    docText,
+    byId: new Map(),
+    pending: new Set(),
+    finished: 0,
+    entries,
+    journal: null,
+    pins,
+  };
   file.data.deliveries = [];
   for (const record of deliveries) addDelivery(loaded, record);
   return loaded;
@@ -95,7 +110,8 @@ export function finishDelivery(loaded: LoadedAccount, deliveryId: string, logLim
 /** When the account's next pending delivery falls due on its clock, or null. */
 export function nextDeliveryDueMs(loaded: LoadedAccount): number | null {
   let min: number | null = null;
-  for (const id of loaded.pending) min = earliest(min, deliveryDueMs(present(loaded.byId.get(id), 'the record of a pending delivery')));
+  for (const id of loaded.pending)
+    min = earliest(min, deliveryDueMs(present(loaded.byId.get(id), 'the record of a pending delivery')));
   return min;
 }
 
@@ -105,7 +121,11 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 
 export function validateAccountFile(parsed: unknown): AccountFileData {
   const doc = isObject(parsed) ? parsed['doc'] : undefined;
-  if (!isObject(doc) || doc['schemaVersion'] !== ACCOUNT_SCHEMA_VERSION || !Array.isArray((parsed as { deliveries?: unknown }).deliveries)) {
+  if (
+    !isObject(doc) ||
+    doc['schemaVersion'] !== ACCOUNT_SCHEMA_VERSION ||
+    !Array.isArray((parsed as { deliveries?: unknown }).deliveries)
+  ) {
     throw new StoreFileError(`an account file of DATA_DIR is not of schemaVersion ${ACCOUNT_SCHEMA_VERSION}`);
   }
   return parsed as AccountFileData;

@@ -58,7 +58,12 @@ export class LowdbFile<T> {
    * Opens the document; null when the file does not exist (or is empty). `onWritten` is called
    * whenever the file stops being busy (its writes are all done).
    */
-  static async open<T>(path: string, validate: (parsed: unknown) => T, onWritten?: () => void, stringify: (data: T) => string = JSON.stringify): Promise<LowdbFile<T> | null> {
+  static async open<T>(
+    path: string,
+    validate: (parsed: unknown) => T,
+    onWritten?: () => void,
+    stringify: (data: T) => string = JSON.stringify,
+  ): Promise<LowdbFile<T> | null> {
     let text: string;
     try {
       text = await readFile(path, 'utf8');
@@ -71,10 +76,18 @@ export class LowdbFile<T> {
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      throw new StoreFileError(`${path} is not valid JSON (${(error as Error).message}); move it away, or DATA_DIR, to start afresh`);
+      throw new StoreFileError(
+        `${path} is not valid JSON (${(error as Error).message}); move it away, or DATA_DIR, to start afresh`,
+      );
     }
     let file: LowdbFile<T> | null = null;
-    const db = new Low<T>(new DataFile<T>(path, { parse: JSON.parse, stringify: LowdbFile.#measured(stringify, () => present(file, 'the file being written')) }), validate(parsed));
+    const db = new Low<T>(
+      new DataFile<T>(path, {
+        parse: JSON.parse,
+        stringify: LowdbFile.#measured(stringify, () => present(file, 'the file being written')),
+      }),
+      validate(parsed),
+    );
     file = new LowdbFile(db, path, onWritten);
     file.#size = text.length;
     return file;
@@ -84,9 +97,20 @@ export class LowdbFile<T> {
    * A new document with `data`, not written until `save`. `path` null keeps it in memory.
    * `stringify` (JSON.stringify by default) makes the file's text from the data.
    */
-  static create<T>(path: string | null, data: T, onWritten?: () => void, stringify: (data: T) => string = JSON.stringify): LowdbFile<T> {
+  static create<T>(
+    path: string | null,
+    data: T,
+    onWritten?: () => void,
+    stringify: (data: T) => string = JSON.stringify,
+  ): LowdbFile<T> {
     let file: LowdbFile<T> | null = null;
-    const adapter = path === null ? new Memory<T>() : new DataFile<T>(path, { parse: JSON.parse, stringify: LowdbFile.#measured(stringify, () => present(file, 'the file being written')) });
+    const adapter =
+      path === null
+        ? new Memory<T>()
+        : new DataFile<T>(path, {
+            parse: JSON.parse,
+            stringify: LowdbFile.#measured(stringify, () => present(file, 'the file being written')),
+          });
     file = new LowdbFile(new Low<T>(adapter, data), path, onWritten);
     return file;
   }

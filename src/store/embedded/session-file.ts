@@ -80,12 +80,15 @@ export class EmbeddedSessionStore extends session.Store {
       const names = await readdir(dir).catch(() => []);
       const readOne = async (name: string): Promise<void> => {
         const sid = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
-        const record = SESSION_ID.test(sid) ? parseSession(await readFile(join(dir, name), 'utf8').catch(() => '')) : null;
+        const record = SESSION_ID.test(sid)
+          ? parseSession(await readFile(join(dir, name), 'utf8').catch(() => ''))
+          : null;
         if (record && record.expiresAtMs > nowMs) found.push([sid, record]);
         // A stray temporary file of an interrupted write, a damaged or an expired session: nothing to keep.
         else await rm(join(dir, name), { force: true });
       };
-      for (let i = 0; i < names.length; i += READ_AT_ONCE) await Promise.all(names.slice(i, i + READ_AT_ONCE).map(readOne));
+      for (let i = 0; i < names.length; i += READ_AT_ONCE)
+        await Promise.all(names.slice(i, i + READ_AT_ONCE).map(readOne));
     }
     const legacy = options.legacyFile === null ? null : await readLegacy(options.legacyFile);
     if (legacy) {
@@ -99,7 +102,11 @@ export class EmbeddedSessionStore extends session.Store {
     for (const [sid, record] of found) store.#sessions.set(sid, record);
     store.#bound();
     if (legacy && options.legacyFile !== null) {
-      await Promise.all(Object.keys(legacy.sessions).map((sid) => (store.#sessions.has(sid) ? store.#write(sid, true) : Promise.resolve())));
+      await Promise.all(
+        Object.keys(legacy.sessions).map((sid) =>
+          store.#sessions.has(sid) ? store.#write(sid, true) : Promise.resolve(),
+        ),
+      );
       await rm(options.legacyFile, { force: true });
     }
     return store;
@@ -122,7 +129,10 @@ export class EmbeddedSessionStore extends session.Store {
     const nowMs = this.#nowMs();
     this.#pruneExpired(nowMs);
     this.#sessions.delete(sid);
-    this.#sessions.set(sid, { session: JSON.parse(JSON.stringify(data)) as Record<string, unknown>, expiresAtMs: nowMs + this.#options.ttlMs });
+    this.#sessions.set(sid, {
+      session: JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
+      expiresAtMs: nowMs + this.#options.ttlMs,
+    });
     this.#bound();
     this.#finish(this.#write(sid, true), callback);
   }
@@ -151,10 +161,15 @@ export class EmbeddedSessionStore extends session.Store {
   }
 
   /** Every live session (express-session's optional `all`; for tests and tools, not requests). */
-  override all(callback: (err: unknown, sessions?: SessionData[] | { [sid: string]: SessionData } | null) => void): void {
+  override all(
+    callback: (err: unknown, sessions?: SessionData[] | { [sid: string]: SessionData } | null) => void,
+  ): void {
     const nowMs = this.#nowMs();
     const live = [...this.#sessions.entries()].filter(([, s]) => s.expiresAtMs > nowMs);
-    callback(null, Object.fromEntries(live.map(([sid, s]) => [sid, structuredClone(s.session) as unknown as SessionData])));
+    callback(
+      null,
+      Object.fromEntries(live.map(([sid, s]) => [sid, structuredClone(s.session) as unknown as SessionData])),
+    );
   }
 
   /** Writes every session change still waiting (touches are written lazily). */
@@ -217,7 +232,8 @@ export class EmbeddedSessionStore extends session.Store {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function isSessionFile(value: unknown): value is SessionFile {
   return isObject(value) && isObject(value['session']) && typeof value['expiresAtMs'] === 'number';
@@ -237,7 +253,9 @@ async function readLegacy(path: string): Promise<LegacySessionsDocument | null> 
   if (text === null) return null;
   try {
     const parsed: unknown = JSON.parse(text);
-    return isObject(parsed) && isObject(parsed['sessions']) ? (parsed as unknown as LegacySessionsDocument) : { sessions: {} };
+    return isObject(parsed) && isObject(parsed['sessions'])
+      ? (parsed as unknown as LegacySessionsDocument)
+      : { sessions: {} };
   } catch {
     // A damaged file of login sessions costs a sign-in, nothing more.
     return { sessions: {} };

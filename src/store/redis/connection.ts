@@ -24,8 +24,8 @@ const HEALTH_PING_MS = 1000;
 const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|READONLY|NOREPLICAS)\b/;
 
 /** Reconnection: 50 ms, doubling, at most 2 s apart, with jitter so replicas do not retry in step. */
-export const reconnectDelayMs = (retries: number): number => Math.min(50 * 2 ** Math.min(retries, 6), 2000) * (0.8 + Math.random() * 0.4);
-
+export const reconnectDelayMs = (retries: number): number =>
+  Math.min(50 * 2 ** Math.min(retries, 6), 2000) * (0.8 + Math.random() * 0.4);
 
 /**
  * One connection to Redis for commands (node-redis pipelines concurrent commands on it), and a
@@ -111,7 +111,9 @@ export class RedisConnection {
     if (error instanceof ServiceUnavailableError) return error;
     if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) return error;
     const reason = this.client.isReady ? (error as Error).message : this.#reason;
-    return new ServiceUnavailableError(`The sandbox cannot reach its Redis now (${reason}); try again in a moment`, { cause: error });
+    return new ServiceUnavailableError(`The sandbox cannot reach its Redis now (${reason}); try again in a moment`, {
+      cause: error,
+    });
   }
 
   async health(): Promise<StoreHealth> {
@@ -178,13 +180,20 @@ export class RedisConnection {
     this.#downSinceMs ??= nowMs;
     if (changed || nowMs - this.#warnedAtMs >= REPEAT_WARNING_MS) {
       this.#warnedAtMs = nowMs;
-      this.#logger?.warn('Redis is unreachable; retrying', { redis: this.where, reason: message, downForSeconds: Math.round((nowMs - this.#downSinceMs) / 1000) });
+      this.#logger?.warn('Redis is unreachable; retrying', {
+        redis: this.where,
+        reason: message,
+        downForSeconds: Math.round((nowMs - this.#downSinceMs) / 1000),
+      });
     }
   }
 
   #onReady(): void {
     if (this.#downSinceMs !== null) {
-      this.#logger?.info('Redis is reachable again', { redis: this.where, downForSeconds: Math.round((performance.now() - this.#downSinceMs) / 1000) });
+      this.#logger?.info('Redis is reachable again', {
+        redis: this.where,
+        downForSeconds: Math.round((performance.now() - this.#downSinceMs) / 1000),
+      });
     }
     this.#downSinceMs = null;
     this.#warnedAtMs = 0;

@@ -2,8 +2,22 @@ import type { Clock } from '../../core/clock.js';
 import { present } from '../../core/errors.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord } from '../data.js';
 import { diffEntries, indexEntriesOf, pastLifetime } from '../derived.js';
-import { checkAccountBytes, checkPendingDeliveries, deepFreeze, NO_ACCOUNT_LIMITS, storedBytes, type AccountLimits } from '../limits.js';
-import { AccountMissingError, IndexConflictError, type AccountStore, type AccountSummary, type AccountTx, type IndexKind } from '../store.js';
+import {
+  checkAccountBytes,
+  checkPendingDeliveries,
+  deepFreeze,
+  NO_ACCOUNT_LIMITS,
+  storedBytes,
+  type AccountLimits,
+} from '../limits.js';
+import {
+  AccountMissingError,
+  IndexConflictError,
+  type AccountStore,
+  type AccountSummary,
+  type AccountTx,
+  type IndexKind,
+} from '../store.js';
 import { asArray, asText, docFields, encodeDelivery, pairsOf } from './codec.js';
 import type { RedisConnection } from './connection.js';
 import { CREATE_ACCOUNT, DELETE_ACCOUNT, LIST_ACCOUNTS, OWNER_VERSION, TOUCH_ACCOUNT, UPDATE_ACCOUNT } from './lua.js';
@@ -47,7 +61,9 @@ export class RedisAccounts implements AccountStore {
   ) {}
 
   lookup(kind: IndexKind, key: string): Promise<string | null> {
-    return this.connection.run((c) => c.hGet(`${this.prefix}idx:${kind}`, key)).then((owner: unknown) => (owner === null || owner === undefined ? null : asText(owner)));
+    return this.connection
+      .run((c) => c.hGet(`${this.prefix}idx:${kind}`, key))
+      .then((owner: unknown) => (owner === null || owner === undefined ? null : asText(owner)));
   }
 
   async findByKey(kind: IndexKind, key: string): Promise<{ accountId: string; doc: DeepReadonly<AccountDoc> } | null> {
@@ -87,7 +103,12 @@ export class RedisAccounts implements AccountStore {
         const before = current;
         checkAccountBytes(this.limits, bytes, () => before.bytes, draft);
         // Counted before the script: replicas adding at the same instant may pass the bound by their own additions, no more.
-        if (added.length > 0 && this.limits.pendingDeliveries > 0) checkPendingDeliveries(this.limits, await pendingCount(this.connection, this.prefix, accountId), added.length);
+        if (added.length > 0 && this.limits.pendingDeliveries > 0)
+          checkPendingDeliveries(
+            this.limits,
+            await pendingCount(this.connection, this.prefix, accountId),
+            added.length,
+          );
         const entries = indexEntriesOf(draft);
         const diff = diffEntries(current.entries, entries);
         const keysChanged = diff.added.length > 0 || diff.removed.length > 0;
@@ -121,7 +142,8 @@ export class RedisAccounts implements AccountStore {
         const doc = deepFreeze(JSON.parse(stored) as AccountDoc);
         current = { version: asText(reply[1]), doc, entries: indexEntriesOf(doc), bytes: storedBytes(stored) };
         this.#remember(accountId, current);
-        if (attempt >= RETRIES_BEFORE_BACKOFF) await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt));
+        if (attempt >= RETRIES_BEFORE_BACKOFF)
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt));
       }
     });
   }
@@ -158,7 +180,9 @@ export class RedisAccounts implements AccountStore {
   }
 
   async list(page: { after?: string; limit: number }): Promise<{ accounts: AccountSummary[]; next: string | null }> {
-    const reply = asArray(await this.connection.script(LIST_ACCOUNTS, [this.prefix, page.after ?? '', String(Math.max(0, page.limit))]));
+    const reply = asArray(
+      await this.connection.script(LIST_ACCOUNTS, [this.prefix, page.after ?? '', String(Math.max(0, page.limit))]),
+    );
     const rows = asArray(reply[1]).map((row) => asArray(row).map(asText));
     const accounts = rows.map(([accountId, name, origin, createdAt, lastSeen]) => ({
       accountId: present(accountId, 'the id in an account row'),
@@ -180,11 +204,15 @@ export class RedisAccounts implements AccountStore {
   }
 
   idleSince(beforeMs: number, limit: number): Promise<string[]> {
-    return this.connection.run((c) => c.zRangeByScore(`${this.prefix}idle`, '-inf', `(${beforeMs}`, { LIMIT: { offset: 0, count: limit } })).then((ids) => ids.map(asText));
+    return this.connection
+      .run((c) => c.zRangeByScore(`${this.prefix}idle`, '-inf', `(${beforeMs}`, { LIMIT: { offset: 0, count: limit } }))
+      .then((ids) => ids.map(asText));
   }
 
   due(nowMs: number, limit: number): Promise<string[]> {
-    return this.connection.run((c) => c.zRangeByScore(`${this.prefix}due`, '-inf', nowMs, { LIMIT: { offset: 0, count: limit } })).then((ids) => ids.map(asText));
+    return this.connection
+      .run((c) => c.zRangeByScore(`${this.prefix}due`, '-inf', nowMs, { LIMIT: { offset: 0, count: limit } }))
+      .then((ids) => ids.map(asText));
   }
 
   /**

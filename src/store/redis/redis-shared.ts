@@ -6,10 +6,26 @@ import type { SessionData } from 'express-session';
 import type { Clock } from '../../core/clock.js';
 import type { JournalEntry } from '../data.js';
 import { InProcessLocks } from '../embedded/in-process.js';
-import { JOURNAL_LIMIT, type Announcement, type Counters, type EventBus, type JournalStore, type Locks, type Settings } from '../store.js';
+import {
+  JOURNAL_LIMIT,
+  type Announcement,
+  type Counters,
+  type EventBus,
+  type JournalStore,
+  type Locks,
+  type Settings,
+} from '../store.js';
 import { asText } from './codec.js';
 import type { RedisConnection } from './connection.js';
-import { APPEND_JOURNAL, DECREMENT_COUNTER, INCREMENT_COUNTER, INCREMENT_IN_WINDOW, LOCK_HOLDER, SESSION_USED, SET_IF_ABSENT } from './lua.js';
+import {
+  APPEND_JOURNAL,
+  DECREMENT_COUNTER,
+  INCREMENT_COUNTER,
+  INCREMENT_IN_WINDOW,
+  LOCK_HOLDER,
+  SESSION_USED,
+  SET_IF_ABSENT,
+} from './lua.js';
 
 /** The Redis channel of an event bus channel. */
 const eventChannelKey = (prefix: string, channel: string): string => `${prefix}ev:${channel}`;
@@ -47,7 +63,9 @@ export class RedisCounters implements Counters {
   ) {}
 
   async increment(key: string, ttlMs: number): Promise<number> {
-    return Number(await this.connection.script(INCREMENT_COUNTER, [this.prefix, key, String(Math.max(1, Math.ceil(ttlMs)))]));
+    return Number(
+      await this.connection.script(INCREMENT_COUNTER, [this.prefix, key, String(Math.max(1, Math.ceil(ttlMs)))]),
+    );
   }
 
   async decrement(key: string): Promise<void> {
@@ -55,7 +73,14 @@ export class RedisCounters implements Counters {
   }
 
   async incrementInWindow(key: string, window: string, ttlMs: number): Promise<number> {
-    return Number(await this.connection.script(INCREMENT_IN_WINDOW, [this.prefix, key, window, String(Math.max(1, Math.ceil(ttlMs)))]));
+    return Number(
+      await this.connection.script(INCREMENT_IN_WINDOW, [
+        this.prefix,
+        key,
+        window,
+        String(Math.max(1, Math.ceil(ttlMs))),
+      ]),
+    );
   }
 
   async get(key: string): Promise<number> {
@@ -87,10 +112,17 @@ export class RedisLocks implements Locks {
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
     return this.#local.withLock(name, async () => {
       const token = randomUUID();
-      for (let waitMs = LOCK_POLL_MIN_MS; !(await this.#take(name, token, this.ttlMs)); waitMs = Math.min(waitMs * 1.5, LOCK_POLL_MAX_MS)) {
+      for (
+        let waitMs = LOCK_POLL_MIN_MS;
+        !(await this.#take(name, token, this.ttlMs));
+        waitMs = Math.min(waitMs * 1.5, LOCK_POLL_MAX_MS)
+      ) {
         await new Promise((resolve) => setTimeout(resolve, waitMs * (0.5 + Math.random())));
       }
-      const renewal = setInterval(() => void this.#hold(name, token, String(this.ttlMs)).catch(() => undefined), this.ttlMs / 3);
+      const renewal = setInterval(
+        () => void this.#hold(name, token, String(this.ttlMs)).catch(() => undefined),
+        this.ttlMs / 3,
+      );
       renewal.unref();
       try {
         return await fn();
@@ -122,7 +154,12 @@ export class RedisLocks implements Locks {
   }
 
   async #take(name: string, token: string, ttlMs: number): Promise<boolean> {
-    const reply = await this.connection.run((c) => c.set(`${this.prefix}lock:${name}`, token, { condition: 'NX', expiration: { type: 'PX', value: Math.max(1, Math.ceil(ttlMs)) } }));
+    const reply = await this.connection.run((c) =>
+      c.set(`${this.prefix}lock:${name}`, token, {
+        condition: 'NX',
+        expiration: { type: 'PX', value: Math.max(1, Math.ceil(ttlMs)) },
+      }),
+    );
     return reply !== null;
   }
 
@@ -209,7 +246,11 @@ export class RedisSessionStore extends ConnectRedisStore {
   readonly #options: RedisSessionOptions;
 
   constructor(connection: RedisConnection, prefix: string, options: RedisSessionOptions) {
-    super({ client: connection.client, prefix: `${prefix}sess:`, ttl: () => Math.max(1, Math.ceil(options.ttlMs / 1000)) });
+    super({
+      client: connection.client,
+      prefix: `${prefix}sess:`,
+      ttl: () => Math.max(1, Math.ceil(options.ttlMs / 1000)),
+    });
     this.#connection = connection;
     this.#prefix = prefix;
     this.#options = options;
@@ -224,7 +265,11 @@ export class RedisSessionStore extends ConnectRedisStore {
   }
 
   override async destroy(sid: string, cb?: Callback): Promise<unknown> {
-    return this.#then(super.destroy(sid), () => this.#connection.run((c) => c.zRem(`${this.#prefix}sessions`, sid)), cb);
+    return this.#then(
+      super.destroy(sid),
+      () => this.#connection.run((c) => c.zRem(`${this.#prefix}sessions`, sid)),
+      cb,
+    );
   }
 
   override async touch(sid: string, session: SessionData, cb?: Callback): Promise<unknown> {
@@ -269,6 +314,13 @@ export class RedisSessionStore extends ConnectRedisStore {
   async #used(sid: string, touch: boolean): Promise<void> {
     const { maxSessions, ttlMs, clock } = this.#options;
     const bound = Number.isFinite(maxSessions) ? String(maxSessions) : '';
-    await this.#connection.script(SESSION_USED, [this.#prefix, sid, String(clock.now().getTime()), String(ttlMs), bound, touch ? '1' : '']);
+    await this.#connection.script(SESSION_USED, [
+      this.#prefix,
+      sid,
+      String(clock.now().getTime()),
+      String(ttlMs),
+      bound,
+      touch ? '1' : '',
+    ]);
   }
 }

@@ -5,7 +5,14 @@ import type { Store, StoreHealth } from '../store.js';
 import { RedisConnection } from './connection.js';
 import { RedisAccounts } from './redis-accounts.js';
 import { RedisDeliveries } from './redis-deliveries.js';
-import { RedisCounters, RedisEvents, RedisJournal, RedisLocks, RedisSessionStore, RedisSettings } from './redis-shared.js';
+import {
+  RedisCounters,
+  RedisEvents,
+  RedisJournal,
+  RedisLocks,
+  RedisSessionStore,
+  RedisSettings,
+} from './redis-shared.js';
 
 export interface RedisStoreOptions {
   /** REDIS_URL: redis:// or rediss://. */
@@ -74,7 +81,14 @@ export class RedisStore implements Store {
     const connection = new RedisConnection(options.url, options.logger);
     this.#connection = connection;
     const limits = options.limits ?? NO_ACCOUNT_LIMITS;
-    this.accounts = new RedisAccounts(connection, prefix, options.cacheSize ?? 500, { clock: options.clock ?? systemClock, lifetimeMs: options.accountLifetimeMs ?? 0 }, limits, options.cacheBytes);
+    this.accounts = new RedisAccounts(
+      connection,
+      prefix,
+      options.cacheSize ?? 500,
+      { clock: options.clock ?? systemClock, lifetimeMs: options.accountLifetimeMs ?? 0 },
+      limits,
+      options.cacheBytes,
+    );
     this.deliveries = new RedisDeliveries(connection, prefix, options.deliveryLogLimit, limits);
     this.journal = new RedisJournal(connection, prefix);
     this.counters = new RedisCounters(connection, prefix);

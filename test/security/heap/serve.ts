@@ -6,6 +6,8 @@ import { silentLogger } from '../../../src/core/logger.js';
 import { startSandbox } from '../../../src/server.js';
 
 const env = JSON.parse(process.argv[2] ?? '{}') as Record<string, string>;
-const sandbox = await startSandbox(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }), { logger: silentLogger });
+const sandbox = await startSandbox(loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }), {
+  logger: silentLogger,
+});
 process.stdout.write(`listening ${sandbox.url}\n`);
 process.on('SIGTERM', () => void sandbox.stop().then(() => process.exit(0)));

@@ -1,6 +1,16 @@
 import type { AccountDoc } from '../../../src/store/data.js';
 import { AccountMissingError } from '../../../src/store/store.js';
-import { givenAccount, givenDelivery, givenFault, givenJournalEntry, INDEX_KINDS, indexedKeys, iso, keyOf, T0 } from '../builders.js';
+import {
+  givenAccount,
+  givenDelivery,
+  givenFault,
+  givenJournalEntry,
+  INDEX_KINDS,
+  indexedKeys,
+  iso,
+  keyOf,
+  T0,
+} from '../builders.js';
 import { type ContractSuite, FAR, FROZEN } from './suite.js';
 
 /** Accounts: each account on its own, update as a whole-or-nothing compare-and-set of its document (with its deliveries and keys), one change at a time, and the account list. */
@@ -8,7 +18,7 @@ export function describeAccountsContract(suite: ContractSuite): void {
   const { store, create, docOf } = suite;
 
   describe('per-account isolation', () => {
-    it("when two accounts are changed, each document holds only its own changes", async () => {
+    it('when two accounts are changed, each document holds only its own changes', async () => {
       await create(store, givenAccount('a'));
       await create(store, givenAccount('b'));
       await store.accounts.update('a', (doc) => void doc.faults.push(givenFault('a', 'fault-a')));
@@ -31,15 +41,16 @@ export function describeAccountsContract(suite: ContractSuite): void {
       }
     });
 
-    it("a key of one kind does not resolve under another kind", async () => {
+    it('a key of one kind does not resolve under another kind', async () => {
       const doc = givenAccount('a', { withKeys: false });
       indexedKeys.apiKey.add(doc, 'shared-text');
       await create(store, doc);
       expect(await store.accounts.lookup('apiKey', 'shared-text')).toBe('a');
-      for (const kind of INDEX_KINDS.filter((k) => k !== 'apiKey')) expect(await store.accounts.lookup(kind, 'shared-text')).toBeNull();
+      for (const kind of INDEX_KINDS.filter((k) => k !== 'apiKey'))
+        expect(await store.accounts.lookup(kind, 'shared-text')).toBeNull();
     });
 
-    it("deliveries and journals of two accounts never mix", async () => {
+    it('deliveries and journals of two accounts never mix', async () => {
       await create(store, givenAccount('a'));
       await create(store, givenAccount('b'));
       await store.deliveries.add('a', [givenDelivery('a', 'd-a')]);
@@ -47,8 +58,12 @@ export function describeAccountsContract(suite: ContractSuite): void {
       await store.journal.append('a', givenJournalEntry('a', 1));
       await store.journal.append('b', givenJournalEntry('b', 2));
 
-      expect((await store.deliveries.list('a', { offset: 0, limit: 10 })).items.map((d) => d.deliveryId)).toEqual(['d-a']);
-      expect((await store.deliveries.list('b', { offset: 0, limit: 10 })).items.map((d) => d.deliveryId)).toEqual(['d-b']);
+      expect((await store.deliveries.list('a', { offset: 0, limit: 10 })).items.map((d) => d.deliveryId)).toEqual([
+        'd-a',
+      ]);
+      expect((await store.deliveries.list('b', { offset: 0, limit: 10 })).items.map((d) => d.deliveryId)).toEqual([
+        'd-b',
+      ]);
       expect(await store.deliveries.get('b', 'd-a')).toBeNull();
       expect(await store.deliveries.get('a', 'd-b')).toBeNull();
       expect(await store.deliveries.update('b', 'd-a', (d) => (d.state = 'failed'))).toBeNull();
@@ -121,7 +136,10 @@ export function describeAccountsContract(suite: ContractSuite): void {
       await expect(store.accounts.update('nobody', () => 1)).rejects.toBeInstanceOf(AccountMissingError);
       await create(store, givenAccount('a'));
       await store.accounts.delete('a');
-      await expect(store.accounts.update('a', () => 1)).rejects.toMatchObject({ name: 'AccountMissingError', accountId: 'a' });
+      await expect(store.accounts.update('a', () => 1)).rejects.toMatchObject({
+        name: 'AccountMissingError',
+        accountId: 'a',
+      });
     });
 
     it('stores deliveries added through tx.addDeliveries together with the change, as copies', async () => {
@@ -141,8 +159,13 @@ export function describeAccountsContract(suite: ContractSuite): void {
     });
 
     it('create stores the deliveries given with the account', async () => {
-      await create(store, givenAccount('a'), [givenDelivery('a', 'd1', { state: 'delivered' }), givenDelivery('a', 'd2')]);
-      expect((await store.deliveries.list('a', { offset: 0, limit: 10 })).items.map((d) => [d.deliveryId, d.state])).toEqual([
+      await create(store, givenAccount('a'), [
+        givenDelivery('a', 'd1', { state: 'delivered' }),
+        givenDelivery('a', 'd2'),
+      ]);
+      expect(
+        (await store.deliveries.list('a', { offset: 0, limit: 10 })).items.map((d) => [d.deliveryId, d.state]),
+      ).toEqual([
         ['d2', 'pending'],
         ['d1', 'delivered'],
       ]);
@@ -171,7 +194,9 @@ export function describeAccountsContract(suite: ContractSuite): void {
       );
       const doc = await docOf(store, 'a');
       expect(doc.rateLimit?.requests).toBe(200);
-      expect(new Set(doc.faults.map((f) => f.faultId))).toEqual(new Set(Array.from({ length: 200 }, (_, i) => `f${i}`)));
+      expect(new Set(doc.faults.map((f) => f.faultId))).toEqual(
+        new Set(Array.from({ length: 200 }, (_, i) => `f${i}`)),
+      );
       // Each change saw every change before it: the results are 1..200, each once.
       expect([...results].sort((x, y) => x - y)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     });
@@ -207,10 +232,24 @@ export function describeAccountsContract(suite: ContractSuite): void {
       await create(store, givenAccount('a'), [givenDelivery('a', 'd')]);
       await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          store.deliveries.update('a', 'd', (d) => void d.attempts.push({ at: iso(T0 + i), statusCode: 500, latencyMs: i, error: null, responseExcerpt: null, warnings: [] })),
+          store.deliveries.update(
+            'a',
+            'd',
+            (d) =>
+              void d.attempts.push({
+                at: iso(T0 + i),
+                statusCode: 500,
+                latencyMs: i,
+                error: null,
+                responseExcerpt: null,
+                warnings: [],
+              }),
+          ),
         ),
       );
-      expect((await store.deliveries.get('a', 'd'))?.attempts.map((x) => x.latencyMs).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+      expect((await store.deliveries.get('a', 'd'))?.attempts.map((x) => x.latencyMs).sort((x, y) => x - y)).toEqual(
+        Array.from({ length: 50 }, (_, i) => i),
+      );
     });
   });
 
@@ -219,7 +258,8 @@ export function describeAccountsContract(suite: ContractSuite): void {
       expect(await store.accounts.count()).toBe(0);
       expect(await store.accounts.list({ limit: 2 })).toEqual({ accounts: [], next: null });
       const ids = ['e', 'c', 'a', 'd', 'b'];
-      for (const [i, id] of ids.entries()) await create(store, givenAccount(id, { createdAtMs: T0 + i * 1000, origin: i % 2 ? 'generated' : 'fixture' }));
+      for (const [i, id] of ids.entries())
+        await create(store, givenAccount(id, { createdAtMs: T0 + i * 1000, origin: i % 2 ? 'generated' : 'fixture' }));
       expect(await store.accounts.count()).toBe(5);
 
       const seen: string[] = [];
@@ -242,7 +282,9 @@ export function describeAccountsContract(suite: ContractSuite): void {
       await create(store, givenAccount('a', { createdAtMs: T0, origin: 'generated', name: 'Ada' }));
       await store.accounts.update('a', (doc) => void (doc.account.name = 'Ada Lovelace'));
       await store.accounts.touch('a', T0 + 5);
-      expect((await store.accounts.list({ limit: 10 })).accounts).toEqual([{ accountId: 'a', name: 'Ada Lovelace', origin: 'generated', createdAt: iso(T0), lastSeenMs: T0 + 5 }]);
+      expect((await store.accounts.list({ limit: 10 })).accounts).toEqual([
+        { accountId: 'a', name: 'Ada Lovelace', origin: 'generated', createdAt: iso(T0), lastSeenMs: T0 + 5 },
+      ]);
     });
 
     it('count and list follow deletes', async () => {
@@ -252,11 +294,15 @@ export function describeAccountsContract(suite: ContractSuite): void {
       expect((await store.accounts.list({ limit: 10 })).accounts.map((s) => s.accountId)).toEqual(['a', 'c']);
       const first = await store.accounts.list({ limit: 1 });
       expect(first.accounts.map((s) => s.accountId)).toEqual(['a']);
-      expect(await store.accounts.list({ after: first.next!, limit: 10 })).toMatchObject({ accounts: [{ accountId: 'c' }], next: null });
+      expect(await store.accounts.list({ after: first.next!, limit: 10 })).toMatchObject({
+        accounts: [{ accountId: 'c' }],
+        next: null,
+      });
     });
 
     it('a page after a cursor whose account was deleted meanwhile goes on after it, not from the start', async () => {
-      for (const [i, id] of ['a', 'b', 'c', 'd'].entries()) await create(store, givenAccount(id, { createdAtMs: T0 + i, origin: 'generated' }));
+      for (const [i, id] of ['a', 'b', 'c', 'd'].entries())
+        await create(store, givenAccount(id, { createdAtMs: T0 + i, origin: 'generated' }));
       const first = await store.accounts.list({ limit: 2 });
       expect(first.accounts.map((s) => s.accountId)).toEqual(['a', 'b']);
       // An idle-account sweep deletes the account the cursor points at, between two pages.

@@ -42,7 +42,10 @@ export function describeCountersContract(suite: ContractSuite): void {
 
     it('concurrent increments and decrements leave the difference', async () => {
       await Promise.all(Array.from({ length: 50 }, () => store.counters.increment('k', 60_000)));
-      await Promise.all([...Array.from({ length: 30 }, () => store.counters.decrement('k')), ...Array.from({ length: 10 }, () => store.counters.increment('k', 60_000))]);
+      await Promise.all([
+        ...Array.from({ length: 30 }, () => store.counters.decrement('k')),
+        ...Array.from({ length: 10 }, () => store.counters.increment('k', 60_000)),
+      ]);
       expect(await store.counters.get('k')).toBe(30);
     });
 
@@ -62,7 +65,9 @@ export function describeCountersContract(suite: ContractSuite): void {
       expect(await store.counters.incrementInWindow('w', 'a/2', 60_000)).toBe(1);
       expect(await store.counters.incrementInWindow('w', 'a/2', 60_000)).toBe(2);
       expect(await store.counters.incrementInWindow('w', 'a/1', 60_000)).toBe(1);
-      const counts = await Promise.all(Array.from({ length: 50 }, () => store.counters.incrementInWindow('w', 'b/7', 60_000)));
+      const counts = await Promise.all(
+        Array.from({ length: 50 }, () => store.counters.incrementInWindow('w', 'b/7', 60_000)),
+      );
       expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     });
 

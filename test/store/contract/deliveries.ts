@@ -52,7 +52,7 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
       expect(await store.deliveries.list('nobody', { offset: 0, limit: 10 })).toEqual({ total: 0, items: [] });
     });
 
-    it("update gives the change a copy, stores what it did and returns its result; null when the delivery is unknown", async () => {
+    it('update gives the change a copy, stores what it did and returns its result; null when the delivery is unknown', async () => {
       await store.deliveries.add('a', [givenDelivery('a', 'd1')]);
       let seen: DeliveryRecord | undefined;
       const result = await store.deliveries.update('a', 'd1', (d) => {
@@ -88,8 +88,13 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
         { ...givenDelivery('a', 'finished', { state: 'failed' }), dueAtMs: T0 },
         givenDelivery('a', 'unscheduled', { dueAtMs: null }),
       ]);
-      expect((await claimDue(store, 'a', T0 + 2000, 'one', 60_000, 2)).map((d) => d.deliveryId)).toEqual(['first', 'second']);
-      expect((await claimDue(store, 'a', T0 + 2000, 'one', 60_000, 10)).map((d) => d.deliveryId)).toEqual(['exactly-now']);
+      expect((await claimDue(store, 'a', T0 + 2000, 'one', 60_000, 2)).map((d) => d.deliveryId)).toEqual([
+        'first',
+        'second',
+      ]);
+      expect((await claimDue(store, 'a', T0 + 2000, 'one', 60_000, 10)).map((d) => d.deliveryId)).toEqual([
+        'exactly-now',
+      ]);
       expect(await claimDue(store, 'a', T0 + 2000, 'one', 60_000, 10)).toEqual([]);
       expect(await claimDue(store, 'nobody', T0 + 2000, 'one', 60_000, 10)).toEqual([]);
     });
@@ -102,28 +107,53 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
 
       // The attempt failed and is retried later: the update ends the claim.
       await store.deliveries.update('a', 'd1', (d) => {
-        d.attempts.push({ at: iso(T0), statusCode: 503, latencyMs: 3, error: null, responseExcerpt: null, warnings: [] });
+        d.attempts.push({
+          at: iso(T0),
+          statusCode: 503,
+          latencyMs: 3,
+          error: null,
+          responseExcerpt: null,
+          warnings: [],
+        });
         d.dueAtMs = T0 + 5000;
       });
       expect(await claimDue(store, 'a', T0 + 4999, 'replica-2', 60_000, 10)).toEqual([]);
-      expect((await claimDue(store, 'a', T0 + 5000, 'replica-2', 60_000, 10)).map((d) => [d.deliveryId, d.attempts.length])).toEqual([['d1', 1]]);
+      expect(
+        (await claimDue(store, 'a', T0 + 5000, 'replica-2', 60_000, 10)).map((d) => [d.deliveryId, d.attempts.length]),
+      ).toEqual([['d1', 1]]);
     });
 
     it("due leaves out the deliveries to the origins it is told to skip, so a full origin's backlog never hides another's", async () => {
-      const to = (target: string, id: string, dueAtMs: number): DeliveryRecord => ({ ...givenDelivery('a', id, { dueAtMs }), target });
+      const to = (target: string, id: string, dueAtMs: number): DeliveryRecord => ({
+        ...givenDelivery('a', id, { dueAtMs }),
+        target,
+      });
       await store.deliveries.add('a', [
         to('https://slow.example/hooks/1', 'slow-1', T0),
         to('https://slow.example:443/hooks/2', 'slow-2', T0 + 1),
         to('http://slow.example/hooks/3', 'other-scheme', T0 + 2),
         to('https://healthy.example/hooks', 'healthy', T0 + 3),
       ]);
-      const ids = async (skip?: string[]): Promise<string[]> => (await store.deliveries.due('a', T0 + 10, 2, skip)).map((d) => d.deliveryId);
+      const ids = async (skip?: string[]): Promise<string[]> =>
+        (await store.deliveries.due('a', T0 + 10, 2, skip)).map((d) => d.deliveryId);
       expect(await ids()).toEqual(['slow-1', 'slow-2']);
       expect(await ids([])).toEqual(['slow-1', 'slow-2']);
       expect(await ids(['https://slow.example'])).toEqual(['other-scheme', 'healthy']);
       expect(await ids(['https://slow.example', 'http://slow.example'])).toEqual(['healthy']);
       // Its origin is the record's as stored, also after an update.
-      await store.deliveries.update('a', 'healthy', (d) => void d.attempts.push({ at: iso(T0), statusCode: 500, latencyMs: 1, error: 'HTTP 500', responseExcerpt: null, warnings: [] }));
+      await store.deliveries.update(
+        'a',
+        'healthy',
+        (d) =>
+          void d.attempts.push({
+            at: iso(T0),
+            statusCode: 500,
+            latencyMs: 1,
+            error: 'HTTP 500',
+            responseExcerpt: null,
+            warnings: [],
+          }),
+      );
       expect(await ids(['https://slow.example', 'http://slow.example'])).toEqual(['healthy']);
       expect(await ids(['https://healthy.example', 'https://slow.example', 'http://slow.example'])).toEqual([]);
     });
@@ -143,7 +173,10 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
     });
 
     it('a claim with dueByMs takes only a delivery due by then on the account clock (a candidate rescheduled meanwhile is left)', async () => {
-      await store.deliveries.add('a', [givenDelivery('a', 'd1', { dueAtMs: T0 + 1000 }), givenDelivery('a', 'unscheduled', { dueAtMs: null })]);
+      await store.deliveries.add('a', [
+        givenDelivery('a', 'd1', { dueAtMs: T0 + 1000 }),
+        givenDelivery('a', 'unscheduled', { dueAtMs: null }),
+      ]);
       expect(await store.deliveries.claim('a', 'd1', 'one', 60_000, T0 + 999)).toBe(false);
       expect(await store.deliveries.claim('a', 'unscheduled', 'one', 60_000, FAR)).toBe(false);
       expect(await store.deliveries.claim('a', 'd1', 'one', 60_000, T0 + 1000)).toBe(true);
@@ -151,7 +184,11 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
 
     it('queue counts the deliveries due now over the accounts with work due, and when the longest-waiting account fell due', async () => {
       expect(await store.deliveries.queue(T0)).toEqual({ dueDeliveries: 0, dueAccounts: 0, oldestDueMs: null });
-      await store.deliveries.add('a', [givenDelivery('a', 'd1', { dueAtMs: T0 - 5000 }), givenDelivery('a', 'd2', { dueAtMs: T0 }), givenDelivery('a', 'later', { dueAtMs: T0 + 60_000 })]);
+      await store.deliveries.add('a', [
+        givenDelivery('a', 'd1', { dueAtMs: T0 - 5000 }),
+        givenDelivery('a', 'd2', { dueAtMs: T0 }),
+        givenDelivery('a', 'later', { dueAtMs: T0 + 60_000 }),
+      ]);
       const shifted = givenAccount('b');
       shifted.clock.offsetMs = 3_600_000;
       await create(store, shifted, [givenDelivery('b', 'd1', { dueAtMs: T0 + 3_600_000 - 1000 })]);
@@ -198,8 +235,15 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
       ]);
       expect(await store.deliveries.cancelPending('a', 's1', 'subscription deleted')).toBe(2);
 
-      for (const id of ['p1', 'p2']) expect(await store.deliveries.get('a', id)).toMatchObject({ state: 'failed', note: 'subscription deleted', dueAtMs: null });
-      expect(await store.deliveries.get('a', 'done')).toEqual(givenDelivery('a', 'done', { subscriptionId: 's1', state: 'delivered' }));
+      for (const id of ['p1', 'p2'])
+        expect(await store.deliveries.get('a', id)).toMatchObject({
+          state: 'failed',
+          note: 'subscription deleted',
+          dueAtMs: null,
+        });
+      expect(await store.deliveries.get('a', 'done')).toEqual(
+        givenDelivery('a', 'done', { subscriptionId: 's1', state: 'delivered' }),
+      );
       expect((await store.deliveries.get('a', 'other'))?.state).toBe('pending');
       expect(await store.deliveries.nextDueMs('a')).toBe(T0 + 20);
       expect((await claimDue(store, 'a', FAR, 'x', 60_000, 10)).map((d) => d.deliveryId)).toEqual(['other']);
@@ -221,12 +265,20 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
       const limit = 10;
       const s = (await openStore({ deliveryLogLimit: limit })).store;
       // Pending deliveries older than everything else: they must survive every trim.
-      await create(s, givenAccount('a'), Array.from({ length: 5 }, (_, i) => givenDelivery('a', `waiting-${i}`, { dueAtMs: T0 + 1e9 })));
+      await create(
+        s,
+        givenAccount('a'),
+        Array.from({ length: 5 }, (_, i) => givenDelivery('a', `waiting-${i}`, { dueAtMs: T0 + 1e9 })),
+      );
       const finishedIds: string[] = [];
       for (let i = 0; i < 40; i++) {
         const id = `d${String(i).padStart(2, '0')}`;
         await s.deliveries.add('a', [givenDelivery('a', id)]);
-        await s.deliveries.update('a', id, (d) => void Object.assign(d, { state: i % 3 === 0 ? 'failed' : 'delivered', dueAtMs: null }));
+        await s.deliveries.update(
+          'a',
+          id,
+          (d) => void Object.assign(d, { state: i % 3 === 0 ? 'failed' : 'delivered', dueAtMs: null }),
+        );
         finishedIds.push(id);
         const { total } = await s.deliveries.list('a', { state: 'delivered', offset: 0, limit: 100 });
         const { total: failed } = await s.deliveries.list('a', { state: 'failed', offset: 0, limit: 100 });
@@ -238,7 +290,13 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
       expect(kept.length).toBeLessThanOrEqual(limit + logSlack(limit));
       // The newest ones, newest first: trimming went oldest first.
       expect(kept).toEqual(finishedIds.slice(-kept.length).reverse());
-      expect(items.filter((d) => d.state === 'pending').map((d) => d.deliveryId)).toEqual(['waiting-4', 'waiting-3', 'waiting-2', 'waiting-1', 'waiting-0']);
+      expect(items.filter((d) => d.state === 'pending').map((d) => d.deliveryId)).toEqual([
+        'waiting-4',
+        'waiting-3',
+        'waiting-2',
+        'waiting-1',
+        'waiting-0',
+      ]);
       expect(await s.deliveries.get('a', 'd00')).toBeNull();
       expect(await s.deliveries.get('a', 'waiting-0')).not.toBeNull();
     });

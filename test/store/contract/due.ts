@@ -44,7 +44,19 @@ export function describeDueContract(suite: ContractSuite): void {
 
     it('a running scenario run counts as work due at its step time; an ended run does not', async () => {
       await create(store, givenAccount('a'));
-      const run = { runId: 'r1', accountId: 'a', scenario: 'leak', locationId: 'loc', startedAtMs: T0, nextStep: 0, totalSteps: 2, dueAtMs: T0 + 2000, state: 'running' as const, log: [], alertIds: {} };
+      const run = {
+        runId: 'r1',
+        accountId: 'a',
+        scenario: 'leak',
+        locationId: 'loc',
+        startedAtMs: T0,
+        nextStep: 0,
+        totalSteps: 2,
+        dueAtMs: T0 + 2000,
+        state: 'running' as const,
+        log: [],
+        alertIds: {},
+      };
       await store.accounts.update('a', (doc) => void doc.runs.push(run));
       expect(await store.accounts.due(T0 + 1999, 10)).toEqual([]);
       expect(await store.accounts.due(T0 + 2000, 10)).toEqual(['a']);
@@ -54,7 +66,10 @@ export function describeDueContract(suite: ContractSuite): void {
 
     it('accounts without work are not listed, and one stops being listed when its last pending delivery ends', async () => {
       await create(store, givenAccount('idle'));
-      await create(store, givenAccount('busy'), [givenDelivery('busy', 'd1', { dueAtMs: T0 }), givenDelivery('busy', 'done', { state: 'delivered' })]);
+      await create(store, givenAccount('busy'), [
+        givenDelivery('busy', 'd1', { dueAtMs: T0 }),
+        givenDelivery('busy', 'done', { state: 'delivered' }),
+      ]);
       expect(await store.accounts.due(FAR, 10)).toEqual(['busy']);
       await store.deliveries.update('busy', 'd1', (d) => void Object.assign(d, { state: 'delivered', dueAtMs: null }));
       expect(await store.accounts.due(FAR, 10)).toEqual([]);
@@ -70,7 +85,8 @@ export function describeDueContract(suite: ContractSuite): void {
     });
 
     it('returns at most `limit` accounts', async () => {
-      for (const id of ['a', 'b', 'c']) await create(store, givenAccount(id), [givenDelivery(id, 'd', { dueAtMs: T0 })]);
+      for (const id of ['a', 'b', 'c'])
+        await create(store, givenAccount(id), [givenDelivery(id, 'd', { dueAtMs: T0 })]);
       const two = await store.accounts.due(T0, 2);
       expect(two).toHaveLength(2);
       expect(new Set([...two, ...(await store.accounts.due(T0, 10))])).toEqual(new Set(['a', 'b', 'c']));

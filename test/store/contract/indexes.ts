@@ -16,7 +16,10 @@ export function describeIndexesContract(suite: ContractSuite): void {
     it('findByKey answers the owner with its document as it is now, and null once the key is gone', async () => {
       await create(store, givenAccount('a'));
       await create(store, givenAccount('b'));
-      expect(await store.accounts.findByKey(kind, keyOf(kind, 'a'))).toEqual({ accountId: 'a', doc: await docOf(store, 'a') });
+      expect(await store.accounts.findByKey(kind, keyOf(kind, 'a'))).toEqual({
+        accountId: 'a',
+        doc: await docOf(store, 'a'),
+      });
       expect(await store.accounts.findByKey(kind, 'no-such-key')).toBeNull();
 
       await store.accounts.update('a', (doc) => void (doc.account.name = 'renamed'));
@@ -77,7 +80,11 @@ export function describeIndexesContract(suite: ContractSuite): void {
       const clashing = givenAccount('b');
       indexedKeys[kind].add(clashing, keyOf(kind, 'a'));
 
-      await expect(store.accounts.create(clashing, [givenDelivery('b', 'not-stored')])).rejects.toMatchObject({ name: 'IndexConflictError', kind, key: keyOf(kind, 'a') });
+      await expect(store.accounts.create(clashing, [givenDelivery('b', 'not-stored')])).rejects.toMatchObject({
+        name: 'IndexConflictError',
+        kind,
+        key: keyOf(kind, 'a'),
+      });
 
       expect(await store.accounts.get('b')).toBeNull();
       expect(await store.accounts.count()).toBe(1);

@@ -13,8 +13,15 @@ export function describeJournalContract(suite: ContractSuite): void {
       await create(store, givenAccount('b'));
       for (let i = 1; i <= 3; i++) await store.journal.append('a', givenJournalEntry('a', i));
       await store.journal.append('b', givenJournalEntry('b', 9));
-      expect(await store.journal.list('a', 10)).toEqual([{ ...givenJournalEntry('a', 3), seq: 3 }, { ...givenJournalEntry('a', 2), seq: 2 }, { ...givenJournalEntry('a', 1), seq: 1 }]);
-      expect(await store.journal.list('a', 2)).toEqual([{ ...givenJournalEntry('a', 3), seq: 3 }, { ...givenJournalEntry('a', 2), seq: 2 }]);
+      expect(await store.journal.list('a', 10)).toEqual([
+        { ...givenJournalEntry('a', 3), seq: 3 },
+        { ...givenJournalEntry('a', 2), seq: 2 },
+        { ...givenJournalEntry('a', 1), seq: 1 },
+      ]);
+      expect(await store.journal.list('a', 2)).toEqual([
+        { ...givenJournalEntry('a', 3), seq: 3 },
+        { ...givenJournalEntry('a', 2), seq: 2 },
+      ]);
       expect(await store.journal.list('b', 10)).toEqual([{ ...givenJournalEntry('b', 9), seq: 1 }]);
       expect(await store.journal.list('nobody', 10)).toEqual([]);
     });
@@ -40,8 +47,14 @@ export function describeJournalContract(suite: ContractSuite): void {
       await store.events.subscribe('journal-news', () => {
         void store.journal.list('a', 10).then((entries) => seen.push(entries));
       });
-      await store.journal.append('nobody', givenJournalEntry('nobody', 1), { channel: 'journal-news', message: { about: 'nobody' } });
-      await store.journal.append('a', givenJournalEntry('a', 1), { channel: 'journal-news', message: { about: 'a', n: 1 } });
+      await store.journal.append('nobody', givenJournalEntry('nobody', 1), {
+        channel: 'journal-news',
+        message: { about: 'nobody' },
+      });
+      await store.journal.append('a', givenJournalEntry('a', 1), {
+        channel: 'journal-news',
+        message: { about: 'a', n: 1 },
+      });
       await eventually(() => seen.length === 1 || null);
       expect(heard).toEqual([{ about: 'a', n: 1 }]);
       expect(seen).toEqual([[{ ...givenJournalEntry('a', 1), seq: 1 }]]);

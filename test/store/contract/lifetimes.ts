@@ -94,7 +94,9 @@ export function describeLifetimesContract(suite: ContractSuite): void {
     });
 
     it('delete removes the document, its deliveries, journal and index entries, and leaves other accounts whole', async () => {
-      await create(store, givenAccount('a', { origin: 'generated', createdAtMs: T0 - HOUR }), [givenDelivery('a', 'd1')]);
+      await create(store, givenAccount('a', { origin: 'generated', createdAtMs: T0 - HOUR }), [
+        givenDelivery('a', 'd1'),
+      ]);
       await create(store, givenAccount('b'), [givenDelivery('b', 'd1')]);
       await store.journal.append('a', givenJournalEntry('a', 1));
       await store.journal.append('b', givenJournalEntry('b', 1));

@@ -13,13 +13,18 @@ export function describeLimitsContract(suite: ContractSuite): void {
 
   describe('limits.accountBytes (ACCOUNT_STORAGE_LIMIT)', () => {
     /** A fault whose body takes about `bytes` bytes. */
-    const bulkyFault = (faultId: string, bytes: number) => ({ ...givenFault('a', faultId), body: { text: 'x'.repeat(bytes) } });
-    const storedSize = async (s: Store, accountId: string): Promise<number> => Buffer.byteLength(JSON.stringify(await s.accounts.get(accountId)));
+    const bulkyFault = (faultId: string, bytes: number) => ({
+      ...givenFault('a', faultId),
+      body: { text: 'x'.repeat(bytes) },
+    });
+    const storedSize = async (s: Store, accountId: string): Promise<number> =>
+      Buffer.byteLength(JSON.stringify(await s.accounts.get(accountId)));
 
     it('refuses a change that would make the document larger than the limit: 409 limit_reached naming the setting and the largest part, nothing stored', async () => {
       const s = (await openStore({ limits: { accountBytes: 20_000, pendingDeliveries: 0 } })).store;
       await create(s, givenAccount('a'));
-      for (let i = 0; i < 3; i++) await s.accounts.update('a', (doc) => void doc.faults.push(bulkyFault(`f${i}`, 5000)));
+      for (let i = 0; i < 3; i++)
+        await s.accounts.update('a', (doc) => void doc.faults.push(bulkyFault(`f${i}`, 5000)));
       const before = await docOf(s, 'a');
       const refused = s.accounts.update('a', (doc, tx) => {
         doc.faults.push(bulkyFault('f3', 5000));
@@ -32,7 +37,9 @@ export function describeLimitsContract(suite: ContractSuite): void {
         status: 409,
         code: 'limit_reached',
         limit: 'ACCOUNT_STORAGE_LIMIT',
-        message: expect.stringMatching(/^This change would make the account's stored data [\d,]+ bytes, more than the 20,000 this sandbox keeps per account \(ACCOUNT_STORAGE_LIMIT=20000\); nothing was changed\. Its largest parts: faults [\d,]+ bytes \(DELETE \/sandbox\/faults\)/),
+        message: expect.stringMatching(
+          /^This change would make the account's stored data [\d,]+ bytes, more than the 20,000 this sandbox keeps per account \(ACCOUNT_STORAGE_LIMIT=20000\); nothing was changed\. Its largest parts: faults [\d,]+ bytes \(DELETE \/sandbox\/faults\)/,
+        ),
       });
       expect(await docOf(s, 'a')).toEqual(before);
       expect(await s.accounts.lookup('accessToken', 'over-token')).toBeNull();
@@ -48,7 +55,9 @@ export function describeLimitsContract(suite: ContractSuite): void {
       await s.accounts.update('a', (doc) => void (doc.account.name += 'é'.repeat(Math.floor(room / 2))));
       expect(await storedSize(s, 'a')).toBeLessThanOrEqual(10_000);
       expect(10_000 - (await storedSize(s, 'a'))).toBeLessThan(2);
-      await expect(s.accounts.update('a', (doc) => void (doc.account.name += 'éé'))).rejects.toBeInstanceOf(AccountStorageError);
+      await expect(s.accounts.update('a', (doc) => void (doc.account.name += 'éé'))).rejects.toBeInstanceOf(
+        AccountStorageError,
+      );
     });
 
     it('a document already over the limit (a lower limit after a restart, fixtures) takes every change that does not grow it', async () => {
@@ -58,7 +67,9 @@ export function describeLimitsContract(suite: ContractSuite): void {
       await create(s, doc);
       await s.accounts.update('a', (d) => void d.faults.pop());
       await s.accounts.update('a', (d) => void (d.clock.offsetMs = 5));
-      await expect(s.accounts.update('a', (d) => void d.faults.push(bulkyFault('f9', 10)))).rejects.toBeInstanceOf(AccountStorageError);
+      await expect(s.accounts.update('a', (d) => void d.faults.push(bulkyFault('f9', 10)))).rejects.toBeInstanceOf(
+        AccountStorageError,
+      );
       await s.accounts.update('a', (d) => void (d.faults = []));
       await s.accounts.update('a', (d) => void d.faults.push(bulkyFault('f9', 10)));
       expect((await docOf(s, 'a')).faults.map((f) => f.faultId)).toEqual(['f9']);
@@ -74,7 +85,10 @@ export function describeLimitsContract(suite: ContractSuite): void {
   describe('limits.pendingDeliveries (MAX_PENDING_DELIVERIES)', () => {
     it('refuses deliveries beyond the limit, through a change or add: 409 limit_reached, nothing stored; a delivery that finishes makes room', async () => {
       const s = (await openStore({ limits: { accountBytes: 0, pendingDeliveries: 3 } })).store;
-      await create(s, givenAccount('a'), [givenDelivery('a', 'd0'), givenDelivery('a', 'done', { state: 'delivered' })]);
+      await create(s, givenAccount('a'), [
+        givenDelivery('a', 'd0'),
+        givenDelivery('a', 'done', { state: 'delivered' }),
+      ]);
       await s.deliveries.add('a', [givenDelivery('a', 'd1')]);
       await s.accounts.update('a', (_doc, tx) => tx.addDeliveries([givenDelivery('a', 'd2')]));
       const refused = s.accounts.update('a', (doc, tx) => {
@@ -82,13 +96,24 @@ export function describeLimitsContract(suite: ContractSuite): void {
         tx.addDeliveries([givenDelivery('a', 'd3')]);
       });
       await expect(refused).rejects.toBeInstanceOf(PendingDeliveriesError);
-      await expect(refused).rejects.toMatchObject({ status: 409, code: 'limit_reached', limit: 'MAX_PENDING_DELIVERIES', message: expect.stringContaining('This account has 3 webhook deliveries waiting to be sent, and this sandbox keeps at most 3 (MAX_PENDING_DELIVERIES=3); nothing was changed') });
+      await expect(refused).rejects.toMatchObject({
+        status: 409,
+        code: 'limit_reached',
+        limit: 'MAX_PENDING_DELIVERIES',
+        message: expect.stringContaining(
+          'This account has 3 webhook deliveries waiting to be sent, and this sandbox keeps at most 3 (MAX_PENDING_DELIVERIES=3); nothing was changed',
+        ),
+      });
       await expect(s.deliveries.add('a', [givenDelivery('a', 'd3')])).rejects.toBeInstanceOf(PendingDeliveriesError);
       expect((await docOf(s, 'a')).account.name).toBe('Account a');
       expect(await s.deliveries.get('a', 'd3')).toBeNull();
       // A change that adds no delivery is not held up by them.
       await s.accounts.update('a', (doc) => void (doc.account.name = 'renamed'));
-      await s.deliveries.update('a', 'd0', (record) => void Object.assign(record, { state: 'delivered', dueAtMs: null }));
+      await s.deliveries.update(
+        'a',
+        'd0',
+        (record) => void Object.assign(record, { state: 'delivered', dueAtMs: null }),
+      );
       await s.deliveries.add('a', [givenDelivery('a', 'd3')]);
       expect((await s.deliveries.list('a', { state: 'pending', offset: 0, limit: 10 })).total).toBe(3);
     });

@@ -1,4 +1,13 @@
-import { givenAccount, givenDelivery, givenJournalEntry, INDEX_KINDS, indexedKeys, iso, keyOf, T0 } from '../builders.js';
+import {
+  givenAccount,
+  givenDelivery,
+  givenJournalEntry,
+  INDEX_KINDS,
+  indexedKeys,
+  iso,
+  keyOf,
+  T0,
+} from '../builders.js';
 import { givenSession, sessionApi } from './sessions.js';
 import { type ContractSuite, claimDue } from './suite.js';
 
@@ -28,10 +37,34 @@ export function describeRestartContract(suite: ContractSuite): void {
       await s.accounts.update('a', (doc, tx) => {
         indexedKeys.apiKey.add(doc, 'added-key');
         indexedKeys.email.remove(doc, keyOf('email', 'a'));
-        doc.runs.push({ runId: 'r1', accountId: 'a', scenario: 's', locationId: 'l', startedAtMs: T0, nextStep: 1, totalSteps: 3, dueAtMs: T0 + 7_200_000 + 60_000, state: 'running', log: [], alertIds: {} });
+        doc.runs.push({
+          runId: 'r1',
+          accountId: 'a',
+          scenario: 's',
+          locationId: 'l',
+          startedAtMs: T0,
+          nextStep: 1,
+          totalSteps: 3,
+          dueAtMs: T0 + 7_200_000 + 60_000,
+          state: 'running',
+          log: [],
+          alertIds: {},
+        });
         tx.addDeliveries([givenDelivery('a', 'waiting', { dueAtMs: T0 + 7_200_000 + 1000 })]);
       });
-      await s.deliveries.update('a', 'waiting', (d) => void d.attempts.push({ at: iso(T0), statusCode: 500, latencyMs: 9, error: null, responseExcerpt: 'oops', warnings: ['w'] }));
+      await s.deliveries.update(
+        'a',
+        'waiting',
+        (d) =>
+          void d.attempts.push({
+            at: iso(T0),
+            statusCode: 500,
+            latencyMs: 9,
+            error: null,
+            responseExcerpt: 'oops',
+            warnings: ['w'],
+          }),
+      );
       await s.deliveries.add('a', [givenDelivery('a', 'failed', { state: 'failed' })]);
       for (let i = 0; i < 5; i++) await s.journal.append('a', givenJournalEntry('a', i));
       await s.accounts.touch('g', T0 - 500);
@@ -52,7 +85,9 @@ export function describeRestartContract(suite: ContractSuite): void {
         ['waiting', 'pending'],
         ['done', 'delivered'],
       ]);
-      expect(await r.journal.list('a', 10)).toEqual([4, 3, 2, 1, 0].map((i) => ({ ...givenJournalEntry('a', i), seq: i + 1 })));
+      expect(await r.journal.list('a', 10)).toEqual(
+        [4, 3, 2, 1, 0].map((i) => ({ ...givenJournalEntry('a', i), seq: i + 1 })),
+      );
       expect(await r.settings.get('sessionSecret')).toBe('secret');
       expect(await sessionApi(r).get('sid-1')).toEqual(givenSession('u1'));
       expect(await r.accounts.list({ limit: 10 })).toEqual(listBefore);
@@ -70,7 +105,9 @@ export function describeRestartContract(suite: ContractSuite): void {
       expect(await r.accounts.due(T0 + 999, 10)).toEqual([]);
       expect(await r.accounts.due(T0 + 1000, 10)).toEqual(['a']);
       expect(await r.deliveries.nextDueMs('a')).toBe(T0 + 7_200_000 + 1000);
-      expect((await claimDue(r, 'a', T0 + 7_200_000 + 1000, 'x', 60_000, 10)).map((d) => d.deliveryId)).toEqual(['waiting']);
+      expect((await claimDue(r, 'a', T0 + 7_200_000 + 1000, 'x', 60_000, 10)).map((d) => d.deliveryId)).toEqual([
+        'waiting',
+      ]);
       expect(await r.accounts.idleSince(T0, 10)).toEqual(['g']);
       expect(await r.accounts.idleSince(T0 - 500, 10)).toEqual([]);
 

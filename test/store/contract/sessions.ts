@@ -75,7 +75,11 @@ export function describeSessionsContract(suite: ContractSuite): void {
 
 /** A login session of `userId`, as express-session stores one. */
 export function givenSession(userId: string): SessionData {
-  return { cookie: { originalMaxAge: 3_600_000, httpOnly: true, path: '/', secure: false, sameSite: 'lax' }, userId, csrfToken: `csrf-${userId}` } as unknown as SessionData;
+  return {
+    cookie: { originalMaxAge: 3_600_000, httpOnly: true, path: '/', secure: false, sameSite: 'lax' },
+    userId,
+    csrfToken: `csrf-${userId}`,
+  } as unknown as SessionData;
 }
 
 /** express-session's callback API as promises. */
@@ -86,11 +90,20 @@ export function sessionApi(store: Store): {
   touch(sid: string, data: SessionData): Promise<void>;
 } {
   const s = store.sessions;
-  const done = (resolve: () => void, reject: (e: Error) => void) => (err?: unknown) => (err ? reject(err instanceof Error ? err : new Error(JSON.stringify(err))) : resolve());
+  const done = (resolve: () => void, reject: (e: Error) => void) => (err?: unknown) =>
+    err ? reject(err instanceof Error ? err : new Error(JSON.stringify(err))) : resolve();
   return {
-    get: (sid) => new Promise((resolve, reject) => s.get(sid, (err, data) => (err ? reject(err instanceof Error ? err : new Error(JSON.stringify(err))) : resolve(data)))),
+    get: (sid) =>
+      new Promise((resolve, reject) =>
+        s.get(sid, (err, data) =>
+          err ? reject(err instanceof Error ? err : new Error(JSON.stringify(err))) : resolve(data),
+        ),
+      ),
     set: (sid, data) => new Promise((resolve, reject) => s.set(sid, data, done(resolve, reject))),
     destroy: (sid) => new Promise((resolve, reject) => s.destroy(sid, done(resolve, reject))),
-    touch: (sid, data) => new Promise((resolve, reject) => (s.touch ? s.touch(sid, data, () => resolve()) : reject(new Error('the session store has no touch')))),
+    touch: (sid, data) =>
+      new Promise((resolve, reject) =>
+        s.touch ? s.touch(sid, data, () => resolve()) : reject(new Error('the session store has no touch')),
+      ),
   };
 }

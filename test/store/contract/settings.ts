@@ -17,7 +17,9 @@ export function describeSettingsContract(suite: ContractSuite): void {
     });
 
     it('concurrent setIfAbsent calls agree on one value', async () => {
-      const values = await Promise.all(Array.from({ length: 10 }, (_, i) => store.settings.setIfAbsent('secret', `v${i}`)));
+      const values = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => store.settings.setIfAbsent('secret', `v${i}`)),
+      );
       expect(new Set(values).size).toBe(1);
       expect(await store.settings.get('secret')).toBe(values[0]);
     });

@@ -39,7 +39,13 @@ export interface StoreContractCapabilities {
   persistent: boolean;
 }
 
-export const DEFAULT_CONTRACT_OPTIONS: StoreContractOptions = { deliveryLogLimit: 1000, sessionTtlMs: 3_600_000, accountLifetimeMs: 0, lockTtlMs: 30_000, limits: NO_ACCOUNT_LIMITS };
+export const DEFAULT_CONTRACT_OPTIONS: StoreContractOptions = {
+  deliveryLogLimit: 1000,
+  sessionTtlMs: 3_600_000,
+  accountLifetimeMs: 0,
+  lockTtlMs: 30_000,
+  limits: NO_ACCOUNT_LIMITS,
+};
 
 /** Finished deliveries a backend may keep beyond `deliveryLogLimit` before it trims (see DeliveryStore.update). */
 export const logSlack = (limit: number): number => Math.max(1, Math.ceil(limit * 0.1));
@@ -50,7 +56,14 @@ export const FAR = Number.MAX_SAFE_INTEGER;
 export const FROZEN = /read[ -]only|not extensible/;
 
 /** Claims what `due` offers, one delivery at a time, as the dispatcher does; returns what `owner` got. */
-export async function claimDue(store: Store, accountId: string, nowMs: number, owner: string, leaseMs: number, limit: number): Promise<DeliveryRecord[]> {
+export async function claimDue(
+  store: Store,
+  accountId: string,
+  nowMs: number,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+): Promise<DeliveryRecord[]> {
   const claimed: DeliveryRecord[] = [];
   for (const candidate of await store.deliveries.due(accountId, nowMs, limit)) {
     if (await store.deliveries.claim(accountId, candidate.deliveryId, owner, leaseMs)) claimed.push(candidate);
@@ -84,7 +97,8 @@ export function useContractSuite(open: OpenStoreForContract, capabilities: Store
   let store: Store | null = null;
   const current: StoreUnderTest[] = [];
   const during = <T>(value: T | null): T => {
-    if (value === null) throw new Error('the contract store exists only while a test runs (it is made before each test)');
+    if (value === null)
+      throw new Error('the contract store exists only while a test runs (it is made before each test)');
     return value;
   };
 

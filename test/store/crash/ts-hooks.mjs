@@ -11,7 +11,11 @@ import swc from '@swc/core';
 
 export async function resolve(specifier, context, nextResolve) {
   const parent = context.parentURL;
-  if (parent?.endsWith('.ts') && (specifier.startsWith('./') || specifier.startsWith('../')) && specifier.endsWith('.js')) {
+  if (
+    parent?.endsWith('.ts') &&
+    (specifier.startsWith('./') || specifier.startsWith('../')) &&
+    specifier.endsWith('.js')
+  ) {
     const ts = new URL(`${specifier.slice(0, -'.js'.length)}.ts`, parent);
     if (existsSync(fileURLToPath(ts))) return { url: ts.href, shortCircuit: true };
   }

@@ -18,7 +18,13 @@ const WORKERS = 6;
 async function main(): Promise<void> {
   const [dir, first] = process.argv.slice(2);
   if (!dir || !first) throw new Error('usage: writer.ts <dataDir> <firstSeq>');
-  const { store } = await EmbeddedStore.open({ dir, clock: systemClock, deliveryLogLimit: 50, sessionTtlMs: 3_600_000, cacheSize: 3 });
+  const { store } = await EmbeddedStore.open({
+    dir,
+    clock: systemClock,
+    deliveryLogLimit: 50,
+    sessionTtlMs: 3_600_000,
+    cacheSize: 3,
+  });
   for (const id of MAIN_ACCOUNTS) await store.accounts.create(givenAccount(id, { withKeys: false }));
   process.stdout.write('ready\n');
   let next = Number(first);
