@@ -1,5 +1,6 @@
 /** What the composition root uses of accounts. */
 export { fixtureClientsOf } from './initial-state.js';
 export { fixturesChanged, resetAllAccounts, seedFixtures, sweepIdleAccounts } from './lifecycle.js';
-export { accountsOperations, MAX_GENERATED_LOCATIONS } from './operations.js';
+export { MAX_GENERATED_LOCATIONS } from './bounds.js';
+export { accountsOperations } from './operations.js';
 export { accountSandboxRouter, accountsAdminRouter, requireAdmin } from './routes.js';

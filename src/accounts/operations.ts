@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { operation } from '../http/operation.js';
 import { isoInstant, jsonObject, queryText } from '../http/schemas.js';
 import { Location } from '../locations/index.js';
+import { MAX_GENERATED_LOCATIONS } from './bounds.js';
 
-export const MAX_GENERATED_LOCATIONS = 10;
 export const DEFAULT_ADMIN_PAGE = 100;
 const MAX_ADMIN_PAGE = 1000;
 

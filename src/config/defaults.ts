@@ -1,4 +1,4 @@
-import { MAX_GENERATED_LOCATIONS } from '../accounts/index.js';
+import { MAX_GENERATED_LOCATIONS } from '../accounts/bounds.js';
 import type { Limits } from './shape.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-import { MAX_GENERATED_LOCATIONS } from '../accounts/index.js';
-import { LOG_LEVELS, type LogLevel } from '../core/logger.js';
+import { MAX_GENERATED_LOCATIONS } from '../accounts/bounds.js';
+import { LOG_LEVELS, type LogLevel } from '../core/log-levels.js';
 
 const wholeNumber = (min: number, max: number) =>
   z

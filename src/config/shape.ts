@@ -1,4 +1,4 @@
-import type { LogLevel } from '../core/logger.js';
+import type { LogLevel } from '../core/log-levels.js';
 import type { TlsConfig } from '../http/tls.js';
 import type { EndpointPolicy } from '../subscriptions/endpoint-policy.js';
 

@@ -1,8 +1,8 @@
 import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+import type { LogLevel } from './log-levels.js';
 
-export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+export { LOG_LEVELS, type LogLevel } from './log-levels.js';
 
 /** Structured logs: a message and its fields. Features log through this; tests pass a recording one. */
 export interface Logger {

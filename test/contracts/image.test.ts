@@ -123,6 +123,12 @@ describe('the image', () => {
     expect(files.filter((f) => f.includes('node_modules'))).toEqual([]);
   });
 
+  it('has a healthcheck that bundles the configuration, not the server (no Express, no pino)', async () => {
+    const healthcheck = await readFile(join(root, workdir, 'dist', 'water-sandbox-healthcheck.js'), 'utf8');
+    expect(healthcheck.length).toBeLessThan(1_000_000);
+    expect(healthcheck).not.toMatch(/node_modules\/(express|pino)\//);
+  });
+
   it('runs the server from exactly those files: healthy by its HEALTHCHECK, the dashboard and the API reference served, stopped gracefully', async () => {
     const app = join(root, workdir);
     // Nothing above the image's folders may offer a node_modules either.
