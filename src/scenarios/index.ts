@@ -2,6 +2,7 @@
 export { loadScenarios, ScenarioError } from './catalog.js';
 export { ClockStateBody, Run, scenariosOperations } from './operations.js';
 export { scenariosSandboxRouter } from './routes.js';
-export { runDueSteps, scenarioWork, startRun, type ScenariosDeps } from './runner.js';
+export { runDueSteps, scenarioWork } from './due-steps.js';
+export { startRun, type ScenariosDeps } from './runner.js';
 export type { ScenarioCatalog } from './schema.js';
 export { resolveStartupRun, startStartupRun } from './startup.js';

@@ -5,6 +5,7 @@ import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import { publishAccountEvent } from '../live/index.js';
 import { findRun } from '../store/lookups.js';
+import { scenarioWork } from './due-steps.js';
 import {
   cancelRunOp,
   getClockOp,
@@ -16,7 +17,7 @@ import {
   startRunOp,
 } from './operations.js';
 import { presentRun, presentScenario, presentScenarioSummary } from './presenter.js';
-import { cancelRun, findScenario, scenarioWork, startRun, stepDueMs, type ScenariosDeps } from './runner.js';
+import { cancelRun, findScenario, startRun, stepDueMs, type ScenariosDeps } from './runner.js';
 
 /** /sandbox/clock, /sandbox/scenarios and /sandbox/runs. */
 export function scenariosSandboxRouter(deps: ScenariosDeps): Router {

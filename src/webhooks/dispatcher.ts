@@ -6,11 +6,12 @@ import { isServiceUnavailable, LimitError } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import { publishAccountEvent } from '../live/index.js';
-import type { DeliveryAttempt, DeliveryKind, DeliveryRecord, DeliveryState } from '../store/data.js';
+import type { DeliveryAttempt, DeliveryRecord } from '../store/data.js';
 import { originOf } from '../store/derived.js';
 import type { Store } from '../store/store.js';
-import { ADDRESS_RULE, type AddressRefusal } from './address-policy.js';
+import type { AddressRefusal } from './address-policy.js';
 import { assessAnswer } from './assess.js';
+import { logAttempt, type RecordedAttempt } from './attempt-log.js';
 import { afterAttempt, cancelled, newDelivery, type AttemptOutcome, type NewDelivery } from './delivery-transitions.js';
 import type { WebhookSender } from './sender.js';
 import { DeliverySlots, signal } from './slots.js';
@@ -32,17 +33,6 @@ export interface DispatcherDeps {
   onAttempt?: (attempt: RecordedAttempt) => void;
   /** Told each time due deliveries wait because their account holds its whole share of the slots (metrics). */
   onShareWait?: () => void;
-}
-
-/** An attempt as recorded: `state` is the delivery's state after it (pending: a retry is scheduled). */
-export interface RecordedAttempt {
-  accountId: string;
-  kind: DeliveryKind;
-  state: DeliveryState;
-  ok: boolean;
-  latencyMs: number;
-  /** The address range that BLOCK_PRIVATE_ENDPOINTS refused (the attempt sent nothing), if it did. */
-  blockedRange?: string;
 }
 
 /** Headers of every webhook, the same on each retry of one delivery, so receivers can drop duplicates. */
@@ -373,18 +363,8 @@ export class Dispatcher implements DueWork {
       responseExcerpt: response.responseExcerpt,
       warnings,
     };
-    const { logger } = this.deps;
-    const logFields = { deliveryId, accountId, kind, method, target, ...attempt };
     const blocked = response.blocked;
-    if (blocked)
-      logger.warn('webhook attempt refused: the endpoint is not a public address', {
-        ...logFields,
-        rule: ADDRESS_RULE,
-        range: blocked.range,
-        address: blocked.address,
-      });
-    else if (ok && warnings.length === 0) logger.info('webhook attempt', logFields);
-    else logger.warn(ok ? 'webhook attempt delivered with warnings' : 'webhook attempt failed', logFields);
+    logAttempt(this.deps.logger, { deliveryId, accountId, kind, method, target, ...attempt }, ok, blocked);
     return { outcome: { attempt, ok, refused: blocked !== undefined }, latencyMs: response.latencyMs, blocked };
   }
 

@@ -1,11 +1,6 @@
 /** What other features use of webhooks. */
-export {
-  ATTEMPT_HEADER,
-  DELIVERY_ID_HEADER,
-  Dispatcher,
-  type DispatcherOptions,
-  type RecordedAttempt,
-} from './dispatcher.js';
+export { ATTEMPT_HEADER, DELIVERY_ID_HEADER, Dispatcher, type DispatcherOptions } from './dispatcher.js';
+export type { RecordedAttempt } from './attempt-log.js';
 export { redeliveryOf, SUBSCRIPTION_DELETED_NOTE, type NewDelivery } from './delivery-transitions.js';
 export { deliveriesSandboxRouter } from './routes.js';
 export { presentDelivery } from './presenter.js';
