@@ -12,21 +12,6 @@ import type {
   AlertEnded as AlertEndedSchema,
   AlertNotification as AlertNotificationSchema,
 } from '../alerts/schemas.js';
-import type {
-  AlertStarted,
-  ClockState,
-  Delivery,
-  DeliveryAttempt,
-  Device,
-  DrillOutcome,
-  ErrorAnswer,
-  Location,
-  ReadinessCheck,
-  ReadinessReport,
-  Run,
-  SandboxAlert,
-  Subscription,
-} from '../dashboard/api-types.js';
 import type { FaultCreate, FaultList as FaultListSchema, FaultView, RateLimitSet } from '../faults/operations.js';
 import type { healthOp } from '../openapi/registry.js';
 import type { DRILLS } from '../readiness/drills.js';
@@ -52,7 +37,7 @@ export type {
   Run,
   SandboxAlert,
   Subscription,
-};
+} from '../dashboard/api-types.js';
 
 /** A fresh account with its API key, a login user and its locations (POST /sandbox/accounts). */
 export type CreatedAccount = z.output<typeof CreatedAccountSchema>;
