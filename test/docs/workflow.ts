@@ -422,16 +422,22 @@ export function trackedProcesses(trackingId: string): number[] {
 
 /** What the runner does after a job's last step ("Cleaning up orphan processes"): kills what the job's steps left running. */
 async function endJob(trackingId: string): Promise<void> {
-  for (const pid of trackedProcesses(trackingId)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
+  const killed = new Set<number>();
+  // Again while the scan finds any: a step's process may have started a child as it was killed.
+  for (let scan = trackedProcesses(trackingId); scan.length > 0; scan = trackedProcesses(trackingId)) {
+    for (const pid of scan) {
+      killed.add(pid);
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
     }
-  }
-  // Until they are gone.
-  for (let i = 0; i < 100 && trackedProcesses(trackingId).some(isRunning); i++)
     await new Promise((r) => setTimeout(r, 20));
+  }
+  // Until every one killed is gone by its state: a dying process loses its environment (and so
+  // leaves the scan) before the kernel has marked it a zombie.
+  while ([...killed].some(isRunning)) await new Promise((r) => setTimeout(r, 20));
 }
 
 /** Whether a process runs: neither gone nor a zombie (an init that does not reap leaves those). Linux's /proc; elsewhere, false. */
