@@ -1,4 +1,5 @@
 import { openedWindow } from '../readiness/index.js';
+import { copyOf } from '../store/change-draft.js';
 import type { AccountDoc } from '../store/data.js';
 
 /**
@@ -8,7 +9,7 @@ import type { AccountDoc } from '../store/data.js';
  * Credentials (API keys, users, OAuth clients and tokens) stay, so the caller is still signed in.
  */
 export function resetAccountDoc(doc: AccountDoc, nowMs: number): void {
-  doc.locations = structuredClone(doc.account.initialLocations);
+  doc.locations = copyOf(doc.account.initialLocations);
   doc.subscriptions = [];
   doc.confirmationTokens = [];
   doc.alerts = [];

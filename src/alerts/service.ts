@@ -4,6 +4,7 @@ import { conflict, notFound } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import { publishAccountEvent } from '../live/index.js';
+import { copyOf } from '../store/change-draft.js';
 import type { AccountDoc, AlertRecord, AlertType, DeepReadonly, DeliveryRecord } from '../store/data.js';
 import { findLocation } from '../store/lookups.js';
 import type { Store } from '../store/store.js';
@@ -120,7 +121,7 @@ export async function startAlertDetailed(
     if (decision.outcome === 'ignored') {
       return {
         outcome: 'ignored',
-        alert: structuredClone(decision.inForce),
+        alert: copyOf(decision.inForce),
         requestedType: resolved.requestedType,
         notifications: 0,
       };
@@ -154,7 +155,7 @@ export async function startAlertDetailed(
     tx.addDeliveries(deliveries);
     return {
       outcome: decision.outcome,
-      alert: structuredClone(alert),
+      alert: copyOf(alert),
       requestedType: resolved.requestedType,
       notifications: deliveries.length,
     };
@@ -217,7 +218,7 @@ export async function endAlertDetailed(
     if (alert.supersededBy !== undefined) {
       // A low leak repaired while a high one hides it: it was never shown, so nobody is told, and
       // the high leak will not fall back to it. Its flow already stopped at the escalation.
-      return { ended: structuredClone(alert), resumed: null, notifications: 0 };
+      return { ended: copyOf(alert), resumed: null, notifications: 0 };
     }
     const now = accountNow(deps.clock, doc.clock);
     alert.stopTime = Math.max(alert.startTime, epochSeconds(now));
@@ -248,8 +249,8 @@ export async function endAlertDetailed(
     trimHistory(doc, locationId);
     tx.addDeliveries(deliveries);
     return {
-      ended: structuredClone(alert),
-      resumed: resumed ? structuredClone(resumed) : null,
+      ended: copyOf(alert),
+      resumed: resumed ? copyOf(resumed) : null,
       notifications: deliveries.length,
     };
   });

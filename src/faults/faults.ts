@@ -76,7 +76,7 @@ export function takeFault(doc: AccountDoc, method: string, path: string): FaultR
     fault.remaining -= 1;
     if (fault.remaining <= 0) doc.faults.splice(index, 1);
   }
-  return structuredClone(fault);
+  return { ...fault };
 }
 
 /**

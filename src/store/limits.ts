@@ -1,5 +1,6 @@
 import { LimitError } from '../core/errors.js';
 import type { AccountDoc, DeepReadonly } from './data.js';
+import { jsonBytes } from './json-size.js';
 
 /**
  * The bounds a store enforces on every change of an account, whichever feature makes it, so no
@@ -44,14 +45,9 @@ export class AccountStorageError extends LimitError {
     readonly maxBytes: number,
     doc: DeepReadonly<AccountDoc>,
   ) {
-    // The parts a partner can delete, largest first.
-    // JSON.stringify gives undefined for a part the document lacks (one stored by an older version).
+    // The parts a partner can delete, largest first (0 bytes for a part the document lacks, one stored by an older version).
     const parts = (Object.entries(HOW_TO_DELETE) as [keyof AccountDoc, string][])
-      .map(([key, how]) => ({
-        key,
-        how,
-        bytes: Buffer.byteLength((JSON.stringify(doc[key]) as string | undefined) ?? ''),
-      }))
+      .map(([key, how]) => ({ key, how, bytes: jsonBytes(doc[key]) }))
       .sort((a, b) => b.bytes - a.bytes)
       .slice(0, 3)
       .map(({ key, how, bytes: size }) => `${key} ${bytesText(size)} bytes (${how})`);
@@ -83,17 +79,18 @@ export class PendingDeliveriesError extends LimitError {
 export const storedBytes = (json: string): number => Buffer.byteLength(json, 'utf8');
 
 /**
- * Refuses a change whose document (`json`, `bytes` long) is over the limit and larger than the
- * document before it (`previousBytes()`, asked only then).
+ * Refuses a changed document over the limit and larger than the document before it
+ * (`previousBytes()`, asked only then). Its size is measured only under a limit.
  */
 export function checkAccountBytes(
   limits: AccountLimits,
-  bytes: number,
+  doc: DeepReadonly<AccountDoc>,
   previousBytes: () => number,
-  draft: DeepReadonly<AccountDoc>,
 ): void {
-  if (limits.accountBytes === 0 || bytes <= limits.accountBytes || bytes <= previousBytes()) return;
-  throw new AccountStorageError(bytes, limits.accountBytes, draft);
+  if (limits.accountBytes === 0) return;
+  const bytes = jsonBytes(doc);
+  if (bytes <= limits.accountBytes || bytes <= previousBytes()) return;
+  throw new AccountStorageError(bytes, limits.accountBytes, doc);
 }
 
 /** Refuses `adding` new deliveries when the account has `pending` already and the limit would be passed. */
@@ -103,9 +100,9 @@ export function checkPendingDeliveries(limits: AccountLimits, pending: number, a
 }
 
 /**
- * Freezes a stored document and everything in it, so neither a reader (documents are handed out
- * without a copy) nor a change that kept references to its draft can alter what is stored: the
- * store makes one copy per change (the draft), not a second one to protect the stored state.
+ * Freezes a stored document and everything in it, so no reader (documents are handed out without
+ * a copy) can alter what is stored, and its parts' sizes can be kept (json-size.ts). A change's
+ * document comes frozen from its draft (change-draft.ts); a loaded or created one is frozen here.
  */
 export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;

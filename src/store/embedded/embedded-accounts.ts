@@ -1,9 +1,10 @@
 import { rm } from 'node:fs/promises';
 
 import type { Clock } from '../../core/clock.js';
+import { applyChange } from '../change-draft.js';
 import type { AccountDoc, DeliveryRecord } from '../data.js';
 import { diffEntries, indexEntriesOf, pastLifetime } from '../derived.js';
-import { checkAccountBytes, checkPendingDeliveries, deepFreeze, storedBytes, type AccountLimits } from '../limits.js';
+import { checkAccountBytes, checkPendingDeliveries, deepFreeze, type AccountLimits } from '../limits.js';
 import {
   AccountMissingError,
   type AccountStore,
@@ -29,8 +30,6 @@ export interface EmbeddedAccountsOptions {
   /** ACCOUNT_TTL in ms (0: for ever). */
   lifetimeMs: number;
   limits: AccountLimits;
-  /** Whether the files are in memory only (no text of the document is kept for a write). */
-  inMemory: boolean;
   /** Told of an account being deleted, before it is let go (its deliveries' claims end). */
   onDelete: (loaded: LoadedAccount) => void;
 }
@@ -145,22 +144,16 @@ export class EmbeddedAccounts implements AccountStore {
   ): Promise<T> {
     if (!loaded) throw new AccountMissingError(accountId);
     // From here to the writes nothing awaits, so no other change of this account interleaves.
-    // The one copy of the change: one that throws, or is refused, leaves the stored document as it was.
-    const draft = structuredClone(loaded.file.data.doc);
-    const added: DeliveryRecord[] = [];
-    const result = change(draft, { addDeliveries: (records) => added.push(...records) });
-    const json = JSON.stringify(draft);
-    const bytes = storedBytes(json);
-    checkAccountBytes(this.options.limits, bytes, () => docBytes(loaded), draft);
+    // A change that throws, or is refused, leaves the stored document as it was.
+    const stored = loaded.file.data.doc;
+    const { doc, result, added } = applyChange(stored, change);
+    if (doc !== stored) checkAccountBytes(this.options.limits, doc, () => docBytes(loaded));
     checkPendingDeliveries(this.options.limits, loaded.pending.size, added.length);
-    const entries = indexEntriesOf(draft);
+    const entries = doc === stored ? loaded.entries : indexEntriesOf(doc);
     const { added: newKeys, removed } = diffEntries(loaded.entries, entries);
     this.index.checkFree(accountId, newKeys);
-    // Stored frozen, not copied again: the change (and whatever it returned) may keep references
-    // to the draft and its records, and must not be able to change stored state through them.
-    loaded.file.data.doc = deepFreeze(draft);
-    // The text is kept for the file's next write; in memory there is none, and only the size is kept.
-    Object.assign(loaded.docText, { doc: draft, json: this.options.inMemory ? '' : json, bytes });
+    // Its JSON is written with the file (see accountFileText), once for changes made while a write is on its way.
+    loaded.file.data.doc = doc as AccountDoc;
     for (const record of added) addDelivery(loaded, structuredClone(record));
     loaded.entries = entries;
     const keysChanged = newKeys.length > 0 || removed.length > 0;

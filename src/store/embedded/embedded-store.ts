@@ -93,7 +93,6 @@ export class EmbeddedStore implements Store {
       clock: options.clock,
       lifetimeMs: options.accountLifetimeMs ?? 0,
       limits,
-      inMemory: dir === null,
       onDelete: (loaded) => this.deliveries.forgetClaims(loaded),
     });
     this.journal = new EmbeddedJournal(this.#cache, this.events);

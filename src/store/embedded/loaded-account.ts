@@ -2,7 +2,7 @@ import { present } from '../../core/errors.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord, JournalEntry } from '../data.js';
 import { ACCOUNT_SCHEMA_VERSION } from '../data.js';
 import { deliveryDueMs, earliest, storedDelivery } from '../derived.js';
-import { storedBytes } from '../limits.js';
+import { jsonBytes } from '../json-size.js';
 import { StoreFileError, type LowdbFile } from './lowdb-file.js';
 
 /** accounts/<id>.json: one account's document and its delivery log. */
@@ -21,7 +21,7 @@ export interface JournalFileData {
 /** An account held in memory: its file, its delivery log by id and state, its index keys and its journal once opened. */
 export interface LoadedAccount {
   file: LowdbFile<AccountFileData>;
-  /** The stored document as JSON, once a change or a write has made it (a write of the file reuses it). */
+  /** The stored document as JSON, once a write has made it (the next write reuses it while the document is unchanged). */
   docText: DocText;
   byId: Map<string, DeliveryRecord>;
   pending: Set<string>;
@@ -36,24 +36,20 @@ export interface LoadedAccount {
 export interface DocText {
   doc: DeepReadonly<AccountDoc> | null;
   json: string;
-  bytes: number;
 }
 
-export const emptyDocText = (): DocText => ({ doc: null, json: '', bytes: 0 });
+export const emptyDocText = (): DocText => ({ doc: null, json: '' });
 
 /** `text`, made the JSON of `doc` first when it is of another document. */
 function currentText(text: DocText, doc: DeepReadonly<AccountDoc>): DocText {
-  if (text.doc !== doc) {
-    const json = JSON.stringify(doc);
-    Object.assign(text, { doc, json, bytes: storedBytes(json) });
-  }
+  if (text.doc !== doc) Object.assign(text, { doc, json: JSON.stringify(doc) });
   return text;
 }
 
-/** The stored size of the account's document (serialised once, then kept with it). */
-export const docBytes = (loaded: LoadedAccount): number => currentText(loaded.docText, loaded.file.data.doc).bytes;
+/** The stored size of the account's document (measured once, then kept with its parts: see json-size.ts). */
+export const docBytes = (loaded: LoadedAccount): number => jsonBytes(loaded.file.data.doc);
 
-/** The text of an account's file: the document's JSON as the last change made it (serialised again only when it is not the stored one), and the delivery log. */
+/** The text of an account's file: the document's JSON (serialised again only when a change replaced the document since the last write), and the delivery log. */
 export const accountFileText =
   (text: DocText) =>
   (data: AccountFileData): string =>

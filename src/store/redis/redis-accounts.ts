@@ -1,7 +1,9 @@
 import type { Clock } from '../../core/clock.js';
 import { present } from '../../core/errors.js';
+import { applyChange } from '../change-draft.js';
 import type { AccountDoc, DeepReadonly, DeliveryRecord } from '../data.js';
 import { diffEntries, indexEntriesOf, pastLifetime } from '../derived.js';
+import { jsonBytes } from '../json-size.js';
 import {
   checkAccountBytes,
   checkPendingDeliveries,
@@ -94,14 +96,10 @@ export class RedisAccounts implements AccountStore {
       let current = (await this.#read(accountId))?.entry;
       for (let attempt = 1; ; attempt++) {
         if (!current) throw new AccountMissingError(accountId);
-        // The one copy of the change: one that throws, or is refused, leaves the cached document as it was.
-        const draft = structuredClone(current.doc) as AccountDoc;
-        const added: DeliveryRecord[] = [];
-        const result = change(draft, { addDeliveries: (records) => added.push(...records) });
-        const json = JSON.stringify(draft);
-        const bytes = storedBytes(json);
+        // A change that throws, or is refused, leaves the cached document as it was.
+        const { doc, result, added } = applyChange(current.doc, change);
         const before = current;
-        checkAccountBytes(this.limits, bytes, () => before.bytes, draft);
+        if (doc !== before.doc) checkAccountBytes(this.limits, doc, () => before.bytes);
         // Counted before the script: replicas adding at the same instant may pass the bound by their own additions, no more.
         if (added.length > 0 && this.limits.pendingDeliveries > 0)
           checkPendingDeliveries(
@@ -109,7 +107,7 @@ export class RedisAccounts implements AccountStore {
             await pendingCount(this.connection, this.prefix, accountId),
             added.length,
           );
-        const entries = indexEntriesOf(draft);
+        const entries = doc === before.doc ? before.entries : indexEntriesOf(doc);
         const diff = diffEntries(current.entries, entries);
         const keysChanged = diff.added.length > 0 || diff.removed.length > 0;
         const reply = asArray(
@@ -117,9 +115,9 @@ export class RedisAccounts implements AccountStore {
             this.prefix,
             accountId,
             current.version,
-            json,
+            JSON.stringify(doc),
             JSON.stringify({
-              ...docFields(draft),
+              ...docFields(doc),
               entriesJson: keysChanged ? JSON.stringify(pairsOf(entries)) : '',
               added: pairsOf(diff.added),
               removed: pairsOf(diff.removed),
@@ -129,8 +127,8 @@ export class RedisAccounts implements AccountStore {
         );
         const outcome = asText(reply[0]);
         if (outcome === 'ok') {
-          // Kept frozen, not copied again: the change may keep references to its draft.
-          this.#remember(accountId, { version: asText(reply[1]), doc: deepFreeze(draft), entries, bytes });
+          const bytes = doc === before.doc ? before.bytes : jsonBytes(doc);
+          this.#remember(accountId, { version: asText(reply[1]), doc, entries, bytes });
           return result;
         }
         this.#forget(accountId);
@@ -139,8 +137,8 @@ export class RedisAccounts implements AccountStore {
         // 'stale': another replica changed the account since it was read; redo the change on the
         // document that came back with the answer (no second read).
         const stored = asText(reply[2]);
-        const doc = deepFreeze(JSON.parse(stored) as AccountDoc);
-        current = { version: asText(reply[1]), doc, entries: indexEntriesOf(doc), bytes: storedBytes(stored) };
+        const fresh = deepFreeze(JSON.parse(stored) as AccountDoc);
+        current = { version: asText(reply[1]), doc: fresh, entries: indexEntriesOf(fresh), bytes: storedBytes(stored) };
         this.#remember(accountId, current);
         if (attempt >= RETRIES_BEFORE_BACKOFF)
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt));

@@ -84,21 +84,47 @@ export function describeAccountsContract(suite: ContractSuite): void {
       expect((await docOf(store, 'a')).clock.offsetMs).toBe(5000);
     });
 
-    it('gives the change a copy: changing it after the update resolved throws and stores nothing (the stored document is frozen, not copied again)', async () => {
+    it('gives the change a copy: changing it after the update resolved throws and stores nothing (the draft is unusable once the change ends)', async () => {
       await create(store, givenAccount('a'));
       let seen: AccountDoc | undefined;
       await store.accounts.update('a', (doc) => {
         doc.account.name = 'changed';
         seen = doc;
       });
-      expect(() => (seen!.account.name = 'changed afterwards')).toThrow(FROZEN);
-      expect(() => seen!.faults.push(givenFault('a', 'late'))).toThrow(FROZEN);
-      expect(() => indexedKeys.apiKey.add(seen!, 'late-key')).toThrow(FROZEN);
+      const UNUSABLE = /revoked/;
+      expect(() => (seen!.account.name = 'changed afterwards')).toThrow(UNUSABLE);
+      expect(() => seen!.faults.push(givenFault('a', 'late'))).toThrow(UNUSABLE);
+      expect(() => indexedKeys.apiKey.add(seen!, 'late-key')).toThrow(UNUSABLE);
 
       const stored = await docOf(store, 'a');
       expect(stored.account.name).toBe('changed');
       expect(stored.faults).toEqual([]);
       expect(await store.accounts.lookup('apiKey', 'late-key')).toBeNull();
+    });
+
+    it('hands back a result holding parts of the draft as the change left them, and changing the result stores nothing', async () => {
+      await create(store, givenAccount('a'));
+      const result = await store.accounts.update('a', (doc, tx) => {
+        doc.faults.push(givenFault('a', 'f1'));
+        doc.account.name = 'renamed';
+        const fault = doc.faults[0]!;
+        fault.remaining = 7;
+        tx.addDeliveries([{ ...givenDelivery('a', 'd1'), payload: { account: doc.account } }]);
+        return { doc, fault, nested: [{ clock: doc.clock, account: doc.account }] };
+      });
+      expect(result.doc.account.name).toBe('renamed');
+      expect(result.doc.faults.map((f) => [f.faultId, f.remaining])).toEqual([['f1', 7]]);
+      expect(result.fault).toMatchObject({ faultId: 'f1', remaining: 7 });
+      expect(result.nested[0]).toEqual({ clock: result.doc.clock, account: result.doc.account });
+      expect(((await store.deliveries.get('a', 'd1'))?.payload as { account: { name: string } }).account.name).toBe(
+        'renamed',
+      );
+      try {
+        result.fault.remaining = 99;
+      } catch {
+        // A part the store keeps frozen: changing it throws, which is as good.
+      }
+      expect((await docOf(store, 'a')).faults[0]!.remaining).toBe(7);
     });
 
     it('when the change throws, rejects with its error and stores nothing, not even its deliveries or keys', async () => {
