@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --accounts N] [-- --only static,features,readings,webhooks,scale,start,readiness,sessions,hostile,redis] [-- --redis]: builds, then runs each
+// npm run bench [-- --quick] [-- --accounts N] [-- --only static,features,readings,webhooks,scale,start,readiness,sessions,hostile,account-writes,redis] [-- --redis]: builds, then runs each
 // bench module and prints its figures; ratios against a baseline measured in the same run.
 // Figures are printed, not asserted. A module exports `async run({ sandbox, bare, args })`
 // returning rows made by compareWithBare (or nothing, if it prints its own figures) and
@@ -19,6 +19,8 @@ const MODULES = {
   sessions: './sessions.js',
   // One account's abuses of a hosted sandbox (a child process) while a careful partner integrates: 60 s (--seconds, --abuses a,b).
   hostile: './hostile.js',
+  // One change of an account full to ACCOUNT_STORAGE_LIMIT, refused and accepted, against the whole-document way.
+  'account-writes': './account-writes.js',
   // Not run by default (it starts redis-server and several sandbox processes): --redis, or --only redis.
   redis: './redis.js',
 };
@@ -32,6 +34,7 @@ const DEFAULT_MODULES = [
   'readiness',
   'sessions',
   'hostile',
+  'account-writes',
 ];
 
 const { values: args } = parseArgs({

@@ -114,7 +114,8 @@ export interface AccountStore {
   get(accountId: string): Promise<DeepReadonly<AccountDoc> | null>;
   /**
    * Read-modify-write of one account, atomic: `change` gets the current document (a copy it
-   * may change) and what else the change stores with it. Changes to one account are applied
+   * may change, usable until it returns; what it returns may hold parts of it, handed back as
+   * the change left them) and what else the change stores with it. Changes to one account are applied
    * one at a time; changes to different accounts proceed independently. `change` must be
    * synchronous and depend only on its arguments: a networked store may call it again when
    * another replica changed the account meanwhile. When it throws, nothing is stored.
