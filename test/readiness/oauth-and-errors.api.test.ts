@@ -2,6 +2,7 @@ import request from 'supertest';
 
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { injectFault } from '../helpers/faults.js';
 import { basicAuth, codeOf, loginAndGetToken, NATIVE_REDIRECT_URI, submitLogin } from '../helpers/oauth.js';
 import { checkOf, drill, get, wait } from './support.js';
 
@@ -133,9 +134,10 @@ describe('oauth.refresh', () => {
     await drill(t, 'expire-tokens').expect(200);
     await get(t, LOCATIONS, tokens.access_token).expect(403);
     await refresh(tokens.refresh_token).expect(200);
-    const check = await checkOf(t, 'oauth.refresh');
-    expect(check.status).toBe('pending');
-    expect(check.evidence).toEqual([expect.objectContaining({ status: 403 })]);
+    expect(await checkOf(t, 'oauth.refresh')).toMatchObject({
+      status: 'pending',
+      evidence: [expect.objectContaining({ status: 403 })],
+    });
   });
 });
 
@@ -171,9 +173,10 @@ describe('errors.rate-limit', () => {
     await get(t, LOCATIONS).expect(429);
     // The report and the journal are /sandbox calls: not the integration's traffic.
     await get(t, '/sandbox/requests').expect(200);
-    const check = await checkOf(t, 'errors.rate-limit');
-    expect(check.status).toBe('pending');
-    expect(check.evidence).toEqual([expect.objectContaining({ status: 429 })]);
+    expect(await checkOf(t, 'errors.rate-limit')).toMatchObject({
+      status: 'pending',
+      evidence: [expect.objectContaining({ status: 429 })],
+    });
   });
 });
 
@@ -212,11 +215,7 @@ describe('errors.server-errors', () => {
     expect(flat.evidence[0]!.detail).toMatch(/no longer than the wait before it/);
 
     const other = await buildTestApp();
-    await request(other.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ status: 500, times: 10 })
-      .expect(201);
+    await injectFault(other, { status: 500, times: 10 }).expect(201);
     for (let i = 1; i <= 7; i++) {
       await request(other.app).get(LOCATIONS).set(bearer(DEMO_API_KEY)).expect(500);
       other.clock.advance(1000 + i * 10);
