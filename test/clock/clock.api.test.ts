@@ -1,13 +1,11 @@
 import request from 'supertest';
 
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { TEST_START } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, OTHER_API_KEY } from '../helpers/demo.js';
 import { sendRaw } from '../helpers/raw-body.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 const getClock = (key = DEMO_API_KEY): request.Test => request(t.app).get('/sandbox/clock').set(bearer(key));
 const postClock = (body: unknown, key = DEMO_API_KEY): request.Test =>

@@ -9,15 +9,12 @@ import {
   JOURNAL_QUERY_LIMIT,
 } from '../../src/journal/journal.js';
 import { accountChannel } from '../../src/live/index.js';
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { injectFault } from '../helpers/faults.js';
 import { setHomeAway } from '../helpers/home-away.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 const journal = async (
   query = '',

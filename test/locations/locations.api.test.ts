@@ -1,15 +1,12 @@
 import request from 'supertest';
 
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 
 const LOCATION_KEYS = ['alerts', 'devices', 'homeAway', 'locationId', 'name', 'subscriptionIds'];
 const DEVICE_KEYS = ['calibrated', 'connected', 'deviceId', 'type'];
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 describe('GET /v1/locations', () => {
   it('returns the paged envelope with the account locations and exactly the documented keys', async () => {

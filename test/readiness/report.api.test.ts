@@ -7,6 +7,7 @@ import { givenDashboardToken } from '../helpers/dashboard-token.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helpers/demo.js';
 import { loginAndGetToken } from '../helpers/oauth.js';
 import { givenConfirmedSubscription } from '../helpers/subscriptions.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { endAlert, startAlert } from '../webhooks/support.js';
 import { checkOf, drill, get, readinessOf, wait } from './support.js';
@@ -19,10 +20,7 @@ async function alertStartAndEnd(app: TestApp): Promise<void> {
 
 /** The report as a whole: its shape, its window, whose traffic counts, and evidence that outlives the bounded journal. */
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 // The ids of docs/readiness.md#the-checks, written out rather than imported: the test pins the contract, not src's list.
 const CHECK_IDS = [

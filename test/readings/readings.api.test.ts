@@ -1,7 +1,7 @@
 import request from 'supertest';
 
 import type { AlertRecord } from '../../src/store/data.js';
-import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, changeDoc, TEST_START } from '../helpers/build-test-app.js';
 import { DEMO_NEW_YORK, DEMO_LOS_ANGELES } from '../helpers/demo-locations.js';
 import {
   bearer,
@@ -11,6 +11,7 @@ import {
   OTHER_API_KEY,
   OTHER_LOCATION_ID,
 } from '../helpers/demo.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 
 const ENVELOPE_KEYS = ['page', 'pageCount', 'perPage', 'readings', 'total', 'units'];
 const SUMMARY_KEYS = ['thisMonth', 'thisYear', 'today', 'units'];
@@ -21,10 +22,7 @@ interface Reading {
   volume: number;
 }
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 const get = (path: string, key = DEMO_API_KEY): request.Test => request(t.app).get(path).set(bearer(key));
 const totalOf = (readings: Reading[]): number => readings.reduce((sum, r) => sum + Math.round(r.volume * 1000), 0);

@@ -1,7 +1,7 @@
 import request from 'supertest';
 
 import { JOURNAL_LIMIT } from '../../src/store/store.js';
-import { buildTestApp, changeDoc, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, changeDoc } from '../helpers/build-test-app.js';
 import { givenDashboardToken } from '../helpers/dashboard-token.js';
 import {
   bearer,
@@ -14,12 +14,10 @@ import {
 } from '../helpers/demo.js';
 import { injectFault } from '../helpers/faults.js';
 import { setHomeAway } from '../helpers/home-away.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 import { givenFault } from '../store/builders.js';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 const LOCATION_KEYS = ['alerts', 'devices', 'homeAway', 'locationId', 'name', 'subscriptionIds'];
 

@@ -4,9 +4,10 @@ import { ServiceUnavailableError } from '../../src/core/errors.js';
 import type { DeliveryRecord } from '../../src/store/data.js';
 import { Dispatcher } from '../../src/webhooks/index.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { TEST_START } from '../helpers/build-test-app.js';
 import { DEMO_ACCOUNT_ID, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { type LoggedLine, recordingLogger } from '../helpers/recording-logger.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesIn, givenSubscription, storeWithDeliveries } from './support.js';
 
@@ -16,10 +17,7 @@ import { deliveriesIn, givenSubscription, storeWithDeliveries } from './support.
  * health check says so), and the delivery stays in the queue for the next round.
  */
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 async function storedAlert(dispatcher: Dispatcher): Promise<DeliveryRecord> {
   const subscriptionId = await givenSubscription(t, 'https://partner.test/hooks');
