@@ -1,6 +1,7 @@
 import request from 'supertest';
 
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import { sendRaw } from '../helpers/raw-body.js';
 import { useTestApp } from '../helpers/use-test-app.js';
 
 const LOCATION_KEYS = ['alerts', 'devices', 'homeAway', 'locationId', 'name', 'subscriptionIds'];
@@ -103,12 +104,7 @@ describe('PUT /v1/locations/{id}', () => {
   });
 
   it('refuses a body that is not JSON with 415', async () => {
-    const res = await request(t.app)
-      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
-      .set(bearer(DEMO_API_KEY))
-      .set('Content-Type', 'text/plain')
-      .send('homeAway=away')
-      .expect(415);
+    const res = await sendRaw(t, 'put', `/v1/locations/${DEMO_LOCATION_ID}`, 'text/plain', 'homeAway=away').expect(415);
     expect(res.body.error).toBe('unsupported_media_type');
   });
 });
