@@ -1,8 +1,9 @@
 import request from 'supertest';
 
 import { buildTestApp, deliveriesIn, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY } from '../helpers/demo.js';
-import { basicAuth, loginAndGetToken, type OAuthTokens, partnerRegistration } from '../helpers/oauth.js';
+import { DEMO_ACCOUNT_ID } from '../helpers/demo.js';
+import { registerClient, type RegisteredClient, signInThrough } from '../helpers/oauth-clients.js';
+import { basicAuth, loginAndGetToken, type OAuthTokens } from '../helpers/oauth.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 let t: TestApp;
@@ -21,28 +22,16 @@ async function signInThroughReceiver(
   env: Record<string, string> = {},
   redirectUri = receiver.url('/callback'),
   extra: Record<string, unknown> = {},
-): Promise<{ tokens: OAuthTokens; client: { client_id: string; client_secret: string } }> {
+): Promise<{ tokens: OAuthTokens; client: RegisteredClient }> {
   t = await buildTestApp({ env });
-  const res = await request(t.app)
-    .post('/sandbox/oauth-clients')
-    .set(bearer(DEMO_API_KEY))
-    .send(
-      partnerRegistration({
-        applicationName: 'Receiver App',
-        description: 'Receives the token POST',
-        redirectUri,
-        signOutUri: 'https://partner.example/out',
-        ...extra,
-      }),
-    )
-    .expect(201);
-  const client = res.body as { client_id: string; client_secret: string };
-  const tokens = await loginAndGetToken(t.app, {
-    clientId: client.client_id,
-    clientSecret: client.client_secret,
+  const client = await registerClient(t.app, {
+    applicationName: 'Receiver App',
+    description: 'Receives the token POST',
     redirectUri,
+    signOutUri: 'https://partner.example/out',
+    ...extra,
   });
-  return { tokens, client };
+  return { tokens: await signInThrough(t.app, client, redirectUri), client };
 }
 
 const tokenDeliveries = async () => (await deliveriesIn(t)).filter((x) => x.kind === 'token');

@@ -8,7 +8,8 @@ import { useAppsAndReceivers } from '../helpers/app-and-receiver.js';
 import { type buildTestApp, deliveriesIn, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { testResolve, type TestName } from '../helpers/loopback-only-sender.js';
-import { basicAuth, loginAndGetToken, partnerRegistration } from '../helpers/oauth.js';
+import { registerClient, signInThrough } from '../helpers/oauth-clients.js';
+import { basicAuth } from '../helpers/oauth.js';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { givenSubscription, startAlert } from '../webhooks/support.js';
 
@@ -361,17 +362,8 @@ describe('token delivery to a redirect URI', () => {
     const lines: string[] = [];
     const destination: DestinationStream = { write: (line: string) => void lines.push(line) };
     const t = await app(HOSTED, { resolve: testResolve(names), logger: createLogger('info', destination) });
-    const registered = await request(t.app)
-      .post('/sandbox/oauth-clients')
-      .set(bearer(DEMO_API_KEY))
-      .send(partnerRegistration({ redirectUri }))
-      .expect(201);
-    const client = registered.body as { client_id: string; client_secret: string };
-    const tokens = await loginAndGetToken(t.app, {
-      clientId: client.client_id,
-      clientSecret: client.client_secret,
-      redirectUri,
-    });
+    const client = await registerClient(t.app, { redirectUri });
+    const tokens = await signInThrough(t.app, client, redirectUri);
     await t.deps.dispatcher.drain();
     const deliveries = (await deliveriesIn(t)).filter((d) => d.kind === 'token');
     return { t, client, tokens, deliveries, lines };

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { DASHBOARD_CLIENT_ID } from '../../src/auth/index.js';
 import { buildTestApp, changeDoc, docOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_USER } from '../helpers/demo.js';
+import { registerClient } from '../helpers/oauth-clients.js';
 import {
   basicAuth,
   formFields,
@@ -34,19 +35,16 @@ async function strangersClient(): Promise<{ apiKey: string; clientId: string; cl
     .send({})
     .expect(201);
   const apiKey = (account.body as { apiKey: string }).apiKey;
-  const registered = await request(t.app)
-    .post('/sandbox/oauth-clients')
-    .set(bearer(apiKey))
-    .send(
-      partnerRegistration({
-        applicationName: 'Totally Legit Water App',
-        applicationWebsite: 'https://evil.example',
-        redirectUri: EVIL_CALLBACK,
-      }),
-    )
-    .expect(201);
-  const body = registered.body as { client_id: string; client_secret: string };
-  return { apiKey, clientId: body.client_id, clientSecret: body.client_secret };
+  const registered = await registerClient(
+    t.app,
+    {
+      applicationName: 'Totally Legit Water App',
+      applicationWebsite: 'https://evil.example',
+      redirectUri: EVIL_CALLBACK,
+    },
+    apiKey,
+  );
+  return { apiKey, clientId: registered.client_id, clientSecret: registered.client_secret };
 }
 
 /** The partner's browser, signed in to the sandbox (the dashboard's sign-in). */
@@ -199,13 +197,9 @@ describe('clients that keep the one-step return', () => {
   });
 
   it("a client registered by the signed-in user's own account: straight back with a code", async () => {
-    const own = await request(t.app)
-      .post('/sandbox/oauth-clients')
-      .set(bearer(DEMO_API_KEY))
-      .send(partnerRegistration())
-      .expect(201);
+    const own = await registerClient(t.app);
     const partner = await signedInPartner();
-    const res = await partner.get(loginPath({ clientId: (own.body as { client_id: string }).client_id })).expect(302);
+    const res = await partner.get(loginPath({ clientId: own.client_id })).expect(302);
     expect(res.headers['location']).toMatch(/^waterapp:\/\/callback\?code=/);
   });
 });
