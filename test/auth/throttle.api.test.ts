@@ -9,6 +9,7 @@ import {
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { expectAtMostChecked } from '../helpers/bursts.js';
 import { DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
+import { refreshRequest } from '../helpers/oauth-clients.js';
 import { basicAuth, codeOf, formFields, loginAndGetToken, loginPath } from '../helpers/oauth.js';
 
 let t: TestApp;
@@ -137,12 +138,7 @@ describe('failed token requests', () => {
   it('count only guesses: a client exchanging and refreshing again and again is never limited', async () => {
     let tokens = await loginAndGetToken(t.app);
     for (let i = 0; i < FAILED_TOKEN_REQUESTS_PER_ADDRESS + 5; i++) {
-      const res = await request(t.app)
-        .post('/oauth2/token')
-        .set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret))
-        .type('form')
-        .send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
-        .expect(200);
+      const res = await refreshRequest(t.app, tokens.refresh_token).expect(200);
       tokens = res.body as typeof tokens;
     }
   });

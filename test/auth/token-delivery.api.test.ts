@@ -1,9 +1,7 @@
-import request from 'supertest';
-
 import { buildTestApp, deliveriesIn, type TestApp } from '../helpers/build-test-app.js';
 import { DEMO_ACCOUNT_ID } from '../helpers/demo.js';
-import { registerClient, type RegisteredClient, signInThrough } from '../helpers/oauth-clients.js';
-import { basicAuth, loginAndGetToken, type OAuthTokens } from '../helpers/oauth.js';
+import { refreshRequest, registerClient, type RegisteredClient, signInThrough } from '../helpers/oauth-clients.js';
+import { loginAndGetToken, type OAuthTokens } from '../helpers/oauth.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 let t: TestApp;
@@ -58,12 +56,7 @@ describe('token delivery to the redirect URI', () => {
 
   it('delivers the response of a refresh too', async () => {
     const { tokens, client } = await signInThroughReceiver();
-    const refreshed = await request(t.app)
-      .post('/oauth2/token')
-      .set('Authorization', basicAuth(client.client_id, client.client_secret))
-      .type('form')
-      .send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
-      .expect(200);
+    const refreshed = await refreshRequest(t.app, tokens.refresh_token, client).expect(200);
     await t.deps.dispatcher.idle();
     await receiver.waitFor(2);
     expect(receiver.bodies()).toHaveLength(2);

@@ -8,8 +8,7 @@ import { useAppsAndReceivers } from '../helpers/app-and-receiver.js';
 import { type buildTestApp, deliveriesIn, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { testResolve, type TestName } from '../helpers/loopback-only-sender.js';
-import { registerClient, signInThrough } from '../helpers/oauth-clients.js';
-import { basicAuth } from '../helpers/oauth.js';
+import { refreshRequest, registerClient, signInThrough } from '../helpers/oauth-clients.js';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { givenSubscription, startAlert } from '../webhooks/support.js';
 
@@ -412,12 +411,7 @@ describe('token delivery to a redirect URI', () => {
     expect(deliveries.map((d) => d.attempts[0]?.error)).toEqual([
       'blocked: localhost is a loopback name (BLOCK_PRIVATE_ENDPOINTS)',
     ]);
-    await request(t.app)
-      .post('/oauth2/token')
-      .set('Authorization', basicAuth(client.client_id, client.client_secret))
-      .type('form')
-      .send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
-      .expect(200);
+    await refreshRequest(t.app, tokens.refresh_token, client).expect(200);
     await t.deps.dispatcher.drain();
     expect((await deliveriesIn(t)).filter((d) => d.kind === 'token').map((d) => d.state)).toEqual(['failed', 'failed']);
     expect(r.received).toEqual([]);
