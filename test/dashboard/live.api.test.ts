@@ -187,58 +187,52 @@ describe('GET /dashboard/events', () => {
     await request(t.app).post('/sandbox/clock').set(bearer(config.accessToken)).send({ advanceSeconds: 1 }).expect(200);
   });
 
-  /** The dashboard's routes alone, on a registry of streams with other limits. */
+  const dashboards: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of dashboards.splice(0)) await close();
+  });
+
+  /** The dashboard's routes alone, on a registry of streams with other limits; closed after the test. */
   async function dashboardWith(
     limits: Partial<LiveStreams['limits']>,
-  ): Promise<{ streams: LiveStreams; baseUrl: string; close: () => Promise<void> }> {
+  ): Promise<{ streams: LiveStreams; baseUrl: string }> {
     const streams = new LiveStreams({ store: t.store }, { ...t.deps.liveStreams.limits, ...limits });
     const listening = await listen(express().use(dashboardRouter({ ...t.deps, liveStreams: streams })));
-    return {
-      streams,
-      baseUrl: listening.baseUrl,
-      close: async () => {
-        streams.closeAll();
-        await listening.close();
-      },
-    };
+    dashboards.push(async () => {
+      streams.closeAll();
+      await listening.close();
+    });
+    return { streams, baseUrl: listening.baseUrl };
   }
 
   it('answers 409 limit_reached once an account has as many streams open as allowed (MAX_OPEN_STREAMS)', async () => {
     const limited = await dashboardWith({ perAccount: 1 });
     const { cookie } = await signIn();
-    try {
-      const first = await Stream.open(cookie, limited.baseUrl);
-      expect(first.response.statusCode).toBe(200);
-      const second = await Stream.open(cookie, limited.baseUrl);
-      expect(second.response.statusCode).toBe(409);
-      first.close();
-    } finally {
-      await limited.close();
-    }
+    const first = await Stream.open(cookie, limited.baseUrl);
+    expect(first.response.statusCode).toBe(200);
+    const second = await Stream.open(cookie, limited.baseUrl);
+    expect(second.response.statusCode).toBe(409);
+    first.close();
   });
 
   it('sends heartbeats, and ends the stream with signed-out once the session is gone', async () => {
     const fast = await dashboardWith({ heartbeatMs: 20 });
     const { cookie } = await signIn();
-    try {
-      const stream = await Stream.open(cookie, fast.baseUrl);
-      await stream.next('hello');
-      await stream.until(() => stream.comments >= 2);
-      const page = await (await fetch(`${server.baseUrl}/`, { headers: { cookie } })).text();
-      const csrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(page)![1]!);
-      await fetch(`${server.baseUrl}/dashboard/sign-out`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ csrf_token: csrf }),
-      });
-      await stream.next('signed-out');
-      await stream.until(() => stream.closed);
-      expect(stream.closed).toBe(true);
-      expect(fast.streams.count((await docOf(t)).account.accountId)).toBe(0);
-    } finally {
-      await fast.close();
-    }
+    const stream = await Stream.open(cookie, fast.baseUrl);
+    await stream.next('hello');
+    await stream.until(() => stream.comments >= 2);
+    const page = await (await fetch(`${server.baseUrl}/`, { headers: { cookie } })).text();
+    const csrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(page)![1]!);
+    await fetch(`${server.baseUrl}/dashboard/sign-out`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf_token: csrf }),
+    });
+    await stream.next('signed-out');
+    await stream.until(() => stream.closed);
+    expect(stream.closed).toBe(true);
+    expect(fast.streams.count((await docOf(t)).account.accountId)).toBe(0);
   });
 
   it('ends every stream when the registry is closed (shutdown)', async () => {
