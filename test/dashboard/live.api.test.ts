@@ -8,8 +8,9 @@ import { DASHBOARD_PATHS, type LiveMessage, type PageConfig } from '../../src/da
 import { LiveStreams } from '../../src/live/index.js';
 import { listen } from '../auth/listening.js';
 import { buildTestApp, docOf, type TestApp } from '../helpers/build-test-app.js';
-import { signInToDashboard, unescapeHtml } from '../helpers/dashboard-sign-in.js';
+import { signInToDashboard } from '../helpers/dashboard-sign-in.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helpers/demo.js';
+import { csrfTokenOf, unescapeHtml } from '../helpers/html.js';
 
 let t: TestApp;
 let server: Awaited<ReturnType<typeof listen>>;
@@ -27,6 +28,17 @@ afterEach(async () => {
 async function signIn(): Promise<{ cookie: string; config: PageConfig }> {
   const { cookie, page } = await signInToDashboard(server.baseUrl);
   return { cookie, config: JSON.parse(unescapeHtml(/data-config="([^"]*)"/.exec(page)![1]!)) as PageConfig };
+}
+
+/** The browser signs out with the form of the signed-in page. */
+async function signOut(cookie: string): Promise<void> {
+  const page = await (await fetch(`${server.baseUrl}/`, { headers: { cookie } })).text();
+  await fetch(`${server.baseUrl}/dashboard/sign-out`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf_token: csrfTokenOf(page) }),
+  });
 }
 
 /** An event stream as a browser's EventSource reads it: messages parsed, comments counted. */
@@ -221,14 +233,7 @@ describe('GET /dashboard/events', () => {
     const stream = await Stream.open(cookie, fast.baseUrl);
     await stream.next('hello');
     await stream.until(() => stream.comments >= 2);
-    const page = await (await fetch(`${server.baseUrl}/`, { headers: { cookie } })).text();
-    const csrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(page)![1]!);
-    await fetch(`${server.baseUrl}/dashboard/sign-out`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf_token: csrf }),
-    });
+    await signOut(cookie);
     await stream.next('signed-out');
     await stream.until(() => stream.closed);
     expect(stream.closed).toBe(true);
@@ -279,17 +284,10 @@ describe('POST /dashboard/token', () => {
     expect((await renew(cookie, undefined)).status).toBe(403);
     expect((await renew(cookie, 'not-the-token')).status).toBe(403);
     expect((await renew(undefined, config.csrfToken)).status).toBe(401);
-    const page = await (await fetch(`${server.baseUrl}/`, { headers: { cookie } })).text();
-    const csrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(page)![1]!);
-    await fetch(`${server.baseUrl}/dashboard/sign-out`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf_token: csrf }),
-    });
+    await signOut(cookie);
     const anonymous = await fetch(`${server.baseUrl}/`);
     const anonymousCookie = anonymous.headers.get('set-cookie')!.split(';')[0]!;
-    const anonymousCsrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(await anonymous.text())![1]!);
+    const anonymousCsrf = csrfTokenOf(await anonymous.text());
     const refused = await renew(anonymousCookie, anonymousCsrf);
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { error: string }).error).toBe('signed_out');

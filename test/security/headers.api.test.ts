@@ -5,8 +5,9 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { signInToDashboard, unescapeHtml } from '../helpers/dashboard-sign-in.js';
+import { signInToDashboard } from '../helpers/dashboard-sign-in.js';
 import { bearer, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { unescapeHtml } from '../helpers/html.js';
 import { basicAuth, codeOf, NATIVE_REDIRECT_URI, partnerRegistration, submitLogin } from '../helpers/oauth.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
