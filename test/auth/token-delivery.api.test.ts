@@ -2,6 +2,7 @@ import { buildTestApp, deliveriesIn, type TestApp } from '../helpers/build-test-
 import { DEMO_ACCOUNT_ID } from '../helpers/demo.js';
 import { refreshRequest, registerClient, type RegisteredClient, signInThrough } from '../helpers/oauth-clients.js';
 import { loginAndGetToken, type OAuthTokens } from '../helpers/oauth.js';
+import { refusedDelivery } from '../helpers/refused-delivery.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 let t: TestApp;
@@ -115,17 +116,7 @@ describe('token delivery to the redirect URI', () => {
     await signInThroughReceiver({ BLOCK_PRIVATE_ENDPOINTS: 'true' });
     await t.deps.dispatcher.idle();
     expect(await tokenDeliveries()).toEqual([
-      expect.objectContaining({
-        state: 'failed',
-        dueAtMs: null,
-        attempts: [
-          expect.objectContaining({
-            statusCode: null,
-            responseExcerpt: null,
-            error: 'blocked: 127.0.0.1 is a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
-          }),
-        ],
-      }),
+      refusedDelivery('blocked: 127.0.0.1 is a loopback address (BLOCK_PRIVATE_ENDPOINTS)'),
     ]);
     expect(receiver.received).toEqual([]);
   });

@@ -9,6 +9,7 @@ import { type buildTestApp, deliveriesIn, type TestApp } from '../helpers/build-
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { testResolve, type TestName } from '../helpers/loopback-only-sender.js';
 import { refreshRequest, registerClient, signInThrough } from '../helpers/oauth-clients.js';
+import { refusedDelivery } from '../helpers/refused-delivery.js';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { givenSubscription, startAlert } from '../webhooks/support.js';
 
@@ -158,18 +159,11 @@ describe('host names that resolve to a refused range', () => {
     for (const { name, answer, words } of REFUSED) {
       const delivery = deliveries.find((d) => new URL(d.target).hostname === name)!;
       const refused = answer.find((a) => !a.address.startsWith('93.'))!.address;
-      expect({ name, state: delivery.state, dueAtMs: delivery.dueAtMs, attempts: delivery.attempts }).toEqual({
+      expect({ name, delivery }).toEqual({
         name,
-        state: 'failed',
-        dueAtMs: null,
-        attempts: [
-          expect.objectContaining({
-            statusCode: null,
-            responseExcerpt: null,
-            warnings: [],
-            error: `blocked: ${name} resolves to ${refused}, ${words} (BLOCK_PRIVATE_ENDPOINTS)`,
-          }),
-        ],
+        delivery: refusedDelivery(`blocked: ${name} resolves to ${refused}, ${words} (BLOCK_PRIVATE_ENDPOINTS)`, {
+          warnings: [],
+        }),
       });
     }
     // Nothing is retried later either.
@@ -315,11 +309,7 @@ describe('address literals, however they are spelled', () => {
     );
     for (const [host, error] of SPELLINGS) {
       const delivery = deliveries.find((d) => d.target.endsWith(`/${encodeURIComponent(host)}`))!;
-      expect({ host, state: delivery.state, attempts: delivery.attempts }).toEqual({
-        host,
-        state: 'failed',
-        attempts: [expect.objectContaining({ statusCode: null, responseExcerpt: null, error })],
-      });
+      expect({ host, delivery }).toEqual({ host, delivery: refusedDelivery(error) });
     }
     expect(r.received).toEqual([]);
   });
@@ -376,16 +366,7 @@ describe('token delivery to a redirect URI', () => {
     );
     expect(tokens.token_type).toBe('Bearer');
     expect(deliveries).toEqual([
-      expect.objectContaining({
-        state: 'failed',
-        attempts: [
-          expect.objectContaining({
-            statusCode: null,
-            responseExcerpt: null,
-            error: 'blocked: callback.test resolves to 10.20.30.40, a private address (BLOCK_PRIVATE_ENDPOINTS)',
-          }),
-        ],
-      }),
+      refusedDelivery('blocked: callback.test resolves to 10.20.30.40, a private address (BLOCK_PRIVATE_ENDPOINTS)'),
     ]);
     expect(r.received).toEqual([]);
     const warned = lines
