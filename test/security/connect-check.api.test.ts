@@ -22,88 +22,52 @@ const HOSTED = { ENDPOINT_POLICY: 'any', BLOCK_PRIVATE_ENDPOINTS: 'true', WEBHOO
 const v4 = (address: string): ResolvedAddress[] => [{ address, family: 4 }];
 const v6 = (address: string): ResolvedAddress[] => [{ address, family: 6 }];
 
+interface Refused {
+  name: string;
+  answer: ResolvedAddress[];
+  words: string;
+}
+const refused = (name: string, answer: ResolvedAddress[], words: string): Refused => ({ name, answer, words });
+const RESERVED = 'a reserved address (documentation, benchmarking or future use)';
+
 /** Names that resolve to each refused range, with the words the refusal uses. */
-const REFUSED: { name: string; answer: ResolvedAddress[]; words: string }[] = [
-  { name: 'vm.test', answer: v4('127.0.0.1'), words: 'a loopback address' },
-  { name: 'loopback-elsewhere.test', answer: v4('127.8.9.10'), words: 'a loopback address' },
-  { name: 'loopback6.test', answer: v6('::1'), words: 'a loopback address' },
-  { name: 'ten.test', answer: v4('10.0.0.5'), words: 'a private address' },
-  { name: 'one-seven-two.test', answer: v4('172.16.3.4'), words: 'a private address' },
-  { name: 'home-router.test', answer: v4('192.168.1.20'), words: 'a private address' },
-  { name: 'metadata.test', answer: v4('169.254.169.254'), words: 'a link-local address' },
-  { name: 'link-local6.test', answer: v6('fe80::1'), words: 'a link-local address' },
-  { name: 'metadata6.test', answer: v6('fd00:ec2::254'), words: 'a unique-local address' },
-  { name: 'cgnat.test', answer: v4('100.64.0.1'), words: 'a carrier-grade NAT address' },
-  { name: 'multicast.test', answer: v4('224.0.0.251'), words: 'a multicast address' },
-  { name: 'multicast6.test', answer: v6('ff02::1'), words: 'a multicast address' },
-  { name: 'unspecified.test', answer: v4('0.0.0.0'), words: 'an unspecified address' },
-  { name: 'unspecified6.test', answer: v6('::'), words: 'an unspecified address' },
-  { name: 'broadcast.test', answer: v4('255.255.255.255'), words: 'the broadcast address' },
-  {
-    name: 'mapped.test',
-    answer: v6('::ffff:127.0.0.1'),
-    words: 'an IPv4-mapped form of 127.0.0.1, a loopback address',
-  },
-  {
-    name: 'mapped-private.test',
-    answer: v6('::ffff:10.1.2.3'),
-    words: 'an IPv4-mapped form of 10.1.2.3, a private address',
-  },
-  {
-    name: 'nat64-metadata.test',
-    answer: v6('64:ff9b::a9fe:a9fe'),
-    words: 'a NAT64 form of 169.254.169.254, a link-local address',
-  },
-  {
-    name: 'compatible.test',
-    answer: v6('::7f00:1'),
-    words: 'an IPv4-compatible form of 127.0.0.1, a loopback address',
-  },
-  {
-    name: 'compatible-public.test',
-    answer: v6('::808:808'),
-    words: 'an IPv4-compatible form of 8.8.8.8, a deprecated form no endpoint uses',
-  },
-  {
-    name: 'six-to-four.test',
-    answer: v6('2002:a9fe:a9fe::1'),
-    words: 'a 6to4 form of 169.254.169.254, a link-local address',
-  },
-  {
-    name: 'teredo.test',
-    answer: v6('2001:0:4136:e378:8000:63bf:80ff:fffe'),
-    words: 'a Teredo form of 127.0.0.1, a loopback address',
-  },
-  { name: 'site-local.test', answer: v6('fec0::1'), words: 'a site-local address (deprecated, private like fc00::/7)' },
-  { name: 'nat64-local.test', answer: v6('64:ff9b:1::a00:1'), words: 'a special-purpose address (rfc6052)' },
-  {
-    name: 'documentation.test',
-    answer: v4('192.0.2.10'),
-    words: 'a reserved address (documentation, benchmarking or future use)',
-  },
-  {
-    name: 'documentation2.test',
-    answer: v4('198.51.100.7'),
-    words: 'a reserved address (documentation, benchmarking or future use)',
-  },
-  {
-    name: 'documentation3.test',
-    answer: v4('203.0.113.9'),
-    words: 'a reserved address (documentation, benchmarking or future use)',
-  },
-  {
-    name: 'documentation6.test',
-    answer: v6('2001:db8::1'),
-    words: 'a reserved address (documentation, benchmarking or future use)',
-  },
-  {
-    name: 'benchmarking.test',
-    answer: v4('198.18.0.1'),
-    words: 'a reserved address (documentation, benchmarking or future use)',
-  },
-  { name: 'benchmarking6.test', answer: v6('2001:2::1'), words: 'a benchmarking address' },
+const REFUSED: Refused[] = [
+  refused('vm.test', v4('127.0.0.1'), 'a loopback address'),
+  refused('loopback-elsewhere.test', v4('127.8.9.10'), 'a loopback address'),
+  refused('loopback6.test', v6('::1'), 'a loopback address'),
+  refused('ten.test', v4('10.0.0.5'), 'a private address'),
+  refused('one-seven-two.test', v4('172.16.3.4'), 'a private address'),
+  refused('home-router.test', v4('192.168.1.20'), 'a private address'),
+  refused('metadata.test', v4('169.254.169.254'), 'a link-local address'),
+  refused('link-local6.test', v6('fe80::1'), 'a link-local address'),
+  refused('metadata6.test', v6('fd00:ec2::254'), 'a unique-local address'),
+  refused('cgnat.test', v4('100.64.0.1'), 'a carrier-grade NAT address'),
+  refused('multicast.test', v4('224.0.0.251'), 'a multicast address'),
+  refused('multicast6.test', v6('ff02::1'), 'a multicast address'),
+  refused('unspecified.test', v4('0.0.0.0'), 'an unspecified address'),
+  refused('unspecified6.test', v6('::'), 'an unspecified address'),
+  refused('broadcast.test', v4('255.255.255.255'), 'the broadcast address'),
+  refused('mapped.test', v6('::ffff:127.0.0.1'), 'an IPv4-mapped form of 127.0.0.1, a loopback address'),
+  refused('mapped-private.test', v6('::ffff:10.1.2.3'), 'an IPv4-mapped form of 10.1.2.3, a private address'),
+  refused('nat64-metadata.test', v6('64:ff9b::a9fe:a9fe'), 'a NAT64 form of 169.254.169.254, a link-local address'),
+  refused('compatible.test', v6('::7f00:1'), 'an IPv4-compatible form of 127.0.0.1, a loopback address'),
+  refused(
+    'compatible-public.test',
+    v6('::808:808'),
+    'an IPv4-compatible form of 8.8.8.8, a deprecated form no endpoint uses',
+  ),
+  refused('six-to-four.test', v6('2002:a9fe:a9fe::1'), 'a 6to4 form of 169.254.169.254, a link-local address'),
+  refused('teredo.test', v6('2001:0:4136:e378:8000:63bf:80ff:fffe'), 'a Teredo form of 127.0.0.1, a loopback address'),
+  refused('site-local.test', v6('fec0::1'), 'a site-local address (deprecated, private like fc00::/7)'),
+  refused('nat64-local.test', v6('64:ff9b:1::a00:1'), 'a special-purpose address (rfc6052)'),
+  refused('documentation.test', v4('192.0.2.10'), RESERVED),
+  refused('documentation2.test', v4('198.51.100.7'), RESERVED),
+  refused('documentation3.test', v4('203.0.113.9'), RESERVED),
+  refused('documentation6.test', v6('2001:db8::1'), RESERVED),
+  refused('benchmarking.test', v4('198.18.0.1'), RESERVED),
+  refused('benchmarking6.test', v6('2001:2::1'), 'a benchmarking address'),
   // One bad address among good ones is enough.
-  { name: 'mixed.test', answer: [...v4('93.184.215.14'), ...v4('10.9.8.7')], words: 'a private address' },
+  refused('mixed.test', [...v4('93.184.215.14'), ...v4('10.9.8.7')], 'a private address'),
 ];
 
 const NAMES: Record<string, TestName> = Object.fromEntries(REFUSED.map((r) => [r.name, r.answer]));
