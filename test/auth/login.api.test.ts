@@ -179,35 +179,29 @@ describe('CSRF protection of the form', () => {
     );
   });
 
-  it('refuses a POST whose csrf_token is not the session one', async () => {
+  type Fields = Record<string, string>;
+  it.each<[string, (fields: Fields) => Fields, string, number]>([
+    [
+      'a POST whose csrf_token is not the session one',
+      (fields) => ({ ...fields, csrf_token: 'forged-token-forged-token' }),
+      'Sign-in form expired',
+      403,
+    ],
+    ['a POST without csrf_token', ({ csrf_token: _dropped, ...fields }) => fields, 'Sign-in form expired', 403],
+    [
+      'a form whose hidden fields were changed to an unregistered redirect URI',
+      (fields) => ({ ...fields, redirect_uri: 'https://evil.example/cb' }),
+      'is not registered',
+      400,
+    ],
+  ])('refuses %s', async (_case, changed, text, status) => {
     const agent = request.agent(t.app);
     const page = await agent.get(loginPath());
     const res = await agent
       .post('/login')
       .type('form')
-      .send({ ...formFields(page.text), csrf_token: 'forged-token-forged-token', ...DEMO_USER });
-    expectErrorPage(res, 'Sign-in form expired', 403);
-  });
-
-  it('refuses a POST without csrf_token', async () => {
-    const agent = request.agent(t.app);
-    const page = await agent.get(loginPath());
-    const { csrf_token: _dropped, ...fields } = formFields(page.text);
-    const res = await agent
-      .post('/login')
-      .type('form')
-      .send({ ...fields, ...DEMO_USER });
-    expectErrorPage(res, 'Sign-in form expired', 403);
-  });
-
-  it('refuses a form whose hidden fields were changed to an unregistered redirect URI', async () => {
-    const agent = request.agent(t.app);
-    const page = await agent.get(loginPath());
-    const res = await agent
-      .post('/login')
-      .type('form')
-      .send({ ...formFields(page.text), redirect_uri: 'https://evil.example/cb', ...DEMO_USER });
-    expectErrorPage(res, 'is not registered');
+      .send({ ...changed(formFields(page.text)), ...DEMO_USER });
+    expectErrorPage(res, text, status);
   });
 });
 
