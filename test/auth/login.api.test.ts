@@ -144,21 +144,17 @@ describe('signing in with the form', () => {
       (res.headers['set-cookie'] as unknown as string[] | undefined)
         ?.find((c) => c.startsWith('water_sandbox_session='))
         ?.split(';')[0];
-    const first = sessionCookie(
-      await agent
-        .post('/login')
-        .type('form')
-        .send({ ...formFields(form.text), ...DEMO_USER })
-        .expect(302),
-    );
+    const signInFromForm = async (): Promise<string | undefined> =>
+      sessionCookie(
+        await agent
+          .post('/login')
+          .type('form')
+          .send({ ...formFields(form.text), ...DEMO_USER })
+          .expect(302),
+      );
+    const first = await signInFromForm();
     // The form of before the sign-in is still this browser's (its CSRF cookie): signing in again from it.
-    const second = sessionCookie(
-      await agent
-        .post('/login')
-        .type('form')
-        .send({ ...formFields(form.text), ...DEMO_USER })
-        .expect(302),
-    );
+    const second = await signInFromForm();
     expect(first).toBeDefined();
     expect(second).toBeDefined();
     expect(second).not.toBe(first);
