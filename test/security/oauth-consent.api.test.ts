@@ -59,6 +59,18 @@ async function signedInPartner(): Promise<Agent> {
   return agent;
 }
 
+/** The partner's answer on the consent page: its form sent with `decision`, and any field changed. */
+const answerConsent = (
+  partner: Agent,
+  page: request.Response,
+  decision: 'allow' | 'deny',
+  changed: Record<string, string> = {},
+): request.Test =>
+  partner
+    .post('/login/consent')
+    .type('form')
+    .send({ ...formFields(page.text), ...changed, decision });
+
 const codesOfDemo = async (): Promise<number> => (await docOf(t, DEMO_ACCOUNT_ID)).authorizationCodes.length;
 
 describe('the OAuth takeover of a signed-in partner', () => {
@@ -108,11 +120,7 @@ describe('the OAuth takeover of a signed-in partner', () => {
       .expect(200);
     const before = await codesOfDemo();
 
-    const denied = await partner
-      .post('/login/consent')
-      .type('form')
-      .send({ ...formFields(page.text), decision: 'deny' })
-      .expect(302);
+    const denied = await answerConsent(partner, page, 'deny').expect(302);
 
     const target = new URL(denied.headers['location'] as string);
     expect(`${target.origin}${target.pathname}`).toBe(EVIL_CALLBACK);
@@ -125,11 +133,7 @@ describe('the OAuth takeover of a signed-in partner', () => {
     const stranger = await strangersClient();
     const partner = await signedInPartner();
     const page = await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK })).expect(200);
-    const denied = await partner
-      .post('/login/consent')
-      .type('form')
-      .send({ ...formFields(page.text), decision: 'deny' })
-      .expect(302);
+    const denied = await answerConsent(partner, page, 'deny').expect(302);
     expect(denied.headers['location']).toBe(`${EVIL_CALLBACK}?error=access_denied`);
   });
 
@@ -140,11 +144,7 @@ describe('the OAuth takeover of a signed-in partner', () => {
       .get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state: 'st4te' }))
       .expect(200);
 
-    const allowed = await partner
-      .post('/login/consent')
-      .type('form')
-      .send({ ...formFields(page.text), decision: 'allow' })
-      .expect(302);
+    const allowed = await answerConsent(partner, page, 'allow').expect(302);
     expect(allowed.headers['cache-control']).toBe('no-store');
     expect(page.headers['cache-control']).toBe('no-store');
 
@@ -171,11 +171,7 @@ describe('the OAuth takeover of a signed-in partner', () => {
     const partner = await signedInPartner();
     const page = await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK })).expect(200);
     const before = await codesOfDemo();
-    await partner
-      .post('/login/consent')
-      .type('form')
-      .send({ ...formFields(page.text), client_id: other.clientId, decision: 'allow' })
-      .expect(403);
+    await answerConsent(partner, page, 'allow', { client_id: other.clientId }).expect(403);
     expect(await codesOfDemo()).toBe(before);
   });
 
