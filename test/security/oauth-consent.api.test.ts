@@ -59,6 +59,18 @@ async function signedInPartner(): Promise<Agent> {
   return agent;
 }
 
+/** The signed-in partner on the consent page of the stranger's client, which asks back to the stranger's site (with `state` when given). */
+async function onStrangersConsentPage(
+  state?: string,
+): Promise<{ stranger: Awaited<ReturnType<typeof strangersClient>>; partner: Agent; page: request.Response }> {
+  const stranger = await strangersClient();
+  const partner = await signedInPartner();
+  const page = await partner
+    .get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state }))
+    .expect(200);
+  return { stranger, partner, page };
+}
+
 /** The partner's answer on the consent page: its form sent with `decision`, and any field changed. */
 const answerConsent = (
   partner: Agent,
@@ -94,9 +106,7 @@ describe('the OAuth takeover of a signed-in partner', () => {
   });
 
   it('gets no code from a cross-site POST of the consent form without its CSRF token', async () => {
-    const stranger = await strangersClient();
-    const partner = await signedInPartner();
-    await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK })).expect(200);
+    const { stranger, partner } = await onStrangersConsentPage();
     const before = await codesOfDemo();
 
     const forged = await partner.post('/login/consent').type('form').send({
@@ -113,11 +123,7 @@ describe('the OAuth takeover of a signed-in partner', () => {
   });
 
   it('Deny redirects to the redirect URI with error=access_denied and the state, and issues no code', async () => {
-    const stranger = await strangersClient();
-    const partner = await signedInPartner();
-    const page = await partner
-      .get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state: 'st4te' }))
-      .expect(200);
+    const { partner, page } = await onStrangersConsentPage('st4te');
     const before = await codesOfDemo();
 
     const denied = await answerConsent(partner, page, 'deny').expect(302);
@@ -130,19 +136,13 @@ describe('the OAuth takeover of a signed-in partner', () => {
   });
 
   it('Deny without a state sends error=access_denied alone', async () => {
-    const stranger = await strangersClient();
-    const partner = await signedInPartner();
-    const page = await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK })).expect(200);
+    const { partner, page } = await onStrangersConsentPage();
     const denied = await answerConsent(partner, page, 'deny').expect(302);
     expect(denied.headers['location']).toBe(`${EVIL_CALLBACK}?error=access_denied`);
   });
 
   it("Allow issues a code for the signed-in partner, which the client exchanges for a token of the partner's account", async () => {
-    const stranger = await strangersClient();
-    const partner = await signedInPartner();
-    const page = await partner
-      .get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state: 'st4te' }))
-      .expect(200);
+    const { stranger, partner, page } = await onStrangersConsentPage('st4te');
 
     const allowed = await answerConsent(partner, page, 'allow').expect(302);
     expect(allowed.headers['cache-control']).toBe('no-store');
@@ -166,10 +166,8 @@ describe('the OAuth takeover of a signed-in partner', () => {
   });
 
   it('a consent form of one client does not allow another: the token is bound to the client and redirect URI', async () => {
-    const stranger = await strangersClient();
+    const { partner, page } = await onStrangersConsentPage();
     const other = await strangersClient();
-    const partner = await signedInPartner();
-    const page = await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK })).expect(200);
     const before = await codesOfDemo();
     await answerConsent(partner, page, 'allow', { client_id: other.clientId }).expect(403);
     expect(await codesOfDemo()).toBe(before);
