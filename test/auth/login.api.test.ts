@@ -1,7 +1,8 @@
 import request from 'supertest';
 
 import { buildTestApp, docOf, sessionsOf, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY, DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
+import { bearer, DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
+import { registerClient } from '../helpers/oauth-clients.js';
 import { basicAuth, codeOf, formFields, loginPath, NATIVE_REDIRECT_URI, submitLogin } from '../helpers/oauth.js';
 
 let t: TestApp;
@@ -311,43 +312,34 @@ describe('escaping in the pages', () => {
   const HOSTILE = `<script>alert("x")</script> & 'co' \`tick\``;
   const ESCAPED = '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;co&#39; &#96;tick&#96;';
 
-  async function registerHostileClient(): Promise<string> {
-    const res = await request(t.app)
-      .post('/sandbox/oauth-clients')
-      .set(bearer(DEMO_API_KEY))
-      .send({
-        name: 'Mallory',
-        companyName: 'Evil Corp',
-        email: 'mallory@example.com',
-        phone: '+1 555 0100 200',
-        applicationName: HOSTILE,
-        applicationWebsite: 'https://evil.example',
-        description: 'Tries to inject markup',
-        redirectUri: 'https://evil.example/cb?x="><script>alert(1)</script>',
-        signOutUri: 'https://evil.example/out',
-      })
-      .expect(201);
-    return res.body.client_id as string;
+  /** The login page of a client whose name is HOSTILE, asked to return to `redirectUri`: its HTML, answered with `status`. */
+  async function hostileClientsPage(redirectUri: string, status: number): Promise<string> {
+    const { client_id: clientId } = await registerClient(t.app, {
+      name: 'Mallory',
+      companyName: 'Evil Corp',
+      email: 'mallory@example.com',
+      phone: '+1 555 0100 200',
+      applicationName: HOSTILE,
+      applicationWebsite: 'https://evil.example',
+      description: 'Tries to inject markup',
+      redirectUri: 'https://evil.example/cb?x="><script>alert(1)</script>',
+      signOutUri: 'https://evil.example/out',
+    });
+    return (await request(t.app).get(loginPath({ clientId, redirectUri })).expect(status)).text;
   }
 
   it('escapes a hostile application name on the login form', async () => {
-    const clientId = await registerHostileClient();
-    const res = await request(t.app)
-      .get(loginPath({ clientId, redirectUri: 'https://evil.example/cb?x="><script>alert(1)</script>' }))
-      .expect(200);
-    expect(res.text).not.toContain('<script>');
-    expect(res.text).toContain(`<strong id="application-name">${ESCAPED}</strong>`);
-    expect(res.text).toContain(`<title>Sign in - ${ESCAPED}</title>`);
-    expect(res.text).toContain('value="https://evil.example/cb?x=&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
+    const page = await hostileClientsPage('https://evil.example/cb?x="><script>alert(1)</script>', 200);
+    expect(page).not.toContain('<script>');
+    expect(page).toContain(`<strong id="application-name">${ESCAPED}</strong>`);
+    expect(page).toContain(`<title>Sign in - ${ESCAPED}</title>`);
+    expect(page).toContain('value="https://evil.example/cb?x=&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
   });
 
   it('escapes a hostile application name on an error page', async () => {
-    const clientId = await registerHostileClient();
-    const res = await request(t.app)
-      .get(loginPath({ clientId, redirectUri: 'https://other.example/' }))
-      .expect(400);
-    expect(res.text).not.toContain('<script>');
-    expect(res.text).toContain(ESCAPED);
+    const page = await hostileClientsPage('https://other.example/', 400);
+    expect(page).not.toContain('<script>');
+    expect(page).toContain(ESCAPED);
   });
 
   it('escapes a hostile state in the hidden field', async () => {
