@@ -4,15 +4,14 @@ import request from 'supertest';
 
 import { MAX_JSON_DEPTH } from '../../src/http/json-body.js';
 import { listen } from '../auth/listening.js';
-import { buildTestApp, docOf, type TestApp } from '../helpers/build-test-app.js';
+import { docOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
-import { API_ROUTES, fillPath, givenRouteIds, routeName, type RouteIds } from './route-table.js';
+import { API_ROUTES, fillPath, appWithRouteIds, routeName, type RouteIds } from './route-table.js';
 
 let t: TestApp;
 let ids: RouteIds;
 beforeEach(async () => {
-  t = await buildTestApp();
-  ids = await givenRouteIds(t.app);
+  ({ t, ids } = await appWithRouteIds());
 });
 
 const auth = bearer(DEMO_API_KEY);

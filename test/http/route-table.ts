@@ -2,6 +2,7 @@ import type { Express, Router } from 'express';
 import request from 'supertest';
 
 import { loadDashboardAssets } from '../../src/dashboard/assets.js';
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { partnerRegistration } from '../helpers/oauth.js';
 
@@ -186,6 +187,14 @@ export async function givenRouteIds(app: Express): Promise<RouteIds> {
     clientId: client.body.client_id as string,
     file: dashboardScript(),
   };
+}
+
+/** A fresh test app (buildTestApp with `options`) and the ids of its routes (givenRouteIds). */
+export async function appWithRouteIds(
+  options?: Parameters<typeof buildTestApp>[0],
+): Promise<{ t: TestApp; ids: RouteIds }> {
+  const t = await buildTestApp(options);
+  return { t, ids: await givenRouteIds(t.app) };
 }
 
 interface Layer {
