@@ -79,6 +79,13 @@ async function loaded(): Promise<void> {
   await page.locator('#clock-now[data-now]').waitFor();
 }
 
+/** A new page of `width`, signed in, every panel loaded. */
+async function openSignedIn(width: number): Promise<void> {
+  await openPage(width);
+  await signIn();
+  await loaded();
+}
+
 /** Counts the times the page itself navigates (a reload included). */
 function navigationCounter(): () => number {
   let count = 0;
@@ -167,9 +174,7 @@ describe.each(WIDTHS)('the dashboard at %i px wide', (width) => {
   it(
     'runs the whole alert demo from the page, live and without reloading',
     async () => {
-      await openPage(width);
-      await signIn();
-      await loaded();
+      await openSignedIn(width);
       const navigations = navigationCounter();
       await page.evaluate("window.demoMarker = 'the same page'");
 
@@ -308,9 +313,7 @@ describe('the dashboard in a real browser', () => {
   it(
     'cancels a running scenario with its Cancel button: no later step, the run shown cancelled',
     async () => {
-      await openPage(1280);
-      await signIn();
-      await loaded();
+      await openSignedIn(1280);
       await page.selectOption('#scenario', 'slow-leak-escalates');
       await page.click('#run-scenario button[type=submit]');
       await page.locator('#runs li[data-state="running"]').waitFor();
@@ -330,9 +333,7 @@ describe('the dashboard in a real browser', () => {
   it(
     'renews its access token from the session when the API refuses it, without reloading',
     async () => {
-      await openPage(1280);
-      await signIn();
-      await loaded();
+      await openSignedIn(1280);
       const navigations = navigationCounter();
       await asDemo('post', '/sandbox/tokens/expire', {}).expect(200);
       await page.click('#toggle-home-away');
@@ -347,9 +348,7 @@ describe('the dashboard in a real browser', () => {
   it(
     'shows changes made by other clients as they happen',
     async () => {
-      await openPage(1280);
-      await signIn();
-      await loaded();
+      await openSignedIn(1280);
       await asDemo('put', `/v1/locations/${DEMO_LOCATION_ID}`, { homeAway: 'away' }).expect(200);
       await page.locator('#home-away.away').waitFor();
       await asDemo('post', '/sandbox/clock', { advanceSeconds: 7200 }).expect(200);
@@ -370,9 +369,7 @@ describe('the dashboard in a real browser', () => {
   it(
     'says so, and offers to sign in again, when the session ends in another tab',
     async () => {
-      await openPage(1280);
-      await signIn();
-      await loaded();
+      await openSignedIn(1280);
       const other = await context.newPage();
       await other.goto(`${server.baseUrl}/`);
       await Promise.all([other.waitForURL(`${server.baseUrl}/`), other.click('#sign-out')]);
@@ -392,9 +389,7 @@ describe('the dashboard in a real browser', () => {
         d.locations.find((l) => l.locationId === DEMO_LOCATION_ID)!.name = hostile;
       });
       await asDemo('post', `/v1/locations/${DEMO_LOCATION_ID}/subscriptions`, { endpoint: receiver.url() }).expect(200);
-      await openPage(1280);
-      await signIn();
-      await loaded();
+      await openSignedIn(1280);
       expect(await page.textContent('#location-name')).toBe(hostile);
       const row = page.locator('#subscriptions li[data-subscription-id]');
       await row.waitFor();
