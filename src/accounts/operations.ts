@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { operation } from '../http/operation.js';
+import { operationsTagged } from '../http/operation.js';
 import { isoInstant, jsonObject, queryText } from '../http/schemas.js';
 import { Location } from '../locations/index.js';
 import { MAX_GENERATED_LOCATIONS } from './bounds.js';
@@ -115,19 +115,14 @@ export const AdminAccounts = z
   })
   .meta({ description: 'A page of every account of the sandbox.' });
 
-const tags = ['Sandbox: accounts'];
+const operation = operationsTagged('Sandbox: accounts', 'admin');
 
-export const createAccountOp = operation({
-  operationId: 'createAccount',
+export const createAccountOp = operation('createAccount', 'POST /sandbox/accounts', {
   secrets: "the account's API key and its user's password",
-  method: 'post',
-  path: '/sandbox/accounts',
   summary: 'Create a fresh, isolated account',
   description:
     'For CI: one account per test run, no shared state. Needs no credentials unless ADMIN_TOKEN is set. The same seed gives the same household; ids and secrets are always new. ' +
     'Unused accounts are deleted after ACCOUNT_TTL.',
-  tags,
-  guard: 'admin',
   body: { schema: AccountCreate, required: false, example: { seed: 7, locations: 2 } },
   responses: {
     201: { description: 'The account, its API key, a login user and its locations.', schema: CreatedAccount },
@@ -139,13 +134,8 @@ export const createAccountOp = operation({
   },
 });
 
-export const listAccountsOp = operation({
-  operationId: 'listAccounts',
-  method: 'get',
-  path: '/sandbox/admin/accounts',
+export const listAccountsOp = operation('listAccounts', 'GET /sandbox/admin/accounts', {
   summary: 'Every account of the sandbox',
-  tags,
-  guard: 'admin',
   query: AdminAccountsQuery,
   responses: { 200: { description: 'A page of accounts.', schema: AdminAccounts } },
   errors: {
@@ -154,14 +144,9 @@ export const listAccountsOp = operation({
   },
 });
 
-export const resetAllOp = operation({
-  operationId: 'resetAll',
-  method: 'post',
-  path: '/sandbox/admin/reset',
+export const resetAllOp = operation('resetAll', 'POST /sandbox/admin/reset', {
   summary: 'Every account back to the fixtures',
   description: 'Generated accounts are deleted; fixture accounts are made again from the fixtures.',
-  tags,
-  guard: 'admin',
   responses: {
     200: {
       description: 'How many accounts there are now.',
@@ -173,14 +158,10 @@ export const resetAllOp = operation({
   },
 });
 
-export const resetAccountOp = operation({
-  operationId: 'resetAccount',
-  method: 'post',
-  path: '/sandbox/reset',
+export const resetAccountOp = operation('resetAccount', 'POST /sandbox/reset', {
   summary: 'The calling account back to its initial state',
   description:
     'Locations as made, and no subscriptions, alerts, deliveries, journal, clock offset, faults or scenario runs. API keys, users and OAuth tokens stay.',
-  tags,
   guard: 'account',
   responses: {
     200: {
@@ -193,14 +174,10 @@ export const resetAccountOp = operation({
   },
 });
 
-export const expireTokensOp = operation({
-  operationId: 'expireTokens',
-  method: 'post',
-  path: '/sandbox/tokens/expire',
+export const expireTokensOp = operation('expireTokens', 'POST /sandbox/tokens/expire', {
   summary: "Expire the account's access tokens now",
   description:
     'Every access token of the account, or only {"accessToken"}; calls with them then get 403 token_expired, and clients must refresh.',
-  tags,
   guard: 'account',
   body: { schema: TokensExpire, required: false, example: {} },
   responses: {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { operation } from '../http/operation.js';
+import { operationsTagged } from '../http/operation.js';
 import { isoInstant, onAnyObject, quotedList } from '../http/schemas.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'];
@@ -157,30 +157,20 @@ export const FaultList = z
   .strictObject({ faults: z.array(FaultView), rateLimit: RateLimit.nullable() })
   .meta({ description: "The account's queued faults and its rate limit." });
 
-const tags = ['Sandbox: faults'];
+const operation = operationsTagged('Sandbox: faults', 'account');
 
-export const listFaultsOp = operation({
-  operationId: 'listFaults',
-  method: 'get',
-  path: '/sandbox/faults',
+export const listFaultsOp = operation('listFaults', 'GET /sandbox/faults', {
   summary: 'The queued faults and the rate limit',
-  tags,
-  guard: 'account',
   responses: {
     200: { description: 'Faults and rate limit.', schema: FaultList, example: { faults: [], rateLimit: null } },
   },
 });
 
-export const createFaultOp = operation({
-  operationId: 'createFault',
-  method: 'post',
-  path: '/sandbox/faults',
+export const createFaultOp = operation('createFault', 'POST /sandbox/faults', {
   summary: "Fail the account's next matching /v1 requests, or set a rate limit",
   description:
     'A fault answers the next matching /v1 requests of this account (times, default 1) with its status and body, after delayMs; with only delayMs it adds latency. ' +
     'Those answers carry X-Sandbox-Fault: injected. A rate limit answers 429 with Retry-After past requests per perSeconds on the account clock.',
-  tags,
-  guard: 'account',
   body: {
     schema: FaultCreate,
     required: false,
@@ -195,13 +185,8 @@ export const createFaultOp = operation({
   },
 });
 
-export const deleteFaultsOp = operation({
-  operationId: 'deleteFaults',
-  method: 'delete',
-  path: '/sandbox/faults',
+export const deleteFaultsOp = operation('deleteFaults', 'DELETE /sandbox/faults', {
   summary: 'Remove every fault and the rate limit',
-  tags,
-  guard: 'account',
   responses: {
     200: {
       description: 'How many were removed (the rate limit counts as one).',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { operation } from '../http/operation.js';
+import { operationsTagged } from '../http/operation.js';
 import { isoInstant, queryText } from '../http/schemas.js';
 import { JOURNAL_LIMIT } from '../store/store.js';
 
@@ -57,17 +57,14 @@ export const JournalList = z
   .strictObject({ requests: z.array(JournalEntry) })
   .meta({ description: "The account's recent requests, newest first." });
 
-export const listRequestsOp = operation({
-  operationId: 'listRequests',
+const operation = operationsTagged('Sandbox: journal', 'account');
+
+export const listRequestsOp = operation('listRequests', 'GET /sandbox/requests', {
   secrets: 'the queries received (a confirmation token among them)',
-  method: 'get',
-  path: '/sandbox/requests',
   summary: "The account's recent API requests",
   description:
     `The journal keeps the account's last ${JOURNAL_LIMIT} requests made with its credentials, newest first: /v1 and /sandbox calls (not this call, not the dashboard's polling), ` +
     "/v1 calls with one of its access tokens that had expired, and token requests (/oauth2/token) for its users' grants.",
-  tags: ['Sandbox: journal'],
-  guard: 'account',
   query: JournalQuery,
   queryExample: { limit: '5' },
   responses: { 200: { description: 'The matching requests.', schema: JournalList } },

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 
 import { DEMO } from '../http/demo-examples.js';
-import { operation } from '../http/operation.js';
+import { operationsTagged } from '../http/operation.js';
 import { pageEnvelope, pagingQuery } from '../http/schemas.js';
 import { Location, LocationUpdate } from './schemas.js';
 
 // Production's capture of GET /v1/locations shows perPage 50 when none is asked for.
 export const DEFAULT_LOCATIONS_PER_PAGE = 50;
 
-const tags = ['Locations'];
+const operation = operationsTagged('Locations', 'account');
 
 const exampleLocation = {
   locationId: DEMO.locationId,
@@ -23,13 +23,8 @@ export const LocationList = pageEnvelope('locations', Location).meta({
   description: "A page of the account's locations.",
 });
 
-export const listLocationsOp = operation({
-  operationId: 'listLocations',
-  method: 'get',
-  path: '/v1/locations',
+export const listLocationsOp = operation('listLocations', 'GET /v1/locations', {
   summary: "The account's locations",
-  tags,
-  guard: 'account',
   query: z.object(pagingQuery(DEFAULT_LOCATIONS_PER_PAGE)),
   responses: {
     200: {
@@ -57,26 +52,16 @@ export const listLocationsOp = operation({
   errors: { 400: 'invalid_parameter: page or perPage is not valid (page 1 or more, perPage 1 to 100).' },
 });
 
-export const getLocationOp = operation({
-  operationId: 'getLocation',
-  method: 'get',
-  path: '/v1/locations/{locationId}',
+export const getLocationOp = operation('getLocation', 'GET /v1/locations/{locationId}', {
   summary: 'One location',
-  tags,
-  guard: 'account',
   responses: { 200: { description: 'The location.', schema: Location, example: exampleLocation } },
   errors: { 404: "not_found: no such location in this account (another account's id and a malformed id are 404 too)." },
 });
 
-export const updateLocationOp = operation({
-  operationId: 'updateLocation',
-  method: 'put',
-  path: '/v1/locations/{locationId}',
+export const updateLocationOp = operation('updateLocation', 'PUT /v1/locations/{locationId}', {
   summary: 'Set home or away',
   description:
     'Only homeAway is writable; any other field is a 400 naming it. In away mode any flow raises the awayLeak alert.',
-  tags,
-  guard: 'account',
   body: { schema: LocationUpdate, required: true, example: { homeAway: 'away' } },
   responses: {
     200: { description: 'The updated location.', schema: Location, example: { ...exampleLocation, homeAway: 'away' } },
