@@ -1,26 +1,12 @@
 import { z } from 'zod';
 
 import { operationsTagged } from '../http/operation.js';
-import { isoInstant, jsonObject, queryText } from '../http/schemas.js';
+import { isoInstant, jsonObject, limitParam, queryText, wholeNumberField } from '../http/schemas.js';
 import { Location } from '../locations/index.js';
 import { MAX_GENERATED_LOCATIONS } from './bounds.js';
 
 export const DEFAULT_ADMIN_PAGE = 100;
 const MAX_ADMIN_PAGE = 1000;
-
-const wholeNumber = (name: string, min: number, max: number, description: string) =>
-  z
-    .unknown()
-    .superRefine((value, ctx) => {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`,
-        });
-      }
-    })
-    .transform((value) => value as number)
-    .meta({ type: 'integer', minimum: min, maximum: max, description });
 
 /** A body of only `allowed` fields; no body at all is an empty one. */
 const optionalObject = <S extends z.ZodRawShape>(shape: S, example: string) => {
@@ -34,13 +20,13 @@ const optionalObject = <S extends z.ZodRawShape>(shape: S, example: string) => {
 
 export const AccountCreate = optionalObject(
   {
-    seed: wholeNumber(
+    seed: wholeNumberField(
       'seed',
       0,
       4294967295,
       'Chooses the household (names, time zones, household sizes, irrigation); default SEED.',
     ).optional(),
-    locations: wholeNumber('locations', 1, MAX_GENERATED_LOCATIONS, 'How many locations (default 2).').optional(),
+    locations: wholeNumberField('locations', 1, MAX_GENERATED_LOCATIONS, 'How many locations (default 2).').optional(),
     name: z
       .string({ error: 'name must be a non-empty string of at most 200 characters' })
       .refine(
@@ -65,21 +51,7 @@ export const TokensExpire = optionalObject(
 );
 
 export const AdminAccountsQuery = z.object({
-  limit: queryText('limit')
-    .superRefine((text, ctx) => {
-      const limit = Number(text);
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ADMIN_PAGE)
-        ctx.addIssue({ code: 'custom', message: `limit must be a whole number from 1 to ${MAX_ADMIN_PAGE}` });
-    })
-    .transform(Number)
-    .optional()
-    .meta({
-      type: 'integer',
-      minimum: 1,
-      maximum: MAX_ADMIN_PAGE,
-      default: DEFAULT_ADMIN_PAGE,
-      description: 'Accounts per page.',
-    }),
+  limit: limitParam(MAX_ADMIN_PAGE, DEFAULT_ADMIN_PAGE, 'Accounts per page.'),
   after: queryText('after').optional().meta({ description: 'The `next` of the previous page.' }),
 });
 

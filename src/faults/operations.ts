@@ -1,35 +1,18 @@
 import { z } from 'zod';
 
 import { operationsTagged } from '../http/operation.js';
-import { isoInstant, onAnyObject, quotedList } from '../http/schemas.js';
+import { isoInstant, onAnyObject, quotedList, wholeNumberField } from '../http/schemas.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'];
 const MAX_DELAY_MS = 60_000;
 const FAULT_FIELDS = ['method', 'path', 'status', 'body', 'delayMs', 'retryAfter', 'times'];
 const BODY_EXAMPLE = '{"status": 503, "times": 2} or {"rateLimit": {"requests": 10, "perSeconds": 60}}';
 
-/** A whole number in a range, with one message for any other value (a string, a fraction, out of range). */
-const wholeNumber = (name: string, min: number, max: number) =>
-  z
-    .unknown()
-    .superRefine((value, ctx) => {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`,
-        });
-      }
-    })
-    .transform((value) => value as number);
-
-const integer = (name: string, min: number, max: number, description: string) =>
-  wholeNumber(name, min, max).meta({ type: 'integer', minimum: min, maximum: max, description });
-
 export const RateLimit = z
   .strictObject(
     {
-      requests: integer('rateLimit.requests', 1, 1_000_000, 'Requests allowed per window.'),
-      perSeconds: integer('rateLimit.perSeconds', 1, 86_400, 'The window, in seconds of the account clock.'),
+      requests: wholeNumberField('rateLimit.requests', 1, 1_000_000, 'Requests allowed per window.'),
+      perSeconds: wholeNumberField('rateLimit.perSeconds', 1, 86_400, 'The window, in seconds of the account clock.'),
     },
     {
       // Every issue raised here, a refinement's included, whatever the map's type says.
@@ -69,7 +52,7 @@ export const FaultCreate = z
           description: 'Only this path, or paths starting with it when it ends in *; default any /v1 path.',
           examples: ['/v1/locations'],
         }),
-      status: integer(
+      status: wholeNumberField(
         'status',
         400,
         599,
@@ -79,19 +62,19 @@ export const FaultCreate = z
         .unknown()
         .optional()
         .meta({ description: 'The JSON body to answer; default {"error": "injected_fault", "message"}.' }),
-      delayMs: integer(
+      delayMs: wholeNumberField(
         'delayMs',
         0,
         MAX_DELAY_MS,
         'Wait this long before answering (or before serving the request normally, with no status).',
       ).optional(),
-      retryAfter: integer(
+      retryAfter: wholeNumberField(
         'retryAfter',
         0,
         86_400,
         'Send a Retry-After header of this many seconds with the answer (for a 429 or a 503, say).',
       ).optional(),
-      times: integer('times', 1, 1_000_000, 'How many matching requests fail; default 1; null until deleted.')
+      times: wholeNumberField('times', 1, 1_000_000, 'How many matching requests fail; default 1; null until deleted.')
         .nullable()
         .optional(),
     },

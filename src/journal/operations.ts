@@ -1,25 +1,11 @@
 import { z } from 'zod';
 
 import { operationsTagged } from '../http/operation.js';
-import { isoInstant, queryText } from '../http/schemas.js';
+import { isoInstant, limitParam, queryText } from '../http/schemas.js';
 import { JOURNAL_LIMIT } from '../store/store.js';
 
 export const JournalQuery = z.object({
-  limit: queryText('limit')
-    .superRefine((text, ctx) => {
-      const limit = Number(text);
-      if (!Number.isInteger(limit) || limit < 1 || limit > JOURNAL_LIMIT)
-        ctx.addIssue({ code: 'custom', message: `limit must be a whole number from 1 to ${JOURNAL_LIMIT}` });
-    })
-    .transform(Number)
-    .optional()
-    .meta({
-      type: 'integer',
-      minimum: 1,
-      maximum: JOURNAL_LIMIT,
-      default: JOURNAL_LIMIT,
-      description: 'At most this many entries.',
-    }),
+  limit: limitParam(JOURNAL_LIMIT, JOURNAL_LIMIT, 'At most this many entries.'),
   method: queryText('method')
     .transform((text) => text.toUpperCase())
     .optional()
