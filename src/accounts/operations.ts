@@ -88,6 +88,8 @@ export const AdminAccounts = z
   .meta({ description: 'A page of every account of the sandbox.' });
 
 const operation = operationsTagged('Sandbox: accounts', 'admin');
+const ADMIN_DISABLED =
+  'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN has its global admin operations off.';
 
 export const createAccountOp = operation('createAccount', 'POST /sandbox/accounts', {
   secrets: "the account's API key and its user's password",
@@ -112,7 +114,7 @@ export const listAccountsOp = operation('listAccounts', 'GET /sandbox/admin/acco
   responses: { 200: { description: 'A page of accounts.', schema: AdminAccounts } },
   errors: {
     400: 'invalid_parameter: limit is not valid.',
-    403: 'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN has its global admin operations off.',
+    403: ADMIN_DISABLED,
   },
 });
 
@@ -126,7 +128,7 @@ export const resetAllOp = operation('resetAll', 'POST /sandbox/admin/reset', {
     },
   },
   errors: {
-    403: 'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN has its global admin operations off.',
+    403: ADMIN_DISABLED,
   },
 });
 

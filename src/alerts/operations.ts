@@ -1,4 +1,5 @@
 import { operationsTagged } from '../http/operation.js';
+import { NO_SUCH_LOCATION, NO_BODY_TAKEN } from '../http/schemas.js';
 import {
   ALERT_START_EXAMPLE,
   AlertEndBody,
@@ -28,7 +29,7 @@ export const startAlertOp = operation('startAlert', 'POST /sandbox/locations/{lo
   },
   errors: {
     400: 'invalid_parameter: the body does not fit the type (peakValue range, peakStatus, deviceId not of this location).',
-    404: 'not_found: no such location in this account.',
+    404: NO_SUCH_LOCATION,
     409: 'device_disconnected: the device is disconnected (a scenario disconnected it).',
   },
 });
@@ -41,7 +42,7 @@ export const listAlertsOp = operation('listAlerts', 'GET /sandbox/locations/{loc
   responses: { 200: { description: 'A page of alerts.', schema: SandboxAlertList } },
   errors: {
     400: 'invalid_parameter: active, page or perPage is not valid.',
-    404: 'not_found: no such location in this account.',
+    404: NO_SUCH_LOCATION,
   },
 });
 
@@ -58,7 +59,7 @@ export const endAlertOp = operation('endAlert', 'POST /sandbox/locations/{locati
   body: { schema: AlertEndBody, required: false, example: {} },
   responses: { 200: { description: 'The ended alert, and the low leak that resumed, if any.', schema: AlertEnded } },
   errors: {
-    400: 'invalid_parameter: a body was sent.',
+    400: NO_BODY_TAKEN,
     404: 'not_found: no such location, or no such alert at it.',
     409: 'alert_already_ended: the alert has ended already.',
   },

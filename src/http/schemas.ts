@@ -116,6 +116,24 @@ export const limitParam = (max: number, fallback: number, description: string) =
     .optional()
     .meta({ type: 'integer', minimum: 1, maximum: max, default: fallback, description });
 
+/** The first page of a list as `pageEnvelope(key, ...)` describes it, holding `items` of `total`: an example. */
+export const examplePage = <K extends string>(
+  key: K,
+  items: readonly unknown[],
+  perPage = 50,
+  total = items.length,
+) => ({
+  page: 1,
+  perPage,
+  pageCount: Math.ceil(total / perPage),
+  total,
+  ...({ [key]: items } as Record<K, readonly unknown[]>),
+});
+
+/** Errors that operations of several features document (Operation.errors), in their words. */
+export const NO_SUCH_LOCATION = 'not_found: no such location in this account.';
+export const NO_BODY_TAKEN = 'invalid_parameter: a body was sent.';
+
 /** The list envelope of the API: page, perPage, pageCount, total and the array under `key`. */
 export const pageEnvelope = <K extends string, T extends z.ZodType>(key: K, item: T) =>
   z.strictObject({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import { DEMO } from '../http/demo-examples.js';
 import { operationsTagged } from '../http/operation.js';
-import { pageEnvelope, pagingQuery } from '../http/schemas.js';
+import { examplePage, NO_SUCH_LOCATION, pageEnvelope, pagingQuery } from '../http/schemas.js';
 import { Location, LocationUpdate } from './schemas.js';
 
 // Production's capture of GET /v1/locations shows perPage 50 when none is asked for.
@@ -30,23 +30,17 @@ export const listLocationsOp = operation('listLocations', 'GET /v1/locations', {
     200: {
       description: 'A page of locations.',
       schema: LocationList,
-      example: {
-        page: 1,
-        perPage: 50,
-        pageCount: 1,
-        total: 2,
-        locations: [
-          exampleLocation,
-          {
-            ...exampleLocation,
-            locationId: 'ed22d088-2285-45a2-b37d-5419dc8232ea',
-            name: 'Lakeside Cabin',
-            devices: [
-              { deviceId: 'eb22745a-94ee-4d5d-96a3-42216e34d97e', type: 'monitor', connected: true, calibrated: true },
-            ],
-          },
-        ],
-      },
+      example: examplePage('locations', [
+        exampleLocation,
+        {
+          ...exampleLocation,
+          locationId: 'ed22d088-2285-45a2-b37d-5419dc8232ea',
+          name: 'Lakeside Cabin',
+          devices: [
+            { deviceId: 'eb22745a-94ee-4d5d-96a3-42216e34d97e', type: 'monitor', connected: true, calibrated: true },
+          ],
+        },
+      ]),
     },
   },
   errors: { 400: 'invalid_parameter: page or perPage is not valid (page 1 or more, perPage 1 to 100).' },
@@ -68,7 +62,7 @@ export const updateLocationOp = operation('updateLocation', 'PUT /v1/locations/{
   },
   errors: {
     400: 'invalid_parameter: the body is not {"homeAway": "home" | "away"}.',
-    404: 'not_found: no such location in this account.',
+    404: NO_SUCH_LOCATION,
   },
 });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { operationsTagged } from '../http/operation.js';
-import { isoInstant, jsonObject, noBody } from '../http/schemas.js';
+import { isoInstant, jsonObject, NO_BODY_TAKEN, noBody } from '../http/schemas.js';
 import { GUIDE } from './catalog.js';
 import { DRILLS } from './drills.js';
 import { CHECK_IDS } from './model.js';
@@ -115,7 +115,7 @@ export const resetReadinessOp = operation('resetReadiness', 'POST /sandbox/readi
   description: 'Evidence from before this call no longer counts; answers the fresh report.',
   body: { schema: noBody('readiness/reset'), required: false, example: {} },
   responses: { 200: { description: 'The report of the new window.', schema: ReadinessReport } },
-  errors: { 400: 'invalid_parameter: a body was sent.' },
+  errors: { 400: NO_BODY_TAKEN },
 });
 
 export const runDrillOp = operation('runReadinessDrill', 'POST /sandbox/readiness/drills', {

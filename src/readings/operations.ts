@@ -1,4 +1,5 @@
 import { operationsTagged } from '../http/operation.js';
+import { examplePage, NO_SUCH_LOCATION } from '../http/schemas.js';
 import { ReadingsQuerySchema } from './query.js';
 import { ReadingsEnvelope, UsageSummary } from './schemas.js';
 
@@ -16,21 +17,22 @@ export const getWaterUsageOp = operation('getWaterUsage', 'GET /v1/locations/{lo
       description: 'A page of buckets.',
       schema: ReadingsEnvelope,
       example: {
-        page: 1,
-        perPage: 2,
-        pageCount: 5,
-        total: 10,
-        readings: [
-          { time: '2026-03-01T00:00:00-05:00', volume: 212.481 },
-          { time: '2026-03-02T00:00:00-05:00', volume: 198.07 },
-        ],
+        ...examplePage(
+          'readings',
+          [
+            { time: '2026-03-01T00:00:00-05:00', volume: 212.481 },
+            { time: '2026-03-02T00:00:00-05:00', volume: 198.07 },
+          ],
+          2,
+          10,
+        ),
         units: 'gallons',
       },
     },
   },
   errors: {
     400: 'invalid_parameter: startTime missing or not valid, endTime not valid or before startTime, groupBy not one of hour, day, month, year, page or perPage not valid, or a range over 20 years.',
-    404: 'not_found: no such location in this account.',
+    404: NO_SUCH_LOCATION,
     422: "unsupported_time_zone: the location's zone changes between offsets whose minutes differ in the period (see docs/readings.md).",
   },
   sandbox:
@@ -51,7 +53,7 @@ export const getWaterUsageSummaryOp = operation(
       },
     },
     errors: {
-      404: 'not_found: no such location in this account.',
+      404: NO_SUCH_LOCATION,
       422: 'unsupported_time_zone: see docs/readings.md.',
     },
     sandbox: "Production's summary shows unrounded floats; the sandbox's have three decimals.",

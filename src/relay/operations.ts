@@ -8,6 +8,7 @@ import { DEFAULT_RELAY_NAME, RELAY_NAME } from './hub.js';
 export const MAX_ANSWER_BODY_CHARS = 32_768;
 
 const operation = operationsTagged('Sandbox: relays', 'account');
+const NO_SUCH_RELAY = 'relay_not_found: no such relay in this account.';
 const SANDBOX =
   "Not in production: the relay behind `water-sandbox listen`, which brings webhooks to a URL on the partner's own machine.";
 
@@ -103,7 +104,7 @@ export const relayRequestsOp = operation('relayRequests', 'GET /sandbox/relays/{
   sandbox: SANDBOX,
   responses: { 200: { description: 'The stream, open until the client leaves.', eventStream: true } },
   errors: {
-    404: 'relay_not_found: no such relay in this account.',
+    404: NO_SUCH_RELAY,
     409: 'limit_reached: the account holds MAX_OPEN_RELAYS streams open on this replica already (a hosted sandbox: 5 by default).',
   },
 });
@@ -125,7 +126,7 @@ export const relayReplyOp = operation('replyToRelayRequest', 'POST /sandbox/rela
   },
   errors: {
     400: 'invalid_parameter: requestId or the body is not valid.',
-    404: 'relay_not_found: no such relay in this account.',
+    404: NO_SUCH_RELAY,
   },
 });
 

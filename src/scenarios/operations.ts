@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CLOCK_CHANGE_EXAMPLE, ClockChangeBody } from '../clock/index.js';
 import { DEMO } from '../http/demo-examples.js';
 import { operationsTagged } from '../http/operation.js';
-import { isoInstant, jsonObject, noBody, quotedList } from '../http/schemas.js';
+import { isoInstant, jsonObject, NO_BODY_TAKEN, noBody, quotedList } from '../http/schemas.js';
 
 export const ClockStateBody = z
   .strictObject({
@@ -185,7 +185,7 @@ export const cancelRunOp = scenarioOperation('cancelRun', 'POST /sandbox/runs/{r
   body: { schema: noBody('Cancelling a run').meta({ description: 'No body, or {}.' }), required: false, example: {} },
   responses: { 200: { description: 'The cancelled run.', schema: Run } },
   errors: {
-    400: 'invalid_parameter: a body was sent.',
+    400: NO_BODY_TAKEN,
     404: 'not_found: no such run in this account.',
     409: 'run_finished: the run already completed or failed.',
   },

@@ -1,5 +1,6 @@
 import { DEMO } from '../http/demo-examples.js';
 import { operationsTagged } from '../http/operation.js';
+import { examplePage, NO_SUCH_LOCATION } from '../http/schemas.js';
 import {
   ConfirmationResent,
   ConfirmQuery,
@@ -11,6 +12,8 @@ import {
 
 const operation = operationsTagged('Subscriptions', 'account');
 const sandboxOperation = operationsTagged('Sandbox: subscriptions', 'account');
+
+const NO_SUCH_SUBSCRIPTION = 'not_found: no such subscription in this account.';
 
 const example = {
   subscriptionId: DEMO.subscriptionId,
@@ -28,7 +31,7 @@ export const createSubscriptionOp = operation('createSubscription', 'POST /v1/lo
   responses: { 200: { description: 'The subscription, pending.', schema: Subscription, example } },
   errors: {
     400: 'invalid_parameter: endpoint is missing, not an absolute URL, or not allowed by ENDPOINT_POLICY or BLOCK_PRIVATE_ENDPOINTS.',
-    404: 'not_found: no such location in this account.',
+    404: NO_SUCH_LOCATION,
     409: 'limit_reached (SANDBOX): the location has MAX_SUBSCRIPTIONS_PER_LOCATION subscriptions already (a hosted sandbox: 20 by default).',
   },
   sandbox:
@@ -46,12 +49,12 @@ export const listLocationSubscriptionsOp = operation(
       200: {
         description: 'A page of subscriptions.',
         schema: SubscriptionList,
-        example: { page: 1, perPage: 50, pageCount: 1, total: 1, subscriptions: [example] },
+        example: examplePage('subscriptions', [example]),
       },
     },
     errors: {
       400: 'invalid_parameter: page or perPage is not valid.',
-      404: 'not_found: no such location in this account.',
+      404: NO_SUCH_LOCATION,
     },
   },
 );
@@ -63,7 +66,7 @@ export const listSubscriptionsOp = operation('listSubscriptions', 'GET /v1/subsc
     200: {
       description: 'A page of subscriptions.',
       schema: SubscriptionList,
-      example: { page: 1, perPage: 50, pageCount: 0, total: 0, subscriptions: [] },
+      example: examplePage('subscriptions', []),
     },
   },
   errors: { 400: 'invalid_parameter: page or perPage is not valid.' },
@@ -89,7 +92,7 @@ export const confirmSubscriptionOp = operation(
     },
     errors: {
       400: 'invalid_parameter (confirmationToken missing, or sent as ?confirmationToken<token> without "="), invalid_confirmation_token, confirmation_token_used or confirmation_token_expired; each names confirmationToken.',
-      404: 'not_found: no such subscription in this account.',
+      404: NO_SUCH_SUBSCRIPTION,
     },
   },
 );
@@ -97,7 +100,7 @@ export const confirmSubscriptionOp = operation(
 export const getSubscriptionOp = operation('getSubscription', 'GET /v1/subscriptions/{subscriptionId}', {
   summary: 'One subscription',
   responses: { 200: { description: 'The subscription.', schema: Subscription, example } },
-  errors: { 404: 'not_found: no such subscription in this account.' },
+  errors: { 404: NO_SUCH_SUBSCRIPTION },
 });
 
 export const deleteSubscriptionOp = operation('deleteSubscription', 'DELETE /v1/subscriptions/{subscriptionId}', {
@@ -105,7 +108,7 @@ export const deleteSubscriptionOp = operation('deleteSubscription', 'DELETE /v1/
   description:
     'Production documents no answer; the sandbox answers 200 with the deleted subscription, since the official Node client crashes on an empty 200. Its pending deliveries are cancelled.',
   responses: { 200: { description: 'The deleted subscription.', schema: Subscription, example } },
-  errors: { 404: 'not_found: no such subscription in this account.' },
+  errors: { 404: NO_SUCH_SUBSCRIPTION },
 });
 
 export const resendConfirmationOp = sandboxOperation(
@@ -122,7 +125,7 @@ export const resendConfirmationOp = sandboxOperation(
       200: { description: 'The new confirmation message, or (hosted) where it went.', schema: ConfirmationResent },
     },
     errors: {
-      404: 'not_found: no such subscription in this account.',
+      404: NO_SUCH_SUBSCRIPTION,
       409: 'already_confirmed: the subscription is confirmed already.',
     },
   },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { operationsTagged } from '../http/operation.js';
-import { isoInstant, pageEnvelope, pagingQuery, queryText } from '../http/schemas.js';
+import { examplePage, isoInstant, pageEnvelope, pagingQuery, queryText } from '../http/schemas.js';
 import type { DeliveryKind, DeliveryState } from '../store/data.js';
 
 export const DEFAULT_DELIVERIES_PER_PAGE = 50;
@@ -138,7 +138,7 @@ export const listDeliveriesOp = operation('listDeliveries', 'GET /sandbox/delive
     200: {
       description: 'A page of deliveries.',
       schema: DeliveryList,
-      example: { page: 1, perPage: 50, pageCount: 0, total: 0, deliveries: [] },
+      example: examplePage('deliveries', []),
     },
   },
   errors: { 400: 'invalid_parameter: an unknown filter, or a state, kind, page or perPage that is not valid.' },
