@@ -76,30 +76,19 @@ function start(): void {
   subscriptions.onChange((list) => deliveries.showSubscriptions(list));
   ctx.onSelect(() => clock.render());
 
-  function run(panel: PanelName): Promise<void> {
-    switch (panel) {
-      case 'clock':
-        return clock.refresh();
-      case 'locations':
-        return location.refreshLocations();
-      case 'alerts':
-        return location.refreshAlerts();
-      case 'usage':
-        return usage.refresh();
-      case 'runs':
-        return scenarios.refresh();
-      case 'subscriptions':
-        return subscriptions.refresh();
-      case 'deliveries':
-        return deliveries.refresh();
-      case 'journal':
-        return journal.refresh();
-      case 'inspector':
-        return inspector.refresh();
-      case 'readiness':
-        return readiness.refresh();
-    }
-  }
+  const refreshOf: Record<PanelName, () => Promise<void>> = {
+    clock: () => clock.refresh(),
+    locations: () => location.refreshLocations(),
+    alerts: () => location.refreshAlerts(),
+    usage: () => usage.refresh(),
+    runs: () => scenarios.refresh(),
+    subscriptions: () => subscriptions.refresh(),
+    deliveries: () => deliveries.refresh(),
+    journal: () => journal.refresh(),
+    inspector: () => inspector.refresh(),
+    readiness: () => readiness.refresh(),
+  };
+  const run = (panel: PanelName): Promise<void> => refreshOf[panel]();
 
   let pollTimer: ReturnType<typeof setInterval> | null = null;
   function setLive(state: LiveState, detail?: string): void {
