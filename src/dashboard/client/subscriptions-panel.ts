@@ -2,7 +2,7 @@ import type { Delivery, Paged, Subscription } from '../api-types.js';
 import { DASHBOARD_PATHS } from '../page-config.js';
 import { ApiError } from './api.js';
 import type { Context } from './context.js';
-import { badge, byId, el, emptyState, replaceKeepingFocus } from './dom.js';
+import { badge, byId, el, emptyState, onSubmit, replaceKeepingFocus } from './dom.js';
 import { busy, confirmAction, idWithCopy } from './widgets.js';
 
 /** How the delivery log shows a confirmation token that is for the endpoint only (HIDDEN_TOKEN of src/webhooks/presenter.ts). */
@@ -28,11 +28,7 @@ export class SubscriptionsPanel {
   readonly #listeners: ((subscriptions: Subscription[]) => void)[] = [];
 
   constructor(private readonly ctx: Context) {
-    const form = byId<HTMLFormElement>('add-subscription', HTMLFormElement);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      void this.#subscribe(form);
-    });
+    onSubmit('add-subscription', (form) => this.#subscribe(form));
     for (const button of document.querySelectorAll<HTMLButtonElement>('[data-demo-receiver]')) {
       button.addEventListener('click', () => {
         const status = button.dataset['demoReceiver'];
