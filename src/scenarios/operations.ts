@@ -13,20 +13,23 @@ export const ClockStateBody = z
   })
   .meta({ description: "The account's virtual clock." });
 
+/** What every view of a scenario script says of it first. */
+const scenarioHeading = {
+  name: z.string(),
+  description: z.string(),
+  durationSeconds: z.number().min(0),
+};
+
 export const ScenarioSummary = z
   .strictObject({
-    name: z.string(),
-    description: z.string(),
-    durationSeconds: z.number().min(0),
+    ...scenarioHeading,
     steps: z.int().min(0).meta({ description: 'Number of steps.' }),
   })
   .meta({ description: 'A scenario script of SCENARIOS_DIR.' });
 
 export const ScenarioDetail = z
   .strictObject({
-    name: z.string(),
-    description: z.string(),
-    durationSeconds: z.number().min(0),
+    ...scenarioHeading,
     steps: z
       .array(
         z.looseObject({
