@@ -2,30 +2,18 @@ import request from 'supertest';
 
 import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
 import { changeDoc, deliveriesIn, docOf, TEST_START } from '../helpers/build-test-app.js';
-import {
-  bearer,
-  DEMO_API_KEY,
-  DEMO_LOCATION_ID,
-  DEMO_LOCATIONS,
-  OTHER_API_KEY,
-  OTHER_LOCATION_ID,
-} from '../helpers/demo.js';
+import { DEMO_NEW_YORK, DEMO_LOS_ANGELES } from '../helpers/demo-locations.js';
+import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import { setHomeAway } from '../helpers/home-away.js';
+import { sendRaw } from '../helpers/raw-body.js';
 import { ALERT_PAYLOAD_KEYS, givenConfirmedSubscription } from '../helpers/subscriptions.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { endAlert, givenSubscription, postedBodies, startAlert } from '../webhooks/support.js';
 
-const PUBLIC_ALERT_KEYS = [
-  'active',
-  'detectedTime',
-  'deviceId',
-  'peakStatus',
-  'peakValue',
-  'startTime',
-  'stopTime',
-  'type',
-];
+/** An alert as the location lists it: the keys of its notification but the location and subscription it went to. */
+const PUBLIC_ALERT_KEYS = ALERT_PAYLOAD_KEYS.filter((key) => key !== 'locationId' && key !== 'subscriptionId');
 const NOW_S = Math.floor(TEST_START.getTime() / 1000);
-const DEMO_DEVICE_ID = DEMO_LOCATIONS[0]!.devices[0]!.deviceId;
+const DEMO_DEVICE_ID = DEMO_NEW_YORK.devices[0]!.deviceId;
 
 type Payload = Record<string, unknown>;
 
@@ -103,7 +91,7 @@ describe('starting and ending an alert', () => {
   });
 
   it('notifies only the subscriptions of the alert location', async () => {
-    await givenSubscription(t, receiver.url(), { locationId: DEMO_LOCATIONS[1]!.locationId });
+    await givenSubscription(t, receiver.url(), { locationId: DEMO_LOS_ANGELES.locationId });
     const res = await startAlert(t, { type: 'lowLeak' }).expect(201);
     expect(res.body.notifications).toBe(0);
     await t.deps.dispatcher.drain();
@@ -206,11 +194,7 @@ describe('the leak rules through the API', () => {
   });
 
   it('in away mode raises a leak as awayLeak with a 15 s dwell', async () => {
-    await request(t.app)
-      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
-      .set(bearer(DEMO_API_KEY))
-      .send({ homeAway: 'away' })
-      .expect(200);
+    await setHomeAway(t, 'away').expect(200);
     const res = await startAlert(t, { type: 'lowLeak', peakValue: 0.3 }).expect(201);
     expect(res.body).toMatchObject({ type: 'awayLeak', peakValue: 0.3, startTime: NOW_S - 15, detectedTime: NOW_S });
     expect(res.body.note).toContain('away mode');
@@ -225,7 +209,7 @@ describe('validation and scoping', () => {
     [{ type: 'lowLeak', flowGpm: 1 }, 'flowGpm'],
     [{ type: 'lowLeak', peakValue: 40 }, 'peakValue'],
     [{ type: 'ambientTemp', peakStatus: 'too_high' }, 'peakStatus'],
-    [{ type: 'lowLeak', deviceId: DEMO_LOCATIONS[1]!.devices[0]!.deviceId }, 'deviceId'],
+    [{ type: 'lowLeak', deviceId: DEMO_LOS_ANGELES.devices[0]!.deviceId }, 'deviceId'],
     [['lowLeak'], 'body'],
   ])('refuses %j with a 400 naming %s and stores nothing', async (body, parameter) => {
     await givenSubscription(t, receiver.url());
@@ -236,12 +220,13 @@ describe('validation and scoping', () => {
   });
 
   it('refuses a body that is not JSON with 415', async () => {
-    const res = await request(t.app)
-      .post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`)
-      .set(bearer(DEMO_API_KEY))
-      .set('Content-Type', 'text/plain')
-      .send('lowLeak')
-      .expect(415);
+    const res = await sendRaw(
+      t,
+      'post',
+      `/sandbox/locations/${DEMO_LOCATION_ID}/alerts`,
+      'text/plain',
+      'lowLeak',
+    ).expect(415);
     expect(res.body.error).toBe('unsupported_media_type');
   });
 

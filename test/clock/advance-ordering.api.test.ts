@@ -7,7 +7,7 @@ import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
 import { deliveriesIn, TEST_START } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { givenConfirmedSubscription } from '../helpers/subscriptions.js';
-import { advance, notificationsOf } from '../scenarios/given.js';
+import { advance, notificationsOf, runOf, startScenario } from '../scenarios/given.js';
 
 /** A leak at once that ends at +90 s: with a 60 s backoff, a failed start notification is retried at +60 s, before the end. */
 function leakFor90Seconds(): Scenario {
@@ -40,11 +40,7 @@ describe('advancing the clock through a retry and a scenario step', () => {
   it('sends the retry due at +60 s before the step due at +90 s, each at its own virtual time', async () => {
     receiver.script = [{ status: 503, body: '{"error":"busy"}' }];
     const from = receiver.received.length;
-    await request(t.app)
-      .post('/sandbox/scenarios/leak-90s/runs')
-      .set(bearer(DEMO_API_KEY))
-      .send({ locationId: DEMO_LOCATION_ID })
-      .expect(201);
+    await startScenario(t, 'leak-90s');
 
     await advance(t, 120).expect(200);
 
@@ -63,11 +59,7 @@ describe('advancing the clock through a retry and a scenario step', () => {
   it('stops short of work due after the target and does it on a later advance', async () => {
     receiver.script = [{ status: 500 }];
     const from = receiver.received.length;
-    await request(t.app)
-      .post('/sandbox/scenarios/leak-90s/runs')
-      .set(bearer(DEMO_API_KEY))
-      .send({ locationId: DEMO_LOCATION_ID })
-      .expect(201);
+    await startScenario(t, 'leak-90s');
 
     await advance(t, 59).expect(200);
     expect(notificationsOf(receiver, from)).toHaveLength(1);
@@ -77,72 +69,38 @@ describe('advancing the clock through a retry and a scenario step', () => {
   });
 
   it('applies a due step in real time when the running clock passes it (the background interval)', async () => {
-    const run = await request(t.app)
-      .post('/sandbox/scenarios/leak-90s/runs')
-      .set(bearer(DEMO_API_KEY))
-      .send({ locationId: DEMO_LOCATION_ID })
-      .expect(201);
+    const runId = await startScenario(t, 'leak-90s');
     t.clock.advance(89_000);
     await noticeDueWork(t.deps);
-    expect(
-      (
-        await request(t.app)
-          .get(`/sandbox/runs/${run.body.runId as string}`)
-          .set(bearer(DEMO_API_KEY))
-      ).body.state,
-    ).toBe('running');
+    expect((await runOf(t, runId)).state).toBe('running');
 
     t.clock.advance(1_500);
     await noticeDueWork(t.deps);
     await t.deps.dispatcher.drain(DEMO_ACCOUNT_ID);
-    const status = await request(t.app)
-      .get(`/sandbox/runs/${run.body.runId as string}`)
-      .set(bearer(DEMO_API_KEY));
-    expect(status.body).toMatchObject({ state: 'completed', nextStepAt: null });
-    expect(status.body.log[1]).toMatchObject({ do: 'endAlert', ok: true, at: at(90.5), dueAt: at(90) });
+    const run = await runOf(t, runId);
+    expect(run).toMatchObject({ state: 'completed', nextStepAt: null });
+    expect(run.log[1]).toMatchObject({ do: 'endAlert', ok: true, at: at(90.5), dueAt: at(90) });
   });
 
   it('leaves a frozen clock at its instant, so nothing falls due in real time', async () => {
     await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ frozen: true }).expect(200);
-    const run = await request(t.app)
-      .post('/sandbox/scenarios/leak-90s/runs')
-      .set(bearer(DEMO_API_KEY))
-      .send({ locationId: DEMO_LOCATION_ID })
-      .expect(201);
+    const runId = await startScenario(t, 'leak-90s');
     t.clock.advance(3_600_000);
     await noticeDueWork(t.deps);
-    const status = await request(t.app)
-      .get(`/sandbox/runs/${run.body.runId as string}`)
-      .set(bearer(DEMO_API_KEY));
-    expect(status.body).toMatchObject({ state: 'running', nextStep: 1, nextStepAt: at(90) });
+    const run = await runOf(t, runId);
+    expect(run).toMatchObject({ state: 'running', nextStep: 1, nextStepAt: at(90) });
   });
 
   it('after the clock is set back, keeps pending work at its instants until the clock reaches them again', async () => {
-    const run = await request(t.app)
-      .post('/sandbox/scenarios/leak-90s/runs')
-      .set(bearer(DEMO_API_KEY))
-      .send({ locationId: DEMO_LOCATION_ID })
-      .expect(201);
+    const runId = await startScenario(t, 'leak-90s');
     await request(t.app)
       .post('/sandbox/clock')
       .set(bearer(DEMO_API_KEY))
       .send({ now: at(-3600) })
       .expect(200);
     await advance(t, 3600 + 89).expect(200);
-    expect(
-      (
-        await request(t.app)
-          .get(`/sandbox/runs/${run.body.runId as string}`)
-          .set(bearer(DEMO_API_KEY))
-      ).body.nextStep,
-    ).toBe(1);
+    expect((await runOf(t, runId)).nextStep).toBe(1);
     await advance(t, 1).expect(200);
-    expect(
-      (
-        await request(t.app)
-          .get(`/sandbox/runs/${run.body.runId as string}`)
-          .set(bearer(DEMO_API_KEY))
-      ).body.state,
-    ).toBe('completed');
+    expect((await runOf(t, runId)).state).toBe('completed');
   });
 });

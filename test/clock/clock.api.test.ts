@@ -1,12 +1,11 @@
 import request from 'supertest';
 
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { TEST_START } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, OTHER_API_KEY } from '../helpers/demo.js';
+import { sendRaw } from '../helpers/raw-body.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 const getClock = (key = DEMO_API_KEY): request.Test => request(t.app).get('/sandbox/clock').set(bearer(key));
 const postClock = (body: unknown, key = DEMO_API_KEY): request.Test =>
@@ -121,24 +120,20 @@ describe('POST /sandbox/clock', () => {
     [{ now: '2026-03-10T15:30:00Z', advanceSeconds: 60 }, 'advanceSeconds', 'not both'],
     [{ advance: 60 }, 'advance', 'remove "advance"'],
   ])('refuses %j with a 400 naming %s, and leaves the clock as it was', async (body, parameter, rule) => {
-    const res = await request(t.app)
-      .post('/sandbox/clock')
-      .set(bearer(DEMO_API_KEY))
-      .set('Content-Type', 'application/json')
-      .send(typeof body === 'string' ? body : JSON.stringify(body))
-      .expect(400);
+    const res = await sendRaw(
+      t,
+      'post',
+      '/sandbox/clock',
+      'application/json',
+      typeof body === 'string' ? body : JSON.stringify(body),
+    ).expect(400);
     expect(res.body).toMatchObject({ error: 'invalid_parameter', parameter });
     expect(res.body.message).toContain(rule);
     expect((await getClock()).body).toEqual({ now: TEST_START.toISOString(), offsetSeconds: 0, frozen: false });
   });
 
   it('refuses a body that is not JSON with 415', async () => {
-    const res = await request(t.app)
-      .post('/sandbox/clock')
-      .set(bearer(DEMO_API_KEY))
-      .set('Content-Type', 'text/plain')
-      .send('advanceSeconds=60')
-      .expect(415);
+    const res = await sendRaw(t, 'post', '/sandbox/clock', 'text/plain', 'advanceSeconds=60').expect(415);
     expect(res.body.error).toBe('unsupported_media_type');
   });
 

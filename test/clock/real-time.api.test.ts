@@ -1,12 +1,10 @@
 import request from 'supertest';
 
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { TEST_START } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, OTHER_API_KEY } from '../helpers/demo.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 const postClock = (body: unknown, key = DEMO_API_KEY) =>
   request(t.app)

@@ -9,13 +9,12 @@ import {
   JOURNAL_QUERY_LIMIT,
 } from '../../src/journal/journal.js';
 import { accountChannel } from '../../src/live/index.js';
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { injectFault } from '../helpers/faults.js';
+import { setHomeAway } from '../helpers/home-away.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 const journal = async (
   query = '',
@@ -34,11 +33,9 @@ describe('the request journal keeps what an error answer said', () => {
 
   it('records the body of an injected fault, cut at the limit', async () => {
     const long = 'x'.repeat(JOURNAL_ERROR_BODY_LIMIT * 2);
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ path: '/v1/locations', status: 503, body: { error: 'maintenance', message: long } })
-      .expect(201);
+    await injectFault(t, { path: '/v1/locations', status: 503, body: { error: 'maintenance', message: long } }).expect(
+      201,
+    );
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
     const [entry] = await journal('?status=503');
     expect(entry!.errorBody!.startsWith('{"error":"maintenance","message":"xxx')).toBe(true);
@@ -110,11 +107,7 @@ describe('an entry', () => {
   });
 
   it("keeps the request's query, its status, and its time taken in ms to a tenth", async () => {
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ path: '/v1/locations', status: 400, delayMs: 60 })
-      .expect(201);
+    await injectFault(t, { path: '/v1/locations', status: 400, delayMs: 60 }).expect(201);
     const started = performance.now();
     await request(t.app).get('/v1/locations?units=gallons&x=1').set(bearer(DEMO_API_KEY)).expect(400);
     const wallMs = performance.now() - started;
@@ -154,11 +147,7 @@ describe('the facts an entry keeps for the readiness report', () => {
   const retryAfterOfLast = async (): Promise<number | undefined> =>
     (await t.store.journal.list(DEMO_ACCOUNT_ID, 1))[0]!.facts?.retryAfter;
   const answered = async (fault: Record<string, unknown>, status: number): Promise<number | undefined> => {
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ path: '/v1/locations', ...fault })
-      .expect(201);
+    await injectFault(t, { path: '/v1/locations', ...fault }).expect(201);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(status);
     return retryAfterOfLast();
   };
@@ -171,11 +160,7 @@ describe('the facts an entry keeps for the readiness report', () => {
   });
 
   it("note the rate limit's Retry-After", async () => {
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ rateLimit: { requests: 1, perSeconds: 60 } })
-      .expect(201);
+    await injectFault(t, { rateLimit: { requests: 1, perSeconds: 60 } }).expect(201);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(429);
     expect(await retryAfterOfLast()).toBe(60);
@@ -187,11 +172,7 @@ describe('the journal filters', () => {
     // Oldest first: the journal lists them newest first.
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200);
-    await request(t.app)
-      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
-      .set(bearer(DEMO_API_KEY))
-      .send({ homeAway: 'away' })
-      .expect(200);
+    await setHomeAway(t, 'away').expect(200);
     await request(t.app).get('/sandbox/faults').set(bearer(DEMO_API_KEY)).expect(200);
   });
   const seen = (entries: { method: string; path: string }[]): string[] => entries.map((e) => `${e.method} ${e.path}`);

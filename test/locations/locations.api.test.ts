@@ -1,15 +1,13 @@
 import request from 'supertest';
 
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import { sendRaw } from '../helpers/raw-body.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 
 const LOCATION_KEYS = ['alerts', 'devices', 'homeAway', 'locationId', 'name', 'subscriptionIds'];
 const DEVICE_KEYS = ['calibrated', 'connected', 'deviceId', 'type'];
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 describe('GET /v1/locations', () => {
   it('returns the paged envelope with the account locations and exactly the documented keys', async () => {
@@ -106,12 +104,7 @@ describe('PUT /v1/locations/{id}', () => {
   });
 
   it('refuses a body that is not JSON with 415', async () => {
-    const res = await request(t.app)
-      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
-      .set(bearer(DEMO_API_KEY))
-      .set('Content-Type', 'text/plain')
-      .send('homeAway=away')
-      .expect(415);
+    const res = await sendRaw(t, 'put', `/v1/locations/${DEMO_LOCATION_ID}`, 'text/plain', 'homeAway=away').expect(415);
     expect(res.body.error).toBe('unsupported_media_type');
   });
 });

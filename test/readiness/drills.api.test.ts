@@ -1,9 +1,10 @@
 import request from 'supertest';
 
-import { DASHBOARD_CLIENT_ID } from '../../src/auth/index.js';
 import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
-import { changeDoc, docOf } from '../helpers/build-test-app.js';
+import { docOf } from '../helpers/build-test-app.js';
+import { givenDashboardToken } from '../helpers/dashboard-token.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { injectFault } from '../helpers/faults.js';
 import { loginAndGetToken } from '../helpers/oauth.js';
 import { ALERT_PAYLOAD_KEYS, givenConfirmedSubscription } from '../helpers/subscriptions.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -37,18 +38,7 @@ describe('a drill request', () => {
 describe('expire-tokens', () => {
   it("expires the account's access tokens now, but not the dashboard's own", async () => {
     const tokens = await loginAndGetToken(t.app);
-    await changeDoc(t, (d) => {
-      d.accessTokens.push({
-        accessToken: 'dashboard-token-of-the-test',
-        clientId: DASHBOARD_CLIENT_ID,
-        userId: d.users[0]!.userId,
-        accountId: d.account.accountId,
-        expiresAt: '2027-01-01T00:00:00.000Z',
-        revokedAt: null,
-        grantId: 'dashboard',
-        internal: true,
-      });
-    });
+    const dashboardToken = await givenDashboardToken(t);
     const res = await drill(t, 'expire-tokens').expect(200);
     expect(res.body).toEqual({
       drill: 'expire-tokens',
@@ -59,7 +49,7 @@ describe('expire-tokens', () => {
     });
     const refused = await get(t, '/v1/locations', tokens.access_token).expect(403);
     expect(refused.body.error).toBe('token_expired');
-    await get(t, '/v1/locations', 'dashboard-token-of-the-test').expect(200);
+    await get(t, '/v1/locations', dashboardToken).expect(200);
   });
 
   it('is a 409 when the account holds no live access token', async () => {
@@ -90,7 +80,7 @@ describe('rate-limit and server-errors', () => {
   });
 
   it('server-errors answers the next 3 /v1 requests 503 without Retry-After, ahead of faults queued before', async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ status: 418, times: 1 }).expect(201);
+    await injectFault(t, { status: 418, times: 1 }).expect(201);
     await drill(t, 'server-errors').expect(200);
     for (let i = 0; i < 3; i++) {
       const res = await get(t, '/v1/locations').expect(503);
@@ -212,23 +202,11 @@ describe('out-of-order', () => {
 
 describe('faults with retryAfter', () => {
   it("sends Retry-After with the fault's answer, and needs a status", async () => {
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ status: 503, retryAfter: 30 })
-      .expect(201);
+    await injectFault(t, { status: 503, retryAfter: 30 }).expect(201);
     const res = await get(t, '/v1/locations').expect(503);
     expect(res.headers['retry-after']).toBe('30');
-    const refused = await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ delayMs: 10, retryAfter: 5 })
-      .expect(400);
+    const refused = await injectFault(t, { delayMs: 10, retryAfter: 5 }).expect(400);
     expect(refused.body.message).toContain('retryAfter goes with a status');
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ status: 429, retryAfter: -1 })
-      .expect(400);
+    await injectFault(t, { status: 429, retryAfter: -1 }).expect(400);
   });
 });

@@ -1,9 +1,11 @@
 import request from 'supertest';
 
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { injectFault } from '../helpers/faults.js';
 import { basicAuth, codeOf, loginAndGetToken, NATIVE_REDIRECT_URI, submitLogin } from '../helpers/oauth.js';
-import { checkOf, drill, get, wait } from './support.js';
+import { useTestApp } from '../helpers/use-test-app.js';
+import { checkOf, drill, expectCheck, get, wait } from './support.js';
 
 /**
  * The OAuth and error-handling checks of the readiness report, each shown passed, failed and
@@ -11,10 +13,7 @@ import { checkOf, drill, get, wait } from './support.js';
  * waits is a test that moves it.
  */
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 const LOCATIONS = '/v1/locations';
 
@@ -133,9 +132,7 @@ describe('oauth.refresh', () => {
     await drill(t, 'expire-tokens').expect(200);
     await get(t, LOCATIONS, tokens.access_token).expect(403);
     await refresh(tokens.refresh_token).expect(200);
-    const check = await checkOf(t, 'oauth.refresh');
-    expect(check.status).toBe('pending');
-    expect(check.evidence).toEqual([expect.objectContaining({ status: 403 })]);
+    await expectCheck(t, 'oauth.refresh', 'pending', { status: 403 });
   });
 });
 
@@ -171,9 +168,7 @@ describe('errors.rate-limit', () => {
     await get(t, LOCATIONS).expect(429);
     // The report and the journal are /sandbox calls: not the integration's traffic.
     await get(t, '/sandbox/requests').expect(200);
-    const check = await checkOf(t, 'errors.rate-limit');
-    expect(check.status).toBe('pending');
-    expect(check.evidence).toEqual([expect.objectContaining({ status: 429 })]);
+    await expectCheck(t, 'errors.rate-limit', 'pending', { status: 429 });
   });
 });
 
@@ -212,11 +207,7 @@ describe('errors.server-errors', () => {
     expect(flat.evidence[0]!.detail).toMatch(/no longer than the wait before it/);
 
     const other = await buildTestApp();
-    await request(other.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ status: 500, times: 10 })
-      .expect(201);
+    await injectFault(other, { status: 500, times: 10 }).expect(201);
     for (let i = 1; i <= 7; i++) {
       await request(other.app).get(LOCATIONS).set(bearer(DEMO_API_KEY)).expect(500);
       other.clock.advance(1000 + i * 10);

@@ -1,15 +1,12 @@
 import request from 'supertest';
 
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
-import { checkOf, get, wait } from './support.js';
+import { useTestApp } from '../helpers/use-test-app.js';
+import { checkOf, expectCheck, get, wait } from './support.js';
 
 /** readings.pagination, readings.grouping and polling.interval: passed, failed and pending, through real requests. */
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 const USAGE = `/v1/locations/${DEMO_LOCATION_ID}/readings/water-usage`;
 const SUMMARY = `${USAGE}/summary`;
@@ -25,18 +22,19 @@ describe('readings.pagination', () => {
       wait(t, 5000);
       await get(t, `${EIGHT_DAYS}&page=${page}`).expect(200);
     }
-    const check = await checkOf(t, 'readings.pagination');
-    expect(check.status).toBe('passed');
-    expect(check.evidence).toEqual([
-      expect.objectContaining({
+    await expectCheck(
+      t,
+      'readings.pagination',
+      'passed',
+      {
         request: `GET ${USAGE}?startTime=2026-03-02T00%3A00%3A00Z&endTime=2026-03-10T00%3A00%3A00Z&perPage=50`,
         detail: 'answered page 1 of 4',
-      }),
-      expect.objectContaining({
+      },
+      {
         request: expect.stringContaining('page=4'),
         detail: 'the last of 4 pages, 15 s after the first answer',
-      }),
-    ]);
+      },
+    );
   });
 
   it('fails once a minute passed with pages left unrequested, naming them; a page of another query does not count', async () => {
@@ -65,13 +63,9 @@ describe('readings.pagination', () => {
     expect((await checkOf(t, 'readings.pagination')).status).toBe('pending');
     await get(t, EIGHT_DAYS).expect(200);
     wait(t, 30_000);
-    const check = await checkOf(t, 'readings.pagination');
-    expect(check.status).toBe('pending');
-    expect(check.evidence).toEqual([
-      expect.objectContaining({
-        detail: 'answered page 1 of 4; 1 of 4 pages requested so far, the rest awaited for 60 s after this answer',
-      }),
-    ]);
+    await expectCheck(t, 'readings.pagination', 'pending', {
+      detail: 'answered page 1 of 4; 1 of 4 pages requested so far, the rest awaited for 60 s after this answer',
+    });
   });
 });
 
@@ -145,9 +139,7 @@ describe('readings.grouping', () => {
 
   it('fails when hourly readings were asked for over more than 31 days', async () => {
     await get(t, `${USAGE}?startTime=2026-01-01T00:00:00Z&endTime=2026-02-10T00:00:00Z&perPage=100`).expect(200);
-    const check = await checkOf(t, 'readings.grouping');
-    expect(check.status).toBe('failed');
-    expect(check.evidence).toEqual([expect.objectContaining({ detail: 'hourly readings over 40 days' })]);
+    await expectCheck(t, 'readings.grouping', 'failed', { detail: 'hourly readings over 40 days' });
   });
 
   it('is pending while no readings were asked for (the summary is not readings by range)', async () => {
@@ -172,14 +164,10 @@ describe('polling.interval', () => {
       await get(t, SUMMARY).expect(200);
       wait(t, 5000);
     }
-    const check = await checkOf(t, 'polling.interval');
-    expect(check.status).toBe('failed');
-    expect(check.evidence).toEqual([
-      expect.objectContaining({
-        request: `GET ${SUMMARY}`,
-        detail: expect.stringMatching(/^poll 12 of these readings within 55 s .*more than once a minute$/),
-      }),
-    ]);
+    await expectCheck(t, 'polling.interval', 'failed', {
+      request: `GET ${SUMMARY}`,
+      detail: expect.stringMatching(/^poll 12 of these readings within 55 s .*more than once a minute$/),
+    });
   });
 
   it('is pending before 10 minutes of polling, and the pages of one poll count once', async () => {

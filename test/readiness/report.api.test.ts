@@ -1,12 +1,13 @@
 import request from 'supertest';
 
-import { DASHBOARD_CLIENT_ID } from '../../src/auth/index.js';
 import { FOLD_EVERY } from '../../src/readiness/service.js';
 import { JOURNAL_LIMIT } from '../../src/store/store.js';
-import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { givenDashboardToken } from '../helpers/dashboard-token.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helpers/demo.js';
 import { loginAndGetToken } from '../helpers/oauth.js';
 import { givenConfirmedSubscription } from '../helpers/subscriptions.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { endAlert, startAlert } from '../webhooks/support.js';
 import { checkOf, drill, get, readinessOf, wait } from './support.js';
@@ -19,10 +20,7 @@ async function alertStartAndEnd(app: TestApp): Promise<void> {
 
 /** The report as a whole: its shape, its window, whose traffic counts, and evidence that outlives the bounded journal. */
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 // The ids of docs/readiness.md#the-checks, written out rather than imported: the test pins the contract, not src's list.
 const CHECK_IDS = [
@@ -207,19 +205,8 @@ describe('deliveries that leave the bounded log', () => {
 
 describe('whose traffic counts', () => {
   it("the dashboard's own requests do not count, and neither do /sandbox calls", async () => {
-    await changeDoc(t, (d) => {
-      d.accessTokens.push({
-        accessToken: 'dashboard-token-of-the-test',
-        clientId: DASHBOARD_CLIENT_ID,
-        userId: d.users[0]!.userId,
-        accountId: d.account.accountId,
-        expiresAt: '2027-01-01T00:00:00.000Z',
-        revokedAt: null,
-        grantId: 'dashboard',
-        internal: true,
-      });
-    });
-    await get(t, EIGHT_DAYS, 'dashboard-token-of-the-test').expect(200);
+    const dashboardToken = await givenDashboardToken(t);
+    await get(t, EIGHT_DAYS, dashboardToken).expect(200);
     await get(t, '/sandbox/faults').expect(200);
     wait(t, 61_000);
     const report = await readinessOf(t);

@@ -56,3 +56,16 @@ export function get(t: TestApp, path: string, credential = DEMO_API_KEY): reques
 export function wait(t: TestApp, ms: number): void {
   t.clock.advance(ms);
 }
+
+/** The account's check `id` has `status` and exactly these pieces of evidence, each matched on the fields given. */
+export async function expectCheck(
+  t: TestApp,
+  id: string,
+  status: Check['status'],
+  ...evidence: Record<string, unknown>[]
+): Promise<void> {
+  expect(await checkOf(t, id)).toMatchObject({
+    status,
+    evidence: evidence.map((fields) => expect.objectContaining(fields) as unknown),
+  });
+}

@@ -1,10 +1,11 @@
 import request from 'supertest';
 
 import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
-import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { bearer, DEMO_API_KEY } from '../helpers/demo.js';
+import { postSubscription } from '../helpers/subscription-request.js';
 import { givenConfirmedSubscription } from '../helpers/subscriptions.js';
 import { endAlert, startAlert } from '../webhooks/support.js';
-import { checkOf, drill } from './support.js';
+import { checkOf, drill, expectCheck } from './support.js';
 
 /**
  * subscriptions.confirmed and the webhook checks, through real deliveries to a real receiver on
@@ -16,11 +17,7 @@ const { t, receiver } = useAppAndReceiver();
 const HTML = { status: 200, body: '<html><body>OK</body></html>', contentType: 'text/html' };
 
 async function subscribe(endpoint = receiver.url()): Promise<{ subscriptionId: string }> {
-  const res = await request(t.app)
-    .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
-    .set(bearer(DEMO_API_KEY))
-    .send({ endpoint })
-    .expect(200);
+  const res = await postSubscription(t, endpoint).expect(200);
   await t.deps.dispatcher.drain();
   return res.body as { subscriptionId: string };
 }
@@ -35,16 +32,12 @@ async function alertStartAndEnd(): Promise<void> {
 describe('subscriptions.confirmed', () => {
   it('passes once a subscription was confirmed with its token', async () => {
     const subscriptionId = await givenConfirmedSubscription(t, receiver);
-    const check = await checkOf(t, 'subscriptions.confirmed');
-    expect(check.status).toBe('passed');
-    expect(check.evidence).toEqual([
-      expect.objectContaining({
-        request: expect.stringMatching(
-          new RegExp(`^GET /v1/subscriptions/${subscriptionId}/confirm\\?confirmationToken=`),
-        ),
-        status: 200,
-      }),
-    ]);
+    await expectCheck(t, 'subscriptions.confirmed', 'passed', {
+      request: expect.stringMatching(
+        new RegExp(`^GET /v1/subscriptions/${subscriptionId}/confirm\\?confirmationToken=`),
+      ),
+      status: 200,
+    });
   });
 
   it('is pending while no subscription was made, and while a new one waits for its confirm call (its token still valid)', async () => {
@@ -65,28 +58,20 @@ describe('subscriptions.confirmed', () => {
       .get(`/v1/subscriptions/${subscriptionId}/confirm?confirmationTokenabc`)
       .set(bearer(DEMO_API_KEY))
       .expect(400);
-    const check = await checkOf(t, 'subscriptions.confirmed');
-    expect(check.status).toBe('failed');
-    expect(check.evidence).toEqual([
-      expect.objectContaining({
-        status: 400,
-        detail: 'confirm call refused (400); the subscription is not confirmed since',
-      }),
-    ]);
+    await expectCheck(t, 'subscriptions.confirmed', 'failed', {
+      status: 400,
+      detail: 'confirm call refused (400); the subscription is not confirmed since',
+    });
   });
 
   it('fails when a confirmation token expired unused, naming the subscription', async () => {
     const { subscriptionId } = await subscribe();
     expect((await checkOf(t, 'subscriptions.confirmed')).status).toBe('pending');
     await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 601 }).expect(200);
-    const check = await checkOf(t, 'subscriptions.confirmed');
-    expect(check.status).toBe('failed');
-    expect(check.evidence).toEqual([
-      expect.objectContaining({
-        subscriptionId,
-        detail: expect.stringMatching(/^its confirmation token expired unused at /),
-      }),
-    ]);
+    await expectCheck(t, 'subscriptions.confirmed', 'failed', {
+      subscriptionId,
+      detail: expect.stringMatching(/^its confirmation token expired unused at /),
+    });
   });
 });
 
@@ -160,14 +145,10 @@ describe('webhooks.alert-answer', () => {
       (r) => r.method === 'POST' && (r.body as { type?: string }).type === 'highLeak',
     );
     expect(alerts.map((r) => r.headers['x-sandbox-attempt'])).toEqual(['1', '2']);
-    const check = await checkOf(t, 'webhooks.alert-answer');
-    expect(check.status).toBe('failed');
-    expect(check.evidence).toEqual([
-      expect.objectContaining({
-        status: 500,
-        detail: `the highLeak alert start to ${receiver.url()} was answered 500 at its first attempt`,
-      }),
-    ]);
+    await expectCheck(t, 'webhooks.alert-answer', 'failed', {
+      status: 500,
+      detail: `the highLeak alert start to ${receiver.url()} was answered 500 at its first attempt`,
+    });
   });
 
   it('is pending until an alert was sent to a confirmed subscription', async () => {
@@ -183,9 +164,7 @@ describe('webhooks.duplicate', () => {
     expect((await checkOf(t, 'webhooks.duplicate')).status).toBe('pending');
     const outcome = (await drill(t, 'duplicate-delivery').expect(200)).body as { deliveryIds: string[] };
     await t.deps.dispatcher.drain();
-    const check = await checkOf(t, 'webhooks.duplicate');
-    expect(check.status).toBe('passed');
-    expect(check.evidence).toEqual([expect.objectContaining({ deliveryId: outcome.deliveryIds[0], status: 200 })]);
+    await expectCheck(t, 'webhooks.duplicate', 'passed', { deliveryId: outcome.deliveryIds[0], status: 200 });
   });
 
   it('fails when the receiver refused the duplicate', async () => {
@@ -245,11 +224,7 @@ describe('webhooks.out-of-order', () => {
 describe('webhooks.https', () => {
   it('fails for an http endpoint, passes when every endpoint is https, and is pending without subscriptions', async () => {
     expect((await checkOf(t, 'webhooks.https')).status).toBe('pending');
-    const secure = await request(t.app)
-      .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
-      .set(bearer(DEMO_API_KEY))
-      .send({ endpoint: 'https://hooks.partner.example/water' })
-      .expect(200);
+    const secure = await postSubscription(t, 'https://hooks.partner.example/water').expect(200);
     const https = await checkOf(t, 'webhooks.https');
     expect(https).toMatchObject({
       status: 'passed',

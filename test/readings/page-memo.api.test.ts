@@ -5,6 +5,7 @@ import { createApp } from '../../src/app.js';
 import { ReadingsService } from '../../src/readings/index.js';
 import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { startScenario } from '../scenarios/given.js';
 import { endAlert, startAlert } from '../webhooks/support.js';
 
 const HOUR = 3_600_000;
@@ -105,11 +106,7 @@ describe('pages of settled ranges, kept', () => {
     const from = nowMs() - 2 * HOUR;
     const past = hours(from, nowMs());
     const before = await page(past);
-    await request(t.app)
-      .post('/sandbox/scenarios/monitor-offline/runs')
-      .set(bearer(DEMO_API_KEY))
-      .send({ locationId: DEMO_LOCATION_ID })
-      .expect(201);
+    await startScenario(t, 'monitor-offline');
     t.clock.advance(3 * HOUR);
     expect(await page(past)).toBe(before);
     await page(hours(from, nowMs()));

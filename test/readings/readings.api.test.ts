@@ -1,16 +1,17 @@
 import request from 'supertest';
 
 import type { AlertRecord } from '../../src/store/data.js';
-import { buildTestApp, changeDoc, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, changeDoc, TEST_START } from '../helpers/build-test-app.js';
+import { DEMO_NEW_YORK, DEMO_LOS_ANGELES } from '../helpers/demo-locations.js';
 import {
   bearer,
   DEMO_ACCOUNT_ID,
   DEMO_API_KEY,
   DEMO_LOCATION_ID,
-  DEMO_LOCATIONS,
   OTHER_API_KEY,
   OTHER_LOCATION_ID,
 } from '../helpers/demo.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 
 const ENVELOPE_KEYS = ['page', 'pageCount', 'perPage', 'readings', 'total', 'units'];
 const SUMMARY_KEYS = ['thisMonth', 'thisYear', 'today', 'units'];
@@ -21,10 +22,7 @@ interface Reading {
   volume: number;
 }
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 const get = (path: string, key = DEMO_API_KEY): request.Test => request(t.app).get(path).set(bearer(key));
 const totalOf = (readings: Reading[]): number => readings.reduce((sum, r) => sum + Math.round(r.volume * 1000), 0);
@@ -116,7 +114,7 @@ describe('GET /v1/locations/{id}/readings/water-usage', () => {
       `${usagePath()}?startTime=2025-11-01T04:00:00Z&endTime=2025-11-03T05:00:00Z&groupBy=hour&perPage=100`,
     ).expect(200);
     expect(res.body.total).toBe(49);
-    const la = DEMO_LOCATIONS[1]!.locationId;
+    const la = DEMO_LOS_ANGELES.locationId;
     const spring = await get(
       `${usagePath(la)}?startTime=2026-03-08T08:00:00Z&endTime=2026-03-09T07:00:00Z&perPage=100`,
     ).expect(200);
@@ -156,7 +154,7 @@ describe('GET /v1/locations/{id}/readings/water-usage', () => {
   });
 
   it('does not depend on the order of requests or on other locations', async () => {
-    const la = DEMO_LOCATIONS[1]!.locationId;
+    const la = DEMO_LOS_ANGELES.locationId;
     const query = '?startTime=2026-02-01T00:00:00Z&endTime=2026-02-03T00:00:00Z&perPage=100';
     const nyFirst = await get(usagePath() + query);
     const laAfter = await get(usagePath(la) + query);
@@ -292,7 +290,7 @@ describe('GET /v1/locations/{id}/readings/water-usage/summary', () => {
 
   it('equals what the readings endpoint sums for today, this month and this year (location time zone, up to now)', async () => {
     t.clock.set(new Date('2026-03-10T03:30:00Z')); // 23:30 on the 9th in New York, 20:30 in Los Angeles
-    for (const location of DEMO_LOCATIONS) {
+    for (const location of [DEMO_NEW_YORK, DEMO_LOS_ANGELES]) {
       const summary = (await get(`${usagePath(location.locationId)}/summary`).expect(200)).body;
       // Both zones moved to daylight time on 2026-03-08.
       const offset = location.timeZone === 'America/New_York' ? '-04:00' : '-07:00';
@@ -312,7 +310,7 @@ describe('GET /v1/locations/{id}/readings/water-usage/summary', () => {
 
   it('counts from the install date in the install year', async () => {
     t.clock.set(new Date('2024-06-03T12:00:00Z'));
-    const la = DEMO_LOCATIONS[1]!.locationId; // installed 2024-06-01
+    const la = DEMO_LOS_ANGELES.locationId; // installed 2024-06-01
     const summary = (await get(`${usagePath(la)}/summary`).expect(200)).body;
     expect(summary.thisYear).toBe(summary.thisMonth);
     expect(summary.thisYear).toBeGreaterThan(summary.today);

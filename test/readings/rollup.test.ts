@@ -255,6 +255,9 @@ describe('daylight saving', () => {
     const days = usage.page(at(from), at(to), 'day', 1, 100).buckets;
     return days.map((d, i) => ({ time: d.time, hours: ((days[i + 1]?.startMs ?? at(to)) - d.startMs) / HOUR_MS }));
   };
+  /** The hour buckets of a zone from `from` to `to` (instants). */
+  const hourBuckets = (zone: string, from: string, to: string): Bucket[] =>
+    usageFor(zone).page(at(from), at(to), 'hour', 1, 10).buckets;
 
   it('New York: 23 hours on 2026-03-08 and 25 on 2026-11-01', () => {
     expect(hoursOfDays('America/New_York', '2026-03-07T05:00:00Z', '2026-03-10T04:00:00Z')).toEqual([
@@ -269,35 +272,26 @@ describe('daylight saving', () => {
     ]);
   });
 
-  it('New York: the repeated hour of the fall-back night appears twice, with each offset', () => {
-    const { buckets } = usageFor('America/New_York').page(
-      at('2026-11-01T04:00:00Z'),
-      at('2026-11-01T08:00:00Z'),
-      'hour',
-      1,
-      10,
-    );
-    expect(buckets.map((b) => b.time)).toEqual([
-      '2026-11-01T00:00:00-04:00',
-      '2026-11-01T01:00:00-04:00',
-      '2026-11-01T01:00:00-05:00',
-      '2026-11-01T02:00:00-05:00',
-    ]);
-  });
-
-  it('New York: the skipped hour of the spring-forward night is absent', () => {
-    const { buckets } = usageFor('America/New_York').page(
-      at('2026-03-08T05:00:00Z'),
-      at('2026-03-08T08:00:00Z'),
-      'hour',
-      1,
-      10,
-    );
-    expect(buckets.map((b) => b.time)).toEqual([
-      '2026-03-08T00:00:00-05:00',
-      '2026-03-08T01:00:00-05:00',
-      '2026-03-08T03:00:00-04:00',
-    ]);
+  it.each([
+    {
+      night: 'the repeated hour of the fall-back night appears twice, with each offset',
+      from: '2026-11-01T04:00:00Z',
+      to: '2026-11-01T08:00:00Z',
+      hours: [
+        '2026-11-01T00:00:00-04:00',
+        '2026-11-01T01:00:00-04:00',
+        '2026-11-01T01:00:00-05:00',
+        '2026-11-01T02:00:00-05:00',
+      ],
+    },
+    {
+      night: 'the skipped hour of the spring-forward night is absent',
+      from: '2026-03-08T05:00:00Z',
+      to: '2026-03-08T08:00:00Z',
+      hours: ['2026-03-08T00:00:00-05:00', '2026-03-08T01:00:00-05:00', '2026-03-08T03:00:00-04:00'],
+    },
+  ])('New York: $night', ({ from, to, hours }) => {
+    expect(hourBuckets('America/New_York', from, to).map((b) => b.time)).toEqual(hours);
   });
 
   it('Sydney (southern hemisphere): 25 hours on 2026-04-05 and 23 on 2026-10-04', () => {
@@ -350,13 +344,7 @@ describe('daylight saving', () => {
   });
 
   it('Kolkata (+05:30): local hours start at :30 UTC', () => {
-    const { buckets } = usageFor('Asia/Kolkata').page(
-      at('2026-01-01T00:00:00Z'),
-      at('2026-01-01T02:00:00Z'),
-      'hour',
-      1,
-      10,
-    );
+    const buckets = hourBuckets('Asia/Kolkata', '2026-01-01T00:00:00Z', '2026-01-01T02:00:00Z');
     expect(buckets.map((b) => [new Date(b.startMs).toISOString(), b.time])).toEqual([
       ['2025-12-31T23:30:00.000Z', '2026-01-01T05:00:00+05:30'],
       ['2026-01-01T00:30:00.000Z', '2026-01-01T06:00:00+05:30'],

@@ -1,8 +1,8 @@
 import request from 'supertest';
 
-import { DASHBOARD_CLIENT_ID } from '../../src/auth/index.js';
 import { JOURNAL_LIMIT } from '../../src/store/store.js';
-import { buildTestApp, changeDoc, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, changeDoc } from '../helpers/build-test-app.js';
+import { givenDashboardToken } from '../helpers/dashboard-token.js';
 import {
   bearer,
   DEMO_ACCOUNT_ID,
@@ -12,11 +12,12 @@ import {
   OTHER_ACCOUNT_ID,
   OTHER_API_KEY,
 } from '../helpers/demo.js';
+import { injectFault } from '../helpers/faults.js';
+import { setHomeAway } from '../helpers/home-away.js';
+import { useTestApp } from '../helpers/use-test-app.js';
+import { givenFault } from '../store/builders.js';
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
+const t = useTestApp();
 
 const LOCATION_KEYS = ['alerts', 'devices', 'homeAway', 'locationId', 'name', 'subscriptionIds'];
 
@@ -73,21 +74,13 @@ describe('POST /sandbox/accounts', () => {
 
 describe('resets', () => {
   it('POST /sandbox/reset puts only the calling account back to its initial state', async () => {
-    await request(t.app)
-      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
-      .set(bearer(DEMO_API_KEY))
-      .send({ homeAway: 'away' })
-      .expect(200);
+    await setHomeAway(t, 'away').expect(200);
     await request(t.app)
       .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
       .set(bearer(DEMO_API_KEY))
       .send({ endpoint: 'https://example.com/h' })
       .expect(200);
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ path: '/v1/subscriptions', status: 500 })
-      .expect(201);
+    await injectFault(t, { path: '/v1/subscriptions', status: 500 }).expect(201);
     const other = await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY));
     await request(t.app)
       .put(`/v1/locations/${other.body.locations[0].locationId}`)
@@ -116,11 +109,7 @@ describe('resets', () => {
 
   it('POST /sandbox/admin/reset puts every account back to the fixtures and drops generated ones', async () => {
     const created = (await request(t.app).post('/sandbox/accounts').send({}).expect(201)).body;
-    await request(t.app)
-      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
-      .set(bearer(DEMO_API_KEY))
-      .send({ homeAway: 'away' })
-      .expect(200);
+    await setHomeAway(t, 'away').expect(200);
     await request(t.app).post('/sandbox/admin/reset').expect(200);
     await request(t.app).get('/v1/locations').set(bearer(created.apiKey)).expect(403);
     const location = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY));
@@ -202,31 +191,10 @@ describe('POST /sandbox/tokens/expire', () => {
 
 describe("the dashboard's own requests", () => {
   it('stay out of the journal and are not hit by injected faults or the rate limit', async () => {
-    await changeDoc(
-      t,
-      (d) =>
-        void d.accessTokens.push({
-          accessToken: 'dashboard-token',
-          clientId: DASHBOARD_CLIENT_ID,
-          userId: 'u',
-          accountId: DEMO_ACCOUNT_ID,
-          expiresAt: new Date(t.clock.now().getTime() + 3_600_000).toISOString(),
-          revokedAt: null,
-          grantId: 'g',
-          internal: true,
-        }),
-    );
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ status: 503, times: null })
-      .expect(201);
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ rateLimit: { requests: 1, perSeconds: 60 } })
-      .expect(201);
-    for (let i = 0; i < 3; i++) await request(t.app).get('/v1/locations').set(bearer('dashboard-token')).expect(200);
+    const dashboardToken = await givenDashboardToken(t);
+    await injectFault(t, { status: 503, times: null }).expect(201);
+    await injectFault(t, { rateLimit: { requests: 1, perSeconds: 60 } }).expect(201);
+    for (let i = 0; i < 3; i++) await request(t.app).get('/v1/locations').set(bearer(dashboardToken)).expect(200);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
     const journal = await request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY));
     expect(journal.body.requests.map((r: { path: string }) => r.path)).toEqual([
@@ -239,11 +207,13 @@ describe("the dashboard's own requests", () => {
 
 describe('/sandbox/faults', () => {
   it('fails the next matching request the given number of times, with the given status and body', async () => {
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ method: 'GET', path: '/v1/locations', status: 503, body: { message: 'down' }, times: 2 })
-      .expect(201);
+    await injectFault(t, {
+      method: 'GET',
+      path: '/v1/locations',
+      status: 503,
+      body: { message: 'down' },
+      times: 2,
+    }).expect(201);
     await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200);
     for (let i = 0; i < 2; i++) {
       const res = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
@@ -255,31 +225,13 @@ describe('/sandbox/faults', () => {
   });
 
   it('answers a fault stored before faults had retryAfter without a Retry-After', async () => {
-    await changeDoc(
-      t,
-      (d) =>
-        void d.faults.push({
-          faultId: 'f-old',
-          accountId: DEMO_ACCOUNT_ID,
-          createdAt: t.clock.now().toISOString(),
-          method: null,
-          path: null,
-          status: 503,
-          body: null,
-          delayMs: 0,
-          remaining: 1,
-        }),
-    );
+    await changeDoc(t, (d) => void d.faults.push(givenFault(DEMO_ACCOUNT_ID, 'f-old')));
     const res = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(503);
     expect(res.headers['retry-after']).toBeUndefined();
   });
 
   it('leaves requests of another method alone, and the fault waiting for its own', async () => {
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ method: 'POST', path: '/v1/locations', status: 503 })
-      .expect(201);
+    await injectFault(t, { method: 'POST', path: '/v1/locations', status: 503 }).expect(201);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     const waiting = await request(t.app).get('/sandbox/faults').set(bearer(DEMO_API_KEY)).expect(200);
     expect(waiting.body.faults).toEqual([
@@ -288,8 +240,7 @@ describe('/sandbox/faults', () => {
   });
 
   it('answers with the first queued fault that matches, in the order they were queued', async () => {
-    const queue = (fault: object) =>
-      request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send(fault).expect(201);
+    const queue = (fault: object) => injectFault(t, fault).expect(201);
     await queue({ method: 'DELETE', status: 500 });
     await queue({ method: 'GET', status: 503 });
     await queue({ method: 'GET', status: 504 });
@@ -301,7 +252,7 @@ describe('/sandbox/faults', () => {
   });
 
   it('answers a fault of one use once, however many requests race for it', async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ status: 503 }).expect(201);
+    await injectFault(t, { status: 503 }).expect(201);
     const racing = await Promise.all(
       Array.from({ length: 6 }, () => request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY))),
     );
@@ -309,11 +260,7 @@ describe('/sandbox/faults', () => {
   });
 
   it('matches path prefixes ending in *, only for the account that set them', async () => {
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ path: '/v1/locations/*', status: 500, times: null })
-      .expect(201);
+    await injectFault(t, { path: '/v1/locations/*', status: 500, times: null }).expect(201);
     await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY)).expect(200);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     const res = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(500);
@@ -335,7 +282,7 @@ describe('/sandbox/faults', () => {
   };
 
   it('adds latency without failing when only delayMs is given', async () => {
-    await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send({ delayMs: 300 }).expect(201);
+    await injectFault(t, { delayMs: 300 }).expect(201);
     const elapsedMs = await timed(() => request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200));
     expect(elapsedMs).toBeGreaterThanOrEqual(299);
     const left = await request(t.app).get('/sandbox/faults').set(bearer(DEMO_API_KEY));
@@ -343,21 +290,13 @@ describe('/sandbox/faults', () => {
   });
 
   it('delays an injected failure by delayMs before it answers', async () => {
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ status: 502, delayMs: 250 })
-      .expect(201);
+    await injectFault(t, { status: 502, delayMs: 250 }).expect(201);
     const elapsedMs = await timed(() => request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(502));
     expect(elapsedMs).toBeGreaterThanOrEqual(249);
   });
 
   it('enforces a per-account rate limit with 429 and a Retry-After that follows the clock', async () => {
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(DEMO_API_KEY))
-      .send({ rateLimit: { requests: 2, perSeconds: 60 } })
-      .expect(201);
+    await injectFault(t, { rateLimit: { requests: 2, perSeconds: 60 } }).expect(201);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
     t.clock.advance(15_000);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
@@ -366,11 +305,7 @@ describe('/sandbox/faults', () => {
     expect(limited.body.error).toBe('rate_limited');
     expect(limited.body.message).toMatch(/retry after 45 s/);
     // The other account's limit counts its own requests only.
-    await request(t.app)
-      .post('/sandbox/faults')
-      .set(bearer(OTHER_API_KEY))
-      .send({ rateLimit: { requests: 1, perSeconds: 60 } })
-      .expect(201);
+    await injectFault(t, { rateLimit: { requests: 1, perSeconds: 60 } }, OTHER_API_KEY).expect(201);
     await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY)).expect(200);
     await request(t.app).get('/v1/locations').set(bearer(OTHER_API_KEY)).expect(429);
     t.clock.advance(45_000);
@@ -387,7 +322,7 @@ describe('/sandbox/faults', () => {
     [{ status: 500, colour: 'red' }, 'colour'],
     [{ rateLimit: { requests: 0, perSeconds: 1 } }, 'rateLimit.requests'],
   ])('refuses %j naming %s', async (body, parameter) => {
-    const res = await request(t.app).post('/sandbox/faults').set(bearer(DEMO_API_KEY)).send(body).expect(400);
+    const res = await injectFault(t, body).expect(400);
     expect(res.body.parameter).toBe(parameter);
   });
 });

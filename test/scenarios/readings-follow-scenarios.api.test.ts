@@ -1,29 +1,22 @@
-import request from 'supertest';
-
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { buildTestApp, TEST_START } from '../helpers/build-test-app.js';
 import { hourlyVolumes } from '../helpers/readings.js';
-import { advance } from './given.js';
+import { advance, startScenario } from './given.js';
 
 // TEST_START is 15:30Z: readings from the next whole hour, 16:00Z.
 const hourStart = TEST_START.getTime() + 30 * 60_000;
 
-const volumes = (t: TestApp): Promise<number[]> => hourlyVolumes(t, hourStart);
+/** The demo location's first three hours of use four hours on, on a fresh app: with the scenario started at TEST_START, or quiet. */
+async function volumesFourHoursOn(scenario?: string): Promise<number[]> {
+  const t = await buildTestApp();
+  if (scenario) await startScenario(t, scenario);
+  await advance(t, 4 * 3600).expect(200);
+  return hourlyVolumes(t, hourStart);
+}
 
 describe('readings tell the same story as a scenario', () => {
   it('add the leak flow of slow-leak-escalates to the hours it covers', async () => {
-    const quiet = await buildTestApp();
-    await advance(quiet, 4 * 3600).expect(200);
-    const baseline = await volumes(quiet);
-
-    const t = await buildTestApp();
-    await request(t.app)
-      .post('/sandbox/scenarios/slow-leak-escalates/runs')
-      .set(bearer(DEMO_API_KEY))
-      .send({ locationId: DEMO_LOCATION_ID })
-      .expect(201);
-    await advance(t, 4 * 3600).expect(200);
-    const withLeak = await volumes(t);
+    const baseline = await volumesFourHoursOn();
+    const withLeak = await volumesFourHoursOn('slow-leak-escalates');
 
     // 16:00-17:00Z: the 6.5 gpm burst until it was fixed at 16:10 (start + 40 min), then the slow leak's 0.4 gpm again.
     expect(withLeak[0]! - baseline[0]!).toBeCloseTo(10 * 6.5 + 50 * 0.4, 0);
@@ -33,18 +26,8 @@ describe('readings tell the same story as a scenario', () => {
   });
 
   it('scale the use of the hours a setUsage step covers (monitor-offline: x2.5)', async () => {
-    const quiet = await buildTestApp();
-    await advance(quiet, 4 * 3600).expect(200);
-    const baseline = await volumes(quiet);
-
-    const t = await buildTestApp();
-    await request(t.app)
-      .post('/sandbox/scenarios/monitor-offline/runs')
-      .set(bearer(DEMO_API_KEY))
-      .send({ locationId: DEMO_LOCATION_ID })
-      .expect(201);
-    await advance(t, 4 * 3600).expect(200);
-    const scaled = await volumes(t);
+    const baseline = await volumesFourHoursOn();
+    const scaled = await volumesFourHoursOn('monitor-offline');
     // Volumes are rounded to thousandths of a gallon.
     scaled.forEach((v, i) => expect(v).toBeCloseTo(baseline[i]! * 2.5, 2));
   });

@@ -7,14 +7,8 @@ import request from 'supertest';
 import { USAGE_CHANGES_KEPT } from '../../src/scenarios/runner.js';
 import { parseScenarioFile, type Scenario } from '../../src/scenarios/schema.js';
 import { buildTestApp, docOf, TEST_START, type TestApp } from '../helpers/build-test-app.js';
-import {
-  bearer,
-  DEMO_API_KEY,
-  DEMO_LOCATION_ID,
-  DEMO_LOCATIONS,
-  OTHER_API_KEY,
-  OTHER_LOCATION_ID,
-} from '../helpers/demo.js';
+import { DEMO_NEW_YORK } from '../helpers/demo-locations.js';
+import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
 import { advance } from './given.js';
 
 function scenarioOf(name: string, steps: unknown[]): [string, Scenario] {
@@ -181,7 +175,7 @@ describe('POST /sandbox/scenarios/{name}/runs', () => {
 
   it('refuses a scenario that needs more devices than the location has, with 400 naming locationId', async () => {
     t = await buildTestApp({ overrides: { scenarios: custom } });
-    expect(DEMO_LOCATIONS[0]!.devices).toHaveLength(1);
+    expect(DEMO_NEW_YORK.devices).toHaveLength(1);
     const res = await startRun('second-device', { locationId: DEMO_LOCATION_ID }).expect(400);
     expect(res.body).toMatchObject({ error: 'scenario_not_applicable', parameter: 'locationId' });
     expect((await docOf(t)).runs).toHaveLength(0);

@@ -1,6 +1,7 @@
 import {
   emptyAccountDoc,
   type AccountDoc,
+  type DeliveryAttempt,
   type DeliveryRecord,
   type FaultRecord,
   type JournalEntry,
@@ -172,6 +173,11 @@ export function givenDelivery(accountId: string, deliveryId: string, options: De
     createdAt: iso(options.createdAtMs ?? T0),
     dueAtMs,
   };
+}
+
+/** An attempt of a delivery, by default a 500 answered at T0, to push onto its attempts. */
+export function givenAttempt(fields: Partial<DeliveryAttempt> = {}): DeliveryAttempt {
+  return { at: iso(T0), statusCode: 500, latencyMs: 1, error: null, responseExcerpt: null, warnings: [], ...fields };
 }
 
 export function givenJournalEntry(accountId: string, n: number): JournalEntry {

@@ -10,7 +10,7 @@ import {
 } from '../../src/store/embedded/embedded-store.js';
 import { StoreFileError } from '../../src/store/embedded/lowdb-file.js';
 import { eventually } from '../helpers/waiting.js';
-import { givenAccount, givenDelivery, givenFault, givenJournalEntry, keyOf, T0 } from './builders.js';
+import { givenAccount, givenAttempt, givenDelivery, givenFault, givenJournalEntry, keyOf, T0 } from './builders.js';
 import { givenSession, sessionApi } from './contract/sessions.js';
 import type { StoreContractOptions, StoreUnderTest } from './contract/suite.js';
 import { describeStoreContract } from './contract.js';
@@ -83,6 +83,16 @@ describe('the embedded store on lowdb files', () => {
 
   describe('the bounded cache', () => {
     const ids = ['a1', 'a2', 'a3', 'a4', 'a5'];
+    /** A store that keeps two accounts loaded, holding the five accounts of `ids`, after `count` changes made at once (change i is to account i mod 5). */
+    async function changedAtOnce(
+      count: number,
+      change: (store: EmbeddedStore, id: string, i: number) => Promise<unknown>,
+    ): Promise<EmbeddedStore> {
+      const store = await open(2);
+      for (const id of ids) await store.accounts.create(givenAccount(id));
+      await Promise.all(Array.from({ length: count }, (_, i) => change(store, ids[i % ids.length]!, i)));
+      return store;
+    }
 
     it('keeps at most cacheSize accounts loaded after each use, and evicted accounts read back whole', async () => {
       const store = await open(2);
@@ -155,13 +165,8 @@ describe('the embedded store on lowdb files', () => {
     });
 
     it('concurrent updates of more accounts than the cache holds lose nothing', async () => {
-      const store = await open(2);
-      for (const id of ids) await store.accounts.create(givenAccount(id));
-      await Promise.all(
-        Array.from({ length: 500 }, (_, i) => {
-          const id = ids[i % ids.length]!;
-          return store.accounts.update(id, (doc) => void doc.faults.push(givenFault(id, `f${i}`)));
-        }),
+      const store = await changedAtOnce(500, (s, id, i) =>
+        s.accounts.update(id, (doc) => void doc.faults.push(givenFault(id, `f${i}`))),
       );
       expect(store.loadedAccounts).toBeLessThanOrEqual(2);
       for (const [n, id] of ids.entries()) {
@@ -195,15 +200,10 @@ describe('the embedded store on lowdb files', () => {
     });
 
     it('concurrent journal appends and updates of more accounts than the cache holds lose nothing', async () => {
-      const store = await open(2);
-      for (const id of ids) await store.accounts.create(givenAccount(id));
-      await Promise.all(
-        Array.from({ length: 300 }, (_, i) => {
-          const id = ids[i % ids.length]!;
-          return i % 2 === 0
-            ? store.journal.append(id, givenJournalEntry(id, i))
-            : store.accounts.update(id, (doc) => void doc.faults.push(givenFault(id, `f${i}`)));
-        }),
+      const store = await changedAtOnce(300, (s, id, i) =>
+        i % 2 === 0
+          ? s.journal.append(id, givenJournalEntry(id, i))
+          : s.accounts.update(id, (doc) => void doc.faults.push(givenFault(id, `f${i}`))),
       );
       await store.close();
       const again = await open(2);
@@ -252,19 +252,7 @@ describe('the embedded store on lowdb files', () => {
 
       store = await open(1);
       expect(await store.deliveries.get('a', 'd1')).toStrictEqual(givenDelivery('a', 'd1', { dueAtMs: T0 + 1000 }));
-      await store.deliveries.update(
-        'a',
-        'd1',
-        (d) =>
-          void d.attempts.push({
-            at: new Date(T0).toISOString(),
-            statusCode: 500,
-            latencyMs: 1,
-            error: null,
-            responseExcerpt: null,
-            warnings: [],
-          }),
-      );
+      await store.deliveries.update('a', 'd1', (d) => void d.attempts.push(givenAttempt()));
       await store.flush();
       expect(await readFile(file, 'utf8')).not.toContain('nextAttemptAt');
     });

@@ -3,6 +3,8 @@ import request from 'supertest';
 import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
 import { buildTestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_API_KEY } from '../helpers/demo.js';
+import { sendRaw } from '../helpers/raw-body.js';
+import { postSubscription } from '../helpers/subscription-request.js';
 
 const SUBSCRIPTION_KEYS = ['endpoint', 'locationId', 'status', 'subscriptionId'];
 
@@ -13,11 +15,7 @@ async function subscribe(
   endpoint = receiver.url(),
 ): Promise<{ subscriptionId: string; confirmationUrl: string; confirmationToken: string }> {
   const before = receiver.received.filter((r) => r.method === 'POST').length;
-  const res = await request(t.app)
-    .post(`/v1/locations/${locationId}/subscriptions`)
-    .set(bearer(DEMO_API_KEY))
-    .send({ endpoint })
-    .expect(200);
+  const res = await postSubscription(t, endpoint, locationId).expect(200);
   await t.deps.dispatcher.idle();
   const posts = receiver.received.filter((r) => r.method === 'POST');
   expect(posts.length).toBe(before + 1);
@@ -33,11 +31,7 @@ const pathOf = (url: string): string => {
 
 describe('creating a subscription', () => {
   it('answers a pending subscription with exactly the documented keys', async () => {
-    const res = await request(t.app)
-      .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
-      .set(bearer(DEMO_API_KEY))
-      .send({ endpoint: receiver.url() })
-      .expect(200);
+    const res = await postSubscription(t, receiver.url()).expect(200);
     expect(Object.keys(res.body).sort()).toEqual(SUBSCRIPTION_KEYS);
     expect(res.body).toMatchObject({ locationId: DEMO_LOCATION_ID, endpoint: receiver.url(), status: 'pending' });
     expect(res.body.subscriptionId).toMatch(/^[0-9a-f-]{36}$/);
@@ -93,11 +87,7 @@ describe('creating a subscription', () => {
   it.each(['localhost:8080/hooks', '127.0.0.1:8080/hooks', 'example.com/hooks'])(
     'refuses %s, a URL without scheme://, as not absolute (not as a refused scheme)',
     async (endpoint) => {
-      const res = await request(t.app)
-        .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
-        .set(bearer(DEMO_API_KEY))
-        .send({ endpoint })
-        .expect(400);
+      const res = await postSubscription(t, endpoint).expect(400);
       expect(res.body).toEqual({
         error: 'invalid_parameter',
         parameter: 'endpoint',
@@ -107,11 +97,7 @@ describe('creating a subscription', () => {
   );
 
   it('accepts plain http only on loopback under the default policy, and refuses it under https-only', async () => {
-    await request(t.app)
-      .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
-      .set(bearer(DEMO_API_KEY))
-      .send({ endpoint: 'http://localhost:1/x' })
-      .expect(200);
+    await postSubscription(t, 'http://localhost:1/x').expect(200);
     const strict = await buildTestApp({ env: { ENDPOINT_POLICY: 'https-only' } });
     const res = await request(strict.app)
       .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
@@ -144,18 +130,10 @@ describe('creating a subscription', () => {
   });
 
   it('refuses malformed JSON with a 400 and a body over the limit with a 413', async () => {
-    const bad = await request(t.app)
-      .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
-      .set(bearer(DEMO_API_KEY))
-      .set('Content-Type', 'application/json')
-      .send('{"endpoint": ')
-      .expect(400);
+    const path = `/v1/locations/${DEMO_LOCATION_ID}/subscriptions`;
+    const bad = await sendRaw(t, 'post', path, 'application/json', '{"endpoint": ').expect(400);
     expect(bad.body.error).toBe('invalid_json');
-    const big = await request(t.app)
-      .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
-      .set(bearer(DEMO_API_KEY))
-      .send({ endpoint: `https://example.com/${'a'.repeat(200_000)}` })
-      .expect(413);
+    const big = await postSubscription(t, `https://example.com/${'a'.repeat(200_000)}`).expect(413);
     expect(big.body.error).toBe('payload_too_large');
   });
 });

@@ -324,35 +324,20 @@ describe('AddressGuard', () => {
       'inside.test': [v4('1.1.1.1'), v4('192.168.0.10')],
     };
 
-    it('hands the socket the first checked address of the family it asks for, or all of them', async () => {
-      const { lookup } = new AddressGuard({ resolve: resolver(names).resolve });
-      expect(await lookUp(lookup, 'dual.test', {})).toEqual({
-        error: null,
-        address: '2606:4700:4700::1111',
-        family: 6,
-      });
-      expect(await lookUp(lookup, 'dual.test', { family: 4 })).toEqual({ error: null, address: '1.1.1.1', family: 4 });
-      expect(await lookUp(lookup, 'dual.test', { family: 6 })).toEqual({
-        error: null,
-        address: '2606:4700:4700::1111',
-        family: 6,
-      });
-      expect(await lookUp(lookup, 'four-first.test', { family: 6 })).toEqual({
-        error: null,
-        address: '2606:4700:4700::1111',
-        family: 6,
-      });
-      expect(await lookUp(lookup, 'dual.test', { all: true })).toEqual({
-        error: null,
-        address: names['dual.test'],
-        family: undefined,
-      });
-      expect(await lookUp(lookup, 'dual.test', { all: true, family: 4 })).toEqual({
-        error: null,
-        address: [v4('1.1.1.1')],
-        family: undefined,
-      });
-    });
+    it.each<[string, LookupOptions, Answer['address'], Answer['family']]>([
+      ['dual.test', {}, '2606:4700:4700::1111', 6],
+      ['dual.test', { family: 4 }, '1.1.1.1', 4],
+      ['dual.test', { family: 6 }, '2606:4700:4700::1111', 6],
+      ['four-first.test', { family: 6 }, '2606:4700:4700::1111', 6],
+      ['dual.test', { all: true }, names['dual.test'], undefined],
+      ['dual.test', { all: true, family: 4 }, [v4('1.1.1.1')], undefined],
+    ])(
+      'hands the socket asking for %s with %j the first checked address of the family, or all of them: %j',
+      async (host, options, address, family) => {
+        const { lookup } = new AddressGuard({ resolve: resolver(names).resolve });
+        expect(await lookUp(lookup, host, options)).toEqual({ error: null, address, family });
+      },
+    );
 
     it('answers ENOTFOUND when the name has no address of the family asked for', async () => {
       const { lookup } = new AddressGuard({ resolve: resolver(names).resolve });
@@ -376,23 +361,20 @@ describe('AddressGuard', () => {
       expect((await lookUp(lookup, 'unknown.test', {})).error).toMatchObject({ code: 'ENOTFOUND' });
     });
 
-    it('lookupThrough resolves the same way without judging (BLOCK_PRIVATE_ENDPOINTS off, an injected resolver)', async () => {
+    it.each<[string, LookupOptions, Answer['address'], Answer['family']]>([
+      ['inside.test', { family: 4 }, '1.1.1.1', 4],
+      ['four-first.test', { family: 6 }, '2606:4700:4700::1111', 6],
+      ['inside.test', { all: true }, names['inside.test'], undefined],
+    ])(
+      'lookupThrough resolves the same way without judging (BLOCK_PRIVATE_ENDPOINTS off, an injected resolver): %s with %j is %j',
+      async (host, options, address, family) => {
+        const lookup = lookupThrough(resolver(names).resolve);
+        expect(await lookUp(lookup, host, options)).toEqual({ error: null, address, family });
+      },
+    );
+
+    it('lookupThrough answers ENOTFOUND for a name without an address of the family asked for, and for an unknown one', async () => {
       const lookup = lookupThrough(resolver(names).resolve);
-      expect(await lookUp(lookup, 'inside.test', { family: 4 })).toEqual({
-        error: null,
-        address: '1.1.1.1',
-        family: 4,
-      });
-      expect(await lookUp(lookup, 'four-first.test', { family: 6 })).toEqual({
-        error: null,
-        address: '2606:4700:4700::1111',
-        family: 6,
-      });
-      expect(await lookUp(lookup, 'inside.test', { all: true })).toEqual({
-        error: null,
-        address: names['inside.test'],
-        family: undefined,
-      });
       expect((await lookUp(lookup, 'six.test', { family: 4 })).error).toMatchObject({ code: 'ENOTFOUND' });
       expect((await lookUp(lookup, 'unknown.test', {})).error).toMatchObject({ code: 'ENOTFOUND' });
     });

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { useAppAndReceiver } from '../helpers/app-and-receiver.js';
 import { TEST_START } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helpers/demo.js';
+import { postSubscription } from '../helpers/subscription-request.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesIn, givenSubscription, startAlert } from './support.js';
 
@@ -32,11 +33,7 @@ const { t, receiver, rebuildApp } = useAppAndReceiver();
 const list = (query = '', key = DEMO_API_KEY) => request(t.app).get(`/sandbox/deliveries${query}`).set(bearer(key));
 
 async function createSubscription(endpoint = receiver.url()): Promise<string> {
-  const res = await request(t.app)
-    .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
-    .set(bearer(DEMO_API_KEY))
-    .send({ endpoint })
-    .expect(200);
+  const res = await postSubscription(t, endpoint).expect(200);
   return res.body.subscriptionId as string;
 }
 

@@ -9,6 +9,7 @@ import { NOT_JSON_WARNING } from '../../src/webhooks/assess.js';
 import { useAppsAndReceivers } from '../helpers/app-and-receiver.js';
 import { TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY } from '../helpers/demo.js';
+import { type LoggedLine, recordingLogger } from '../helpers/recording-logger.js';
 import { deliveriesIn, givenSubscription, postedBodies, startAlert } from './support.js';
 
 const { buildApp, startReceiver: receiver } = useAppsAndReceivers();
@@ -133,16 +134,8 @@ describe('retries', () => {
 
 describe('the log of attempts', () => {
   it('logs a delivered attempt at info and a failed one at warn, each with its delivery, target and answer', async () => {
-    const lines: { level: string; msg: string; fields: Record<string, unknown> | undefined }[] = [];
-    const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
-      void lines.push({ level, msg, fields });
-    const logger: Logger = {
-      debug: () => {},
-      info: at('info'),
-      warn: at('warn'),
-      error: at('error'),
-      child: () => logger,
-    };
+    const lines: LoggedLine[] = [];
+    const logger = recordingLogger(lines);
     const t = await app({ WEBHOOK_MAX_ATTEMPTS: '1' }, { logger });
     const r = await receiver();
     await givenSubscription(t, r.url());

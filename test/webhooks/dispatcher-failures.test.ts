@@ -1,12 +1,13 @@
 import { hostname } from 'node:os';
 
 import { ServiceUnavailableError } from '../../src/core/errors.js';
-import type { Logger } from '../../src/core/logger.js';
 import type { DeliveryRecord } from '../../src/store/data.js';
 import { Dispatcher } from '../../src/webhooks/index.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
-import { buildTestApp, TEST_START, type TestApp } from '../helpers/build-test-app.js';
+import { TEST_START } from '../helpers/build-test-app.js';
 import { DEMO_ACCOUNT_ID, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { type LoggedLine, recordingLogger } from '../helpers/recording-logger.js';
+import { useTestApp } from '../helpers/use-test-app.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesIn, givenSubscription, storeWithDeliveries } from './support.js';
 
@@ -16,24 +17,7 @@ import { deliveriesIn, givenSubscription, storeWithDeliveries } from './support.
  * health check says so), and the delivery stays in the queue for the next round.
  */
 
-let t: TestApp;
-beforeEach(async () => {
-  t = await buildTestApp();
-});
-
-type Line = { level: string; msg: string; fields: Record<string, unknown> | undefined };
-function recordingLogger(lines: Line[]): Logger {
-  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
-    void lines.push({ level, msg, fields });
-  const logger: Logger = {
-    debug: () => {},
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: () => logger,
-  };
-  return logger;
-}
+const t = useTestApp();
 
 async function storedAlert(dispatcher: Dispatcher): Promise<DeliveryRecord> {
   const subscriptionId = await givenSubscription(t, 'https://partner.test/hooks');
@@ -67,7 +51,7 @@ describe('a round the store cannot serve', () => {
     ],
     ['a store that is away (ServiceUnavailable)', new ServiceUnavailableError('Redis does not answer'), []],
   ])('with %s is logged as such, and the delivery waits in the queue', async (_what, failure, logged) => {
-    const lines: Line[] = [];
+    const lines: LoggedLine[] = [];
     const store = storeWithDeliveries(t.store, { due: () => Promise.reject(failure) });
     const dispatcher = new Dispatcher(
       { store, clock: t.clock, ids: t.deps.ids, logger: recordingLogger(lines), sender: t.deps.sender },
@@ -85,7 +69,7 @@ describe('a round the store cannot serve', () => {
 
 describe('an attempt that throws', () => {
   it('is logged with its delivery, which stays claimed until its lease ends', async () => {
-    const lines: Line[] = [];
+    const lines: LoggedLine[] = [];
     const sender: WebhookSender = { send: () => Promise.reject(new Error('sender bug')) };
     const logger = recordingLogger(lines);
     const dispatcher = new Dispatcher(

@@ -2,6 +2,7 @@ import type { AccountDoc } from '../../../src/store/data.js';
 import { AccountMissingError } from '../../../src/store/store.js';
 import {
   givenAccount,
+  givenAttempt,
   givenDelivery,
   givenFault,
   givenJournalEntry,
@@ -235,15 +236,7 @@ export function describeAccountsContract(suite: ContractSuite): void {
           store.deliveries.update(
             'a',
             'd',
-            (d) =>
-              void d.attempts.push({
-                at: iso(T0 + i),
-                statusCode: 500,
-                latencyMs: i,
-                error: null,
-                responseExcerpt: null,
-                warnings: [],
-              }),
+            (d) => void d.attempts.push(givenAttempt({ at: iso(T0 + i), latencyMs: i })),
           ),
         ),
       );

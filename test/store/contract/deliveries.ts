@@ -1,7 +1,7 @@
 import type { DeliveryRecord } from '../../../src/store/data.js';
 import type { Store } from '../../../src/store/store.js';
 import { eventually } from '../../helpers/waiting.js';
-import { givenAccount, givenDelivery, iso, T0 } from '../builders.js';
+import { givenAccount, givenAttempt, givenDelivery, T0 } from '../builders.js';
 import { type ContractSuite, claimDue, FAR, logSlack } from './suite.js';
 
 /** The delivery log and queue: listing, changes, claims and their leases, cancelling, clearing and trimming. */
@@ -107,14 +107,7 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
 
       // The attempt failed and is retried later: the update ends the claim.
       await store.deliveries.update('a', 'd1', (d) => {
-        d.attempts.push({
-          at: iso(T0),
-          statusCode: 503,
-          latencyMs: 3,
-          error: null,
-          responseExcerpt: null,
-          warnings: [],
-        });
+        d.attempts.push(givenAttempt({ statusCode: 503, latencyMs: 3 }));
         d.dueAtMs = T0 + 5000;
       });
       expect(await claimDue(store, 'a', T0 + 4999, 'replica-2', 60_000, 10)).toEqual([]);
@@ -141,19 +134,7 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
       expect(await ids(['https://slow.example'])).toEqual(['other-scheme', 'healthy']);
       expect(await ids(['https://slow.example', 'http://slow.example'])).toEqual(['healthy']);
       // Its origin is the record's as stored, also after an update.
-      await store.deliveries.update(
-        'a',
-        'healthy',
-        (d) =>
-          void d.attempts.push({
-            at: iso(T0),
-            statusCode: 500,
-            latencyMs: 1,
-            error: 'HTTP 500',
-            responseExcerpt: null,
-            warnings: [],
-          }),
-      );
+      await store.deliveries.update('a', 'healthy', (d) => void d.attempts.push(givenAttempt({ error: 'HTTP 500' })));
       expect(await ids(['https://slow.example', 'http://slow.example'])).toEqual(['healthy']);
       expect(await ids(['https://healthy.example', 'https://slow.example', 'http://slow.example'])).toEqual([]);
     });

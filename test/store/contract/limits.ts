@@ -3,6 +3,17 @@ import type { Store } from '../../../src/store/store.js';
 import { givenAccount, givenDelivery, givenFault, indexedKeys } from '../builders.js';
 import type { ContractSuite } from './suite.js';
 
+/** How a store refuses a change over one of its limits: the error class, 409 limit_reached naming the setting, and the message. */
+async function expectLimitRefusal(
+  refused: Promise<unknown>,
+  errorClass: typeof AccountStorageError | typeof PendingDeliveriesError,
+  limit: string,
+  message: unknown,
+): Promise<void> {
+  await expect(refused).rejects.toBeInstanceOf(errorClass);
+  await expect(refused).rejects.toMatchObject({ status: 409, code: 'limit_reached', limit, message });
+}
+
 /**
  * The bounds of an account that every change is checked against, whichever feature makes it:
  * its stored size (ACCOUNT_STORAGE_LIMIT) and its deliveries waiting (MAX_PENDING_DELIVERIES).
@@ -32,15 +43,14 @@ export function describeLimitsContract(suite: ContractSuite): void {
         tx.addDeliveries([givenDelivery('a', 'over-delivery')]);
         return 'changed';
       });
-      await expect(refused).rejects.toBeInstanceOf(AccountStorageError);
-      await expect(refused).rejects.toMatchObject({
-        status: 409,
-        code: 'limit_reached',
-        limit: 'ACCOUNT_STORAGE_LIMIT',
-        message: expect.stringMatching(
+      await expectLimitRefusal(
+        refused,
+        AccountStorageError,
+        'ACCOUNT_STORAGE_LIMIT',
+        expect.stringMatching(
           /^This change would make the account's stored data [\d,]+ bytes, more than the 20,000 this sandbox keeps per account \(ACCOUNT_STORAGE_LIMIT=20000\); nothing was changed\. Its largest parts: faults [\d,]+ bytes \(DELETE \/sandbox\/faults\)/,
         ),
-      });
+      );
       expect(await docOf(s, 'a')).toEqual(before);
       expect(await s.accounts.lookup('accessToken', 'over-token')).toBeNull();
       expect(await s.deliveries.get('a', 'over-delivery')).toBeNull();
@@ -95,15 +105,14 @@ export function describeLimitsContract(suite: ContractSuite): void {
         doc.account.name = 'with a delivery too many';
         tx.addDeliveries([givenDelivery('a', 'd3')]);
       });
-      await expect(refused).rejects.toBeInstanceOf(PendingDeliveriesError);
-      await expect(refused).rejects.toMatchObject({
-        status: 409,
-        code: 'limit_reached',
-        limit: 'MAX_PENDING_DELIVERIES',
-        message: expect.stringContaining(
+      await expectLimitRefusal(
+        refused,
+        PendingDeliveriesError,
+        'MAX_PENDING_DELIVERIES',
+        expect.stringContaining(
           'This account has 3 webhook deliveries waiting to be sent, and this sandbox keeps at most 3 (MAX_PENDING_DELIVERIES=3); nothing was changed',
         ),
-      });
+      );
       await expect(s.deliveries.add('a', [givenDelivery('a', 'd3')])).rejects.toBeInstanceOf(PendingDeliveriesError);
       expect((await docOf(s, 'a')).account.name).toBe('Account a');
       expect(await s.deliveries.get('a', 'd3')).toBeNull();

@@ -1,10 +1,10 @@
 import {
   givenAccount,
+  givenAttempt,
   givenDelivery,
   givenJournalEntry,
   INDEX_KINDS,
   indexedKeys,
-  iso,
   keyOf,
   T0,
 } from '../builders.js';
@@ -55,15 +55,7 @@ export function describeRestartContract(suite: ContractSuite): void {
       await s.deliveries.update(
         'a',
         'waiting',
-        (d) =>
-          void d.attempts.push({
-            at: iso(T0),
-            statusCode: 500,
-            latencyMs: 9,
-            error: null,
-            responseExcerpt: 'oops',
-            warnings: ['w'],
-          }),
+        (d) => void d.attempts.push(givenAttempt({ latencyMs: 9, responseExcerpt: 'oops', warnings: ['w'] })),
       );
       await s.deliveries.add('a', [givenDelivery('a', 'failed', { state: 'failed' })]);
       for (let i = 0; i < 5; i++) await s.journal.append('a', givenJournalEntry('a', i));
