@@ -49,10 +49,10 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   noteErrorBodies(app);
 
-  app.use(baseHeaders);
   // The app's middleware, before every router.
   const log = requestLog(deps.logger);
   const prelude = [
+    baseHeaders,
     rejectMalformedPercentEncoding,
     deps.metrics.requests,
     ...(log ? [log] : []),
@@ -66,7 +66,9 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
   const v1Chain = [journal, requireAccount(deps), applyFaults(deps)];
   const v1Routers = [locationsRouter(deps), subscriptionsRouter(deps), readingsRouter(deps)];
   // A /v1 request that matches a route runs the same middleware and route without walking the routers (see routeTable).
-  app.use(routeTable({ mount: '/v1', prelude, chain: v1Chain, routers: v1Routers }));
+  const table = routeTable({ mount: '/v1', prelude, chain: v1Chain, routers: v1Routers });
+  app.use(table);
+  table.inFront(app);
   app.use(prelude);
 
   // The API first: a /v1 request then meets no layer of the other hosts' routers on its way.

@@ -1,6 +1,7 @@
 // A bare Express 5 app in its own process (same settings as the sandbox: no x-powered-by, no
 // etag): GET /bare/<name> answers the body stored under that name with res.json, re-serialised
-// per request as the sandbox's routes do. Run by startBareProcess (static-mocks.js): the bodies
+// per request (the sandbox keeps a location's answer and a settled readings page as their bytes,
+// and serialises the rest per request). Run by startBareProcess (static-mocks.js): the bodies
 // come as a JSON file (argv[2]); it prints `listening <port>` once it listens on a free loopback port.
 import { readFileSync } from 'node:fs';
 

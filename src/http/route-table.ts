@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import type { Express, NextFunction, Request, RequestHandler, Response, Router } from 'express';
 
 import { present } from '../core/errors.js';
 
@@ -29,6 +29,9 @@ interface Entry {
   /** The prelude, the mount's chain and the route's handlers, in the order they run. */
   steps: RequestHandler[];
 }
+
+/** The table as the app's first middleware; `inFront(app)` also lets it serve before Express's router walks the app's layers. */
+export type RouteTable = RequestHandler & { inFront(app: Express): void };
 
 /** Characters a path may have here (RFC 3986 pchar and "/"); anything else goes the usual way. */
 const PLAIN_PATH = /^[\w.~%!$&'()*+,;=:@/-]*$/;
@@ -62,13 +65,20 @@ function decodeParam(value: string): string {
  *
  * The handlers never call next('route') or next('router'), and a route's last handler answers:
  * calling next() past it leaves the request to the app's later layers, as an error does.
+ *
+ * `inFront(app)`, with the table mounted as the app's first middleware, goes one step further:
+ * a request the table finds is served before Express's router starts its walk of the app's
+ * layers (its per-request closures, the URL parsed again for each layer: about a twentieth of a
+ * location GET's CPU, docs/benchmarks.md), with what app.handle and the router would have set
+ * up for their first layer. A request that leaves the table goes to the app's router after all,
+ * whose first layer, the table, hands it on with its error.
  */
 export function routeTable(options: {
   mount: string;
   prelude: readonly RequestHandler[];
   chain: readonly RequestHandler[];
   routers: readonly Router[];
-}): RequestHandler {
+}): RouteTable {
   const { mount, prelude, chain } = options;
   const entries: Entry[] = [];
   options.routers.forEach((router, index) => {
@@ -115,12 +125,12 @@ export function routeTable(options: {
     return null;
   };
 
-  return (req, res, outerNext) => {
-    const found = find(req.method, req.url);
-    if (!found) {
-      outerNext();
-      return;
-    }
+  const serve = (
+    found: { entry: Entry; values: string[] },
+    req: Request,
+    res: Response,
+    outerNext: NextFunction,
+  ): void => {
     const { entry, values } = found;
     const { steps } = entry;
     const url = req.url;
@@ -168,6 +178,63 @@ export function routeTable(options: {
     };
     next();
   };
+
+  const table: RequestHandler = (req, res, outerNext) => {
+    const locals = res.locals as Left;
+    const left = locals[LEFT];
+    if (left !== undefined) {
+      locals[LEFT] = undefined;
+      outerNext(left.error);
+      return;
+    }
+    const found = find(req.method, req.url);
+    if (!found) {
+      outerNext();
+      return;
+    }
+    serve(found, req, res, outerNext);
+  };
+
+  return Object.assign(table, {
+    inFront(app: Express): void {
+      const expressApp = app as unknown as ExpressInternals;
+      const appHandle = expressApp.handle;
+      expressApp.handle = function handle(req, res, callback) {
+        const found = find(req.method, req.url);
+        if (!found) {
+          appHandle.call(this, req, res, callback);
+          return;
+        }
+        // What Express's app.handle and its router set up before the router's first layer (this table).
+        if (expressApp.enabled('x-powered-by')) res.setHeader('X-Powered-By', 'Express');
+        req.res = res;
+        res.req = req;
+        Object.setPrototypeOf(req, expressApp.request);
+        Object.setPrototypeOf(res, expressApp.response);
+        // Both may be missing at this point, whatever the typings say.
+        (res as { locals?: Response['locals'] }).locals ??= Object.create(null) as Response['locals'];
+        (req as { originalUrl?: string }).originalUrl ??= req.url;
+        req.baseUrl = '';
+        req.params = {};
+        serve(found, req, res, (error?: unknown) => {
+          // Back to the app's router, where this table, its first layer, hands `error` on.
+          (res.locals as Left)[LEFT] = { error };
+          appHandle.call(this, req, res, callback);
+        });
+      };
+    },
+  });
+}
+
+const LEFT = Symbol('left the route table');
+type Left = { [LEFT]?: { error: unknown } | undefined };
+
+/** What the table uses of an Express app beyond its typings: its handle, as the app function calls it. */
+interface ExpressInternals {
+  handle: (this: unknown, req: Request, res: Response, callback?: (error?: unknown) => void) => void;
+  enabled(setting: string): boolean;
+  request: object;
+  response: object;
 }
 
 /** The parameter values of `parts` (a path split at "/", its empty first part included) if it fits `segments`, else null. */

@@ -3,9 +3,11 @@ import type { Router } from 'express';
 import { operationRouter } from '../http/operation.js';
 import { pageOf } from '../http/pagination.js';
 import { authOf } from '../http/request-context.js';
+import { sendJsonBytes } from '../http/send-json.js';
 import { publishAccountEvent } from '../live/index.js';
 import { findLocation, findLocationToChange } from '../store/lookups.js';
 import type { Store } from '../store/store.js';
+import { locationAnswer } from './answer.js';
 import { DEFAULT_LOCATIONS_PER_PAGE, getLocationOp, listLocationsOp, updateLocationOp } from './operations.js';
 import { presentLocation } from './presenter.js';
 
@@ -29,8 +31,7 @@ export function locationsRouter(deps: LocationsDeps): Router {
   });
 
   api.handle(getLocationOp, ({ params }, _req, res) => {
-    const { doc } = authOf(res);
-    res.json(presentLocation(doc, findLocation(doc, params.locationId)));
+    sendJsonBytes(res, locationAnswer(authOf(res).doc, params.locationId));
   });
 
   api.handle(updateLocationOp, async ({ params, body }, _req, res) => {

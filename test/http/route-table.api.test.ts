@@ -81,8 +81,11 @@ const step =
     next();
   };
 
-/** The same routes served with the table in front (as app.ts mounts it) or by Express's routers alone. */
-function appWith(table: boolean): Express {
+/**
+ * The same routes served by Express's routers alone, with the table as the app's first
+ * middleware, or with it also in front of the app's router (as app.ts mounts it).
+ */
+function appWith(mode: 'routers' | 'table' | 'front'): Express {
   const first = operationRouter('/v1');
   first.handle(list, (_input, req, res) => seen(req, res, () => undefined));
   first.handle(item, (_input, req, res) => seen(req, res, () => undefined), step('before'));
@@ -96,10 +99,17 @@ function appWith(table: boolean): Express {
     throw new AppError(409, 'conflict', `failing ${params.id}`);
   });
   const routers = [first.done(), second.done()];
-  const prelude = [step('prelude')];
+  const refuseMarked: RequestHandler = (req, _res, next) => {
+    next(req.headers['x-refuse'] === undefined ? undefined : new AppError(400, 'refused', 'refused by the prelude'));
+  };
+  const prelude = [step('prelude'), refuseMarked];
   const chain = [step('chain')];
   const app = express();
-  if (table) app.use(routeTable({ mount: '/v1', prelude, chain, routers }));
+  if (mode !== 'routers') {
+    const table = routeTable({ mount: '/v1', prelude, chain, routers });
+    app.use(table);
+    if (mode === 'front') table.inFront(app);
+  }
   app.use(prelude);
   const v1 = Router({ strict: true });
   v1.use(chain);
@@ -119,8 +129,11 @@ function appWith(table: boolean): Express {
   return app;
 }
 
-const withTable = appWith(true);
-const routersOnly = appWith(false);
+const routersOnly = appWith('routers');
+const tables = [
+  ['as the first middleware', appWith('table')],
+  ['in front of the router', appWith('front')],
+] as const;
 
 const requests: [method: 'get' | 'put' | 'post' | 'head' | 'options' | 'delete', path: string][] = [
   ['get', '/v1/items'],
@@ -144,7 +157,7 @@ const requests: [method: 'get' | 'put' | 'post' | 'head' | 'options' | 'delete',
   ['get', '/v1/'],
 ];
 
-describe('the route table in front of the /v1 routers', () => {
+describe.each(tables)('the route table %s', (_mode, withTable) => {
   it.each(requests)('answers %s %s as the routers alone do', async (method, path) => {
     const fast = await request(withTable)[method](path);
     const slow = await request(routersOnly)[method](path);
@@ -172,9 +185,37 @@ describe('the route table in front of the /v1 routers', () => {
     expect(res.body).toMatchObject({ url: '/v1/failing/7', baseUrl: '' });
   });
 
+  it('hands an error of the prelude to the error handler as the routers do', async () => {
+    const fast = await request(withTable).get('/v1/items/x').set('x-refuse', '1').expect(400);
+    const slow = await request(routersOnly).get('/v1/items/x').set('x-refuse', '1').expect(400);
+    expect(fast.text).toBe(slow.text);
+  });
+
   it('refuses a router that operationRouter did not make', () => {
     expect(() => routeTable({ mount: '/v1', prelude: [], chain: [], routers: [Router()] })).toThrow(
       'not made by operationRouter',
     );
+  });
+});
+
+describe('the route table in front of the router', () => {
+  /** How many requests reached the app's router, for a request to `path`. */
+  async function routerWalks(path: string, expected: number): Promise<number> {
+    const app = appWith('front');
+    const router = (app as unknown as { router: { handle: (...args: unknown[]) => unknown } }).router;
+    const handle = router.handle.bind(router);
+    let walks = 0;
+    router.handle = (...args: unknown[]) => {
+      walks++;
+      return handle(...args);
+    };
+    await request(app).get(path).expect(expected);
+    return walks;
+  }
+
+  it('serves a route it finds without the app router, and leaves the rest and errors to it', async () => {
+    expect(await routerWalks('/v1/items/x', 200)).toBe(0);
+    expect(await routerWalks('/v1/nothing', 404)).toBe(1);
+    expect(await routerWalks('/v1/failing/7', 409)).toBe(1);
   });
 });

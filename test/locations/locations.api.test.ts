@@ -1,8 +1,10 @@
 import request from 'supertest';
 
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import { setHomeAway } from '../helpers/home-away.js';
 import { sendRaw } from '../helpers/raw-body.js';
 import { useTestApp } from '../helpers/use-test-app.js';
+import { endAlert, startAlert } from '../webhooks/support.js';
 
 const LOCATION_KEYS = ['alerts', 'devices', 'homeAway', 'locationId', 'name', 'subscriptionIds'];
 const DEVICE_KEYS = ['calibrated', 'connected', 'deviceId', 'type'];
@@ -72,6 +74,29 @@ describe('GET /v1/locations/{id}', () => {
       expect(typeof res.body.message).toBe('string');
     },
   );
+});
+
+describe('GET /v1/locations/{id} after changes (its answer is kept with the account document)', () => {
+  /** The single location's answer, which must be the list's presentation of it, byte for byte. */
+  async function answered(): Promise<{ homeAway: string; alerts: unknown[] }> {
+    const one = await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200);
+    const all = await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
+    const listed = (all.body.locations as { locationId: string }[]).find((l) => l.locationId === DEMO_LOCATION_ID);
+    expect(one.text).toBe(JSON.stringify(listed));
+    expect(one.headers['content-type']).toBe('application/json; charset=utf-8');
+    return one.body as { homeAway: string; alerts: unknown[] };
+  }
+
+  it('follows every change of the account: its homeAway, an alert started, the alert ended', async () => {
+    expect(await answered()).toMatchObject({ homeAway: 'home', alerts: [] });
+    expect(await answered()).toMatchObject({ homeAway: 'home', alerts: [] });
+    await setHomeAway(t, 'away').expect(200);
+    expect((await answered()).homeAway).toBe('away');
+    const alert = await startAlert(t, { type: 'lowLeak' }).expect(201);
+    expect((await answered()).alerts).toHaveLength(1);
+    await endAlert(t, alert.body.alertId as string).expect(200);
+    expect((await answered()).alerts).toHaveLength(0);
+  });
 });
 
 describe('PUT /v1/locations/{id}', () => {
