@@ -1,7 +1,8 @@
 import request from 'supertest';
 
 import { buildTestApp, docOf, sessionsOf, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY, DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
+import { bearer, DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
+import { registerClient } from '../helpers/oauth-clients.js';
 import { basicAuth, codeOf, formFields, loginPath, NATIVE_REDIRECT_URI, submitLogin } from '../helpers/oauth.js';
 
 let t: TestApp;
@@ -144,21 +145,17 @@ describe('signing in with the form', () => {
       (res.headers['set-cookie'] as unknown as string[] | undefined)
         ?.find((c) => c.startsWith('water_sandbox_session='))
         ?.split(';')[0];
-    const first = sessionCookie(
-      await agent
-        .post('/login')
-        .type('form')
-        .send({ ...formFields(form.text), ...DEMO_USER })
-        .expect(302),
-    );
+    const signInFromForm = async (): Promise<string | undefined> =>
+      sessionCookie(
+        await agent
+          .post('/login')
+          .type('form')
+          .send({ ...formFields(form.text), ...DEMO_USER })
+          .expect(302),
+      );
+    const first = await signInFromForm();
     // The form of before the sign-in is still this browser's (its CSRF cookie): signing in again from it.
-    const second = sessionCookie(
-      await agent
-        .post('/login')
-        .type('form')
-        .send({ ...formFields(form.text), ...DEMO_USER })
-        .expect(302),
-    );
+    const second = await signInFromForm();
     expect(first).toBeDefined();
     expect(second).toBeDefined();
     expect(second).not.toBe(first);
@@ -179,35 +176,29 @@ describe('CSRF protection of the form', () => {
     );
   });
 
-  it('refuses a POST whose csrf_token is not the session one', async () => {
+  type Fields = Record<string, string>;
+  it.each<[string, (fields: Fields) => Fields, string, number]>([
+    [
+      'a POST whose csrf_token is not the session one',
+      (fields) => ({ ...fields, csrf_token: 'forged-token-forged-token' }),
+      'Sign-in form expired',
+      403,
+    ],
+    ['a POST without csrf_token', ({ csrf_token: _dropped, ...fields }) => fields, 'Sign-in form expired', 403],
+    [
+      'a form whose hidden fields were changed to an unregistered redirect URI',
+      (fields) => ({ ...fields, redirect_uri: 'https://evil.example/cb' }),
+      'is not registered',
+      400,
+    ],
+  ])('refuses %s', async (_case, changed, text, status) => {
     const agent = request.agent(t.app);
     const page = await agent.get(loginPath());
     const res = await agent
       .post('/login')
       .type('form')
-      .send({ ...formFields(page.text), csrf_token: 'forged-token-forged-token', ...DEMO_USER });
-    expectErrorPage(res, 'Sign-in form expired', 403);
-  });
-
-  it('refuses a POST without csrf_token', async () => {
-    const agent = request.agent(t.app);
-    const page = await agent.get(loginPath());
-    const { csrf_token: _dropped, ...fields } = formFields(page.text);
-    const res = await agent
-      .post('/login')
-      .type('form')
-      .send({ ...fields, ...DEMO_USER });
-    expectErrorPage(res, 'Sign-in form expired', 403);
-  });
-
-  it('refuses a form whose hidden fields were changed to an unregistered redirect URI', async () => {
-    const agent = request.agent(t.app);
-    const page = await agent.get(loginPath());
-    const res = await agent
-      .post('/login')
-      .type('form')
-      .send({ ...formFields(page.text), redirect_uri: 'https://evil.example/cb', ...DEMO_USER });
-    expectErrorPage(res, 'is not registered');
+      .send({ ...changed(formFields(page.text)), ...DEMO_USER });
+    expectErrorPage(res, text, status);
   });
 });
 
@@ -321,43 +312,34 @@ describe('escaping in the pages', () => {
   const HOSTILE = `<script>alert("x")</script> & 'co' \`tick\``;
   const ESCAPED = '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;co&#39; &#96;tick&#96;';
 
-  async function registerHostileClient(): Promise<string> {
-    const res = await request(t.app)
-      .post('/sandbox/oauth-clients')
-      .set(bearer(DEMO_API_KEY))
-      .send({
-        name: 'Mallory',
-        companyName: 'Evil Corp',
-        email: 'mallory@example.com',
-        phone: '+1 555 0100 200',
-        applicationName: HOSTILE,
-        applicationWebsite: 'https://evil.example',
-        description: 'Tries to inject markup',
-        redirectUri: 'https://evil.example/cb?x="><script>alert(1)</script>',
-        signOutUri: 'https://evil.example/out',
-      })
-      .expect(201);
-    return res.body.client_id as string;
+  /** The login page of a client whose name is HOSTILE, asked to return to `redirectUri`: its HTML, answered with `status`. */
+  async function hostileClientsPage(redirectUri: string, status: number): Promise<string> {
+    const { client_id: clientId } = await registerClient(t.app, {
+      name: 'Mallory',
+      companyName: 'Evil Corp',
+      email: 'mallory@example.com',
+      phone: '+1 555 0100 200',
+      applicationName: HOSTILE,
+      applicationWebsite: 'https://evil.example',
+      description: 'Tries to inject markup',
+      redirectUri: 'https://evil.example/cb?x="><script>alert(1)</script>',
+      signOutUri: 'https://evil.example/out',
+    });
+    return (await request(t.app).get(loginPath({ clientId, redirectUri })).expect(status)).text;
   }
 
   it('escapes a hostile application name on the login form', async () => {
-    const clientId = await registerHostileClient();
-    const res = await request(t.app)
-      .get(loginPath({ clientId, redirectUri: 'https://evil.example/cb?x="><script>alert(1)</script>' }))
-      .expect(200);
-    expect(res.text).not.toContain('<script>');
-    expect(res.text).toContain(`<strong id="application-name">${ESCAPED}</strong>`);
-    expect(res.text).toContain(`<title>Sign in - ${ESCAPED}</title>`);
-    expect(res.text).toContain('value="https://evil.example/cb?x=&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
+    const page = await hostileClientsPage('https://evil.example/cb?x="><script>alert(1)</script>', 200);
+    expect(page).not.toContain('<script>');
+    expect(page).toContain(`<strong id="application-name">${ESCAPED}</strong>`);
+    expect(page).toContain(`<title>Sign in - ${ESCAPED}</title>`);
+    expect(page).toContain('value="https://evil.example/cb?x=&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
   });
 
   it('escapes a hostile application name on an error page', async () => {
-    const clientId = await registerHostileClient();
-    const res = await request(t.app)
-      .get(loginPath({ clientId, redirectUri: 'https://other.example/' }))
-      .expect(400);
-    expect(res.text).not.toContain('<script>');
-    expect(res.text).toContain(ESCAPED);
+    const page = await hostileClientsPage('https://other.example/', 400);
+    expect(page).not.toContain('<script>');
+    expect(page).toContain(ESCAPED);
   });
 
   it('escapes a hostile state in the hidden field', async () => {

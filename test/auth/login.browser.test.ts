@@ -1,10 +1,10 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import request from 'supertest';
 
 import { launchBrowser } from '../helpers/browser.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY, DEMO_LOCATIONS, DEMO_USER, OTHER_API_KEY } from '../helpers/demo.js';
-import { basicAuth, partnerRegistration } from '../helpers/oauth.js';
+import { bearer, DEMO_LOCATIONS, DEMO_USER, OTHER_API_KEY } from '../helpers/demo.js';
+import { registerClient, type RegisteredClient } from '../helpers/oauth-clients.js';
+import { basicAuth } from '../helpers/oauth.js';
 import { horizontalOverflow, screenshot, seriousAccessibilityViolations, WIDTHS } from '../helpers/page-checks.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { listen } from './listening.js';
@@ -13,7 +13,7 @@ let context: BrowserContext;
 let t: TestApp;
 let server: Awaited<ReturnType<typeof listen>>;
 let receiver: WebhookReceiver;
-let client: { client_id: string; client_secret: string };
+let client: RegisteredClient;
 let page: Page;
 
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
@@ -30,19 +30,12 @@ beforeEach(async () => {
   t = await buildTestApp();
   server = await listen(t.app);
   receiver = await WebhookReceiver.start();
-  const res = await request(t.app)
-    .post('/sandbox/oauth-clients')
-    .set(bearer(DEMO_API_KEY))
-    .send(
-      partnerRegistration({
-        applicationName: 'Browser Partner App',
-        description: 'Driven by headless Chromium',
-        redirectUri: receiver.url('/callback'),
-        signOutUri: receiver.url('/signed-out'),
-      }),
-    )
-    .expect(201);
-  client = res.body as typeof client;
+  client = await registerClient(t.app, {
+    applicationName: 'Browser Partner App',
+    description: 'Driven by headless Chromium',
+    redirectUri: receiver.url('/callback'),
+    signOutUri: receiver.url('/signed-out'),
+  });
   await context.clearCookies();
   page = await context.newPage();
 });
@@ -138,19 +131,17 @@ describe.each(WIDTHS)('the login form at %i px wide', (width) => {
 describe('the consent page in a real browser', () => {
   /** A client that the other account registered, redirecting to the receiver. */
   async function othersClient(): Promise<string> {
-    const res = await request(t.app)
-      .post('/sandbox/oauth-clients')
-      .set(bearer(OTHER_API_KEY))
-      .send(
-        partnerRegistration({
-          applicationName: 'Another Account App',
-          applicationWebsite: 'https://another.example',
-          redirectUri: receiver.url('/callback'),
-          signOutUri: receiver.url('/signed-out'),
-        }),
-      )
-      .expect(201);
-    return (res.body as { client_id: string }).client_id;
+    const registered = await registerClient(
+      t.app,
+      {
+        applicationName: 'Another Account App',
+        applicationWebsite: 'https://another.example',
+        redirectUri: receiver.url('/callback'),
+        signOutUri: receiver.url('/signed-out'),
+      },
+      OTHER_API_KEY,
+    );
+    return registered.client_id;
   }
   const othersLoginUrl = (clientId: string, state: string): string =>
     `${server.baseUrl}/login?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: receiver.url('/callback'), state }).toString()}`;

@@ -171,15 +171,11 @@ describe('codeProblem and refreshProblem', () => {
 describe('grants in the store', () => {
   const DAY = 24 * 3600_000;
   const at = (ms: number): string => new Date(ms).toISOString();
+  const accountWithoutGrants = (nowMs: number): AccountDoc =>
+    emptyAccountDoc({ accountId: 'a', name: 'A', origin: 'generated', initialLocations: [], createdAt: at(nowMs) });
 
   function dataWith(nowMs: number): AccountDoc {
-    const d = emptyAccountDoc({
-      accountId: 'a',
-      name: 'A',
-      origin: 'generated',
-      initialLocations: [],
-      createdAt: at(nowMs),
-    });
+    const d = accountWithoutGrants(nowMs);
     const base = { clientId: 'c', userId: 'u', accountId: 'a' };
     d.authorizationCodes.push({
       ...base,
@@ -248,13 +244,7 @@ describe('grants in the store', () => {
 
   it('pruneGrants keeps the newest DEAD_KEPT dead ones of each kind within the retention (a clock standing still never passes it), and every live one', () => {
     const nowMs = Date.UTC(2026, 2, 10);
-    const d = emptyAccountDoc({
-      accountId: 'a',
-      name: 'A',
-      origin: 'generated',
-      initialLocations: [],
-      createdAt: at(nowMs),
-    });
+    const d = accountWithoutGrants(nowMs);
     const base = { clientId: 'c', userId: 'u', accountId: 'a', grantId: 'g' };
     for (let i = 0; i < DEAD_KEPT + 30; i++) {
       d.accessTokens.push({

@@ -2,8 +2,9 @@ import { AuthorizationCode, type ModuleOptions } from 'simple-oauth2';
 import request from 'supertest';
 
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
-import { codeOf, formFields, partnerRegistration } from '../helpers/oauth.js';
+import { bearer, DEMO_CLIENT, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
+import { registerClient } from '../helpers/oauth-clients.js';
+import { codeOf, formFields } from '../helpers/oauth.js';
 import { listen } from './listening.js';
 
 let t: TestApp;
@@ -95,21 +96,15 @@ describe('simple-oauth2 against the sandbox', () => {
   });
 
   it('authenticates a client whose id and secret need form-encoding (strict credentials encoding)', async () => {
-    const registered = await request(t.app)
-      .post('/sandbox/oauth-clients')
-      .set(bearer(DEMO_API_KEY))
-      .send(
-        partnerRegistration({
-          applicationName: 'Encoded App',
-          description: 'Credentials with reserved characters',
-          redirectUri: DEMO_CLIENT.redirectUri,
-          signOutUri: 'https://partner.example/out',
-          clientId: "app:1 + x/&=?'",
-          clientSecret: "s3cr3t:with+plus %25 !*()'",
-        }),
-      )
-      .expect(201);
-    const client = oauthClient(registered.body.client_id, registered.body.client_secret);
+    const registered = await registerClient(t.app, {
+      applicationName: 'Encoded App',
+      description: 'Credentials with reserved characters',
+      redirectUri: DEMO_CLIENT.redirectUri,
+      signOutUri: 'https://partner.example/out',
+      clientId: "app:1 + x/&=?'",
+      clientSecret: "s3cr3t:with+plus %25 !*()'",
+    });
+    const client = oauthClient(registered.client_id, registered.client_secret);
     const { code } = await signInAt(client.authorizeURL({ redirect_uri: DEMO_CLIENT.redirectUri }));
     const token = await client.getToken({ code, redirect_uri: DEMO_CLIENT.redirectUri });
     expect((await token.refresh()).token['token_type']).toBe('Bearer');

@@ -9,6 +9,7 @@ import {
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { expectAtMostChecked } from '../helpers/bursts.js';
 import { DEMO_CLIENT, DEMO_USER } from '../helpers/demo.js';
+import { refreshRequest } from '../helpers/oauth-clients.js';
 import { basicAuth, codeOf, formFields, loginAndGetToken, loginPath } from '../helpers/oauth.js';
 
 let t: TestApp;
@@ -19,15 +20,29 @@ beforeEach(async () => {
   });
 });
 
-/** One sign-in attempt from `address` (the sandbox trusts X-Forwarded-For from a loopback proxy). */
-async function signIn(password: string, address: string, email = DEMO_USER.email): Promise<request.Response> {
+type SubmitForm = (password: string, email?: string) => request.Test;
+
+/** The login form opened from `address` (the sandbox trusts X-Forwarded-For from a loopback proxy) by a browser of its own: what submits it. */
+async function openForm(address: string): Promise<SubmitForm> {
   const agent = request.agent(t.app);
   const page = await agent.get(loginPath()).set('X-Forwarded-For', address).expect(200);
-  return agent
-    .post('/login')
-    .set('X-Forwarded-For', address)
-    .type('form')
-    .send({ ...formFields(page.text), email, password });
+  return (password, email = DEMO_USER.email) =>
+    agent
+      .post('/login')
+      .set('X-Forwarded-For', address)
+      .type('form')
+      .send({ ...formFields(page.text), email, password });
+}
+
+/** One sign-in attempt from `address`. */
+const signIn = async (password: string, address: string, email?: string): Promise<request.Response> =>
+  (await openForm(address))(password, email);
+
+/** Wrong passwords of the demo user sent at once, a browser for each address: every form opened first, then every POST together. Their statuses. */
+async function wrongPasswordsAtOnce(addresses: string[]): Promise<number[]> {
+  const forms = await Promise.all(addresses.map(openForm));
+  const answers = await Promise.all(forms.map((submit) => submit('wrong')));
+  return answers.map((a) => a.status);
 }
 
 describe('failed sign-ins on the login form', () => {
@@ -52,52 +67,17 @@ describe('failed sign-ins on the login form', () => {
   });
 
   it(`hold under parallel attempts: of ${3 * FAILED_LOGINS_PER_ADDRESS} wrong passwords sent at once from one address, at most ${FAILED_LOGINS_PER_ADDRESS} are checked`, async () => {
-    // Every form first (each browser its own CSRF cookie), then every POST at once.
-    const forms = await Promise.all(
-      Array.from({ length: 3 * FAILED_LOGINS_PER_ADDRESS }, async () => {
-        const agent = request.agent(t.app);
-        const page = await agent.get(loginPath()).set('X-Forwarded-For', '203.0.113.20').expect(200);
-        return { agent, fields: formFields(page.text) };
-      }),
+    const statuses = await wrongPasswordsAtOnce(
+      Array.from({ length: 3 * FAILED_LOGINS_PER_ADDRESS }, () => '203.0.113.20'),
     );
-    const answers = await Promise.all(
-      forms.map(({ agent, fields }) =>
-        agent
-          .post('/login')
-          .set('X-Forwarded-For', '203.0.113.20')
-          .type('form')
-          .send({ ...fields, ...DEMO_USER, password: 'wrong' }),
-      ),
-    );
-    expectAtMostChecked(
-      FAILED_LOGINS_PER_ADDRESS,
-      answers.map((a) => a.status),
-      422,
-    );
+    expectAtMostChecked(FAILED_LOGINS_PER_ADDRESS, statuses, 422);
   });
 
   it(`hold under parallel attempts per account: from many addresses at once, at most ${FAILED_LOGINS_PER_ACCOUNT} wrong passwords of one user are checked`, async () => {
-    const forms = await Promise.all(
-      Array.from({ length: 2 * FAILED_LOGINS_PER_ACCOUNT }, async (_, i) => {
-        const agent = request.agent(t.app);
-        const page = await agent.get(loginPath()).expect(200);
-        return { agent, fields: formFields(page.text), address: `192.0.2.${i + 1}` };
-      }),
+    const statuses = await wrongPasswordsAtOnce(
+      Array.from({ length: 2 * FAILED_LOGINS_PER_ACCOUNT }, (_, i) => `192.0.2.${i + 1}`),
     );
-    const answers = await Promise.all(
-      forms.map(({ agent, fields, address }) =>
-        agent
-          .post('/login')
-          .set('X-Forwarded-For', address)
-          .type('form')
-          .send({ ...fields, ...DEMO_USER, password: 'wrong' }),
-      ),
-    );
-    expectAtMostChecked(
-      FAILED_LOGINS_PER_ACCOUNT,
-      answers.map((a) => a.status),
-      422,
-    );
+    expectAtMostChecked(FAILED_LOGINS_PER_ACCOUNT, statuses, 422);
   });
 
   it('take back the count of a right password: after 9 failures and two sign-ins the tenth failure is still checked, and only then the limit holds', async () => {
@@ -137,12 +117,7 @@ describe('failed token requests', () => {
   it('count only guesses: a client exchanging and refreshing again and again is never limited', async () => {
     let tokens = await loginAndGetToken(t.app);
     for (let i = 0; i < FAILED_TOKEN_REQUESTS_PER_ADDRESS + 5; i++) {
-      const res = await request(t.app)
-        .post('/oauth2/token')
-        .set('Authorization', basicAuth(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret))
-        .type('form')
-        .send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
-        .expect(200);
+      const res = await refreshRequest(t.app, tokens.refresh_token).expect(200);
       tokens = res.body as typeof tokens;
     }
   });

@@ -1,8 +1,8 @@
-import request from 'supertest';
-
 import { buildTestApp, deliveriesIn, type TestApp } from '../helpers/build-test-app.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY } from '../helpers/demo.js';
-import { basicAuth, loginAndGetToken, type OAuthTokens, partnerRegistration } from '../helpers/oauth.js';
+import { DEMO_ACCOUNT_ID } from '../helpers/demo.js';
+import { refreshRequest, registerClient, type RegisteredClient, signInThrough } from '../helpers/oauth-clients.js';
+import { loginAndGetToken, type OAuthTokens } from '../helpers/oauth.js';
+import { refusedDelivery } from '../helpers/refused-delivery.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 let t: TestApp;
@@ -21,28 +21,16 @@ async function signInThroughReceiver(
   env: Record<string, string> = {},
   redirectUri = receiver.url('/callback'),
   extra: Record<string, unknown> = {},
-): Promise<{ tokens: OAuthTokens; client: { client_id: string; client_secret: string } }> {
+): Promise<{ tokens: OAuthTokens; client: RegisteredClient }> {
   t = await buildTestApp({ env });
-  const res = await request(t.app)
-    .post('/sandbox/oauth-clients')
-    .set(bearer(DEMO_API_KEY))
-    .send(
-      partnerRegistration({
-        applicationName: 'Receiver App',
-        description: 'Receives the token POST',
-        redirectUri,
-        signOutUri: 'https://partner.example/out',
-        ...extra,
-      }),
-    )
-    .expect(201);
-  const client = res.body as { client_id: string; client_secret: string };
-  const tokens = await loginAndGetToken(t.app, {
-    clientId: client.client_id,
-    clientSecret: client.client_secret,
+  const client = await registerClient(t.app, {
+    applicationName: 'Receiver App',
+    description: 'Receives the token POST',
     redirectUri,
+    signOutUri: 'https://partner.example/out',
+    ...extra,
   });
-  return { tokens, client };
+  return { tokens: await signInThrough(t.app, client, redirectUri), client };
 }
 
 const tokenDeliveries = async () => (await deliveriesIn(t)).filter((x) => x.kind === 'token');
@@ -69,12 +57,7 @@ describe('token delivery to the redirect URI', () => {
 
   it('delivers the response of a refresh too', async () => {
     const { tokens, client } = await signInThroughReceiver();
-    const refreshed = await request(t.app)
-      .post('/oauth2/token')
-      .set('Authorization', basicAuth(client.client_id, client.client_secret))
-      .type('form')
-      .send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
-      .expect(200);
+    const refreshed = await refreshRequest(t.app, tokens.refresh_token, client).expect(200);
     await t.deps.dispatcher.idle();
     await receiver.waitFor(2);
     expect(receiver.bodies()).toHaveLength(2);
@@ -133,17 +116,7 @@ describe('token delivery to the redirect URI', () => {
     await signInThroughReceiver({ BLOCK_PRIVATE_ENDPOINTS: 'true' });
     await t.deps.dispatcher.idle();
     expect(await tokenDeliveries()).toEqual([
-      expect.objectContaining({
-        state: 'failed',
-        dueAtMs: null,
-        attempts: [
-          expect.objectContaining({
-            statusCode: null,
-            responseExcerpt: null,
-            error: 'blocked: 127.0.0.1 is a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
-          }),
-        ],
-      }),
+      refusedDelivery('blocked: 127.0.0.1 is a loopback address (BLOCK_PRIVATE_ENDPOINTS)'),
     ]);
     expect(receiver.received).toEqual([]);
   });

@@ -2,13 +2,13 @@ import request from 'supertest';
 
 import { buildTestApp, changeDoc, docOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATIONS, OTHER_LOCATIONS } from '../helpers/demo.js';
+import { registerClient } from '../helpers/oauth-clients.js';
 import {
   basicAuth,
   codeOf,
   loginAndGetToken,
   NATIVE_REDIRECT_URI,
   type OAuthTokens,
-  partnerRegistration,
   submitLogin,
 } from '../helpers/oauth.js';
 
@@ -48,17 +48,6 @@ const refresh = (refreshToken: string, authorization: string | null = DEMO_BASIC
     { grant_type: 'refresh_token', client_id: DEMO_CLIENT.clientId, refresh_token: refreshToken },
     authorization,
   );
-
-async function registerClient(
-  overrides: Record<string, string> = {},
-): Promise<{ client_id: string; client_secret: string }> {
-  const res = await request(t.app)
-    .post('/sandbox/oauth-clients')
-    .set(bearer(DEMO_API_KEY))
-    .send(partnerRegistration(overrides))
-    .expect(201);
-  return res.body as { client_id: string; client_secret: string };
-}
 
 function expectOAuthError(res: request.Response, status: number, error: string): void {
   expect(res.status).toBe(status);
@@ -112,7 +101,7 @@ describe('client authentication', () => {
   const SPECIAL_SECRET = "se:cret+with %25 & = !*()'";
 
   it('decodes Basic credentials form-urlencoded before base64 (RFC 6749 section 2.3.1)', async () => {
-    const client = await registerClient({ clientId: SPECIAL_ID, clientSecret: SPECIAL_SECRET });
+    const client = await registerClient(t.app, { clientId: SPECIAL_ID, clientSecret: SPECIAL_SECRET });
     const code = codeOf(await submitLogin(request.agent(t.app), { clientId: client.client_id }));
     const res = await exchange(code, basicAuth(client.client_id, client.client_secret), {
       client_id: client.client_id,
@@ -121,14 +110,14 @@ describe('client authentication', () => {
   });
 
   it('refuses the same credentials sent without the form-encoding step', async () => {
-    const client = await registerClient({ clientId: SPECIAL_ID, clientSecret: SPECIAL_SECRET });
+    const client = await registerClient(t.app, { clientId: SPECIAL_ID, clientSecret: SPECIAL_SECRET });
     const code = codeOf(await submitLogin(request.agent(t.app), { clientId: client.client_id }));
     const raw = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
     expectOAuthError(await exchange(code, raw, { client_id: client.client_id }), 401, 'invalid_client');
   });
 
   it('accepts special characters in body credentials', async () => {
-    const client = await registerClient({ clientId: SPECIAL_ID, clientSecret: SPECIAL_SECRET });
+    const client = await registerClient(t.app, { clientId: SPECIAL_ID, clientSecret: SPECIAL_SECRET });
     const code = codeOf(await submitLogin(request.agent(t.app), { clientId: client.client_id }));
     await exchange(code, null, { client_id: client.client_id, client_secret: client.client_secret }).expect(200);
   });
@@ -215,7 +204,7 @@ describe('invalid_grant for codes', () => {
   });
 
   it('refuses a code issued to another client, and leaves it usable by its own client', async () => {
-    const other = await registerClient();
+    const other = await registerClient(t.app);
     const code = await newCode();
     const res = await exchange(code, basicAuth(other.client_id, other.client_secret), { client_id: other.client_id });
     expectOAuthError(res, 400, 'invalid_grant');
@@ -297,7 +286,7 @@ describe('grant_type=refresh_token with rotation', () => {
   });
 
   it('refuses a refresh token of another client without revoking it', async () => {
-    const other = await registerClient();
+    const other = await registerClient(t.app);
     const tokens = await loginAndGetToken(t.app);
     const res = await tokenRequest(
       { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
@@ -308,7 +297,7 @@ describe('grant_type=refresh_token with rotation', () => {
   });
 
   it('refuses a spent refresh token sent by another client without revoking the grant: that client never held it', async () => {
-    const other = await registerClient();
+    const other = await registerClient(t.app);
     const first = await loginAndGetToken(t.app);
     const second = (await refresh(first.refresh_token).expect(200)).body as OAuthTokens;
     const res = await tokenRequest(

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { bearer } from '../helpers/demo.js';
+import { listenCommand } from '../helpers/listen-command.js';
 import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js';
 import { eventually } from '../helpers/waiting.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -88,17 +89,8 @@ function running(pid: number): boolean {
   }
 }
 
-const listenArgs = (key: string): string[] => [
-  'listen',
-  '--forward-to',
-  receiver.url('/hooks'),
-  '--sandbox',
-  sandboxUrl,
-  '--api-key',
-  key,
-  '--subscribe',
-  'all',
-];
+const listenArgs = (key: string): string[] =>
+  listenCommand({ forwardTo: receiver.url('/hooks'), sandbox: sandboxUrl, apiKey: key }, '--subscribe', 'all');
 const twoConfirmed = /confirmed subscription [\s\S]*confirmed subscription /;
 
 it('a parent killed with SIGKILL: listen notices within about a second, deletes its subscriptions and exits', async () => {

@@ -1,5 +1,6 @@
 import { CliProcess } from '../helpers/cli-process.js';
 import { bearer } from '../helpers/demo.js';
+import { listenCommand } from '../helpers/listen-command.js';
 import { startTestSandbox, stopAllSandboxes } from '../helpers/start-sandbox.js';
 import { eventually } from '../helpers/waiting.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -88,16 +89,9 @@ const deliveries = async (key: string, kind: string): Promise<Delivery[]> =>
   ((await api(key, 'GET', `/sandbox/deliveries?kind=${kind}`)) as Answer<{ deliveries: Delivery[] }>).body.deliveries;
 
 function listen(key: string, ...args: string[]): CliProcess {
-  const cli = new CliProcess([
-    'listen',
-    '--forward-to',
-    receiver.url('/hooks'),
-    '--sandbox',
-    sandboxUrl,
-    '--api-key',
-    key,
-    ...args,
-  ]);
+  const cli = new CliProcess(
+    listenCommand({ forwardTo: receiver.url('/hooks'), sandbox: sandboxUrl, apiKey: key }, ...args),
+  );
   clis.push(cli);
   return cli;
 }

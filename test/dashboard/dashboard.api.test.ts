@@ -12,6 +12,7 @@ import {
   OTHER_ACCOUNT_ID,
   OTHER_LOCATION_ID,
 } from '../helpers/demo.js';
+import { csrfTokenOf, unescapeHtml } from '../helpers/html.js';
 import { loginPath, submitLogin } from '../helpers/oauth.js';
 
 type Agent = ReturnType<typeof request.agent>;
@@ -23,21 +24,6 @@ let t: TestApp;
 beforeEach(async () => {
   t = await buildTestApp();
 });
-
-const unescapeHtml = (text: string): string =>
-  text
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&#96;/g, '`')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-
-function csrfOf(html: string): string {
-  const match = /name="csrf_token" value="([^"]+)"/.exec(html);
-  if (!match) throw new Error(`no csrf_token field in:\n${html}`);
-  return unescapeHtml(match[1]!);
-}
 
 function configOf(html: string): DashboardConfig {
   const match = /data-config="([^"]*)"/.exec(html);
@@ -53,7 +39,7 @@ async function signIn(
   return agent
     .post('/dashboard/sign-in')
     .type('form')
-    .send({ csrf_token: csrfOf(form.text), ...credentials });
+    .send({ csrf_token: csrfTokenOf(form.text), ...credentials });
 }
 
 /** Signs in the demo user and returns the agent and the dashboard page. */
@@ -238,7 +224,7 @@ describe('POST /dashboard/sign-out', () => {
     const res = await agent
       .post('/dashboard/sign-out')
       .type('form')
-      .send({ csrf_token: csrfOf(page.text) })
+      .send({ csrf_token: csrfTokenOf(page.text) })
       .expect(303);
     expect(res.headers['location']).toBe('/');
     expect((await agent.get('/')).text).toContain('name="password"');

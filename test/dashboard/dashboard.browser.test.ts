@@ -6,6 +6,7 @@ import { launchBrowser } from '../helpers/browser.js';
 import { buildTestApp, changeDoc, docOf, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, DEMO_LOCATIONS, DEMO_USER } from '../helpers/demo.js';
 import { horizontalOverflow, screenshot, seriousAccessibilityViolations, WIDTHS } from '../helpers/page-checks.js';
+import { givenConfirmedSubscription } from '../helpers/subscriptions.js';
 import { WebhookReceiver, type ReceivedRequest } from '../helpers/webhook-receiver.js';
 
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
@@ -78,6 +79,13 @@ async function loaded(): Promise<void> {
   await page.locator('#clock-now[data-now]').waitFor();
 }
 
+/** A new page of `width`, signed in, every panel loaded. */
+async function openSignedIn(width: number): Promise<void> {
+  await openPage(width);
+  await signIn();
+  await loaded();
+}
+
 /** Counts the times the page itself navigates (a reload included). */
 function navigationCounter(): () => number {
   let count = 0;
@@ -87,38 +95,23 @@ function navigationCounter(): () => number {
   return () => count;
 }
 
+/** A request with the demo account's API key, as the partner's app sends it beside the page. */
+function asDemo(method: 'get' | 'post' | 'put', path: string, body?: object): request.Test {
+  const sent = request(t.app)[method](path).set(bearer(DEMO_API_KEY));
+  return body === undefined ? sent : sent.send(body);
+}
+
 /**
  * Something in every list the page shows: a confirmed and a pending subscription, an alert in
  * force with its deliveries, a scenario run, and a failed request in the journal.
  */
 async function fillEveryList(): Promise<void> {
-  await request(t.app)
-    .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
-    .set(bearer(DEMO_API_KEY))
-    .send({ endpoint: receiver.url() })
-    .expect(200);
-  const [confirmation] = await receiver.waitForMatching((r) => r.method === 'POST');
-  const confirmationUrl = new URL((confirmation!.body as { confirmationUrl: string }).confirmationUrl);
-  await request(t.app)
-    .get(`${confirmationUrl.pathname}${confirmationUrl.search}`)
-    .set(bearer(DEMO_API_KEY))
-    .expect(200);
-  await request(t.app)
-    .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
-    .set(bearer(DEMO_API_KEY))
-    .send({ endpoint: receiver.url('/second') })
-    .expect(200);
-  await request(t.app)
-    .post(`/sandbox/locations/${DEMO_LOCATION_ID}/alerts`)
-    .set(bearer(DEMO_API_KEY))
-    .send({ type: 'lowLeak' })
-    .expect(201);
-  await request(t.app)
-    .post('/sandbox/scenarios/slow-leak-escalates/runs')
-    .set(bearer(DEMO_API_KEY))
-    .send({ locationId: DEMO_LOCATION_ID })
-    .expect(201);
-  await request(t.app).get('/v1/locations/not-a-location').set(bearer(DEMO_API_KEY)).expect(404);
+  await givenConfirmedSubscription(t, receiver);
+  const pending = { endpoint: receiver.url('/second') };
+  await asDemo('post', `/v1/locations/${DEMO_LOCATION_ID}/subscriptions`, pending).expect(200);
+  await asDemo('post', `/sandbox/locations/${DEMO_LOCATION_ID}/alerts`, { type: 'lowLeak' }).expect(201);
+  await asDemo('post', '/sandbox/scenarios/slow-leak-escalates/runs', { locationId: DEMO_LOCATION_ID }).expect(201);
+  await asDemo('get', '/v1/locations/not-a-location').expect(404);
   await t.deps.dispatcher.idle();
 }
 
@@ -181,9 +174,7 @@ describe.each(WIDTHS)('the dashboard at %i px wide', (width) => {
   it(
     'runs the whole alert demo from the page, live and without reloading',
     async () => {
-      await openPage(width);
-      await signIn();
-      await loaded();
+      await openSignedIn(width);
       const navigations = navigationCounter();
       await page.evaluate("window.demoMarker = 'the same page'");
 
@@ -290,8 +281,8 @@ describe('the Readiness panel', () => {
         .locator('#flash', { hasText: 'Drill rate-limit: the next 3 /v1 requests answer 429 with Retry-After: 2.' })
         .waitFor();
       // The partner's app retries at once: the checklist shows it without a reload.
-      await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(429);
-      await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(429);
+      await asDemo('get', '/v1/locations').expect(429);
+      await asDemo('get', '/v1/locations').expect(429);
       await page.locator('#readiness-checks li[data-check="errors.rate-limit"][data-status="failed"]').waitFor();
 
       await rateLimit.locator('summary').click();
@@ -322,9 +313,7 @@ describe('the dashboard in a real browser', () => {
   it(
     'cancels a running scenario with its Cancel button: no later step, the run shown cancelled',
     async () => {
-      await openPage(1280);
-      await signIn();
-      await loaded();
+      await openSignedIn(1280);
       await page.selectOption('#scenario', 'slow-leak-escalates');
       await page.click('#run-scenario button[type=submit]');
       await page.locator('#runs li[data-state="running"]').waitFor();
@@ -344,11 +333,9 @@ describe('the dashboard in a real browser', () => {
   it(
     'renews its access token from the session when the API refuses it, without reloading',
     async () => {
-      await openPage(1280);
-      await signIn();
-      await loaded();
+      await openSignedIn(1280);
       const navigations = navigationCounter();
-      await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).send({}).expect(200);
+      await asDemo('post', '/sandbox/tokens/expire', {}).expect(200);
       await page.click('#toggle-home-away');
       await page.locator('#home-away.away').waitFor();
       expect((await docOf(t)).locations.find((l) => l.locationId === DEMO_LOCATION_ID)?.homeAway).toBe('away');
@@ -361,20 +348,14 @@ describe('the dashboard in a real browser', () => {
   it(
     'shows changes made by other clients as they happen',
     async () => {
-      await openPage(1280);
-      await signIn();
-      await loaded();
-      await request(t.app)
-        .put(`/v1/locations/${DEMO_LOCATION_ID}`)
-        .set(bearer(DEMO_API_KEY))
-        .send({ homeAway: 'away' })
-        .expect(200);
+      await openSignedIn(1280);
+      await asDemo('put', `/v1/locations/${DEMO_LOCATION_ID}`, { homeAway: 'away' }).expect(200);
       await page.locator('#home-away.away').waitFor();
-      await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 7200 }).expect(200);
+      await asDemo('post', '/sandbox/clock', { advanceSeconds: 7200 }).expect(200);
       await page
         .locator(`#clock-now[data-now="${new Date(TEST_START.getTime() + 7_200_000).toISOString()}"]`)
         .waitFor();
-      await request(t.app).get('/v1/subscriptions/nope').set(bearer(DEMO_API_KEY)).expect(404);
+      await asDemo('get', '/v1/subscriptions/nope').expect(404);
       const failed = page.locator('#journal li.error').first();
       await failed.waitFor();
       expect(await failed.textContent()).toContain('GET /v1/subscriptions/nope');
@@ -388,14 +369,12 @@ describe('the dashboard in a real browser', () => {
   it(
     'says so, and offers to sign in again, when the session ends in another tab',
     async () => {
-      await openPage(1280);
-      await signIn();
-      await loaded();
+      await openSignedIn(1280);
       const other = await context.newPage();
       await other.goto(`${server.baseUrl}/`);
       await Promise.all([other.waitForURL(`${server.baseUrl}/`), other.click('#sign-out')]);
       // The next thing the page does (here: it hears of the clock move and reloads its data) finds the session gone.
-      await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 7200 }).expect(200);
+      await asDemo('post', '/sandbox/clock', { advanceSeconds: 7200 }).expect(200);
       await page.locator('.signed-out a[href="/"]').waitFor();
       expect(problems).toEqual([]);
     },
@@ -409,14 +388,8 @@ describe('the dashboard in a real browser', () => {
       await changeDoc(t, (d) => {
         d.locations.find((l) => l.locationId === DEMO_LOCATION_ID)!.name = hostile;
       });
-      await request(t.app)
-        .post(`/v1/locations/${DEMO_LOCATION_ID}/subscriptions`)
-        .set(bearer(DEMO_API_KEY))
-        .send({ endpoint: receiver.url() })
-        .expect(200);
-      await openPage(1280);
-      await signIn();
-      await loaded();
+      await asDemo('post', `/v1/locations/${DEMO_LOCATION_ID}/subscriptions`, { endpoint: receiver.url() }).expect(200);
+      await openSignedIn(1280);
       expect(await page.textContent('#location-name')).toBe(hostile);
       const row = page.locator('#subscriptions li[data-subscription-id]');
       await row.waitFor();

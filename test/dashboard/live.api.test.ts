@@ -8,8 +8,9 @@ import { DASHBOARD_PATHS, type LiveMessage, type PageConfig } from '../../src/da
 import { LiveStreams } from '../../src/live/index.js';
 import { listen } from '../auth/listening.js';
 import { buildTestApp, docOf, type TestApp } from '../helpers/build-test-app.js';
-import { signInToDashboard, unescapeHtml } from '../helpers/dashboard-sign-in.js';
+import { signInToDashboard } from '../helpers/dashboard-sign-in.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY } from '../helpers/demo.js';
+import { csrfTokenOf, unescapeHtml } from '../helpers/html.js';
 
 let t: TestApp;
 let server: Awaited<ReturnType<typeof listen>>;
@@ -27,6 +28,17 @@ afterEach(async () => {
 async function signIn(): Promise<{ cookie: string; config: PageConfig }> {
   const { cookie, page } = await signInToDashboard(server.baseUrl);
   return { cookie, config: JSON.parse(unescapeHtml(/data-config="([^"]*)"/.exec(page)![1]!)) as PageConfig };
+}
+
+/** The browser signs out with the form of the signed-in page. */
+async function signOut(cookie: string): Promise<void> {
+  const page = await (await fetch(`${server.baseUrl}/`, { headers: { cookie } })).text();
+  await fetch(`${server.baseUrl}/dashboard/sign-out`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf_token: csrfTokenOf(page) }),
+  });
 }
 
 /** An event stream as a browser's EventSource reads it: messages parsed, comments counted. */
@@ -187,58 +199,45 @@ describe('GET /dashboard/events', () => {
     await request(t.app).post('/sandbox/clock').set(bearer(config.accessToken)).send({ advanceSeconds: 1 }).expect(200);
   });
 
-  /** The dashboard's routes alone, on a registry of streams with other limits. */
+  const dashboards: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of dashboards.splice(0)) await close();
+  });
+
+  /** The dashboard's routes alone, on a registry of streams with other limits; closed after the test. */
   async function dashboardWith(
     limits: Partial<LiveStreams['limits']>,
-  ): Promise<{ streams: LiveStreams; baseUrl: string; close: () => Promise<void> }> {
+  ): Promise<{ streams: LiveStreams; baseUrl: string }> {
     const streams = new LiveStreams({ store: t.store }, { ...t.deps.liveStreams.limits, ...limits });
     const listening = await listen(express().use(dashboardRouter({ ...t.deps, liveStreams: streams })));
-    return {
-      streams,
-      baseUrl: listening.baseUrl,
-      close: async () => {
-        streams.closeAll();
-        await listening.close();
-      },
-    };
+    dashboards.push(async () => {
+      streams.closeAll();
+      await listening.close();
+    });
+    return { streams, baseUrl: listening.baseUrl };
   }
 
   it('answers 409 limit_reached once an account has as many streams open as allowed (MAX_OPEN_STREAMS)', async () => {
     const limited = await dashboardWith({ perAccount: 1 });
     const { cookie } = await signIn();
-    try {
-      const first = await Stream.open(cookie, limited.baseUrl);
-      expect(first.response.statusCode).toBe(200);
-      const second = await Stream.open(cookie, limited.baseUrl);
-      expect(second.response.statusCode).toBe(409);
-      first.close();
-    } finally {
-      await limited.close();
-    }
+    const first = await Stream.open(cookie, limited.baseUrl);
+    expect(first.response.statusCode).toBe(200);
+    const second = await Stream.open(cookie, limited.baseUrl);
+    expect(second.response.statusCode).toBe(409);
+    first.close();
   });
 
   it('sends heartbeats, and ends the stream with signed-out once the session is gone', async () => {
     const fast = await dashboardWith({ heartbeatMs: 20 });
     const { cookie } = await signIn();
-    try {
-      const stream = await Stream.open(cookie, fast.baseUrl);
-      await stream.next('hello');
-      await stream.until(() => stream.comments >= 2);
-      const page = await (await fetch(`${server.baseUrl}/`, { headers: { cookie } })).text();
-      const csrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(page)![1]!);
-      await fetch(`${server.baseUrl}/dashboard/sign-out`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ csrf_token: csrf }),
-      });
-      await stream.next('signed-out');
-      await stream.until(() => stream.closed);
-      expect(stream.closed).toBe(true);
-      expect(fast.streams.count((await docOf(t)).account.accountId)).toBe(0);
-    } finally {
-      await fast.close();
-    }
+    const stream = await Stream.open(cookie, fast.baseUrl);
+    await stream.next('hello');
+    await stream.until(() => stream.comments >= 2);
+    await signOut(cookie);
+    await stream.next('signed-out');
+    await stream.until(() => stream.closed);
+    expect(stream.closed).toBe(true);
+    expect(fast.streams.count((await docOf(t)).account.accountId)).toBe(0);
   });
 
   it('ends every stream when the registry is closed (shutdown)', async () => {
@@ -285,17 +284,10 @@ describe('POST /dashboard/token', () => {
     expect((await renew(cookie, undefined)).status).toBe(403);
     expect((await renew(cookie, 'not-the-token')).status).toBe(403);
     expect((await renew(undefined, config.csrfToken)).status).toBe(401);
-    const page = await (await fetch(`${server.baseUrl}/`, { headers: { cookie } })).text();
-    const csrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(page)![1]!);
-    await fetch(`${server.baseUrl}/dashboard/sign-out`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf_token: csrf }),
-    });
+    await signOut(cookie);
     const anonymous = await fetch(`${server.baseUrl}/`);
     const anonymousCookie = anonymous.headers.get('set-cookie')!.split(';')[0]!;
-    const anonymousCsrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(await anonymous.text())![1]!);
+    const anonymousCsrf = csrfTokenOf(await anonymous.text());
     const refused = await renew(anonymousCookie, anonymousCsrf);
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { error: string }).error).toBe('signed_out');

@@ -1,12 +1,5 @@
 import { DEMO_USER } from './demo.js';
-
-export const unescapeHtml = (text: string): string =>
-  text
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
+import { csrfTokenOf } from './html.js';
 
 /**
  * What the proxy in front of a hosted sandbox adds: the browser came over https. With an https
@@ -21,7 +14,7 @@ export async function signInToDashboard(
 ): Promise<{ cookie: string; page: string }> {
   const form = await fetch(`${baseUrl}/`, { headers: BEHIND_HTTPS_PROXY });
   const formCookie = form.headers.get('set-cookie')!.split(';')[0]!;
-  const csrf = unescapeHtml(/name="csrf_token" value="([^"]+)"/.exec(await form.text())![1]!);
+  const csrf = csrfTokenOf(await form.text());
   const signedIn = await fetch(`${baseUrl}/dashboard/sign-in`, {
     method: 'POST',
     redirect: 'manual',

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 
 import { DEMO_CLIENT, DEMO_USER } from './demo.js';
+import { unescapeHtml } from './html.js';
 
 export interface OAuthTokens {
   access_token: string;
@@ -58,13 +59,7 @@ export function loginPath(
 export function formFields(html: string): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    fields[match[1]!] = match[2]!
-      .replace(/&quot;/g, '"')
-      .replace(/&#39;/g, "'")
-      .replace(/&#96;/g, '`')
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&amp;/g, '&');
+    fields[match[1]!] = unescapeHtml(match[2]!);
   }
   return fields;
 }

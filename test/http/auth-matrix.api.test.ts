@@ -2,86 +2,17 @@ import request from 'supertest';
 
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID, OTHER_API_KEY, OTHER_LOCATION_ID } from '../helpers/demo.js';
+import { API_ROUTES, fillPath, routeName } from './route-table.js';
 
 /**
- * Every /v1 route against every kind of caller. `own` builds the request for the demo
- * account's resources; `foreign` the same request aimed at the other account's resources.
+ * Every /v1 route against every kind of caller: the request of the route table for the demo
+ * account's resources, with each caller's credentials. A route that addresses one resource (a
+ * location, a subscription) answers another account's key 404.
  */
-interface RouteCase {
-  name: string;
-  method: 'get' | 'put' | 'post' | 'delete';
-  path: (ids: { locationId: string; subscriptionId: string }) => string;
-  body?: object;
-  /** The status the owner gets. */
-  ok: number;
-  /** Whether the route addresses one resource (and so answers 404 for another account's). */
-  scoped: boolean;
-}
-
-const START = '2026-03-01T00:00:00Z';
-const routes: RouteCase[] = [
-  { name: 'list locations', method: 'get', path: () => '/v1/locations', ok: 200, scoped: false },
-  { name: 'get location', method: 'get', path: (i) => `/v1/locations/${i.locationId}`, ok: 200, scoped: true },
-  {
-    name: 'update location',
-    method: 'put',
-    path: (i) => `/v1/locations/${i.locationId}`,
-    body: { homeAway: 'away' },
-    ok: 200,
-    scoped: true,
-  },
-  {
-    name: 'create subscription',
-    method: 'post',
-    path: (i) => `/v1/locations/${i.locationId}/subscriptions`,
-    body: { endpoint: 'https://example.com/hook' },
-    ok: 200,
-    scoped: true,
-  },
-  {
-    name: 'list location subscriptions',
-    method: 'get',
-    path: (i) => `/v1/locations/${i.locationId}/subscriptions`,
-    ok: 200,
-    scoped: true,
-  },
-  { name: 'list subscriptions', method: 'get', path: () => '/v1/subscriptions', ok: 200, scoped: false },
-  {
-    name: 'get subscription',
-    method: 'get',
-    path: (i) => `/v1/subscriptions/${i.subscriptionId}`,
-    ok: 200,
-    scoped: true,
-  },
-  {
-    name: 'confirm subscription',
-    method: 'get',
-    path: (i) => `/v1/subscriptions/${i.subscriptionId}/confirm?confirmationToken=none`,
-    ok: 400,
-    scoped: true,
-  },
-  {
-    name: 'delete subscription',
-    method: 'delete',
-    path: (i) => `/v1/subscriptions/${i.subscriptionId}`,
-    ok: 200,
-    scoped: true,
-  },
-  {
-    name: 'water usage',
-    method: 'get',
-    path: (i) => `/v1/locations/${i.locationId}/readings/water-usage?startTime=${START}`,
-    ok: 200,
-    scoped: true,
-  },
-  {
-    name: 'water usage summary',
-    method: 'get',
-    path: (i) => `/v1/locations/${i.locationId}/readings/water-usage/summary`,
-    ok: 200,
-    scoped: true,
-  },
-];
+const routes = API_ROUTES.filter((route) => route.path.startsWith('/v1/')).map((route) => ({
+  ...route,
+  scoped: route.path.includes('/:'),
+}));
 
 type Caller = {
   name: string;
@@ -129,13 +60,17 @@ beforeEach(async () => {
 });
 
 const cases = routes.flatMap((route) =>
-  callers.filter((c) => !c.foreign || route.scoped).map((caller) => [route.name, caller.name, route, caller] as const),
+  callers
+    .filter((c) => !c.foreign || route.scoped)
+    .map((caller) => [routeName(route), caller.name, route, caller] as const),
 );
 
 describe.each(cases)('%s with %s', (_route, _caller, route, caller) => {
   it(`answers ${caller.status === 'ok' ? route.ok : caller.status}${caller.error ? ` ${caller.error}` : ''}`, async () => {
-    const ids = { locationId: DEMO_LOCATION_ID, subscriptionId: subscriptionIds.demo };
-    let req = request(t.app)[route.method](route.path(ids)).set(caller.headers);
+    const path = fillPath(route.path, { locationId: DEMO_LOCATION_ID, subscriptionId: subscriptionIds.demo });
+    let req = request(t.app)
+      [route.method](route.query ? `${path}?${route.query}` : path)
+      .set(caller.headers);
     if (route.body) req = req.send(route.body);
     const res = await req;
     const expected = caller.status === 'ok' ? route.ok : caller.status;

@@ -3,7 +3,7 @@ import request from 'supertest';
 
 import { csrfCookieName, sessionCookieName } from '../../src/auth/cookies.js';
 import { listen } from '../auth/listening.js';
-import { buildTestApp, docOf, type TestApp } from '../helpers/build-test-app.js';
+import { docOf, type TestApp } from '../helpers/build-test-app.js';
 import {
   bearer,
   DEMO_ACCOUNT_ID,
@@ -17,7 +17,7 @@ import { basicAuth } from '../helpers/oauth.js';
 import {
   API_ROUTES,
   fillPath,
-  givenRouteIds,
+  appWithRouteIds,
   OTHER_ROUTES,
   registeredRoutes,
   RELAY_ROUTES,
@@ -509,8 +509,7 @@ let server: Awaited<ReturnType<typeof listen>>;
 let sentCount = 0;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  ids = await givenRouteIds(t.app);
+  ({ t, ids } = await appWithRouteIds());
   server = await listen(t.app);
 });
 

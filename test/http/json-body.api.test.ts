@@ -4,15 +4,14 @@ import request from 'supertest';
 
 import { MAX_JSON_DEPTH } from '../../src/http/json-body.js';
 import { listen } from '../auth/listening.js';
-import { buildTestApp, docOf, type TestApp } from '../helpers/build-test-app.js';
+import { docOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
-import { API_ROUTES, fillPath, givenRouteIds, routeName, type RouteIds } from './route-table.js';
+import { API_ROUTES, fillPath, appWithRouteIds, routeName, type RouteIds } from './route-table.js';
 
 let t: TestApp;
 let ids: RouteIds;
 beforeEach(async () => {
-  t = await buildTestApp();
-  ids = await givenRouteIds(t.app);
+  ({ t, ids } = await appWithRouteIds());
 });
 
 const auth = bearer(DEMO_API_KEY);
@@ -150,12 +149,16 @@ describe('bodies that cannot be used', () => {
     expect(res.body).toEqual({ error: 'payload_too_large', message: 'The form body has more than 1000 parameters' });
   });
 
-  it('answers a body that does not decompress as its Content-Encoding says with 400, not 500', async () => {
-    const res = await request(t.app)
+  /** A JSON body sent as is, said to be compressed with `encoding`. */
+  const putEncoded = (encoding: string, body: string): request.Test =>
+    request(t.app)
       .put(`/v1/locations/${DEMO_LOCATION_ID}`)
       .set(auth)
-      .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' })
-      .send('{"homeAway":"away"}');
+      .set({ 'Content-Type': 'application/json', 'Content-Encoding': encoding })
+      .send(body);
+
+  it('answers a body that does not decompress as its Content-Encoding says with 400, not 500', async () => {
+    const res = await putEncoded('gzip', '{"homeAway":"away"}');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       error: 'invalid_body',
@@ -164,11 +167,7 @@ describe('bodies that cannot be used', () => {
   });
 
   it('answers an unknown Content-Encoding with 415 listing the supported ones', async () => {
-    const res = await request(t.app)
-      .put(`/v1/locations/${DEMO_LOCATION_ID}`)
-      .set(auth)
-      .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'compress' })
-      .send('{}');
+    const res = await putEncoded('compress', '{}');
     expect(res.status).toBe(415);
     expect(res.headers['accept-encoding']).toBe('gzip, deflate, br');
   });

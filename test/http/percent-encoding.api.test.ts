@@ -3,15 +3,14 @@ import request from 'supertest';
 
 import { silentLogger } from '../../src/core/logger.js';
 import { errorHandler } from '../../src/http/error-handler.js';
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
-import { API_ROUTES, fillPath, givenRouteIds, OTHER_ROUTES, routeName, type RouteIds } from './route-table.js';
+import { API_ROUTES, fillPath, appWithRouteIds, OTHER_ROUTES, routeName, type RouteIds } from './route-table.js';
 
 let t: TestApp;
 let ids: RouteIds;
 beforeAll(async () => {
-  t = await buildTestApp();
-  ids = await givenRouteIds(t.app);
+  ({ t, ids } = await appWithRouteIds());
 });
 
 const ALL_ROUTES = [...API_ROUTES, ...OTHER_ROUTES];

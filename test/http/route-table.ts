@@ -2,6 +2,7 @@ import type { Express, Router } from 'express';
 import request from 'supertest';
 
 import { loadDashboardAssets } from '../../src/dashboard/assets.js';
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { partnerRegistration } from '../helpers/oauth.js';
 
@@ -34,87 +35,64 @@ export interface ApiRoute {
   guard: 'account' | 'admin';
 }
 
-export const API_ROUTES: ApiRoute[] = [
-  { method: 'get', path: '/v1/locations', ok: 200, guard: 'account' },
-  { method: 'get', path: '/v1/locations/:locationId', ok: 200, guard: 'account' },
-  { method: 'put', path: '/v1/locations/:locationId', body: { homeAway: 'away' }, ok: 200, guard: 'account' },
-  {
-    method: 'post',
-    path: '/v1/locations/:locationId/subscriptions',
-    body: { endpoint: 'https://example.com/hook' },
-    ok: 200,
-    guard: 'account',
-  },
-  { method: 'get', path: '/v1/locations/:locationId/subscriptions', ok: 200, guard: 'account' },
-  { method: 'get', path: '/v1/subscriptions', ok: 200, guard: 'account' },
-  { method: 'get', path: '/v1/subscriptions/:subscriptionId', ok: 200, guard: 'account' },
-  {
-    method: 'get',
-    path: '/v1/subscriptions/:subscriptionId/confirm',
-    query: 'confirmationToken=none',
-    ok: 400,
-    guard: 'account',
-  },
-  { method: 'delete', path: '/v1/subscriptions/:subscriptionId', ok: 200, guard: 'account' },
-  {
-    method: 'get',
-    path: '/v1/locations/:locationId/readings/water-usage',
-    query: 'startTime=2026-03-01T00:00:00Z',
-    ok: 200,
-    guard: 'account',
-  },
-  { method: 'get', path: '/v1/locations/:locationId/readings/water-usage/summary', ok: 200, guard: 'account' },
+/** A route of /v1 or /sandbox behind `guard`: the status its request answers, and what it sends. */
+const behind =
+  (guard: ApiRoute['guard']) =>
+  (method: Method, path: string, ok: number, sent: Pick<ApiRoute, 'query' | 'body'> = {}): ApiRoute => ({
+    method,
+    path,
+    ok,
+    guard,
+    ...sent,
+  });
+const account = behind('account');
+const admin = behind('admin');
 
-  { method: 'post', path: '/sandbox/accounts', body: {}, ok: 201, guard: 'admin' },
-  { method: 'get', path: '/sandbox/admin/accounts', ok: 200, guard: 'admin' },
-  { method: 'post', path: '/sandbox/admin/reset', ok: 200, guard: 'admin' },
-  { method: 'post', path: '/sandbox/reset', ok: 200, guard: 'account' },
-  { method: 'post', path: '/sandbox/tokens/expire', body: {}, ok: 200, guard: 'account' },
-  { method: 'get', path: '/sandbox/requests', ok: 200, guard: 'account' },
-  { method: 'get', path: '/sandbox/faults', ok: 200, guard: 'account' },
-  { method: 'post', path: '/sandbox/faults', body: { path: '/v1/nothing', status: 503 }, ok: 201, guard: 'account' },
-  { method: 'delete', path: '/sandbox/faults', ok: 200, guard: 'account' },
-  { method: 'post', path: '/sandbox/subscriptions/:subscriptionId/confirmation', ok: 200, guard: 'account' },
-  { method: 'get', path: '/sandbox/oauth-clients', ok: 200, guard: 'account' },
-  { method: 'post', path: '/sandbox/oauth-clients', body: partnerRegistration(), ok: 201, guard: 'account' },
-  { method: 'delete', path: '/sandbox/oauth-clients/:clientId', ok: 200, guard: 'account' },
-  {
-    method: 'post',
-    path: '/sandbox/locations/:locationId/alerts',
-    body: { type: 'highLeak' },
-    ok: 201,
-    guard: 'account',
-  },
-  { method: 'get', path: '/sandbox/locations/:locationId/alerts', ok: 200, guard: 'account' },
-  { method: 'get', path: '/sandbox/locations/:locationId/alerts/:alertId', ok: 200, guard: 'account' },
-  { method: 'post', path: '/sandbox/locations/:locationId/alerts/:alertId/end', ok: 200, guard: 'account' },
-  { method: 'get', path: '/sandbox/deliveries', ok: 200, guard: 'account' },
-  { method: 'get', path: '/sandbox/deliveries/:deliveryId', ok: 200, guard: 'account' },
-  { method: 'post', path: '/sandbox/deliveries/:deliveryId/redeliver', ok: 201, guard: 'account' },
-  { method: 'get', path: '/sandbox/clock', ok: 200, guard: 'account' },
-  { method: 'post', path: '/sandbox/clock', body: { advanceSeconds: 60 }, ok: 200, guard: 'account' },
-  { method: 'get', path: '/sandbox/scenarios', ok: 200, guard: 'account' },
-  { method: 'get', path: '/sandbox/scenarios/:scenario', ok: 200, guard: 'account' },
-  {
-    method: 'post',
-    path: '/sandbox/scenarios/:scenario/runs',
-    body: { locationId: DEMO_LOCATION_ID },
-    ok: 201,
-    guard: 'account',
-  },
-  { method: 'get', path: '/sandbox/runs', ok: 200, guard: 'account' },
-  { method: 'get', path: '/sandbox/runs/:runId', ok: 200, guard: 'account' },
-  { method: 'post', path: '/sandbox/runs/:runId/cancel', ok: 200, guard: 'account' },
-  { method: 'get', path: '/sandbox/readiness', ok: 200, guard: 'account' },
-  { method: 'post', path: '/sandbox/readiness/reset', ok: 200, guard: 'account' },
+export const API_ROUTES: ApiRoute[] = [
+  account('get', '/v1/locations', 200),
+  account('get', '/v1/locations/:locationId', 200),
+  account('put', '/v1/locations/:locationId', 200, { body: { homeAway: 'away' } }),
+  account('post', '/v1/locations/:locationId/subscriptions', 200, { body: { endpoint: 'https://example.com/hook' } }),
+  account('get', '/v1/locations/:locationId/subscriptions', 200),
+  account('get', '/v1/subscriptions', 200),
+  account('get', '/v1/subscriptions/:subscriptionId', 200),
+  account('get', '/v1/subscriptions/:subscriptionId/confirm', 400, { query: 'confirmationToken=none' }),
+  account('delete', '/v1/subscriptions/:subscriptionId', 200),
+  account('get', '/v1/locations/:locationId/readings/water-usage', 200, { query: 'startTime=2026-03-01T00:00:00Z' }),
+  account('get', '/v1/locations/:locationId/readings/water-usage/summary', 200),
+
+  admin('post', '/sandbox/accounts', 201, { body: {} }),
+  admin('get', '/sandbox/admin/accounts', 200),
+  admin('post', '/sandbox/admin/reset', 200),
+  account('post', '/sandbox/reset', 200),
+  account('post', '/sandbox/tokens/expire', 200, { body: {} }),
+  account('get', '/sandbox/requests', 200),
+  account('get', '/sandbox/faults', 200),
+  account('post', '/sandbox/faults', 201, { body: { path: '/v1/nothing', status: 503 } }),
+  account('delete', '/sandbox/faults', 200),
+  account('post', '/sandbox/subscriptions/:subscriptionId/confirmation', 200),
+  account('get', '/sandbox/oauth-clients', 200),
+  account('post', '/sandbox/oauth-clients', 201, { body: partnerRegistration() }),
+  account('delete', '/sandbox/oauth-clients/:clientId', 200),
+  account('post', '/sandbox/locations/:locationId/alerts', 201, { body: { type: 'highLeak' } }),
+  account('get', '/sandbox/locations/:locationId/alerts', 200),
+  account('get', '/sandbox/locations/:locationId/alerts/:alertId', 200),
+  account('post', '/sandbox/locations/:locationId/alerts/:alertId/end', 200),
+  account('get', '/sandbox/deliveries', 200),
+  account('get', '/sandbox/deliveries/:deliveryId', 200),
+  account('post', '/sandbox/deliveries/:deliveryId/redeliver', 201),
+  account('get', '/sandbox/clock', 200),
+  account('post', '/sandbox/clock', 200, { body: { advanceSeconds: 60 } }),
+  account('get', '/sandbox/scenarios', 200),
+  account('get', '/sandbox/scenarios/:scenario', 200),
+  account('post', '/sandbox/scenarios/:scenario/runs', 201, { body: { locationId: DEMO_LOCATION_ID } }),
+  account('get', '/sandbox/runs', 200),
+  account('get', '/sandbox/runs/:runId', 200),
+  account('post', '/sandbox/runs/:runId/cancel', 200),
+  account('get', '/sandbox/readiness', 200),
+  account('post', '/sandbox/readiness/reset', 200),
   // A drill that changes nothing on a fresh app (no alert delivered yet): rate-limit or server-errors would fail the fuzzer's later /v1 calls on purpose.
-  {
-    method: 'post',
-    path: '/sandbox/readiness/drills',
-    body: { drill: 'duplicate-delivery' },
-    ok: 409,
-    guard: 'account',
-  },
+  account('post', '/sandbox/readiness/drills', 409, { body: { drill: 'duplicate-delivery' } }),
 ];
 
 /** The routes outside /v1 and /sandbox: the health check, the metrics, the API description and its page, the auth host and the dashboard pages. */
@@ -160,10 +138,10 @@ export const RELAY_ROUTES: { method: Method; path: string }[] = [
 export const routeName = (route: { method: Method; path: string }): string =>
   `${route.method.toUpperCase()} ${route.path}`;
 
-export const fillPath = (template: string, ids: RouteIds): string =>
+export const fillPath = (template: string, ids: Partial<RouteIds>): string =>
   template.replace(/:(\w+)/g, (_match, key: string) => {
-    // A name in the template need not be one of RouteIds.
-    const value = ids[key as keyof RouteIds] as string | undefined;
+    // A name in the template need not be one of RouteIds, nor given.
+    const value = ids[key as keyof RouteIds];
     if (value === undefined) throw new Error(`no id for :${key}`);
     return value;
   });
@@ -209,6 +187,14 @@ export async function givenRouteIds(app: Express): Promise<RouteIds> {
     clientId: client.body.client_id as string,
     file: dashboardScript(),
   };
+}
+
+/** A fresh test app (buildTestApp with `options`) and the ids of its routes (givenRouteIds). */
+export async function appWithRouteIds(
+  options?: Parameters<typeof buildTestApp>[0],
+): Promise<{ t: TestApp; ids: RouteIds }> {
+  const t = await buildTestApp(options);
+  return { t, ids: await givenRouteIds(t.app) };
 }
 
 interface Layer {

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY } from '../helpers/demo.js';
 import { loginAndGetToken } from '../helpers/oauth.js';
-import { API_ROUTES, fillPath, givenRouteIds, routeName, type ApiRoute, type RouteIds } from './route-table.js';
+import { API_ROUTES, appWithRouteIds, fillPath, routeName, type ApiRoute, type RouteIds } from './route-table.js';
 
 const CHALLENGE = 'Bearer realm="water-sandbox"';
 // RFC 6750 section 3: error_description is printable ASCII without '"' and '\'.
@@ -125,8 +125,7 @@ describe('every /v1 and /sandbox route of an account', () => {
   let ids: RouteIds;
   let expiredToken: string;
   beforeAll(async () => {
-    t = await buildTestApp();
-    ids = await givenRouteIds(t.app);
+    ({ t, ids } = await appWithRouteIds());
     expiredToken = (await loginAndGetToken(t.app)).access_token;
     await request(t.app)
       .post('/sandbox/tokens/expire')
@@ -149,8 +148,8 @@ describe.each(accountRoutes.map((route) => [routeName(route), route] as const))(
   '%s with the right key',
   (_name, route) => {
     it('answers as usual, with no challenge', async () => {
-      const t = await buildTestApp();
-      const res = await send(t, route, await givenRouteIds(t.app), `Bearer ${DEMO_API_KEY}`);
+      const { t, ids } = await appWithRouteIds();
+      const res = await send(t, route, ids, `Bearer ${DEMO_API_KEY}`);
       expect({ status: res.status, challenge: res.headers['www-authenticate'] }).toEqual({
         status: route.ok,
         challenge: undefined,
@@ -175,8 +174,7 @@ describe('the global admin calls when ADMIN_TOKEN is set', () => {
   let t: TestApp;
   let ids: RouteIds;
   beforeAll(async () => {
-    t = await buildTestApp({ env: { ADMIN_TOKEN } });
-    ids = await givenRouteIds(t.app);
+    ({ t, ids } = await appWithRouteIds({ env: { ADMIN_TOKEN } }));
   });
 
   const cases = adminRoutes.flatMap((route) =>

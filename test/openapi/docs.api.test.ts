@@ -11,16 +11,17 @@ beforeAll(async () => {
   t = await buildTestApp({ env: { PUBLIC_URL: 'https://water.example.test' } });
 });
 
+/** GET `path` without credentials, answered 200 with a Content-Type that matches `type`. */
+const served = (path: string, type: RegExp): request.Test =>
+  request(t.app).get(path).expect(200).expect('Content-Type', type);
+
 /** Every URL a page or script names that is not on this sandbox. */
 const externalUrls = (text: string): string[] =>
   [...text.matchAll(/(?:src|href)\s*=\s*["']?(https?:)?\/\/[^"'\s>]+/gi)].map((m) => m[0]);
 
 describe('GET /openapi.json', () => {
   it('answers the document of this sandbox, without credentials', async () => {
-    const res = await request(t.app)
-      .get('/openapi.json')
-      .expect(200)
-      .expect('Content-Type', /application\/json/);
+    const res = await served('/openapi.json', /application\/json/);
     expect(res.body).toEqual(
       buildOpenApiDocument({ publicUrl: 'https://water.example.test', version: res.body.info.version }),
     );
@@ -36,10 +37,7 @@ describe('GET /openapi.json', () => {
 
 describe('GET /docs', () => {
   it('answers the reference page without credentials, with a CSP that allows only this sandbox', async () => {
-    const res = await request(t.app)
-      .get('/docs')
-      .expect(200)
-      .expect('Content-Type', /text\/html/);
+    const res = await served('/docs', /text\/html/);
     const csp = String(res.headers['content-security-policy']);
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("default-src 'none'");
@@ -49,10 +47,7 @@ describe('GET /docs', () => {
 
   it('answers the same page at /docs/, with a slash at the end, as people type it', async () => {
     const plain = await request(t.app).get('/docs').expect(200);
-    const slashed = await request(t.app)
-      .get('/docs/')
-      .expect(200)
-      .expect('Content-Type', /text\/html/);
+    const slashed = await served('/docs/', /text\/html/);
     expect(slashed.text).toBe(plain.text);
     expect(slashed.headers['content-security-policy']).toBe(plain.headers['content-security-policy']);
   });
@@ -67,10 +62,7 @@ describe('GET /docs', () => {
       const res = await request(t.app).get(path).expect(200);
       expect([path, externalUrls(res.text)]).toEqual([path, []]);
     }
-    const init = await request(t.app)
-      .get('/docs/init.js')
-      .expect(200)
-      .expect('Content-Type', /javascript/);
+    const init = await served('/docs/init.js', /javascript/);
     expect(init.text).toContain("url: '/openapi.json'");
     expect(init.text).toContain('validatorUrl: null');
     const bundle = await request(t.app).get('/docs/assets/swagger-ui-bundle.js').expect(200);

@@ -5,12 +5,12 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 
 import { BODY_LIMIT } from '../../src/app.js';
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY } from '../helpers/demo.js';
 import {
   API_ROUTES,
   fillPath,
-  givenRouteIds,
+  appWithRouteIds,
   OTHER_ROUTES,
   RELAY_ROUTES,
   routeName,
@@ -29,8 +29,7 @@ let ids: RouteIds;
 let relayPath: string;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  ids = await givenRouteIds(t.app);
+  ({ t, ids } = await appWithRouteIds());
   const relay = await request(t.app).post('/sandbox/relays').set(bearer(DEMO_API_KEY)).send({}).expect(200);
   relayPath = new URL((relay.body as { endpoint: string }).endpoint).pathname;
 });

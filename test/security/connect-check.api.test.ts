@@ -8,7 +8,8 @@ import { useAppsAndReceivers } from '../helpers/app-and-receiver.js';
 import { type buildTestApp, deliveriesIn, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, DEMO_LOCATION_ID } from '../helpers/demo.js';
 import { testResolve, type TestName } from '../helpers/loopback-only-sender.js';
-import { basicAuth, loginAndGetToken, partnerRegistration } from '../helpers/oauth.js';
+import { refreshRequest, registerClient, signInThrough } from '../helpers/oauth-clients.js';
+import { refusedDelivery } from '../helpers/refused-delivery.js';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { givenSubscription, startAlert } from '../webhooks/support.js';
 
@@ -21,88 +22,52 @@ const HOSTED = { ENDPOINT_POLICY: 'any', BLOCK_PRIVATE_ENDPOINTS: 'true', WEBHOO
 const v4 = (address: string): ResolvedAddress[] => [{ address, family: 4 }];
 const v6 = (address: string): ResolvedAddress[] => [{ address, family: 6 }];
 
+interface Refused {
+  name: string;
+  answer: ResolvedAddress[];
+  words: string;
+}
+const refused = (name: string, answer: ResolvedAddress[], words: string): Refused => ({ name, answer, words });
+const RESERVED = 'a reserved address (documentation, benchmarking or future use)';
+
 /** Names that resolve to each refused range, with the words the refusal uses. */
-const REFUSED: { name: string; answer: ResolvedAddress[]; words: string }[] = [
-  { name: 'vm.test', answer: v4('127.0.0.1'), words: 'a loopback address' },
-  { name: 'loopback-elsewhere.test', answer: v4('127.8.9.10'), words: 'a loopback address' },
-  { name: 'loopback6.test', answer: v6('::1'), words: 'a loopback address' },
-  { name: 'ten.test', answer: v4('10.0.0.5'), words: 'a private address' },
-  { name: 'one-seven-two.test', answer: v4('172.16.3.4'), words: 'a private address' },
-  { name: 'home-router.test', answer: v4('192.168.1.20'), words: 'a private address' },
-  { name: 'metadata.test', answer: v4('169.254.169.254'), words: 'a link-local address' },
-  { name: 'link-local6.test', answer: v6('fe80::1'), words: 'a link-local address' },
-  { name: 'metadata6.test', answer: v6('fd00:ec2::254'), words: 'a unique-local address' },
-  { name: 'cgnat.test', answer: v4('100.64.0.1'), words: 'a carrier-grade NAT address' },
-  { name: 'multicast.test', answer: v4('224.0.0.251'), words: 'a multicast address' },
-  { name: 'multicast6.test', answer: v6('ff02::1'), words: 'a multicast address' },
-  { name: 'unspecified.test', answer: v4('0.0.0.0'), words: 'an unspecified address' },
-  { name: 'unspecified6.test', answer: v6('::'), words: 'an unspecified address' },
-  { name: 'broadcast.test', answer: v4('255.255.255.255'), words: 'the broadcast address' },
-  {
-    name: 'mapped.test',
-    answer: v6('::ffff:127.0.0.1'),
-    words: 'an IPv4-mapped form of 127.0.0.1, a loopback address',
-  },
-  {
-    name: 'mapped-private.test',
-    answer: v6('::ffff:10.1.2.3'),
-    words: 'an IPv4-mapped form of 10.1.2.3, a private address',
-  },
-  {
-    name: 'nat64-metadata.test',
-    answer: v6('64:ff9b::a9fe:a9fe'),
-    words: 'a NAT64 form of 169.254.169.254, a link-local address',
-  },
-  {
-    name: 'compatible.test',
-    answer: v6('::7f00:1'),
-    words: 'an IPv4-compatible form of 127.0.0.1, a loopback address',
-  },
-  {
-    name: 'compatible-public.test',
-    answer: v6('::808:808'),
-    words: 'an IPv4-compatible form of 8.8.8.8, a deprecated form no endpoint uses',
-  },
-  {
-    name: 'six-to-four.test',
-    answer: v6('2002:a9fe:a9fe::1'),
-    words: 'a 6to4 form of 169.254.169.254, a link-local address',
-  },
-  {
-    name: 'teredo.test',
-    answer: v6('2001:0:4136:e378:8000:63bf:80ff:fffe'),
-    words: 'a Teredo form of 127.0.0.1, a loopback address',
-  },
-  { name: 'site-local.test', answer: v6('fec0::1'), words: 'a site-local address (deprecated, private like fc00::/7)' },
-  { name: 'nat64-local.test', answer: v6('64:ff9b:1::a00:1'), words: 'a special-purpose address (rfc6052)' },
-  {
-    name: 'documentation.test',
-    answer: v4('192.0.2.10'),
-    words: 'a reserved address (documentation, benchmarking or future use)',
-  },
-  {
-    name: 'documentation2.test',
-    answer: v4('198.51.100.7'),
-    words: 'a reserved address (documentation, benchmarking or future use)',
-  },
-  {
-    name: 'documentation3.test',
-    answer: v4('203.0.113.9'),
-    words: 'a reserved address (documentation, benchmarking or future use)',
-  },
-  {
-    name: 'documentation6.test',
-    answer: v6('2001:db8::1'),
-    words: 'a reserved address (documentation, benchmarking or future use)',
-  },
-  {
-    name: 'benchmarking.test',
-    answer: v4('198.18.0.1'),
-    words: 'a reserved address (documentation, benchmarking or future use)',
-  },
-  { name: 'benchmarking6.test', answer: v6('2001:2::1'), words: 'a benchmarking address' },
+const REFUSED: Refused[] = [
+  refused('vm.test', v4('127.0.0.1'), 'a loopback address'),
+  refused('loopback-elsewhere.test', v4('127.8.9.10'), 'a loopback address'),
+  refused('loopback6.test', v6('::1'), 'a loopback address'),
+  refused('ten.test', v4('10.0.0.5'), 'a private address'),
+  refused('one-seven-two.test', v4('172.16.3.4'), 'a private address'),
+  refused('home-router.test', v4('192.168.1.20'), 'a private address'),
+  refused('metadata.test', v4('169.254.169.254'), 'a link-local address'),
+  refused('link-local6.test', v6('fe80::1'), 'a link-local address'),
+  refused('metadata6.test', v6('fd00:ec2::254'), 'a unique-local address'),
+  refused('cgnat.test', v4('100.64.0.1'), 'a carrier-grade NAT address'),
+  refused('multicast.test', v4('224.0.0.251'), 'a multicast address'),
+  refused('multicast6.test', v6('ff02::1'), 'a multicast address'),
+  refused('unspecified.test', v4('0.0.0.0'), 'an unspecified address'),
+  refused('unspecified6.test', v6('::'), 'an unspecified address'),
+  refused('broadcast.test', v4('255.255.255.255'), 'the broadcast address'),
+  refused('mapped.test', v6('::ffff:127.0.0.1'), 'an IPv4-mapped form of 127.0.0.1, a loopback address'),
+  refused('mapped-private.test', v6('::ffff:10.1.2.3'), 'an IPv4-mapped form of 10.1.2.3, a private address'),
+  refused('nat64-metadata.test', v6('64:ff9b::a9fe:a9fe'), 'a NAT64 form of 169.254.169.254, a link-local address'),
+  refused('compatible.test', v6('::7f00:1'), 'an IPv4-compatible form of 127.0.0.1, a loopback address'),
+  refused(
+    'compatible-public.test',
+    v6('::808:808'),
+    'an IPv4-compatible form of 8.8.8.8, a deprecated form no endpoint uses',
+  ),
+  refused('six-to-four.test', v6('2002:a9fe:a9fe::1'), 'a 6to4 form of 169.254.169.254, a link-local address'),
+  refused('teredo.test', v6('2001:0:4136:e378:8000:63bf:80ff:fffe'), 'a Teredo form of 127.0.0.1, a loopback address'),
+  refused('site-local.test', v6('fec0::1'), 'a site-local address (deprecated, private like fc00::/7)'),
+  refused('nat64-local.test', v6('64:ff9b:1::a00:1'), 'a special-purpose address (rfc6052)'),
+  refused('documentation.test', v4('192.0.2.10'), RESERVED),
+  refused('documentation2.test', v4('198.51.100.7'), RESERVED),
+  refused('documentation3.test', v4('203.0.113.9'), RESERVED),
+  refused('documentation6.test', v6('2001:db8::1'), RESERVED),
+  refused('benchmarking.test', v4('198.18.0.1'), RESERVED),
+  refused('benchmarking6.test', v6('2001:2::1'), 'a benchmarking address'),
   // One bad address among good ones is enough.
-  { name: 'mixed.test', answer: [...v4('93.184.215.14'), ...v4('10.9.8.7')], words: 'a private address' },
+  refused('mixed.test', [...v4('93.184.215.14'), ...v4('10.9.8.7')], 'a private address'),
 ];
 
 const NAMES: Record<string, TestName> = Object.fromEntries(REFUSED.map((r) => [r.name, r.answer]));
@@ -158,18 +123,11 @@ describe('host names that resolve to a refused range', () => {
     for (const { name, answer, words } of REFUSED) {
       const delivery = deliveries.find((d) => new URL(d.target).hostname === name)!;
       const refused = answer.find((a) => !a.address.startsWith('93.'))!.address;
-      expect({ name, state: delivery.state, dueAtMs: delivery.dueAtMs, attempts: delivery.attempts }).toEqual({
+      expect({ name, delivery }).toEqual({
         name,
-        state: 'failed',
-        dueAtMs: null,
-        attempts: [
-          expect.objectContaining({
-            statusCode: null,
-            responseExcerpt: null,
-            warnings: [],
-            error: `blocked: ${name} resolves to ${refused}, ${words} (BLOCK_PRIVATE_ENDPOINTS)`,
-          }),
-        ],
+        delivery: refusedDelivery(`blocked: ${name} resolves to ${refused}, ${words} (BLOCK_PRIVATE_ENDPOINTS)`, {
+          warnings: [],
+        }),
       });
     }
     // Nothing is retried later either.
@@ -193,11 +151,7 @@ describe('host names that resolve to a refused range', () => {
   });
 
   it('a confirmation refused at connection is not followed by the GET check', async () => {
-    const rebinding = onceThen(v4('93.184.215.14'), v4('127.0.0.1'));
-    const t = await app(HOSTED, { resolve: testResolve({ 'rebind.test': rebinding.answer }) });
-    const r = await receiver();
-    await subscribe(t, onHost(r, 'rebind.test')).expect(200);
-    await t.deps.dispatcher.drain();
+    const { t, r } = await subscribedThroughRebinding();
     const deliveries = await deliveriesIn(t);
     expect(deliveries.map((d) => [d.kind, d.state])).toEqual([['confirmation', 'failed']]);
     expect(r.received).toEqual([]);
@@ -224,21 +178,30 @@ function onceThen(...answers: ResolvedAddress[][]): { answer: TestName; readonly
   };
 }
 
+/**
+ * A hosted sandbox where rebind.test answers a public address once and 127.0.0.1 from then on,
+ * a receiver on loopback, and a subscription of it under that name, its confirmation attempted.
+ */
+async function subscribedThroughRebinding(): Promise<{
+  t: TestApp;
+  r: WebhookReceiver;
+  rebinding: ReturnType<typeof onceThen>;
+}> {
+  const rebinding = onceThen(v4('93.184.215.14'), v4('127.0.0.1'));
+  const t = await app(HOSTED, { resolve: testResolve({ 'rebind.test': rebinding.answer }) });
+  const r = await receiver();
+  await subscribe(t, onHost(r, 'rebind.test')).expect(200);
+  await t.deps.dispatcher.drain();
+  return { t, r, rebinding };
+}
+
 describe('a name whose answer changes (DNS rebinding)', () => {
   it('public when subscribing, loopback when connecting: the subscription is accepted, the connection refused, nothing delivered', async () => {
-    const rebinding = onceThen(v4('93.184.215.14'), v4('127.0.0.1'));
-    const t = await app(HOSTED, { resolve: testResolve({ 'rebind.test': rebinding.answer }) });
-    const r = await receiver();
-    await subscribe(t, onHost(r, 'rebind.test')).expect(200);
-    await t.deps.dispatcher.drain();
+    const { t, r, rebinding } = await subscribedThroughRebinding();
     const [confirmation] = await deliveriesIn(t);
-    expect(confirmation!.attempts).toEqual([
-      expect.objectContaining({
-        statusCode: null,
-        responseExcerpt: null,
-        error: 'blocked: rebind.test resolves to 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)',
-      }),
-    ]);
+    expect(confirmation).toEqual(
+      refusedDelivery('blocked: rebind.test resolves to 127.0.0.1, a loopback address (BLOCK_PRIVATE_ENDPOINTS)'),
+    );
     expect(rebinding.asked).toBe(2);
     expect(r.received).toEqual([]);
   });
@@ -315,11 +278,7 @@ describe('address literals, however they are spelled', () => {
     );
     for (const [host, error] of SPELLINGS) {
       const delivery = deliveries.find((d) => d.target.endsWith(`/${encodeURIComponent(host)}`))!;
-      expect({ host, state: delivery.state, attempts: delivery.attempts }).toEqual({
-        host,
-        state: 'failed',
-        attempts: [expect.objectContaining({ statusCode: null, responseExcerpt: null, error })],
-      });
+      expect({ host, delivery }).toEqual({ host, delivery: refusedDelivery(error) });
     }
     expect(r.received).toEqual([]);
   });
@@ -361,17 +320,8 @@ describe('token delivery to a redirect URI', () => {
     const lines: string[] = [];
     const destination: DestinationStream = { write: (line: string) => void lines.push(line) };
     const t = await app(HOSTED, { resolve: testResolve(names), logger: createLogger('info', destination) });
-    const registered = await request(t.app)
-      .post('/sandbox/oauth-clients')
-      .set(bearer(DEMO_API_KEY))
-      .send(partnerRegistration({ redirectUri }))
-      .expect(201);
-    const client = registered.body as { client_id: string; client_secret: string };
-    const tokens = await loginAndGetToken(t.app, {
-      clientId: client.client_id,
-      clientSecret: client.client_secret,
-      redirectUri,
-    });
+    const client = await registerClient(t.app, { redirectUri });
+    const tokens = await signInThrough(t.app, client, redirectUri);
     await t.deps.dispatcher.drain();
     const deliveries = (await deliveriesIn(t)).filter((d) => d.kind === 'token');
     return { t, client, tokens, deliveries, lines };
@@ -385,16 +335,7 @@ describe('token delivery to a redirect URI', () => {
     );
     expect(tokens.token_type).toBe('Bearer');
     expect(deliveries).toEqual([
-      expect.objectContaining({
-        state: 'failed',
-        attempts: [
-          expect.objectContaining({
-            statusCode: null,
-            responseExcerpt: null,
-            error: 'blocked: callback.test resolves to 10.20.30.40, a private address (BLOCK_PRIVATE_ENDPOINTS)',
-          }),
-        ],
-      }),
+      refusedDelivery('blocked: callback.test resolves to 10.20.30.40, a private address (BLOCK_PRIVATE_ENDPOINTS)'),
     ]);
     expect(r.received).toEqual([]);
     const warned = lines
@@ -420,12 +361,7 @@ describe('token delivery to a redirect URI', () => {
     expect(deliveries.map((d) => d.attempts[0]?.error)).toEqual([
       'blocked: localhost is a loopback name (BLOCK_PRIVATE_ENDPOINTS)',
     ]);
-    await request(t.app)
-      .post('/oauth2/token')
-      .set('Authorization', basicAuth(client.client_id, client.client_secret))
-      .type('form')
-      .send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
-      .expect(200);
+    await refreshRequest(t.app, tokens.refresh_token, client).expect(200);
     await t.deps.dispatcher.drain();
     expect((await deliveriesIn(t)).filter((d) => d.kind === 'token').map((d) => d.state)).toEqual(['failed', 'failed']);
     expect(r.received).toEqual([]);

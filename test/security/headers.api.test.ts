@@ -5,8 +5,9 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { signInToDashboard, unescapeHtml } from '../helpers/dashboard-sign-in.js';
+import { signInToDashboard } from '../helpers/dashboard-sign-in.js';
 import { bearer, DEMO_API_KEY, DEMO_CLIENT, DEMO_LOCATION_ID } from '../helpers/demo.js';
+import { unescapeHtml } from '../helpers/html.js';
 import { basicAuth, codeOf, NATIVE_REDIRECT_URI, partnerRegistration, submitLogin } from '../helpers/oauth.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -84,19 +85,19 @@ const confirmationDelivery = async (): Promise<string> => {
   return listed.body.deliveries[0].deliveryId as string;
 };
 
+/** A request with the demo account's API key. */
+const asDemo = (method: 'get' | 'post', path: string): request.Test =>
+  request(t.app)[method](path).set(bearer(DEMO_API_KEY));
+
 /** Each answer that carries a secret, how to get it, and its status. */
 const SECRETS: [what: string, status: number, get: () => Promise<Seen>][] = [
   ['POST /sandbox/accounts: an API key and a password', 201, () => request(t.app).post('/sandbox/accounts')],
   [
     'POST /sandbox/oauth-clients: a client secret',
     201,
-    () => request(t.app).post('/sandbox/oauth-clients').set(bearer(DEMO_API_KEY)).send(partnerRegistration()),
+    () => asDemo('post', '/sandbox/oauth-clients').send(partnerRegistration()),
   ],
-  [
-    "GET /sandbox/oauth-clients: the clients' secrets",
-    200,
-    () => request(t.app).get('/sandbox/oauth-clients').set(bearer(DEMO_API_KEY)),
-  ],
+  ["GET /sandbox/oauth-clients: the clients' secrets", 200, () => asDemo('get', '/sandbox/oauth-clients')],
   [
     'POST /login: an authorization code in the redirect',
     302,
@@ -134,42 +135,25 @@ const SECRETS: [what: string, status: number, get: () => Promise<Seen>][] = [
   [
     'POST /sandbox/subscriptions/{id}/confirmation: a confirmation token',
     200,
-    async () =>
-      request(t.app)
-        .post(`/sandbox/subscriptions/${await subscribe()}/confirmation`)
-        .set(bearer(DEMO_API_KEY)),
+    async () => asDemo('post', `/sandbox/subscriptions/${await subscribe()}/confirmation`),
   ],
-  [
-    'GET /sandbox/deliveries: confirmation tokens, token responses',
-    200,
-    () => request(t.app).get('/sandbox/deliveries').set(bearer(DEMO_API_KEY)),
-  ],
+  ['GET /sandbox/deliveries: confirmation tokens, token responses', 200, () => asDemo('get', '/sandbox/deliveries')],
   [
     'GET /sandbox/deliveries/{id}',
     200,
-    async () =>
-      request(t.app)
-        .get(`/sandbox/deliveries/${await confirmationDelivery()}`)
-        .set(bearer(DEMO_API_KEY)),
+    async () => asDemo('get', `/sandbox/deliveries/${await confirmationDelivery()}`),
   ],
   [
     'POST /sandbox/deliveries/{id}/redeliver',
     201,
-    async () =>
-      request(t.app)
-        .post(`/sandbox/deliveries/${await confirmationDelivery()}/redeliver`)
-        .set(bearer(DEMO_API_KEY)),
+    async () => asDemo('post', `/sandbox/deliveries/${await confirmationDelivery()}/redeliver`),
   ],
-  [
-    'GET /sandbox/requests: queries with confirmation tokens',
-    200,
-    () => request(t.app).get('/sandbox/requests').set(bearer(DEMO_API_KEY)),
-  ],
+  ['GET /sandbox/requests: queries with confirmation tokens', 200, () => asDemo('get', '/sandbox/requests')],
   [
     'GET /sandbox/relays/{id}/requests: relayed webhooks',
     200,
     async () => {
-      const relay = await request(t.app).post('/sandbox/relays').set(bearer(DEMO_API_KEY)).send({}).expect(200);
+      const relay = await asDemo('post', '/sandbox/relays').send({}).expect(200);
       return streamHeaders(`/sandbox/relays/${relay.body.relayId as string}/requests`, bearer(DEMO_API_KEY));
     },
   ],

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { DASHBOARD_CLIENT_ID } from '../../src/auth/index.js';
 import { buildTestApp, changeDoc, docOf, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, DEMO_USER } from '../helpers/demo.js';
+import { registerClient } from '../helpers/oauth-clients.js';
 import {
   basicAuth,
   formFields,
@@ -34,19 +35,16 @@ async function strangersClient(): Promise<{ apiKey: string; clientId: string; cl
     .send({})
     .expect(201);
   const apiKey = (account.body as { apiKey: string }).apiKey;
-  const registered = await request(t.app)
-    .post('/sandbox/oauth-clients')
-    .set(bearer(apiKey))
-    .send(
-      partnerRegistration({
-        applicationName: 'Totally Legit Water App',
-        applicationWebsite: 'https://evil.example',
-        redirectUri: EVIL_CALLBACK,
-      }),
-    )
-    .expect(201);
-  const body = registered.body as { client_id: string; client_secret: string };
-  return { apiKey, clientId: body.client_id, clientSecret: body.client_secret };
+  const registered = await registerClient(
+    t.app,
+    {
+      applicationName: 'Totally Legit Water App',
+      applicationWebsite: 'https://evil.example',
+      redirectUri: EVIL_CALLBACK,
+    },
+    apiKey,
+  );
+  return { apiKey, clientId: registered.client_id, clientSecret: registered.client_secret };
 }
 
 /** The partner's browser, signed in to the sandbox (the dashboard's sign-in). */
@@ -60,6 +58,30 @@ async function signedInPartner(): Promise<Agent> {
     .expect(303);
   return agent;
 }
+
+/** The signed-in partner on the consent page of the stranger's client, which asks back to the stranger's site (with `state` when given). */
+async function onStrangersConsentPage(
+  state?: string,
+): Promise<{ stranger: Awaited<ReturnType<typeof strangersClient>>; partner: Agent; page: request.Response }> {
+  const stranger = await strangersClient();
+  const partner = await signedInPartner();
+  const page = await partner
+    .get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state }))
+    .expect(200);
+  return { stranger, partner, page };
+}
+
+/** The partner's answer on the consent page: its form sent with `decision`, and any field changed. */
+const answerConsent = (
+  partner: Agent,
+  page: request.Response,
+  decision: 'allow' | 'deny',
+  changed: Record<string, string> = {},
+): request.Test =>
+  partner
+    .post('/login/consent')
+    .type('form')
+    .send({ ...formFields(page.text), ...changed, decision });
 
 const codesOfDemo = async (): Promise<number> => (await docOf(t, DEMO_ACCOUNT_ID)).authorizationCodes.length;
 
@@ -84,9 +106,7 @@ describe('the OAuth takeover of a signed-in partner', () => {
   });
 
   it('gets no code from a cross-site POST of the consent form without its CSRF token', async () => {
-    const stranger = await strangersClient();
-    const partner = await signedInPartner();
-    await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK })).expect(200);
+    const { stranger, partner } = await onStrangersConsentPage();
     const before = await codesOfDemo();
 
     const forged = await partner.post('/login/consent').type('form').send({
@@ -103,18 +123,10 @@ describe('the OAuth takeover of a signed-in partner', () => {
   });
 
   it('Deny redirects to the redirect URI with error=access_denied and the state, and issues no code', async () => {
-    const stranger = await strangersClient();
-    const partner = await signedInPartner();
-    const page = await partner
-      .get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state: 'st4te' }))
-      .expect(200);
+    const { partner, page } = await onStrangersConsentPage('st4te');
     const before = await codesOfDemo();
 
-    const denied = await partner
-      .post('/login/consent')
-      .type('form')
-      .send({ ...formFields(page.text), decision: 'deny' })
-      .expect(302);
+    const denied = await answerConsent(partner, page, 'deny').expect(302);
 
     const target = new URL(denied.headers['location'] as string);
     expect(`${target.origin}${target.pathname}`).toBe(EVIL_CALLBACK);
@@ -124,29 +136,15 @@ describe('the OAuth takeover of a signed-in partner', () => {
   });
 
   it('Deny without a state sends error=access_denied alone', async () => {
-    const stranger = await strangersClient();
-    const partner = await signedInPartner();
-    const page = await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK })).expect(200);
-    const denied = await partner
-      .post('/login/consent')
-      .type('form')
-      .send({ ...formFields(page.text), decision: 'deny' })
-      .expect(302);
+    const { partner, page } = await onStrangersConsentPage();
+    const denied = await answerConsent(partner, page, 'deny').expect(302);
     expect(denied.headers['location']).toBe(`${EVIL_CALLBACK}?error=access_denied`);
   });
 
   it("Allow issues a code for the signed-in partner, which the client exchanges for a token of the partner's account", async () => {
-    const stranger = await strangersClient();
-    const partner = await signedInPartner();
-    const page = await partner
-      .get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK, state: 'st4te' }))
-      .expect(200);
+    const { stranger, partner, page } = await onStrangersConsentPage('st4te');
 
-    const allowed = await partner
-      .post('/login/consent')
-      .type('form')
-      .send({ ...formFields(page.text), decision: 'allow' })
-      .expect(302);
+    const allowed = await answerConsent(partner, page, 'allow').expect(302);
     expect(allowed.headers['cache-control']).toBe('no-store');
     expect(page.headers['cache-control']).toBe('no-store');
 
@@ -168,16 +166,10 @@ describe('the OAuth takeover of a signed-in partner', () => {
   });
 
   it('a consent form of one client does not allow another: the token is bound to the client and redirect URI', async () => {
-    const stranger = await strangersClient();
+    const { partner, page } = await onStrangersConsentPage();
     const other = await strangersClient();
-    const partner = await signedInPartner();
-    const page = await partner.get(loginPath({ clientId: stranger.clientId, redirectUri: EVIL_CALLBACK })).expect(200);
     const before = await codesOfDemo();
-    await partner
-      .post('/login/consent')
-      .type('form')
-      .send({ ...formFields(page.text), client_id: other.clientId, decision: 'allow' })
-      .expect(403);
+    await answerConsent(partner, page, 'allow', { client_id: other.clientId }).expect(403);
     expect(await codesOfDemo()).toBe(before);
   });
 
@@ -199,13 +191,9 @@ describe('clients that keep the one-step return', () => {
   });
 
   it("a client registered by the signed-in user's own account: straight back with a code", async () => {
-    const own = await request(t.app)
-      .post('/sandbox/oauth-clients')
-      .set(bearer(DEMO_API_KEY))
-      .send(partnerRegistration())
-      .expect(201);
+    const own = await registerClient(t.app);
     const partner = await signedInPartner();
-    const res = await partner.get(loginPath({ clientId: (own.body as { client_id: string }).client_id })).expect(302);
+    const res = await partner.get(loginPath({ clientId: own.client_id })).expect(302);
     expect(res.headers['location']).toMatch(/^waterapp:\/\/callback\?code=/);
   });
 });

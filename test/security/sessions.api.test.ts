@@ -49,19 +49,17 @@ describe('a visitor who has not signed in', () => {
     const mine = await request(t.app).get(loginPath()).expect(200);
     const theirs = await request(t.app).get(loginPath()).expect(200);
     const cookieOf = (res: request.Response): string => setCookies(res)[0]!.split(';')[0]!;
+    /** The sign-in form of `page` sent with the CSRF cookie of `cookieFrom` (none when not given). */
+    const signIn = (page: request.Response, cookieFrom?: request.Response): request.Test =>
+      request(t.app)
+        .post('/login')
+        .set(cookieFrom ? { Cookie: cookieOf(cookieFrom) } : {})
+        .type('form')
+        .send({ ...formFields(page.text), ...DEMO_USER });
     // Their token with my cookie: refused.
-    await request(t.app)
-      .post('/login')
-      .set('Cookie', cookieOf(mine))
-      .type('form')
-      .send({ ...formFields(theirs.text), ...DEMO_USER })
-      .expect(403);
+    await signIn(theirs, mine).expect(403);
     // A token without its cookie: refused.
-    await request(t.app)
-      .post('/login')
-      .type('form')
-      .send({ ...formFields(mine.text), ...DEMO_USER })
-      .expect(403);
+    await signIn(mine).expect(403);
     // A /login token on the dashboard's form: refused (a token is bound to its form).
     await request(t.app)
       .post('/dashboard/sign-in')
@@ -71,12 +69,7 @@ describe('a visitor who has not signed in', () => {
       .expect(403);
     expect(await sessionsOf(t)).toEqual({});
     // The pair of one page: signed in.
-    await request(t.app)
-      .post('/login')
-      .set('Cookie', cookieOf(mine))
-      .type('form')
-      .send({ ...formFields(mine.text), ...DEMO_USER })
-      .expect(302);
+    await signIn(mine, mine).expect(302);
     expect(Object.keys(await sessionsOf(t))).toHaveLength(1);
   });
 });
