@@ -1,26 +1,12 @@
 import { z } from 'zod';
 
-import { operation } from '../http/operation.js';
-import { isoInstant, jsonObject, queryText } from '../http/schemas.js';
+import { operationsTagged } from '../http/operation.js';
+import { isoInstant, jsonObject, limitParam, queryText, wholeNumberField } from '../http/schemas.js';
 import { Location } from '../locations/index.js';
 import { MAX_GENERATED_LOCATIONS } from './bounds.js';
 
 export const DEFAULT_ADMIN_PAGE = 100;
 const MAX_ADMIN_PAGE = 1000;
-
-const wholeNumber = (name: string, min: number, max: number, description: string) =>
-  z
-    .unknown()
-    .superRefine((value, ctx) => {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`,
-        });
-      }
-    })
-    .transform((value) => value as number)
-    .meta({ type: 'integer', minimum: min, maximum: max, description });
 
 /** A body of only `allowed` fields; no body at all is an empty one. */
 const optionalObject = <S extends z.ZodRawShape>(shape: S, example: string) => {
@@ -34,13 +20,13 @@ const optionalObject = <S extends z.ZodRawShape>(shape: S, example: string) => {
 
 export const AccountCreate = optionalObject(
   {
-    seed: wholeNumber(
+    seed: wholeNumberField(
       'seed',
       0,
       4294967295,
       'Chooses the household (names, time zones, household sizes, irrigation); default SEED.',
     ).optional(),
-    locations: wholeNumber('locations', 1, MAX_GENERATED_LOCATIONS, 'How many locations (default 2).').optional(),
+    locations: wholeNumberField('locations', 1, MAX_GENERATED_LOCATIONS, 'How many locations (default 2).').optional(),
     name: z
       .string({ error: 'name must be a non-empty string of at most 200 characters' })
       .refine(
@@ -65,21 +51,7 @@ export const TokensExpire = optionalObject(
 );
 
 export const AdminAccountsQuery = z.object({
-  limit: queryText('limit')
-    .superRefine((text, ctx) => {
-      const limit = Number(text);
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ADMIN_PAGE)
-        ctx.addIssue({ code: 'custom', message: `limit must be a whole number from 1 to ${MAX_ADMIN_PAGE}` });
-    })
-    .transform(Number)
-    .optional()
-    .meta({
-      type: 'integer',
-      minimum: 1,
-      maximum: MAX_ADMIN_PAGE,
-      default: DEFAULT_ADMIN_PAGE,
-      description: 'Accounts per page.',
-    }),
+  limit: limitParam(MAX_ADMIN_PAGE, DEFAULT_ADMIN_PAGE, 'Accounts per page.'),
   after: queryText('after').optional().meta({ description: 'The `next` of the previous page.' }),
 });
 
@@ -115,19 +87,16 @@ export const AdminAccounts = z
   })
   .meta({ description: 'A page of every account of the sandbox.' });
 
-const tags = ['Sandbox: accounts'];
+const operation = operationsTagged('Sandbox: accounts', 'admin');
+const ADMIN_DISABLED =
+  'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN has its global admin operations off.';
 
-export const createAccountOp = operation({
-  operationId: 'createAccount',
+export const createAccountOp = operation('createAccount', 'POST /sandbox/accounts', {
   secrets: "the account's API key and its user's password",
-  method: 'post',
-  path: '/sandbox/accounts',
   summary: 'Create a fresh, isolated account',
   description:
     'For CI: one account per test run, no shared state. Needs no credentials unless ADMIN_TOKEN is set. The same seed gives the same household; ids and secrets are always new. ' +
     'Unused accounts are deleted after ACCOUNT_TTL.',
-  tags,
-  guard: 'admin',
   body: { schema: AccountCreate, required: false, example: { seed: 7, locations: 2 } },
   responses: {
     201: { description: 'The account, its API key, a login user and its locations.', schema: CreatedAccount },
@@ -139,29 +108,19 @@ export const createAccountOp = operation({
   },
 });
 
-export const listAccountsOp = operation({
-  operationId: 'listAccounts',
-  method: 'get',
-  path: '/sandbox/admin/accounts',
+export const listAccountsOp = operation('listAccounts', 'GET /sandbox/admin/accounts', {
   summary: 'Every account of the sandbox',
-  tags,
-  guard: 'admin',
   query: AdminAccountsQuery,
   responses: { 200: { description: 'A page of accounts.', schema: AdminAccounts } },
   errors: {
     400: 'invalid_parameter: limit is not valid.',
-    403: 'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN has its global admin operations off.',
+    403: ADMIN_DISABLED,
   },
 });
 
-export const resetAllOp = operation({
-  operationId: 'resetAll',
-  method: 'post',
-  path: '/sandbox/admin/reset',
+export const resetAllOp = operation('resetAll', 'POST /sandbox/admin/reset', {
   summary: 'Every account back to the fixtures',
   description: 'Generated accounts are deleted; fixture accounts are made again from the fixtures.',
-  tags,
-  guard: 'admin',
   responses: {
     200: {
       description: 'How many accounts there are now.',
@@ -169,18 +128,14 @@ export const resetAllOp = operation({
     },
   },
   errors: {
-    403: 'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN has its global admin operations off.',
+    403: ADMIN_DISABLED,
   },
 });
 
-export const resetAccountOp = operation({
-  operationId: 'resetAccount',
-  method: 'post',
-  path: '/sandbox/reset',
+export const resetAccountOp = operation('resetAccount', 'POST /sandbox/reset', {
   summary: 'The calling account back to its initial state',
   description:
     'Locations as made, and no subscriptions, alerts, deliveries, journal, clock offset, faults or scenario runs. API keys, users and OAuth tokens stay.',
-  tags,
   guard: 'account',
   responses: {
     200: {
@@ -193,14 +148,10 @@ export const resetAccountOp = operation({
   },
 });
 
-export const expireTokensOp = operation({
-  operationId: 'expireTokens',
-  method: 'post',
-  path: '/sandbox/tokens/expire',
+export const expireTokensOp = operation('expireTokens', 'POST /sandbox/tokens/expire', {
   summary: "Expire the account's access tokens now",
   description:
     'Every access token of the account, or only {"accessToken"}; calls with them then get 403 token_expired, and clients must refresh.',
-  tags,
   guard: 'account',
   body: { schema: TokensExpire, required: false, example: {} },
   responses: {

@@ -89,6 +89,28 @@ function trimHistory(doc: AccountDoc, locationId: string): void {
   }
 }
 
+/**
+ * After an alert's start or end is stored: the dispatcher is woken for its notifications, the log
+ * says what happened (with `details`), and the account's live stream (the dashboard) hears of it.
+ */
+async function announce(
+  deps: AlertsDeps,
+  accountId: string,
+  what: 'alert started' | 'alert ended',
+  alert: AlertRecord,
+  details: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  const { locationId, alertId } = alert;
+  deps.dispatcher.kick(accountId);
+  deps.logger.info(what, { accountId, locationId, alertId, type: alert.type, ...details });
+  await publishAccountEvent(deps.store, accountId, {
+    type: 'alert',
+    alertId,
+    locationId,
+    active: what === 'alert started',
+  });
+}
+
 export async function startAlert(
   deps: AlertsDeps,
   accountId: string,
@@ -161,20 +183,9 @@ export async function startAlertDetailed(
     };
   });
   if (result.outcome !== 'ignored') {
-    deps.dispatcher.kick(accountId);
-    deps.logger.info('alert started', {
-      accountId,
-      locationId,
-      alertId: result.alert.alertId,
-      type: result.alert.type,
+    await announce(deps, accountId, 'alert started', result.alert, {
       outcome: result.outcome,
       notifications: result.notifications,
-    });
-    await publishAccountEvent(deps.store, accountId, {
-      type: 'alert',
-      alertId: result.alert.alertId,
-      locationId,
-      active: true,
     });
   }
   return result;
@@ -254,19 +265,6 @@ export async function endAlertDetailed(
       notifications: deliveries.length,
     };
   });
-  deps.dispatcher.kick(accountId);
-  deps.logger.info('alert ended', {
-    accountId,
-    locationId,
-    alertId: result.ended.alertId,
-    type: result.ended.type,
-    resumed: result.resumed?.alertId ?? null,
-  });
-  await publishAccountEvent(deps.store, accountId, {
-    type: 'alert',
-    alertId: result.ended.alertId,
-    locationId,
-    active: false,
-  });
+  await announce(deps, accountId, 'alert ended', result.ended, { resumed: result.resumed?.alertId ?? null });
   return result;
 }

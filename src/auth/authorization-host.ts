@@ -20,7 +20,7 @@ import type { Client } from './clients.js';
 import { createCsrf, type Csrf } from './csrf.js';
 import { grantCode } from './grants.js';
 import type { OAuthDeps } from './oauth-deps.js';
-import { consentPage, messagePage, sendFormPage, sendSignInPage } from './pages.js';
+import { consentPage, sendFormPage, sendMessagePage, sendSignInPage } from './pages.js';
 import { loginSession } from './session.js';
 
 /** What the authorization host's pages share: the session, the forms' CSRF tokens, the pages, and the way back to the client. */
@@ -65,17 +65,12 @@ export function createAuthorizationHost(deps: OAuthDeps): AuthorizationHost {
   const csrf = createCsrf(deps);
 
   const sendError: AuthorizationHost['sendError'] = (res, status, title, message, retry) =>
-    sendFormPage(
-      deps,
-      res,
-      status,
-      messagePage({
-        title,
-        message,
-        note: 'Water-monitoring sandbox authorization host.',
-        ...(retry ? { link: { href: loginUrl(retry), text: 'Open the sign-in page again' } } : {}),
-      }),
-    );
+    sendMessagePage(deps, res, status, {
+      title,
+      message,
+      note: 'Water-monitoring sandbox authorization host.',
+      ...(retry ? { link: { href: loginUrl(retry), text: 'Open the sign-in page again' } } : {}),
+    });
 
   const showSignIn: AuthorizationHost['showSignIn'] = (req, res, status, client, request, extra = {}) =>
     sendSignInPage(deps, csrf, req, res, status, SIGN_IN_FORM, {

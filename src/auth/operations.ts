@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { DEMO } from '../http/demo-examples.js';
-import { operation } from '../http/operation.js';
+import { operationsTagged } from '../http/operation.js';
 import { isoInstant } from '../http/schemas.js';
 import { registrationSchema } from './registration.js';
 
@@ -104,22 +104,17 @@ export const RegisteredClient = z
   })
   .meta({ description: 'A registered OAuth client: its credentials and what was registered.' });
 
-const authTags = ['Authorization host'];
+const hostOperation = operationsTagged('Authorization host', 'none');
 const html = { html: true } as const;
 const noStore = { 'Cache-Control': 'no-store' };
 
-export const loginPageOp = operation({
-  operationId: 'showLogin',
+export const loginPageOp = hostOperation('showLogin', 'GET /login', {
   secrets: "an authorization code in its redirect, and the form's CSRF token",
-  method: 'get',
-  path: '/login',
   summary: 'The sign-in page (authorization request)',
   description:
     "Production's authorization endpoint: RFC 6749 section 4.1.1. Shows the sign-in form; a browser already signed in is sent straight back to redirect_uri with a code, " +
     "unless the client was registered by another account than the user's: then it is shown a consent page (Allow or Deny, POST /login/consent). " +
     'A request that cannot be trusted with a redirect (unknown client, unregistered redirect_uri, response_type not code) gets an error page.',
-  tags: authTags,
-  guard: 'none',
   query: AuthorizationQuery,
   queryExample: { response_type: 'code', client_id: DEMO.clientId, redirect_uri: DEMO.redirectUri },
   responses: {
@@ -140,17 +135,12 @@ export const loginPageOp = operation({
     "The error pages name the registered redirect URIs, to help partners fix their configuration. The consent page is the sandbox's: it shields the accounts of a shared sandbox from one another.",
 });
 
-export const loginOp = operation({
-  operationId: 'submitLogin',
+export const loginOp = hostOperation('submitLogin', 'POST /login', {
   secrets: 'an authorization code in its redirect',
-  method: 'post',
-  path: '/login',
   summary: 'Sign in (the form of the sign-in page)',
   description:
     'On success, redirects to redirect_uri with a single-use code (AUTHORIZATION_CODE_TTL, 300 s), or, for a client another account registered, shows the consent page. ' +
     'A wrong e-mail or password shows the form again (422).',
-  tags: authTags,
-  guard: 'none',
   body: {
     schema: LoginForm,
     form: true,
@@ -179,17 +169,12 @@ export const loginOp = operation({
   },
 });
 
-export const consentOp = operation({
-  operationId: 'answerConsent',
+export const consentOp = hostOperation('answerConsent', 'POST /login/consent', {
   secrets: 'an authorization code in its redirect',
-  method: 'post',
-  path: '/login/consent',
   summary: "Allow or deny an application of another account (the consent page's form)",
   description:
     'Allow: redirects to redirect_uri with a code for the signed-in user. Deny: redirects to redirect_uri with error=access_denied (and the state), as RFC 6749 section 4.1.2.1 says. ' +
     "Either needs the consent page's CSRF token; nothing is issued without Allow.",
-  tags: authTags,
-  guard: 'none',
   body: {
     schema: ConsentForm,
     form: true,
@@ -216,13 +201,8 @@ export const consentOp = operation({
     'Production has no consent page; the sandbox asks before an application registered by another account gets a code.',
 });
 
-export const logoutOp = operation({
-  operationId: 'logout',
-  method: 'get',
-  path: '/logout',
+export const logoutOp = hostOperation('logout', 'GET /logout', {
   summary: 'Sign out and go to a registered sign-out URI',
-  tags: authTags,
-  guard: 'none',
   query: LogoutQuery,
   queryExample: { client_id: DEMO.clientId, logout_uri: DEMO.signOutUri },
   responses: {
@@ -231,18 +211,14 @@ export const logoutOp = operation({
   errors: { 400: 'An HTML error page: client_id or logout_uri missing, unknown or not registered.' },
 });
 
-export const tokenOp = operation({
-  operationId: 'token',
+export const tokenOp = hostOperation('token', 'POST /oauth2/token', {
   secrets: 'access and refresh tokens',
-  method: 'post',
-  path: '/oauth2/token',
   summary: 'Exchange a code, or refresh (the token endpoint)',
   description:
     'RFC 6749: grant_type=authorization_code with code and redirect_uri, or grant_type=refresh_token with refresh_token. The client authenticates with ' +
     "Authorization: Basic base64(client_id:client_secret) (what production's example uses) or with client_id and client_secret in the form, never both. " +
     'Refresh tokens rotate: reusing a spent one revokes the grant. As production documents, the token response is also POSTed to the redirect URI (TOKEN_DELIVERY). ' +
     'Errors are RFC 6749 bodies {error, error_description}.',
-  tags: authTags,
   guard: 'client',
   body: {
     schema: TokenForm,
@@ -266,18 +242,13 @@ export const tokenOp = operation({
   sandbox: 'The error descriptions say which part failed, to help partners debug their configuration.',
 });
 
-const sandboxOAuthTags = ['Sandbox: OAuth clients'];
+const clientOperation = operationsTagged('Sandbox: OAuth clients', 'account');
 
-export const registerClientOp = operation({
-  operationId: 'registerClient',
+export const registerClientOp = clientOperation('registerClient', 'POST /sandbox/oauth-clients', {
   secrets: 'the client secret',
-  method: 'post',
-  path: '/sandbox/oauth-clients',
   summary: 'Register an OAuth client',
   description:
     "Production's registration form as JSON. Redirect and sign-out URIs must be https (or http on loopback); a native app may use a custom scheme for its redirect URI.",
-  tags: sandboxOAuthTags,
-  guard: 'account',
   body: {
     schema: registrationSchema,
     required: true,
@@ -302,28 +273,18 @@ export const registerClientOp = operation({
     'A partner may choose clientId and clientSecret, and turn off the POST of the token response to the redirect URI (postTokenToRedirectUri).',
 });
 
-export const listClientsOp = operation({
-  operationId: 'listClients',
+export const listClientsOp = clientOperation('listClients', 'GET /sandbox/oauth-clients', {
   secrets: "the clients' secrets",
-  method: 'get',
-  path: '/sandbox/oauth-clients',
   summary: "The account's registered OAuth clients",
-  tags: sandboxOAuthTags,
-  guard: 'account',
   responses: {
     200: { description: 'The clients.', schema: z.strictObject({ oauthClients: z.array(RegisteredClient) }) },
   },
 });
 
-export const deleteClientOp = operation({
-  operationId: 'deleteClient',
-  method: 'delete',
-  path: '/sandbox/oauth-clients/{clientId}',
+export const deleteClientOp = clientOperation('deleteClient', 'DELETE /sandbox/oauth-clients/{clientId}', {
   summary: 'Delete a registered OAuth client',
   description:
     'Deletes a client the account registered, with its authorization codes and tokens (calls with them are then refused), so another can be registered in its place.',
-  tags: sandboxOAuthTags,
-  guard: 'account',
   responses: {
     200: {
       description: 'The client deleted, and how many codes and tokens went with it.',

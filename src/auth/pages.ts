@@ -76,6 +76,11 @@ export function sendSignInPage(
   sendFormPage(deps, res, status, signInPage({ ...form, csrfToken: csrf.token(req, res, purpose) }));
 }
 
+/** Sends an error page (the authorization host's or the dashboard's). */
+export function sendMessagePage(deps: { ids: Ids }, res: Response, status: number, message: PageMessage): void {
+  sendFormPage(deps, res, status, messagePage(message));
+}
+
 const document =
   (title: string, body: SafeHtml): FormPage =>
   (nonce) =>
@@ -163,13 +168,16 @@ export function consentPage(input: {
   );
 }
 
-/** An error page: shown instead of a redirect when a request cannot be trusted, or instead of a form that cannot be honoured. */
-export function messagePage(input: {
+/** What an error page says: its title and message, where to go next, and whose page it is. */
+export interface PageMessage {
   title: string;
   message: string;
   link?: { href: string; text: string };
   note: string;
-}): FormPage {
+}
+
+/** An error page: shown instead of a redirect when a request cannot be trusted, or instead of a form that cannot be honoured. */
+export function messagePage(input: PageMessage): FormPage {
   return document(
     input.title,
     html`<h1>${input.title}</h1>

@@ -147,17 +147,11 @@ export function refreshProblem(
   return null;
 }
 
-/** Issues an access token and a refresh token of a grant. */
+/** Issues an access token and a refresh token of a grant (as its refresh token records it), valid `ttlSeconds` from `nowMs`. */
 export function issueTokens(
   data: AccountDoc,
-  input: {
+  input: Pick<RefreshTokenRecord, 'refreshToken' | 'clientId' | 'userId' | 'accountId' | 'grantId' | 'redirectUri'> & {
     accessToken: string;
-    refreshToken: string;
-    clientId: string;
-    userId: string;
-    accountId: string;
-    grantId: string;
-    redirectUri: string;
     nowMs: number;
     ttlSeconds: number;
   },

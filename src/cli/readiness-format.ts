@@ -115,6 +115,14 @@ function cell(text: string): string {
     .trim();
 }
 
+/** What to do about a check, for a person reading CI: its fix when it failed, what would settle a required one pending, else nothing. */
+const whatToDo = (check: Check, outcome: CiOutcome): string =>
+  check.status === 'failed' ? `fix: ${check.fix ?? check.title}` : outcome.kind === 'failure' ? outcome.message : '';
+
+/** One piece of a check's evidence, saying how many more there are. */
+const evidenceOf = (check: Check, shown: Check['evidence'][number]): string =>
+  `${evidenceLine(shown)}${check.evidence.length > 1 ? ` (+${check.evidence.length - 1} more)` : ''}`;
+
 /** The verdict in one line: ready, or how many required checks keep it from being ready. */
 export function verdictLine(report: Report): string {
   const count = blockingChecks(report).length;
@@ -133,16 +141,8 @@ export function markdownReport(report: Report, inFlight: ReadonlyMap<string, str
     const outcome = ciOutcome(check, inFlight);
     // What decided it: for a passed check the last piece (the page that completed a walk, the retry that waited), else the first.
     const shown = check.status === 'passed' ? check.evidence.at(-1) : check.evidence[0];
-    const evidence =
-      shown === undefined
-        ? ''
-        : `${evidenceLine(shown)}${check.evidence.length > 1 ? ` (+${check.evidence.length - 1} more)` : ''}`;
-    const todo =
-      check.status === 'failed'
-        ? `fix: ${check.fix ?? check.title}`
-        : outcome.kind === 'failure'
-          ? outcome.message
-          : '';
+    const evidence = shown === undefined ? '' : evidenceOf(check, shown);
+    const todo = whatToDo(check, outcome);
     return `| ${ICON[check.status]} | \`${check.id}\`${check.required ? '' : ' (optional)'}: ${cell(check.title)} | ${cell(evidence)} | ${cell(todo)}${todo === '' ? '' : ` (${cell(check.docs)})`} |`;
   });
   return [
@@ -176,13 +176,7 @@ export function githubAnnotations(
     const optionalFailure = !check.required && check.status === 'failed';
     if (outcome.kind !== 'failure' && !optionalFailure) continue;
     const first = check.evidence[0];
-    const what =
-      check.status === 'failed'
-        ? `fix: ${check.fix ?? check.title}`
-        : outcome.kind === 'failure'
-          ? outcome.message
-          : '';
-    const message = `${check.title}. ${what} (${check.docs})${first === undefined ? '' : `\nevidence: ${evidenceLine(first)}${check.evidence.length > 1 ? ` (+${check.evidence.length - 1} more)` : ''}`}`;
+    const message = `${check.title}. ${whatToDo(check, outcome)} (${check.docs})${first === undefined ? '' : `\nevidence: ${evidenceOf(check, first)}`}`;
     const title = `readiness: ${check.id} ${check.status}${check.required ? '' : ' (optional)'}`;
     lines.push(`::${optionalFailure ? 'notice' : level} title=${commandProperty(title)}::${commandData(message)}`);
   }

@@ -2,43 +2,15 @@ import { appendFile, writeFile } from 'node:fs/promises';
 
 import type { z } from 'zod';
 
-import {
-  awaitsFirstAttempt,
-  pendingRequired,
-  settle,
-  stoppedWaiting,
-  whatCouldSettle,
-  type Look,
-} from '../client/readiness-settle.js';
+import { lookAtReadiness, settle, stoppedWaiting } from '../client/readiness-settle.js';
 import { formatChecklist } from '../client/readiness-text.js';
 import type * as readiness from '../readiness/operations.js';
-import type * as scenarios from '../scenarios/operations.js';
-import type * as webhooks from '../webhooks/operations.js';
-import { resolveTarget, type SandboxClient } from './client.js';
+import { resolveTarget } from './client.js';
 import { clientFor, type CommonOptions } from './commands.js';
 import { CliError, type CliContext } from './context.js';
 import { exitCodeOf, githubAnnotations, junitXml, markdownReport, type Report } from './readiness-format.js';
 
 type DrillOutcome = z.output<typeof readiness.DrillOutcome>;
-
-type Delivery = z.output<typeof webhooks.Delivery>;
-type ClockState = z.output<typeof scenarios.ClockStateBody>;
-
-async function lookAt(client: SandboxClient, waitedMs: number): Promise<Look> {
-  const report = (await client.call<Report>('GET', '/sandbox/readiness')).body;
-  const pending = pendingRequired(report);
-  if (pending.length === 0) return { report, pending, inFlight: new Map() };
-  const [deliveries, clock] = await Promise.all([
-    client.call<{ deliveries: Delivery[] }>('GET', '/sandbox/deliveries?state=pending&perPage=100'),
-    client.call<ClockState>('GET', '/sandbox/clock'),
-  ]);
-  const awaiting = deliveries.body.deliveries.filter(awaitsFirstAttempt);
-  return {
-    report,
-    pending,
-    inFlight: whatCouldSettle(report, { awaiting, accountNowMs: Date.parse(clock.body.now), waitedMs }),
-  };
-}
 
 /** Appends to a file the CI reads (a job summary), or writes a file (the JUnit report); a failure names the flag. */
 async function writeOut(flag: string, file: string, text: string, append: boolean): Promise<void> {
@@ -79,7 +51,7 @@ export async function readinessReport(
   }
   const { keyFrom } = resolveTarget(options, ctx.env);
   const client = clientFor(options, ctx);
-  const first = await lookAt(client, 0);
+  const first = await lookAtReadiness(client, 0);
   ctx.stderr(
     `water-sandbox readiness: grading account ${first.report.accountId} at ${client.baseUrl} (${keyFrom === 'demo' ? 'the demo key' : `the key of ${keyFrom}`})\n`,
   );
@@ -88,7 +60,7 @@ export async function readinessReport(
       'warning: neither --api-key nor WATER_API_KEY is set, so this grades the demo account, which every user of this sandbox shares; set WATER_API_KEY to the key of the account your tests used\n',
     );
   }
-  const waited = await settle((waitedMs) => lookAt(client, waitedMs), { waitMs, pollMs, sleep }, first);
+  const waited = await settle((waitedMs) => lookAtReadiness(client, waitedMs), { waitMs, pollMs, sleep }, first);
   const { report, inFlight } = waited.look;
   const stopped = stoppedWaiting(waited, waitMs);
   if (stopped !== null) ctx.stderr(`water-sandbox readiness: ${stopped}\n`);

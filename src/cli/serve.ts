@@ -24,176 +24,74 @@ interface ServeFlag {
   description: string;
 }
 
-/** Every variable of the configuration (src/config.ts), as a flag: PORT is --port, DATA_DIR is --data-dir. */
-export const SERVE_FLAGS: readonly ServeFlag[] = [
-  { variable: 'PORT', value: '<port>', description: 'listening port; 0 takes a free one (default 8080)' },
-  {
-    variable: 'HOST',
-    value: '<address>',
-    description: 'listening address (default 127.0.0.1: this machine only; 0.0.0.0 for every interface)',
-  },
-  {
-    variable: 'PUBLIC_URL',
-    value: '<url>',
-    description:
-      'base URL of confirmation URLs, redirects and relay endpoints (default http://localhost:<port>); a host that is not loopback makes the sandbox hosted: protections on',
-  },
-  { variable: 'DATA_DIR', value: '<dir>', description: 'folder of the embedded store, or :memory: (default ./data)' },
-  {
-    variable: 'DATA_FILE',
-    value: '<file>',
-    description: 'a version 0.1 state file to migrate into DATA_DIR (default ./data/sandbox.json)',
-  },
-  {
-    variable: 'REDIS_URL',
-    value: '<url>',
-    description: 'keep all state in Redis, shared by replicas (e.g. redis://localhost:6379)',
-  },
-  {
-    variable: 'REDIS_PREFIX',
-    value: '<prefix>',
-    description: 'prefix of every Redis key and channel, so sandboxes can share a Redis (default ws:)',
-  },
-  {
-    variable: 'ACCOUNT_TTL',
-    value: '<seconds>',
-    description: 'idle seconds before a generated account is deleted; 0 = never (default 2592000)',
-  },
-  { variable: 'RESET', value: '[bool]', description: 'put every account back to the fixtures at start-up' },
-  { variable: 'FIXTURES_DIR', value: '<dir>', description: "fixture files (default ./fixtures, or the package's own)" },
-  {
-    variable: 'SCENARIOS_DIR',
-    value: '<dir>',
-    description: "scenario files (default ./scenarios, or the package's own)",
-  },
-  { variable: 'SEED', value: '<n>', description: 'seed of all synthetic data (default 1)' },
-  { variable: 'TLS', value: '<mode>', description: 'off, self-signed, or files (with --tls-cert and --tls-key)' },
-  { variable: 'TLS_CERT', value: '<file>', description: 'PEM certificate file' },
-  { variable: 'TLS_KEY', value: '<file>', description: 'PEM private key file' },
-  { variable: 'ADMIN_TOKEN', value: '<token>', description: 'require it for /sandbox/admin/* and account creation' },
-  {
-    variable: 'ACCESS_TOKEN_TTL',
-    value: '<seconds>',
-    description: 'access token lifetime, sent as expires_in (default 3600)',
-  },
-  {
-    variable: 'CONFIRMATION_TOKEN_TTL',
-    value: '<seconds>',
-    description: 'subscription confirmation token lifetime (default 600)',
-  },
-  { variable: 'AUTHORIZATION_CODE_TTL', value: '<seconds>', description: 'authorization code lifetime (default 300)' },
-  { variable: 'WEBHOOK_TIMEOUT_MS', value: '<ms>', description: 'per-attempt timeout of a webhook (default 5000)' },
-  { variable: 'WEBHOOK_MAX_ATTEMPTS', value: '<n>', description: 'attempts before a delivery fails (default 5)' },
-  { variable: 'WEBHOOK_BACKOFF_MS', value: '<ms>', description: 'first retry delay, doubling after (default 1000)' },
-  { variable: 'WEBHOOK_CONCURRENCY', value: '<n>', description: 'deliveries in flight at once (default 64)' },
-  {
-    variable: 'WEBHOOK_LOG_LIMIT',
-    value: '<n>',
-    description: 'finished deliveries kept per account (default 1000; 200 when hosted)',
-  },
-  {
-    variable: 'HTTP_HEADERS_TIMEOUT_MS',
-    value: '<ms>',
-    description: "a request's headers must arrive within this, else 408 (default 10000)",
-  },
-  {
-    variable: 'HTTP_REQUEST_TIMEOUT_MS',
-    value: '<ms>',
-    description: 'a whole request, headers and body, must arrive within this (default 30000)',
-  },
-  {
-    variable: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
-    value: '<ms>',
-    description:
-      'an idle kept-alive connection is closed after this; keep it above the idle timeout of a proxy in front (default 65000)',
-  },
-  {
-    variable: 'ENDPOINT_POLICY',
-    value: '<policy>',
-    description: 'https-only, https-or-loopback or any (default https-or-loopback; https-only when hosted)',
-  },
-  {
-    variable: 'BLOCK_PRIVATE_ENDPOINTS',
-    value: '[bool]',
-    description:
-      'refuse endpoints whose address is not public, checked at every connection (default false; true when hosted)',
-  },
-  {
-    variable: 'ACCOUNT_CREATION_LIMIT',
-    value: '<n>',
-    description: 'accounts per client address per hour without ADMIN_TOKEN; 0 = none (default 0; 20 when hosted)',
-  },
-  {
-    variable: 'MAX_SUBSCRIPTIONS_PER_LOCATION',
-    value: '<n>',
-    description: 'subscriptions per location; 0 = no cap (default 0; 20 when hosted)',
-  },
-  {
-    variable: 'MAX_LOCATIONS_PER_ACCOUNT',
-    value: '<n>',
-    description: 'locations of a generated account, 1-10 (default 10; 5 when hosted)',
-  },
-  {
-    variable: 'MAX_OPEN_RELAYS',
-    value: '<n>',
-    description: 'listen streams per account at once on a replica; 0 = no cap (default 50; 5 when hosted)',
-  },
-  {
-    variable: 'MAX_OPEN_STREAMS',
-    value: '<n>',
-    description: 'dashboard event streams per account at once on a replica (default 20; 10 when hosted)',
-  },
-  {
-    variable: 'MAX_OPEN_STREAMS_TOTAL',
-    value: '<n>',
-    description:
-      'event streams (dashboards and listen) at once on a replica, all accounts together (default 1000; 500 when hosted)',
-  },
-  {
-    variable: 'STREAM_BUFFER_LIMIT',
-    value: '<bytes>',
-    description: 'an event stream whose client leaves this much unread is closed (default 1048576; 262144 when hosted)',
-  },
-  {
-    variable: 'ACCOUNT_STORAGE_LIMIT',
-    value: '<bytes>',
-    description:
-      "bytes one account's stored data may take, checked on every change (default 8388608; 1048576 when hosted)",
-  },
-  {
-    variable: 'MAX_FAULTS',
-    value: '<n>',
-    description: 'faults queued per account; 0 = no cap (default 1000; 100 when hosted)',
-  },
-  {
-    variable: 'MAX_OAUTH_CLIENTS',
-    value: '<n>',
-    description: 'OAuth clients registered per account; 0 = no cap (default 100; 20 when hosted)',
-  },
-  {
-    variable: 'MAX_PENDING_DELIVERIES',
-    value: '<n>',
-    description: 'webhook deliveries waiting to be sent per account; 0 = no cap (default 10000; 1000 when hosted)',
-  },
-  {
-    variable: 'MAX_RUNNING_RUNS',
-    value: '<n>',
-    description: 'scenario runs running at once per account; 0 = no cap (default 100; 10 when hosted)',
-  },
-  {
-    variable: 'MAX_SESSIONS',
-    value: '<n>',
-    description: 'login sessions kept in all; past it the least recently used ends (default 100000; 10000 when hosted)',
-  },
-  {
-    variable: 'TOKEN_DELIVERY',
-    value: '[bool]',
-    description: "also POST token responses to the client's redirect URI (default true)",
-  },
-  { variable: 'SCENARIO', value: '<name>', description: 'play this scenario at start-up (demos)' },
-  { variable: 'SCENARIO_LOCATION_ID', value: '<id>', description: "its location (default the demo account's first)" },
-  { variable: 'LOG_LEVEL', value: '<level>', description: 'debug, info, warn, error or silent (default info)' },
-];
+/**
+ * Every variable of the configuration (src/config.ts), as a flag: PORT is --port, DATA_DIR is
+ * --data-dir. Each is written as its help shows it, `VARIABLE <value>` (`[bool]` for a switch
+ * that may take true/false), with its description.
+ */
+const FLAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  'PORT <port>': 'listening port; 0 takes a free one (default 8080)',
+  'HOST <address>': 'listening address (default 127.0.0.1: this machine only; 0.0.0.0 for every interface)',
+  'PUBLIC_URL <url>':
+    'base URL of confirmation URLs, redirects and relay endpoints (default http://localhost:<port>); a host that is not loopback makes the sandbox hosted: protections on',
+  'DATA_DIR <dir>': 'folder of the embedded store, or :memory: (default ./data)',
+  'DATA_FILE <file>': 'a version 0.1 state file to migrate into DATA_DIR (default ./data/sandbox.json)',
+  'REDIS_URL <url>': 'keep all state in Redis, shared by replicas (e.g. redis://localhost:6379)',
+  'REDIS_PREFIX <prefix>': 'prefix of every Redis key and channel, so sandboxes can share a Redis (default ws:)',
+  'ACCOUNT_TTL <seconds>': 'idle seconds before a generated account is deleted; 0 = never (default 2592000)',
+  'RESET [bool]': 'put every account back to the fixtures at start-up',
+  'FIXTURES_DIR <dir>': "fixture files (default ./fixtures, or the package's own)",
+  'SCENARIOS_DIR <dir>': "scenario files (default ./scenarios, or the package's own)",
+  'SEED <n>': 'seed of all synthetic data (default 1)',
+  'TLS <mode>': 'off, self-signed, or files (with --tls-cert and --tls-key)',
+  'TLS_CERT <file>': 'PEM certificate file',
+  'TLS_KEY <file>': 'PEM private key file',
+  'ADMIN_TOKEN <token>': 'require it for /sandbox/admin/* and account creation',
+  'ACCESS_TOKEN_TTL <seconds>': 'access token lifetime, sent as expires_in (default 3600)',
+  'CONFIRMATION_TOKEN_TTL <seconds>': 'subscription confirmation token lifetime (default 600)',
+  'AUTHORIZATION_CODE_TTL <seconds>': 'authorization code lifetime (default 300)',
+  'WEBHOOK_TIMEOUT_MS <ms>': 'per-attempt timeout of a webhook (default 5000)',
+  'WEBHOOK_MAX_ATTEMPTS <n>': 'attempts before a delivery fails (default 5)',
+  'WEBHOOK_BACKOFF_MS <ms>': 'first retry delay, doubling after (default 1000)',
+  'WEBHOOK_CONCURRENCY <n>': 'deliveries in flight at once (default 64)',
+  'WEBHOOK_LOG_LIMIT <n>': 'finished deliveries kept per account (default 1000; 200 when hosted)',
+  'HTTP_HEADERS_TIMEOUT_MS <ms>': "a request's headers must arrive within this, else 408 (default 10000)",
+  'HTTP_REQUEST_TIMEOUT_MS <ms>': 'a whole request, headers and body, must arrive within this (default 30000)',
+  'HTTP_KEEP_ALIVE_TIMEOUT_MS <ms>':
+    'an idle kept-alive connection is closed after this; keep it above the idle timeout of a proxy in front (default 65000)',
+  'ENDPOINT_POLICY <policy>':
+    'https-only, https-or-loopback or any (default https-or-loopback; https-only when hosted)',
+  'BLOCK_PRIVATE_ENDPOINTS [bool]':
+    'refuse endpoints whose address is not public, checked at every connection (default false; true when hosted)',
+  'ACCOUNT_CREATION_LIMIT <n>':
+    'accounts per client address per hour without ADMIN_TOKEN; 0 = none (default 0; 20 when hosted)',
+  'MAX_SUBSCRIPTIONS_PER_LOCATION <n>': 'subscriptions per location; 0 = no cap (default 0; 20 when hosted)',
+  'MAX_LOCATIONS_PER_ACCOUNT <n>': 'locations of a generated account, 1-10 (default 10; 5 when hosted)',
+  'MAX_OPEN_RELAYS <n>': 'listen streams per account at once on a replica; 0 = no cap (default 50; 5 when hosted)',
+  'MAX_OPEN_STREAMS <n>': 'dashboard event streams per account at once on a replica (default 20; 10 when hosted)',
+  'MAX_OPEN_STREAMS_TOTAL <n>':
+    'event streams (dashboards and listen) at once on a replica, all accounts together (default 1000; 500 when hosted)',
+  'STREAM_BUFFER_LIMIT <bytes>':
+    'an event stream whose client leaves this much unread is closed (default 1048576; 262144 when hosted)',
+  'ACCOUNT_STORAGE_LIMIT <bytes>':
+    "bytes one account's stored data may take, checked on every change (default 8388608; 1048576 when hosted)",
+  'MAX_FAULTS <n>': 'faults queued per account; 0 = no cap (default 1000; 100 when hosted)',
+  'MAX_OAUTH_CLIENTS <n>': 'OAuth clients registered per account; 0 = no cap (default 100; 20 when hosted)',
+  'MAX_PENDING_DELIVERIES <n>':
+    'webhook deliveries waiting to be sent per account; 0 = no cap (default 10000; 1000 when hosted)',
+  'MAX_RUNNING_RUNS <n>': 'scenario runs running at once per account; 0 = no cap (default 100; 10 when hosted)',
+  'MAX_SESSIONS <n>':
+    'login sessions kept in all; past it the least recently used ends (default 100000; 10000 when hosted)',
+  'TOKEN_DELIVERY [bool]': "also POST token responses to the client's redirect URI (default true)",
+  'SCENARIO <name>': 'play this scenario at start-up (demos)',
+  'SCENARIO_LOCATION_ID <id>': "its location (default the demo account's first)",
+  'LOG_LEVEL <level>': 'debug, info, warn, error or silent (default info)',
+};
+
+export const SERVE_FLAGS: readonly ServeFlag[] = Object.entries(FLAG_DESCRIPTIONS).map(([usage, description]) => {
+  const [variable = usage, value = ''] = usage.split(' ');
+  return { variable, value, description };
+});
 
 export const flagOf = (variable: string): string => `--${variable.toLowerCase().replace(/_/g, '-')}`;
 const optionKeyOf = (variable: string): string =>

@@ -1,12 +1,5 @@
 import type { SandboxHttp } from './http.js';
-import {
-  awaitsFirstAttempt,
-  pendingRequired,
-  settle,
-  stoppedWaiting,
-  whatCouldSettle,
-  type Look,
-} from './readiness-settle.js';
+import { lookAtReadiness, settle, stoppedWaiting } from './readiness-settle.js';
 import { blockingChecks, checkLines } from './readiness-text.js';
 import { RelayForwarder, type RelayListener } from './relay.js';
 import type {
@@ -256,7 +249,7 @@ export class AccountClient {
     assertReady: async (options: AssertReadyOptions = {}): Promise<ReadinessReport> => {
       const except = new Set<string>(options.except ?? []);
       const waitMs = (options.waitSeconds ?? 0) * 1000;
-      const waited = await settle((waitedMs) => this.#lookAtReadiness(except, waitedMs), {
+      const waited = await settle((waitedMs) => lookAtReadiness(this.http, waitedMs, except), {
         waitMs,
         pollMs: options.intervalMs ?? 500,
         sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -267,31 +260,6 @@ export class AccountClient {
       return report;
     },
   };
-
-  /** The report, and what in flight could settle the pending required checks the caller judges (readiness-settle.ts). */
-  async #lookAtReadiness(except: ReadonlySet<string>, waitedMs: number): Promise<Look> {
-    const report = await this.readiness.report();
-    const pending = pendingRequired(report).filter((c) => !except.has(c.id));
-    if (pending.length === 0) return { report, pending, inFlight: new Map() };
-    const [awaiting, clock] = await Promise.all([this.#pendingDeliveries(), this.clock.now()]);
-    const inFlight = whatCouldSettle(report, {
-      awaiting: awaiting.filter(awaitsFirstAttempt),
-      accountNowMs: Date.parse(clock.now),
-      waitedMs,
-    });
-    for (const id of except) inFlight.delete(id as ReadinessCheck['id']);
-    return { report, pending, inFlight };
-  }
-
-  /** The newest page of deliveries still pending. */
-  async #pendingDeliveries(): Promise<Delivery[]> {
-    return (
-      await this.http.call<{ deliveries: Delivery[] }>(
-        'GET',
-        `/sandbox/deliveries?${deliveryQuery({ state: 'pending' }, 1)}`,
-      )
-    ).body.deliveries;
-  }
 
   /** Relays: the sandbox's webhooks brought to a URL on this machine, as `water-sandbox listen` does. */
   readonly relays = {

@@ -1,3 +1,4 @@
+import type { SandboxHttp } from './http.js';
 import type { Delivery, ReadinessCheck as Check, ReadinessReport as Report } from './types.js';
 
 /**
@@ -92,6 +93,32 @@ export interface Look {
   pending: Check[];
   /** For each of them that something in flight could settle, what that is. */
   inFlight: Map<Check['id'], string>;
+}
+
+/**
+ * One look, through the client's SandboxHttp or the CLI's client over it: the report, its pending
+ * required checks (less `except`), and what in flight (a delivery not yet tried, the clock's next
+ * due work) could settle each of them.
+ */
+export async function lookAtReadiness(
+  http: Pick<SandboxHttp, 'call'>,
+  waitedMs: number,
+  except: ReadonlySet<string> = new Set(),
+): Promise<Look> {
+  const report = (await http.call<Report>('GET', '/sandbox/readiness')).body;
+  const pending = pendingRequired(report).filter((c) => !except.has(c.id));
+  if (pending.length === 0) return { report, pending, inFlight: new Map() };
+  const [deliveries, clock] = await Promise.all([
+    http.call<{ deliveries: Delivery[] }>('GET', '/sandbox/deliveries?state=pending&perPage=100'),
+    http.call<{ now: string }>('GET', '/sandbox/clock'),
+  ]);
+  const inFlight = whatCouldSettle(report, {
+    awaiting: deliveries.body.deliveries.filter(awaitsFirstAttempt),
+    accountNowMs: Date.parse(clock.body.now),
+    waitedMs,
+  });
+  for (const id of except) inFlight.delete(id as Check['id']);
+  return { report, pending, inFlight };
 }
 
 export interface SettleOptions {

@@ -7,10 +7,9 @@ import {
   createSignIn,
   endSession,
   loginSession,
-  messagePage,
   pruneGrants,
   revokeGrant,
-  sendFormPage,
+  sendMessagePage,
   signedInUser,
   sendSignInPage,
   startUserSession,
@@ -135,17 +134,12 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     });
 
   const showError = (res: Response, status: number, title: string, message: string): void =>
-    sendFormPage(
-      deps,
-      res,
-      status,
-      messagePage({
-        title,
-        message,
-        link: { href: '/', text: 'Back to the dashboard' },
-        note: 'Water sandbox dashboard.',
-      }),
-    );
+    sendMessagePage(deps, res, status, {
+      title,
+      message,
+      link: { href: '/', text: 'Back to the dashboard' },
+      note: 'Water sandbox dashboard.',
+    });
 
   /** The page's access token for this browser session: reused while it has half its life left. */
   const pageToken = async (

@@ -1,35 +1,18 @@
 import { z } from 'zod';
 
-import { operation } from '../http/operation.js';
-import { isoInstant, onAnyObject, quotedList } from '../http/schemas.js';
+import { operationsTagged } from '../http/operation.js';
+import { isoInstant, onAnyObject, quotedList, wholeNumberField } from '../http/schemas.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'];
 const MAX_DELAY_MS = 60_000;
 const FAULT_FIELDS = ['method', 'path', 'status', 'body', 'delayMs', 'retryAfter', 'times'];
 const BODY_EXAMPLE = '{"status": 503, "times": 2} or {"rateLimit": {"requests": 10, "perSeconds": 60}}';
 
-/** A whole number in a range, with one message for any other value (a string, a fraction, out of range). */
-const wholeNumber = (name: string, min: number, max: number) =>
-  z
-    .unknown()
-    .superRefine((value, ctx) => {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`,
-        });
-      }
-    })
-    .transform((value) => value as number);
-
-const integer = (name: string, min: number, max: number, description: string) =>
-  wholeNumber(name, min, max).meta({ type: 'integer', minimum: min, maximum: max, description });
-
 export const RateLimit = z
   .strictObject(
     {
-      requests: integer('rateLimit.requests', 1, 1_000_000, 'Requests allowed per window.'),
-      perSeconds: integer('rateLimit.perSeconds', 1, 86_400, 'The window, in seconds of the account clock.'),
+      requests: wholeNumberField('rateLimit.requests', 1, 1_000_000, 'Requests allowed per window.'),
+      perSeconds: wholeNumberField('rateLimit.perSeconds', 1, 86_400, 'The window, in seconds of the account clock.'),
     },
     {
       // Every issue raised here, a refinement's included, whatever the map's type says.
@@ -69,7 +52,7 @@ export const FaultCreate = z
           description: 'Only this path, or paths starting with it when it ends in *; default any /v1 path.',
           examples: ['/v1/locations'],
         }),
-      status: integer(
+      status: wholeNumberField(
         'status',
         400,
         599,
@@ -79,19 +62,19 @@ export const FaultCreate = z
         .unknown()
         .optional()
         .meta({ description: 'The JSON body to answer; default {"error": "injected_fault", "message"}.' }),
-      delayMs: integer(
+      delayMs: wholeNumberField(
         'delayMs',
         0,
         MAX_DELAY_MS,
         'Wait this long before answering (or before serving the request normally, with no status).',
       ).optional(),
-      retryAfter: integer(
+      retryAfter: wholeNumberField(
         'retryAfter',
         0,
         86_400,
         'Send a Retry-After header of this many seconds with the answer (for a 429 or a 503, say).',
       ).optional(),
-      times: integer('times', 1, 1_000_000, 'How many matching requests fail; default 1; null until deleted.')
+      times: wholeNumberField('times', 1, 1_000_000, 'How many matching requests fail; default 1; null until deleted.')
         .nullable()
         .optional(),
     },
@@ -157,30 +140,20 @@ export const FaultList = z
   .strictObject({ faults: z.array(FaultView), rateLimit: RateLimit.nullable() })
   .meta({ description: "The account's queued faults and its rate limit." });
 
-const tags = ['Sandbox: faults'];
+const operation = operationsTagged('Sandbox: faults', 'account');
 
-export const listFaultsOp = operation({
-  operationId: 'listFaults',
-  method: 'get',
-  path: '/sandbox/faults',
+export const listFaultsOp = operation('listFaults', 'GET /sandbox/faults', {
   summary: 'The queued faults and the rate limit',
-  tags,
-  guard: 'account',
   responses: {
     200: { description: 'Faults and rate limit.', schema: FaultList, example: { faults: [], rateLimit: null } },
   },
 });
 
-export const createFaultOp = operation({
-  operationId: 'createFault',
-  method: 'post',
-  path: '/sandbox/faults',
+export const createFaultOp = operation('createFault', 'POST /sandbox/faults', {
   summary: "Fail the account's next matching /v1 requests, or set a rate limit",
   description:
     'A fault answers the next matching /v1 requests of this account (times, default 1) with its status and body, after delayMs; with only delayMs it adds latency. ' +
     'Those answers carry X-Sandbox-Fault: injected. A rate limit answers 429 with Retry-After past requests per perSeconds on the account clock.',
-  tags,
-  guard: 'account',
   body: {
     schema: FaultCreate,
     required: false,
@@ -195,13 +168,8 @@ export const createFaultOp = operation({
   },
 });
 
-export const deleteFaultsOp = operation({
-  operationId: 'deleteFaults',
-  method: 'delete',
-  path: '/sandbox/faults',
+export const deleteFaultsOp = operation('deleteFaults', 'DELETE /sandbox/faults', {
   summary: 'Remove every fault and the rate limit',
-  tags,
-  guard: 'account',
   responses: {
     200: {
       description: 'How many were removed (the rate limit counts as one).',

@@ -17,7 +17,7 @@ import { unknownQueryWarning, WARNING_HEADER } from './unknown-query.js';
  * methods) and describes it in /openapi.json (src/openapi), so what is validated is what is
  * documented.
  *
- * Adding a route: define it with `operation({...})` in the feature's operations.ts, add it
+ * Adding a route: define it in the feature's operations.ts with the feature's `operationsTagged`, add it
  * to the feature's list of operations (exported through its index.ts, and listed once in
  * src/openapi/registry.ts), and bind its handler with `api.handle(op, handler)` in routes.ts.
  * A test walks the app's router and fails when a route is mounted without being documented.
@@ -58,20 +58,13 @@ export interface BodySpec<B extends z.ZodType = z.ZodType> {
   example: unknown;
 }
 
-export interface Operation<
-  P extends string = string,
+/** What an operation says beyond its name, its route and its place in the document (see Operation). */
+export interface OperationDetails<
   Q extends z.ZodType | undefined = z.ZodType | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
 > {
-  /** Unique, camelCase: the name client generators give the call. */
-  operationId: string;
-  method: HttpMethod;
-  /** The public path, OpenAPI style: /v1/locations/{locationId}. */
-  path: P;
   summary: string;
   description?: string;
-  tags: readonly string[];
-  guard: Guard;
   /** The query: a zod object whose keys are the parameters; each value is the text sent. */
   query?: Q;
   body?: B extends z.ZodType ? BodySpec<B> : undefined;
@@ -97,6 +90,20 @@ export interface Operation<
   secrets?: string;
 }
 
+export interface Operation<
+  P extends string = string,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> extends OperationDetails<Q, B> {
+  /** Unique, camelCase: the name client generators give the call. */
+  operationId: string;
+  method: HttpMethod;
+  /** The public path, OpenAPI style: /v1/locations/{locationId}. */
+  path: P;
+  tags: readonly string[];
+  guard: Guard;
+}
+
 /** Defines an operation, keeping the literal path so that handlers get typed path parameters. */
 export const operation = <
   const P extends string,
@@ -105,6 +112,30 @@ export const operation = <
 >(
   spec: Operation<P, Q, B>,
 ): Operation<P, Q, B> => spec;
+
+/** A route as the docs write it: 'POST /sandbox/accounts'. */
+export type Route = `${Uppercase<HttpMethod>} /${string}`;
+
+/** The path of a route: '/sandbox/accounts' for 'POST /sandbox/accounts'. */
+export type PathOf<R extends Route> = R extends `${string} ${infer P}` ? P : never;
+
+/**
+ * The `operation` of one section of the document: each operation it defines is written with its
+ * name (the operationId) and its route ('GET /v1/locations/{locationId}'), is listed under `tag`,
+ * and is called by `guard` unless it names another.
+ */
+export const operationsTagged =
+  (tag: string, guard: Guard) =>
+  <const R extends Route, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+    operationId: string,
+    route: R,
+    details: OperationDetails<Q, B> & { guard?: Guard },
+  ): Operation<PathOf<R>, Q, B> => {
+    const space = route.indexOf(' ');
+    const method = route.slice(0, space).toLowerCase() as HttpMethod;
+    const path = route.slice(space + 1) as PathOf<R>;
+    return { operationId, guard, ...details, method, path, tags: [tag] };
+  };
 
 /** `{ locationId: string }` for '/v1/locations/{locationId}'. */
 export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`

@@ -86,6 +86,54 @@ export const pagingQuery = (defaultPerPage: number) => ({
   perPage: perPageParam(defaultPerPage).optional(),
 });
 
+/**
+ * A whole number in a JSON body, from `min` to `max`, with one message for any other value (a
+ * string, a fraction, out of range).
+ */
+export const wholeNumberField = (name: string, min: number, max: number, description: string) =>
+  z
+    .unknown()
+    .superRefine((value, ctx) => {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`,
+        });
+      }
+    })
+    .transform((value) => value as number)
+    .meta({ type: 'integer', minimum: min, maximum: max, description });
+
+/** `limit` of a list that is not paged (a journal, the admin's accounts): 1 to `max`, `fallback` when absent. */
+export const limitParam = (max: number, fallback: number, description: string) =>
+  queryText('limit')
+    .superRefine((text, ctx) => {
+      const limit = Number(text);
+      if (!Number.isInteger(limit) || limit < 1 || limit > max)
+        ctx.addIssue({ code: 'custom', message: `limit must be a whole number from 1 to ${max}` });
+    })
+    .transform(Number)
+    .optional()
+    .meta({ type: 'integer', minimum: 1, maximum: max, default: fallback, description });
+
+/** The first page of a list as `pageEnvelope(key, ...)` describes it, holding `items` of `total`: an example. */
+export const examplePage = <K extends string>(
+  key: K,
+  items: readonly unknown[],
+  perPage = 50,
+  total = items.length,
+) => ({
+  page: 1,
+  perPage,
+  pageCount: Math.ceil(total / perPage),
+  total,
+  ...({ [key]: items } as Record<K, readonly unknown[]>),
+});
+
+/** Errors that operations of several features document (Operation.errors), in their words. */
+export const NO_SUCH_LOCATION = 'not_found: no such location in this account.';
+export const NO_BODY_TAKEN = 'invalid_parameter: a body was sent.';
+
 /** The list envelope of the API: page, perPage, pageCount, total and the array under `key`. */
 export const pageEnvelope = <K extends string, T extends z.ZodType>(key: K, item: T) =>
   z.strictObject({

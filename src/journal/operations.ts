@@ -1,25 +1,11 @@
 import { z } from 'zod';
 
-import { operation } from '../http/operation.js';
-import { isoInstant, queryText } from '../http/schemas.js';
+import { operationsTagged } from '../http/operation.js';
+import { isoInstant, limitParam, queryText } from '../http/schemas.js';
 import { JOURNAL_LIMIT } from '../store/store.js';
 
 export const JournalQuery = z.object({
-  limit: queryText('limit')
-    .superRefine((text, ctx) => {
-      const limit = Number(text);
-      if (!Number.isInteger(limit) || limit < 1 || limit > JOURNAL_LIMIT)
-        ctx.addIssue({ code: 'custom', message: `limit must be a whole number from 1 to ${JOURNAL_LIMIT}` });
-    })
-    .transform(Number)
-    .optional()
-    .meta({
-      type: 'integer',
-      minimum: 1,
-      maximum: JOURNAL_LIMIT,
-      default: JOURNAL_LIMIT,
-      description: 'At most this many entries.',
-    }),
+  limit: limitParam(JOURNAL_LIMIT, JOURNAL_LIMIT, 'At most this many entries.'),
   method: queryText('method')
     .transform((text) => text.toUpperCase())
     .optional()
@@ -57,17 +43,14 @@ export const JournalList = z
   .strictObject({ requests: z.array(JournalEntry) })
   .meta({ description: "The account's recent requests, newest first." });
 
-export const listRequestsOp = operation({
-  operationId: 'listRequests',
+const operation = operationsTagged('Sandbox: journal', 'account');
+
+export const listRequestsOp = operation('listRequests', 'GET /sandbox/requests', {
   secrets: 'the queries received (a confirmation token among them)',
-  method: 'get',
-  path: '/sandbox/requests',
   summary: "The account's recent API requests",
   description:
     `The journal keeps the account's last ${JOURNAL_LIMIT} requests made with its credentials, newest first: /v1 and /sandbox calls (not this call, not the dashboard's polling), ` +
     "/v1 calls with one of its access tokens that had expired, and token requests (/oauth2/token) for its users' grants.",
-  tags: ['Sandbox: journal'],
-  guard: 'account',
   query: JournalQuery,
   queryExample: { limit: '5' },
   responses: { 200: { description: 'The matching requests.', schema: JournalList } },

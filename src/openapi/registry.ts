@@ -4,7 +4,7 @@ import { accountsOperations } from '../accounts/index.js';
 import { AlertNotification, alertsOperations, PublicAlert } from '../alerts/index.js';
 import { authOperations } from '../auth/index.js';
 import { faultsOperations } from '../faults/index.js';
-import { operation, type Operation } from '../http/operation.js';
+import { operationsTagged, type Operation } from '../http/operation.js';
 import { ErrorBody, OAuthErrorBody } from '../http/schemas.js';
 import { journalOperations } from '../journal/index.js';
 import { Device, Location, locationsOperations } from '../locations/index.js';
@@ -15,14 +15,11 @@ import { scenariosOperations } from '../scenarios/index.js';
 import { Subscription, subscriptionsOperations } from '../subscriptions/index.js';
 import { Delivery, webhooksOperations } from '../webhooks/index.js';
 
-/** GET /healthz, mounted by the composition root. */
-export const healthOp = operation({
-  operationId: 'health',
-  method: 'get',
-  path: '/healthz',
+const serviceOperation = operationsTagged('Sandbox: service', 'none');
+
+/** Mounted by the composition root. */
+export const healthOp = serviceOperation('health', 'GET /healthz', {
   summary: 'Whether the sandbox is ready',
-  tags: ['Sandbox: service'],
-  guard: 'none',
   responses: {
     200: {
       description: 'Ready.',
@@ -46,39 +43,25 @@ export const healthOp = operation({
   },
 });
 
-/** GET /metrics, mounted by the composition root. */
-export const metricsOp = operation({
-  operationId: 'metrics',
-  method: 'get',
-  path: '/metrics',
+/** Mounted by the composition root. */
+export const metricsOp = serviceOperation('metrics', 'GET /metrics', {
   summary: 'Prometheus metrics of this replica',
   description:
     "Requests by route and status, webhook attempts, the due-delivery queue, accounts and store latency, in the Prometheus text format. Each replica answers for itself; the queue and account gauges are the shared store's.",
-  tags: ['Sandbox: service'],
   guard: 'admin',
   responses: { 200: { description: 'The metrics.', plainText: true } },
 });
 
-export const openApiOp = operation({
-  operationId: 'openApiDocument',
-  method: 'get',
-  path: '/openapi.json',
+export const openApiOp = serviceOperation('openApiDocument', 'GET /openapi.json', {
   summary: 'This document',
   description:
     "OpenAPI 3.1, generated at start-up from the zod schemas that validate the requests, with this sandbox's PUBLIC_URL as its server.",
-  tags: ['Sandbox: service'],
-  guard: 'none',
   responses: { 200: { description: 'The OpenAPI document.', schema: z.looseObject({ openapi: z.literal('3.1.0') }) } },
 });
 
-export const docsOp = operation({
-  operationId: 'apiDocs',
-  method: 'get',
-  path: '/docs',
+export const docsOp = serviceOperation('apiDocs', 'GET /docs', {
   summary: 'Interactive reference of this document',
   description: 'Swagger UI, served from this sandbox (no CDN): works offline.',
-  tags: ['Sandbox: service'],
-  guard: 'none',
   responses: { 200: { description: 'The page.', html: true } },
   // People type /docs/ as often as /docs.
   trailingSlash: true,

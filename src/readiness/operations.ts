@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-import { operation } from '../http/operation.js';
-import { isoInstant, jsonObject, noBody } from '../http/schemas.js';
+import { operationsTagged } from '../http/operation.js';
+import { isoInstant, jsonObject, NO_BODY_TAKEN, noBody } from '../http/schemas.js';
 import { GUIDE } from './catalog.js';
 import { DRILLS } from './drills.js';
 import { CHECK_IDS } from './model.js';
@@ -99,45 +99,30 @@ export const DrillOutcome = z
   })
   .meta({ description: 'What a drill set up.' });
 
-const tags = ['Sandbox: readiness'];
+const operation = operationsTagged('Sandbox: readiness', 'account');
 const example = { drill: 'rate-limit' };
 
-export const getReadinessOp = operation({
-  operationId: 'getReadiness',
-  method: 'get',
-  path: '/sandbox/readiness',
+export const getReadinessOp = operation('getReadiness', 'GET /sandbox/readiness', {
   summary: 'Whether the integration is ready for production',
   description:
     "Grades the integration from what the sandbox saw since the readiness window opened: its /v1 and /oauth2/token requests (the journal), its receiver's answers (the delivery log) and the " +
     `sandbox's own answers. Each check is passed, failed, pending or not applicable, with the evidence that decided it and one sentence on what to do. Guide: ${GUIDE}.`,
-  tags,
-  guard: 'account',
   responses: { 200: { description: 'The readiness report.', schema: ReadinessReport } },
 });
 
-export const resetReadinessOp = operation({
-  operationId: 'resetReadiness',
-  method: 'post',
-  path: '/sandbox/readiness/reset',
+export const resetReadinessOp = operation('resetReadiness', 'POST /sandbox/readiness/reset', {
   summary: 'Open a new readiness window',
   description: 'Evidence from before this call no longer counts; answers the fresh report.',
-  tags,
-  guard: 'account',
   body: { schema: noBody('readiness/reset'), required: false, example: {} },
   responses: { 200: { description: 'The report of the new window.', schema: ReadinessReport } },
-  errors: { 400: 'invalid_parameter: a body was sent.' },
+  errors: { 400: NO_BODY_TAKEN },
 });
 
-export const runDrillOp = operation({
-  operationId: 'runReadinessDrill',
-  method: 'post',
-  path: '/sandbox/readiness/drills',
+export const runDrillOp = operation('runReadinessDrill', 'POST /sandbox/readiness/drills', {
   summary: 'Provoke a rare case',
   description:
     'expire-tokens: every access token of the account expires now. rate-limit: the next 3 /v1 requests answer 429 with Retry-After: 2. server-errors: the next 3 /v1 requests answer 503. ' +
     'duplicate-delivery: the latest delivered alert notification is sent again with the same X-Sandbox-Delivery-Id. out-of-order: each confirmed subscription receives an alert end of an alert it never heard start.',
-  tags,
-  guard: 'account',
   body: { schema: DrillRequest, required: true, example },
   responses: { 200: { description: 'What the drill set up.', schema: DrillOutcome } },
   errors: {

@@ -1,3 +1,4 @@
+import { BoundedMemo } from './bounded-memo.js';
 import { civilFromDays, DAY_MS, daysFromCivil, HOUR_MS, nextMonthStart } from './calendar.js';
 import type { UsageModel } from './generator.js';
 import { phaseOf, type LocalHours } from './local-hours.js';
@@ -15,25 +16,17 @@ interface YearBlock {
 /**
  * The model's per-day, per-month and per-year totals of one location (one model, one zone),
  * by local year. Without it a ten-year roll-up visits 87,600 hours per request; with it, a
- * handful of numbers. Bounded: the oldest entry goes first (no reordering on a hit, which
- * would cost more than it saves here).
+ * handful of numbers. Bounded: the oldest entry goes first.
  */
 export class YearTotals {
-  readonly #max: number;
-  readonly #blocks = new Map<number, YearBlock | null>();
+  readonly #blocks: BoundedMemo<number, YearBlock | null>;
 
   constructor(maxYears = 64) {
-    this.#max = maxYears;
+    this.#blocks = new BoundedMemo(maxYears);
   }
 
   get(year: number, phaseMs: number, compute: () => YearBlock | null): YearBlock | null {
-    const key = year * HOUR_MS + phaseMs;
-    const hit = this.#blocks.get(key);
-    if (hit !== undefined) return hit;
-    const block = compute();
-    if (this.#blocks.size >= this.#max) this.#blocks.delete(this.#blocks.keys().next().value as number);
-    this.#blocks.set(key, block);
-    return block;
+    return this.#blocks.get(year * HOUR_MS + phaseMs, compute);
   }
 }
 

@@ -1,3 +1,4 @@
+import { BoundedMemo } from './bounded-memo.js';
 import type { ExtraFlow, UsageScale } from './rollup.js';
 
 /** A page of readings as the route sends it: the envelope as JSON in UTF-8 bytes, and what the journal notes of it. */
@@ -46,15 +47,16 @@ export function pageKey(p: PageInputs): string {
  * time instead of summing and serialising it again. A changed input (profile, time zone, install
  * date, a scenario's scale, a leak's flow in the range, the range itself) makes a different key;
  * nothing is invalidated by hand. Bounded by count (a page is at most 100 readings, about 6 KB of
- * text): the oldest entry goes first, with no reordering on a hit.
+ * text): the oldest entry goes first.
  */
 export class PageMemo {
   readonly #max: number;
-  readonly #pages = new Map<string, AnsweredPage>();
+  readonly #pages: BoundedMemo<string, AnsweredPage>;
 
   /** `max` 0 keeps nothing (every page computed). */
   constructor(max: number) {
     this.#max = max;
+    this.#pages = new BoundedMemo(max);
   }
 
   get enabled(): boolean {
@@ -66,11 +68,6 @@ export class PageMemo {
   }
 
   get(key: string, answer: () => AnsweredPage): AnsweredPage {
-    const hit = this.#pages.get(key);
-    if (hit !== undefined) return hit;
-    const page = answer();
-    if (this.#pages.size >= this.#max) this.#pages.delete(this.#pages.keys().next().value as string);
-    this.#pages.set(key, page);
-    return page;
+    return this.#pages.get(key, answer);
   }
 }

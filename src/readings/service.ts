@@ -50,7 +50,7 @@ const PAGES_KEPT = 256;
 export class ReadingsService {
   readonly #deps: ReadingsDeps;
   readonly #zones = new ZoneOffsetsCache();
-  readonly #models = new BoundedMemo<{ signature: string; model: UsageModel; totals: YearTotals }>(256);
+  readonly #models = new BoundedMemo<string, { signature: string; model: UsageModel; totals: YearTotals }>(256);
   readonly #profileTexts = new WeakMap<object, string>();
   readonly #pages: PageMemo;
 

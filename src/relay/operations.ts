@@ -1,13 +1,14 @@
 import { z } from 'zod';
 
-import { operation } from '../http/operation.js';
+import { operationsTagged } from '../http/operation.js';
 import { jsonObject, quotedList } from '../http/schemas.js';
 import { DEFAULT_RELAY_NAME, RELAY_NAME } from './hub.js';
 
 /** Bodies of the local answer kept (the delivery log keeps the first 500 characters). */
 export const MAX_ANSWER_BODY_CHARS = 32_768;
 
-const TAGS = ['Sandbox: relays'];
+const operation = operationsTagged('Sandbox: relays', 'account');
+const NO_SUCH_RELAY = 'relay_not_found: no such relay in this account.';
 const SANDBOX =
   "Not in production: the relay behind `water-sandbox listen`, which brings webhooks to a URL on the partner's own machine.";
 
@@ -85,46 +86,31 @@ export const RelayReplyBody = jsonObject(
 
 const Accepted = z.strictObject({ status: z.literal('accepted') });
 
-export const openRelayOp = operation({
-  operationId: 'openRelay',
-  method: 'post',
-  path: '/sandbox/relays',
+export const openRelayOp = operation('openRelay', 'POST /sandbox/relays', {
   summary: "The account's relay for `water-sandbox listen`",
   description:
     'Gives the relay of this account and name (the same relay every time), and the endpoint URL to subscribe.',
-  tags: TAGS,
-  guard: 'account',
   sandbox: SANDBOX,
   body: { schema: OpenRelayBody, required: false, example: { name: DEFAULT_RELAY_NAME } },
   responses: { 200: { description: 'The relay.', schema: Relay } },
   errors: { 400: 'invalid_parameter: name is not valid.' },
 });
 
-export const relayRequestsOp = operation({
-  operationId: 'relayRequests',
+export const relayRequestsOp = operation('relayRequests', 'GET /sandbox/relays/{relayId}/requests', {
   secrets: 'the webhooks relayed (confirmation tokens and token responses among them)',
-  method: 'get',
-  path: '/sandbox/relays/{relayId}/requests',
   summary: "The relay's requests, as server-sent events",
   description:
     'A stream of `event: ready` (once attached: `{"relayId", "endpoint"}`), then one `event: request` per webhook (`{"requestId", "method", "headers", "body", "timeoutMs"}`), with a comment line every 15 s while idle. The listener answers each request with POST /sandbox/relays/{relayId}/replies/{requestId}. One stream per relay: a new one replaces the old.',
-  tags: TAGS,
-  guard: 'account',
   sandbox: SANDBOX,
   responses: { 200: { description: 'The stream, open until the client leaves.', eventStream: true } },
   errors: {
-    404: 'relay_not_found: no such relay in this account.',
+    404: NO_SUCH_RELAY,
     409: 'limit_reached: the account holds MAX_OPEN_RELAYS streams open on this replica already (a hosted sandbox: 5 by default).',
   },
 });
 
-export const relayReplyOp = operation({
-  operationId: 'replyToRelayRequest',
-  method: 'post',
-  path: '/sandbox/relays/{relayId}/replies/{requestId}',
+export const relayReplyOp = operation('replyToRelayRequest', 'POST /sandbox/relays/{relayId}/replies/{requestId}', {
   summary: "The local URL's answer to one relayed request",
-  tags: TAGS,
-  guard: 'account',
   sandbox: SANDBOX,
   body: {
     schema: RelayReplyBody,
@@ -140,14 +126,11 @@ export const relayReplyOp = operation({
   },
   errors: {
     400: 'invalid_parameter: requestId or the body is not valid.',
-    404: 'relay_not_found: no such relay in this account.',
+    404: NO_SUCH_RELAY,
   },
 });
 
 const relayEndpoint = {
-  path: '/relay/{relayId}',
-  tags: TAGS,
-  guard: 'account',
   sandbox: `${SANDBOX} The sandbox's own webhooks reach the relay directly; this URL is for trying a listener by hand. The Authorization header is not passed on.`,
   responses: {},
   passthrough: "The local URL's answer, passed on: its status, Content-Type and body.",
@@ -158,17 +141,13 @@ const relayEndpoint = {
   },
 } as const;
 
-export const callRelayGetOp = operation({
+export const callRelayGetOp = operation('callRelayGet', 'GET /relay/{relayId}', {
   ...relayEndpoint,
-  operationId: 'callRelayGet',
-  method: 'get',
   summary: 'Send a GET down the relay to the local URL',
 });
 
-export const callRelayPostOp = operation({
+export const callRelayPostOp = operation('callRelayPost', 'POST /relay/{relayId}', {
   ...relayEndpoint,
-  operationId: 'callRelayPost',
-  method: 'post',
   summary: 'Send a POST down the relay to the local URL',
   body: {
     schema: z.unknown().meta({ description: 'Any JSON: passed on as it is.' }),

@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 import { CLOCK_CHANGE_EXAMPLE, ClockChangeBody } from '../clock/index.js';
 import { DEMO } from '../http/demo-examples.js';
-import { operation } from '../http/operation.js';
-import { isoInstant, jsonObject, noBody, quotedList } from '../http/schemas.js';
+import { operationsTagged } from '../http/operation.js';
+import { isoInstant, jsonObject, NO_BODY_TAKEN, noBody, quotedList } from '../http/schemas.js';
 
 export const ClockStateBody = z
   .strictObject({
@@ -13,20 +13,23 @@ export const ClockStateBody = z
   })
   .meta({ description: "The account's virtual clock." });
 
+/** What every view of a scenario script says of it first. */
+const scenarioHeading = {
+  name: z.string(),
+  description: z.string(),
+  durationSeconds: z.number().min(0),
+};
+
 export const ScenarioSummary = z
   .strictObject({
-    name: z.string(),
-    description: z.string(),
-    durationSeconds: z.number().min(0),
+    ...scenarioHeading,
     steps: z.int().min(0).meta({ description: 'Number of steps.' }),
   })
   .meta({ description: 'A scenario script of SCENARIOS_DIR.' });
 
 export const ScenarioDetail = z
   .strictObject({
-    name: z.string(),
-    description: z.string(),
-    durationSeconds: z.number().min(0),
+    ...scenarioHeading,
     steps: z
       .array(
         z.looseObject({
@@ -101,16 +104,11 @@ export const RunRequest = jsonObject(
   },
 ).meta({ required: ['locationId'] });
 
-const clockTags = ['Sandbox: clock'];
-const scenarioTags = ['Sandbox: scenarios'];
+const clockOperation = operationsTagged('Sandbox: clock', 'account');
+const scenarioOperation = operationsTagged('Sandbox: scenarios', 'account');
 
-export const getClockOp = operation({
-  operationId: 'getClock',
-  method: 'get',
-  path: '/sandbox/clock',
+export const getClockOp = clockOperation('getClock', 'GET /sandbox/clock', {
   summary: "The account's virtual clock",
-  tags: clockTags,
-  guard: 'account',
   responses: {
     200: {
       description: 'The clock.',
@@ -120,16 +118,11 @@ export const getClockOp = operation({
   },
 });
 
-export const setClockOp = operation({
-  operationId: 'setClock',
-  method: 'post',
-  path: '/sandbox/clock',
+export const setClockOp = clockOperation('setClock', 'POST /sandbox/clock', {
   summary: "Move, freeze or reset the account's clock",
   description:
     'It drives the account\'s readings ("now"), token and confirmation expiry, scenario timelines and webhook retries. Moving forward stops at each instant where ' +
     'work falls due (a retry, a scenario step) and does it there, in time order. {"realTime": true} goes back to the wall clock.',
-  tags: clockTags,
-  guard: 'account',
   body: { schema: ClockChangeBody, required: true, example: CLOCK_CHANGE_EXAMPLE },
   responses: {
     200: {
@@ -143,38 +136,23 @@ export const setClockOp = operation({
   },
 });
 
-export const listScenariosOp = operation({
-  operationId: 'listScenarios',
-  method: 'get',
-  path: '/sandbox/scenarios',
+export const listScenariosOp = scenarioOperation('listScenarios', 'GET /sandbox/scenarios', {
   summary: 'The scenario scripts of this sandbox',
-  tags: scenarioTags,
-  guard: 'account',
   responses: {
     200: { description: 'The scenarios.', schema: z.strictObject({ scenarios: z.array(ScenarioSummary) }) },
   },
 });
 
-export const getScenarioOp = operation({
-  operationId: 'getScenario',
-  method: 'get',
-  path: '/sandbox/scenarios/{name}',
+export const getScenarioOp = scenarioOperation('getScenario', 'GET /sandbox/scenarios/{name}', {
   summary: 'One scenario script',
-  tags: scenarioTags,
-  guard: 'account',
   responses: { 200: { description: 'The scenario with its steps.', schema: ScenarioDetail } },
   errors: { 404: 'not_found: no scenario of that name.' },
 });
 
-export const startRunOp = operation({
-  operationId: 'startRun',
-  method: 'post',
-  path: '/sandbox/scenarios/{name}/runs',
+export const startRunOp = scenarioOperation('startRun', 'POST /sandbox/scenarios/{name}/runs', {
   summary: 'Run a scenario at a location',
   description:
     'Steps due at once run before the answer; later ones run when the account clock reaches them (move it with POST /sandbox/clock to run them now).',
-  tags: scenarioTags,
-  guard: 'account',
   body: { schema: RunRequest, required: true, example: { locationId: DEMO.locationId } },
   responses: {
     201: {
@@ -190,42 +168,27 @@ export const startRunOp = operation({
   },
 });
 
-export const listRunsOp = operation({
-  operationId: 'listRuns',
-  method: 'get',
-  path: '/sandbox/runs',
+export const listRunsOp = scenarioOperation('listRuns', 'GET /sandbox/runs', {
   summary: "The account's scenario runs",
   description: 'Newest first; the 50 newest finished runs are kept.',
-  tags: scenarioTags,
-  guard: 'account',
   responses: { 200: { description: 'The runs.', schema: z.strictObject({ runs: z.array(Run) }) } },
 });
 
-export const getRunOp = operation({
-  operationId: 'getRun',
-  method: 'get',
-  path: '/sandbox/runs/{runId}',
+export const getRunOp = scenarioOperation('getRun', 'GET /sandbox/runs/{runId}', {
   summary: 'One scenario run',
-  tags: scenarioTags,
-  guard: 'account',
   responses: { 200: { description: 'The run.', schema: Run } },
   errors: { 404: 'not_found: no such run in this account.' },
 });
 
-export const cancelRunOp = operation({
-  operationId: 'cancelRun',
-  method: 'post',
-  path: '/sandbox/runs/{runId}/cancel',
+export const cancelRunOp = scenarioOperation('cancelRun', 'POST /sandbox/runs/{runId}/cancel', {
   summary: 'Cancel a scenario run',
   description:
     'The run becomes cancelled: no later step of it runs. What its steps already did stays as it is (an alert it started stays active until ended). ' +
     'Cancelling a run that is already cancelled answers it again.',
-  tags: scenarioTags,
-  guard: 'account',
   body: { schema: noBody('Cancelling a run').meta({ description: 'No body, or {}.' }), required: false, example: {} },
   responses: { 200: { description: 'The cancelled run.', schema: Run } },
   errors: {
-    400: 'invalid_parameter: a body was sent.',
+    400: NO_BODY_TAKEN,
     404: 'not_found: no such run in this account.',
     409: 'run_finished: the run already completed or failed.',
   },

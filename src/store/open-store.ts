@@ -1,11 +1,9 @@
-import { readFile } from 'node:fs/promises';
-
 import type { SessionData } from 'express-session';
 
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { EmbeddedStore } from './embedded/embedded-store.js';
-import { StoreFileError } from './embedded/lowdb-file.js';
+import { readJsonFile, StoreFileError } from './embedded/lowdb-file.js';
 import type { AccountLimits } from './limits.js';
 import { isStateV01, migrateV01 } from './migrate-v01.js';
 import type { Store } from './store.js';
@@ -119,22 +117,9 @@ async function deleteAllAccounts(store: Store): Promise<void> {
  * backend) and leaves the file as it was. Returns the number of accounts, or null without a file.
  */
 export async function migrateLegacyFile(store: Store, file: string): Promise<number | null> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new StoreFileError(`DATA_FILE ${file} cannot be read: ${(error as Error).message}`);
-  }
-  if (text.trim() === '') return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new StoreFileError(
-      `DATA_FILE ${file} is not valid JSON (${(error as Error).message}); move it away to start from the fixtures`,
-    );
-  }
+  const read = await readJsonFile(file, `DATA_FILE ${file}`, 'move it away to start from the fixtures');
+  if (read === null) return null;
+  const parsed = read.parsed;
   if (!isStateV01(parsed))
     throw new StoreFileError(
       `DATA_FILE ${file} is not a water-sandbox 0.1 state file (schemaVersion 1); move it away to start from the fixtures`,

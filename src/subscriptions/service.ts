@@ -127,6 +127,20 @@ export function confirmationTokenShown(
   return URL.canParse(endpoint) && deps.relays?.classifyEndpoint(accountId, new URL(endpoint)) === 'own';
 }
 
+/** Tells the account's live stream (the dashboard) that a subscription was made, confirmed or deleted. */
+const announce = (
+  deps: SubscriptionsDeps,
+  accountId: string,
+  subscription: DeepReadonly<SubscriptionRecord>,
+  status: 'pending' | 'confirmed' | 'deleted',
+): Promise<void> =>
+  publishAccountEvent(deps.store, accountId, {
+    type: 'subscription',
+    subscriptionId: subscription.subscriptionId,
+    locationId: subscription.locationId,
+    status,
+  });
+
 /**
  * Subscribes `endpoint` (as the partner sent it: checked here) to a location's alerts, pending
  * until confirmed. The subscription, its token and its confirmation are stored in one change, so
@@ -173,12 +187,7 @@ export async function createSubscription(
     return created;
   });
   deps.dispatcher.kick(accountId);
-  await publishAccountEvent(deps.store, accountId, {
-    type: 'subscription',
-    subscriptionId: subscription.subscriptionId,
-    locationId,
-    status: subscription.status,
-  });
+  await announce(deps, accountId, subscription, subscription.status);
   return subscription;
 }
 
@@ -201,12 +210,7 @@ export async function confirmSubscription(
     return { ...subscription };
   });
   if (!confirmed) throw notFound(`No subscription ${JSON.stringify(subscriptionId)} in this account`);
-  await publishAccountEvent(deps.store, accountId, {
-    type: 'subscription',
-    subscriptionId,
-    locationId: confirmed.locationId,
-    status: 'confirmed',
-  });
+  await announce(deps, accountId, confirmed, 'confirmed');
   return confirmed;
 }
 
@@ -226,12 +230,7 @@ export async function deleteSubscription(
   // Not in the same change, so the delivery log is not rewritten with the account; the
   // dispatcher also cancels any it meets whose subscription is gone.
   await deps.store.deliveries.cancelPending(accountId, subscriptionId, SUBSCRIPTION_DELETED_NOTE);
-  await publishAccountEvent(deps.store, accountId, {
-    type: 'subscription',
-    subscriptionId,
-    locationId: deleted.locationId,
-    status: 'deleted',
-  });
+  await announce(deps, accountId, deleted, 'deleted');
   return deleted;
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-import { operation } from '../http/operation.js';
-import { isoInstant, pageEnvelope, pagingQuery, queryText } from '../http/schemas.js';
+import { operationsTagged } from '../http/operation.js';
+import { examplePage, isoInstant, pageEnvelope, pagingQuery, queryText } from '../http/schemas.js';
 import type { DeliveryKind, DeliveryState } from '../store/data.js';
 
 export const DEFAULT_DELIVERIES_PER_PAGE = 50;
@@ -125,53 +125,38 @@ export const DeliveryList = pageEnvelope('deliveries', Delivery).meta({
   description: 'A page of the delivery log, newest first.',
 });
 
-const tags = ['Sandbox: deliveries'];
+const operation = operationsTagged('Sandbox: deliveries', 'account');
 
-export const listDeliveriesOp = operation({
-  operationId: 'listDeliveries',
+export const listDeliveriesOp = operation('listDeliveries', 'GET /sandbox/deliveries', {
   secrets: 'the requests sent (confirmation tokens and token responses among them)',
-  method: 'get',
-  path: '/sandbox/deliveries',
   summary: "The account's outgoing webhooks",
   description:
     'Every confirmation, alert notification and token delivery, newest first, with each attempt and the final state. Finished deliveries are kept up to WEBHOOK_LOG_LIMIT per account.',
-  tags,
-  guard: 'account',
   query: DeliveryListQuery,
   queryExample: { kind: 'alert' },
   responses: {
     200: {
       description: 'A page of deliveries.',
       schema: DeliveryList,
-      example: { page: 1, perPage: 50, pageCount: 0, total: 0, deliveries: [] },
+      example: examplePage('deliveries', []),
     },
   },
   errors: { 400: 'invalid_parameter: an unknown filter, or a state, kind, page or perPage that is not valid.' },
 });
 
-export const getDeliveryOp = operation({
-  operationId: 'getDelivery',
+export const getDeliveryOp = operation('getDelivery', 'GET /sandbox/deliveries/{deliveryId}', {
   secrets: 'the request sent (a confirmation token or a token response)',
-  method: 'get',
-  path: '/sandbox/deliveries/{deliveryId}',
   summary: 'One delivery',
-  tags,
-  guard: 'account',
   responses: { 200: { description: 'The delivery.', schema: Delivery } },
   errors: { 404: 'not_found: no such delivery in this account (the log keeps the newest finished ones).' },
 });
 
-export const redeliverOp = operation({
-  operationId: 'redeliver',
+export const redeliverOp = operation('redeliver', 'POST /sandbox/deliveries/{deliveryId}/redeliver', {
   secrets: 'the request sent (a confirmation token or a token response)',
-  method: 'post',
-  path: '/sandbox/deliveries/{deliveryId}/redeliver',
   summary: 'Send a delivery again',
   description:
     'The same request again, as a new delivery whatever the first one\'s state. It is sent with its own X-Sandbox-Delivery-Id, or with `{"sameDeliveryId": true}` ' +
     'as a duplicate of the first (the same X-Sandbox-Delivery-Id), the way a receiver must be ready to get a notification twice.',
-  tags,
-  guard: 'account',
   body: { schema: RedeliverBody, required: false, example: {} },
   responses: { 201: { description: 'The new delivery.', schema: Delivery } },
   errors: {

@@ -176,7 +176,7 @@ describe('the bounded memos', () => {
   });
 
   it('BoundedMemo keeps at most its number of entries, forgetting the oldest first; replacing one forgets none', () => {
-    const memo = new BoundedMemo<string>(2);
+    const memo = new BoundedMemo<string, string>(2);
     const created: string[] = [];
     const get = (key: string) => memo.get(key, () => (created.push(key), `value of ${key}`));
     expect([get('a'), get('b'), get('a')]).toEqual(['value of a', 'value of b', 'value of a']);

@@ -28,6 +28,15 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string, type?: new
   return node as T;
 }
 
+/** Handles the page's form `id` in place: `handle` runs instead of the browser's submission. */
+export function onSubmit(id: string, handle: (form: HTMLFormElement) => Promise<void>): void {
+  const form = byId<HTMLFormElement>(id, HTMLFormElement);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void handle(form);
+  });
+}
+
 /**
  * Replaces a container's children, keeping the keyboard focus on the element with the same
  * `data-focus` key (lists are re-rendered as live data arrives, under a user's Tab key).

@@ -1,6 +1,6 @@
 import type { AlertStarted, Location, Paged, SandboxAlert } from '../api-types.js';
 import type { Context } from './context.js';
-import { badge, byId, el, emptyState, replaceKeepingFocus } from './dom.js';
+import { badge, byId, el, emptyState, onSubmit, replaceKeepingFocus } from './dom.js';
 import { clockTime, plural, shortTime } from './format.js';
 import { busy, idWithCopy } from './widgets.js';
 
@@ -10,11 +10,7 @@ import { busy, idWithCopy } from './widgets.js';
  */
 export class LocationPanel {
   constructor(private readonly ctx: Context) {
-    const form = byId<HTMLFormElement>('start-alert', HTMLFormElement);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      void this.#start(form);
-    });
+    onSubmit('start-alert', (form) => this.#start(form));
     byId('alert-type').addEventListener('change', () => this.#showHint());
     byId('toggle-home-away').addEventListener(
       'click',

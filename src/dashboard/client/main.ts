@@ -34,6 +34,17 @@ const EVERYTHING: PanelName[] = [
   'readiness',
 ];
 
+/** The panels an event of the account makes stale, for the events that only do that. */
+const STALE_AFTER: Record<Exclude<LiveMessage['type'], 'hello' | 'signed-out' | 'clock' | 'alert'>, PanelName[]> = {
+  delivery: ['deliveries', 'inspector', 'readiness'],
+  run: ['runs'],
+  subscription: ['subscriptions', 'locations', 'readiness'],
+  location: ['locations'],
+  request: ['journal', 'readiness'],
+  readiness: ['readiness'],
+  reset: EVERYTHING,
+};
+
 function start(): void {
   const root = byId('dashboard');
   const config = JSON.parse(root.dataset['config'] ?? '{}') as PageConfig;
@@ -76,30 +87,19 @@ function start(): void {
   subscriptions.onChange((list) => deliveries.showSubscriptions(list));
   ctx.onSelect(() => clock.render());
 
-  function run(panel: PanelName): Promise<void> {
-    switch (panel) {
-      case 'clock':
-        return clock.refresh();
-      case 'locations':
-        return location.refreshLocations();
-      case 'alerts':
-        return location.refreshAlerts();
-      case 'usage':
-        return usage.refresh();
-      case 'runs':
-        return scenarios.refresh();
-      case 'subscriptions':
-        return subscriptions.refresh();
-      case 'deliveries':
-        return deliveries.refresh();
-      case 'journal':
-        return journal.refresh();
-      case 'inspector':
-        return inspector.refresh();
-      case 'readiness':
-        return readiness.refresh();
-    }
-  }
+  const refreshOf: Record<PanelName, () => Promise<void>> = {
+    clock: () => clock.refresh(),
+    locations: () => location.refreshLocations(),
+    alerts: () => location.refreshAlerts(),
+    usage: () => usage.refresh(),
+    runs: () => scenarios.refresh(),
+    subscriptions: () => subscriptions.refresh(),
+    deliveries: () => deliveries.refresh(),
+    journal: () => journal.refresh(),
+    inspector: () => inspector.refresh(),
+    readiness: () => readiness.refresh(),
+  };
+  const run = (panel: PanelName): Promise<void> => refreshOf[panel]();
 
   let pollTimer: ReturnType<typeof setInterval> | null = null;
   function setLive(state: LiveState, detail?: string): void {
@@ -135,30 +135,11 @@ function start(): void {
         // Time passing decides some checks (a walk through pages left unfinished).
         ctx.refresh('readiness');
         return;
-      case 'delivery':
-        ctx.refresh('deliveries', 'inspector', 'readiness');
-        return;
       case 'alert':
         ctx.refresh('alerts', 'locations', ...(message.locationId === ctx.selected ? (['usage'] as const) : []));
         return;
-      case 'run':
-        ctx.refresh('runs');
-        return;
-      case 'subscription':
-        ctx.refresh('subscriptions', 'locations', 'readiness');
-        return;
-      case 'location':
-        ctx.refresh('locations');
-        return;
-      case 'request':
-        ctx.refresh('journal', 'readiness');
-        return;
-      case 'readiness':
-        ctx.refresh('readiness');
-        return;
-      case 'reset':
-        ctx.refresh(...EVERYTHING);
-        return;
+      default:
+        ctx.refresh(...STALE_AFTER[message.type]);
     }
   }
 

@@ -1,6 +1,6 @@
 import type { Run } from '../api-types.js';
 import type { Context } from './context.js';
-import { badge, byId, el, emptyState } from './dom.js';
+import { badge, byId, el, emptyState, onSubmit } from './dom.js';
 import { duration, shortTime } from './format.js';
 import { busy } from './widgets.js';
 
@@ -9,11 +9,7 @@ const RUNS_SHOWN = 5;
 /** Run a scenario against the selected location, and follow each run's progress as its steps fall due. */
 export class ScenariosPanel {
   constructor(private readonly ctx: Context) {
-    const form = byId<HTMLFormElement>('run-scenario', HTMLFormElement);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      void this.#run(form);
-    });
+    onSubmit('run-scenario', (form) => this.#run(form));
     const select = document.getElementById('scenario');
     select?.addEventListener('change', () => this.#describe());
     this.#describe();

@@ -2,11 +2,22 @@ import type { Delivery, Paged, Subscription } from '../api-types.js';
 import { DASHBOARD_PATHS } from '../page-config.js';
 import { ApiError } from './api.js';
 import type { Context } from './context.js';
-import { badge, byId, el, emptyState, replaceKeepingFocus } from './dom.js';
+import { badge, byId, el, emptyState, onSubmit, replaceKeepingFocus } from './dom.js';
 import { busy, confirmAction, idWithCopy } from './widgets.js';
 
 /** How the delivery log shows a confirmation token that is for the endpoint only (HIDDEN_TOKEN of src/webhooks/presenter.ts). */
 const HIDDEN_TOKEN = '[hidden]';
+
+/** A button of a subscription's row; its action is what the click handler does, and keeps its focus across redraws. */
+const rowButton = (s: Subscription, action: 'confirm' | 'delete', text: string, className: string): HTMLButtonElement =>
+  el('button', {
+    type: 'button',
+    className,
+    'data-action': action,
+    'data-focus': `${action}-${s.subscriptionId}`,
+    'aria-label': `${text} subscription ${s.subscriptionId}`,
+    text,
+  });
 
 /**
  * The account's subscriptions, and what a partner's app would do with them: subscribe an
@@ -17,11 +28,7 @@ export class SubscriptionsPanel {
   readonly #listeners: ((subscriptions: Subscription[]) => void)[] = [];
 
   constructor(private readonly ctx: Context) {
-    const form = byId<HTMLFormElement>('add-subscription', HTMLFormElement);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      void this.#subscribe(form);
-    });
+    onSubmit('add-subscription', (form) => this.#subscribe(form));
     for (const button of document.querySelectorAll<HTMLButtonElement>('[data-demo-receiver]')) {
       button.addEventListener('click', () => {
         const status = button.dataset['demoReceiver'];
@@ -78,24 +85,8 @@ export class SubscriptionsPanel {
               ]),
               el('div', { className: 'row-side' }, [
                 idWithCopy(s.subscriptionId, 'subscription id'),
-                s.status === 'pending'
-                  ? el('button', {
-                      type: 'button',
-                      className: 'small',
-                      'data-action': 'confirm',
-                      'data-focus': `confirm-${s.subscriptionId}`,
-                      'aria-label': `Confirm subscription ${s.subscriptionId}`,
-                      text: 'Confirm',
-                    })
-                  : null,
-                el('button', {
-                  type: 'button',
-                  className: 'small secondary',
-                  'data-action': 'delete',
-                  'data-focus': `delete-${s.subscriptionId}`,
-                  'aria-label': `Delete subscription ${s.subscriptionId}`,
-                  text: 'Delete',
-                }),
+                s.status === 'pending' ? rowButton(s, 'confirm', 'Confirm', 'small') : null,
+                rowButton(s, 'delete', 'Delete', 'small secondary'),
               ]),
             ]),
           ),

@@ -12,6 +12,30 @@ const LAZY_FLUSH_MS = 1000;
 export class StoreFileError extends Error {}
 
 /**
+ * A JSON file's text and value; null when it does not exist or is empty. `name` is what the
+ * messages call it; `remedy` what to do about a file that is not JSON.
+ */
+export async function readJsonFile(
+  path: string,
+  name: string,
+  remedy: string,
+): Promise<{ text: string; parsed: unknown } | null> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new StoreFileError(`${name} cannot be read: ${(error as Error).message}`);
+  }
+  if (text.trim() === '') return null;
+  try {
+    return { text, parsed: JSON.parse(text) as unknown };
+  } catch (error) {
+    throw new StoreFileError(`${name} is not valid JSON (${(error as Error).message}); ${remedy}`);
+  }
+}
+
+/**
  * One lowdb document: a JSON file (or memory, when `path` is null), written atomically
  * (steno writes a temporary file and renames it, so a crash never leaves a half-written file).
  * The adapter is built here explicitly: lowdb's JSONFilePreset silently keeps data in memory
@@ -64,32 +88,18 @@ export class LowdbFile<T> {
     onWritten?: () => void,
     stringify: (data: T) => string = JSON.stringify,
   ): Promise<LowdbFile<T> | null> {
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw new StoreFileError(`${path} cannot be read: ${(error as Error).message}`);
-    }
-    if (text.trim() === '') return null;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw new StoreFileError(
-        `${path} is not valid JSON (${(error as Error).message}); move it away, or DATA_DIR, to start afresh`,
-      );
-    }
+    const read = await readJsonFile(path, path, 'move it away, or DATA_DIR, to start afresh');
+    if (read === null) return null;
     let file: LowdbFile<T> | null = null;
     const db = new Low<T>(
       new DataFile<T>(path, {
         parse: JSON.parse,
         stringify: LowdbFile.#measured(stringify, () => present(file, 'the file being written')),
       }),
-      validate(parsed),
+      validate(read.parsed),
     );
     file = new LowdbFile(db, path, onWritten);
-    file.#size = text.length;
+    file.#size = read.text.length;
     return file;
   }
 
