@@ -11,6 +11,8 @@ export interface AppliedChange<T> {
   doc: DeepReadonly<AccountDoc>;
   result: T;
   added: DeliveryRecord[];
+  /** The change asked to be written lazily (AccountTx.writeLazily). */
+  lazy: boolean;
 }
 
 /**
@@ -27,9 +29,16 @@ export function applyChange<T>(
 ): AppliedChange<T> {
   const draft = immer.createDraft(stored as AccountDoc);
   const added: DeliveryRecord[] = [];
-  const result = withoutDrafts(change(draft as AccountDoc, { addDeliveries: (records) => added.push(...records) }));
+  let lazy = false;
+  const tx: AccountTx = {
+    addDeliveries: (records) => added.push(...records),
+    writeLazily: () => {
+      lazy = true;
+    },
+  };
+  const result = withoutDrafts(change(draft as AccountDoc, tx));
   withoutDrafts(added);
-  return { doc: immer.finishDraft(draft), result, added };
+  return { doc: immer.finishDraft(draft), result, added, lazy };
 }
 
 /** `value` with every draft in it (itself, or held by objects and arrays the change made) replaced by a snapshot of it. */

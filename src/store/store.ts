@@ -144,6 +144,13 @@ export interface AccountStore {
 export interface AccountTx {
   /** New deliveries, stored atomically with the change. */
   addDeliveries(records: readonly DeliveryRecord[]): void;
+  /**
+   * Lets the change reach the disk a little later: for bookkeeping that a crash may lose, such
+   * as the readiness digest (folded again from the journal). Readers see the change at once, and
+   * the next change of the account that is not lazy writes it too; the embedded store writes it
+   * within a second, Redis stores every change at once.
+   */
+  writeLazily(): void;
 }
 
 export interface DeliveryQuery {

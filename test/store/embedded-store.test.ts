@@ -241,6 +241,25 @@ describe('the embedded store on lowdb files', () => {
       expect(a.deliveries.map((d) => d.deliveryId)).toEqual(['d1']);
     });
 
+    it('writes a change made with tx.writeLazily after the update resolves, within a second; a change that is not lazy at once', async () => {
+      const store = await open();
+      await store.accounts.create(givenAccount('a'));
+      await store.flush();
+      const nameInFile = async (): Promise<string> =>
+        (JSON.parse(await readFile(join(dir, 'accounts', 'a.json'), 'utf8')) as { doc: { account: { name: string } } })
+          .doc.account.name;
+
+      await store.accounts.update('a', (doc, tx) => {
+        tx.writeLazily();
+        doc.account.name = 'lazy';
+      });
+      expect(await nameInFile()).toBe('Account a');
+      await eventually(async () => (await nameInFile()) === 'lazy', 3000);
+
+      await store.accounts.update('a', (doc) => void (doc.account.name = 'at once'));
+      expect(await nameInFile()).toBe('at once');
+    });
+
     it('reads an account file of an older version, whose deliveries carry nextAttemptAt beside dueAtMs, without it, and writes it back without it', async () => {
       let store = await open(1);
       await store.accounts.create(givenAccount('a'), [givenDelivery('a', 'd1', { dueAtMs: T0 + 1000 })]);

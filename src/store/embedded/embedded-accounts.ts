@@ -146,7 +146,7 @@ export class EmbeddedAccounts implements AccountStore {
     // From here to the writes nothing awaits, so no other change of this account interleaves.
     // A change that throws, or is refused, leaves the stored document as it was.
     const stored = loaded.file.data.doc;
-    const { doc, result, added } = applyChange(stored, change);
+    const { doc, result, added, lazy } = applyChange(stored, change);
     if (doc !== stored) checkAccountBytes(this.options.limits, doc, () => docBytes(loaded));
     checkPendingDeliveries(this.options.limits, loaded.pending.size, added.length);
     const entries = doc === stored ? loaded.entries : indexEntriesOf(doc);
@@ -158,7 +158,7 @@ export class EmbeddedAccounts implements AccountStore {
     loaded.entries = entries;
     const keysChanged = newKeys.length > 0 || removed.length > 0;
     if (keysChanged) this.index.setEntries(accountId, newKeys, removed);
-    await this.cache.save(accountId, loaded, keysChanged ? entries : undefined);
+    await this.cache.save(accountId, loaded, keysChanged ? entries : undefined, !lazy);
     return result;
   }
 }

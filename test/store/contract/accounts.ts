@@ -185,6 +185,19 @@ export function describeAccountsContract(suite: ContractSuite): void {
       expect(await store.accounts.due(T0, 10)).toEqual(['a']);
     });
 
+    it('a change written lazily (tx.writeLazily) is read back at once, and a later change keeps it', async () => {
+      await create(store, givenAccount('a'));
+      await store.accounts.update('a', (doc, tx) => {
+        tx.writeLazily();
+        doc.account.name = 'lazily renamed';
+      });
+      expect((await docOf(store, 'a')).account.name).toBe('lazily renamed');
+      await store.accounts.update('a', (doc) => void doc.faults.push(givenFault('a', 'fault-a')));
+      const after = await docOf(store, 'a');
+      expect(after.account.name).toBe('lazily renamed');
+      expect(after.faults.map((f) => f.faultId)).toEqual(['fault-a']);
+    });
+
     it('create stores the deliveries given with the account', async () => {
       await create(store, givenAccount('a'), [
         givenDelivery('a', 'd1', { state: 'delivered' }),

@@ -108,6 +108,17 @@ export function describeRestartContract(suite: ContractSuite): void {
       expect(await r.accounts.lookup('apiKey', 'after-restart')).toBe('a');
     });
 
+    it('a change written lazily (tx.writeLazily) is there after a restart', async () => {
+      const opened = current[0]!;
+      await create(opened.store, givenAccount('a'));
+      await opened.store.accounts.update('a', (doc, tx) => {
+        tx.writeLazily();
+        doc.account.name = 'lazily renamed';
+      });
+      const r = await opened.reopen!();
+      expect((await docOf(r, 'a')).account.name).toBe('lazily renamed');
+    });
+
     it('a second restart keeps changes made after the first one', async () => {
       const opened = current[0]!;
       await create(opened.store, givenAccount('a'));
