@@ -52,18 +52,19 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
 
   // The app's middleware, before every router.
   const log = requestLog(deps.logger);
+  const turns = fairShare(
+    { concurrent: deps.config.limits.concurrentRequests, queued: deps.config.limits.queuedRequests },
+    {
+      laneKind: (req) => (answersARelayCall(req) ? 'relay reply ' : ''),
+      onWaiting: deps.metrics.noteWaitingRequests,
+    },
+  );
   const prelude = [
     baseHeaders,
     rejectMalformedPercentEncoding,
     deps.metrics.requests,
     ...(log ? [log] : []),
-    fairShare(
-      { concurrent: deps.config.limits.concurrentRequests, queued: deps.config.limits.queuedRequests },
-      {
-        laneKind: (req) => (answersARelayCall(req) ? 'relay reply ' : ''),
-        onWaiting: deps.metrics.noteWaitingRequests,
-      },
-    ),
+    ...(turns ? [turns] : []),
     parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }),
   ];
 

@@ -57,12 +57,13 @@ function clientKeys(req: Request, kind: string): string[] {
  * requests, so another partner's request waits behind at most `concurrent` of the flood's.
  * Past its queue a client gets 429 with Retry-After. Lanes exist only while a request of their
  * client is in flight or waiting, so their number is bounded by the requests the process holds.
+ * Null when `limits.concurrent` is 0: no gate, and no step on the way of a request.
  */
 export function fairShare(
   limits: FairShareLimits,
   { laneKind = () => '', onWaiting = () => {} }: { laneKind?: LaneKind; onWaiting?: (change: 1 | -1) => void } = {},
-): RequestHandler {
-  if (limits.concurrent === 0) return (_req, _res, next) => next();
+): RequestHandler | null {
+  if (limits.concurrent === 0) return null;
   const lanes = new Map<string, Lane>();
 
   const laneOf = (key: string): Lane => {
