@@ -130,7 +130,11 @@ describe('one client at a time, the rest in turn (hosted: MAX_CONCURRENT_REQUEST
   });
 
   it('a request that gives up while it waits leaves its place in the queue', async () => {
-    const { t, base } = await start({ MAX_CONCURRENT_REQUESTS: '1', MAX_QUEUED_REQUESTS: '1', WEBHOOK_TIMEOUT_MS: '60000' });
+    const { t, base } = await start({
+      MAX_CONCURRENT_REQUESTS: '1',
+      MAX_QUEUED_REQUESTS: '1',
+      WEBHOOK_TIMEOUT_MS: '60000',
+    });
     const held = await heldRelayCall(t, base, A);
     const abort = new AbortController();
     const gaveUp = fetch(`${base}/v1/locations`, {
@@ -178,8 +182,12 @@ describe('one client at a time, the rest in turn (hosted: MAX_CONCURRENT_REQUEST
     const lines = describeProtections(t.deps.config, 'https://sandbox.example.com');
     expect(lines).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/MAX_CONCURRENT_REQUESTS=4 +4 requests of one client address or credential at once on each replica, the rest wait their turn \(hosted default\)$/),
-        expect.stringMatching(/MAX_QUEUED_REQUESTS=64 +64 requests of one client waiting on each replica; the next is a 429 \(hosted default\)$/),
+        expect.stringMatching(
+          /MAX_CONCURRENT_REQUESTS=4 +4 requests of one client address or credential at once on each replica, the rest wait their turn \(hosted default\)$/,
+        ),
+        expect.stringMatching(
+          /MAX_QUEUED_REQUESTS=64 +64 requests of one client waiting on each replica; the next is a 429 \(hosted default\)$/,
+        ),
       ]),
     );
   });
