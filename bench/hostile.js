@@ -105,7 +105,7 @@ export async function hostileTenant({
   const heapLimitMb = Number(/--max-old-space-size=(\d+)/.exec(START_FLAGS.join(' '))?.[1] ?? NaN);
   const memory = watchMemory(base, sandbox);
   let stopping = false;
-  let peak = { heapMb: null, rssMb: null };
+  let peak = { heapMb: null, rssMb: null, loopDelayMs: null, cpuShare: null };
   try {
     const stats = {};
     const hostile = await hostileAccount(base);
@@ -157,6 +157,8 @@ export async function hostileTenant({
         health,
         peakHeapMb: peak.heapMb,
         peakRssMb: peak.rssMb,
+        loopDelayMs: peak.loopDelayMs,
+        cpuShare: peak.cpuShare,
         heapLimitMb,
         headroom: peak.heapMb === null ? null : 1 - peak.heapMb / heapLimitMb,
         crash,
@@ -209,6 +211,9 @@ export function printFigures({ seconds, careful, process: p, abuses }) {
   );
   console.log(
     `  process: ${p.up ? 'up' : `DOWN (${p.crash || `healthz ${p.health}`})`}; peak heap ${mb(p.peakHeapMb)} of --max-old-space-size=${p.heapLimitMb} MB (headroom ${p.headroom === null ? 'n/a' : `${(p.headroom * 100).toFixed(0)} %`}), peak RSS ${mb(p.peakRssMb)}`,
+  );
+  console.log(
+    `  process: CPU ${p.cpuShare === null ? 'n/a' : `${(p.cpuShare * 100).toFixed(0)} % of one core`} over the run; event loop delay p99 of each 250 ms: median ${p.loopDelayMs?.median.toFixed(1) ?? 'n/a'} ms, worst ${p.loopDelayMs?.worst.toFixed(1) ?? 'n/a'} ms`,
   );
   for (const [name, s] of Object.entries(abuses)) {
     const statuses = Object.entries(s.statuses)
@@ -389,11 +394,23 @@ async function carefulRun(base, entry, alive) {
 
 // ---- Watching the process ----
 
-/** Polls the sandbox's heap (its /metrics, open on a hosted sandbox without ADMIN_TOKEN) and RSS (/proc) every 250 ms; `stop` gives the peaks. */
+/**
+ * Polls the sandbox's /metrics (open on a hosted sandbox without ADMIN_TOKEN) every 250 ms for
+ * its heap, its event loop's delay (p99 of each window between polls) and its CPU time, and /proc
+ * for its RSS; `stop` gives the peaks, the delays' median and worst window, and the CPU the
+ * process used over the run as a share of one core: what tells the sandbox's own queue from the
+ * machine's (the load generator and the careful partner share the same cores).
+ */
 function watchMemory(base, sandbox) {
   let heapMb = null;
   let rssMb = null;
+  const delaysMs = [];
+  const cpu = { first: null, last: null };
   let running = true;
+  const metric = (text, name) => {
+    const match = new RegExp(`^${name} (\\d+(?:\\.\\d+)?(?:e-?\\d+)?)`, 'm').exec(text);
+    return match ? Number(match[1]) : null;
+  };
   const poll = (async () => {
     while (running) {
       try {
@@ -405,8 +422,16 @@ function watchMemory(base, sandbox) {
         (r) => r.text(),
         () => '',
       );
-      const used = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)/m.exec(text);
-      if (used) heapMb = Math.max(heapMb ?? 0, Number(used[1]) / 2 ** 20);
+      const used = metric(text, 'nodejs_heap_size_used_bytes');
+      if (used !== null) heapMb = Math.max(heapMb ?? 0, used / 2 ** 20);
+      const delay = metric(text, 'nodejs_eventloop_lag_p99_seconds');
+      if (delay !== null) delaysMs.push(delay * 1000);
+      const cpuSeconds = metric(text, 'process_cpu_seconds_total');
+      if (cpuSeconds !== null) {
+        const at = { cpuSeconds, ms: performance.now() };
+        cpu.first ??= at;
+        cpu.last = at;
+      }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   })();
@@ -414,7 +439,16 @@ function watchMemory(base, sandbox) {
     async stop() {
       running = false;
       await poll;
-      return { heapMb, rssMb };
+      const sorted = [...delaysMs].sort((a, b) => a - b);
+      return {
+        heapMb,
+        rssMb,
+        loopDelayMs: sorted.length ? { median: percentile(sorted, 0.5), worst: sorted.at(-1) } : null,
+        cpuShare:
+          cpu.first && cpu.last && cpu.last.ms > cpu.first.ms
+            ? (cpu.last.cpuSeconds - cpu.first.cpuSeconds) / ((cpu.last.ms - cpu.first.ms) / 1000)
+            : null,
+      };
     },
   };
 }

@@ -9,6 +9,7 @@ import type { Deps } from './deps.js';
 import { applyFaults, faultsRouter } from './faults/index.js';
 import { baseHeaders } from './http/base-headers.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { fairShare } from './http/fair-share.js';
 import { parseBodies } from './http/json-body.js';
 import { operationRouter } from './http/operation.js';
 import { rejectMalformedPercentEncoding } from './http/percent-encoding.js';
@@ -19,7 +20,7 @@ import { locationsRouter } from './locations/index.js';
 import { healthOp, metricsOp, openApiRouter } from './openapi/index.js';
 import { readinessSandboxRouter } from './readiness/index.js';
 import { readingsRouter } from './readings/index.js';
-import { relayEndpointRouter, relaySandboxRouter } from './relay/index.js';
+import { answersARelayCall, relayEndpointRouter, relaySandboxRouter } from './relay/index.js';
 import { scenariosSandboxRouter } from './scenarios/index.js';
 import { confirmationTokenShown, subscriptionsRouter, subscriptionsSandboxRouter } from './subscriptions/index.js';
 import { deliveriesSandboxRouter } from './webhooks/index.js';
@@ -51,11 +52,19 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
 
   // The app's middleware, before every router.
   const log = requestLog(deps.logger);
+  const turns = fairShare(
+    { concurrent: deps.config.limits.concurrentRequests, queued: deps.config.limits.queuedRequests },
+    {
+      laneKind: (req) => (answersARelayCall(req) ? 'relay reply ' : ''),
+      onWaiting: deps.metrics.noteWaitingRequests,
+    },
+  );
   const prelude = [
     baseHeaders,
     rejectMalformedPercentEncoding,
     deps.metrics.requests,
     ...(log ? [log] : []),
+    ...(turns ? [turns] : []),
     parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }),
   ];
 

@@ -82,6 +82,10 @@ const FLAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'MAX_RUNNING_RUNS <n>': 'scenario runs running at once per account; 0 = no cap (default 100; 10 when hosted)',
   'MAX_SESSIONS <n>':
     'login sessions kept in all; past it the least recently used ends (default 100000; 10000 when hosted)',
+  'MAX_CONCURRENT_REQUESTS <n>':
+    'requests of one client (an address, a credential) worked on at once on a replica, the rest wait their turn; 0 = no gate (default 0; 4 when hosted)',
+  'MAX_QUEUED_REQUESTS <n>':
+    'requests of one client waiting their turn on a replica; past it a 429 (default 1000; 64 when hosted)',
   'TOKEN_DELIVERY [bool]': "also POST token responses to the client's redirect URI (default true)",
   'SCENARIO <name>': 'play this scenario at start-up (demos)',
   'SCENARIO_LOCATION_ID <id>': "its location (default the demo account's first)",

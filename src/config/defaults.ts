@@ -33,6 +33,9 @@ export const LOCAL_LIMITS: Limits = Object.freeze({
   streamBufferBytes: 1024 * 1024,
   // Only a signed-in browser has a session: a bound all the same.
   sessions: 100_000,
+  // One user, or one CI suite: its requests are never made to wait for each other.
+  concurrentRequests: 0,
+  queuedRequests: 1000,
 });
 
 /** The limits of a hosted sandbox: strangers share it, and its process runs in a 256 MB heap. */
@@ -50,6 +53,9 @@ export const HOSTED_LIMITS: Limits = Object.freeze({
   openStreamsTotal: 500,
   streamBufferBytes: 256 * 1024,
   sessions: 10_000,
+  // Another client's request waits behind at most 4 of one client's; a suite of 8 parallel workers still never sees a 429.
+  concurrentRequests: 4,
+  queuedRequests: 64,
 });
 
 /** Finished deliveries kept per account: WEBHOOK_LOG_LIMIT's defaults. */
@@ -70,6 +76,8 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof Limits, string>> = Object.fr
   openStreamsTotal: 'MAX_OPEN_STREAMS_TOTAL',
   streamBufferBytes: 'STREAM_BUFFER_LIMIT',
   sessions: 'MAX_SESSIONS',
+  concurrentRequests: 'MAX_CONCURRENT_REQUESTS',
+  queuedRequests: 'MAX_QUEUED_REQUESTS',
 });
 
 /** The variables of the protections a hosted sandbox defaults to tighter values. */

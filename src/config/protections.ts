@@ -84,6 +84,18 @@ export function describeProtections(config: Config, publicUrl: string): string[]
       String(limits.sessions),
       `${limits.sessions} login sessions in all; the least recently used ends first`,
     ],
+    [
+      'MAX_CONCURRENT_REQUESTS',
+      String(limits.concurrentRequests),
+      limits.concurrentRequests === 0
+        ? 'every request worked on as it comes'
+        : `${limits.concurrentRequests} requests of one client address or credential at once on each replica, the rest wait their turn`,
+    ],
+    [
+      'MAX_QUEUED_REQUESTS',
+      String(limits.queuedRequests),
+      `${limits.queuedRequests} requests of one client waiting on each replica; the next is a 429`,
+    ],
   ];
   const host = new URL(publicUrl).host;
   if (!config.hosted && config.protectionsSet.length === 0) {

@@ -81,6 +81,8 @@ export const settingsSchema = z.object({
   MAX_OPEN_STREAMS_TOTAL: wholeNumber(1, 1000000).optional(), // event streams (dashboards and listen) at once on a replica
   STREAM_BUFFER_LIMIT: wholeNumber(16384, 268435456).optional(), // unread bytes past which an event stream is closed
   MAX_SESSIONS: wholeNumber(1, 10000000).optional(), // login sessions kept in all; past it the least recently used one ends
+  MAX_CONCURRENT_REQUESTS: wholeNumber(0, 100000).optional(), // requests of one client address or credential worked on at once on a replica; 0 = no gate
+  MAX_QUEUED_REQUESTS: wholeNumber(0, 100000).optional(), // requests of one client waiting their turn on a replica; past it a 429
   LOG_LEVEL: oneOf(LOG_LEVELS as unknown as [LogLevel, ...LogLevel[]]).optional(),
   TOKEN_DELIVERY: boolean.optional(), // POST token responses to the redirect URI
   SCENARIO: nonEmpty.optional(), // scenario to play at start-up

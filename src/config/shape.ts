@@ -78,6 +78,10 @@ export interface Config {
     readonly streamBufferBytes: number;
     /** Login sessions the sandbox keeps in all, past which the least recently used one ends (MAX_SESSIONS). */
     readonly sessions: number;
+    /** Requests of one client (an address, a credential) one replica works on at once; 0 = no gate (MAX_CONCURRENT_REQUESTS). */
+    readonly concurrentRequests: number;
+    /** Requests of one client waiting their turn on one replica, past which the next is a 429 (MAX_QUEUED_REQUESTS). */
+    readonly queuedRequests: number;
   };
   /**
    * Whether the browser reaches the sandbox over https (PUBLIC_URL is https, or, without one, TLS

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 
 import { capReached } from '../core/errors.js';
+import { leaveFairShare } from './fair-share.js';
 
 /**
  * Server-sent event streams that respect their readers: what is written and not yet taken by
@@ -45,6 +46,7 @@ export function openEventStream(res: ServerResponse, options: EventStreamOptions
     ...options.headers,
   });
   res.flushHeaders();
+  leaveFairShare(res);
   return {
     write(text) {
       if (closed) return false;

@@ -35,6 +35,8 @@ export interface Metrics {
   readonly countLimited: (rule: string) => void;
   /** Counts a wait of due deliveries because their account holds its whole share of the delivery slots. */
   readonly countShareWait: () => void;
+  /** Notes requests starting (+1) or ending (-1) a wait for their client's turn (fair-share.ts). */
+  readonly noteWaitingRequests: (change: 1 | -1) => void;
   /** The whole exposition, with the gauges read from the store now. */
   render(): Promise<{ contentType: string; body: string }>;
   /** Adds Node's process metrics (heap, event loop lag, GC): for a running server, not for every test app. */
@@ -109,6 +111,11 @@ export function createMetrics(sources: { store: Store; clock: Clock }): Metrics 
     help: "Times an account's due deliveries waited because it held its whole share of this replica's delivery slots",
     registers: [registry],
   });
+  const waitingRequests = new Gauge({
+    name: 'sandbox_http_requests_waiting',
+    help: "Requests waiting their turn behind their client's others on this replica (MAX_CONCURRENT_REQUESTS)",
+    registers: [registry],
+  });
   const accounts = new Gauge({ name: 'sandbox_accounts', help: 'Accounts stored', registers: [registry] });
   const dueDeliveries = new Gauge({
     name: 'sandbox_webhook_queue_due_deliveries',
@@ -174,6 +181,7 @@ export function createMetrics(sources: { store: Store; clock: Clock }): Metrics 
     countRefusedEndpoint: (refusal) => refusedEndpoints.inc(refusal),
     countLimited: (rule) => limited.inc({ rule }),
     countShareWait: () => shareWaits.inc(),
+    noteWaitingRequests: (change) => waitingRequests.inc(change),
     render: async () => {
       const nowMs = sources.clock.now().getTime();
       const [count, queue] = await Promise.all([sources.store.accounts.count(), sources.store.deliveries.queue(nowMs)]);

@@ -3,3 +3,4 @@ export { DEFAULT_RELAY_NAME, RelayHub, type RelayDeps } from './hub.js';
 export { relayEndpointRouter, relaySandboxRouter, type RelayRoutesDeps } from './routes.js';
 export { relayAwareSender } from './sender.js';
 export { relayOperations } from './operations.js';
+export { answersARelayCall } from './routes.js';

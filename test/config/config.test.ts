@@ -49,6 +49,8 @@ describe('loadConfig', () => {
         openStreamsTotal: 1000,
         streamBufferBytes: 1_048_576,
         sessions: 100_000,
+        concurrentRequests: 0,
+        queuedRequests: 1000,
       },
       secureCookies: false,
       logLevel: 'info',
@@ -91,6 +93,8 @@ describe('loadConfig', () => {
         STREAM_BUFFER_LIMIT: '32768',
         WEBHOOK_LOG_LIMIT: '11',
         MAX_SESSIONS: '7',
+        MAX_CONCURRENT_REQUESTS: '12',
+        MAX_QUEUED_REQUESTS: '13',
         LOG_LEVEL: 'warn',
       },
       noFiles,
@@ -126,6 +130,8 @@ describe('loadConfig', () => {
         openStreamsTotal: 10,
         streamBufferBytes: 32_768,
         sessions: 7,
+        concurrentRequests: 12,
+        queuedRequests: 13,
       },
       secureCookies: true,
       logLevel: 'warn',
@@ -236,6 +242,8 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
       oauthClients: 20,
       pendingDeliveries: 1000,
       runningRuns: 10,
+      concurrentRequests: 4,
+      queuedRequests: 64,
     });
   });
 
@@ -285,6 +293,21 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
       blockPrivateEndpoints: true,
       limits: { subscriptionsPerLocation: 3 },
     });
+  });
+
+  it('gates each client at 4 requests at once with 64 waiting when hosted, not at all locally; a setting wins', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com' }).limits).toMatchObject({
+      concurrentRequests: 4,
+      queuedRequests: 64,
+    });
+    expect(loadConfig({}).limits.concurrentRequests).toBe(0);
+    expect(
+      loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', MAX_CONCURRENT_REQUESTS: '0', MAX_QUEUED_REQUESTS: '0' })
+        .limits,
+    ).toMatchObject({ concurrentRequests: 0, queuedRequests: 0 });
+    expect(() => loadConfig({ MAX_CONCURRENT_REQUESTS: 'many' })).toThrow(
+      'MAX_CONCURRENT_REQUESTS="many": must be a whole number from 0 to 100000',
+    );
   });
 
   it('bounds the login sessions at 10,000 when hosted, 100,000 locally; MAX_SESSIONS wins, and 0 is refused', () => {

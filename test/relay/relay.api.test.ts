@@ -7,13 +7,12 @@ import type { Express } from 'express';
 import request from 'supertest';
 
 import { createApp } from '../../src/app.js';
-import { readServerEvents, type ServerEvent } from '../../src/client/sse.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { buildDeps } from '../../src/deps.js';
 import { relayAwareSender } from '../../src/relay/index.js';
 import type { WebhookSender } from '../../src/webhooks/index.js';
-import { buildTestApp, shippedFixtures, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, shippedFixtures } from '../helpers/build-test-app.js';
 import {
   bearer,
   DEMO_ACCOUNT_ID,
@@ -24,13 +23,13 @@ import {
   OTHER_LOCATION_ID,
 } from '../helpers/demo.js';
 import { loopbackOnlySender } from '../helpers/loopback-only-sender.js';
+import { attach, detachListeners, openRelay } from '../helpers/relay-listener.js';
 import { startTestSandbox } from '../helpers/start-sandbox.js';
 import { eventually } from '../helpers/waiting.js';
 
 /** The server side of `water-sandbox listen`: /sandbox/relays, the /relay endpoint, the relay-aware sender. */
 
 const servers: Server[] = [];
-const aborts: AbortController[] = [];
 
 async function serve(app: Express): Promise<string> {
   const server = createServer(app);
@@ -41,7 +40,7 @@ async function serve(app: Express): Promise<string> {
 }
 
 afterEach(async () => {
-  for (const abort of aborts.splice(0)) abort.abort();
+  detachListeners();
   await Promise.all(
     servers.splice(0).map((s) => {
       s.closeAllConnections();
@@ -49,50 +48,6 @@ afterEach(async () => {
     }),
   );
 });
-
-async function openRelay(
-  t: TestApp,
-  key = DEMO_API_KEY,
-  body: object = {},
-): Promise<{ relayId: string; name: string; endpoint: string }> {
-  const response = await request(t.app).post('/sandbox/relays').set(bearer(key)).send(body).expect(200);
-  return response.body as { relayId: string; name: string; endpoint: string };
-}
-
-/** A listener as the CLI holds it: the event stream, read in the background. */
-async function attach(
-  base: string,
-  relayId: string,
-  key = DEMO_API_KEY,
-): Promise<{
-  response: Response;
-  events: ServerEvent[];
-  next: (event: string) => Promise<ServerEvent>;
-  ended: Promise<void>;
-}> {
-  const abort = new AbortController();
-  aborts.push(abort);
-  const response = await fetch(`${base}/sandbox/relays/${relayId}/requests`, {
-    headers: { ...bearer(key), accept: 'text/event-stream' },
-    signal: abort.signal,
-  });
-  const events: ServerEvent[] = [];
-  const ended =
-    response.status === 200
-      ? readServerEvents(
-          response.body!,
-          (e) => events.push(e),
-          () => undefined,
-        ).catch(() => undefined)
-      : Promise.resolve();
-  let seen = 0;
-  const next = async (event: string): Promise<ServerEvent> => {
-    const found = await eventually(() => events.slice(seen).find((e) => e.event === event) ?? null);
-    seen = events.indexOf(found) + 1;
-    return found;
-  };
-  return { response, events, next, ended };
-}
 
 describe('POST /sandbox/relays', () => {
   it("gives the account's relay: the same id every time, another per name, another per account", async () => {

@@ -13,7 +13,13 @@ import {
 } from '../store.js';
 import type { AccountCache } from './account-cache.js';
 import type { AccountIndex } from './account-index.js';
-import { addDelivery, finishDelivery, nextDeliveryDueMs, type LoadedAccount } from './loaded-account.js';
+import {
+  addDelivery,
+  changedInPlace,
+  finishDelivery,
+  nextDeliveryDueMs,
+  type LoadedAccount,
+} from './loaded-account.js';
 
 /**
  * The delivery logs of the embedded store, kept in each account's file with its document.
@@ -110,6 +116,7 @@ export class EmbeddedDeliveries implements DeliveryStore {
         if (!record || record.subscriptionId !== subscriptionId) continue;
         // Changed in place: its place in the log is kept without a search.
         Object.assign(record, endedDelivery(record, 'failed', note));
+        changedInPlace(record);
         finishDelivery(loaded, id, this.logLimit);
         cancelled++;
       }

@@ -49,11 +49,36 @@ function currentText(text: DocText, doc: DeepReadonly<AccountDoc>): DocText {
 /** The stored size of the account's document (measured once, then kept with its parts: see json-size.ts). */
 export const docBytes = (loaded: LoadedAccount): number => jsonBytes(loaded.file.data.doc);
 
-/** The text of an account's file: the document's JSON (serialised again only when a change replaced the document since the last write), and the delivery log. */
+/**
+ * Each delivery record's JSON, made at the first write that holds it. A stored record is not
+ * changed in place (an update replaces it), except by `changedInPlace`, which drops its text.
+ */
+const deliveryTexts = new WeakMap<DeliveryRecord, string>();
+
+function deliveryText(record: DeliveryRecord): string {
+  let text = deliveryTexts.get(record);
+  if (text === undefined) {
+    text = JSON.stringify(record);
+    deliveryTexts.set(record, text);
+  }
+  return text;
+}
+
+/** A stored record was changed in place: its next write serialises it again. */
+export function changedInPlace(record: DeliveryRecord): void {
+  deliveryTexts.delete(record);
+}
+
+/**
+ * The text of an account's file: the document's JSON (serialised again only when a change
+ * replaced the document since the last write), and the delivery log, each record serialised
+ * once: a write of an account with a thousand deliveries costs what changed, not the log
+ * (the same text as JSON.stringify of the log).
+ */
 export const accountFileText =
   (text: DocText) =>
   (data: AccountFileData): string =>
-    `{"doc":${currentText(text, data.doc).json},"deliveries":${JSON.stringify(data.deliveries)}}`;
+    `{"doc":${currentText(text, data.doc).json},"deliveries":[${data.deliveries.map(deliveryText).join(',')}]}`;
 
 /** An account as held, its file's delivery log indexed; `pins`: the callers it is held for. */
 export function loadedAccount(

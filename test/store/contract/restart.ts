@@ -119,6 +119,29 @@ export function describeRestartContract(suite: ContractSuite): void {
       expect((await docOf(r, 'a')).account.name).toBe('lazily renamed');
     });
 
+    it('a delivery changed after its account was written reads back changed: replaced by an update, or ended by cancelPending', async () => {
+      const opened = current[0]!;
+      const s = opened.store;
+      await create(s, givenAccount('a'), [
+        givenDelivery('a', 'kept', { subscriptionId: 's2' }),
+        givenDelivery('a', 'updated', { subscriptionId: 's2' }),
+        givenDelivery('a', 'cancelled', { subscriptionId: 's1' }),
+      ]);
+      // Each write holds every record; the next ones change two of them after they were written.
+      await s.deliveries.add('a', [givenDelivery('a', 'later', { subscriptionId: 's2' })]);
+      await s.deliveries.update('a', 'updated', (d) => void d.attempts.push(givenAttempt({ latencyMs: 12 })));
+      expect(await s.deliveries.cancelPending('a', 's1', 'subscription deleted')).toBe(1);
+      const before = await s.deliveries.list('a', { offset: 0, limit: 10 });
+      expect(before.items.map((d) => [d.deliveryId, d.state, d.attempts.length])).toEqual([
+        ['later', 'pending', 0],
+        ['cancelled', 'failed', 0],
+        ['updated', 'pending', 1],
+        ['kept', 'pending', 0],
+      ]);
+      const r = await opened.reopen!();
+      expect(await r.deliveries.list('a', { offset: 0, limit: 10 })).toEqual(before);
+    });
+
     it('a second restart keeps changes made after the first one', async () => {
       const opened = current[0]!;
       await create(opened.store, givenAccount('a'));
