@@ -165,8 +165,8 @@ export interface DeliveryQuery {
 
 export interface DeliveryStore {
   get(accountId: string, deliveryId: string): Promise<DeepReadonly<DeliveryRecord> | null>;
-  /** Newest first; `total` counts every match. */
-  list(accountId: string, query: DeliveryQuery): Promise<{ total: number; items: DeliveryRecord[] }>;
+  /** Newest first; `total` counts every match. The records as stored (read-only, like `get`'s). */
+  list(accountId: string, query: DeliveryQuery): Promise<{ total: number; items: DeepReadonly<DeliveryRecord>[] }>;
   add(accountId: string, records: readonly DeliveryRecord[]): Promise<void>;
   /**
    * Read-modify-write of one delivery, atomic like AccountStore.update; null when it is gone.

@@ -124,10 +124,10 @@ export function changeDoc<T>(
   return t.store.accounts.update(accountId, (doc) => change(doc));
 }
 
-/** The account's deliveries, oldest first, straight from the store. */
+/** The account's deliveries, oldest first, copied from the store (a test may change its copies). */
 export async function deliveriesIn(t: { store: Store }, accountId = DEMO_ACCOUNT_ID): Promise<DeliveryRecord[]> {
   const { items } = await t.store.deliveries.list(accountId, { offset: 0, limit: 100_000 });
-  return items.reverse();
+  return structuredClone(items as DeliveryRecord[]).reverse();
 }
 
 /** The live login sessions of the store, by session id. */
