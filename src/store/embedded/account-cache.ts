@@ -104,10 +104,13 @@ export class AccountCache {
     this.#loaded.delete(accountId);
   }
 
-  /** Writes the account's file and, when its summary (or given keys) changed, its index shard (the caller holds the account, see with). */
-  async save(accountId: string, loaded: LoadedAccount, entries?: ReadonlySet<string>): Promise<void> {
+  /**
+   * Writes the account's file (within a second when not `durable`) and, when its summary (or given
+   * keys) changed, its index shard (the caller holds the account, see with).
+   */
+  async save(accountId: string, loaded: LoadedAccount, entries?: ReadonlySet<string>, durable = true): Promise<void> {
     const shard = this.index.refresh(accountId, loaded.file.data.doc, nextDeliveryDueMs(loaded), entries);
-    await Promise.all([loaded.file.save(), shard?.save()]);
+    await Promise.all([loaded.file.save(durable), shard?.save()]);
   }
 
   /** Called when a file's writes are all done (open the files of held accounts with it): an account that waited for them may now be evicted. */
