@@ -4,10 +4,17 @@
 // examples/readiness/careful.mjs on an account of its own, through `water-sandbox listen` as a
 // partner on a laptop does. Printed: the careful partner's failed requests (target 0), whether
 // every required readiness check passed, its p99 latency (target under 100 ms), whether the
-// process is still up, and its peak heap against --max-old-space-size (the headroom).
+// process is still up, its peak heap against --max-old-space-size (the headroom), and the CPU
+// it used and its event loop's delay (what tells its own queue from the machine's).
 //
-//   npm run bench -- --only hostile                  60 s
-//   npm run bench -- --only hostile --abuses faults  one abuse alone, to see which one hurts
+//   npm run bench -- --only hostile                           60 s
+//   npm run bench -- --only hostile --abuses faults           one abuse alone, to see which one hurts
+//   npm run bench -- --only hostile --without unread-relays   every abuse but one
+//
+// A hosted sandbox works on at most 4 requests of one client at once (MAX_CONCURRENT_REQUESTS):
+// the abuses of the account share those turns, so its relay calls, each waiting seconds for a
+// listener that never reads, slow its other abuses down. Without them (--without unread-relays)
+// every other abuse runs at the account's whole share: the harder case for the careful partner.
 //
 // test/security/hostile-tenant.test.ts runs the same code briefly (BRIEF) in `npm test`.
 // Every request goes to the sandbox on 127.0.0.1: the hostile tenant's endpoints are its own
@@ -175,9 +182,10 @@ export async function hostileTenant({
 
 /** `npm run bench -- --only hostile`: 60 s, printed. */
 export async function run({ args }) {
-  const abuses = args.abuses ? args.abuses.split(',') : ABUSES;
-  for (const name of abuses)
-    if (!ABUSE[name]) throw new Error(`--abuses: no abuse ${name}; there are ${ABUSES.join(', ')}`);
+  const without = args.without ? args.without.split(',') : [];
+  const abuses = (args.abuses ? args.abuses.split(',') : ABUSES).filter((name) => !without.includes(name));
+  for (const name of [...abuses, ...without])
+    if (!ABUSE[name]) throw new Error(`--abuses, --without: no abuse ${name}; there are ${ABUSES.join(', ')}`);
   const durationMs = Number(args.seconds ?? 60) * 1000;
   const figures = await hostileTenant({ durationMs, abuses, log: (line) => console.log(`  ${line}`) });
   printFigures(figures);

@@ -45,6 +45,7 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean' },
     seconds: { type: 'string' },
     abuses: { type: 'string' },
+    without: { type: 'string' },
   },
   allowPositionals: false,
 });

@@ -260,6 +260,29 @@ describe('the embedded store on lowdb files', () => {
       expect(await nameInFile()).toBe('at once');
     });
 
+    it('a failed attempt of a delivery still pending is written within a second; a delivery that ends, before its update returns', async () => {
+      const store = await open();
+      await store.accounts.create(givenAccount('a'));
+      await store.deliveries.add('a', [givenDelivery('a', 'retried'), givenDelivery('a', 'ended')]);
+      const fileOf = join(dir, 'accounts', 'a.json');
+      const attemptsOnDisk = async (): Promise<Record<string, [string, number]>> => {
+        const file = JSON.parse(await readFile(fileOf, 'utf8')) as {
+          deliveries: { deliveryId: string; state: string; attempts: unknown[] }[];
+        };
+        return Object.fromEntries(file.deliveries.map((d) => [d.deliveryId, [d.state, d.attempts.length]]));
+      };
+      await store.deliveries.update('a', 'retried', (d) => void d.attempts.push(givenAttempt({ statusCode: 500 })));
+      expect(await attemptsOnDisk()).toEqual({ retried: ['pending', 0], ended: ['pending', 0] });
+      await store.deliveries.update('a', 'ended', (d) => {
+        d.attempts.push(givenAttempt({ statusCode: 200 }));
+        d.state = 'delivered';
+      });
+      // The durable write carries the lazy change made before it.
+      expect(await attemptsOnDisk()).toEqual({ retried: ['pending', 1], ended: ['delivered', 1] });
+      await store.deliveries.update('a', 'retried', (d) => void d.attempts.push(givenAttempt({ statusCode: 500 })));
+      await eventually(async () => (await attemptsOnDisk())['retried']![1] === 2, 3000);
+    });
+
     it('reads an account file of an older version, whose deliveries carry nextAttemptAt beside dueAtMs, without it, and writes it back without it', async () => {
       let store = await open(1);
       await store.accounts.create(givenAccount('a'), [givenDelivery('a', 'd1', { dueAtMs: T0 + 1000 })]);

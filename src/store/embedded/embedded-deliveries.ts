@@ -61,7 +61,12 @@ export class EmbeddedDeliveries implements DeliveryStore {
       const result = change(changed);
       // A copy is stored: the change may keep references to its draft.
       this.#replace(loaded, current, structuredClone(changed));
-      await this.cache.save(accountId, loaded);
+      // A failed attempt of a delivery still pending is bookkeeping a crash may lose (the delivery is
+      // tried again sooner, never lost), so it is written within a second, together with the others:
+      // a full log retrying a thousand deliveries is not written again at each attempt. A delivery
+      // that ends, or any other change, is written before the update returns.
+      const stillPending = current.state === 'pending' && changed.state === 'pending';
+      await this.cache.save(accountId, loaded, undefined, !stillPending);
       return result;
     });
   }
