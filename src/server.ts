@@ -78,6 +78,7 @@ export function storeOptionsOf(config: Config, extra: { cacheSize?: number; logg
     cacheBytes: ACCOUNT_CACHE_BYTES,
     accountLifetimeMs: config.accountTtlSeconds * 1000,
     limits: { accountBytes: config.limits.accountBytes, pendingDeliveries: config.limits.pendingDeliveries },
+    accountWriteRate: config.limits.accountWriteRate,
     ...(extra.logger === undefined ? {} : { logger: extra.logger }),
   };
 }

@@ -86,6 +86,8 @@ const FLAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'requests of one client (an address, a credential) worked on at once on a replica, the rest wait their turn; 0 = no gate (default 0; 4 when hosted)',
   'MAX_QUEUED_REQUESTS <n>':
     'requests of one client waiting their turn on a replica; past it a 429 (default 1000; 64 when hosted)',
+  'ACCOUNT_WRITE_RATE <bytes>':
+    "bytes a second one account's file is written at, at most, on the embedded store; 0 = no limit (default 0; 8388608 when hosted)",
   'TOKEN_DELIVERY [bool]': "also POST token responses to the client's redirect URI (default true)",
   'SCENARIO <name>': 'play this scenario at start-up (demos)',
   'SCENARIO_LOCATION_ID <id>': "its location (default the demo account's first)",

@@ -36,6 +36,7 @@ export const LOCAL_LIMITS: Limits = Object.freeze({
   // One user, or one CI suite: its requests are never made to wait for each other.
   concurrentRequests: 0,
   queuedRequests: 1000,
+  accountWriteRate: 0,
 });
 
 /** The limits of a hosted sandbox: strangers share it, and its process runs in a 256 MB heap. */
@@ -56,6 +57,8 @@ export const HOSTED_LIMITS: Limits = Object.freeze({
   // Another client's request waits behind at most 4 of one client's; a suite of 8 parallel workers still never sees a 429.
   concurrentRequests: 4,
   queuedRequests: 64,
+  // A full account (1 MiB and its delivery log) written about 3 times a second at most, however many changes come.
+  accountWriteRate: 8 * 1024 * 1024,
 });
 
 /** Finished deliveries kept per account: WEBHOOK_LOG_LIMIT's defaults. */
@@ -78,6 +81,7 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof Limits, string>> = Object.fr
   sessions: 'MAX_SESSIONS',
   concurrentRequests: 'MAX_CONCURRENT_REQUESTS',
   queuedRequests: 'MAX_QUEUED_REQUESTS',
+  accountWriteRate: 'ACCOUNT_WRITE_RATE',
 });
 
 /** The variables of the protections a hosted sandbox defaults to tighter values. */

@@ -96,6 +96,13 @@ export function describeProtections(config: Config, publicUrl: string): string[]
       String(limits.queuedRequests),
       `${limits.queuedRequests} requests of one client waiting on each replica; the next is a 429`,
     ],
+    [
+      'ACCOUNT_WRITE_RATE',
+      String(limits.accountWriteRate),
+      limits.accountWriteRate === 0
+        ? "an account's file written at every change"
+        : `an account's file written at ${kib(limits.accountWriteRate)} a second at most; changes meanwhile are written together`,
+    ],
   ];
   const host = new URL(publicUrl).host;
   if (!config.hosted && config.protectionsSet.length === 0) {

@@ -83,6 +83,7 @@ export const settingsSchema = z.object({
   MAX_SESSIONS: wholeNumber(1, 10000000).optional(), // login sessions kept in all; past it the least recently used one ends
   MAX_CONCURRENT_REQUESTS: wholeNumber(0, 100000).optional(), // requests of one client address or credential worked on at once on a replica; 0 = no gate
   MAX_QUEUED_REQUESTS: wholeNumber(0, 100000).optional(), // requests of one client waiting their turn on a replica; past it a 429
+  ACCOUNT_WRITE_RATE: wholeNumber(0, 1073741824).optional(), // bytes a second one account's file is written at, at most (embedded store); 0 = no limit
   LOG_LEVEL: oneOf(LOG_LEVELS as unknown as [LogLevel, ...LogLevel[]]).optional(),
   TOKEN_DELIVERY: boolean.optional(), // POST token responses to the redirect URI
   SCENARIO: nonEmpty.optional(), // scenario to play at start-up

@@ -82,6 +82,8 @@ export interface Config {
     readonly concurrentRequests: number;
     /** Requests of one client waiting their turn on one replica, past which the next is a 429 (MAX_QUEUED_REQUESTS). */
     readonly queuedRequests: number;
+    /** Bytes a second one account's file is written at, at most, on the embedded store; 0 = no limit (ACCOUNT_WRITE_RATE). */
+    readonly accountWriteRate: number;
   };
   /**
    * Whether the browser reaches the sandbox over https (PUBLIC_URL is https, or, without one, TLS

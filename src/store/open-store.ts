@@ -33,6 +33,8 @@ export interface StoreOptions {
   accountLifetimeMs?: number;
   /** ACCOUNT_STORAGE_LIMIT and MAX_PENDING_DELIVERIES, checked on every change (none when absent). */
   limits?: AccountLimits;
+  /** ACCOUNT_WRITE_RATE: bytes a second one account's file is written at, at most, by the embedded store (0 or absent: no limit). */
+  accountWriteRate?: number;
 }
 
 export interface OpenedStore {
@@ -81,6 +83,7 @@ export async function openStore(options: StoreOptions, clock: Clock): Promise<Op
     ...(options.cacheBytes === undefined ? {} : { cacheBytes: options.cacheBytes }),
     accountLifetimeMs: options.accountLifetimeMs ?? 0,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.accountWriteRate === undefined ? {} : { accountWriteRate: options.accountWriteRate }),
   });
   const interrupted = !fresh && (await store.settings.get(MIGRATION_SETTING)) === 'started';
   if (!fresh && !interrupted) return { store, origin: 'existing' };

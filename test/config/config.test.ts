@@ -51,6 +51,7 @@ describe('loadConfig', () => {
         sessions: 100_000,
         concurrentRequests: 0,
         queuedRequests: 1000,
+        accountWriteRate: 0,
       },
       secureCookies: false,
       logLevel: 'info',
@@ -95,6 +96,7 @@ describe('loadConfig', () => {
         MAX_SESSIONS: '7',
         MAX_CONCURRENT_REQUESTS: '12',
         MAX_QUEUED_REQUESTS: '13',
+        ACCOUNT_WRITE_RATE: '14',
         LOG_LEVEL: 'warn',
       },
       noFiles,
@@ -132,6 +134,7 @@ describe('loadConfig', () => {
         sessions: 7,
         concurrentRequests: 12,
         queuedRequests: 13,
+        accountWriteRate: 14,
       },
       secureCookies: true,
       logLevel: 'warn',
@@ -244,6 +247,7 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
       runningRuns: 10,
       concurrentRequests: 4,
       queuedRequests: 64,
+      accountWriteRate: 8_388_608,
     });
   });
 

@@ -59,13 +59,14 @@ describe('the embedded store on lowdb files', () => {
   let dir: string;
   let clock: ManualClock;
   const opened: EmbeddedStore[] = [];
-  const open = async (cacheSize?: number): Promise<EmbeddedStore> => {
+  const open = async (cacheSize?: number, accountWriteRate?: number): Promise<EmbeddedStore> => {
     const store = await openEmbedded({
       dir,
       clock,
       deliveryLogLimit: 100,
       sessionTtlMs: 3_600_000,
       ...(cacheSize === undefined ? {} : { cacheSize }),
+      ...(accountWriteRate === undefined ? {} : { accountWriteRate }),
     });
     opened.push(store);
     return store;
@@ -281,6 +282,33 @@ describe('the embedded store on lowdb files', () => {
       expect(await attemptsOnDisk()).toEqual({ retried: ['pending', 1], ended: ['delivered', 1] });
       await store.deliveries.update('a', 'retried', (d) => void d.attempts.push(givenAttempt({ statusCode: 500 })));
       await eventually(async () => (await attemptsOnDisk())['retried']![1] === 2, 3000);
+    });
+
+    it("ACCOUNT_WRITE_RATE paces an account's file: a write starts its size at that rate after the last one began, and the changes meanwhile are written together", async () => {
+      // 100,000 characters a second, and a file of about 50,000: writes 0.5 s apart at least.
+      const store = await open(undefined, 100_000);
+      const account = givenAccount('a');
+      account.account.name = 'x'.repeat(50_000);
+      await store.accounts.create(account);
+      const fileOf = join(dir, 'accounts', 'a.json');
+      const nameOnDisk = async (): Promise<string> =>
+        (JSON.parse(await readFile(fileOf, 'utf8')) as { doc: { account: { name: string } } }).doc.account.name;
+      await store.accounts.update('a', (doc) => void (doc.account.name = `first ${doc.account.name}`));
+      const firstWritten = performance.now();
+      // Five changes at once: answered together, once one write holding them all is on disk.
+      const names = ['b', 'c', 'd', 'e', 'f'];
+      const settledAt: number[] = [];
+      await Promise.all(
+        names.map((n) =>
+          store.accounts
+            .update('a', (doc) => void (doc.account.name = `${n} ${doc.account.name}`))
+            .then(() => settledAt.push(performance.now())),
+        ),
+      );
+      expect(Math.min(...settledAt) - firstWritten).toBeGreaterThanOrEqual(400);
+      // One write for the five: written one by one, the last would come 2 s after the first.
+      expect(Math.max(...settledAt) - Math.min(...settledAt)).toBeLessThan(400);
+      expect((await nameOnDisk()).split(' ').slice(0, 6)).toEqual(['f', 'e', 'd', 'c', 'b', 'first']);
     });
 
     it('reads an account file of an older version, whose deliveries carry nextAttemptAt beside dueAtMs, without it, and writes it back without it', async () => {

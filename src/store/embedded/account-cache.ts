@@ -21,6 +21,8 @@ export interface AccountCacheOptions {
   cacheSize?: number | undefined;
   /** And at most this many characters of their files (documents, delivery logs and journals). */
   cacheBytes?: number | undefined;
+  /** ACCOUNT_WRITE_RATE: characters a second an account's file is written at, at most (0 or absent: no limit). */
+  writeRate?: number | undefined;
 }
 
 type Loading = { waiters: number; promise: Promise<LoadedAccount | null> };
@@ -91,6 +93,7 @@ export class AccountCache {
 
   /** Holds a new account, with one pin for its creator (who ends it with `release`). */
   insert(accountId: string, loaded: LoadedAccount): void {
+    loaded.file.pace(this.options.writeRate ?? 0);
     this.#loaded.set(accountId, loaded);
   }
 
@@ -190,6 +193,7 @@ export class AccountCache {
     )
       .then((file) => {
         if (!file) return null;
+        file.pace(this.options.writeRate ?? 0);
         deepFreeze(file.data.doc);
         // One pin per caller waiting for this load.
         const account = loadedAccount(

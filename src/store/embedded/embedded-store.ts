@@ -54,6 +54,12 @@ export interface EmbeddedStoreOptions {
   accountLifetimeMs?: number;
   /** The bounds every change of an account is checked against (none when absent). */
   limits?: AccountLimits;
+  /**
+   * ACCOUNT_WRITE_RATE: bytes a second one account's file is written at, at most (0 or absent: no
+   * limit). A full account written at every change of a flood would hold the event loop with its
+   * text for everyone; paced, the changes of a flood are written together.
+   */
+  accountWriteRate?: number;
 }
 
 /** What the store found when it opened: a fresh folder, or existing state. */
@@ -86,7 +92,12 @@ export class EmbeddedStore implements Store {
     this.backend = dir === null ? 'memory' : 'lowdb';
     this.persistent = dir !== null;
     this.#index = index;
-    this.#cache = new AccountCache(index, { dir, cacheSize: options.cacheSize, cacheBytes: options.cacheBytes });
+    this.#cache = new AccountCache(index, {
+      dir,
+      cacheSize: options.cacheSize,
+      cacheBytes: options.cacheBytes,
+      writeRate: options.accountWriteRate,
+    });
     const limits = options.limits ?? NO_ACCOUNT_LIMITS;
     this.deliveries = new EmbeddedDeliveries(this.#cache, index, options.deliveryLogLimit, limits);
     this.accounts = new EmbeddedAccounts(this.#cache, index, {

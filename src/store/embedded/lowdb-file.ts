@@ -1,5 +1,7 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
 
 import { Low, Memory } from 'lowdb';
 import { DataFile } from 'lowdb/node';
@@ -54,6 +56,9 @@ export class LowdbFile<T> {
   /** Writes started and not finished yet. */
   #writing = 0;
   #folderReady = false;
+  /** At most this many characters a second are written (0: no limit; see `pace`). */
+  #charsPerSecond = 0;
+  #lastWriteStartMs = Number.NEGATIVE_INFINITY;
   readonly #onWritten: (() => void) | undefined;
   /** Characters of the file's text when it was last read or written (0 in memory). */
   #size = 0;
@@ -71,6 +76,15 @@ export class LowdbFile<T> {
       file().#size = text.length;
       return text;
     };
+  }
+
+  /**
+   * Spaces the file's writes so that it is written at `charsPerSecond` at most: a write starts no
+   * sooner than the last text's size at that rate after the last one began, and changes made
+   * meanwhile are written together by it. 0 (the default) writes as soon as the last write is done.
+   */
+  pace(charsPerSecond: number): void {
+    this.#charsPerSecond = charsPerSecond;
   }
 
   /** How large the file was when last read or written, in characters: what its data takes, roughly, while it is held. */
@@ -169,6 +183,11 @@ export class LowdbFile<T> {
   #requestWrite(): Promise<void> {
     if (!this.#scheduled) {
       const next = this.#inFlight.then(async () => {
+        if (this.#charsPerSecond > 0) {
+          const wait = this.#lastWriteStartMs + (this.#size / this.#charsPerSecond) * 1000 - performance.now();
+          if (wait > 0) await delay(wait);
+          this.#lastWriteStartMs = performance.now();
+        }
         this.#scheduled = null;
         this.#writing++;
         try {
