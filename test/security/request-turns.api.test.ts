@@ -19,6 +19,9 @@ const A_SAME_64 = '2001:db8:a:1:ffff:ffff:ffff:2';
 const B = '198.51.100.7';
 const C = '198.51.100.9';
 
+/** One request of a client at a time and one waiting; relay calls wait as long as a test needs. */
+const ONE_AT_A_TIME = { MAX_CONCURRENT_REQUESTS: '1', MAX_QUEUED_REQUESTS: '1', WEBHOOK_TIMEOUT_MS: '60000' };
+
 let running: { t: TestApp; server: Server; base: string } | null = null;
 
 async function start(env: Record<string, string>): Promise<{ t: TestApp; base: string }> {
@@ -92,11 +95,7 @@ async function heldRelayCall(
 
 describe('one client at a time, the rest in turn (hosted: MAX_CONCURRENT_REQUESTS)', () => {
   it("a client's next request waits for its turn, by address (a /64) and by credential; another client's does not", async () => {
-    const { t, base } = await start({
-      MAX_CONCURRENT_REQUESTS: '1',
-      MAX_QUEUED_REQUESTS: '1',
-      WEBHOOK_TIMEOUT_MS: '60000',
-    });
+    const { t, base } = await start(ONE_AT_A_TIME);
     const held = await heldRelayCall(t, base, A);
 
     // Same /64, another account: waits for the address's turn. Another address, the same key: waits for the key's.
@@ -130,11 +129,7 @@ describe('one client at a time, the rest in turn (hosted: MAX_CONCURRENT_REQUEST
   });
 
   it('a request that gives up while it waits leaves its place in the queue', async () => {
-    const { t, base } = await start({
-      MAX_CONCURRENT_REQUESTS: '1',
-      MAX_QUEUED_REQUESTS: '1',
-      WEBHOOK_TIMEOUT_MS: '60000',
-    });
+    const { t, base } = await start(ONE_AT_A_TIME);
     const held = await heldRelayCall(t, base, A);
     const abort = new AbortController();
     const gaveUp = fetch(`${base}/v1/locations`, {
