@@ -16,7 +16,7 @@ export interface FairShareLimits {
   queued: number;
 }
 
-/** The settings that name the gate, in the 429 a client past its queue gets. */
+/** The setting a 429 of the gate is counted under (`sandbox_limited_requests_total{rule}`); its message names both. */
 const QUEUE_SETTING = 'MAX_QUEUED_REQUESTS';
 
 /** One client's requests: those being worked on, and those waiting (each a start function). */
@@ -123,6 +123,7 @@ export function fairShare(
         proceed();
         return;
       }
+      // SANDBOX: a hosted sandbox's own protection of the partners who share it; production's limits are its own.
       if (lane.waiting.length >= limits.queued) {
         dropIfIdle(key, lane);
         release();
