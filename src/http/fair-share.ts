@@ -81,15 +81,15 @@ export function fairShare(
   return (req, res, next) => {
     const keys = clientKeys(req, laneKind(req));
     const held: [string, Lane][] = [];
-    let waitingIn: { lane: Lane; start: () => void; key: string } | null = null;
+    let waitingIn: { lane: Lane; proceed: () => void; key: string } | null = null;
     let done = false;
 
     const release = (): void => {
       if (done) return;
       done = true;
       if (waitingIn !== null) {
-        const { lane, start, key } = waitingIn;
-        lane.waiting.splice(lane.waiting.indexOf(start), 1);
+        const { lane, proceed, key } = waitingIn;
+        lane.waiting.splice(lane.waiting.indexOf(proceed), 1);
         onWaiting(-1);
         dropIfIdle(key, lane);
       }
@@ -105,7 +105,6 @@ export function fairShare(
 
     // Takes a turn in each lane in order (address, then credential: always the same order, so no two requests wait on each other).
     const takeTurn = (index: number): void => {
-      if (done) return;
       const key = keys[index];
       if (key === undefined) {
         next();
@@ -125,7 +124,6 @@ export function fairShare(
       }
       // SANDBOX: a hosted sandbox's own protection of the partners who share it; production's limits are its own.
       if (lane.waiting.length >= limits.queued) {
-        dropIfIdle(key, lane);
         release();
         next(
           rateLimited(
@@ -136,13 +134,10 @@ export function fairShare(
         );
         return;
       }
-      // A turn handed over by a finished request: that request's lane count goes down before this one's goes up.
-      const start = (): void => {
-        if (done) return;
-        proceed();
-      };
-      waitingIn = { lane, start, key };
-      lane.waiting.push(start);
+      // Called with a turn a finished request hands over (its count went down first); a request that
+      // gives up while it waits leaves the queue (release), so it is never called after that.
+      waitingIn = { lane, proceed, key };
+      lane.waiting.push(proceed);
       onWaiting(1);
     };
     takeTurn(0);

@@ -53,15 +53,17 @@ function ownedRelay(deps: RelayRoutesDeps, accountId: string, relayId: string): 
   return relayId;
 }
 
-/** /sandbox/relays: what `water-sandbox listen` uses (mounted behind account authentication). */
-const RELAY_REPLY_PATH = /^\/sandbox\/relays\/[^/]+\/replies\/[^/]+$/;
+/** relayReplyOp's path, each {parameter} a segment. */
+const RELAY_REPLY_PATH = new RegExp(`^${relayReplyOp.path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
 
 /**
  * Whether a request is a listener's answer to a relay call (relayReplyOp), which the call waits
  * for: it takes turns apart from its client's other requests (fairShare's lane kind).
  */
-export const answersARelayCall = (req: Request): boolean => req.method === 'POST' && RELAY_REPLY_PATH.test(req.path);
+export const answersARelayCall = (req: Request): boolean =>
+  req.method === relayReplyOp.method.toUpperCase() && RELAY_REPLY_PATH.test(req.path);
 
+/** /sandbox/relays: what `water-sandbox listen` uses (mounted behind account authentication). */
 export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
   const api = operationRouter('/sandbox');
 
