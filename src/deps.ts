@@ -6,7 +6,7 @@ import { createLogger, type Logger } from './core/logger.js';
 import { StreamSlots } from './http/event-stream.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { DEFAULT_LIVE_LIMITS, LiveStreams } from './live/index.js';
-import { Readiness } from './readiness/index.js';
+import { foldInterval, Readiness } from './readiness/index.js';
 import { ReadingsService } from './readings/index.js';
 import { RelayHub, relayAwareSender } from './relay/index.js';
 import type { ScenarioCatalog } from './scenarios/index.js';
@@ -95,7 +95,13 @@ export async function buildDeps(
     ...(overrides.resolve === undefined ? {} : { resolve: overrides.resolve }),
   });
   const sender = relayAwareSender(relays, overrides.sender ?? httpSender);
-  const readiness = new Readiness({ store, clock, logger, relays });
+  const readiness = new Readiness({
+    store,
+    clock,
+    logger,
+    relays,
+    foldEvery: foldInterval({ sharedStore: store.backend === 'redis', deliveryLogLimit: config.webhook.logLimit }),
+  });
   const onAttempt = (attempt: RecordedAttempt): void => {
     metrics.observeAttempt(attempt);
     readiness.noteActivity(attempt.accountId);

@@ -8,4 +8,4 @@ export {
 } from './operations.js';
 export type { ReadinessCheck, ReadinessReport } from './report.js';
 export { readinessSandboxRouter } from './routes.js';
-export { openedWindow, Readiness, type ReadinessDeps } from './service.js';
+export { foldInterval, openedWindow, Readiness, type ReadinessDeps } from './service.js';

@@ -20,18 +20,36 @@ export interface ReadinessDeps {
   logger: Logger;
   /** Recognises the sandbox's relay endpoints (`water-sandbox listen`), which the https check leaves aside. */
   relays?: { classifyEndpoint(accountId: string, url: URL): 'own' | 'foreign' | null };
+  /** Appends and attempts between folds (foldInterval); FOLD_EVERY when not given. */
+  foldEvery?: number;
 }
 
 /**
- * A process folds an account's journal and delivery log into its readiness digest after this
- * many journal appends and webhook attempts of its own, so evidence is read before it leaves the
- * bounded journal and log: with up to 4 replicas sharing an account's traffic (each folds after
- * its own), JOURNAL_LIMIT holds what they append in between. A fold stores the digest, so
- * folding more often costs the hot path more (about 2 % of a /v1 request's instructions at 50).
+ * The most journal appends and webhook attempts a process lets pass between two folds of an
+ * account's evidence when replicas share the store (Redis): up to 4 replicas share an account's
+ * traffic, each folding after its own, and JOURNAL_LIMIT holds what they append in between.
  */
 export const FOLD_EVERY = JOURNAL_LIMIT / 4;
+
+/**
+ * How many journal appends and webhook attempts of its own a process lets pass between folds of
+ * an account's journal and delivery log into its readiness digest, so that evidence is read
+ * before it leaves either (JOURNAL_LIMIT entries, `deliveryLogLimit` finished deliveries). A
+ * store shared by replicas folds after a quarter of the smaller bound (FOLD_EVERY with the
+ * defaults); a store of one process (lowdb, memory) after three quarters of it, the last quarter
+ * being room for what arrives while a fold runs. Each fold stores the digest, so folding less
+ * often is what keeps evidence cheap: at 50 a location GET spent about a tenth of its CPU on
+ * folds, at 150 about 1 % (docs/benchmarks.md).
+ */
+export function foldInterval(options: { sharedStore: boolean; deliveryLogLimit: number }): number {
+  const bound = Math.min(JOURNAL_LIMIT, options.deliveryLogLimit);
+  return Math.max(1, Math.floor(options.sharedStore ? bound / 4 : (bound * 3) / 4));
+}
+
 /** Deliveries read a page at a time, newest first, down to the settle line. */
 const DELIVERY_PAGE = 100;
+/** Accounts whose appends a process counts at once; past it, the longest-counted one is folded now and its count dropped. */
+const COUNTED_ACCOUNTS = 10_000;
 
 /**
  * A readiness window opening at `sinceMs` on the process clock (`accountMs` on the account's,
@@ -63,24 +81,39 @@ interface Advanced {
 export class Readiness {
   readonly #appends = new Map<string, number>();
   readonly #folding = new Set<string>();
+  readonly #foldEvery: number;
 
-  constructor(private readonly deps: ReadinessDeps) {}
+  constructor(private readonly deps: ReadinessDeps) {
+    this.#foldEvery = deps.foldEvery ?? FOLD_EVERY;
+  }
 
   /** Told of each journal append and webhook attempt of this process; folds the account's evidence now and then, off the request's path. */
   readonly noteActivity = (accountId: string): void => {
     const count = (this.#appends.get(accountId) ?? 0) + 1;
-    if (count < FOLD_EVERY) {
-      if (this.#appends.size >= 10_000 && !this.#appends.has(accountId)) this.#appends.clear();
+    // While a fold of the account runs, the count goes on: the next activity after it folds again.
+    if (count < this.#foldEvery || this.#folding.has(accountId)) {
+      if (this.#appends.size >= COUNTED_ACCOUNTS && !this.#appends.has(accountId)) this.#foldLongestCounted();
       this.#appends.set(accountId, count);
       return;
     }
     this.#appends.delete(accountId);
-    if (this.#folding.has(accountId)) return;
+    this.#fold(accountId);
+  };
+
+  #fold(accountId: string): void {
     this.#folding.add(accountId);
     this.#advance(accountId)
       .catch((error: unknown) => this.deps.logger.warn('readiness fold failed', { accountId, err: error }))
       .finally(() => this.#folding.delete(accountId));
-  };
+  }
+
+  /** A count dropped could let evidence leave unread, so the account is folded early instead. */
+  #foldLongestCounted(): void {
+    const oldest = this.#appends.keys().next();
+    if (oldest.done) return;
+    this.#appends.delete(oldest.value);
+    if (!this.#folding.has(oldest.value)) this.#fold(oldest.value);
+  }
 
   /** The account's report, or null when the account is gone. */
   async report(accountId: string): Promise<ReadinessReport | null> {
