@@ -4,6 +4,7 @@ import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { AppError, capReached } from '../core/errors.js';
 import { authOf } from '../http/request-context.js';
+import { requestPath } from '../http/request-path.js';
 import type { AccountDoc, DeepReadonly, FaultRecord, RateLimitSetting } from '../store/data.js';
 import type { Store } from '../store/store.js';
 
@@ -106,7 +107,7 @@ async function countRequest(
 export function applyFaults(deps: FaultsDeps): RequestHandler {
   const apply = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const { accountId, doc } = authOf(res);
-    const path = req.baseUrl + req.path;
+    const path = requestPath(req);
     const nowMs = accountNowMs(deps.clock, doc.clock);
     const retryAfter = doc.rateLimit === null ? null : await countRequest(deps.store, accountId, doc.rateLimit, nowMs);
     if (retryAfter !== null) {

@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { afterResponse } from '../http/after-response.js';
 import { journalSubjectOf, queryOf, requestFactsOf } from '../http/request-context.js';
+import { requestPath } from '../http/request-path.js';
 import { accountChannel, type AccountEvent } from '../live/index.js';
 import type { JournalEntry, RequestFacts } from '../store/data.js';
 import type { Store } from '../store/store.js';
@@ -108,7 +109,7 @@ export function recordInJournal(deps: JournalDeps): RequestHandler {
     const started = performance.now();
     // Read from the process clock (not derived from the duration): a test's manual clock stands still during a request.
     const startedAtMs = deps.clock.now().getTime();
-    const path = req.baseUrl + req.path;
+    const path = requestPath(req);
     afterResponse(res, () => {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const subject = journalSubjectOf(res);
