@@ -380,6 +380,25 @@ describe('the embedded store on lowdb files', () => {
       expect(Object.keys(entries)).toHaveLength(16);
     });
 
+    it("numbers new journal entries after the readiness digest's cursor when the journal file reads back behind it (a crash between the two writes)", async () => {
+      let store = await open();
+      await store.accounts.create(givenAccount('a'));
+      for (let n = 1; n <= 3; n++) await store.journal.append('a', givenJournalEntry('a', n));
+      await store.accounts.update('a', (d) => {
+        d.readiness = { since: new Date(T0).toISOString(), sinceMs: T0, cursor: 3, state: null };
+      });
+      await store.close();
+      // What a crash leaves when the account's file was written and the journal's was not yet:
+      // the digest has read up to seq 3, the journal file holds only the first entry.
+      const file = join(dir, 'journals', 'a.json');
+      const onDisk = JSON.parse(await readFile(file, 'utf8')) as { entries: { seq: number }[] };
+      await writeFile(file, JSON.stringify({ entries: onDisk.entries.slice(0, 1), lastSeq: 1 }));
+
+      store = await open();
+      await store.journal.append('a', givenJournalEntry('a', 4));
+      expect((await store.journal.list('a', 10)).map((e) => e.seq)).toEqual([4, 1]);
+    });
+
     it('delete removes the account file and its journal file', async () => {
       const store = await open();
       await store.accounts.create(givenAccount('a'));

@@ -64,10 +64,25 @@ export class EmbeddedJournal implements JournalStore {
       const opened =
         path === null ? null : await LowdbFile.open(path, validateJournal, this.cache.onWritten).catch(() => null);
       // Another call may have opened it while this one waited.
-      loaded.journal ??= opened ?? LowdbFile.create<JournalFileData>(path, { entries: [] }, this.cache.onWritten);
+      loaded.journal ??= afterDigest(
+        opened ?? LowdbFile.create<JournalFileData>(path, { entries: [] }, this.cache.onWritten),
+        loaded.file.data.doc.readiness?.cursor ?? 0,
+      );
     }
     return loaded.journal;
   }
+}
+
+/**
+ * A journal whose next seq comes after the readiness digest's cursor. The digest reaches the
+ * account's file within a second, the journal its own within JOURNAL_FLUSH_MS: after a crash the
+ * journal may read back behind the digest, and entries given seqs the digest has counted already
+ * would never be folded into it.
+ */
+function afterDigest(journal: LowdbFile<JournalFileData>, cursor: number): LowdbFile<JournalFileData> {
+  const last = journal.data.lastSeq ?? journal.data.entries.at(-1)?.seq ?? 0;
+  if (cursor > last) journal.data.lastSeq = cursor;
+  return journal;
 }
 
 function validateJournal(parsed: unknown): JournalFileData {
