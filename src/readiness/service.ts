@@ -20,8 +20,8 @@ export interface ReadinessDeps {
   logger: Logger;
   /** Recognises the sandbox's relay endpoints (`water-sandbox listen`), which the https check leaves aside. */
   relays?: { classifyEndpoint(accountId: string, url: URL): 'own' | 'foreign' | null };
-  /** Appends and attempts between folds (foldInterval); FOLD_EVERY when not given. */
-  foldEvery?: number;
+  /** Appends and attempts of this process between two folds of an account (foldInterval). */
+  foldEvery: number;
 }
 
 /**
@@ -39,7 +39,7 @@ export const FOLD_EVERY = JOURNAL_LIMIT / 4;
  * defaults); a store of one process (lowdb, memory) after three quarters of it, the last quarter
  * being room for what arrives while a fold runs. Each fold stores the digest, so folding less
  * often is what keeps evidence cheap: at 50 a location GET spent about a tenth of its CPU on
- * folds, at 150 about 1 % (docs/benchmarks.md).
+ * folds; at 150 it measured within noise of no folds at all (docs/benchmarks.md).
  */
 export function foldInterval(options: { sharedStore: boolean; deliveryLogLimit: number }): number {
   const bound = Math.min(JOURNAL_LIMIT, options.deliveryLogLimit);
@@ -48,7 +48,7 @@ export function foldInterval(options: { sharedStore: boolean; deliveryLogLimit: 
 
 /** Deliveries read a page at a time, newest first, down to the settle line. */
 const DELIVERY_PAGE = 100;
-/** Accounts whose appends a process counts at once; past it, the longest-counted one is folded now and its count dropped. */
+/** Accounts whose appends a process counts at once; past it, the longest-counted one is folded now instead. */
 const COUNTED_ACCOUNTS = 10_000;
 
 /**
@@ -81,17 +81,14 @@ interface Advanced {
 export class Readiness {
   readonly #appends = new Map<string, number>();
   readonly #folding = new Set<string>();
-  readonly #foldEvery: number;
 
-  constructor(private readonly deps: ReadinessDeps) {
-    this.#foldEvery = deps.foldEvery ?? FOLD_EVERY;
-  }
+  constructor(private readonly deps: ReadinessDeps) {}
 
   /** Told of each journal append and webhook attempt of this process; folds the account's evidence now and then, off the request's path. */
   readonly noteActivity = (accountId: string): void => {
     const count = (this.#appends.get(accountId) ?? 0) + 1;
     // While a fold of the account runs, the count goes on: the next activity after it folds again.
-    if (count < this.#foldEvery || this.#folding.has(accountId)) {
+    if (count < this.deps.foldEvery || this.#folding.has(accountId)) {
       if (this.#appends.size >= COUNTED_ACCOUNTS && !this.#appends.has(accountId)) this.#foldLongestCounted();
       this.#appends.set(accountId, count);
       return;
@@ -107,12 +104,17 @@ export class Readiness {
       .finally(() => this.#folding.delete(accountId));
   }
 
-  /** A count dropped could let evidence leave unread, so the account is folded early instead. */
+  /**
+   * A count dropped could let evidence leave unread, so the account counted longest is folded
+   * early instead; one whose fold is running keeps its count, for the fold after it.
+   */
   #foldLongestCounted(): void {
-    const oldest = this.#appends.keys().next();
-    if (oldest.done) return;
-    this.#appends.delete(oldest.value);
-    if (!this.#folding.has(oldest.value)) this.#fold(oldest.value);
+    for (const accountId of this.#appends.keys()) {
+      if (this.#folding.has(accountId)) continue;
+      this.#appends.delete(accountId);
+      this.#fold(accountId);
+      return;
+    }
   }
 
   /** The account's report, or null when the account is gone. */
@@ -195,7 +197,7 @@ export class Readiness {
         const current = d.readiness ?? digestOf(d);
         if (current.sinceMs !== before.sinceMs || current.cursor !== before.cursor) return;
         // Written with the next write of the account, or within a second: a write of the account
-        // file every FOLD_EVERY requests was about a tenth of a GET's CPU. A digest a crash loses
+        // file at every fold (every 50 requests then) was about a tenth of a GET's CPU. A digest a crash loses
         // is folded again from the journal's entries after the older cursor.
         tx.writeLazily();
         // The store keeps a copy of the changed document: `after` needs none of its own.

@@ -48,7 +48,7 @@ export class EmbeddedJournal implements JournalStore {
     announce: Announcement | undefined,
   ): Promise<void> {
     const entries = journal.data.entries;
-    const seq = (journal.data.lastSeq ?? entries.at(-1)?.seq ?? 0) + 1;
+    const seq = lastSeqOf(journal.data) + 1;
     journal.data.lastSeq = seq;
     entries.push({ ...entry, seq });
     if (entries.length > JOURNAL_LIMIT + JOURNAL_SLACK) entries.splice(0, entries.length - JOURNAL_LIMIT);
@@ -80,9 +80,13 @@ export class EmbeddedJournal implements JournalStore {
  * would never be folded into it.
  */
 function afterDigest(journal: LowdbFile<JournalFileData>, cursor: number): LowdbFile<JournalFileData> {
-  const last = journal.data.lastSeq ?? journal.data.entries.at(-1)?.seq ?? 0;
-  if (cursor > last) journal.data.lastSeq = cursor;
+  if (cursor > lastSeqOf(journal.data)) journal.data.lastSeq = cursor;
   return journal;
+}
+
+/** The seq of the journal's last entry, kept when it was cleared (files of older versions have only their entries). */
+function lastSeqOf(data: JournalFileData): number {
+  return data.lastSeq ?? data.entries.at(-1)?.seq ?? 0;
 }
 
 function validateJournal(parsed: unknown): JournalFileData {
