@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import type { Express } from 'express';
+
 import { fixturesChanged, resetAllAccounts, seedFixtures, sweepIdleAccounts } from './accounts/index.js';
 import { createApp } from './app.js';
 import { SESSION_TTL_MS } from './auth/index.js';
@@ -13,6 +15,7 @@ import { isServiceUnavailable } from './core/errors.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { VERSION } from './core/package-info.js';
 import { buildDeps, type Deps, type DepsOverrides } from './deps.js';
+import { appPrototypes } from './http/app-prototypes.js';
 import { BASE_HEADERS } from './http/base-headers.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
 import { loadScenarios, resolveStartupRun, runDueSteps, startStartupRun } from './scenarios/index.js';
@@ -150,17 +153,23 @@ function frontServer(
   config: Config,
   store: Store,
   tls: TlsMaterial | null,
-): { server: Server; serve: (app: RequestListener) => void } {
+): { server: Server; serve: (app: Express) => void } {
   let handle: RequestListener = notReadyYet(store);
   const listener: RequestListener = (req, res) => handle(req, res);
-  const limits = serverLimits(config);
+  const prototypes = appPrototypes();
+  const options = {
+    ...serverLimits(config),
+    IncomingMessage: prototypes.IncomingMessage,
+    ServerResponse: prototypes.ServerResponse,
+  };
   const server: Server = tls
-    ? createHttpsServer({ cert: tls.cert, key: tls.key, ...limits }, listener)
-    : createHttpServer(limits, listener);
+    ? createHttpsServer({ cert: tls.cert, key: tls.key, ...options }, listener)
+    : createHttpServer(options, listener);
   server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
   return {
     server,
     serve: (app) => {
+      prototypes.adopt(app);
       handle = app;
     },
   };
