@@ -1,7 +1,7 @@
 // Builds the sandbox from dist/ the way the tests do (in-memory store, silent logs, a manual
-// clock) and listens on a free loopback port.
+// clock) and listens on a free loopback port, its server's classes adopted by the app as the
+// served sandbox's are (createAppServer).
 import { once } from 'node:events';
-import { createServer } from 'node:http';
 
 import { seedFixtures } from '../../dist/accounts/lifecycle.js';
 import { createApp } from '../../dist/app.js';
@@ -9,6 +9,7 @@ import { loadConfig } from '../../dist/config.js';
 import { ManualClock } from '../../dist/core/clock.js';
 import { silentLogger } from '../../dist/core/logger.js';
 import { buildDeps } from '../../dist/deps.js';
+import { createAppServer } from '../../dist/http/app-prototypes.js';
 import { loadScenarios } from '../../dist/scenarios/index.js';
 import { storeOptionsOf } from '../../dist/server.js';
 import { loadFixtures } from '../../dist/store/fixtures.js';
@@ -29,7 +30,7 @@ export async function startSandbox({ env = {}, now = BENCH_NOW, overrides = {} }
   const scenarios = await loadScenarios(config.scenariosDir);
   const deps = await buildDeps(config, store, fixtures, { clock, logger: silentLogger, scenarios, ...overrides });
   await seedFixtures(deps);
-  const server = createServer(createApp(deps));
+  const server = createAppServer(createApp(deps));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const url = `http://127.0.0.1:${server.address().port}`;

@@ -1,15 +1,15 @@
-// The sandbox built from dist/ as server.ts builds it (system clock, a lowdb DATA_DIR, the
-// fixtures, the process metrics, the request log line at LOG_LEVEL=info written to /dev/null), with
+// The sandbox built from dist/ as server.ts builds it (its server's request and response classes
+// adopted by the app, system clock, a lowdb DATA_DIR, the fixtures, the process metrics, the
+// request log line at LOG_LEVEL=info written to /dev/null), with
 // per-request features turned off as argv[2] says ({"journal": false}, {"readinessEvidence": false}
 // or {"requestLog": false}; JSON), in its own process, so that the bench can show what each
 // feature costs. Prints `listening <port>`. Run by features.js.
-import { createServer } from 'node:http';
-
 import { seedFixtures } from '../../dist/accounts/lifecycle.js';
 import { createApp } from '../../dist/app.js';
 import { loadConfig } from '../../dist/config.js';
 import { createLogger, logDestination, silentLogger } from '../../dist/core/logger.js';
 import { buildDeps } from '../../dist/deps.js';
+import { createAppServer } from '../../dist/http/app-prototypes.js';
 import { loadScenarios } from '../../dist/scenarios/index.js';
 import { storeOptionsOf } from '../../dist/server.js';
 import { loadFixtures } from '../../dist/store/fixtures.js';
@@ -26,7 +26,7 @@ const { store } = await openStore(storeOptionsOf(config, { logger: silentLogger 
 const deps = await buildDeps(config, store, fixtures, { logger, scenarios: await loadScenarios(config.scenariosDir) });
 await seedFixtures(deps);
 deps.metrics.collectProcessMetrics();
-const server = createServer(createApp(deps, features));
+const server = createAppServer(createApp(deps, features));
 server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
 process.on('SIGTERM', () => {
   server.closeAllConnections();

@@ -1,4 +1,4 @@
-import { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 
 import type { Express } from 'express';
 
@@ -8,11 +8,12 @@ import type { Express } from 'express';
  * createServer, then `adopt` the app once it is made.
  *
  * Why: Express gives each request and response its app's prototypes (Object.setPrototypeOf in
- * app.handle). On Node 20's V8, each property added after such a change (res.locals, req.params,
- * and every one a middleware adds) makes the object a hidden class of its own: every request
- * then has new maps, and each property read of req and res on the hot path misses its inline
- * cache. When the app's prototypes are the server's own class prototypes, that call changes
- * nothing, so every request shares one set of maps. docs/benchmarks.md ("Round six") has the figures.
+ * app.handle). On the V8 of Node 20 and 22 (not 24), each property added after such a change
+ * (res.locals, req.params, and every one a middleware adds) gives the object a hidden class of
+ * its own: every request then makes new maps, and each property read of req and res on the hot
+ * path misses its inline cache. When the app's prototypes are the server's own class prototypes,
+ * that call sets the prototype the object has already, which V8 skips, so every request shares
+ * one set of maps. docs/benchmarks.md ("Round six") has the figures.
  */
 export interface AppPrototypes {
   readonly IncomingMessage: typeof IncomingMessage;
@@ -36,6 +37,13 @@ export function appPrototypes(): AppPrototypes {
       app.response = becomes(AppResponse.prototype, app.response);
     },
   };
+}
+
+/** An HTTP server for an app made already, its prototypes adopted (the benches' sandboxes in one process). */
+export function createAppServer(app: Express): Server {
+  const prototypes = appPrototypes();
+  prototypes.adopt(app);
+  return createServer({ IncomingMessage: prototypes.IncomingMessage, ServerResponse: prototypes.ServerResponse }, app);
 }
 
 /** `target`, given the prototype and own properties of `appObject` (its `app`, and what the app added, such as a wrapped res.send). */

@@ -1,9 +1,10 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
 
 import express, { type Express, type Response } from 'express';
 
-import { appPrototypes, type AppPrototypes } from '../../src/http/app-prototypes.js';
+import { appPrototypes, createAppServer, type AppPrototypes } from '../../src/http/app-prototypes.js';
 
 /**
  * The server's request and response classes, adopted by an Express app: Express's own change
@@ -57,7 +58,54 @@ async function closed(server: Server): Promise<void> {
   await new Promise((resolve) => server.close(resolve));
 }
 
+// V8's own check of hidden classes, for the test that requests share theirs: the flag only lets
+// code compiled after it use the %-functions.
+setFlagsFromString('--allow-natives-syntax');
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- %-functions are only reachable from code compiled after the flag
+const haveSameMap = new Function('a', 'b', 'return %HaveSameMap(a, b);') as (a: object, b: object) => boolean;
+
+/** Whether two requests and their responses, both in the route at once, have the same hidden classes. */
+async function sameMapsOfTwoRequests(adopt: boolean): Promise<{ requests: boolean; responses: boolean }> {
+  const prototypes = appPrototypes();
+  const app = express();
+  let first: { req: object; res: Response } | null = null;
+  const seen: { compared?: { requests: boolean; responses: boolean } } = {};
+  app.get('/things/:id', (req, res) => {
+    res.locals['seen'] = true;
+    if (first === null) {
+      first = { req, res };
+      return;
+    }
+    seen.compared = { requests: haveSameMap(first.req, req), responses: haveSameMap(first.res, res) };
+    first.res.json({});
+    res.json({});
+    first = null;
+  });
+  if (adopt) prototypes.adopt(app);
+  const { server, url } = await listening(prototypes, app);
+  try {
+    // Pairs of requests at once; the last pair's comparison counts.
+    for (let i = 0; i < 3; i++) await Promise.all([fetch(`${url}/things/a`), fetch(`${url}/things/b`)]);
+    return seen.compared ?? { requests: false, responses: false };
+  } finally {
+    await closed(server);
+  }
+}
+
 describe('appPrototypes', () => {
+  it('gives every request and response of an adopted app the same hidden classes', async () => {
+    expect(await sameMapsOfTwoRequests(true)).toEqual({ requests: true, responses: true });
+  });
+
+  // What adoption is for: Express's change of prototype gives each request maps of its own on the
+  // V8 of Node 20 and 22; Node 24's does not (docs/benchmarks.md, "Round six").
+  (Number(process.versions.node.split('.')[0]) < 24 ? it : it.skip)(
+    'leaves an app it has not adopted with hidden classes of their own for each request, on Node 20 and 22',
+    async () => {
+      expect(await sameMapsOfTwoRequests(false)).toEqual({ requests: false, responses: false });
+    },
+  );
+
   it('keeps each request and response an instance of the server classes once the app is adopted, with Express working as before', async () => {
     const seen: Seen[] = [];
     const prototypes = appPrototypes();
@@ -111,6 +159,28 @@ describe('appPrototypes', () => {
       handle = app;
       expect((await fetch(`${url}/things/d`)).status).toBe(201);
       expect(seen.map((s) => s.requestIsServers && s.responseIsServers)).toEqual([true]);
+    } finally {
+      await closed(server);
+    }
+  });
+
+  it('makes a server for an app made already, its prototypes adopted (createAppServer)', async () => {
+    const app = express();
+    const expressRequest = app.request;
+    const instances: boolean[] = [];
+    app.get('/', (req, res) => {
+      // The adopted prototype is the server class's: its constructor is that class.
+      instances.push(req instanceof (app.request.constructor as new () => object) && req.app === app);
+      res.json({ ok: true });
+    });
+    const server = createAppServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(await res.json()).toEqual({ ok: true });
+      expect(app.request).not.toBe(expressRequest);
+      expect(Object.getPrototypeOf(app.request)).toBe(Object.getPrototypeOf(expressRequest));
+      expect(instances).toEqual([true]);
     } finally {
       await closed(server);
     }
