@@ -38,8 +38,9 @@ export const FOLD_EVERY = JOURNAL_LIMIT / 4;
  * store shared by replicas folds after a quarter of the smaller bound (FOLD_EVERY with the
  * defaults); a store of one process (lowdb, memory) after three quarters of it, the last quarter
  * being room for what arrives while a fold runs. Each fold stores the digest, so folding less
- * often is what keeps evidence cheap: at 50 a location GET spent about a tenth of its CPU on
- * folds; at 150 it measured within noise of no folds at all (docs/benchmarks.md).
+ * often is what keeps evidence cheap: the folds at 50 were about a tenth of a location GET's
+ * CPU, and 150 cut them to a third of that; once the rest of a request got cheaper (round six),
+ * they were a tenth again (docs/benchmarks.md).
  */
 export function foldInterval(options: { sharedStore: boolean; deliveryLogLimit: number }): number {
   const bound = Math.min(JOURNAL_LIMIT, options.deliveryLogLimit);
