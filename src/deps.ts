@@ -14,6 +14,7 @@ import type { OAuthClientRecord } from './store/data.js';
 import type { FixtureSet } from './store/fixtures.js';
 import { instrumentStore } from './store/instrumented.js';
 import type { Store } from './store/store.js';
+import { confirmationTokenShown } from './subscriptions/index.js';
 import {
   AddressGuard,
   createWebhookSender,
@@ -107,7 +108,16 @@ export async function buildDeps(
     readiness.noteActivity(attempt.accountId);
   };
   const dispatcher = new Dispatcher(
-    { store, clock, ids, logger, sender, onAttempt, onShareWait: metrics.countShareWait },
+    {
+      store,
+      clock,
+      ids,
+      logger,
+      sender,
+      onAttempt,
+      onShareWait: metrics.countShareWait,
+      tokenHidden: (accountId, target) => !confirmationTokenShown({ config, relays }, accountId, target),
+    },
     config.webhook,
   );
   return {
