@@ -1,6 +1,6 @@
 import express, { Router, type Express, type RequestHandler } from 'express';
 
-import { accountSandboxRouter, accountsAdminRouter, requireAdmin } from './accounts/index.js';
+import { accountSandboxRouter, accountsAdminRouter, requireMetricsAccess } from './accounts/index.js';
 import { alertsSandboxRouter } from './alerts/index.js';
 import { oauthRouter, oauthSandboxRouter, requireAccount } from './auth/index.js';
 import { VERSION } from './core/package-info.js';
@@ -125,7 +125,7 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
       const { contentType, body } = await deps.metrics.render();
       res.set('Content-Type', contentType).send(body);
     },
-    requireAdmin(deps),
+    requireMetricsAccess(deps),
   );
   app.use(service.done());
   app.use(openApiRouter({ urls: deps.urls, version: VERSION }));

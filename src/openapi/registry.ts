@@ -47,9 +47,12 @@ export const healthOp = serviceOperation('health', 'GET /healthz', {
 export const metricsOp = serviceOperation('metrics', 'GET /metrics', {
   summary: 'Prometheus metrics of this replica',
   description:
-    "Requests by route and status, webhook attempts, the due-delivery queue, accounts and store latency, in the Prometheus text format. Each replica answers for itself; the queue and account gauges are the shared store's.",
+    "Requests by route and status, webhook attempts, the due-delivery queue, accounts and store latency, in the Prometheus text format. Each replica answers for itself; the queue and account gauges are the shared store's. Open on a local sandbox without ADMIN_TOKEN; otherwise it needs the ADMIN_TOKEN (off on a hosted sandbox without one), unless METRICS_OPEN=true.",
   guard: 'admin',
   responses: { 200: { description: 'The metrics.', plainText: true } },
+  errors: {
+    403: 'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN keeps its metrics off, unless METRICS_OPEN=true.',
+  },
 });
 
 export const openApiOp = serviceOperation('openApiDocument', 'GET /openapi.json', {

@@ -42,7 +42,8 @@ const warnings = (lines: string[]): Record<string, unknown>[] =>
 describe('POST /sandbox/accounts without ADMIN_TOKEN on a hosted sandbox', () => {
   it('is limited per client address: the next one is a 429 with Retry-After naming ACCOUNT_CREATION_LIMIT, until the hour is over', async () => {
     const lines: string[] = [];
-    const t = await app({ ...HOSTED, ACCOUNT_CREATION_LIMIT: '3' }, lines);
+    // METRICS_OPEN: the operator's view, which a hosted sandbox keeps off without ADMIN_TOKEN.
+    const t = await app({ ...HOSTED, ACCOUNT_CREATION_LIMIT: '3', METRICS_OPEN: 'true' }, lines);
     for (let i = 0; i < 3; i++) await createAccount(t).expect(201);
     const refused = await createAccount(t).expect(429);
     expect(refused.body).toEqual({
