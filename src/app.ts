@@ -112,6 +112,8 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
   service.handle(healthOp, async (_input, _req, res) => {
     const health = await deps.store.health();
     if (!health.ok) res.set('Retry-After', '1');
+    // How the CLI knows that `listen` must not share the demo account's relay with strangers.
+    res.set('X-Sandbox-Hosted', String(deps.config.hosted));
     res.status(health.ok ? 200 : 503).json({
       status: health.ok ? 'ok' : 'unavailable',
       version: VERSION,

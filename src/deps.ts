@@ -89,7 +89,13 @@ export async function buildDeps(
     { store, ids, logger, urls },
     await store.settings.setIfAbsent('relaySecret', ids.secret(32)),
   );
-  const streamSlots = new StreamSlots(config.limits.openStreamsTotal);
+  const streamSlots = new StreamSlots(config.limits.openStreamsTotal, (from, to) =>
+    logger.warn("event stream ended: its slot went to an account holding fewer of this replica's streams", {
+      accountId: from,
+      forAccountId: to,
+      limit: 'MAX_OPEN_STREAMS_TOTAL',
+    }),
+  );
   const addressGuard = new AddressGuard(overrides.resolve === undefined ? {} : { resolve: overrides.resolve });
   const httpSender = createWebhookSender({
     guard: config.blockPrivateEndpoints ? addressGuard : null,

@@ -23,6 +23,10 @@ export const healthOp = serviceOperation('health', 'GET /healthz', {
   responses: {
     200: {
       description: 'Ready.',
+      headers: {
+        'X-Sandbox-Hosted':
+          '`true` when the sandbox is hosted (its PUBLIC_URL is not loopback), else `false`: `water-sandbox listen` then refuses the shared demo key.',
+      },
       schema: z.strictObject({
         status: z.literal('ok'),
         version: z.string(),

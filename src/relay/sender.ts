@@ -41,6 +41,10 @@ export function relayAwareSender(hub: RelayHub, inner: WebhookSender): WebhookSe
         responseExcerpt: null,
         bodyIsJson: false,
       });
+      if (hub.isRetired(relayId))
+        return failed(
+          `relay ${relayId} was made by an earlier version of this sandbox and is no longer served: run water-sandbox listen again and subscribe its new endpoint`,
+        );
       if (request.accountId === undefined || !hub.owns(request.accountId, relayId)) {
         return failed(`relay ${relayId} is not a relay of this account`);
       }
