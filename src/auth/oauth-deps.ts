@@ -4,6 +4,7 @@ import type { Logger } from '../core/logger.js';
 import type { ClientsDeps } from './clients.js';
 import type { GrantsDeps } from './grants.js';
 import type { SessionDeps } from './session.js';
+import type { LoginThrottleDeps } from './throttle.js';
 import type { TokenDeliveryDeps } from './token-delivery.js';
 
 /** What the authorization host and the client registration need. */
@@ -13,5 +14,6 @@ export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps, 
   logger: Logger;
   config: SessionDeps['config'] &
     TokenDeliveryDeps['config'] &
-    GrantsDeps['config'] & { readonly limits: { readonly oauthClients: number } };
+    GrantsDeps['config'] &
+    LoginThrottleDeps['config'] & { readonly limits: { readonly oauthClients: number } };
 }

@@ -299,3 +299,13 @@ export interface Settings {
   /** Stores `value` unless the name has one; returns the stored value. */
   setIfAbsent(name: string, value: string): Promise<string>;
 }
+
+/**
+ * Who a login session counts for when the store holds MAX_SESSIONS (SessionData's `holder`: the
+ * network it was signed in from); '' for a session saved without one. Both backends end the
+ * least recently used session of the biggest holder first.
+ */
+export const sessionHolder = (session: object): string => {
+  const holder = (session as { holder?: unknown }).holder;
+  return typeof holder === 'string' ? holder : '';
+};

@@ -220,7 +220,9 @@ describe('water-sandbox listen --subscribe all', () => {
     const home = await mkdtemp(join(tmpdir(), 'listen-home-'));
     try {
       const first = listenWith({ HOME: home }, key);
-      const [, endpoint] = await first.waitFor(/Ready\. Webhooks sent to (\S+) are forwarded/, { stream: 'stdout' });
+      const [, endpoint = ''] = await first.waitFor(/Ready\. Webhooks sent to (\S+) are forwarded/, {
+        stream: 'stdout',
+      });
       first.kill('SIGINT');
       await first.exited;
       // The relay key is kept for the user alone.
