@@ -1,4 +1,5 @@
 import { AppError, OAuthError, rateLimited } from '../core/errors.js';
+import { networkOfAddressKey } from '../http/client-address.js';
 import type { UsersDeps } from './users.js';
 
 /** Failures counted per window; past a limit, the caller waits for the next window. */
@@ -69,13 +70,19 @@ export function createLoginThrottle(deps: LoginThrottleDeps): {
   return {
     async begin(address, email) {
       const { index, retryAfter } = currentWindow(deps);
+      // An IPv6 client is counted by its /64 and by its /48: a site's 65,536 /64s are not 65,536 limits.
       const limit = deps.config.limits.signInsPerMinute;
-      if (limit > 0 && (await deps.store.counters.increment(`sign-in:${address}:${index}`, LOGIN_WINDOW_MS)) > limit) {
-        throw rateLimited(
-          'SIGN_IN_LIMIT',
-          `Too many sign-ins from this address: this sandbox allows ${limit} a minute (SIGN_IN_LIMIT=${limit}); try again in ${retryAfter} s`,
-          retryAfter,
-        );
+      const network = networkOfAddressKey(address);
+      for (const [key, from] of [
+        [address, 'this address'],
+        ...(network === null ? [] : [[network, 'this network (an IPv6 /48)']]),
+      ] as const) {
+        if (limit > 0 && (await deps.store.counters.increment(`sign-in:${key}:${index}`, LOGIN_WINDOW_MS)) > limit)
+          throw rateLimited(
+            'SIGN_IN_LIMIT',
+            `Too many sign-ins from ${from}: this sandbox allows ${limit} a minute (SIGN_IN_LIMIT=${limit}); try again in ${retryAfter} s`,
+            retryAfter,
+          );
       }
       const owner = await deps.store.accounts.lookup('email', email.toLowerCase());
       const keys = [{ key: `login-fail:address:${address}:${index}`, limit: FAILED_LOGINS_PER_ADDRESS }];

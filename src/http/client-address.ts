@@ -29,6 +29,10 @@ export function networkKey(address: string | undefined): string | null {
   return `${new ipaddr.IPv6([...parts.slice(0, 3), 0, 0, 0, 0, 0]).toString()}/48`;
 }
 
+/** The /48 of an IPv6 address key (addressKey's `<prefix>::/64`); null for an IPv4 one. */
+export const networkOfAddressKey = (key: string): string | null =>
+  key.endsWith('/64') ? networkKey(key.slice(0, -'/64'.length)) : null;
+
 /** The key of the request's client address (the proxy's X-Forwarded-For where it is trusted: app.ts). */
 export const clientAddressKey = (req: Request): string => addressKey(req.ip);
 
