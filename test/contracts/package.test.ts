@@ -66,7 +66,7 @@ beforeAll(async () => {
     ['install', '--save-dev', '--offline', '--no-audit', '--no-fund', join(work, `${pkg.name}-${pkg.version}.tgz`)],
     { cwd: app, env },
   );
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
