@@ -19,7 +19,7 @@ import { buildServerFiles } from '../../src/tools/server-files.js';
 
 const run = promisify(execFile);
 const ROOT = resolve('.');
-const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { name: string; version: string };
+const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { name: string; version: string; files: string[] };
 
 let work: string;
 let app: string;
@@ -40,17 +40,8 @@ beforeAll(async () => {
     npm_config_update_notifier: 'false',
   };
   await mkdir(stage);
-  for (const file of [
-    'package.json',
-    'README.md',
-    'CHANGELOG.md',
-    'LICENSE',
-    'NOTICE',
-    'fixtures',
-    'scenarios',
-    'docs',
-    'examples',
-  ])
+  // What package.json's `files` names outside dist/ (which the build makes), with what npm always packs.
+  for (const file of ['package.json', 'README.md', ...pkg.files.filter((f) => !f.startsWith('dist/'))])
     await cp(file, join(stage, file), { recursive: true });
   const dist = join(stage, 'dist');
   await buildServerFiles({ main: 'src/main.ts', healthcheck: 'src/healthcheck.ts' }, dist);
