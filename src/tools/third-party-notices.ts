@@ -11,8 +11,8 @@ import { ALLOWED_LICENCES, licenceVerdict } from './licences.js';
  * dist/, the dashboard's in dist/dashboard-assets/, the package's entry points' in dist/package/),
  * listing every npm package whose code esbuild put in it (read from esbuild's metafile, so exactly
  * those), with its version, its licence and the licence texts and notices it ships. The build
- * fails when one of them declares no licence, a licence not in licences.ts, or ships no licence
- * text that is not written down in WRITTEN_DOWN below.
+ * fails when one of them declares no licence, declares one that licences.ts does not allow, or
+ * has no licence text (neither a file of its own nor one written down in WRITTEN_DOWN below).
  */
 export const NOTICES_FILE = 'THIRD-PARTY-NOTICES.txt';
 
