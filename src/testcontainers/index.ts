@@ -2,7 +2,7 @@
  * `water-sandbox/testcontainers`: the sandbox's image as a Testcontainers module for Node
  * (testcontainers 11 on Node 20, 12 on Node 22.22+: an optional peer dependency).
  *
- *   const sandbox = await new WaterSandboxContainer('water-sandbox:0.3.0').withHostReceiver(3000).start();
+ *   const sandbox = await new WaterSandboxContainer('ghcr.io/your-org/water-sandbox:0.3.0').withHostReceiver(3000).start();
  *   const account = await sandbox.createAccount();
  *   await account.subscriptions.create(account.locations[0].locationId, await account.receiverEndpoint('/webhooks'));
  *
