@@ -2,13 +2,15 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { jest } from '@jest/globals';
+
 import { ManualClock } from '../../src/core/clock.js';
 import {
   EmbeddedStore,
   STORE_SCHEMA_VERSION,
   type EmbeddedStoreOptions,
 } from '../../src/store/embedded/embedded-store.js';
-import { StoreFileError } from '../../src/store/embedded/lowdb-file.js';
+import { LowdbFile, StoreFileError } from '../../src/store/embedded/lowdb-file.js';
 import { eventually } from '../helpers/waiting.js';
 import { givenAccount, givenAttempt, givenDelivery, givenFault, givenJournalEntry, keyOf, T0 } from './builders.js';
 import { givenSession, sessionApi } from './contract/sessions.js';
@@ -198,6 +200,75 @@ describe('the embedded store on lowdb files', () => {
       expect(await count(store)).toBe(8 * 40);
       await store.close();
       expect(await count(await open(2))).toBe(8 * 40);
+    });
+
+    it('counts the bytes it holds as their files measure, through creations, changes, journal appends, evictions and deletions', async () => {
+      const store = await openEmbedded({
+        dir,
+        clock,
+        deliveryLogLimit: 100,
+        sessionTtlMs: 3_600_000,
+        cacheSize: 3,
+        cacheBytes: 50_000_000,
+      });
+      opened.push(store);
+      const eight = ['b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'b7', 'b8'];
+      for (const [n, id] of eight.entries()) {
+        await store.accounts.create(givenAccount(id), [givenDelivery(id, `d-${id}`)]);
+        await store.accounts.update(
+          id,
+          (doc) => void doc.faults.push({ ...givenFault(id, 'f'), body: 'x'.repeat(n * 100) }),
+        );
+        await store.journal.append(id, givenJournalEntry(id, n));
+        // Its journal written, so that evictions happen in the order of use.
+        await store.flush();
+      }
+      await store.accounts.delete('b8');
+      // b4 and b2 read back from their files, then changed again (b2's journal grows).
+      await store.accounts.update('b4', (doc) => void (doc.account.name = 'renamed'));
+      await store.flush();
+      await store.journal.append('b2', givenJournalEntry('b2', 99));
+      await store.flush();
+      // The three used last are held (least recently used leave first), b4 without its journal, which it did not open.
+      expect(store.loadedAccounts).toBe(3);
+      let onDisk = 0;
+      for (const file of ['accounts/b7', 'journals/b7', 'accounts/b4', 'accounts/b2', 'journals/b2'])
+        onDisk += (await readFile(join(dir, `${file}.json`), 'utf8')).length;
+      expect(store.loadedBytes).toBe(onDisk);
+    });
+
+    it("a use of an account looks at that account's files only, however many accounts wait in the cache for their writes", async () => {
+      const store = await openEmbedded({
+        dir,
+        clock,
+        deliveryLogLimit: 100,
+        sessionTtlMs: 3_600_000,
+        cacheSize: 2,
+        cacheBytes: 50_000_000,
+      });
+      opened.push(store);
+      const many = Array.from({ length: 200 }, (_, i) => `m${i}`);
+      for (const id of many) {
+        await store.accounts.create(givenAccount(id));
+        await store.journal.append(id, givenJournalEntry(id, 1));
+      }
+      // Their journals are written lazily (within 5 s): until then none of them may be evicted.
+      expect(store.loadedAccounts).toBeGreaterThan(100);
+      const size = jest.spyOn(LowdbFile.prototype, 'size', 'get');
+      const busy = jest.spyOn(LowdbFile.prototype, 'busy', 'get');
+      try {
+        for (const id of many.slice(-20)) {
+          await store.accounts.get(id);
+          await store.journal.append(id, givenJournalEntry(id, 2));
+        }
+        // A few looks at each used account's own files; walking the others would be thousands.
+        expect(size.mock.calls.length + busy.mock.calls.length).toBeLessThan(20 * 2 * 8);
+      } finally {
+        size.mockRestore();
+        busy.mockRestore();
+      }
+      await store.flush();
+      expect(store.loadedAccounts).toBeLessThanOrEqual(2);
     });
 
     it('concurrent journal appends and updates of more accounts than the cache holds lose nothing', async () => {

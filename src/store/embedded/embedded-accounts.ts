@@ -73,7 +73,6 @@ export class EmbeddedAccounts implements AccountStore {
     const file = LowdbFile.create<AccountFileData>(
       this.cache.path('accounts', accountId),
       { doc: deepFreeze(structuredClone(doc)), deliveries: [] },
-      this.cache.onWritten,
       accountFileText(docText),
     );
     const loaded = loadedAccount(file, docText, entries, 1, structuredClone(deliveries));
@@ -83,7 +82,7 @@ export class EmbeddedAccounts implements AccountStore {
     try {
       await this.cache.save(accountId, loaded, entries);
     } finally {
-      this.cache.release(loaded);
+      this.cache.release(accountId, loaded);
     }
     return true;
   }

@@ -154,4 +154,9 @@ export class EmbeddedStore implements Store {
   get loadedAccounts(): number {
     return this.#cache.size;
   }
+
+  /** Characters of the files of the accounts in memory now, as the cache counts them against cacheBytes (for tests). */
+  get loadedBytes(): number {
+    return this.#cache.bytes;
+  }
 }
