@@ -289,6 +289,67 @@ describe('the embedded store on lowdb files', () => {
   });
 
   describe('files', () => {
+    const shardFiles = async (): Promise<Map<string, { text: string; ino: number; mtimeMs: number }>> => {
+      const files = new Map<string, { text: string; ino: number; mtimeMs: number }>();
+      for (const name of await readdir(join(dir, 'index'))) {
+        const path = join(dir, 'index', name);
+        const { ino, mtimeMs } = await stat(path);
+        files.set(name, { text: await readFile(path, 'utf8'), ino, mtimeMs });
+      }
+      return files;
+    };
+
+    it("writes a change of an account's keys as one line of its shard's log, whatever else the shard holds, and a restart reads it", async () => {
+      const store = await open();
+      // Enough accounts that some share a shard.
+      const many = Array.from({ length: 300 }, (_, i) => `k${i}`);
+      for (const id of many) await store.accounts.create(givenAccount(id));
+      await store.close();
+      const again = await open();
+      const before = await shardFiles();
+      expect([...before.keys()].every((name) => name.endsWith('.json'))).toBe(true);
+
+      await again.accounts.update('k7', (doc) => void doc.apiKeys.push({ ...doc.apiKeys[0]!, apiKey: 'k7-second' }));
+      await again.accounts.delete('k8');
+      await again.flush();
+      const after = await shardFiles();
+      // Every shard's file is as it was; logs hold one line for each change.
+      for (const [name, file] of before) expect(after.get(name)).toEqual(file);
+      const logs = [...after].filter(([name]) => name.endsWith('.log')).map(([, file]) => file.text);
+      const lines = logs.flatMap((text) => text.split('\n').filter((line) => line !== ''));
+      expect(lines.map((line) => (JSON.parse(line) as [string, unknown])[0]).sort()).toEqual(['k7', 'k8']);
+      expect(lines.join('').length).toBeLessThan(2000);
+
+      // A process that ends without closing (a kill) leaves the logs: the next one reads them over the files.
+      const third = await open();
+      expect(await third.accounts.lookup('apiKey', 'k7-second')).toBe('k7');
+      expect(await third.accounts.lookup('apiKey', keyOf('apiKey', 'k8'))).toBeNull();
+      expect(await third.accounts.count()).toBe(many.length - 1);
+    });
+
+    it("folds a shard's log into its file once it is long, and at close; a line cut short by a kill is skipped", async () => {
+      const store = await open();
+      await store.accounts.create(givenAccount('a'));
+      for (let n = 0; n < 70; n++) await store.accounts.update('a', (doc) => void (doc.account.name = `name ${n}`));
+      await store.flush();
+      const logLines = async (): Promise<number> =>
+        [...(await shardFiles())]
+          .filter(([name]) => name.endsWith('.log'))
+          .reduce((count, [, file]) => count + file.text.split('\n').filter((line) => line !== '').length, 0);
+      // 71 changes: folded after the 64th line, 7 since.
+      expect(await logLines()).toBe(7);
+      await store.close();
+      expect(await logLines()).toBe(0);
+
+      const again = await open();
+      await again.accounts.update('a', (doc) => void (doc.account.name = 'logged'));
+      await again.flush();
+      const log = [...(await shardFiles()).keys()].find((name) => name.endsWith('.log'))!;
+      await writeFile(join(dir, 'index', log), '["a",{"name":"cut', { flag: 'a' });
+      const third = await open();
+      expect((await third.accounts.list({ limit: 10 })).accounts.map((a) => a.name)).toEqual(['logged']);
+    });
+
     it('keeps one file per account, and an update of one account rewrites only its own file', async () => {
       const store = await open();
       await store.accounts.create(givenAccount('a'));

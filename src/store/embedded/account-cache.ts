@@ -141,11 +141,11 @@ export class AccountCache {
 
   /**
    * Writes the account's file (within a second when not `durable`) and, when its summary (or given
-   * keys) changed, its index shard (the caller holds the account, see with).
+   * keys) changed, its index summary (the caller holds the account, see with).
    */
   async save(accountId: string, loaded: LoadedAccount, entries?: ReadonlySet<string>, durable = true): Promise<void> {
-    const shard = this.index.refresh(accountId, loaded.file.data.doc, nextDeliveryDueMs(loaded), entries);
-    await Promise.all([loaded.file.save(durable), shard?.save()]);
+    const summary = this.index.refresh(accountId, loaded.file.data.doc, nextDeliveryDueMs(loaded), entries);
+    await Promise.all([loaded.file.save(durable), summary]);
   }
 
   /**
