@@ -288,6 +288,33 @@ describe('the embedded store on lowdb files', () => {
     });
   });
 
+  it('pages through accounts in creation order as accounts come and go after the first page was asked for', async () => {
+    const store = await open();
+    const times = new Map<string, number>();
+    const create = async (id: string, createdAtMs: number): Promise<void> => {
+      times.set(id, createdAtMs);
+      await store.accounts.create(givenAccount(id, { createdAtMs }));
+    };
+    // Creation times out of id order, some the same.
+    for (let n = 0; n < 40; n++) await create(`p${n}`, T0 + ((n * 7919) % 23) * 1000);
+    expect((await store.accounts.list({ limit: 5 })).accounts).toHaveLength(5);
+    for (let n = 0; n < 40; n += 4) {
+      await store.accounts.delete(`p${n}`);
+      times.delete(`p${n}`);
+    }
+    for (let n = 40; n < 50; n++) await create(`p${n}`, T0 + ((n * 104729) % 31) * 1000);
+    const expected = [...times].sort(([a, at], [b, bt]) => at - bt || a.localeCompare(b)).map(([id]) => id);
+    const paged: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await store.accounts.list({ limit: 7, ...(after === undefined ? {} : { after }) });
+      paged.push(...page.accounts.map((a) => a.accountId));
+      if (page.next === null) break;
+      after = page.next;
+    }
+    expect(paged).toEqual(expected);
+  });
+
   describe('files', () => {
     const shardFiles = async (): Promise<Map<string, { text: string; ino: number; mtimeMs: number }>> => {
       const files = new Map<string, { text: string; ino: number; mtimeMs: number }>();

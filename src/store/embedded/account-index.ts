@@ -158,6 +158,11 @@ export class AccountIndex {
     const i = shardNumber(accountId);
     const shard = present(this.shards[i], 'the index shard of an account');
     shard.data.accounts[accountId] = { name, origin, createdAt, lastSeenMs: null, dueAtMs: null, entries: [] };
+    if (this.#order) {
+      // Before the first account created after it: usually the end.
+      const at = this.#firstAfter(this.#order, { createdAt, accountId });
+      this.#order.splice(at, 0, accountId);
+    }
     this.#count++;
     this.#inShard[i] = (this.#inShard[i] ?? 0) + 1;
   }
@@ -168,6 +173,10 @@ export class AccountIndex {
     this.setEntries(accountId, [], [...entries, ...(located?.meta.entries ?? [])]);
     this.#due.delete(accountId);
     if (!located) return null;
+    if (this.#order) {
+      const at = this.#firstAfter(this.#order, { createdAt: located.meta.createdAt, accountId }) - 1;
+      if (this.#order[at] === accountId) this.#order.splice(at, 1);
+    }
     Reflect.deleteProperty(located.shard.data.accounts, accountId);
     this.#count--;
     this.#inShard[shardNumber(accountId)] = (this.#inShard[shardNumber(accountId)] ?? 1) - 1;
@@ -220,17 +229,22 @@ export class AccountIndex {
     return [...this.#due.entries()].filter(([, at]) => at <= nowMs);
   }
 
-  /** Accounts in creation order, `limit` at a time, after the cursor of the previous page. */
+  /**
+   * Accounts in creation order, `limit` at a time, after the cursor of the previous page: a
+   * binary search of the order (made at the first page asked for, then kept), so a page costs
+   * the same at any number of accounts.
+   */
   list(page: { after?: string; limit: number }): { accounts: AccountSummary[]; next: string | null } {
-    const all = this.#summaries().sort(byCreation);
+    const order = this.#creationOrder();
     // The cursor is the last account's place in the order, not only its id: the account may be
     // deleted before the next page is asked for (idle expiry), and the next page still starts after it.
-    const after = page.after === undefined ? null : parseCursor(page.after);
-    const found = after === null ? 0 : all.findIndex((a) => byCreation(a, after) > 0);
-    const start = found === -1 ? all.length : found;
-    const accounts = all.slice(start, start + page.limit);
+    const start = page.after === undefined ? 0 : this.#firstAfter(order, parseCursor(page.after));
+    const accounts = order.slice(start, start + page.limit).map((accountId) => this.#summary(accountId));
     const last = accounts.at(-1);
-    return { accounts, next: start + page.limit < all.length && last ? `${last.createdAt}/${last.accountId}` : null };
+    return {
+      accounts,
+      next: start + page.limit < order.length && last ? `${last.createdAt}/${last.accountId}` : null,
+    };
   }
 
   /** Generated accounts whose last request (or creation) came before `beforeMs`, the longest idle first. */
@@ -245,6 +259,34 @@ export class AccountIndex {
       .sort((a, b) => a.lastMs - b.lastMs)
       .slice(0, limit)
       .map((a) => a.accountId);
+  }
+
+  /** Account ids in creation order (see byCreation); made once, then kept as accounts come and go. */
+  #order: string[] | null = null;
+
+  #creationOrder(): string[] {
+    if (this.#order === null) {
+      const all = this.#summaries().sort(byCreation);
+      this.#order = all.map((a) => a.accountId);
+    }
+    return this.#order;
+  }
+
+  /** The place in `order` of the first account after `place` (order.length when none). */
+  #firstAfter(order: readonly string[], place: { createdAt: string; accountId: string }): number {
+    let low = 0;
+    let high = order.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (byCreation(this.#summary(order[middle] ?? ''), place) > 0) high = middle;
+      else low = middle + 1;
+    }
+    return low;
+  }
+
+  #summary(accountId: string): AccountSummary {
+    const m = present(this.#meta(accountId), 'the summary of an account in the order').meta;
+    return { accountId, name: m.name, origin: m.origin, createdAt: m.createdAt, lastSeenMs: m.lastSeenMs };
   }
 
   #summaries(): AccountSummary[] {
