@@ -93,9 +93,9 @@ export class ShardLog<M> {
     this.#lazyFold.unref();
   }
 
-  /** Writes the shard's file with everything it holds now and removes the log. */
+  /** Writes the shard's file with everything it holds now and removes the log, when either holds a change the file lacks. */
   fold(): Promise<void> {
-    return this.#enqueue(() => this.#fold());
+    return this.#enqueue(() => (this.lines > 0 || this.#lazyFold ? this.#fold() : Promise.resolve()));
   }
 
   /** Writes what waits: a fold when one was asked for lazily, and every append queued. */
