@@ -861,8 +861,8 @@ const ABUSE = {
     }),
 
   // Sign-ins that succeed, as fast as they come, with the shared demo user and its own: most from
-  // a fresh /64 of its /48 each (a fresh client for the per-address limit, one network for the
-  // sessions' holder), every fourth from its own /64 (where SIGN_IN_LIMIT answers 429).
+  // a fresh /64 of its /48 each (a fresh client for the /64's limit, one network for the /48's and
+  // for the sessions' holder), every fourth from its own /64: SIGN_IN_LIMIT answers 429 to both.
   'sign-in-flood': ({ base, hostile, scale, stats, stopped }) =>
     loop(stats, scale.signInFlooders, stopped, async () => {
       const n = stats.sent;
