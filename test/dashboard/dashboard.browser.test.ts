@@ -427,6 +427,30 @@ describe('the dashboard in a real browser', () => {
   );
 
   it(
+    "shows home or away as GET /v1/locations says when a scenario's steps change it",
+    async () => {
+      await openSignedIn(1280);
+      const homeAway = async (): Promise<string> =>
+        ((await asDemo('get', `/v1/locations/${DEMO_LOCATION_ID}`).expect(200)).body as { homeAway: string }).homeAway;
+      await page.selectOption('#scenario', 'away-leak');
+      await page.click('#run-scenario button[type=submit]');
+      await page.locator('#runs li[data-state="running"]').waitFor();
+      expect(await homeAway()).toBe('away');
+      await page.locator('#home-away.away').waitFor();
+      expect(await page.textContent('#toggle-home-away')).toBe('Set home');
+
+      // The day plays the leak (whose alerts reload the card) and, last, the family coming home.
+      await page.click('button[data-advance="86400"]');
+      await page.locator('#runs li[data-state="completed"]').waitFor();
+      expect(await homeAway()).toBe('home');
+      await page.locator('#home-away.home').waitFor();
+      expect(await page.textContent('#toggle-home-away')).toBe('Set away');
+      expect(problems).toEqual([]);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  it(
     'shows changes made by other clients as they happen',
     async () => {
       await openSignedIn(1280);
