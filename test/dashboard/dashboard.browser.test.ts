@@ -17,6 +17,8 @@ let context: BrowserContext;
 let page: Page;
 let problems: string[];
 const screenshots: string[] = [];
+/** The colour of the chart's "now" line (#8a1c12, usage-panel.ts). */
+const NOW_LINE_RGB = [0x8a, 0x1c, 0x12] as const;
 /** A browser test drives a whole page: more than jest's default time. */
 const BROWSER_TEST_MS = 60_000;
 
@@ -255,6 +257,106 @@ describe.each(WIDTHS)('the dashboard at %i px wide', (width) => {
 
       expect(navigations()).toBe(0);
       expect(await page.evaluate('window.demoMarker')).toBe('the same page');
+      expect(problems).toEqual([]);
+    },
+    BROWSER_TEST_MS,
+  );
+});
+
+describe('the water-use chart', () => {
+  /** The chart's leak bands and "now" line, in CSS pixels from the plot area's left edge. */
+  async function chartMarks(): Promise<{
+    bands: { left: number; right: number }[];
+    now: { left: number; right: number } | null;
+    plotWidth: number;
+  }> {
+    // Text, not a function: the tests are compiled without the DOM's types.
+    return page.evaluate(`(() => {
+      const over = document.querySelector('#chart .u-over');
+      const canvas = document.querySelector('#chart canvas');
+      const origin = over.getBoundingClientRect();
+      const bands = [...over.querySelectorAll('.leak-band')].map((band) => {
+        const box = band.getBoundingClientRect();
+        return { left: box.left - origin.left, right: box.right - origin.left };
+      });
+      // The now line is drawn on the canvas in ${NOW_LINE_RGB.join(', ')}: find it on a row near the plot's bottom.
+      const ratio = canvas.width / canvas.getBoundingClientRect().width;
+      const canvasLeft = canvas.getBoundingClientRect().left;
+      const y = Math.round((origin.bottom - 3 - canvas.getBoundingClientRect().top) * ratio);
+      const row = canvas.getContext('2d').getImageData(0, y, canvas.width, 1).data;
+      const xs = [];
+      for (let x = 0; x < canvas.width; x++) {
+        const [r, g, b] = [row[x * 4], row[x * 4 + 1], row[x * 4 + 2]];
+        if (Math.abs(r - ${NOW_LINE_RGB[0]}) < 8 && Math.abs(g - ${NOW_LINE_RGB[1]}) < 8 && Math.abs(b - ${NOW_LINE_RGB[2]}) < 8) xs.push(x / ratio + canvasLeft - origin.left);
+      }
+      return {
+        bands,
+        now: xs.length ? { left: Math.min(...xs), right: Math.max(...xs) + 1 / ratio } : null,
+        plotWidth: origin.width,
+      };
+    })()`);
+  }
+
+  it(
+    'shows a leak that has just started, and a finished six-minute one, as bands at least 8 px wide from their start, beside the now line',
+    async () => {
+      await openSignedIn(1280);
+      const started = await asDemo('post', `/sandbox/locations/${DEMO_LOCATION_ID}/alerts`, { type: 'lowLeak' }).expect(
+        201,
+      );
+      await page.locator('#chart[data-leaks="1"] .leak-band[data-active="true"]').waitFor();
+      const live = await chartMarks();
+      expect(live.bands).toHaveLength(1);
+      const [band] = live.bands;
+      expect(band!.right - band!.left).toBeGreaterThanOrEqual(8);
+      // It starts at the now line (the leak started now) and shows beyond it.
+      expect(live.now).not.toBeNull();
+      expect(Math.abs(band!.left - live.now!.left)).toBeLessThanOrEqual(2);
+      expect(band!.right - live.now!.right).toBeGreaterThanOrEqual(5);
+
+      // Six minutes later it ends; three hours later it is a band of its own, still 8 px wide.
+      await asDemo('post', '/sandbox/clock', { advanceSeconds: 360 }).expect(200);
+      const alertId = (started.body as { alertId: string }).alertId;
+      await asDemo('post', `/sandbox/locations/${DEMO_LOCATION_ID}/alerts/${alertId}/end`).expect(200);
+      await asDemo('post', '/sandbox/clock', { advanceSeconds: 3 * 3600 }).expect(200);
+      await page.locator('#chart[data-leaks="1"] .leak-band[data-active="false"]').waitFor();
+      const finished = await chartMarks();
+      const [short] = finished.bands;
+      expect(short!.right - short!.left).toBeGreaterThanOrEqual(8);
+      // Three hours before the now line, in a 50-hour axis.
+      const hourPx = finished.plotWidth / 50;
+      expect(finished.now!.left - short!.left).toBeGreaterThan(2.5 * hourPx);
+      expect(finished.now!.left - short!.left).toBeLessThan(3.5 * hourPx);
+      expect(problems).toEqual([]);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  it(
+    "cuts a leak's spike at the top of an axis scaled to the usual use, and says so",
+    async () => {
+      await openSignedIn(1280);
+      const nowS = TEST_START.getTime() / 1000;
+      await asDemo('post', `/sandbox/locations/${DEMO_LOCATION_ID}/alerts`, { type: 'highLeak', peakValue: 12 }).expect(
+        201,
+      );
+      await asDemo('post', '/sandbox/clock', { advanceSeconds: 3600 }).expect(200);
+      await page.locator('#chart[data-leaks="1"]:not([data-cut="0"])').waitFor();
+      const readings = (
+        await asDemo(
+          'get',
+          `/v1/locations/${DEMO_LOCATION_ID}/readings/water-usage?startTime=${nowS - 47 * 3600}&groupBy=hour&perPage=100`,
+        ).expect(200)
+      ).body.readings as { time: string; volume: number }[];
+      // The hours the leak ran in, and the others.
+      const leakHours = readings.filter((r) => Date.parse(r.time) / 1000 + 3600 > nowS).map((r) => r.volume);
+      const usual = readings.filter((r) => Date.parse(r.time) / 1000 + 3600 <= nowS).map((r) => r.volume);
+      const axisMax = Number(await page.getAttribute('#chart', 'data-axis-max'));
+      expect(Math.min(...leakHours)).toBeGreaterThan(axisMax);
+      expect(axisMax).toBeGreaterThanOrEqual(Math.max(...usual));
+      expect(axisMax).toBeLessThanOrEqual(Math.max(...usual) * 1.2);
+      expect(await page.getAttribute('#chart', 'data-cut')).toBe(String(leakHours.length));
+      expect(await page.textContent('#chart-caption')).toContain('are cut short, marked with a break');
       expect(problems).toEqual([]);
     },
     BROWSER_TEST_MS,
