@@ -553,6 +553,34 @@ describe('the dashboard in a real browser', () => {
   );
 
   it(
+    "writes every time in the selected location's zone, and all of them in the other's once that one is selected",
+    async () => {
+      await fillEveryList();
+      await openSignedIn(1280);
+      await page.locator('#deliveries li[data-kind="alert"]').first().waitFor();
+      /** The zones named after the times in an element's text ("Mar 10, 11:30:00 EDT"). */
+      const zonesIn = async (selector: string): Promise<string[]> => {
+        const text = await page.innerText(selector);
+        return [...new Set([...text.matchAll(/\d{2}:\d{2}:\d{2} ([A-Z]{3,4}|GMT[+-]\d+)/g)].map((m) => m[1]!))].sort();
+      };
+      await page.locator('#readiness-since', { hasText: 'EDT' }).waitFor();
+      expect(await zonesIn('#dashboard')).toEqual(['EDT']);
+
+      // The deliveries, the journal and readiness belong to Maple Street Home (New York); Lakeside Cabin is in Los Angeles.
+      const pacific = DEMO_LOCATIONS.find((l) => l.timeZone === 'America/Los_Angeles')!;
+      await page.click(`[role="tab"][data-location-id="${pacific.locationId}"]`);
+      for (const shown of ['#readiness-since', '#journal li .detail', '#deliveries li .detail', '#clock-now'])
+        await page.locator(shown, { hasText: 'PDT' }).first().waitFor();
+      expect(await zonesIn('#dashboard')).toEqual(['PDT']);
+      await page.locator('#deliveries li[data-kind="alert"] button.row-open').first().click();
+      await page.locator('dialog#inspector[open]').waitFor();
+      expect(await zonesIn('dialog#inspector')).toEqual(['PDT']);
+      expect(problems).toEqual([]);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  it(
     'shows changes made by other clients as they happen',
     async () => {
       await openSignedIn(1280);

@@ -73,16 +73,13 @@ export class Context {
     this.#selectListeners.push(listener);
   }
 
-  /** The time zone to show a time in: its location's, else the selected location's. */
-  zoneOf(locationId?: string | null): string {
+  /**
+   * The time zone every time on the page is shown in: the selected location's, whatever location
+   * the time belongs to, so one screen never mixes zones (panels redraw when the selection changes).
+   */
+  get zone(): string {
     const config = this.config.locations;
-    return (
-      (
-        config.find((l) => l.locationId === locationId) ??
-        config.find((l) => l.locationId === this.#selected) ??
-        config[0]
-      )?.timeZone ?? 'UTC'
-    );
+    return (config.find((l) => l.locationId === this.#selected) ?? config[0])?.timeZone ?? 'UTC';
   }
 
   locationName(locationId: string | null): string {

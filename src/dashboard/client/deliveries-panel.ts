@@ -71,7 +71,7 @@ export class DeliveriesPanel {
 
   #row(d: Delivery): HTMLLIElement {
     const last = d.attempts[d.attempts.length - 1];
-    const zone = this.ctx.zoneOf(d.locationId);
+    const zone = this.ctx.zone;
     const when = shortTime(last ? last.at : d.createdAt, zone);
     const title = deliveryTitle(d);
     return el(

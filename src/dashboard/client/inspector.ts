@@ -56,7 +56,7 @@ export class Inspector {
   }
 
   #render(d: Delivery): void {
-    const zone = this.ctx.zoneOf(d.locationId);
+    const zone = this.ctx.zone;
     const close = el('button', { type: 'button', id: 'inspector-close', className: 'secondary', text: 'Close' });
     close.addEventListener('click', () => this.#dialog.close());
     const redeliver = el('button', { type: 'button', id: 'redeliver', text: 'Redeliver' });

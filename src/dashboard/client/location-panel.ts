@@ -60,7 +60,7 @@ export class LocationPanel {
 
   #renderLocalTime(): void {
     const nowMs = this.ctx.clock.nowMs();
-    const zone = this.ctx.zoneOf();
+    const zone = this.ctx.zone;
     byId('location-zone').textContent = nowMs === null ? zone : `${zone} · ${clockTime(nowMs, zone)}`;
   }
 
@@ -100,7 +100,7 @@ export class LocationPanel {
       `/sandbox/locations/${encodeURIComponent(locationId)}/alerts?active=true&perPage=50`,
     );
     if (locationId !== this.ctx.selected) return;
-    const zone = this.ctx.zoneOf(locationId);
+    const zone = this.ctx.zone;
     const list = byId('alerts');
     list.dataset['count'] = String(page.alerts.length);
     replaceKeepingFocus(

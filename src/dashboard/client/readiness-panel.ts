@@ -38,7 +38,7 @@ export class ReadinessPanel {
     byId('readiness-summary').textContent =
       `(${report.ready ? 'ready' : 'not ready'}: ${passed} passed, ${failed} failed, ${pending} pending${notApplicable ? `, ${notApplicable} n/a` : ''})`;
     byId('readiness-since').textContent =
-      `Whether the integration is ready for production, graded from what the sandbox saw since ${shortTime(report.since, this.ctx.zoneOf())}.`;
+      `Whether the integration is ready for production, graded from what the sandbox saw since ${shortTime(report.since, this.ctx.zone)}.`;
     const list = byId('readiness-checks');
     // Opened checks stay open when the list is drawn again.
     const open = new Set(
@@ -51,7 +51,7 @@ export class ReadinessPanel {
   }
 
   #row(check: ReadinessCheck, open: boolean): HTMLLIElement {
-    const zone = this.ctx.zoneOf();
+    const zone = this.ctx.zone;
     const evidence = check.evidence.map((e) => {
       const what =
         'request' in e

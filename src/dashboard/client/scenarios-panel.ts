@@ -33,7 +33,7 @@ export class ScenariosPanel {
     const { runs } = await this.ctx.api.get<{ runs: Run[] }>('/sandbox/runs');
     const locationId = this.ctx.selected;
     const mine = runs.filter((r) => r.locationId === locationId).slice(0, RUNS_SHOWN);
-    const zone = this.ctx.zoneOf(locationId);
+    const zone = this.ctx.zone;
     byId('runs').replaceChildren(
       ...(mine.length === 0
         ? [

@@ -109,7 +109,7 @@ export class UsagePanel {
   }
 
   #draw(readings: Reading[], view: ViewSpec): void {
-    const zone = this.ctx.zoneOf();
+    const zone = this.ctx.zone;
     const xs = readings.map((r) => Date.parse(r.time) / 1000);
     const ys = readings.map((r) => r.volume);
     const scale = usageScale(ys);
