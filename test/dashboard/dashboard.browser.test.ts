@@ -581,6 +581,44 @@ describe('the dashboard in a real browser', () => {
   );
 
   it(
+    "shortens the ids in the sandbox's sentences to 8 characters: scenario runs, drill banners, readiness evidence",
+    async () => {
+      await givenConfirmedSubscription(t, receiver);
+      await asDemo('post', '/sandbox/scenarios/slow-leak-escalates/runs', { locationId: DEMO_LOCATION_ID }).expect(201);
+      await t.deps.dispatcher.idle();
+      await openSignedIn(1280);
+      // A whole UUID standing as a word (one in a path stays whole: it is what the app sent).
+      const wholeId = /(?<![\w/=.-])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+      const shortened = /\b[0-9a-f]{8}\u2026/;
+
+      // Its last step: "ended lowLeak alert c21f1732-...".
+      const run = page.locator('#runs li').first();
+      await run.waitFor();
+      await page.click('button[data-advance="86400"]');
+      await page.locator('#runs li[data-state="completed"]').waitFor();
+      const runText = await run.innerText();
+      expect(runText).toMatch(/ended \w+ alert [0-9a-f]{8}\u2026/);
+      expect(runText).not.toMatch(wholeId);
+
+      await page.getByRole('button', { name: 'Duplicate alert' }).click();
+      const banner = page.locator('#flash', { hasText: 'Drill duplicate-delivery' });
+      await banner.waitFor();
+      expect(await banner.innerText()).toMatch(shortened);
+      expect(await banner.innerText()).not.toMatch(wholeId);
+      // The whole sentence stays in the tooltip.
+      expect(await banner.locator('div').getAttribute('title')).toMatch(wholeId);
+
+      const check = page.locator('#readiness-checks li[data-check="webhooks.alert-answer"]');
+      await check.locator('summary').click();
+      await check.locator('details[open] ul.evidence li').first().waitFor();
+      expect(await check.innerText()).toMatch(shortened);
+      expect(await check.innerText()).not.toMatch(wholeId);
+      expect(problems).toEqual([]);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  it(
     'shows changes made by other clients as they happen',
     async () => {
       await openSignedIn(1280);

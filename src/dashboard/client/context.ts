@@ -1,7 +1,8 @@
 import type { ClockState, Location } from '../api-types.js';
 import type { AlertTypeOption, PageConfig } from '../page-config.js';
 import { describeError, SignedOut, type Api } from './api.js';
-import { byId, el } from './dom.js';
+import { byId } from './dom.js';
+import { sentence } from './widgets.js';
 
 /** The parts of the page that reload their data when told (by live events, actions or the fallback poll). */
 export type PanelName =
@@ -87,9 +88,9 @@ export class Context {
     return this.config.locations.find((l) => l.locationId === locationId)?.name ?? locationId;
   }
 
-  /** A message in the page's status line (a live region, so screen readers hear it). */
+  /** A message in the page's status line (a live region, so screen readers hear it), its ids shortened. */
   announce(text: string, bad = false): void {
-    byId('flash').replaceChildren(el('div', { className: bad ? 'message bad' : 'message', text }));
+    byId('flash').replaceChildren(sentence('div', text, bad ? 'message bad' : 'message'));
   }
 
   /** Reports a failed action in the status line; a signed-out session is shown by the page already. */

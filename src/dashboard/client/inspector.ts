@@ -3,7 +3,7 @@ import type { Context } from './context.js';
 import { deliveryTitle, lastAnswer } from './delivery-text.js';
 import { badge, byId, el } from './dom.js';
 import { prettyJson, shortId, shortTime } from './format.js';
-import { busy, idWithCopy } from './widgets.js';
+import { busy, idWithCopy, sentence } from './widgets.js';
 
 /**
  * One delivery in full, in a modal dialog: the request as sent (URL, headers, JSON body), every
@@ -77,7 +77,7 @@ export class Inspector {
         d.redeliveryOf ? fact('Redelivery of', idWithCopy(d.redeliveryOf, 'delivery id')) : null,
         fact('Outcome', `${d.state}: ${lastAnswer(d)}`),
         d.state === 'pending' && d.nextAttemptAt ? fact('Next attempt', shortTime(d.nextAttemptAt, zone)) : null,
-        d.note ? fact('Note', d.note) : null,
+        d.note ? fact('Note', sentence('span', d.note)) : null,
       ]),
       el('section', { 'aria-labelledby': 'inspector-request' }, [
         el('h3', { id: 'inspector-request', text: 'Request' }),

@@ -1,7 +1,8 @@
 import type { DrillOutcome, ReadinessCheck, ReadinessReport } from '../api-types.js';
 import type { Context } from './context.js';
 import { badge, byId, el, replaceKeepingFocus } from './dom.js';
-import { shortTime } from './format.js';
+import { shortId, shortTime } from './format.js';
+import { sentence } from './widgets.js';
 
 const STATUS_TEXT: Record<ReadinessCheck['status'], string> = {
   passed: 'passed',
@@ -57,12 +58,12 @@ export class ReadinessPanel {
         'request' in e
           ? `${e.request} \u2192 ${e.status}`
           : 'deliveryId' in e
-            ? `delivery ${e.deliveryId}`
-            : `subscription ${e.subscriptionId}`;
+            ? `delivery ${shortId(e.deliveryId)}`
+            : `subscription ${shortId(e.subscriptionId)}`;
       return el('li', {}, [
         el('span', { className: 'detail', text: `${shortTime(e.time, zone)} ` }),
         el('code', { className: 'wrap', text: what }),
-        el('div', { text: e.detail }),
+        sentence('div', e.detail),
       ]);
     });
     const body = [
