@@ -619,6 +619,50 @@ describe('the dashboard in a real browser', () => {
   );
 
   it(
+    'lists deliveries newest first by creation and shows that time, the last attempt of a retried one beside it, and a status once',
+    async () => {
+      await givenConfirmedSubscription(t, receiver);
+      await openSignedIn(1280);
+      // The alert's start fails once (500) and is retried (a second later: WEBHOOK_BACKOFF_MS) after
+      // the alert's end was created and delivered, half a second after the start.
+      receiver.script = [{ status: 500, body: '{"error":"down"}' }];
+      const started = await asDemo('post', `/sandbox/locations/${DEMO_LOCATION_ID}/alerts`, { type: 'lowLeak' }).expect(
+        201,
+      );
+      await t.deps.dispatcher.idle();
+      t.clock.advance(500);
+      const alertId = (started.body as { alertId: string }).alertId;
+      await asDemo('post', `/sandbox/locations/${DEMO_LOCATION_ID}/alerts/${alertId}/end`).expect(200);
+      await t.deps.dispatcher.idle();
+      t.clock.advance(3000);
+      await t.deps.dispatcher.drain();
+      await page.locator('#deliveries li[data-kind="alert"][data-state="delivered"]').nth(1).waitFor();
+      const rows = page.locator('#deliveries li[data-delivery-id]');
+      await page.locator('#deliveries li', { hasText: '2 attempts' }).waitFor();
+
+      const texts = await rows.allInnerTexts();
+      const created = texts.map((text) => /created \w+ \d+, (\d{2}):(\d{2}):(\d{2})/.exec(text));
+      expect(created.every((m) => m !== null)).toBe(true);
+      const seconds = created.map((m) => Number(m![1]) * 3600 + Number(m![2]) * 60 + Number(m![3]));
+      expect(seconds).toEqual([...seconds].sort((a, b) => b - a));
+      const [end, start] = texts;
+      expect(end).toContain('alert · lowLeak end');
+      expect(start).toContain('alert · lowLeak start');
+      // Created in the same second as the end, last attempted 3 s later.
+      const lastAt = /2 attempts · 200 · \d+ ms · last at \w+ \d+, (\d{2}):(\d{2}):(\d{2}) EDT/.exec(start!);
+      expect(lastAt).not.toBeNull();
+      expect(Number(lastAt![1]) * 3600 + Number(lastAt![2]) * 60 + Number(lastAt![3]) - seconds[1]!).toBe(3);
+
+      await page.locator('#deliveries li', { hasText: 'alert · lowLeak start' }).locator('button.row-open').click();
+      const first = page.locator('dialog#inspector[open] li[data-attempt="1"]');
+      await first.waitFor();
+      expect(await page.locator('dialog#inspector[open]').innerText()).not.toContain('HTTP 500');
+      expect(problems).toEqual([]);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  it(
     'shows changes made by other clients as they happen',
     async () => {
       await openSignedIn(1280);

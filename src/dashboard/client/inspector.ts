@@ -1,6 +1,6 @@
 import type { Delivery, DeliveryAttempt } from '../api-types.js';
 import type { Context } from './context.js';
-import { deliveryTitle, lastAnswer } from './delivery-text.js';
+import { attemptError, deliveryTitle, lastAnswer } from './delivery-text.js';
 import { badge, byId, el } from './dom.js';
 import { prettyJson, shortId, shortTime } from './format.js';
 import { busy, idWithCopy, sentence } from './widgets.js';
@@ -136,6 +136,7 @@ function fact(name: string, value: Node | string): HTMLDivElement {
 
 function attempt(a: DeliveryAttempt, n: number, zone: string): HTMLLIElement {
   const ok = a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
+  const error = attemptError(a);
   return el(
     'li',
     { className: ok ? 'attempt ok' : 'attempt bad', 'data-attempt': n, 'data-status': a.statusCode ?? 'none' },
@@ -146,7 +147,7 @@ function attempt(a: DeliveryAttempt, n: number, zone: string): HTMLLIElement {
         badge(a.statusCode === null ? 'no answer' : String(a.statusCode), ok ? 'ok' : 'failed'),
         el('span', { className: 'detail', text: ` ${shortTime(a.at, zone)} · ${a.latencyMs} ms` }),
       ]),
-      a.error ? el('p', { className: 'bad', text: `Error: ${a.error}` }) : null,
+      error ? el('p', { className: 'bad', text: `Error: ${error}` }) : null,
       ...a.warnings.map((w) => el('p', { className: 'warn', text: `Warning: ${w}` })),
       a.responseExcerpt !== null
         ? el('div', {}, [
