@@ -4,7 +4,7 @@ import 'uplot/dist/uPlot.min.css';
 import type { Paged, Reading, SandboxAlert, Summary } from '../api-types.js';
 import type { Context } from './context.js';
 import { byId, el } from './dom.js';
-import { gallons, shortTime } from './format.js';
+import { capitalize, gallons, shortTime } from './format.js';
 import { MIN_LEAK_BAND_PX, renderLeakBands, type LeakSpan } from './leak-bands.js';
 import { usageScale, type UsageScale } from './usage-scale.js';
 
@@ -64,7 +64,7 @@ export class UsagePanel {
   #seq = 0;
 
   constructor(private readonly ctx: Context) {
-    for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')) {
+    for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-view]')) {
       button.addEventListener('click', () => {
         this.#view = (button.dataset['view'] as ChartView | undefined) ?? 'hour';
         this.ctx.refresh('usage');
@@ -113,7 +113,7 @@ export class UsagePanel {
     const xs = readings.map((r) => Date.parse(r.time) / 1000);
     const ys = readings.map((r) => r.volume);
     const scale = usageScale(ys);
-    for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]'))
+    for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-view]'))
       button.setAttribute('aria-pressed', String(button.dataset['view'] === view.groupBy));
     byId('chart-caption').textContent =
       `${capitalize(view.unit)}, ${view.caption}, in ${zone}. Shaded: leaks. Red line: the account's now.${scale.cutAbove === null ? '' : ` Bars above ${gallons(scale.cutAbove)} are cut short, marked with a break; the legend gives their values.`}`;
@@ -241,8 +241,6 @@ export class UsagePanel {
     ctx.restore();
   }
 }
-
-const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The chart in words, for screen readers: the canvas itself says nothing. */
 function describe(readings: Reading[], view: ViewSpec, zone: string, leaks: number, scale: UsageScale): string {
