@@ -46,13 +46,14 @@ function locationSection(view: DashboardView): SafeHtml {
         <ul class="alerts" id="alerts" aria-labelledby="alerts-title"><li class="empty">Loading&hellip;</li></ul>
         <form id="start-alert" class="inline-form">
           <div class="field"><label for="alert-type">Alert type</label>
-            <select id="alert-type" name="type">
+            <select id="alert-type" name="type" aria-describedby="alert-mode-note">
               ${config.alertTypes.map((t) => html`<option value="${t.type}">${t.type} (${t.meaning})</option>`)}
             </select></div>
           <div class="field"><label for="alert-peak">Peak value (optional)</label>
-            <input type="number" id="alert-peak" name="peakValue" step="any" aria-describedby="alert-peak-hint"></div>
+            <input type="number" id="alert-peak" name="peakValue" step="any" aria-describedby="alert-peak-hint alert-mode-note"></div>
           <button type="submit">Start alert</button>
           <p class="hint" id="alert-peak-hint"></p>
+          <p class="hint warn" id="alert-mode-note" aria-live="polite"></p>
         </form>
       </section>`;
 }

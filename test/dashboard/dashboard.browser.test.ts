@@ -663,6 +663,52 @@ describe('the dashboard in a real browser', () => {
   );
 
   it(
+    'says in words what the Start alert form will do: units and ranges, awayLeak at a home set to home, a leak at one set to away',
+    async () => {
+      await openSignedIn(1280);
+      const hint = page.locator('#alert-peak-hint');
+      const note = page.locator('#alert-mode-note');
+      await page.locator('#home-away.home').waitFor();
+      expect(await hint.textContent()).toBe(
+        'A slow leak. Peak flow in gallons per minute: from 0.1 to 2. Empty for 0.5.',
+      );
+      expect(await note.isVisible()).toBe(false);
+
+      await page.selectOption('#alert-type', 'awayLeak');
+      expect(await hint.textContent()).toBe(
+        'Any flow while away. Peak flow in gallons per minute: more than 0.1, up to 15. Empty for 0.5.',
+      );
+      expect(await note.textContent()).toContain(
+        'This home is set to home, and production raises awayLeak only while it is away',
+      );
+      // The API still starts it (receivers must cope with one).
+      await page.click('#start-alert button[type=submit]');
+      await page.locator('#alerts li[data-alert-type="awayLeak"]').waitFor();
+      await page.locator('#alerts li[data-alert-type="awayLeak"] button[data-end-alert]').click();
+      await page.locator('#alerts li.empty').waitFor();
+
+      await page.click('#toggle-home-away');
+      await page.locator('#home-away.away').waitFor();
+      expect(await note.isVisible()).toBe(false);
+      await page.selectOption('#alert-type', 'highLeak');
+      expect(await note.textContent()).toBe(
+        'This home is set to away: as in production, a highLeak starts as awayLeak (any flow while away). Set home first for a highLeak.',
+      );
+      await page.click('#start-alert button[type=submit]');
+      await page.locator('#alerts li[data-alert-type="awayLeak"]').waitFor();
+
+      await page.selectOption('#alert-type', 'ambientTemp');
+      expect(await hint.textContent()).toBe(
+        'Room temperature too low. Peak temperature in degrees Fahrenheit: from -40 to 50. Empty for 38.',
+      );
+      expect(await note.isVisible()).toBe(false);
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  it(
     'shows changes made by other clients as they happen',
     async () => {
       await openSignedIn(1280);

@@ -73,6 +73,8 @@ export const shortenIds = (text: string): string => text.replace(UUID_WORD, (id)
 export const gallons = (value: number): string =>
   `${value.toLocaleString(PAGE_LOCALE, { maximumFractionDigits: 1 })} gal`;
 
+export const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** "2 d 3 h", "45 min", "12 s" */
