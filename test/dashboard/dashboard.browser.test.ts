@@ -709,6 +709,68 @@ describe('the dashboard in a real browser', () => {
   );
 
   it(
+    'keeps its layout: a status banner moves nothing, the two columns end near each other at 1280 px, and header names take only their width',
+    async () => {
+      await givenConfirmedSubscription(t, receiver);
+      // Lists that grow with use: 24 alert deliveries and 36 requests in the journal.
+      for (let i = 0; i < 12; i++) {
+        const started = await asDemo('post', `/sandbox/locations/${DEMO_LOCATION_ID}/alerts`, {
+          type: 'lowLeak',
+        }).expect(201);
+        const alertId = (started.body as { alertId: string }).alertId;
+        await asDemo('post', `/sandbox/locations/${DEMO_LOCATION_ID}/alerts/${alertId}/end`).expect(200);
+        await asDemo('get', '/v1/locations/not-a-location').expect(404);
+      }
+      await t.deps.dispatcher.idle();
+      await openSignedIn(1280);
+      await page.setViewportSize({ width: 1280, height: 720 });
+      await page.locator('#deliveries li[data-kind="alert"]').nth(23).waitFor();
+      await page.locator('#journal li').nth(29).waitFor();
+
+      const topOf = (selector: string): Promise<number> =>
+        page.evaluate<number>(
+          `document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect().top + scrollY`,
+        );
+      const before = await Promise.all(['#location-panel', '#usage-title', '#subscriptions-title'].map(topOf));
+      await page.click('button[data-advance="3600"]');
+      await page.locator('#flash', { hasText: 'Clock moved forward 1 hour.' }).waitFor();
+      expect(await Promise.all(['#location-panel', '#usage-title', '#subscriptions-title'].map(topOf))).toEqual(before);
+      // An error stays until dismissed; dismissing it moves nothing either.
+      await page.getByRole('button', { name: 'Duplicate alert' }).click();
+      await page.getByRole('button', { name: 'Dismiss' }).click();
+      await page.locator('#toast').waitFor({ state: 'hidden' });
+
+      // Where each column's last card ends, from the top of the columns.
+      const columnEnds = await page.evaluate<number[]>(
+        `[...document.querySelectorAll('.grid > .col')].map((c) => c.lastElementChild.getBoundingClientRect().bottom - c.getBoundingClientRect().top)`,
+      );
+      expect(columnEnds).toHaveLength(2);
+      expect(Math.min(...columnEnds) / Math.max(...columnEnds)).toBeGreaterThan(0.8);
+      screenshots.push(await screenshot(page, 'dashboard-lists-1280x720'));
+
+      await page.locator('#deliveries li[data-kind="alert"] button.row-open').first().click();
+      await page.locator('dialog#inspector[open]').waitFor();
+      const widths = await page.evaluate<{ table: number; names: number[]; heights: number[]; line: number }>(
+        `(() => {
+          const table = document.querySelector('#inspector-headers');
+          const names = [...table.querySelectorAll('th')];
+          return {
+            table: table.getBoundingClientRect().width,
+            names: names.map((th) => th.getBoundingClientRect().width),
+            heights: names.map((th) => th.getBoundingClientRect().height),
+            line: parseFloat(getComputedStyle(names[0]).lineHeight) || 20,
+          };
+        })()`,
+      );
+      // The names' column is as wide as the longest name (one line each), and the values get the rest.
+      expect(Math.max(...widths.names) / widths.table).toBeLessThan(0.3);
+      for (const height of widths.heights) expect(height).toBeLessThan(2 * widths.line + 8);
+      expect(problems).toEqual([]);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  it(
     'shows changes made by other clients as they happen',
     async () => {
       await openSignedIn(1280);
