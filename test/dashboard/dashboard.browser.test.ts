@@ -88,6 +88,19 @@ async function openSignedIn(width: number): Promise<void> {
   await loaded();
 }
 
+/** From now on, every answer of 400 or more the page gets and every error in its console. */
+function recordFailures(): { refused: string[]; consoleErrors: string[] } {
+  const refused: string[] = [];
+  const consoleErrors: string[] = [];
+  page.on('response', (response) => {
+    if (response.status() >= 400) refused.push(`${response.status()} ${response.url()}`);
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  return { refused, consoleErrors };
+}
+
 /** Counts the times the page itself navigates (a reload included). */
 function navigationCounter(): () => number {
   let count = 0;
@@ -451,14 +464,7 @@ describe('the dashboard in a real browser', () => {
     'keeps its own calls working as the clock moves forward, back and through a scenario: no refused call, no console error',
     async () => {
       await openSignedIn(1280);
-      const refused: string[] = [];
-      const consoleErrors: string[] = [];
-      page.on('response', (response) => {
-        if (response.status() >= 400) refused.push(`${response.status()} ${response.url()}`);
-      });
-      page.on('console', (message) => {
-        if (message.type() === 'error') consoleErrors.push(message.text());
-      });
+      const { refused, consoleErrors } = recordFailures();
       await page.selectOption('#scenario', 'away-leak');
       await page.click('#run-scenario button[type=submit]');
       await page.locator('#runs li[data-state="running"]').waitFor();
@@ -503,14 +509,7 @@ describe('the dashboard in a real browser', () => {
       await page.clock.install();
       await signIn();
       await loaded();
-      const refused: string[] = [];
-      const consoleErrors: string[] = [];
-      page.on('response', (response) => {
-        if (response.status() >= 400) refused.push(`${response.status()} ${response.url()}`);
-      });
-      page.on('console', (message) => {
-        if (message.type() === 'error') consoleErrors.push(message.text());
-      });
+      const { refused, consoleErrors } = recordFailures();
       // An hour and a minute of real time for both: the token the page started with has run out.
       const elapsedMs = (t.deps.config.accessTokenTtlSeconds + 60) * 1000;
       t.clock.advance(elapsedMs);
