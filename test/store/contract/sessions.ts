@@ -86,6 +86,16 @@ export function describeSessionsContract(suite: ContractSuite): void {
       expect([await kept('victim-1'), await kept('other-1')].sort()).toEqual([false, true]);
     });
 
+    it('sign-ins of one millisecond (the clock not moving) end the holder’s oldest first, never its newest', async () => {
+      const sessions = sessionApi((await openStore({ maxSessions: 3 })).store);
+      await sessions.set('victim', givenSession('v', '198.51.100.1'));
+      for (let i = 0; i < 30; i++) await sessions.set(`flood-${i}`, givenSession('shared-user', '203.0.113.66'));
+      const kept = [];
+      for (let i = 0; i < 30; i++) if (await sessions.get(`flood-${i}`)) kept.push(i);
+      expect(kept).toEqual([28, 29]);
+      expect(await sessions.get('victim')).toBeTruthy();
+    });
+
     it('a session saved again under another holder counts for the new one only', async () => {
       const sessions = sessionApi((await openStore({ maxSessions: 2 })).store);
       await sessions.set('a', givenSession('u', 'net-1'));

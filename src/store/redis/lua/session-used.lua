@@ -2,8 +2,9 @@
 -- now (process clock, ms), ARGV[4] the session lifetime (ms), ARGV[5] the most sessions kept ('' for
 -- no bound), ARGV[6] what happened: 'set' (saved), 'touch' (used; a session the index no longer
 -- holds stays out) or 'end' (destroyed), ARGV[7] the session's holder (the network it was signed in
--- from). Keys: `sessions` (ids by last use), `sessholder` (id -> holder), `sessh:<holder>` (its ids by
--- last use) and `sessholders` (holders by how many they hold). Drops the ids whose sessions expired
+-- from). Keys: `sessions` (ids by last use), `sessholder` (id -> holder), `sessh:<holder>` (its ids in
+-- the order they were last used, by a sequence `sessseq`: sign-ins of one millisecond keep their
+-- order, so the oldest goes first) and `sessholders` (holders by how many they hold). Drops the ids whose sessions expired
 -- (Redis removed them by their TTL), and past the bound ends the least recently used session of the
 -- biggest holder, so a flood of sign-ins ends its own sessions. O(log n) plus what it drops.
 
@@ -31,14 +32,14 @@ if mode == 'touch' then
   if redis.call('ZSCORE', idx, sid) then
     redis.call('ZADD', idx, now, sid)
     local h = redis.call('HGET', holderOf, sid)
-    if h then redis.call('ZADD', P .. 'sessh:' .. h, 'XX', now, sid) end
+    if h then redis.call('ZADD', P .. 'sessh:' .. h, 'XX', redis.call('INCR', P .. 'sessseq'), sid) end
   end
 else
   local was = redis.call('HGET', holderOf, sid)
   if was and was ~= holder then forget(sid) end
   redis.call('ZADD', idx, now, sid)
   redis.call('HSET', holderOf, sid, holder)
-  if redis.call('ZADD', P .. 'sessh:' .. holder, now, sid) == 1 then redis.call('ZINCRBY', holders, 1, holder) end
+  if redis.call('ZADD', P .. 'sessh:' .. holder, redis.call('INCR', P .. 'sessseq'), sid) == 1 then redis.call('ZINCRBY', holders, 1, holder) end
 end
 for _, expired in ipairs(redis.call('ZRANGEBYSCORE', idx, '-inf', '(' .. num(tonumber(now) - tonumber(ARGV[4])))) do
   forget(expired)
