@@ -3,6 +3,7 @@ export { DASHBOARD_CLIENT_ID, requireAccount, resolveCredential, type Authentica
 export { createCsrf } from './csrf.js';
 export { findClient, secretsEqual, type ClientsDeps } from './clients.js';
 export { oauthSandboxRouter } from './client-routes.js';
+export { revokeApps } from './connected-apps.js';
 export { type OAuthDeps } from './oauth-deps.js';
 export { oauthRouter } from './oauth-routes.js';
 export { authOperations } from './operations.js';

@@ -13,5 +13,5 @@ export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps, 
   logger: Logger;
   config: SessionDeps['config'] &
     TokenDeliveryDeps['config'] &
-    GrantsDeps['config'] & { readonly limits: { readonly oauthClients: number } };
+    GrantsDeps['config'] & { readonly limits: { readonly oauthClients: number; readonly connectedApps: number } };
 }
