@@ -288,7 +288,14 @@ export const revokeOp = hostOperation('revokeToken', 'POST /oauth2/revoke', {
     required: true,
     example: { token: '<an access or refresh token of the client>', token_type_hint: 'refresh_token' },
   },
-  responses: { 200: { description: 'Revoked, or nothing to revoke: an empty answer.', headers: noStore } },
+  responses: {
+    200: {
+      description: 'Revoked, or nothing to revoke: an empty JSON object (RFC 7009 clients ignore the body).',
+      schema: z.strictObject({}),
+      headers: noStore,
+      example: {},
+    },
+  },
   errors: {
     400: 'invalid_request (token missing or repeated, a token_type_hint other than access_token or refresh_token, two authentication methods) or unauthorized_client (the token was issued to another client).',
     401: 'invalid_client: client authentication missing or wrong; with WWW-Authenticate: Basic.',

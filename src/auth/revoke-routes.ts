@@ -39,7 +39,8 @@ export function revokeRoutes(api: OperationRouter, deps: OAuthDeps): void {
           `This token was issued to another client; client ${JSON.stringify(client.clientId)} revokes only its own tokens`,
         );
       // Section 2.2: 200 whether it was revoked or was not valid (unknown, expired, revoked already).
-      res.status(200).end();
+      // The body is ignored by the RFC's clients; an empty JSON object, since some (simple-oauth2) read every answer as JSON.
+      res.status(200).json({});
     }),
   );
 }
