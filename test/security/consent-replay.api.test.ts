@@ -1,0 +1,137 @@
+import {
+  askForCode,
+  codeIn,
+  hostedSandbox,
+  registerApp,
+  STRANGER_CALLBACK,
+  type RegisteredApp,
+} from '../helpers/allowed-app.js';
+import { docOf, type TestApp } from '../helpers/build-test-app.js';
+import { DEMO_USER } from '../helpers/demo.js';
+import { HostedBrowser, type BrowserAnswer } from '../helpers/hosted-browser.js';
+
+// Issue #40, item 9, on a hosted sandbox over real HTTP: a consent page's token answers once, for
+// the very authorization request the page showed. A replay (another state, another parameter, a
+// second answer) mints no code.
+
+let t: TestApp;
+let url: string;
+let close: () => Promise<void>;
+let browser: HostedBrowser;
+let app: RegisteredApp;
+
+beforeEach(async () => {
+  ({ t, url, close } = await hostedSandbox());
+  app = await registerApp(url);
+  browser = new HostedBrowser(url);
+  await browser.signIn(DEMO_USER);
+});
+afterEach(async () => {
+  await close();
+});
+
+const codes = async (): Promise<number> => (await docOf(t)).authorizationCodes.length;
+
+/** The consent page of the stranger's application, for `params` of its authorization request. */
+async function consentPage(params: Parameters<typeof askForCode>[2] = {}): Promise<BrowserAnswer> {
+  const page = await askForCode(browser, app, params);
+  if (page.status !== 200 || !page.text.includes('name="decision"'))
+    throw new Error(`expected the consent page, got ${page.status}: ${page.text}`);
+  return page;
+}
+
+const answer = (page: BrowserAnswer, decision: 'allow' | 'deny', changed: Record<string, string> = {}) =>
+  browser.submit(page, '/login/consent', { decision, ...changed });
+
+describe("the consent page's token", () => {
+  it('answers once: the same form sent again, with another state or the same, is a 403 and mints no code', async () => {
+    const page = await consentPage({ state: 'first' });
+    const allowed = await answer(page, 'allow');
+    expect(codeIn(allowed)).toEqual(expect.any(String));
+    expect(new URL(allowed.location!).searchParams.get('state')).toBe('first');
+    const before = await codes();
+
+    for (const state of ['second', 'first']) {
+      const replay = await answer(page, 'allow', { state });
+      expect({ status: replay.status, location: replay.location }).toEqual({ status: 403, location: null });
+    }
+    const again = await answer(page, 'allow');
+    expect(again.status).toBe(403);
+    expect(again.text).toContain('answered already');
+    expect(await codes()).toBe(before);
+  });
+
+  it.each([
+    ['state changed', 'st4te', { state: 'another' }],
+    ['state added', null, { state: 'added' }],
+    ['scope changed', 'st4te', { scope: 'everything' }],
+    ['code_challenge changed', 'st4te', { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' }],
+    ['code_challenge_method changed', 'st4te', { code_challenge_method: 'plain' }],
+  ] as const)(
+    'is bound to the whole request: a form with its %s is a 403, and no code',
+    async (_name, state, changed) => {
+      const page = await consentPage({
+        ...(state === null ? {} : { state }),
+        extra: { scope: 'read', code_challenge: 'abc', code_challenge_method: 'S256' },
+      });
+      const before = await codes();
+      const forged = await answer(page, 'allow', changed);
+      expect({ status: forged.status, location: forged.location }).toEqual({ status: 403, location: null });
+      expect(await codes()).toBe(before);
+      // The form as it was shown still answers: the refusal spent nothing.
+      expect(codeIn(await answer(page, 'allow'))).toEqual(expect.any(String));
+    },
+  );
+
+  it("is bound to the client and its redirect URI: another application's form fields are refused", async () => {
+    const page = await consentPage();
+    const other = await registerApp(url, { applicationName: 'Other App' });
+    const forged = await answer(page, 'allow', { client_id: other.clientId });
+    expect(forged.status).toBe(403);
+    expect((await docOf(t)).connectedApps ?? []).toEqual([]);
+  });
+
+  it('Deny spends it: the same form answered Allow afterwards is refused', async () => {
+    const page = await consentPage();
+    const denied = await answer(page, 'deny');
+    expect(new URL(denied.location!).searchParams.get('error')).toBe('access_denied');
+    const before = await codes();
+    expect((await answer(page, 'allow')).status).toBe(403);
+    expect(await codes()).toBe(before);
+  });
+
+  it("an answer spends the pages shown before it: another tab's page asks to start again", async () => {
+    const first = await consentPage({ state: 'tab-1' });
+    const second = await consentPage({ state: 'tab-2' });
+    expect(codeIn(await answer(second, 'allow'))).toEqual(expect.any(String));
+    const before = await codes();
+    expect((await answer(first, 'allow')).status).toBe(403);
+    expect(await codes()).toBe(before);
+  });
+
+  it('cannot be answered after 15 minutes: a 403 that says the page is too old', async () => {
+    const page = await consentPage();
+    t.clock.advance(15 * 60 * 1000 + 1000);
+    const late = await answer(page, 'allow');
+    expect(late.status).toBe(403);
+    expect(late.text).toContain('too old');
+  });
+
+  it("is this browser's: the same user's other browser cannot answer with it", async () => {
+    const page = await consentPage();
+    const other = new HostedBrowser(url);
+    await other.signIn(DEMO_USER);
+    const before = await codes();
+    expect((await other.submit(page, '/login/consent', { decision: 'allow' })).status).toBe(403);
+    expect(await codes()).toBe(before);
+  });
+
+  it('answers at most once when one form is sent many times at once', async () => {
+    const page = await consentPage();
+    const before = await codes();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => answer(page, 'allow')));
+    expect(answers.map((a) => a.status).sort()).toEqual([302, 403, 403, 403, 403, 403, 403, 403]);
+    expect(await codes()).toBe(before + 1);
+    expect(answers.find((a) => a.status === 302)?.location).toMatch(new RegExp(`^${STRANGER_CALLBACK}\\?code=`));
+  });
+});
