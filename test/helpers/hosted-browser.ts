@@ -17,9 +17,19 @@ export interface BrowserAnswer {
  * with its cookies all the same (a top-level navigation: SameSite=Lax lets them go).
  */
 export class HostedBrowser {
-  readonly #cookies = new Map<string, string>();
+  readonly #cookies: Map<string, string>;
 
-  constructor(public at: string) {}
+  constructor(
+    public at: string,
+    cookies = new Map<string, string>(),
+  ) {
+    this.#cookies = cookies;
+  }
+
+  /** The same browser (its cookies shared) talking to `url`: another replica, say. */
+  via(url: string): HostedBrowser {
+    return new HostedBrowser(url, this.#cookies);
+  }
 
   get cookieHeader(): string {
     return [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ');
