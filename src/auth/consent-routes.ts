@@ -78,8 +78,11 @@ export function consentRoutes(api: OperationRouter, host: AuthorizationHost): vo
       } catch (error) {
         // A page spent already, or MAX_CONNECTED_APPS reached: a page that says so, and nothing issued.
         if (!(error instanceof AppError) || !error.expose) throw error;
-        if (error instanceof LimitError)
+        // Told as the error handler tells a refusal it shapes itself: /metrics and a warn line.
+        if (error instanceof LimitError) {
+          deps.metrics.countLimited(error.limit);
           deps.logger.warn('request refused by a limit', { limit: error.limit, accountId: user.accountId });
+        }
         sendError(res, error.status, 'Not allowed', error.message, request);
       }
     },
