@@ -104,14 +104,18 @@ const hiddenFields = (fields: Readonly<Record<string, string | null>>): SafeHtml
         ],
   );
 
-/** What a sign-in form shows and where it posts. */
-export interface SignInForm {
-  title: string;
-  /** What the sign-in is for, under the heading. */
-  lead: SafeHtml;
+/** Where a form posts, the fields it carries hidden, and its CSRF token. */
+interface PostedForm {
   action: string;
   hidden: Readonly<Record<string, string | null>>;
   csrfToken: string;
+}
+
+/** What a sign-in form shows and where it posts. */
+export interface SignInForm extends PostedForm {
+  title: string;
+  /** What the sign-in is for, under the heading. */
+  lead: SafeHtml;
   email?: string;
   error?: string;
   note: SafeHtml;
@@ -140,16 +144,15 @@ ${input.error ? html`<div class="error" role="alert" id="login-error">${input.er
  * The consent page: an application registered by another account asks for a code for the
  * signed-in user's account. Allow and Deny post the same form with its CSRF token.
  */
-export function consentPage(input: {
-  applicationName: string;
-  clientId: string;
-  applicationWebsite: string | null;
-  accountName: string;
-  userEmail: string;
-  action: string;
-  hidden: Readonly<Record<string, string | null>>;
-  csrfToken: string;
-}): FormPage {
+export function consentPage(
+  input: PostedForm & {
+    applicationName: string;
+    clientId: string;
+    applicationWebsite: string | null;
+    accountName: string;
+    userEmail: string;
+  },
+): FormPage {
   return document(
     `Allow ${input.applicationName}?`,
     html`<h1>Allow access?</h1>
@@ -175,13 +178,7 @@ export function consentPage(input: {
  * through, or one of another account, so nothing ends until the user says so (a POST with the
  * page's CSRF token).
  */
-export function signOutPage(input: {
-  applicationName: string;
-  userEmail: string;
-  action: string;
-  hidden: Readonly<Record<string, string | null>>;
-  csrfToken: string;
-}): FormPage {
+export function signOutPage(input: PostedForm & { applicationName: string; userEmail: string }): FormPage {
   return document(
     'Sign out of the sandbox?',
     html`<h1>Sign out of the sandbox?</h1>

@@ -1,8 +1,9 @@
 import { listen } from '../auth/listening.js';
 import { buildTestApp, type TestApp } from './build-test-app.js';
 import { BEHIND_HTTPS_PROXY } from './dashboard-sign-in.js';
-import { bearer, OTHER_API_KEY } from './demo.js';
-import type { BrowserAnswer, HostedBrowser } from './hosted-browser.js';
+import { bearer, DEMO_USER, OTHER_API_KEY } from './demo.js';
+import { HostedBrowser, type BrowserAnswer } from './hosted-browser.js';
+import { live } from './live.js';
 import { basicAuth, loginPath, partnerRegistration, type OAuthTokens } from './oauth.js';
 
 /**
@@ -22,6 +23,30 @@ export async function hostedSandbox(
   const t = await buildTestApp({ env: { ...HOSTED_ENV, TOKEN_DELIVERY: 'false', ...env } });
   const { baseUrl, close } = await listen(t.app);
   return { t, url: baseUrl, close };
+}
+
+/** What each test of a file starts from: a hosted sandbox, the stranger's application, and the demo user's browser, signed in. */
+export interface StrangersScene {
+  t: TestApp;
+  url: string;
+  app: RegisteredApp;
+  browser: HostedBrowser;
+}
+
+/** The scene (a fresh one for each test of the file or describe that calls it), closed after the test. */
+export function useStrangersScene(env: Record<string, string> = {}): StrangersScene {
+  let scene: (StrangersScene & { close: () => Promise<void> }) | null = null;
+  beforeEach(async () => {
+    const sandbox = await hostedSandbox(env);
+    const browser = new HostedBrowser(sandbox.url);
+    scene = { ...sandbox, app: await registerApp(sandbox.url), browser };
+    await browser.signIn(DEMO_USER);
+  });
+  afterEach(async () => {
+    await scene?.close();
+    scene = null;
+  });
+  return live('the scene', () => scene);
 }
 
 /** An application a client registered: its credentials and registration. */

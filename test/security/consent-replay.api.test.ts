@@ -1,12 +1,5 @@
-import {
-  askForCode,
-  codeIn,
-  hostedSandbox,
-  registerApp,
-  STRANGER_CALLBACK,
-  type RegisteredApp,
-} from '../helpers/allowed-app.js';
-import { docOf, type TestApp } from '../helpers/build-test-app.js';
+import { askForCode, codeIn, registerApp, STRANGER_CALLBACK, useStrangersScene } from '../helpers/allowed-app.js';
+import { docOf } from '../helpers/build-test-app.js';
 import { DEMO_USER } from '../helpers/demo.js';
 import { HostedBrowser, type BrowserAnswer } from '../helpers/hosted-browser.js';
 
@@ -14,34 +7,20 @@ import { HostedBrowser, type BrowserAnswer } from '../helpers/hosted-browser.js'
 // the very authorization request the page showed. A replay (another state, another parameter, a
 // second answer) mints no code.
 
-let t: TestApp;
-let url: string;
-let close: () => Promise<void>;
-let browser: HostedBrowser;
-let app: RegisteredApp;
+const scene = useStrangersScene();
 
-beforeEach(async () => {
-  ({ t, url, close } = await hostedSandbox());
-  app = await registerApp(url);
-  browser = new HostedBrowser(url);
-  await browser.signIn(DEMO_USER);
-});
-afterEach(async () => {
-  await close();
-});
-
-const codes = async (): Promise<number> => (await docOf(t)).authorizationCodes.length;
+const codes = async (): Promise<number> => (await docOf(scene.t)).authorizationCodes.length;
 
 /** The consent page of the stranger's application, for `params` of its authorization request. */
 async function consentPage(params: Parameters<typeof askForCode>[2] = {}): Promise<BrowserAnswer> {
-  const page = await askForCode(browser, app, params);
+  const page = await askForCode(scene.browser, scene.app, params);
   if (page.status !== 200 || !page.text.includes('name="decision"'))
     throw new Error(`expected the consent page, got ${page.status}: ${page.text}`);
   return page;
 }
 
 const answer = (page: BrowserAnswer, decision: 'allow' | 'deny', changed: Record<string, string> = {}) =>
-  browser.submit(page, '/login/consent', { decision, ...changed });
+  scene.browser.submit(page, '/login/consent', { decision, ...changed });
 
 describe("the consent page's token", () => {
   it('answers once: the same form sent again, with another state or the same, is a 403 and mints no code', async () => {
@@ -85,10 +64,10 @@ describe("the consent page's token", () => {
 
   it("is bound to the client and its redirect URI: another application's form fields are refused", async () => {
     const page = await consentPage();
-    const other = await registerApp(url, { applicationName: 'Other App' });
+    const other = await registerApp(scene.url, { applicationName: 'Other App' });
     const forged = await answer(page, 'allow', { client_id: other.clientId });
     expect(forged.status).toBe(403);
-    expect((await docOf(t)).connectedApps ?? []).toEqual([]);
+    expect((await docOf(scene.t)).connectedApps ?? []).toEqual([]);
   });
 
   it('Deny spends it: the same form answered Allow afterwards is refused', async () => {
@@ -111,7 +90,7 @@ describe("the consent page's token", () => {
 
   it('cannot be answered after 15 minutes: a 403 that says the page is too old', async () => {
     const page = await consentPage();
-    t.clock.advance(15 * 60 * 1000 + 1000);
+    scene.t.clock.advance(15 * 60 * 1000 + 1000);
     const late = await answer(page, 'allow');
     expect(late.status).toBe(403);
     expect(late.text).toContain('too old');
@@ -119,7 +98,7 @@ describe("the consent page's token", () => {
 
   it("is this browser's: the same user's other browser cannot answer with it", async () => {
     const page = await consentPage();
-    const other = new HostedBrowser(url);
+    const other = new HostedBrowser(scene.url);
     await other.signIn(DEMO_USER);
     const before = await codes();
     expect((await other.submit(page, '/login/consent', { decision: 'allow' })).status).toBe(403);
