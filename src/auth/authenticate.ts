@@ -55,12 +55,27 @@ export type RefusedToken = (
 ) => void;
 
 /**
+ * What a route lets a credential reach. `api`: production's /v1 API, which an application of
+ * another account that a user allowed may call. `controls`: the account owner's tools (every
+ * /sandbox control, the relay, the MCP server), which such an application's token may not use.
+ */
+export type Reach = 'api' | 'controls';
+
+/** 403 for an allowed application's token on the controls: it says why, and what may call them. */
+const ownerOnly = (clientId: string): Error =>
+  insufficientScope(
+    `This access token was issued to an application of another account (client_id ${JSON.stringify(clientId)}), which a user of this account allowed: it reaches the /v1 API only. The /sandbox controls are the account owner's: call them with the account's API key or a token of one of its own OAuth clients`,
+  );
+
+/**
  * Resolves an API key or an access token to its account, with production's split:
- * 401 when the header is missing or has no key; 403 when the key or token is invalid or expired.
+ * 401 when the header is missing or has no key; 403 when the key or token is invalid or expired,
+ * or (403 insufficient_scope) when it is an allowed application's and `reach` is the controls.
  */
 export async function resolveCredential(
   deps: AuthenticateDeps,
   credential: string,
+  reach: Reach = 'controls',
   onRefused?: RefusedToken,
 ): Promise<AuthContext> {
   const { accounts } = deps.store;
@@ -98,6 +113,7 @@ export async function resolveCredential(
       `The access token expired at ${token.expiresAt}; refresh it through /oauth2/token`,
     );
   }
+  if (token.consented === true && reach === 'controls') throw ownerOnly(token.clientId);
   return {
     accountId: doc.account.accountId,
     via: 'access_token',
@@ -109,22 +125,10 @@ export async function resolveCredential(
 }
 
 /**
- * What a route lets a credential reach. `api`: production's /v1 API, which an application of
- * another account that a user allowed may call. `controls`: the account owner's tools (every
- * /sandbox control, the relay, the MCP server), which such an application's token may not use.
- */
-export type Reach = 'api' | 'controls';
-
-/** 403 for an allowed application's token on the controls: it says why, and what may call them. */
-const ownerOnly = (clientId: string): Error =>
-  insufficientScope(
-    `This access token was issued to an application of another account (client_id ${JSON.stringify(clientId)}), which a user of this account allowed: it reaches the /v1 API only. The /sandbox controls are the account owner's: call them with the account's API key or a token of one of its own OAuth clients`,
-  );
-
-/**
- * Authenticates the requests of one reach (the controls unless told `api`), and notes the request
- * time of generated accounts: their ACCOUNT_TTL counts from it, to the second (an account past it
- * is not found, see AccountStore). This is the one place that decides who may use the controls.
+ * Authenticates the requests of one reach (the controls unless told `api`: see resolveCredential,
+ * the one place that decides who may use the controls), and notes the request time of generated
+ * accounts: their ACCOUNT_TTL counts from it, to the second (an account past it is not found, see
+ * AccountStore), and the last use of an allowed application.
  */
 export function requireAccount(deps: AuthenticateDeps, reach: Reach = 'controls'): RequestHandler {
   const touches = onceEvery(LAST_REQUEST_RESOLUTION_MS, MAX_TOUCH_MEMORY);
@@ -152,7 +156,7 @@ export function requireAccount(deps: AuthenticateDeps, reach: Reach = 'controls'
   return async (req, res, next) => {
     const credential = readBearerCredential(req.headers.authorization, ACCOUNT_AUTHORIZATION);
     // A refused token of the account still goes in its journal: a client that keeps sending an expired token is what the readiness report must see.
-    const auth = await resolveCredential(deps, credential, (doc, token, refusal) => {
+    const auth = await resolveCredential(deps, credential, reach, (doc, token, refusal) => {
       noteJournalSubject(res, {
         accountId: doc.account.accountId,
         via: 'access_token',
@@ -161,10 +165,7 @@ export function requireAccount(deps: AuthenticateDeps, reach: Reach = 'controls'
       });
       noteRequestFacts(res, { token: tokenTail(credential), refusal });
     });
-    if (auth.allowedApp !== null) {
-      if (reach === 'controls') throw ownerOnly(auth.allowedApp);
-      noteUse(auth, auth.allowedApp);
-    }
+    if (auth.allowedApp !== null) noteUse(auth, auth.allowedApp);
     touch(auth);
     setAuth(res, auth);
     if (auth.via === 'access_token' && !auth.internal) noteRequestFacts(res, { token: tokenTail(credential) });

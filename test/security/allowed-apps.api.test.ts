@@ -1,3 +1,4 @@
+import { resolveCredential } from '../../src/auth/index.js';
 import type { AccountStore } from '../../src/store/store.js';
 import {
   allowApp,
@@ -90,6 +91,19 @@ describe("an allowed application's token", () => {
     expect((await call(scene.url, 'GET', '/sandbox/oauth-clients', tokens.access_token)).status).toBe(403);
     expect((await call(scene.url, 'POST', '/sandbox/reset', tokens.access_token)).status).toBe(403);
     expect((await docOf(scene.t)).oauthClients).toEqual([]);
+  });
+
+  it('is refused by the authorization anything authorized like the controls calls (resolveCredential), unless it asks for the /v1 reach', async () => {
+    const tokens = await allowedTokens();
+    await expect(resolveCredential(scene.t.deps, tokens.access_token)).rejects.toMatchObject({
+      status: 403,
+      code: 'insufficient_scope',
+    });
+    expect(await resolveCredential(scene.t.deps, tokens.access_token, 'api')).toMatchObject({
+      accountId: DEMO_ACCOUNT_ID,
+      allowedApp: scene.app.clientId,
+    });
+    expect(await resolveCredential(scene.t.deps, DEMO_API_KEY)).toMatchObject({ allowedApp: null });
   });
 
   it("leaves the account's own credentials the controls: its API key, and a token of its own client", async () => {
