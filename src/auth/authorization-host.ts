@@ -115,7 +115,7 @@ export function createAuthorizationHost(deps: OAuthDeps): AuthorizationHost {
         userEmail: user.email,
         action: '/login/consent',
         hidden: requestFields(request),
-        csrfToken: consentToken(csrf, req, res, request, doc, deps.clock.now().getTime()),
+        csrfToken: consentToken({ csrf, ids: deps.ids }, req, res, request, deps.clock.now().getTime()),
       }),
     );
   };

@@ -50,7 +50,7 @@ export function consentRoutes(api: OperationRouter, host: AuthorizationHost): vo
       const app = foreignApp(client, user.accountId);
       try {
         if (body.decision === 'deny') {
-          await deps.store.accounts.update(user.accountId, (d) => spendConsentPage(d, token.answers));
+          await deps.store.accounts.update(user.accountId, (d) => spendConsentPage(d, token.page, now.getTime()));
           // RFC 6749 section 4.1.2.1: the refusal goes to the client, with its state.
           res.set('Cache-Control', 'no-store').redirect(302, redirectBack(request, { error: 'access_denied' }));
           return;
@@ -60,7 +60,7 @@ export function consentRoutes(api: OperationRouter, host: AuthorizationHost): vo
         await redirectWithCode(req, res, request, user, {
           consented: app !== null,
           alongside: (d) => {
-            spendConsentPage(d, token.answers);
+            spendConsentPage(d, token.page, now.getTime());
             // No app: the client became the user's own (or the fixtures') since the page was shown.
             if (!app) return;
             const connected = {

@@ -399,10 +399,12 @@ export interface AccountDoc {
   /** The applications of other accounts that its users allowed (absent: none, or older data). */
   connectedApps?: ConnectedAppRecord[];
   /**
-   * How many consent pages its users have answered: a consent page's token names the count it was
-   * shown at, so each answer spends it and every page shown before (see auth/consent-token.ts).
+   * The consent pages its users answered that could still be answered (auth/consent-token.ts):
+   * each page answers once. Bounded by MAX_ANSWERED_CONSENT_PAGES; pages shown until
+   * `consentPagesForgottenUntilMs` (process clock) count as answered once forgotten.
    */
-  consentAnswers?: number;
+  answeredConsentPages?: { page: string; shownAtMs: number }[];
+  consentPagesForgottenUntilMs?: number;
 }
 
 /**

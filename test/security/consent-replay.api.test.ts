@@ -1,6 +1,7 @@
+import { MAX_ANSWERED_CONSENT_PAGES, spendConsentPage } from '../../src/auth/consent-token.js';
 import { askForCode, codeIn, registerApp, STRANGER_CALLBACK, useStrangersScene } from '../helpers/allowed-app.js';
 import { docOf } from '../helpers/build-test-app.js';
-import { DEMO_USER } from '../helpers/demo.js';
+import { DEMO_ACCOUNT_ID, DEMO_USER } from '../helpers/demo.js';
 import { HostedBrowser, type BrowserAnswer } from '../helpers/hosted-browser.js';
 
 // Issue #40, item 9, on a hosted sandbox over real HTTP: a consent page's token answers once, for
@@ -79,13 +80,49 @@ describe("the consent page's token", () => {
     expect(await codes()).toBe(before);
   });
 
-  it("an answer spends the pages shown before it: another tab's page asks to start again", async () => {
+  it("an answer spends its own page only: another tab's page, and another person's on the shared demo user, still answer once", async () => {
     const first = await consentPage({ state: 'tab-1' });
     const second = await consentPage({ state: 'tab-2' });
+    const someoneElse = new HostedBrowser(scene.url);
+    await someoneElse.signIn(DEMO_USER);
+    const theirs = await askForCode(someoneElse, scene.app, { state: 'theirs' });
+    expect(theirs.text).toContain('name="decision"');
+
     expect(codeIn(await answer(second, 'allow'))).toEqual(expect.any(String));
+    const denied = await someoneElse.submit(theirs, '/login/consent', { decision: 'deny' });
+    expect(new URL(denied.location!).searchParams.get('error')).toBe('access_denied');
+    const allowed = await answer(first, 'allow');
+    expect(new URL(allowed.location!).searchParams.get('state')).toBe('tab-1');
+    expect(codeIn(allowed)).toEqual(expect.any(String));
     const before = await codes();
-    expect((await answer(first, 'allow')).status).toBe(403);
+    for (const page of [first, second]) expect((await answer(page, 'allow')).status).toBe(403);
+    expect((await someoneElse.submit(theirs, '/login/consent', { decision: 'allow' })).status).toBe(403);
     expect(await codes()).toBe(before);
+  });
+
+  it(`remembers at most ${MAX_ANSWERED_CONSENT_PAGES} answered pages: past it a forgotten page counts as answered, never as new`, async () => {
+    const page = await consentPage();
+    expect(new URL((await answer(page, 'deny')).location!).searchParams.get('error')).toBe('access_denied');
+    // Answers of later pages, written straight into the account as the consent route writes them.
+    scene.t.clock.advance(1000);
+    await scene.t.deps.store.accounts.update(DEMO_ACCOUNT_ID, (d) => {
+      for (let i = 0; i < MAX_ANSWERED_CONSENT_PAGES; i += 1)
+        spendConsentPage(
+          d,
+          { page: `later-page-${String(i).padStart(8, '0')}`, shownAtMs: scene.t.clock.now().getTime() },
+          scene.t.clock.now().getTime(),
+        );
+    });
+    const doc = await docOf(scene.t);
+    expect(doc.answeredConsentPages).toHaveLength(MAX_ANSWERED_CONSENT_PAGES);
+    expect(doc.answeredConsentPages?.some((p) => page.text.includes(p.page))).toBe(false);
+    const before = await codes();
+    const replay = await answer(page, 'allow');
+    expect(replay.status).toBe(403);
+    expect(replay.text).toContain('answered already');
+    expect(await codes()).toBe(before);
+    // A page shown now is not among the forgotten: it answers.
+    expect(codeIn(await answer(await consentPage(), 'allow'))).toEqual(expect.any(String));
   });
 
   it('cannot be answered after 15 minutes: a 403 that says the page is too old', async () => {
