@@ -20,7 +20,7 @@ export class ConnectedAppsPanel {
 
   async refresh(): Promise<void> {
     const { connectedApps } = await this.ctx.api.get<{ connectedApps: ConnectedApp[] }>('/sandbox/connected-apps');
-    const zone = this.ctx.zoneOf();
+    const zone = this.ctx.zone;
     byId('connected-apps-count').textContent = `(${connectedApps.length})`;
     replaceKeepingFocus(
       byId('connected-apps'),

@@ -92,7 +92,7 @@ function start(): void {
   ctx.onSelect(() => {
     clock.render();
     // Times everywhere are in the selected location's zone: the panels that show times redraw.
-    ctx.refresh('readiness', 'journal', 'deliveries', 'inspector');
+    ctx.refresh('readiness', 'journal', 'deliveries', 'inspector', 'connectedApps');
   });
 
   const refreshOf: Record<PanelName, () => Promise<void>> = {
