@@ -240,8 +240,14 @@ export function accountSandboxRouter(deps: AccountsDeps): Router {
 
   api.handle(resetAccountOp, async (_input, _req, res) => {
     const { accountId } = authOf(res);
-    const doc = await resetAccount(deps, accountId);
-    res.json({ reset: accountId, locations: doc.locations.map((l) => presentLocation(doc, l)) });
+    const { doc, revokedApps } = await resetAccount(deps, accountId);
+    res.json({
+      reset: accountId,
+      locations: doc.locations.map((l) => presentLocation(doc, l)),
+      revokedApps,
+      credentials:
+        "Kept: the account's API keys, users, OAuth clients and their access and refresh tokens. Revoked: every application of another account that its users allowed, with its access and refresh tokens (its users are asked again).",
+    });
   });
 
   api.handle(expireTokensOp, async ({ body }, _req, res) => {
@@ -252,7 +258,11 @@ export function accountSandboxRouter(deps: AccountsDeps): Router {
     const expired = await deps.store.accounts.update(accountId, (d) =>
       expireAccessTokens(d, tokenClocks(deps.clock, d.clock), (t) => only === undefined || t.accessToken === only),
     );
-    res.json({ expired });
+    res.json({
+      expired,
+      refreshTokens:
+        "Unchanged: clients get new access tokens with their refresh tokens (POST /oauth2/token, grant_type=refresh_token). To end an application's access, revoke it: DELETE /sandbox/connected-apps/{clientId} (another account's), DELETE /sandbox/oauth-clients/{clientId} (the account's own).",
+    });
   });
 
   return api.done();

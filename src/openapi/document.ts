@@ -116,7 +116,7 @@ const headerParameters = (op: Operation): Json[] =>
   }));
 
 const errorContent = (op: Operation): Json => ({
-  'application/json': { schema: ref(op.path === '/oauth2/token' ? 'OAuthError' : 'Error') },
+  'application/json': { schema: ref(op.path.startsWith('/oauth2/') ? 'OAuthError' : 'Error') },
 });
 
 /** What every operation of its kind can answer besides its own responses: authentication, bodies, encoding, 405s, faults. */
@@ -145,8 +145,12 @@ function commonErrors(op: Operation): Record<string, { description: string; head
       description: `missing_credentials${when}: no usable Authorization header; the message says what to send.`,
       headers: { 'WWW-Authenticate': header('Bearer realm="water-sandbox"') },
     };
+    const controls =
+      op.guard === 'account' && !op.path.startsWith('/v1/')
+        ? " insufficient_scope: an access token of another account's application that a user allowed, which reaches /v1 only (SANDBOX: the controls are the account owner's)."
+        : '';
     errors['403'] = {
-      description: `invalid_credentials, token_expired or token_revoked${when}: the key or token is not valid.`,
+      description: `invalid_credentials, token_expired or token_revoked${when}: the key or token is not valid.${controls}`,
       headers: {
         'WWW-Authenticate': header('Bearer realm="water-sandbox", error="invalid_token", error_description="..."'),
       },
@@ -205,7 +209,7 @@ function responsesOf(op: Operation, names: Map<z.ZodType, string>): Json {
     const extraHeaders: Json = {
       ...(common[status]?.headers ?? {}),
       ...(status === '429' ? { 'Retry-After': header('Seconds to wait.') } : {}),
-      ...(op.path === '/oauth2/token' && status === '401'
+      ...(op.path.startsWith('/oauth2/') && status === '401'
         ? { 'WWW-Authenticate': header('Basic realm="oauth2"') }
         : {}),
     };
