@@ -17,5 +17,7 @@ export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps, 
   config: SessionDeps['config'] &
     TokenDeliveryDeps['config'] &
     GrantsDeps['config'] &
-    LoginThrottleDeps['config'] & { readonly limits: { readonly oauthClients: number; readonly connectedApps: number } };
+    LoginThrottleDeps['config'] & {
+      readonly limits: { readonly oauthClients: number; readonly connectedApps: number };
+    };
 }
