@@ -8,6 +8,10 @@ export interface Scale {
   bigBody: number;
   oversizedBytes: number;
   subscriptionRelays: number;
+  /** Parallel loops of the sign-in flood. */
+  signInFlooders: number;
+  /** Accounts of the stream grab, each holding every stream it may. */
+  grabAccounts: number;
 }
 
 export interface CarefulRequest {
@@ -37,8 +41,12 @@ export interface Figures {
     p50Ms: number | null;
     p99Ms: number | null;
     maxMs: number | null;
+    /** What the careful partner held through the abuse: its dashboard sessions and stream. */
+    holdings: { sessions: number; sessionsKept: number; streamOpen: boolean; streamProblem: string | null };
   };
   process: {
+    /** Login session files in the store at the end. */
+    sessionsStored: number | null;
     up: boolean;
     health: number | null;
     peakHeapMb: number | null;
@@ -61,6 +69,8 @@ export function hostileTenant(options: {
   abuses?: readonly string[];
   entry?: { nodeArgs: string[]; main: string };
   log?: (line: string) => void;
+  /** More settings of the sandbox (the bench's --max-sessions). */
+  env?: Readonly<Record<string, string>>;
 }): Promise<Figures>;
 
 export function printFigures(figures: Figures): void;

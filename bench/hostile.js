@@ -1,15 +1,20 @@
-// A hostile tenant: one free account runs every abuse of issue 29 against a hosted sandbox
-// (PUBLIC_URL=https://sandbox.example.com, hosted defaults, no other setting; a child process
-// with the V8 flags of `npm start`, on a loopback port), while a careful partner runs
+// A hostile tenant: one free account runs every abuse of issues 29 and 40 against a hosted sandbox
+// (PUBLIC_URL=https://sandbox.example.com, hosted defaults, no other setting but METRICS_OPEN for
+// the bench's own view of the process; a child process with the V8 flags of `npm start`, on a
+// loopback port), while a careful partner runs
 // examples/readiness/careful.mjs on an account of its own, through `water-sandbox listen` as a
 // partner on a laptop does. Printed: the careful partner's failed requests (target 0), whether
 // every required readiness check passed, its p99 latency (target under 100 ms), whether the
 // process is still up, its peak heap against --max-old-space-size (the headroom), and the CPU
-// it used and its event loop's delay (what tells its own queue from the machine's).
+// it used and its event loop's delay (what tells its own queue from the machine's). Besides its
+// runs the careful partner holds two dashboard sessions (the shared demo user and its own user,
+// signed in before the abuse) and a dashboard event stream for the whole run, through the sign-in
+// flood and the stream grab: whether they lasted is printed.
 //
 //   npm run bench -- --only hostile                           60 s
 //   npm run bench -- --only hostile --abuses faults           one abuse alone, to see which one hurts
 //   npm run bench -- --only hostile --without unread-relays   every abuse but one
+//   npm run bench -- --only hostile --max-sessions 500        MAX_SESSIONS set lower, so the sign-in flood reaches it in the run
 //
 // A hosted sandbox works on at most 4 requests of one client at once (MAX_CONCURRENT_REQUESTS):
 // the abuses of the account share those turns, so its relay calls, each waiting seconds for a
@@ -21,8 +26,8 @@
 // relay endpoints and address literals the sandbox refuses, never a name it would resolve.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { Agent, createServer, get } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,9 +43,15 @@ const RECORDER = fileURLToPath(new URL('./lib/fetch-recorder.mjs', import.meta.u
 const BUILT = fileURLToPath(new URL('../dist/water-sandbox.js', import.meta.url));
 
 export const HOSTED_ENV = { PUBLIC_URL: 'https://sandbox.example.com' };
+/** /metrics is off on a hosted sandbox without ADMIN_TOKEN: opened for the bench, which reads the process's heap from it. */
+const BENCH_ENV = { ...HOSTED_ENV, METRICS_OPEN: 'true' };
+/** The careful partner's own network (its dashboard sessions and stream; its runs come from 127.0.0.1). */
+const CAREFUL_ADDRESS = '198.51.100.7';
 const TARGET_P99_MS = 100;
 /** The hostile tenant's network: every request of it comes from an address of this /64 (X-Forwarded-For, as a proxy in front sets it). */
 const HOSTILE_NET = '2001:db8:bad:1';
+/** The /48 it holds (a site's block): the sign-in flood takes a fresh /64 of it for each sign-in. */
+const HOSTILE_SITE = '2001:db8:bad';
 
 /** How hard each abuse pushes: the 60 s bench, and the few seconds of `npm test`. */
 export const FULL = {
@@ -51,6 +62,8 @@ export const FULL = {
   bigBody: 90_000,
   oversizedBytes: 2_000_000,
   subscriptionRelays: 40,
+  signInFlooders: 6,
+  grabAccounts: 36,
 };
 export const BRIEF = {
   workers: 1,
@@ -60,6 +73,8 @@ export const BRIEF = {
   bigBody: 90_000,
   oversizedBytes: 300_000,
   subscriptionRelays: 6,
+  signInFlooders: 1,
+  grabAccounts: 2,
 };
 
 export const ABUSES = [
@@ -72,12 +87,16 @@ export const ABUSES = [
   'unread-relays',
   'pages',
   'sign-ins',
+  'sign-in-flood',
+  'stream-grab',
   'oversized-bodies',
   'slow-headers',
 ];
 
 const randomHex = () => Math.floor(Math.random() * 0x10000).toString(16);
 const hostileAddress = () => `${HOSTILE_NET}:${randomHex()}:${randomHex()}:${randomHex()}:${randomHex()}`;
+/** An address of a fresh /64 of the hostile /48: a fresh client for every per-address limit. */
+const hostileSiteAddress = () => `${HOSTILE_SITE}:${randomHex()}:${randomHex()}::${randomHex()}`;
 const percentile = (sorted, p) =>
   sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 const unescapeHtml = (text) =>
@@ -100,11 +119,12 @@ export async function hostileTenant({
   abuses = ABUSES,
   entry = { nodeArgs: [], main: BUILT },
   log = () => {},
+  env = {},
 }) {
   // A fresh embedded store of its own (DATA_DIR), as a new deployment starts with.
   const dataDir = await mkdtemp(join(tmpdir(), 'hostile-tenant-'));
   const sandbox = await startChild(
-    { ...HOSTED_ENV, DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_OPTIONS: '' },
+    { ...BENCH_ENV, ...env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_OPTIONS: '' },
     entry.nodeArgs,
     entry.main,
   );
@@ -115,6 +135,8 @@ export async function hostileTenant({
   let peak = { heapMb: null, rssMb: null, loopDelayMs: null, cpuShare: null };
   try {
     const stats = {};
+    // Held by the careful partner from before the abuse to its end: what the flood and the grab must not take.
+    const held = await carefulHoldings(base);
     const hostile = await hostileAccount(base);
     log(`sandbox at ${base} (PUBLIC_URL ${HOSTED_ENV.PUBLIC_URL}); hostile account ${hostile.accountId}`);
     const started = performance.now();
@@ -142,6 +164,11 @@ export async function hostileTenant({
       await Promise.race([abuse, new Promise((resolve) => setTimeout(resolve, 20_000).unref())]);
     }
     const seconds = (performance.now() - started) / 1000;
+    const holdings = await held.check();
+    const sessionsStored = await readdir(join(dataDir, 'sessions')).then(
+      (names) => names.filter((n) => n.endsWith('.json')).length,
+      () => null,
+    );
     const health = await fetch(`${base}/healthz`).then(
       (r) => r.status,
       () => null,
@@ -158,8 +185,9 @@ export async function hostileTenant({
           .join(' | ');
     return {
       seconds,
-      careful,
+      careful: { ...careful, holdings },
       process: {
+        sessionsStored,
         up,
         health,
         peakHeapMb: peak.heapMb,
@@ -187,7 +215,9 @@ export async function run({ args }) {
   for (const name of [...abuses, ...without])
     if (!ABUSE[name]) throw new Error(`--abuses, --without: no abuse ${name}; there are ${ABUSES.join(', ')}`);
   const durationMs = Number(args.seconds ?? 60) * 1000;
-  const figures = await hostileTenant({ durationMs, abuses, log: (line) => console.log(`  ${line}`) });
+  const env = args['max-sessions'] ? { MAX_SESSIONS: args['max-sessions'] } : {};
+  const figures = await hostileTenant({ durationMs, abuses, env, log: (line) => console.log(`  ${line}`) });
+  if (env.MAX_SESSIONS) console.log(`  (MAX_SESSIONS=${env.MAX_SESSIONS} for this run)`);
   printFigures(figures);
 }
 
@@ -217,9 +247,14 @@ export function printFigures({ seconds, careful, process: p, abuses }) {
   console.log(
     `  careful partner: latency p50 ${careful.p50Ms?.toFixed(1)} ms, p99 ${careful.p99Ms?.toFixed(1)} ms (target under ${TARGET_P99_MS} ms), max ${careful.maxMs?.toFixed(1)} ms`,
   );
+  const h = careful.holdings;
+  console.log(
+    `  careful partner: dashboard sessions signed in before the abuse and still signed in at its end: ${h.sessionsKept} of ${h.sessions}; its dashboard stream open throughout: ${h.streamOpen ? 'yes' : `no (${h.streamProblem})`}`,
+  );
   console.log(
     `  process: ${p.up ? 'up' : `DOWN (${p.crash || `healthz ${p.health}`})`}; peak heap ${mb(p.peakHeapMb)} of --max-old-space-size=${p.heapLimitMb} MB (headroom ${p.headroom === null ? 'n/a' : `${(p.headroom * 100).toFixed(0)} %`}), peak RSS ${mb(p.peakRssMb)}`,
   );
+  console.log(`  process: login sessions stored at the end: ${p.sessionsStored ?? 'n/a'} (MAX_SESSIONS: 10000 hosted)`);
   console.log(
     `  process: CPU ${p.cpuShare === null ? 'n/a' : `${(p.cpuShare * 100).toFixed(0)} % of one core`} over the run; event loop delay p99 of each 250 ms: median ${p.loopDelayMs?.median.toFixed(1) ?? 'n/a'} ms, worst ${p.loopDelayMs?.worst.toFixed(1) ?? 'n/a'} ms`,
   );
@@ -400,10 +435,69 @@ async function carefulRun(base, entry, alive) {
   }
 }
 
+/**
+ * What the careful partner holds through the whole abuse, from its own network: two dashboard
+ * sessions (the shared demo user's and its own account's user's, signed in before the abuse) and
+ * a dashboard event stream. `check()` says at the end whether they lasted.
+ */
+async function carefulHoldings(base) {
+  const created = await fetch(`${base}/sandbox/accounts`, {
+    method: 'POST',
+    headers: { 'x-forwarded-for': CAREFUL_ADDRESS, 'content-type': 'application/json' },
+    body: '{"locations": 1}',
+  });
+  if (created.status !== 201) throw new Error(`the careful partner's account could not be created: ${created.status}`);
+  const account = await created.json();
+  const sessions = [];
+  for (const [email, password] of [
+    ['demo@example.com', 'demo-password'],
+    [account.user.email, account.user.password],
+  ]) {
+    const { status: code, cookie } = await formSignInWithCookie(
+      base,
+      '/',
+      '/dashboard/sign-in',
+      email,
+      password,
+      CAREFUL_ADDRESS,
+    );
+    if (code !== 303 || cookie === null) throw new Error(`the careful partner could not sign in: ${code}`);
+    sessions.push(cookie);
+  }
+  const behindProxy = { 'x-forwarded-for': CAREFUL_ADDRESS, 'x-forwarded-proto': 'https' };
+  const stream = holdStream(`${base}/dashboard/events`, { ...behindProxy, cookie: sessions[1] });
+  let streamProblem = null;
+  const openedWith = await stream.opened.catch((error) => String(error?.message ?? error));
+  if (openedWith !== 200) streamProblem = `opened with ${openedWith}`;
+  let ended = false;
+  void stream.closed.then(() => (ended = true));
+  return {
+    async check() {
+      let sessionsKept = 0;
+      for (const cookie of sessions) {
+        const page = await fetch(`${base}/`, { headers: { ...behindProxy, cookie } }).then(
+          (r) => r.text(),
+          () => '',
+        );
+        if (page.includes('id="sign-out"')) sessionsKept++;
+      }
+      if (streamProblem === null && ended) streamProblem = 'it was ended during the run';
+      stream.end();
+      return { sessions: sessions.length, sessionsKept, streamOpen: streamProblem === null, streamProblem };
+    },
+  };
+}
+
+/** Resolves once `stopped()` is true (checked every 100 ms). */
+async function until(stopped) {
+  while (!stopped()) await new Promise((resolve) => setTimeout(resolve, 100));
+  return 'stopped';
+}
+
 // ---- Watching the process ----
 
 /**
- * Polls the sandbox's /metrics (open on a hosted sandbox without ADMIN_TOKEN) every 250 ms for
+ * Polls the sandbox's /metrics (opened by METRICS_OPEN: off on a hosted sandbox without ADMIN_TOKEN) every 250 ms for
  * its heap, its event loop's delay (p99 of each window between polls) and its CPU time, and /proc
  * for its RSS; `stop` gives the peaks, the delays' median and worst window, and the CPU the
  * process used over the run as a share of one core: what tells the sandbox's own queue from the
@@ -540,11 +634,15 @@ async function relayEndpoints(base, hostile, prefix, n) {
   return endpoints;
 }
 
-/** Signs in through a form (the auth host's /login or the dashboard's), with a fresh cookie and its CSRF token. */
-async function formSignIn(base, formPath, postPath, email, password) {
-  const address = hostileAddress();
+/**
+ * Signs in through a form (the auth host's /login or the dashboard's), with a fresh cookie and its
+ * CSRF token, from `address` (a fresh one of the hostile /64 by default). Resolves with the
+ * answer's status and the session cookie, if one was set (behind the https proxy it is).
+ */
+async function formSignInWithCookie(base, formPath, postPath, email, password, address = hostileAddress()) {
+  const behindProxy = { 'x-forwarded-for': address, 'x-forwarded-proto': 'https' };
   const page = await fetch(`${base}${formPath}`, {
-    headers: { 'x-forwarded-for': address },
+    headers: behindProxy,
     signal: AbortSignal.timeout(15_000),
   });
   const cookie = page.headers
@@ -559,11 +657,41 @@ async function formSignIn(base, formPath, postPath, email, password) {
     method: 'POST',
     redirect: 'manual',
     signal: AbortSignal.timeout(15_000),
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address },
+    headers: { ...behindProxy, cookie, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ ...hidden, email, password }),
   });
-  return status(res);
+  const session = res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .find((c) => c.includes('water_sandbox_session='));
+  return { status: await status(res), cookie: session ?? null };
 }
+
+const formSignIn = async (...args) => (await formSignInWithCookie(...args)).status;
+
+/** Reads an event stream until it ends: `opened` (its status), `closed` (when it ended), `end()` to drop it. */
+function holdStream(url, headers) {
+  let request;
+  const opened = new Promise((resolve, reject) => {
+    request = get(url, { agent: streamAgent, headers: { accept: 'text/event-stream', ...headers } }, (res) => {
+      res.resume();
+      resolve(res);
+    });
+    request.on('error', reject);
+  });
+  const closed = opened.then(
+    (res) =>
+      new Promise((resolve) => {
+        res.once('close', resolve);
+        res.once('error', resolve);
+      }),
+    () => undefined,
+  );
+  return { opened: opened.then((res) => res.statusCode), closed, end: () => request.destroy() };
+}
+
+/** One socket per held stream: none pooled, none reused. */
+const streamAgent = new Agent({ keepAlive: false, maxSockets: Infinity });
 
 const LOGIN_QUERY = new URLSearchParams({
   response_type: 'code',
@@ -696,7 +824,7 @@ const ABUSE = {
       socket.on('error', () => {});
       await once(socket, 'connect');
       socket.write(
-        `GET /sandbox/relays/${relay.relayId}/requests HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${hostile.apiKey}\r\nAccept: text/event-stream\r\nX-Forwarded-For: ${hostileAddress()}\r\n\r\n`,
+        `GET /sandbox/relays/${relay.relayId}/requests HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${hostile.apiKey}\r\nX-Relay-Key: ${relay.relayKey}\r\nAccept: text/event-stream\r\nX-Forwarded-For: ${hostileAddress()}\r\n\r\n`,
       );
       const [first] = await once(socket, 'data');
       if (/^HTTP\/1\.1 200/.test(String(first))) streams.accepted++;
@@ -707,7 +835,12 @@ const ABUSE = {
     const pad = 'y'.repeat(scale.bigBody);
     await loop(stats, scale.relayPosters, stopped, async () => {
       const relay = relays[stats.sent % relays.length];
-      return status(await call(base, hostile, 'POST', `/relay/${relay.relayId}`, { body: { pad } }));
+      return status(
+        await call(base, hostile, 'POST', `/relay/${relay.relayId}`, {
+          body: { pad },
+          headers: { 'x-relay-key': relay.relayKey },
+        }),
+      );
     });
     for (const socket of sockets) socket.destroy();
   },
@@ -726,6 +859,90 @@ const ABUSE = {
         ? formSignIn(base, `/login?${LOGIN_QUERY}`, '/login', email, 'wrong-password')
         : formSignIn(base, '/', '/dashboard/sign-in', email, 'wrong-password');
     }),
+
+  // Sign-ins that succeed, as fast as they come, with the shared demo user and its own: most from
+  // a fresh /64 of its /48 each (a fresh client for the /64's limit, one network for the /48's and
+  // for the sessions' holder), every fourth from its own /64: SIGN_IN_LIMIT answers 429 to both.
+  'sign-in-flood': ({ base, hostile, scale, stats, stopped }) =>
+    loop(stats, scale.signInFlooders, stopped, async () => {
+      const n = stats.sent;
+      const [email, password] =
+        n % 2 === 0 ? ['demo@example.com', 'demo-password'] : [hostile.user.email, hostile.user.password];
+      const from = n % 4 === 3 ? hostileAddress() : hostileSiteAddress();
+      return n % 3 === 0
+        ? formSignIn(base, `/login?${LOGIN_QUERY}`, '/login', email, password, from)
+        : formSignIn(base, '/', '/dashboard/sign-in', email, password, from);
+    }),
+
+  // Every event stream a replica has (MAX_OPEN_STREAMS_TOTAL, 500 hosted): free accounts (20 an
+  // hour per IPv4 address: from two), each holding every stream it may (10 dashboard streams of one
+  // signed-in session, 5 relay streams), each reopened a second after it ends or is refused.
+  'stream-grab': async ({ base, scale, stats, stopped }) => {
+    const grabbers = [];
+    for (let i = 0; i < scale.grabAccounts && !stopped(); i++) {
+      const from = `192.0.2.${10 + Math.floor(i / 18)}`;
+      const res = await fetch(`${base}/sandbox/accounts`, {
+        method: 'POST',
+        headers: { 'x-forwarded-for': from, 'content-type': 'application/json' },
+        body: '{"locations": 1}',
+      });
+      if (res.status !== 201) {
+        count(stats, res.status);
+        continue;
+      }
+      grabbers.push({ ...(await res.json()), from });
+    }
+    const held = { streams: 0, most: 0 };
+    stats.note = () => `${grabbers.length} accounts; most streams held at once: ${held.most}`;
+    const holdForEver = async (open) => {
+      while (!stopped()) {
+        const stream = open();
+        const code = await stream.opened.catch(() => 'error');
+        count(stats, code);
+        if (code === 200) {
+          held.most = Math.max(held.most, ++held.streams);
+          const ended = await Promise.race([stream.closed.then(() => 'ended'), until(stopped)]);
+          held.streams--;
+          if (ended !== 'ended') stream.end();
+        } else stream.end();
+        if (!stopped()) await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    };
+    await Promise.all(
+      grabbers.map(async (grabber) => {
+        const signedIn = await formSignInWithCookie(
+          base,
+          '/',
+          '/dashboard/sign-in',
+          grabber.user.email,
+          grabber.user.password,
+          grabber.from,
+        );
+        const key = { authorization: `Bearer ${grabber.apiKey}`, 'x-forwarded-for': grabber.from };
+        const relays = [];
+        for (let i = 0; i < 5; i++) {
+          const res = await fetch(`${base}/sandbox/relays`, { method: 'POST', headers: key });
+          if (res.status === 200) relays.push(await res.json());
+        }
+        const dashboard = {
+          cookie: signedIn.cookie ?? '',
+          'x-forwarded-proto': 'https',
+          'x-forwarded-for': grabber.from,
+        };
+        await Promise.all([
+          ...Array.from({ length: 10 }, () => holdForEver(() => holdStream(`${base}/dashboard/events`, dashboard))),
+          ...relays.map((relay) =>
+            holdForEver(() =>
+              holdStream(`${base}/sandbox/relays/${relay.relayId}/requests`, {
+                ...key,
+                'x-relay-key': relay.relayKey,
+              }),
+            ),
+          ),
+        ]);
+      }),
+    );
+  },
 
   // Bodies far over the limit: declared (Content-Length) and streamed (chunked, no length).
   'oversized-bodies': ({ base, hostile, scale, stats, stopped }) =>

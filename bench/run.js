@@ -47,6 +47,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string' },
     abuses: { type: 'string' },
     without: { type: 'string' },
+    'max-sessions': { type: 'string' },
   },
   allowPositionals: false,
 });

@@ -1,6 +1,6 @@
 import express, { Router, type Express, type RequestHandler } from 'express';
 
-import { accountSandboxRouter, accountsAdminRouter, requireAdmin } from './accounts/index.js';
+import { accountSandboxRouter, accountsAdminRouter, requireMetricsAccess } from './accounts/index.js';
 import { alertsSandboxRouter } from './alerts/index.js';
 import { oauthRouter, oauthSandboxRouter, requireAccount } from './auth/index.js';
 import { VERSION } from './core/package-info.js';
@@ -113,6 +113,8 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
   service.handle(healthOp, async (_input, _req, res) => {
     const health = await deps.store.health();
     if (!health.ok) res.set('Retry-After', '1');
+    // How the CLI knows that `listen` must not share the demo account's relay with strangers.
+    res.set('X-Sandbox-Hosted', String(deps.config.hosted));
     res.status(health.ok ? 200 : 503).json({
       status: health.ok ? 'ok' : 'unavailable',
       version: VERSION,
@@ -126,7 +128,7 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
       const { contentType, body } = await deps.metrics.render();
       res.set('Content-Type', contentType).send(body);
     },
-    requireAdmin(deps),
+    requireMetricsAccess(deps),
   );
   app.use(service.done());
   app.use(openApiRouter({ urls: deps.urls, version: VERSION }));

@@ -104,6 +104,7 @@ export function loadConfig(
     blockPrivateEndpoints: v.BLOCK_PRIVATE_ENDPOINTS ?? hosted,
     hosted,
     limits: resolveLimits(v, hosted ? HOSTED_LIMITS : LOCAL_LIMITS),
+    metricsOpen: v.METRICS_OPEN ?? (!hosted && v.ADMIN_TOKEN === undefined),
     secureCookies: v.PUBLIC_URL === undefined ? tls.mode !== 'off' : new URL(v.PUBLIC_URL).protocol === 'https:',
     protectionsSet: Object.freeze(PROTECTION_VARIABLES.filter((name) => present[name] !== undefined)),
     logLevel: v.LOG_LEVEL ?? 'info',

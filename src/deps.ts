@@ -14,6 +14,7 @@ import type { OAuthClientRecord } from './store/data.js';
 import type { FixtureSet } from './store/fixtures.js';
 import { instrumentStore } from './store/instrumented.js';
 import type { Store } from './store/store.js';
+import { confirmationTokenShown } from './subscriptions/index.js';
 import {
   AddressGuard,
   createWebhookSender,
@@ -88,7 +89,13 @@ export async function buildDeps(
     { store, ids, logger, urls },
     await store.settings.setIfAbsent('relaySecret', ids.secret(32)),
   );
-  const streamSlots = new StreamSlots(config.limits.openStreamsTotal);
+  const streamSlots = new StreamSlots(config.limits.openStreamsTotal, (from, to) =>
+    logger.warn("event stream ended: its slot went to an account holding fewer of this replica's streams", {
+      accountId: from,
+      forAccountId: to,
+      limit: 'MAX_OPEN_STREAMS_TOTAL',
+    }),
+  );
   const addressGuard = new AddressGuard(overrides.resolve === undefined ? {} : { resolve: overrides.resolve });
   const httpSender = createWebhookSender({
     guard: config.blockPrivateEndpoints ? addressGuard : null,
@@ -107,7 +114,16 @@ export async function buildDeps(
     readiness.noteActivity(attempt.accountId);
   };
   const dispatcher = new Dispatcher(
-    { store, clock, ids, logger, sender, onAttempt, onShareWait: metrics.countShareWait },
+    {
+      store,
+      clock,
+      ids,
+      logger,
+      sender,
+      onAttempt,
+      onShareWait: metrics.countShareWait,
+      tokenHidden: (accountId, target) => !confirmationTokenShown({ config, relays }, accountId, target),
+    },
     config.webhook,
   );
   return {

@@ -3,4 +3,4 @@ export { fixtureClientsOf } from './initial-state.js';
 export { fixturesChanged, resetAllAccounts, seedFixtures, sweepIdleAccounts } from './lifecycle.js';
 export { MAX_GENERATED_LOCATIONS } from './bounds.js';
 export { accountsOperations } from './operations.js';
-export { accountSandboxRouter, accountsAdminRouter, requireAdmin } from './routes.js';
+export { accountSandboxRouter, accountsAdminRouter, requireAdmin, requireMetricsAccess } from './routes.js';

@@ -104,7 +104,8 @@ export const createAccountOp = operation('createAccount', 'POST /sandbox/account
   errors: {
     400: 'invalid_parameter: seed, locations or name is not valid, or an unknown field.',
     409: 'limit_reached: more locations than MAX_LOCATIONS_PER_ACCOUNT allows (a hosted sandbox: 5 by default).',
-    429: 'rate_limited: this client address created ACCOUNT_CREATION_LIMIT accounts this hour (a hosted sandbox without ADMIN_TOKEN: 20 by default); Retry-After says when to try again.',
+    429: 'rate_limited: this client address created ACCOUNT_CREATION_LIMIT accounts this hour (a hosted sandbox without ADMIN_TOKEN: 20 by default), or its IPv6 /48 created ACCOUNT_CREATION_PREFIX_LIMIT (60 by default); Retry-After says when to try again.',
+    507: 'limit_reached: the sandbox holds MAX_ACCOUNTS accounts, the most it allows (a hosted sandbox: 10000 by default); idle accounts are deleted after ACCOUNT_TTL.',
   },
 });
 

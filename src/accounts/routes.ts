@@ -1,14 +1,14 @@
 import type { RequestHandler, Router } from 'express';
 
 import { expireAccessTokens, secretsEqual, tokenClocks } from '../auth/index.js';
-import { AppError, capReached, notFound, present, rateLimited } from '../core/errors.js';
+import { AppError, capReached, notFound, present, rateLimited, storageFull } from '../core/errors.js';
 import type { Ids } from '../core/ids.js';
-import { clientAddressKey } from '../http/client-address.js';
+import { clientAddressKey, clientNetworkKey } from '../http/client-address.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import { readBearerCredential, refusedCredentials } from '../http/www-authenticate.js';
 import { presentLocation } from '../locations/index.js';
-import { IndexConflictError } from '../store/store.js';
+import { AccountsFullError, IndexConflictError } from '../store/store.js';
 import { generateAccount, type GeneratedAccount } from './generate.js';
 import { resetAccount, resetAllAccounts, type LifecycleDeps } from './lifecycle.js';
 import {
@@ -26,7 +26,13 @@ export interface AccountsDeps extends LifecycleDeps {
     readonly seed: number;
     readonly adminToken: string | null;
     readonly hosted: boolean;
-    readonly limits: { readonly accountCreationsPerHour: number; readonly locationsPerAccount: number };
+    readonly metricsOpen: boolean;
+    readonly limits: {
+      readonly accountCreationsPerHour: number;
+      readonly accountCreationsPerPrefixPerHour: number;
+      readonly accounts: number;
+      readonly locationsPerAccount: number;
+    };
   };
 }
 
@@ -35,21 +41,32 @@ const CREATION_WINDOW_MS = 3_600_000;
 /**
  * ACCOUNT_CREATION_LIMIT: while account creation is open (no ADMIN_TOKEN), each client address
  * may create this many accounts per hour (fixed windows of the process clock, counted in the
- * store, so one limit across replicas); 0 = none.
+ * store, so one limit across replicas); 0 = none. ACCOUNT_CREATION_PREFIX_LIMIT counts an IPv6
+ * client's /48 beside its /64, so a site with 65,536 /64s gets a few /64s' worth, not 65,536.
  */
-async function checkCreationRate(deps: AccountsDeps, address: string): Promise<void> {
-  const limit = deps.config.limits.accountCreationsPerHour;
-  if (limit === 0 || deps.config.adminToken !== null) return;
+async function checkCreationRate(deps: AccountsDeps, address: string, network: string | null): Promise<void> {
+  if (deps.config.adminToken !== null) return;
+  const { accountCreationsPerHour, accountCreationsPerPrefixPerHour } = deps.config.limits;
   const nowMs = deps.clock.now().getTime();
   const window = Math.floor(nowMs / CREATION_WINDOW_MS);
-  const count = await deps.store.counters.increment(`account-create:${address}:${window}`, CREATION_WINDOW_MS);
-  if (count <= limit) return;
   const retryAfter = Math.max(1, Math.ceil(((window + 1) * CREATION_WINDOW_MS - nowMs) / 1000));
-  throw rateLimited(
-    'ACCOUNT_CREATION_LIMIT',
-    `Too many accounts created from this address: this sandbox allows ${limit} an hour (ACCOUNT_CREATION_LIMIT=${limit}); try again in ${retryAfter} s, or ask its operator for the ADMIN_TOKEN`,
-    retryAfter,
-  );
+  const counted = async (key: string): Promise<number> =>
+    deps.store.counters.increment(`${key}:${window}`, CREATION_WINDOW_MS);
+  if (accountCreationsPerHour > 0 && (await counted(`account-create:${address}`)) > accountCreationsPerHour) {
+    throw rateLimited(
+      'ACCOUNT_CREATION_LIMIT',
+      `Too many accounts created from this address: this sandbox allows ${accountCreationsPerHour} an hour (ACCOUNT_CREATION_LIMIT=${accountCreationsPerHour}); try again in ${retryAfter} s, or ask its operator for the ADMIN_TOKEN`,
+      retryAfter,
+    );
+  }
+  const prefixLimit = accountCreationsPerPrefixPerHour;
+  if (network !== null && prefixLimit > 0 && (await counted(`account-create-net:${network}`)) > prefixLimit) {
+    throw rateLimited(
+      'ACCOUNT_CREATION_PREFIX_LIMIT',
+      `Too many accounts created from this network: this sandbox allows ${prefixLimit} an hour per IPv6 /48 (ACCOUNT_CREATION_PREFIX_LIMIT=${prefixLimit}); try again in ${retryAfter} s, or ask its operator for the ADMIN_TOKEN`,
+      retryAfter,
+    );
+  }
 }
 
 /** Global operations: open when ADMIN_TOKEN is unset, otherwise they need `Authorization: Bearer $ADMIN_TOKEN`. */
@@ -76,10 +93,17 @@ async function createGeneratedAccount(
 ): Promise<GeneratedAccount> {
   for (let attempt = 1; ; attempt++) {
     const generated = generateAccount(input, deps.ids, deps.clock.now());
+    const maxAccounts = deps.config.limits.accounts;
     try {
-      await deps.store.accounts.create(generated.doc);
+      await deps.store.accounts.create(generated.doc, [], maxAccounts === 0 ? {} : { maxAccounts });
       return generated;
     } catch (error) {
+      if (error instanceof AccountsFullError) {
+        throw storageFull(
+          'MAX_ACCOUNTS',
+          `This sandbox holds ${maxAccounts} accounts, the most it allows (MAX_ACCOUNTS=${maxAccounts}); accounts unused for ACCOUNT_TTL are deleted, so try again later, or ask its operator to raise MAX_ACCOUNTS`,
+        );
+      }
       if (!(error instanceof IndexConflictError) || attempt === CREATE_ATTEMPTS) throw error;
     }
   }
@@ -101,6 +125,27 @@ function requireAdminOperation(deps: Pick<AccountsDeps, 'config'>): RequestHandl
         {
           headers: { 'WWW-Authenticate': 'Bearer realm="water-sandbox"' },
         },
+      );
+    }
+    admin(req, res, next);
+  };
+}
+
+/**
+ * /metrics (account counts, traffic by route): open where METRICS_OPEN says so (by default a
+ * local sandbox without ADMIN_TOKEN), otherwise behind ADMIN_TOKEN, and off while it is unset: a
+ * hosted sandbox does not show strangers its traffic.
+ */
+export function requireMetricsAccess(deps: Pick<AccountsDeps, 'config'>): RequestHandler {
+  if (deps.config.metricsOpen) return (_req, _res, next) => next();
+  const admin = requireAdmin(deps);
+  return (req, res, next) => {
+    if (deps.config.adminToken === null) {
+      throw new AppError(
+        403,
+        'admin_disabled',
+        'The metrics of this sandbox are off: it is hosted (its PUBLIC_URL is not loopback) and has no ADMIN_TOKEN; its operator can set ADMIN_TOKEN (then send it as a Bearer token) or METRICS_OPEN=true',
+        { headers: { 'WWW-Authenticate': 'Bearer realm="water-sandbox"' } },
       );
     }
     admin(req, res, next);
@@ -129,7 +174,7 @@ export function accountsAdminRouter(deps: AccountsDeps): Router {
           'locations',
         );
       }
-      await checkCreationRate(deps, clientAddressKey(req));
+      await checkCreationRate(deps, clientAddressKey(req), clientNetworkKey(req));
       const { doc, password } = await createGeneratedAccount(deps, {
         seed,
         locationCount,

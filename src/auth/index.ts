@@ -16,5 +16,6 @@ export { authOperations, ConnectedApp } from './operations.js';
 export { sendMessagePage, sendSignInPage } from './pages.js';
 export { endSession, loginSession, SESSION_TTL_MS, type SessionDeps } from './session.js';
 export { createSignIn, startUserSession, type UserSessionDeps } from './sign-in.js';
+export { type LoginThrottleDeps } from './throttle.js';
 export { expireAccessTokens, pruneGrants, pruneInternalTokens, revokeGrant } from './tokens.js';
 export { createPasswordCheck, signedInUser, type UsersDeps } from './users.js';

@@ -4,6 +4,7 @@ import type { Logger } from '../core/logger.js';
 import type { ClientsDeps } from './clients.js';
 import type { GrantsDeps } from './grants.js';
 import type { SessionDeps } from './session.js';
+import type { LoginThrottleDeps } from './throttle.js';
 import type { TokenDeliveryDeps } from './token-delivery.js';
 
 /** What the authorization host and the client registration need. */
@@ -15,5 +16,8 @@ export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps, 
   metrics: { readonly countLimited: (rule: string) => void };
   config: SessionDeps['config'] &
     TokenDeliveryDeps['config'] &
-    GrantsDeps['config'] & { readonly limits: { readonly oauthClients: number; readonly connectedApps: number } };
+    GrantsDeps['config'] &
+    LoginThrottleDeps['config'] & {
+      readonly limits: { readonly oauthClients: number; readonly connectedApps: number };
+    };
 }

@@ -12,6 +12,12 @@ declare module 'express-session' {
     accountId: string;
     /** The session's CSRF secret, made at sign-in: the forms of a signed-in browser are signed with it (see csrf.ts). */
     csrfToken: string;
+    /**
+     * Who the session counts for when the store holds MAX_SESSIONS: the network it was signed in
+     * from (an IPv4 address, an IPv6 /48). Past the bound the store ends the biggest holder's
+     * least recently used session, so a flood of sign-ins ends its own sessions, not others'.
+     */
+    holder: string;
   }
 }
 

@@ -2,10 +2,11 @@ import type { Request } from 'express';
 
 import { AppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { clientAddressKey, clientNetworkKey } from '../http/client-address.js';
 import type { DeepReadonly, UserRecord } from '../store/data.js';
 import type { CookieConfig } from './cookies.js';
 import { sessionCall } from './session.js';
-import { createLoginThrottle } from './throttle.js';
+import { createLoginThrottle, type LoginThrottleDeps } from './throttle.js';
 import { createPasswordCheck, type UsersDeps } from './users.js';
 
 /** What a sign-in form submission comes to: the user, or the form again with this status and message. */
@@ -20,7 +21,7 @@ export type SignInOutcome =
  * the page is the form again, and scripts can tell.
  */
 export function createSignIn(
-  deps: UsersDeps,
+  deps: LoginThrottleDeps,
 ): (address: string, rawEmail: string | undefined, password: string | undefined) => Promise<SignInOutcome> {
   const checkPassword = createPasswordCheck(deps);
   const throttle = createLoginThrottle(deps);
@@ -67,6 +68,7 @@ export async function startUserSession(
   user: DeepReadonly<UserRecord>,
 ): Promise<void> {
   await sessionCall((done) => req.session.regenerate(done));
+  req.session.holder = clientNetworkKey(req) ?? clientAddressKey(req);
   req.session.userId = user.userId;
   req.session.accountId = user.accountId;
   req.session.csrfToken = deps.ids.secret(24);

@@ -1,4 +1,5 @@
-import { AppError, OAuthError } from '../core/errors.js';
+import { AppError, OAuthError, rateLimited } from '../core/errors.js';
+import { networkOfAddressKey } from '../http/client-address.js';
 import type { UsersDeps } from './users.js';
 
 /** Failures counted per window; past a limit, the caller waits for the next window. */
@@ -49,18 +50,40 @@ async function countFirst(
   return { takeBack };
 }
 
+/** What the sign-in limits need: SIGN_IN_LIMIT beside the store and the clock. */
+export interface LoginThrottleDeps extends UsersDeps {
+  config: { readonly limits: { readonly signInsPerMinute: number } };
+}
+
 /**
- * Limits failed sign-ins per client address and per account, in fixed windows of the process
- * clock. Only failures count in the end, and a limit lasts until its window ends, so a partner
- * guessing passwords for the shared demo user blocks it for everyone for at most LOGIN_WINDOW_MS.
+ * Limits sign-ins per client address (SIGN_IN_LIMIT a minute, whether they succeed or not: each
+ * successful one makes a login session), and failed sign-ins per client address and per account,
+ * in fixed windows of the process clock. Of the failures only those stay counted in the end, and
+ * a limit lasts until its window ends, so a partner guessing passwords for the shared demo user
+ * blocks it for everyone for at most LOGIN_WINDOW_MS. No limit counts sign-ins per user: the
+ * demo user, whose password every partner has, stays usable by each while another floods it.
  */
-export function createLoginThrottle(deps: UsersDeps): {
+export function createLoginThrottle(deps: LoginThrottleDeps): {
   /** Counts a sign-in attempt; throws a 429 (with Retry-After) when the address or the e-mail's account is over its limit. */
   begin(address: string, email: string): Promise<CountedAttempt>;
 } {
   return {
     async begin(address, email) {
       const { index, retryAfter } = currentWindow(deps);
+      // An IPv6 client is counted by its /64 and by its /48: a site's 65,536 /64s are not 65,536 limits.
+      const limit = deps.config.limits.signInsPerMinute;
+      const network = networkOfAddressKey(address);
+      for (const [key, from] of [
+        [address, 'this address'],
+        ...(network === null ? [] : [[network, 'this network (an IPv6 /48)']]),
+      ] as const) {
+        if (limit > 0 && (await deps.store.counters.increment(`sign-in:${key}:${index}`, LOGIN_WINDOW_MS)) > limit)
+          throw rateLimited(
+            'SIGN_IN_LIMIT',
+            `Too many sign-ins from ${from}: this sandbox allows ${limit} a minute (SIGN_IN_LIMIT=${limit}); try again in ${retryAfter} s`,
+            retryAfter,
+          );
+      }
       const owner = await deps.store.accounts.lookup('email', email.toLowerCase());
       const keys = [{ key: `login-fail:address:${address}:${index}`, limit: FAILED_LOGINS_PER_ADDRESS }];
       if (owner !== null) keys.push({ key: `login-fail:account:${owner}:${index}`, limit: FAILED_LOGINS_PER_ACCOUNT });

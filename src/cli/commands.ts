@@ -4,7 +4,7 @@ import type * as accounts from '../accounts/operations.js';
 import type * as alerts from '../alerts/schemas.js';
 import { accountEnvironment } from '../client/account.js';
 import type * as scenarios from '../scenarios/operations.js';
-import { resolveTarget, SandboxClient, type ClientOptions } from './client.js';
+import { isSharedKey, resolveTarget, SandboxClient, sharedAccountWarning, type ClientOptions } from './client.js';
 import { CliError, type CliContext } from './context.js';
 import { formatDuration, parseDuration } from './duration.js';
 
@@ -20,8 +20,13 @@ export interface CommonOptions extends ClientOptions {
   json?: boolean;
 }
 
-export function clientFor(options: ClientOptions, ctx: CliContext): SandboxClient {
-  const { baseUrl, apiKey } = resolveTarget(options, ctx.env);
+/**
+ * The client of a command. One that acts on the account of its key (`acts`: what it does with
+ * it, for the warning) says on stderr when that is the shared demo account.
+ */
+export function clientFor(options: ClientOptions, ctx: CliContext, acts: string | null = 'acts on'): SandboxClient {
+  const { baseUrl, apiKey, keyFrom } = resolveTarget(options, ctx.env);
+  if (acts !== null && isSharedKey(apiKey)) ctx.stderr(sharedAccountWarning(keyFrom, acts));
   return new SandboxClient(baseUrl, apiKey);
 }
 
@@ -44,7 +49,8 @@ export async function accountsCreate(
   const format = options.json ? 'json' : (options.format ?? 'shell');
   if (!['shell', 'env', 'json'].includes(format))
     throw new CliError(`--format must be shell, env or json; got ${JSON.stringify(format)}`, 2);
-  const client = clientFor(options, ctx);
+  // Account creation uses no account's key.
+  const client = clientFor(options, ctx, null);
   const body: Record<string, unknown> = {};
   if (options.seed !== undefined) body['seed'] = wholeNumber('--seed', options.seed);
   if (options.locations !== undefined) body['locations'] = wholeNumber('--locations', options.locations);

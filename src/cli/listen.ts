@@ -1,7 +1,10 @@
+import { SandboxError } from '../client/http.js';
 import { RelayForwarder, type RelayRequest } from '../client/relay.js';
-import { cliErrorOf, type SandboxClient } from './client.js';
+import type { Relay } from '../client/types.js';
+import { cliErrorOf, isSharedKey, resolveTarget, sandboxIsHosted, type SandboxClient } from './client.js';
 import { clientFor, type CommonOptions } from './commands.js';
 import { CliError, type CliContext } from './context.js';
+import { RelayMemory } from './relay-memory.js';
 
 export interface ListenOptions extends CommonOptions {
   forwardTo: string;
@@ -131,17 +134,41 @@ class ListenRun {
     private readonly options: ListenOptions,
     private readonly ctx: CliContext,
   ) {
-    this.#client = clientFor(options, ctx);
+    this.#client = clientFor(options, ctx, 'receives the webhooks of');
     this.#confirmer = new Confirmer(this.#client, ctx);
   }
 
-  /** Opens the relay connection, printing a line per forwarded request and confirming the subscriptions this run made. */
-  async open(): Promise<RelayForwarder> {
+  /**
+   * Opens the relay connection, printing a line per forwarded request and confirming the
+   * subscriptions this run made. The relay a run before opened for this sandbox, account and name
+   * is held again where this machine remembers it (RelayMemory), so the endpoint stays the same;
+   * one the sandbox no longer knows is forgotten and a new one opened.
+   */
+  async open(stopSignal: Promise<string>): Promise<RelayForwarder> {
+    const { baseUrl, apiKey } = resolveTarget(this.options, this.ctx.env);
+    const name = this.options.name ?? 'default';
+    const memory = RelayMemory.of(this.ctx.env);
+    const remembered = await memory.recall(baseUrl, apiKey, name);
+    if (remembered) {
+      const forwarder = await this.#forwarder(remembered);
+      const outcome = await Promise.race([forwarder.ready.then(() => null), forwarder.failed, stopSignal]);
+      if (!(outcome instanceof SandboxError)) return forwarder;
+      await forwarder.close();
+      if (outcome.status !== 403 && outcome.status !== 404) throw cliErrorOf(outcome);
+      await memory.forget(baseUrl, apiKey, name);
+    }
+    const forwarder = await this.#forwarder(undefined);
+    await memory.remember(baseUrl, apiKey, name, forwarder.relay);
+    return forwarder;
+  }
+
+  async #forwarder(relay: Relay | undefined): Promise<RelayForwarder> {
     const { ctx } = this;
     try {
       return await RelayForwarder.open(this.#client.http, {
         forwardTo: this.options.forwardTo,
         ...(this.options.name === undefined ? {} : { name: this.options.name }),
+        ...(relay === undefined ? {} : { relay }),
         forwarded: (request, reply, latencyMs) => {
           const outcome = 'error' in reply ? `failed: ${reply.error}` : `${reply.status} (${latencyMs} ms)`;
           ctx.stdout(`${describeRequest(request)} -> ${outcome}\n`);
@@ -223,9 +250,16 @@ export async function listen(options: ListenOptions, ctx: CliContext): Promise<n
       2,
     );
   }
+  const { baseUrl, apiKey } = resolveTarget(options, ctx.env);
+  if (isSharedKey(apiKey) && (await sandboxIsHosted(baseUrl))) {
+    throw new CliError(
+      `${baseUrl} is a hosted sandbox: listen needs the key of an account of your own, or it would receive (and answer) the webhooks of the demo account, which everyone who uses this sandbox shares. Create one with water-sandbox accounts create --sandbox ${baseUrl}, then pass its key as --api-key or WATER_API_KEY`,
+      2,
+    );
+  }
   const run = new ListenRun(options, ctx);
   const stopSignal = untilStopped(ctx);
-  const forwarder = await run.open();
+  const forwarder = await run.open(stopSignal);
   const result = await run.serve(forwarder, stopSignal);
   await forwarder.close();
   await run.unsubscribe();

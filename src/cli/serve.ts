@@ -65,6 +65,13 @@ const FLAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'refuse endpoints whose address is not public, checked at every connection (default false; true when hosted)',
   'ACCOUNT_CREATION_LIMIT <n>':
     'accounts per client address per hour without ADMIN_TOKEN; 0 = none (default 0; 20 when hosted)',
+  'ACCOUNT_CREATION_PREFIX_LIMIT <n>':
+    'accounts per IPv6 /48 per hour without ADMIN_TOKEN, beside the per-address limit; 0 = none (default 0; 60 when hosted)',
+  'MAX_ACCOUNTS <n>':
+    'accounts stored in all; past it account creation answers 507; 0 = no cap (default 0; 10000 when hosted)',
+  'SIGN_IN_LIMIT <n>': 'sign-ins per client address per minute, succeeded or not; 0 = none (default 0; 60 when hosted)',
+  'METRICS_OPEN [bool]':
+    '/metrics answers without ADMIN_TOKEN (default true on a local sandbox without ADMIN_TOKEN; false when hosted: off until ADMIN_TOKEN is set)',
   'MAX_SUBSCRIPTIONS_PER_LOCATION <n>': 'subscriptions per location; 0 = no cap (default 0; 20 when hosted)',
   'MAX_LOCATIONS_PER_ACCOUNT <n>': 'locations of a generated account, 1-10 (default 10; 5 when hosted)',
   'MAX_OPEN_RELAYS <n>': 'listen streams per account at once on a replica; 0 = no cap (default 50; 5 when hosted)',
@@ -83,7 +90,7 @@ const FLAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'webhook deliveries waiting to be sent per account; 0 = no cap (default 10000; 1000 when hosted)',
   'MAX_RUNNING_RUNS <n>': 'scenario runs running at once per account; 0 = no cap (default 100; 10 when hosted)',
   'MAX_SESSIONS <n>':
-    'login sessions kept in all; past it the least recently used ends (default 100000; 10000 when hosted)',
+    "login sessions kept in all; past it the biggest holder's (client address's) least recently used ends (default 100000; 10000 when hosted)",
   'MAX_CONCURRENT_REQUESTS <n>':
     'requests of one client (an address, a credential) worked on at once on a replica, the rest wait their turn; 0 = no gate (default 0; 4 when hosted)',
   'MAX_QUEUED_REQUESTS <n>':

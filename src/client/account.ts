@@ -264,9 +264,10 @@ export class AccountClient {
   /** Relays: the sandbox's webhooks brought to a URL on this machine, as `water-sandbox listen` does. */
   readonly relays = {
     /**
-     * Opens the account's relay of that name (`default` when absent) and holds it: every
-     * webhook sent to its `endpoint` is forwarded to `forwardTo`, and the local answer is the
-     * delivery's answer. Resolves once connected; `close()` it when done.
+     * Opens a relay of the account (named `name`, `default` when absent; a new endpoint each
+     * time, which only this forwarder can hold) and holds it: every webhook sent to its
+     * `endpoint` is forwarded to `forwardTo`, and the local answer is the delivery's answer.
+     * Resolves once connected; `close()` it when done.
      */
     forward: async (forwardTo: string, options: { name?: string } & RelayListener = {}): Promise<RelayForwarder> => {
       const forwarder = await RelayForwarder.open(this.http, { forwardTo, ...options });

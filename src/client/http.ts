@@ -31,6 +31,8 @@ export interface CallOptions {
   credential?: string | null;
   /** Error statuses to answer instead of throwing. */
   accept?: number[];
+  /** More request headers (a relay's key). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Why a fetch failed, in a word: the network code (ECONNREFUSED) or the message. */
@@ -84,7 +86,7 @@ export class SandboxHttp {
   /** `path` starts with a slash. */
   async call<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<SandboxAnswer<T>> {
     const credential = options.credential === undefined ? this.credential : options.credential;
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (credential !== null) headers['authorization'] = `Bearer ${credential}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
@@ -109,8 +111,12 @@ export class SandboxHttp {
   }
 
   /** Opens a streaming GET (server-sent events); the caller reads the body. */
-  async stream(path: string, signal: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'text/event-stream' };
+  async stream(
+    path: string,
+    signal: AbortSignal,
+    extraHeaders: Readonly<Record<string, string>> = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'text/event-stream', ...extraHeaders };
     if (this.credential !== null) headers['authorization'] = `Bearer ${this.credential}`;
     try {
       return await fetch(`${this.baseUrl}${path}`, { headers, signal });

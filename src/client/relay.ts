@@ -26,8 +26,13 @@ export interface RelayListener {
 export interface RelayOptions extends RelayListener {
   /** Where each webhook sent to the relay endpoint goes: an http or https URL. */
   forwardTo: string;
-  /** Which of the account's relays (`default` when absent): each name has an endpoint of its own. */
+  /** A name for the relay, shown in its endpoint (`default` when absent). */
   name?: string;
+  /**
+   * A relay this client opened before (its id and key), to hold again, so its endpoint stays the
+   * same; a new relay is opened when absent. A relay the sandbox no longer knows ends in `failed`.
+   */
+  relay?: Relay;
 }
 
 /** The sandbox pings every 15 s; this long without a byte means the connection is dead. */
@@ -138,19 +143,23 @@ export class RelayForwarder {
     this.#loop = this.#connectLoop(ready, fatal);
   }
 
-  /** Opens the account's relay of that name and starts holding its stream (see `ready`). */
+  /** Opens a relay of the account (its own: a new endpoint each time) and starts holding its stream (see `ready`). */
   static async open(http: SandboxHttp, options: RelayOptions): Promise<RelayForwarder> {
     if (!URL.canParse(options.forwardTo) || !/^https?:$/.test(new URL(options.forwardTo).protocol)) {
       throw new TypeError(
         `forwardTo must be an http or https URL such as http://localhost:3000/webhooks; got ${JSON.stringify(options.forwardTo)}`,
       );
     }
-    const { body: relay } = await http.call<Relay>(
-      'POST',
-      '/sandbox/relays',
-      options.name === undefined ? {} : { name: options.name },
-    );
+    const relay =
+      options.relay ??
+      (await http.call<Relay>('POST', '/sandbox/relays', options.name === undefined ? {} : { name: options.name }))
+        .body;
     return new RelayForwarder(http, relay, options);
+  }
+
+  /** What proves each call of the relay comes from the connection that opened it. */
+  get #keyHeader(): Record<string, string> {
+    return { 'X-Relay-Key': this.relay.relayKey };
   }
 
   /** The URL to subscribe: webhooks sent to it reach `forwardTo`. */
@@ -174,6 +183,7 @@ export class RelayForwarder {
         'POST',
         `/sandbox/relays/${encodeURIComponent(this.relay.relayId)}/replies/${encodeURIComponent(request.requestId)}`,
         reply,
+        { headers: this.#keyHeader },
       );
     } catch (error) {
       this.options.replyFailed?.(request, error as Error);
@@ -198,7 +208,7 @@ export class RelayForwarder {
       let why = 'the sandbox closed the connection';
       try {
         const path = `/sandbox/relays/${encodeURIComponent(this.relay.relayId)}/requests`;
-        const response = await this.http.stream(path, abort.signal);
+        const response = await this.http.stream(path, abort.signal, this.#keyHeader);
         if (response.status !== 200) {
           const text = await response.text();
           let body: unknown = text;

@@ -20,6 +20,9 @@ export const HTTP_DEFAULTS = Object.freeze({
  */
 export const LOCAL_LIMITS: Limits = Object.freeze({
   accountCreationsPerHour: 0,
+  accountCreationsPerPrefixPerHour: 0,
+  accounts: 0,
+  signInsPerMinute: 0,
   subscriptionsPerLocation: 0,
   locationsPerAccount: MAX_GENERATED_LOCATIONS,
   openRelays: 50,
@@ -43,6 +46,12 @@ export const LOCAL_LIMITS: Limits = Object.freeze({
 /** The limits of a hosted sandbox: strangers share it, and its process runs in a 256 MB heap. */
 export const HOSTED_LIMITS: Limits = Object.freeze({
   accountCreationsPerHour: 20,
+  // Three /64s' worth for a whole /48: a site with several networks, not 65,536 fresh limits.
+  accountCreationsPerPrefixPerHour: 60,
+  // With the bounds of each account (at most about 2 MB on disk when filled), 20 GB at the very worst.
+  accounts: 10_000,
+  // One a second: a person signs in a few times an hour, a browser suite's workers once a test at most.
+  signInsPerMinute: 60,
   subscriptionsPerLocation: 20,
   locationsPerAccount: 5,
   openRelays: 5,
@@ -69,6 +78,9 @@ export const DELIVERY_LOG_LIMITS = Object.freeze({ local: 1000, hosted: 200 });
 /** The variable of each limit. */
 export const LIMIT_VARIABLES: Readonly<Record<keyof Limits, string>> = Object.freeze({
   accountCreationsPerHour: 'ACCOUNT_CREATION_LIMIT',
+  accountCreationsPerPrefixPerHour: 'ACCOUNT_CREATION_PREFIX_LIMIT',
+  accounts: 'MAX_ACCOUNTS',
+  signInsPerMinute: 'SIGN_IN_LIMIT',
   subscriptionsPerLocation: 'MAX_SUBSCRIPTIONS_PER_LOCATION',
   locationsPerAccount: 'MAX_LOCATIONS_PER_ACCOUNT',
   openRelays: 'MAX_OPEN_RELAYS',
@@ -91,6 +103,7 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof Limits, string>> = Object.fr
 export const PROTECTION_VARIABLES: readonly string[] = [
   'BLOCK_PRIVATE_ENDPOINTS',
   'ENDPOINT_POLICY',
+  'METRICS_OPEN',
   ...Object.values(LIMIT_VARIABLES),
   'WEBHOOK_LOG_LIMIT',
 ];

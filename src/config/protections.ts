@@ -36,6 +36,32 @@ export function describeProtections(config: Config, publicUrl: string): string[]
     ],
     ['ACCOUNT_CREATION_LIMIT', String(limits.accountCreationsPerHour), creation],
     [
+      'ACCOUNT_CREATION_PREFIX_LIMIT',
+      String(limits.accountCreationsPerPrefixPerHour),
+      config.adminToken !== null
+        ? 'account creation needs ADMIN_TOKEN'
+        : limits.accountCreationsPerPrefixPerHour === 0
+          ? 'no rate limit per IPv6 /48'
+          : `${limits.accountCreationsPerPrefixPerHour} new accounts an hour per IPv6 /48`,
+    ],
+    ['MAX_ACCOUNTS', String(limits.accounts), cap(limits.accounts, 'accounts stored in all')],
+    [
+      'SIGN_IN_LIMIT',
+      String(limits.signInsPerMinute),
+      limits.signInsPerMinute === 0
+        ? 'sign-ins not limited (failed ones are)'
+        : `${limits.signInsPerMinute} sign-ins a minute per client address, succeeded or not`,
+    ],
+    [
+      'METRICS_OPEN',
+      String(config.metricsOpen),
+      config.metricsOpen
+        ? '/metrics answers anyone'
+        : config.adminToken === null
+          ? '/metrics off until ADMIN_TOKEN is set'
+          : '/metrics needs ADMIN_TOKEN',
+    ],
+    [
       'MAX_SUBSCRIPTIONS_PER_LOCATION',
       String(limits.subscriptionsPerLocation),
       cap(limits.subscriptionsPerLocation, 'subscriptions per location'),
@@ -87,7 +113,7 @@ export function describeProtections(config: Config, publicUrl: string): string[]
     [
       'MAX_SESSIONS',
       String(limits.sessions),
-      `${limits.sessions} login sessions in all; the least recently used ends first`,
+      `${limits.sessions} login sessions in all; past it the biggest holder's least recently used ends`,
     ],
     [
       'MAX_CONCURRENT_REQUESTS',

@@ -69,6 +69,10 @@ export const settingsSchema = z.object({
   ENDPOINT_POLICY: oneOf(['https-only', 'https-or-loopback', 'any']).optional(),
   BLOCK_PRIVATE_ENDPOINTS: boolean.optional(), // refuse endpoints whose address is not public, at every connection
   ACCOUNT_CREATION_LIMIT: wholeNumber(0, 1000000).optional(), // POST /sandbox/accounts per client address per hour without ADMIN_TOKEN; 0 = none
+  ACCOUNT_CREATION_PREFIX_LIMIT: wholeNumber(0, 1000000).optional(), // the same per IPv6 /48 (65,536 /64s); 0 = none
+  MAX_ACCOUNTS: wholeNumber(0, 100000000).optional(), // accounts stored in all; past it POST /sandbox/accounts is a 507; 0 = no cap
+  SIGN_IN_LIMIT: wholeNumber(0, 1000000).optional(), // sign-ins per client address per minute, succeeded or not; 0 = none
+  METRICS_OPEN: boolean.optional(), // /metrics answers without ADMIN_TOKEN
   MAX_SUBSCRIPTIONS_PER_LOCATION: wholeNumber(0, 1000000).optional(), // 0 = no cap
   MAX_LOCATIONS_PER_ACCOUNT: wholeNumber(1, MAX_GENERATED_LOCATIONS).optional(), // of a generated account
   MAX_OPEN_RELAYS: wholeNumber(0, 100000).optional(), // listen streams per account at once on a replica; 0 = no cap

@@ -55,6 +55,12 @@ export interface Config {
   readonly limits: {
     /** POST /sandbox/accounts per client address per hour, while ADMIN_TOKEN is unset. */
     readonly accountCreationsPerHour: number;
+    /** The same per IPv6 /48, the block of one site, which holds 65,536 /64s (ACCOUNT_CREATION_PREFIX_LIMIT). */
+    readonly accountCreationsPerPrefixPerHour: number;
+    /** Accounts stored in all, fixtures included (MAX_ACCOUNTS). */
+    readonly accounts: number;
+    /** Sign-ins (the dashboard's and /login's forms) per client address per minute, succeeded or not (SIGN_IN_LIMIT). */
+    readonly signInsPerMinute: number;
     readonly subscriptionsPerLocation: number;
     /** Locations of an account made with POST /sandbox/accounts. */
     readonly locationsPerAccount: number;
@@ -92,6 +98,12 @@ export interface Config {
    * is on): then every cookie is Secure and named with the __Host- prefix.
    */
   readonly secureCookies: boolean;
+  /**
+   * Whether /metrics answers without ADMIN_TOKEN (METRICS_OPEN; by default only a local sandbox
+   * without ADMIN_TOKEN). Otherwise it needs `Authorization: Bearer $ADMIN_TOKEN`, and is off
+   * while ADMIN_TOKEN is unset.
+   */
+  readonly metricsOpen: boolean;
   /** The protection variables that were set, rather than defaulted (the start-up message says which). */
   readonly protectionsSet: readonly string[];
   readonly logLevel: LogLevel;

@@ -50,13 +50,18 @@ export class ServiceUnavailableError extends AppError {
  */
 export class LimitError extends AppError {
   constructor(
-    status: 409 | 413 | 429,
+    status: 409 | 413 | 429 | 507,
     code: string,
     message: string,
     readonly limit: string,
     options: { details?: Record<string, unknown>; headers?: Record<string, string> } = {},
   ) {
     super(status, code, message, options);
+  }
+
+  /** A limit's message is the sandbox's own words, a 507 of a full sandbox included. */
+  override get expose(): boolean {
+    return true;
   }
 }
 
@@ -67,6 +72,10 @@ export const capReached = (limit: string, message: string, parameter?: string): 
 /** 429 with Retry-After: a rate is exceeded until its window ends. The message names the setting. */
 export const rateLimited = (limit: string, message: string, retryAfterSeconds: number): LimitError =>
   new LimitError(429, 'rate_limited', message, limit, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+
+/** 507: the sandbox as a whole holds all it may (a total bound, not the caller's own). The message names the setting. */
+export const storageFull = (limit: string, message: string): LimitError =>
+  new LimitError(507, 'limit_reached', message, limit);
 
 /** Whether background work failed only because the store is unreachable (already reported by the store, so not logged again). */
 export const isServiceUnavailable = (error: unknown): boolean => error instanceof ServiceUnavailableError;

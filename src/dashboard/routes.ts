@@ -14,6 +14,7 @@ import {
   signedInUser,
   sendSignInPage,
   startUserSession,
+  type LoginThrottleDeps,
   type SessionDeps,
   type UserSessionDeps,
   type UsersDeps,
@@ -103,7 +104,7 @@ const ASSET_CACHING = 'public, max-age=31536000, immutable';
  */
 export interface DashboardDeps extends SessionDeps, UsersDeps, UserSessionDeps {
   scenarios: ReadonlyMap<string, { name: string; description: string; durationMs: number; steps: readonly unknown[] }>;
-  config: SessionDeps['config'] & { readonly accessTokenTtlSeconds: number };
+  config: SessionDeps['config'] & LoginThrottleDeps['config'] & { readonly accessTokenTtlSeconds: number };
   liveStreams: LiveStreams;
   logger: Logger;
   /** Where the bundled browser code is; dist/dashboard-assets by default. */

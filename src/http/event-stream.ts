@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 
 import { capReached } from '../core/errors.js';
+import { Holdings } from '../core/holdings.js';
 import { leaveFairShare } from './fair-share.js';
 
 /**
@@ -69,34 +70,63 @@ export function openEventStream(res: ServerResponse, options: EventStreamOptions
   };
 }
 
+/** A stream's slot: what ends the stream when its slot is taken back for another holder's. */
+interface Slot {
+  end: () => void;
+}
+
 /**
- * MAX_OPEN_STREAMS_TOTAL: the event streams (dashboards and `listen`) a process holds open at
- * once, all accounts together; each holds a connection, a subscription to the event bus, and up
- * to STREAM_BUFFER_LIMIT of unsent text.
+ * MAX_OPEN_STREAMS_TOTAL: the event streams (dashboards, `listen`, and any other kind) a process
+ * holds open at once, all accounts together; each holds a connection, a subscription to the
+ * event bus, and up to STREAM_BUFFER_LIMIT of unsent text. Shared fairly: when every slot is
+ * held, a stream of a holder with fewer streams than another takes the slot of the biggest
+ * holder's oldest stream, which ends (a browser and `listen` reconnect, and are refused while
+ * they would hold more than their share). A new account's first stream therefore always finds a
+ * place while any account holds two, and a few accounts cannot hold every slot between them.
  */
 export class StreamSlots {
-  #open = 0;
+  readonly #held = new Holdings<Slot>();
 
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    /** Told when a slot is taken back from `from`'s oldest stream for a stream of `to`. */
+    private readonly onTakenBack: (from: string, to: string) => void = () => undefined,
+  ) {}
 
   get open(): number {
-    return this.#open;
+    return this.#held.size;
   }
 
-  /** Takes a slot (a 409 naming the setting when none is free); the returned function gives it back, once. */
-  take(): () => void {
-    if (this.#open >= this.max) {
+  /** Streams of `holder` holding a slot. */
+  heldBy(holder: string): number {
+    return this.#held.count(holder);
+  }
+
+  /**
+   * Takes a slot for a stream of `holder` (the account it serves: what its fair part is counted
+   * by); `end` ends that stream if its slot is taken back. When none is free, the biggest holder
+   * gives up its oldest stream if it holds at least two more than `holder` (so no slot moves
+   * back and forth between two holders); else a 409 naming the setting. The returned function
+   * gives the slot back, once (nothing once it was taken back).
+   */
+  take(holder: string, end: () => void): () => void {
+    if (this.#held.size >= this.max) this.#takeBackFor(holder);
+    const slot: Slot = { end };
+    this.#held.add(holder, slot);
+    return () => void this.#held.delete(holder, slot);
+  }
+
+  #takeBackFor(holder: string): void {
+    const biggest = this.#held.biggest();
+    const oldest = biggest === undefined ? undefined : this.#held.oldest(biggest);
+    if (biggest === undefined || oldest === undefined || this.#held.count(biggest) < this.#held.count(holder) + 2) {
       throw capReached(
         'MAX_OPEN_STREAMS_TOTAL',
-        `This sandbox has ${this.#open} event streams open on this replica, the most it allows (MAX_OPEN_STREAMS_TOTAL=${this.max}); try again once some have closed`,
+        `This sandbox has ${this.#held.size} event streams open on this replica, the most it allows (MAX_OPEN_STREAMS_TOTAL=${this.max}), and none held by an account with more than its share; try again once some have closed`,
       );
     }
-    this.#open++;
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      this.#open--;
-    };
+    this.#held.delete(biggest, oldest);
+    this.onTakenBack(biggest, holder);
+    oldest.end();
   }
 }

@@ -67,6 +67,8 @@ export interface OperationDetails<
   description?: string;
   /** The query: a zod object whose keys are the parameters; each value is the text sent. */
   query?: Q;
+  /** Request headers it requires beyond the credentials, by name: what to send. */
+  requestHeaders?: Readonly<Record<string, string>>;
   body?: B extends z.ZodType ? BodySpec<B> : undefined;
   /** Success responses, by status. */
   responses: Readonly<Record<number, ResponseSpec>>;

@@ -74,7 +74,9 @@ export class LiveStreams {
         `This account has ${cap} dashboard streams open on this sandbox, the most it allows (MAX_OPEN_STREAMS=${cap}); close a dashboard tab first`,
       );
     }
-    const giveBack = this.#slots.take();
+    // Ends this stream should its slot go to another account's (see StreamSlots); set once the stream exists.
+    let endTakenBack = (): void => undefined;
+    const giveBack = this.#slots.take(accountId, () => endTakenBack());
     let unsubscribe: (() => Promise<void>) | null = null;
     let nextId = 1;
     const streams = this.#open.get(accountId) ?? new Set<() => void>();
@@ -100,6 +102,7 @@ export class LiveStreams {
         }),
     });
     const end = (): void => stream.end();
+    endTakenBack = end;
     const send = (message: unknown): void => void stream.write(`id: ${nextId++}\ndata: ${JSON.stringify(message)}\n\n`);
 
     streams.add(end);

@@ -106,6 +106,15 @@ function pathParameters(path: string): Json[] {
 
 const header = (description: string): Json => ({ description, schema: { type: 'string' } });
 
+const headerParameters = (op: Operation): Json[] =>
+  Object.entries(op.requestHeaders ?? {}).map(([name, description]) => ({
+    name,
+    in: 'header',
+    required: true,
+    description,
+    schema: { type: 'string' },
+  }));
+
 const errorContent = (op: Operation): Json => ({
   'application/json': { schema: ref(op.path.startsWith('/oauth2/') ? 'OAuthError' : 'Error') },
 });
@@ -311,7 +320,7 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
       ...(describe(op) === undefined ? {} : { description: describe(op) }),
       tags: [...op.tags],
       security: securityOf(op),
-      parameters: [...pathParameters(op.path), ...queryParameters(op)],
+      parameters: [...pathParameters(op.path), ...queryParameters(op), ...headerParameters(op)],
       ...(op.body ? { requestBody: requestBodyOf(op, input.names) } : {}),
       responses: responsesOf(op, output.names),
     };

@@ -23,6 +23,10 @@ export const healthOp = serviceOperation('health', 'GET /healthz', {
   responses: {
     200: {
       description: 'Ready.',
+      headers: {
+        'X-Sandbox-Hosted':
+          '`true` when the sandbox is hosted (its PUBLIC_URL is not loopback), else `false`: `water-sandbox listen` then refuses the shared demo key.',
+      },
       schema: z.strictObject({
         status: z.literal('ok'),
         version: z.string(),
@@ -47,9 +51,12 @@ export const healthOp = serviceOperation('health', 'GET /healthz', {
 export const metricsOp = serviceOperation('metrics', 'GET /metrics', {
   summary: 'Prometheus metrics of this replica',
   description:
-    "Requests by route and status, webhook attempts, the due-delivery queue, accounts and store latency, in the Prometheus text format. Each replica answers for itself; the queue and account gauges are the shared store's.",
+    "Requests by route and status, webhook attempts, the due-delivery queue, accounts and store latency, in the Prometheus text format. Each replica answers for itself; the queue and account gauges are the shared store's. Open on a local sandbox without ADMIN_TOKEN; otherwise it needs the ADMIN_TOKEN (off on a hosted sandbox without one), unless METRICS_OPEN=true.",
   guard: 'admin',
   responses: { 200: { description: 'The metrics.', plainText: true } },
+  errors: {
+    403: 'admin_disabled: a hosted sandbox (PUBLIC_URL not loopback) without ADMIN_TOKEN keeps its metrics off, unless METRICS_OPEN=true.',
+  },
 });
 
 export const openApiOp = serviceOperation('openApiDocument', 'GET /openapi.json', {

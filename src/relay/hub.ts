@@ -17,7 +17,15 @@ export const RELAY_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 export const DEFAULT_RELAY_NAME = 'default';
 
 const SIGNATURE_CHARS = 22; // 132 bits of an HMAC-SHA256, base64url
-const RELAY_ID = /^([a-z0-9][a-z0-9-]{0,39})\.([A-Za-z0-9_-]{22})$/;
+const NONCE_BYTES = 12; // a fresh relay each time one is opened
+const NONCE_CHARS = 16;
+const KEY_CHARS = 32; // 192 bits
+const RELAY_ID = /^([a-z0-9][a-z0-9-]{0,39})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})$/;
+/** A relay id of version 0.3 and before (`<name>.<signature>`, the same for every caller of an account and name): no longer served. */
+const RETIRED_RELAY_ID = /^[a-z0-9][a-z0-9-]{0,39}\.[A-Za-z0-9_-]{22}$/;
+
+/** The header that proves a call comes from the connection that opened the relay. */
+export const RELAY_KEY_HEADER = 'X-Relay-Key';
 
 /**
  * How long a forwarded request waits for a replica holding a `listen` connection to say it
@@ -37,10 +45,15 @@ export interface RelayDeps {
  * Relays: the way `water-sandbox listen` receives the webhooks sent to an endpoint URL of this
  * sandbox (`<PUBLIC_URL>/relay/<relayId>`) and answers them from the partner's machine.
  *
- * A relay id is `<name>.<signature>`: the signature is an HMAC of the account and the name with
- * a secret kept in the store, so every replica recognises the account's relays without storing
- * them, the URL stays the same across runs of `listen` (subscriptions made by hand keep
- * working), and nobody can make up the id of another account's relay.
+ * A relay belongs to the connection that opened it (POST /sandbox/relays): its id is
+ * `<name>.<nonce>.<signature>`, a fresh random nonce each time and an HMAC of the account, the
+ * name and the nonce with a secret kept in the store, so every replica recognises the account's
+ * relays without storing them and nobody can make up a relay id of an account, or find one from
+ * the account and a name. Its key (an HMAC of the id) is given only to the opener, and its
+ * stream, its answers and its endpoint over HTTP all need it: another holder of the account's
+ * credentials (the demo key every partner shares, another developer's token) may see the
+ * endpoint in the account's subscriptions, but cannot attach to the relay, answer for it, or
+ * send requests down it and read the answers.
  *
  * All traffic goes over the store's event bus, so the sender, the replica holding the CLI's
  * stream and the replica receiving its answer may be three different processes.
@@ -54,18 +67,29 @@ export class RelayHub {
     private readonly secret: string,
   ) {}
 
-  /** The id of the account's relay of that name. */
-  relayIdFor(accountId: string, name: string): string {
-    return `${name}.${this.#sign(accountId, name)}`;
+  /** A new relay of the account with that name: its id, and the key only its opener holds. */
+  open(accountId: string, name: string): { relayId: string; relayKey: string } {
+    // Through the HMAC, so it has the id's shape whatever ids a test gives.
+    const nonce = this.#sign(`nonce\n${this.deps.ids.secret(NONCE_BYTES)}`, NONCE_CHARS);
+    const relayId = `${name}.${nonce}.${this.#sign(`relay\n${accountId}\n${name}\n${nonce}`, SIGNATURE_CHARS)}`;
+    return { relayId, relayKey: this.#keyOf(relayId) };
   }
 
   /** Whether `relayId` is a relay of the account. */
   owns(accountId: string, relayId: string): boolean {
-    const [, name, signature] = RELAY_ID.exec(relayId) ?? [];
-    if (name === undefined || signature === undefined) return false;
-    const expected = Buffer.from(this.#sign(accountId, name));
-    const given = Buffer.from(signature);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    const [, name, nonce, signature] = RELAY_ID.exec(relayId) ?? [];
+    if (name === undefined || nonce === undefined || signature === undefined) return false;
+    return sameText(signature, this.#sign(`relay\n${accountId}\n${name}\n${nonce}`, SIGNATURE_CHARS));
+  }
+
+  /** Whether `key` is the key of the relay (given to the connection that opened it). */
+  keyMatches(relayId: string, key: string | undefined): boolean {
+    return key !== undefined && sameText(key, this.#keyOf(relayId));
+  }
+
+  /** Whether `relayId` is a relay of an earlier version, derived from the account and the name alone: never served now. */
+  isRetired(relayId: string): boolean {
+    return RETIRED_RELAY_ID.test(relayId);
   }
 
   /** The endpoint URL of a relay: what subscriptions name and what the sender recognises. */
@@ -82,7 +106,7 @@ export class RelayHub {
     const prefix = `${base.pathname.replace(/\/+$/, '')}/relay/`;
     if (!target.pathname.startsWith(prefix)) return null;
     const relayId = target.pathname.slice(prefix.length);
-    return RELAY_ID.test(relayId) ? relayId : null;
+    return RELAY_ID.test(relayId) || RETIRED_RELAY_ID.test(relayId) ? relayId : null;
   }
 
   /**
@@ -172,10 +196,18 @@ export class RelayHub {
     this.#open.clear();
   }
 
-  #sign(accountId: string, name: string): string {
-    return createHmac('sha256', this.secret)
-      .update(`relay\n${accountId}\n${name}`)
-      .digest('base64url')
-      .slice(0, SIGNATURE_CHARS);
+  #keyOf(relayId: string): string {
+    return this.#sign(`relay-key\n${relayId}`, KEY_CHARS);
   }
+
+  #sign(text: string, chars: number): string {
+    return createHmac('sha256', this.secret).update(text).digest('base64url').slice(0, chars);
+  }
+}
+
+/** Compares two secrets in constant time. */
+function sameText(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -2,13 +2,19 @@ import { z } from 'zod';
 
 import { operationsTagged } from '../http/operation.js';
 import { jsonObject, quotedList } from '../http/schemas.js';
-import { DEFAULT_RELAY_NAME, RELAY_NAME } from './hub.js';
+import { DEFAULT_RELAY_NAME, RELAY_KEY_HEADER, RELAY_NAME } from './hub.js';
 
 /** Bodies of the local answer kept (the delivery log keeps the first 500 characters). */
 export const MAX_ANSWER_BODY_CHARS = 32_768;
 
 const operation = operationsTagged('Sandbox: relays', 'account');
 const NO_SUCH_RELAY = 'relay_not_found: no such relay in this account.';
+const NOT_YOURS = `relay_key_invalid: ${RELAY_KEY_HEADER} is missing or is not this relay's key: the relay belongs to the connection that opened it.`;
+/** The header every call of an opened relay sends. */
+const RELAY_KEY = {
+  [RELAY_KEY_HEADER]:
+    'The relayKey POST /sandbox/relays gave: a relay belongs to the connection that opened it, not to every holder of the account’s credentials.',
+};
 const SANDBOX =
   "Not in production: the relay behind `water-sandbox listen`, which brings webhooks to a URL on the partner's own machine.";
 
@@ -21,7 +27,7 @@ export const OpenRelayBody = jsonObject(
       .regex(RELAY_NAME, 'name is 1 to 40 lowercase letters, digits and dashes, starting with a letter or digit')
       .optional()
       .meta({
-        description: `Which of the account's relays; "${DEFAULT_RELAY_NAME}" when absent. Each name is its own relay, e.g. one per developer.`,
+        description: `A name for the relay, shown in its id; "${DEFAULT_RELAY_NAME}" when absent.`,
       }),
   },
   {
@@ -37,12 +43,15 @@ export const Relay = z
   .strictObject({
     relayId: z.string().meta({
       description:
-        "The relay's id: its name, a dot and a part only this account knows. The same for the same account and name.",
+        "The relay's id: its name, then parts that are new each time a relay is opened and that only the sandbox can make for this account.",
     }),
     name: z.string(),
     endpoint: z.string().meta({
       description:
         "The URL to subscribe (POST /v1/locations/{locationId}/subscriptions): webhooks sent to it go down the relay's stream.",
+    }),
+    relayKey: z.string().meta({
+      description: `Send it as ${RELAY_KEY_HEADER} with every call of this relay (its stream, its answers, its endpoint over HTTP): only the opener has it.`,
     }),
   })
   .meta({ description: 'A relay of the account.' });
@@ -87,9 +96,9 @@ export const RelayReplyBody = jsonObject(
 const Accepted = z.strictObject({ status: z.literal('accepted') });
 
 export const openRelayOp = operation('openRelay', 'POST /sandbox/relays', {
-  summary: "The account's relay for `water-sandbox listen`",
-  description:
-    'Gives the relay of this account and name (the same relay every time), and the endpoint URL to subscribe.',
+  secrets: 'the relay key',
+  summary: 'Open a relay for `water-sandbox listen`',
+  description: `A new relay of the account, its endpoint URL to subscribe, and its key: the relay belongs to this caller, who sends the key as ${RELAY_KEY_HEADER} with every call of it. Another holder of the account's credentials cannot attach to it, answer for it, or call it.`,
   sandbox: SANDBOX,
   body: { schema: OpenRelayBody, required: false, example: { name: DEFAULT_RELAY_NAME } },
   responses: { 200: { description: 'The relay.', schema: Relay } },
@@ -102,16 +111,19 @@ export const relayRequestsOp = operation('relayRequests', 'GET /sandbox/relays/{
   description:
     'A stream of `event: ready` (once attached: `{"relayId", "endpoint"}`), then one `event: request` per webhook (`{"requestId", "method", "headers", "body", "timeoutMs"}`), with a comment line every 15 s while idle. The listener answers each request with POST /sandbox/relays/{relayId}/replies/{requestId}. One stream per relay: a new one replaces the old.',
   sandbox: SANDBOX,
+  requestHeaders: RELAY_KEY,
   responses: { 200: { description: 'The stream, open until the client leaves.', eventStream: true } },
   errors: {
+    403: NOT_YOURS,
     404: NO_SUCH_RELAY,
-    409: 'limit_reached: the account holds MAX_OPEN_RELAYS streams open on this replica already (a hosted sandbox: 5 by default).',
+    409: 'limit_reached: the account holds MAX_OPEN_RELAYS streams open on this replica already (a hosted sandbox: 5 by default), or the replica holds MAX_OPEN_STREAMS_TOTAL and no account holds two more than this one.',
   },
 });
 
 export const relayReplyOp = operation('replyToRelayRequest', 'POST /sandbox/relays/{relayId}/replies/{requestId}', {
   summary: "The local URL's answer to one relayed request",
   sandbox: SANDBOX,
+  requestHeaders: RELAY_KEY,
   body: {
     schema: RelayReplyBody,
     required: true,
@@ -126,16 +138,19 @@ export const relayReplyOp = operation('replyToRelayRequest', 'POST /sandbox/rela
   },
   errors: {
     400: 'invalid_parameter: requestId or the body is not valid.',
+    403: NOT_YOURS,
     404: NO_SUCH_RELAY,
   },
 });
 
 const relayEndpoint = {
-  sandbox: `${SANDBOX} The sandbox's own webhooks reach the relay directly; this URL is for trying a listener by hand. The Authorization header is not passed on.`,
+  sandbox: `${SANDBOX} The sandbox's own webhooks reach the relay directly; this URL is for trying a listener by hand, by the relay's opener. The Authorization and ${RELAY_KEY_HEADER} headers are not passed on.`,
+  requestHeaders: RELAY_KEY,
   responses: {},
   passthrough: "The local URL's answer, passed on: its status, Content-Type and body.",
   errors: {
-    404: 'not_found: no such relay in this account.',
+    403: NOT_YOURS,
+    404: NO_SUCH_RELAY,
     502: 'relay_not_connected: no `water-sandbox listen` is attached; or relay_forward_failed: it could not reach its local URL.',
     504: 'relay_timeout: the local URL did not answer within WEBHOOK_TIMEOUT_MS.',
   },

@@ -1,11 +1,11 @@
 import type { Request, Response, Router } from 'express';
 
-import { AppError, capReached, invalidParameter, notFound } from '../core/errors.js';
+import { AppError, capReached, invalidParameter } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { openEventStream, type StreamSlots } from '../http/event-stream.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
-import { DEFAULT_RELAY_NAME, type RelayHub } from './hub.js';
+import { DEFAULT_RELAY_NAME, RELAY_KEY_HEADER, type RelayHub } from './hub.js';
 import type { RelayRequest } from './messages.js';
 import { callRelayGetOp, callRelayPostOp, openRelayOp, relayReplyOp, relayRequestsOp } from './operations.js';
 import { describeMissingAnswer } from './sender.js';
@@ -40,15 +40,34 @@ const HOP_HEADERS = new Set([
   'authorization',
   'cookie',
   'expect',
+  RELAY_KEY_HEADER.toLowerCase(),
 ]);
 
-function ownedRelay(deps: RelayRoutesDeps, accountId: string, relayId: string): string {
-  // Another account's relay answers like one that does not exist.
+/**
+ * The relay, when it is one of the account's and the request carries its key (X-Relay-Key):
+ * a relay belongs to the connection that opened it, not to every holder of the account's
+ * credentials. Another account's relay answers like one that does not exist.
+ */
+function ownedRelay(deps: RelayRoutesDeps, accountId: string, relayId: string, req: Request): string {
+  if (deps.relays.isRetired(relayId))
+    throw new AppError(
+      404,
+      'relay_not_found',
+      `Relay ${JSON.stringify(relayId)} was made by an earlier version of this sandbox and is no longer served: open a new one (water-sandbox listen does) and subscribe its endpoint`,
+    );
   if (!deps.relays.owns(accountId, relayId))
     throw new AppError(
       404,
       'relay_not_found',
-      `No relay ${JSON.stringify(relayId)} in this account; POST /sandbox/relays gives the account's relay`,
+      `No relay ${JSON.stringify(relayId)} in this account; POST /sandbox/relays opens one`,
+    );
+  if (!deps.relays.keyMatches(relayId, req.get(RELAY_KEY_HEADER)))
+    throw new AppError(
+      403,
+      'relay_key_invalid',
+      `${req.get(RELAY_KEY_HEADER) === undefined ? `${RELAY_KEY_HEADER} is missing` : `${RELAY_KEY_HEADER} is not this relay's key`}: a relay belongs to the connection that opened it (its relayKey came with POST /sandbox/relays); open a relay of your own`,
+      // Every 403 of an account's routes says how it authenticates.
+      { headers: { 'WWW-Authenticate': 'Bearer realm="water-sandbox"' } },
     );
   return relayId;
 }
@@ -70,14 +89,14 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
   api.handle(openRelayOp, ({ body }, _req, res) => {
     const { accountId } = authOf(res);
     const name = body()?.name ?? DEFAULT_RELAY_NAME;
-    const relayId = deps.relays.relayIdFor(accountId, name);
-    res.json({ relayId, name, endpoint: deps.relays.endpointOf(relayId) });
+    const { relayId, relayKey } = deps.relays.open(accountId, name);
+    res.json({ relayId, name, endpoint: deps.relays.endpointOf(relayId), relayKey });
   });
 
   // The relay's requests as server-sent events: `ready` once attached, then one `request` per webhook.
-  api.handle(relayRequestsOp, async ({ params }, _req, res) => {
+  api.handle(relayRequestsOp, async ({ params }, req, res) => {
     const { accountId } = authOf(res);
-    const relayId = ownedRelay(deps, accountId, params.relayId);
+    const relayId = ownedRelay(deps, accountId, params.relayId, req);
     // A stream holds a subscription to the event bus and a connection for as long as it is open.
     const cap = deps.config.limits.openRelays;
     if (cap > 0 && deps.relays.openStreams(accountId) >= cap) {
@@ -86,7 +105,9 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
         `This account has ${cap} water-sandbox listen streams open on this sandbox, the most it allows (MAX_OPEN_RELAYS=${cap}); stop one before starting another`,
       );
     }
-    const giveBack = deps.streamSlots.take();
+    // Ends this stream should its slot go to another account's (see StreamSlots); set once the stream exists.
+    let endTakenBack = (): void => undefined;
+    const giveBack = deps.streamSlots.take(accountId, () => endTakenBack());
     // Counted from here until the connection closes, whenever that is.
     let untrack = (): void => undefined;
     let detach: (() => Promise<void>) | null = null;
@@ -111,6 +132,7 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
           limit: 'STREAM_BUFFER_LIMIT',
         }),
     });
+    endTakenBack = () => stream.end();
     untrack = deps.relays.track(accountId, () => stream.end());
     const send = (event: string, data: unknown): void =>
       void stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -124,9 +146,9 @@ export function relaySandboxRouter(deps: RelayRoutesDeps): Router {
     send('ready', { relayId, endpoint: deps.relays.endpointOf(relayId) });
   });
 
-  api.handle(relayReplyOp, async ({ params, body }, _req, res) => {
+  api.handle(relayReplyOp, async ({ params, body }, req, res) => {
     const { accountId } = authOf(res);
-    const relayId = ownedRelay(deps, accountId, params.relayId);
+    const relayId = ownedRelay(deps, accountId, params.relayId, req);
     const { requestId } = params;
     if (!REQUEST_ID.test(requestId))
       throw invalidParameter(
@@ -173,8 +195,7 @@ export function relayEndpointRouter(deps: RelayRoutesDeps): Router {
   const api = operationRouter('/relay');
   const handle = async ({ params }: { params: { relayId: string } }, req: Request, res: Response): Promise<void> => {
     const { accountId } = authOf(res);
-    const { relayId } = params;
-    if (!deps.relays.owns(accountId, relayId)) throw notFound(`No relay ${JSON.stringify(relayId)} in this account`);
+    const relayId = ownedRelay(deps, accountId, params.relayId, req);
     const timeoutMs = deps.config.webhook.timeoutMs;
     const outcome = await deps.relays.forward(relayId, {
       method: req.method === 'GET' ? 'GET' : 'POST',

@@ -1,6 +1,12 @@
 import { performance } from 'node:perf_hooks';
 
-import { describeAnswerBody, headersOf, type WebhookResponse, type WebhookSender } from '../webhooks/index.js';
+import {
+  describeAnswerBody,
+  headersOf,
+  hideSecrets,
+  type WebhookResponse,
+  type WebhookSender,
+} from '../webhooks/index.js';
 import type { RelayHub } from './hub.js';
 import type { RelayOutcome } from './messages.js';
 
@@ -30,10 +36,15 @@ export function relayAwareSender(hub: RelayHub, inner: WebhookSender): WebhookSe
       const failed = (error: string): WebhookResponse => ({
         statusCode: null,
         latencyMs: Math.round(performance.now() - started),
-        error,
+        // What the listener said about its local URL is stored like an answer.
+        error: hideSecrets(error, request.hide),
         responseExcerpt: null,
         bodyIsJson: false,
       });
+      if (hub.isRetired(relayId))
+        return failed(
+          `relay ${relayId} was made by an earlier version of this sandbox and is no longer served: run water-sandbox listen again and subscribe its new endpoint`,
+        );
       if (request.accountId === undefined || !hub.owns(request.accountId, relayId)) {
         return failed(`relay ${relayId} is not a relay of this account`);
       }
@@ -48,7 +59,7 @@ export function relayAwareSender(hub: RelayHub, inner: WebhookSender): WebhookSe
           statusCode: outcome.status,
           latencyMs: Math.round(performance.now() - started),
           error: null,
-          ...describeAnswerBody(outcome.body),
+          ...describeAnswerBody(outcome.body, request.hide),
         };
       }
       if (outcome.type === 'error') return failed(outcome.error);

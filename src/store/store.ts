@@ -72,6 +72,14 @@ export class IndexConflictError extends Error {
   }
 }
 
+/** Thrown by `create` when the store holds as many accounts as `maxAccounts` allows already. */
+export class AccountsFullError extends Error {
+  constructor(readonly maxAccounts: number) {
+    super(`The store holds ${maxAccounts} accounts, the most allowed`);
+    this.name = 'AccountsFullError';
+  }
+}
+
 /** Thrown by `update` when the account does not exist (any more). */
 export class AccountMissingError extends Error {
   constructor(readonly accountId: string) {
@@ -122,8 +130,12 @@ export interface AccountStore {
    * Throws AccountMissingError when the account does not exist.
    */
   update<T>(accountId: string, change: (doc: AccountDoc, tx: AccountTx) => T): Promise<T>;
-  /** Stores a new account; false when one with that id exists already. */
-  create(doc: AccountDoc, deliveries?: readonly DeliveryRecord[]): Promise<boolean>;
+  /**
+   * Stores a new account; false when one with that id exists already. With `maxAccounts`, throws
+   * AccountsFullError instead when the store holds that many accounts (checked atomically with
+   * the creation, against the running count: no walk over the accounts).
+   */
+  create(doc: AccountDoc, deliveries?: readonly DeliveryRecord[], options?: { maxAccounts?: number }): Promise<boolean>;
   /** Deletes the account with its deliveries, journal and index entries; false when absent. */
   delete(accountId: string): Promise<boolean>;
   /** Accounts in creation order, `limit` at a time, after the cursor of the previous page. */
@@ -287,3 +299,13 @@ export interface Settings {
   /** Stores `value` unless the name has one; returns the stored value. */
   setIfAbsent(name: string, value: string): Promise<string>;
 }
+
+/**
+ * Who a login session counts for when the store holds MAX_SESSIONS (SessionData's `holder`: the
+ * network it was signed in from); '' for a session saved without one. Both backends end the
+ * least recently used session of the biggest holder first.
+ */
+export const sessionHolder = (session: object): string => {
+  const holder = (session as { holder?: unknown }).holder;
+  return typeof holder === 'string' ? holder : '';
+};

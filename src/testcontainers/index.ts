@@ -116,7 +116,7 @@ class HealthzWaitStrategy implements WaitStrategy {
 
 /**
  * The sandbox's image (`docker build -t water-sandbox .` in its repository) as a container:
- * state in memory, no caps on accounts or relays (a test's own sandbox), ready when /healthz
+ * state in memory, no caps on accounts, sign-ins or relays (a test's own sandbox), ready when /healthz
  * answers. Every setting of the sandbox can be given with `withEnvironment`.
  */
 export class WaterSandboxContainer extends GenericContainer {
@@ -124,7 +124,13 @@ export class WaterSandboxContainer extends GenericContainer {
 
   constructor(image = 'water-sandbox') {
     super(image);
-    this.withEnvironment({ DATA_DIR: ':memory:', ACCOUNT_CREATION_LIMIT: '0', MAX_OPEN_RELAYS: '0' });
+    this.withEnvironment({
+      DATA_DIR: ':memory:',
+      ACCOUNT_CREATION_LIMIT: '0',
+      ACCOUNT_CREATION_PREFIX_LIMIT: '0',
+      SIGN_IN_LIMIT: '0',
+      MAX_OPEN_RELAYS: '0',
+    });
     this.withWaitStrategy(new HealthzWaitStrategy());
   }
 

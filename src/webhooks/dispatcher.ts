@@ -33,6 +33,12 @@ export interface DispatcherDeps {
   onAttempt?: (attempt: RecordedAttempt) => void;
   /** Told each time due deliveries wait because their account holds its whole share of the slots (metrics). */
   onShareWait?: () => void;
+  /**
+   * Whether the account may not read the confirmation tokens sent to `target` (a hosted sandbox,
+   * an endpoint that is not the account's own relay): then the answers to its confirmations and
+   * receiver checks are recorded with those tokens hidden. Never, when absent.
+   */
+  tokenHidden?: (accountId: string, target: string) => boolean;
 }
 
 /** Headers of every webhook, the same on each retry of one delivery, so receivers can drop duplicates. */
@@ -343,6 +349,7 @@ export class Dispatcher implements DueWork {
     at: Date,
   ): Promise<{ outcome: AttemptOutcome; latencyMs: number; blocked: AddressRefusal | undefined }> {
     const { deliveryId, kind, method, target } = delivery;
+    const hide = await this.#tokensToHide(accountId, delivery);
     const response = await this.deps.sender.send({
       method,
       url: target,
@@ -353,6 +360,7 @@ export class Dispatcher implements DueWork {
       },
       timeoutMs: this.options.timeoutMs,
       accountId,
+      ...(hide.length === 0 ? {} : { hide }),
     });
     const { ok, error, warnings } = assessAnswer(kind, method, response);
     const attempt: DeliveryAttempt = {
@@ -366,6 +374,24 @@ export class Dispatcher implements DueWork {
     const blocked = response.blocked;
     logAttempt(this.deps.logger, { deliveryId, accountId, kind, method, target, ...attempt }, ok, blocked);
     return { outcome: { attempt, ok, refused: blocked !== undefined }, latencyMs: response.latencyMs, blocked };
+  }
+
+  /**
+   * The confirmation tokens an answer to this delivery must not bring back to the account: the
+   * one it carries and the live ones of its subscription (an endpoint may echo the token of the
+   * POST it just had in the GET check that follows). Only for confirmations and receiver checks,
+   * the deliveries of a subscription whose token is still of use.
+   */
+  async #tokensToHide(accountId: string, delivery: DeliveryRecord): Promise<string[]> {
+    const { kind, subscriptionId, target } = delivery;
+    if (kind !== 'confirmation' && kind !== 'receiver_check') return [];
+    if (subscriptionId === null || this.deps.tokenHidden?.(accountId, target) !== true) return [];
+    const tokens = new Set<string>();
+    const carried = (delivery.payload as { confirmationToken?: unknown } | null)?.confirmationToken;
+    if (typeof carried === 'string') tokens.add(carried);
+    const doc = await this.deps.store.accounts.get(accountId);
+    for (const t of doc?.confirmationTokens ?? []) if (t.subscriptionId === subscriptionId) tokens.add(t.token);
+    return [...tokens];
   }
 
   /**

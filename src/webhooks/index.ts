@@ -18,6 +18,8 @@ export {
   createWebhookSender,
   describeAnswerBody,
   headersOf,
+  HIDDEN,
+  hideSecrets,
   type WebhookRequest,
   type WebhookResponse,
   type WebhookSender,

@@ -21,6 +21,12 @@ export interface WebhookRequest {
   timeoutMs: number;
   /** The account whose delivery this is (relays use it to keep accounts apart). */
   accountId?: string;
+  /**
+   * Secrets only the endpoint may know (a confirmation token, on a hosted sandbox): an answer or
+   * an error that repeats one is recorded with it replaced by HIDDEN, so an endpoint that echoes
+   * its request cannot show the token to the account through the delivery log.
+   */
+  hide?: readonly string[];
 }
 
 /** What came back, or why nothing did. Never throws: every outcome is data for the delivery log. */
@@ -61,9 +67,25 @@ export function headersOf({
   };
 }
 
-/** What the delivery log keeps of an answer's body. */
-export function describeAnswerBody(text: string): Pick<WebhookResponse, 'responseExcerpt' | 'bodyIsJson'> {
-  return { responseExcerpt: text.slice(0, EXCERPT_CHARS), bodyIsJson: isJson(text) };
+/** What the delivery log shows in place of a secret that only the endpoint may know. */
+export const HIDDEN = '[hidden]';
+
+/** `text` with every occurrence of each secret replaced by HIDDEN. */
+export function hideSecrets(text: string, secrets: readonly string[] = []): string {
+  let hidden = text;
+  for (const secret of secrets) if (secret !== '') hidden = hidden.split(secret).join(HIDDEN);
+  return hidden;
+}
+
+/**
+ * What the delivery log keeps of an answer's body: its first characters, with `hide`'s secrets
+ * replaced before it is cut (a cut must not leave the first half of a token behind).
+ */
+export function describeAnswerBody(
+  text: string,
+  hide: readonly string[] = [],
+): Pick<WebhookResponse, 'responseExcerpt' | 'bodyIsJson'> {
+  return { responseExcerpt: hideSecrets(text, hide).slice(0, EXCERPT_CHARS), bodyIsJson: isJson(text) };
 }
 
 export interface WebhookSenderOptions {
@@ -85,13 +107,13 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const agentOptions = { keepAlive: true, lookup };
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   return {
-    async send({ method, url, body, headers, timeoutMs }) {
+    async send({ method, url, body, headers, timeoutMs, hide }) {
       const started = performance.now();
       const elapsed = (): number => Math.round(performance.now() - started);
       const failed = (error: string, blocked?: AddressRefusal): WebhookResponse => ({
         statusCode: null,
         latencyMs: elapsed(),
-        error,
+        error: hideSecrets(error, hide),
         responseExcerpt: null,
         bodyIsJson: false,
         ...(blocked === undefined ? {} : { blocked }),
@@ -111,7 +133,12 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
           signal: AbortSignal.timeout(timeoutMs),
           payload,
         });
-        return { statusCode: response.status, latencyMs: elapsed(), error: null, ...describeAnswerBody(response.text) };
+        return {
+          statusCode: response.status,
+          latencyMs: elapsed(),
+          error: null,
+          ...describeAnswerBody(response.text, hide),
+        };
       } catch (error) {
         if (error instanceof BlockedAddressError) return failed(error.message, error.refusal);
         return failed(describeRequestError(error, timeoutMs));

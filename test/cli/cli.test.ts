@@ -333,8 +333,10 @@ describe('client commands against a running sandbox', () => {
       env: env({ WATER_API_KEY: DEMO_API_KEY }),
     });
     expect(unknown.code).toBe(1);
+    // The demo key is the shared account's: the command says so first.
     expect(unknown.stderr).toBe(
-      'error: no scenario "nope" on this sandbox; water-sandbox scenario list shows the ones it has\n',
+      'warning: the key of WATER_API_KEY is a published one of the shared demo data, so this acts on the demo account, which every user of this sandbox shares; set WATER_API_KEY to the key of your own account (water-sandbox accounts create)\n' +
+        'error: no scenario "nope" on this sandbox; water-sandbox scenario list shows the ones it has\n',
     );
     const list = await runCliProcess(['scenario', 'list'], { env: env() });
     expect(list.stdout).toMatch(/^slow-leak-escalates +\+2h +5 steps /m);

@@ -1,3 +1,8 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { RelayMemory } from '../../src/cli/relay-memory.js';
 import { CliProcess } from '../helpers/cli-process.js';
 import { bearer } from '../helpers/demo.js';
 import { listenCommand } from '../helpers/listen-command.js';
@@ -89,8 +94,14 @@ const deliveries = async (key: string, kind: string): Promise<Delivery[]> =>
   ((await api(key, 'GET', `/sandbox/deliveries?kind=${kind}`)) as Answer<{ deliveries: Delivery[] }>).body.deliveries;
 
 function listen(key: string, ...args: string[]): CliProcess {
+  return listenWith({}, key, ...args);
+}
+
+/** `listen` with more of the environment (HOME: where it remembers its relays). */
+function listenWith(env: Record<string, string>, key: string, ...args: string[]): CliProcess {
   const cli = new CliProcess(
     listenCommand({ forwardTo: receiver.url('/hooks'), sandbox: sandboxUrl, apiKey: key }, ...args),
+    { env },
   );
   clis.push(cli);
   return cli;
@@ -119,7 +130,7 @@ describe('water-sandbox listen --subscribe all', () => {
     // ...but through the relay it gets everything, its confirmations included: the relay endpoint is the sandbox's own.
     const cli = listen(key, '--subscribe', 'all');
     const [, endpoint] = await cli.waitFor(/Ready\. Webhooks sent to (\S+) are forwarded to /, { stream: 'stdout' });
-    expect(endpoint).toMatch(/^https:\/\/sandbox\.example\.com\/relay\/default\.[A-Za-z0-9_-]{22}$/);
+    expect(endpoint).toMatch(/^https:\/\/sandbox\.example\.com\/relay\/default\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}$/);
     await cli.waitFor(/(confirmed subscription [0-9a-f-]{36}[\s\S]*){2}/, { stream: 'stdout' });
 
     const { body: list } = (await api(key, 'GET', '/v1/subscriptions')) as Answer<{
@@ -204,17 +215,61 @@ describe('water-sandbox listen --subscribe all', () => {
     expect(receiver.received).toEqual([]);
   });
 
-  it('a listener started later receives the retries of deliveries that failed while none was connected', async () => {
+  it('a listener started later holds the relay it opened before (remembered on this machine), and receives the retries of deliveries that failed meanwhile', async () => {
     const { key, locations } = await freshAccount();
-    const { body: relay } = (await api(key, 'POST', '/sandbox/relays', {})) as Answer<{ endpoint: string }>;
-    await api(key, 'POST', `/v1/locations/${locations[0]!}/subscriptions`, { endpoint: relay.endpoint });
-    await eventually(
-      async () => (await deliveries(key, 'confirmation')).find((d) => d.attempts.length >= 1) ?? null,
-      10_000,
-    );
-    const cli = listen(key);
-    await cli.waitFor(/Ready\./, { stream: 'stdout' });
-    await received((body) => typeof body['confirmationToken'] === 'string');
-    await cli.waitFor(/POST subscription confirmation \[delivery \w{8}, attempt [23]\] -> 202/, { stream: 'stdout' });
+    const home = await mkdtemp(join(tmpdir(), 'listen-home-'));
+    try {
+      const first = listenWith({ HOME: home }, key);
+      const [, endpoint = ''] = await first.waitFor(/Ready\. Webhooks sent to (\S+) are forwarded/, {
+        stream: 'stdout',
+      });
+      first.kill('SIGINT');
+      await first.exited;
+      // The relay key is kept for the user alone.
+      const file = join(home, '.local', 'state', 'water-sandbox', 'relays.json');
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      expect(await readFile(file, 'utf8')).not.toContain(key);
+
+      await api(key, 'POST', `/v1/locations/${locations[0]!}/subscriptions`, { endpoint });
+      await eventually(
+        async () => (await deliveries(key, 'confirmation')).find((d) => d.attempts.length >= 1) ?? null,
+        10_000,
+      );
+      const second = listenWith({ HOME: home }, key);
+      await second.waitFor(new RegExp(`Ready\\. Webhooks sent to ${endpoint.replace(/[.]/g, '\\.')} are forwarded`), {
+        stream: 'stdout',
+      });
+      await received((body) => typeof body['confirmationToken'] === 'string');
+      await second.waitFor(/POST subscription confirmation \[delivery \w{8}, attempt [23]\] -> 202/, {
+        stream: 'stdout',
+      });
+      // Without the remembered relay (another machine), another endpoint: nobody else holds this one.
+      const elsewhere = listen(key);
+      const [, other] = await elsewhere.waitFor(/Ready\. Webhooks sent to (\S+) are forwarded/, { stream: 'stdout' });
+      expect(other).not.toBe(endpoint);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a remembered relay the sandbox refuses (made up, or of another sandbox) is forgotten, and a new one opened', async () => {
+    const { key } = await freshAccount();
+    const home = await mkdtemp(join(tmpdir(), 'listen-home-'));
+    try {
+      const memory = RelayMemory.of({ HOME: home });
+      const madeUp = {
+        relayId: 'default.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA',
+        name: 'default',
+        endpoint: 'https://sandbox.example.com/relay/default.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA',
+        relayKey: 'A'.repeat(32),
+      };
+      await memory.remember(sandboxUrl, key, 'default', madeUp);
+      const cli = listenWith({ HOME: home }, key);
+      const [, endpoint] = await cli.waitFor(/Ready\. Webhooks sent to (\S+) are forwarded/, { stream: 'stdout' });
+      expect(endpoint).not.toBe(madeUp.endpoint);
+      expect((await memory.recall(sandboxUrl, key, 'default'))?.endpoint).toBe(endpoint);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });

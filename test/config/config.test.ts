@@ -325,6 +325,22 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
     );
   });
 
+  it('opens /metrics on a local sandbox without ADMIN_TOKEN only; METRICS_OPEN wins either way', () => {
+    expect(loadConfig({}).metricsOpen).toBe(true);
+    expect(loadConfig({ ADMIN_TOKEN: 'x' }).metricsOpen).toBe(false);
+    expect(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com' }).metricsOpen).toBe(false);
+    expect(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', METRICS_OPEN: 'true' }).metricsOpen).toBe(true);
+    expect(loadConfig({ METRICS_OPEN: 'false' }).metricsOpen).toBe(false);
+    const lines = describeProtections(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com' }), 'https://x').join(
+      '\n',
+    );
+    expect(lines).toMatch(/METRICS_OPEN=false +\/metrics off until ADMIN_TOKEN is set \(hosted default\)/);
+    expect(lines).toMatch(/MAX_ACCOUNTS=10000 +10000 accounts stored in all \(hosted default\)/);
+    expect(lines).toMatch(
+      /SIGN_IN_LIMIT=60 +60 sign-ins a minute per client address, succeeded or not \(hosted default\)/,
+    );
+  });
+
   it.each([
     [{ PUBLIC_URL: 'https://sandbox.example.com' }, true],
     [{ PUBLIC_URL: 'https://localhost:8443' }, true],

@@ -23,7 +23,7 @@ import {
   OTHER_LOCATION_ID,
 } from '../helpers/demo.js';
 import { loopbackOnlySender } from '../helpers/loopback-only-sender.js';
-import { attach, detachListeners, openRelay } from '../helpers/relay-listener.js';
+import { attach, detachListeners, openRelay, relayKeyOf } from '../helpers/relay-listener.js';
 import { startTestSandbox } from '../helpers/start-sandbox.js';
 import { eventually } from '../helpers/waiting.js';
 
@@ -50,17 +50,23 @@ afterEach(async () => {
 });
 
 describe('POST /sandbox/relays', () => {
-  it("gives the account's relay: the same id every time, another per name, another per account", async () => {
+  it('opens a new relay each time, its id not made from the account and the name, with a key for its opener only', async () => {
     const t = await buildTestApp();
     const relay = await openRelay(t);
     expect(relay).toEqual({
-      relayId: expect.stringMatching(/^default\.[A-Za-z0-9_-]{22}$/),
+      relayId: expect.stringMatching(/^default\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}$/),
       name: 'default',
       endpoint: `${t.deps.urls.publicUrl}/relay/${relay.relayId}`,
+      relayKey: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/),
     });
-    expect((await openRelay(t)).relayId).toBe(relay.relayId);
+    const again = await openRelay(t);
+    expect(again.relayId).not.toBe(relay.relayId);
+    expect(again.relayKey).not.toBe(relay.relayKey);
     expect((await openRelay(t, DEMO_API_KEY, { name: 'frontend' })).relayId).toMatch(/^frontend\./);
     expect((await openRelay(t, OTHER_API_KEY)).relayId).not.toBe(relay.relayId);
+    // It carries a secret: no cache keeps it.
+    const res = await request(t.app).post('/sandbox/relays').set(bearer(DEMO_API_KEY)).send({}).expect(200);
+    expect(res.headers['cache-control']).toBe('no-store');
   });
 
   it('refuses a bad name or an unknown field with 400, and needs credentials', async () => {
@@ -176,6 +182,7 @@ describe('a listener attached to the stream', () => {
     await request(t.app)
       .post(`/sandbox/relays/${relayId}/replies/${forwarded.requestId}`)
       .set(bearer(DEMO_API_KEY))
+      .set(relayKeyOf(relayId))
       .send({ status: 201, headers: { 'content-type': 'application/json' }, body: '{"ok":1}' })
       .expect(202);
     const delivery = await eventually(async () => {
@@ -198,6 +205,7 @@ describe('a listener attached to the stream', () => {
     await request(t.app)
       .post(`/sandbox/relays/${relayId}/replies/${check.requestId}`)
       .set(bearer(DEMO_API_KEY))
+      .set(relayKeyOf(relayId))
       .send({ error: 'http://localhost:3000/hooks: ECONNREFUSED' })
       .expect(202);
     const failed = await eventually(async () => {
@@ -214,11 +222,13 @@ describe('a listener attached to the stream', () => {
     const t = await buildTestApp();
     const { relayId } = await openRelay(t);
     const path = `/sandbox/relays/${relayId}/replies/00000000-0000-4000-8000-000000000000`;
-    await request(t.app).post(path).set(bearer(DEMO_API_KEY)).send({ status: 42 }).expect(400);
-    await request(t.app).post(path).set(bearer(DEMO_API_KEY)).send({ status: 200, error: 'both' }).expect(400);
+    const owner = { ...bearer(DEMO_API_KEY), ...relayKeyOf(relayId) };
+    await request(t.app).post(path).set(owner).send({ status: 42 }).expect(400);
+    await request(t.app).post(path).set(owner).send({ status: 200, error: 'both' }).expect(400);
     await request(t.app)
       .post(`/sandbox/relays/${relayId}/replies/nope`)
       .set(bearer(DEMO_API_KEY))
+      .set(relayKeyOf(relayId))
       .send({ status: 200 })
       .expect(400);
   });
@@ -229,6 +239,7 @@ describe('a listener attached to the stream', () => {
     await request(t.app)
       .post(`/sandbox/relays/${relayId}/replies/00000000-0000-4000-8000-000000000000`)
       .set(bearer(DEMO_API_KEY))
+      .set(relayKeyOf(relayId))
       .send({ status: 200 })
       .expect(202);
     await request(t.app).get('/v1/locations').set(bearer(DEMO_API_KEY)).expect(200);
@@ -254,7 +265,7 @@ describe('GET|POST /relay/{relayId} over HTTP', () => {
 
     const call = fetch(`${base}/relay/${relayId}`, {
       method: 'POST',
-      headers: { ...bearer(DEMO_API_KEY), 'content-type': 'application/json', 'x-test': 'yes' },
+      headers: { ...bearer(DEMO_API_KEY), ...relayKeyOf(relayId), 'content-type': 'application/json', 'x-test': 'yes' },
       body: '{"hello":"world"}',
     });
     const forwarded = JSON.parse((await listener.next('request')).data) as {
@@ -264,10 +275,12 @@ describe('GET|POST /relay/{relayId} over HTTP', () => {
     };
     expect(forwarded.headers['x-test']).toBe('yes');
     expect(forwarded.headers['authorization']).toBeUndefined();
+    expect(forwarded.headers['x-relay-key']).toBeUndefined();
     expect(JSON.parse(forwarded.body)).toEqual({ hello: 'world' });
     await request(t.app)
       .post(`/sandbox/relays/${relayId}/replies/${forwarded.requestId}`)
       .set(bearer(DEMO_API_KEY))
+      .set(relayKeyOf(relayId))
       .send({ status: 418, headers: { 'Content-Type': 'application/json' }, body: '{"teapot":true}' })
       .expect(202);
     const answer = await call;
@@ -279,12 +292,21 @@ describe('GET|POST /relay/{relayId} over HTTP', () => {
     const t = await buildTestApp();
     const { relayId } = await openRelay(t);
     await request(t.app).post(`/relay/${relayId}`).send({}).expect(401);
-    const response = await request(t.app).get(`/relay/${relayId}`).set(bearer(DEMO_API_KEY)).expect(502);
+    const response = await request(t.app)
+      .get(`/relay/${relayId}`)
+      .set(bearer(DEMO_API_KEY))
+      .set(relayKeyOf(relayId))
+      .expect(502);
     expect(response.body).toEqual({
       error: 'relay_not_connected',
       message: expect.stringContaining('water-sandbox listen --forward-to'),
     });
-    await request(t.app).put(`/relay/${relayId}`).set(bearer(DEMO_API_KEY)).send({}).expect(405);
+    await request(t.app)
+      .put(`/relay/${relayId}`)
+      .set(bearer(DEMO_API_KEY))
+      .set(relayKeyOf(relayId))
+      .send({})
+      .expect(405);
   });
 });
 
@@ -315,6 +337,7 @@ describe('replicas', () => {
     await request(answering)
       .post(`/sandbox/relays/${relayId}/replies/${forwarded.requestId}`)
       .set(bearer(DEMO_API_KEY))
+      .set(relayKeyOf(relayId))
       .send({ status: 204 })
       .expect(202);
     const delivery = await eventually(async () => {
@@ -331,8 +354,8 @@ describe('shutdown', () => {
     const sandbox = await startTestSandbox();
     const relay = (await (
       await fetch(`${sandbox.url}/sandbox/relays`, { method: 'POST', headers: bearer(DEMO_API_KEY) })
-    ).json()) as { relayId: string };
-    const listener = await attach(sandbox.url, relay.relayId);
+    ).json()) as { relayId: string; relayKey: string };
+    const listener = await attach(sandbox.url, relay.relayId, DEMO_API_KEY, { 'X-Relay-Key': relay.relayKey });
     await listener.next('ready');
     const started = performance.now();
     await sandbox.stop();
@@ -358,13 +381,9 @@ describe('malformed input on the relay routes', () => {
     const t = await buildTestApp();
     const { relayId } = await openRelay(t);
     const path = `/sandbox/relays/${relayId}/replies/00000000-0000-4000-8000-000000000000`;
-    await request(t.app).post(path).set(bearer(DEMO_API_KEY)).set('content-type', 'text/plain').send('200').expect(415);
-    await request(t.app)
-      .post(path)
-      .set(bearer(DEMO_API_KEY))
-      .set('content-type', 'application/json')
-      .send('{"status":')
-      .expect(400);
+    const owner = { ...bearer(DEMO_API_KEY), ...relayKeyOf(relayId) };
+    await request(t.app).post(path).set(owner).set('content-type', 'text/plain').send('200').expect(415);
+    await request(t.app).post(path).set(owner).set('content-type', 'application/json').send('{"status":').expect(400);
     await request(t.app).get('/sandbox/relays/garbage/requests').set(bearer(DEMO_API_KEY)).expect(404);
     await request(t.app).get('/relay/garbage').set(bearer(DEMO_API_KEY)).expect(404);
   });

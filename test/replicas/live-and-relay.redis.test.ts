@@ -25,7 +25,12 @@ const clis: CliProcess[] = [];
 
 beforeEach(async () => {
   // One public address for both, as behind a load balancer: relay endpoint URLs name it.
-  const env = replicaEnv(redis, redis.prefix(), { PUBLIC_URL: 'http://sandbox.test', WEBHOOK_MAX_ATTEMPTS: '3' });
+  // PUBLIC_URL not loopback makes the replicas hosted: /metrics, which the test reads, opened.
+  const env = replicaEnv(redis, redis.prefix(), {
+    PUBLIC_URL: 'http://sandbox.test',
+    WEBHOOK_MAX_ATTEMPTS: '3',
+    METRICS_OPEN: 'true',
+  });
   [a, b] = await Promise.all([startReplica(env), startReplica(env)]);
   b.deps.dispatcher.stop();
   receiver = await WebhookReceiver.start();

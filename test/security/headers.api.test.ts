@@ -154,7 +154,10 @@ const SECRETS: [what: string, status: number, get: () => Promise<Seen>][] = [
     200,
     async () => {
       const relay = await asDemo('post', '/sandbox/relays').send({}).expect(200);
-      return streamHeaders(`/sandbox/relays/${relay.body.relayId as string}/requests`, bearer(DEMO_API_KEY));
+      return streamHeaders(`/sandbox/relays/${relay.body.relayId as string}/requests`, {
+        ...bearer(DEMO_API_KEY),
+        'X-Relay-Key': relay.body.relayKey as string,
+      });
     },
   ],
   [
@@ -269,7 +272,10 @@ const KINDS: [what: string, status: number, get: () => Promise<Seen>][] = [
         .set(bearer(DEMO_API_KEY))
         .send({ name: 'nosniff' })
         .expect(200);
-      return streamHeaders(`/sandbox/relays/${relay.body.relayId as string}/requests`, bearer(DEMO_API_KEY));
+      return streamHeaders(`/sandbox/relays/${relay.body.relayId as string}/requests`, {
+        ...bearer(DEMO_API_KEY),
+        'X-Relay-Key': relay.body.relayKey as string,
+      });
     },
   ],
   ['the demo receiver', 200, () => request(t.app).post('/dashboard/demo-receiver').send({})],

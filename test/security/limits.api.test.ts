@@ -42,7 +42,8 @@ const warnings = (lines: string[]): Record<string, unknown>[] =>
 describe('POST /sandbox/accounts without ADMIN_TOKEN on a hosted sandbox', () => {
   it('is limited per client address: the next one is a 429 with Retry-After naming ACCOUNT_CREATION_LIMIT, until the hour is over', async () => {
     const lines: string[] = [];
-    const t = await app({ ...HOSTED, ACCOUNT_CREATION_LIMIT: '3' }, lines);
+    // METRICS_OPEN: the operator's view, which a hosted sandbox keeps off without ADMIN_TOKEN.
+    const t = await app({ ...HOSTED, ACCOUNT_CREATION_LIMIT: '3', METRICS_OPEN: 'true' }, lines);
     for (let i = 0; i < 3; i++) await createAccount(t).expect(201);
     const refused = await createAccount(t).expect(429);
     expect(refused.body).toEqual({
@@ -135,10 +136,15 @@ describe('MAX_SUBSCRIPTIONS_PER_LOCATION', () => {
 
 describe('MAX_OPEN_RELAYS', () => {
   /** Opens the relay's event stream; resolves once its headers arrive. */
-  async function openStream(port: number, relayId: string): Promise<IncomingMessage> {
+  async function openStream(port: number, relayId: string, relayKey: string): Promise<IncomingMessage> {
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       get(
-        { host: '127.0.0.1', port, path: `/sandbox/relays/${relayId}/requests`, headers: bearer(DEMO_API_KEY) },
+        {
+          host: '127.0.0.1',
+          port,
+          path: `/sandbox/relays/${relayId}/requests`,
+          headers: { ...bearer(DEMO_API_KEY), 'X-Relay-Key': relayKey },
+        },
         resolve,
       ).on('error', reject);
     });
@@ -154,12 +160,13 @@ describe('MAX_OPEN_RELAYS', () => {
     try {
       const relay = await request(t.app).post('/sandbox/relays').set(bearer(DEMO_API_KEY)).send({}).expect(200);
       const relayId = relay.body.relayId as string;
+      const relayKey = relay.body.relayKey as string;
       for (let i = 0; i < 5; i++) {
-        const stream = await openStream(port, relayId);
+        const stream = await openStream(port, relayId, relayKey);
         expect(stream.statusCode).toBe(200);
         open.push(stream);
       }
-      const refused = await openStream(port, relayId);
+      const refused = await openStream(port, relayId, relayKey);
       expect(refused.statusCode).toBe(409);
       const body = await new Promise<string>((resolve) => {
         let text = '';
@@ -184,7 +191,7 @@ describe('MAX_OPEN_RELAYS', () => {
             host: '127.0.0.1',
             port,
             path: `/sandbox/relays/${otherRelay.body.relayId as string}/requests`,
-            headers: bearer(other.body.apiKey as string),
+            headers: { ...bearer(other.body.apiKey as string), 'X-Relay-Key': otherRelay.body.relayKey as string },
           },
           resolve,
         ).on('error', reject);
@@ -196,7 +203,7 @@ describe('MAX_OPEN_RELAYS', () => {
       closed.destroy();
       await new Promise<void>((resolve) => {
         const retry = (): void =>
-          void openStream(port, relayId).then((stream) => {
+          void openStream(port, relayId, relayKey).then((stream) => {
             if (stream.statusCode === 200) {
               open.push(stream);
               resolve();

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { describeProtections } from '../../src/config.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { bearer, DEMO_API_KEY, OTHER_API_KEY } from '../helpers/demo.js';
-import { attach, detachListeners, openRelay } from '../helpers/relay-listener.js';
+import { attach, detachListeners, openRelay, relayKeyOf } from '../helpers/relay-listener.js';
 import { eventually } from '../helpers/waiting.js';
 
 // Fair shares of a replica (MAX_CONCURRENT_REQUESTS, MAX_QUEUED_REQUESTS): one client's requests
@@ -47,13 +47,20 @@ afterEach(async () => {
 function send(
   base: string,
   path: string,
-  { from, key, method = 'GET', body }: { from: string; key?: string; method?: string; body?: unknown },
+  {
+    from,
+    key,
+    method = 'GET',
+    body,
+    headers = {},
+  }: { from: string; key?: string; method?: string; body?: unknown; headers?: Record<string, string> },
 ): { answer: Promise<Response>; settled: () => boolean } {
   let settled = false;
   const answer = fetch(`${base}${path}`, {
     method,
     headers: {
       'x-forwarded-for': from,
+      ...headers,
       ...(key === undefined ? {} : bearer(key)),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
@@ -76,7 +83,13 @@ async function heldRelayCall(
   const { relayId } = await openRelay(t);
   // The listener's stream is open, and gives its turn back once open: else the call below would wait for it.
   const listener = await attach(base, relayId);
-  const call = send(base, `/relay/${relayId}`, { from, key: DEMO_API_KEY, method: 'POST', body: { held: true } });
+  const call = send(base, `/relay/${relayId}`, {
+    from,
+    key: DEMO_API_KEY,
+    method: 'POST',
+    body: { held: true },
+    headers: relayKeyOf(relayId),
+  });
   const forwarded = JSON.parse((await listener.next('request')).data) as { requestId: string };
   return {
     call,
@@ -87,6 +100,7 @@ async function heldRelayCall(
         key: DEMO_API_KEY,
         method: 'POST',
         body: { status: 200, body: 'ok' },
+        headers: relayKeyOf(relayId),
       });
       expect((await reply.answer).status).toBe(202);
     },

@@ -10,7 +10,7 @@ import { DASHBOARD_PATHS } from '../../src/dashboard/page-config.js';
 import { accountChannel } from '../../src/live/index.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { signInToDashboard } from '../helpers/dashboard-sign-in.js';
-import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, OTHER_API_KEY } from '../helpers/demo.js';
+import { bearer, DEMO_ACCOUNT_ID, DEMO_API_KEY, OTHER_ACCOUNT_ID, OTHER_API_KEY } from '../helpers/demo.js';
 import { eventually } from '../helpers/waiting.js';
 
 // Event streams respect their readers: a client that stops reading while events arrive is
@@ -93,7 +93,8 @@ describe('a relay stream whose listener stops reading while webhooks arrive', ()
     const r = await start({ STREAM_BUFFER_LIMIT: String(BUFFER_LIMIT), WEBHOOK_TIMEOUT_MS: '100' });
     const relay = await request(r.t.app).post('/sandbox/relays').set(bearer(DEMO_API_KEY)).send({}).expect(200);
     const relayId = relay.body.relayId as string;
-    const stream = await openStream(`${r.base}/sandbox/relays/${relayId}/requests`, bearer(DEMO_API_KEY));
+    const owner = { ...bearer(DEMO_API_KEY), 'X-Relay-Key': relay.body.relayKey as string };
+    const stream = await openStream(`${r.base}/sandbox/relays/${relayId}/requests`, owner);
     expect(stream.statusCode).toBe(200);
     const { closed } = await readUntilThenStall(stream, 'event: ready');
     expect(r.t.deps.relays.openStreams(DEMO_ACCOUNT_ID)).toBe(1);
@@ -106,7 +107,7 @@ describe('a relay stream whose listener stops reading while webhooks arrive', ()
         Array.from({ length: 10 }, () =>
           fetch(`${r.base}/relay/${relayId}`, {
             method: 'POST',
-            headers: { ...bearer(DEMO_API_KEY), 'content-type': 'application/json' },
+            headers: { ...owner, 'content-type': 'application/json' },
             body: JSON.stringify(body),
           }).then((res) => res.arrayBuffer()),
         ),
@@ -129,7 +130,7 @@ describe('a relay stream whose listener stops reading while webhooks arrive', ()
     expect(line!['bufferedBytes']).toBeGreaterThan(BUFFER_LIMIT);
     expect(line!['bufferedBytes']).toBeLessThanOrEqual(BUFFER_LIMIT + oneRequest);
     // A listener that reads gets its requests again: a new stream is taken.
-    const again = await openStream(`${r.base}/sandbox/relays/${relayId}/requests`, bearer(DEMO_API_KEY));
+    const again = await openStream(`${r.base}/sandbox/relays/${relayId}/requests`, owner);
     expect(again.statusCode).toBe(200);
   });
 });
@@ -172,41 +173,50 @@ describe('open streams per account and per process', () => {
     });
   });
 
-  it("MAX_OPEN_STREAMS_TOTAL: dashboards and listeners of every account share the process's streams; the next is a 409 naming it, until one closes", async () => {
+  it("MAX_OPEN_STREAMS_TOTAL: dashboards and listeners of every account share the process's streams; when all are held, an account with fewer takes the oldest of the biggest holder's, and a 409 names the setting when nobody holds two more", async () => {
     const r = await start({ MAX_OPEN_STREAMS_TOTAL: '2' });
     const relay = await request(r.t.app).post('/sandbox/relays').set(bearer(DEMO_API_KEY)).send({}).expect(200);
-    const listener = await openStream(
-      `${r.base}/sandbox/relays/${relay.body.relayId as string}/requests`,
-      bearer(DEMO_API_KEY),
-    );
+    const listener = await openStream(`${r.base}/sandbox/relays/${relay.body.relayId as string}/requests`, {
+      ...bearer(DEMO_API_KEY),
+      'X-Relay-Key': relay.body.relayKey as string,
+    });
     expect(listener.statusCode).toBe(200);
+    const listenerClosed = new Promise<void>((resolve) => listener.on('close', resolve));
+    listener.resume();
     const { cookie } = await signInToDashboard(r.base);
     const dashboard = await openStream(`${r.base}${DASHBOARD_PATHS.events}`, { cookie });
     expect(dashboard.statusCode).toBe(200);
 
+    // The other account's first stream: the demo account holds both, so its oldest (the listener) ends.
     const otherRelay = await request(r.t.app).post('/sandbox/relays').set(bearer(OTHER_API_KEY)).send({}).expect(200);
-    const refused = await openStream(
-      `${r.base}/sandbox/relays/${otherRelay.body.relayId as string}/requests`,
-      bearer(OTHER_API_KEY),
+    const otherOwner = { ...bearer(OTHER_API_KEY), 'X-Relay-Key': otherRelay.body.relayKey as string };
+    const otherStream = `${r.base}/sandbox/relays/${otherRelay.body.relayId as string}/requests`;
+    expect((await openStream(otherStream, otherOwner)).statusCode).toBe(200);
+    await listenerClosed;
+    expect([r.t.deps.streamSlots.heldBy(DEMO_ACCOUNT_ID), r.t.deps.streamSlots.heldBy(OTHER_ACCOUNT_ID)]).toEqual([
+      1, 1,
+    ]);
+    expect(r.logs()).toContainEqual(
+      expect.objectContaining({
+        msg: "event stream ended: its slot went to an account holding fewer of this replica's streams",
+        accountId: DEMO_ACCOUNT_ID,
+        forAccountId: OTHER_ACCOUNT_ID,
+        limit: 'MAX_OPEN_STREAMS_TOTAL',
+      }),
     );
+
+    // Now each holds one: neither takes the other's; a 409 names the setting, until one closes.
+    const refused = await openStream(`${r.base}${DASHBOARD_PATHS.events}`, { cookie });
     expect(refused.statusCode).toBe(409);
     expect(JSON.parse(await text(refused))).toEqual({
       error: 'limit_reached',
       message:
-        'This sandbox has 2 event streams open on this replica, the most it allows (MAX_OPEN_STREAMS_TOTAL=2); try again once some have closed',
+        'This sandbox has 2 event streams open on this replica, the most it allows (MAX_OPEN_STREAMS_TOTAL=2), and none held by an account with more than its share; try again once some have closed',
     });
-    expect((await openStream(`${r.base}${DASHBOARD_PATHS.events}`, { cookie })).statusCode).toBe(409);
-
-    listener.destroy();
+    expect((await openStream(otherStream, otherOwner)).statusCode).toBe(409);
+    dashboard.destroy();
     await eventually(() => (r.t.deps.streamSlots.open === 1 ? true : null));
-    expect(
-      (
-        await openStream(
-          `${r.base}/sandbox/relays/${otherRelay.body.relayId as string}/requests`,
-          bearer(OTHER_API_KEY),
-        )
-      ).statusCode,
-    ).toBe(200);
+    expect((await openStream(otherStream, otherOwner)).statusCode).toBe(200);
   });
 });
 

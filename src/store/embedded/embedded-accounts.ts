@@ -7,6 +7,7 @@ import { diffEntries, indexEntriesOf, pastLifetime } from '../derived.js';
 import { checkAccountBytes, checkPendingDeliveries, deepFreeze, type AccountLimits } from '../limits.js';
 import {
   AccountMissingError,
+  AccountsFullError,
   type AccountStore,
   type AccountSummary,
   type AccountTx,
@@ -64,9 +65,15 @@ export class EmbeddedAccounts implements AccountStore {
     return this.cache.with(accountId, (loaded) => this.#updateLoaded(accountId, loaded, change));
   }
 
-  async create(doc: AccountDoc, deliveries: readonly DeliveryRecord[] = []): Promise<boolean> {
+  async create(
+    doc: AccountDoc,
+    deliveries: readonly DeliveryRecord[] = [],
+    options: { maxAccounts?: number } = {},
+  ): Promise<boolean> {
     const accountId = doc.account.accountId;
     if (this.index.has(accountId) || this.cache.has(accountId)) return false;
+    if (options.maxAccounts !== undefined && this.index.count >= options.maxAccounts)
+      throw new AccountsFullError(options.maxAccounts);
     const entries = indexEntriesOf(doc);
     this.index.checkFree(null, entries);
     const docText = emptyDocText();

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import session, { type SessionData } from 'express-session';
 
 import type { Clock } from '../../core/clock.js';
+import { Holdings } from '../../core/holdings.js';
+import { sessionHolder as holderOf } from '../store.js';
 import { LowdbFile } from './lowdb-file.js';
 
 /** One session's file: sessions/<sid>.json. */
@@ -41,7 +43,7 @@ export interface EmbeddedSessionOptions {
   clock: Clock;
   /** A session ends this long after its last use. */
   ttlMs: number;
-  /** Sessions kept at most: past it, the least recently used one ends (MAX_SESSIONS). */
+  /** Sessions kept at most: past it, the biggest holder's least recently used one ends (MAX_SESSIONS). */
   maxSessions: number;
 }
 
@@ -53,14 +55,17 @@ export interface EmbeddedSessionOptions {
  *
  * A session ends `ttlMs` after its last use (process clock). The least recently used come first
  * in memory, so the expired ones are dropped from the front as sessions are saved, each once.
- * At most `maxSessions` are kept: a sign-in past it ends the least recently used session, so a
- * flood of sign-ins can sign idle browsers out but never stop anyone from signing in (a refusal
- * instead would lock every partner out for a day). Only a sign-in makes a session: visitors
- * who are not signed in cost nothing here.
+ * At most `maxSessions` are kept: a sign-in past it ends the least recently used session of the
+ * biggest holder (the network that signed in the most sessions, see SessionData's `holder`), so
+ * a flood of sign-ins ends its own sessions, never another partner's while it holds more, and
+ * never stops anyone from signing in (a refusal instead would lock every partner out for a day).
+ * Only a sign-in makes a session: visitors who are not signed in cost nothing here.
  */
 export class EmbeddedSessionStore extends session.Store {
   /** Every live session, least recently used first (a Map keeps insertion order; a use re-inserts). */
   readonly #sessions = new Map<string, SessionFile>();
+  /** The same sessions by holder, each holder's least recently used first: whom the bound takes from. */
+  readonly #holdings = new Holdings<string>();
   /** Files with a write waiting or on its way; dropped once written, so memory holds the records only. */
   readonly #files = new Map<string, LowdbFile<SessionFile>>();
   readonly #options: EmbeddedSessionOptions;
@@ -99,7 +104,7 @@ export class EmbeddedSessionStore extends session.Store {
       }
     }
     found.sort((a, b) => a[1].expiresAtMs - b[1].expiresAtMs);
-    for (const [sid, record] of found) store.#sessions.set(sid, record);
+    for (const [sid, record] of found) store.#keep(sid, record);
     store.#bound();
     if (legacy && options.legacyFile !== null) {
       await Promise.all(
@@ -128,8 +133,8 @@ export class EmbeddedSessionStore extends session.Store {
     }
     const nowMs = this.#nowMs();
     this.#pruneExpired(nowMs);
-    this.#sessions.delete(sid);
-    this.#sessions.set(sid, {
+    this.#drop(sid);
+    this.#keep(sid, {
       session: JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
       expiresAtMs: nowMs + this.#options.ttlMs,
     });
@@ -138,7 +143,7 @@ export class EmbeddedSessionStore extends session.Store {
   }
 
   override destroy(sid: string, callback?: (err?: unknown) => void): void {
-    this.#sessions.delete(sid);
+    this.#drop(sid);
     this.#finish(this.#remove(sid), callback);
   }
 
@@ -149,6 +154,7 @@ export class EmbeddedSessionStore extends session.Store {
       record.expiresAtMs = nowMs + this.#options.ttlMs;
       this.#sessions.delete(sid);
       this.#sessions.set(sid, record);
+      this.#holdings.renew(holderOf(record.session), sid);
       void this.#write(sid, false);
     }
     callback?.();
@@ -181,18 +187,33 @@ export class EmbeddedSessionStore extends session.Store {
   #pruneExpired(nowMs: number): void {
     for (const [sid, record] of this.#sessions) {
       if (record.expiresAtMs > nowMs) break;
-      this.#sessions.delete(sid);
+      this.#drop(sid);
       void this.#remove(sid).catch(() => undefined);
     }
   }
 
-  /** Ends the least recently used sessions past MAX_SESSIONS. */
+  /** Past MAX_SESSIONS, ends the least recently used session of the biggest holder, until within it. */
   #bound(): void {
-    for (const sid of this.#sessions.keys()) {
-      if (this.#sessions.size <= this.#options.maxSessions) break;
-      this.#sessions.delete(sid);
+    while (this.#sessions.size > this.#options.maxSessions) {
+      const holder = this.#holdings.biggest();
+      const sid = holder === undefined ? undefined : this.#holdings.oldest(holder);
+      if (sid === undefined) break;
+      this.#drop(sid);
       void this.#remove(sid).catch(() => undefined);
     }
+  }
+
+  #keep(sid: string, record: SessionFile): void {
+    this.#sessions.set(sid, record);
+    this.#holdings.add(holderOf(record.session), sid);
+  }
+
+  /** Forgets the session in memory (its file is the caller's). */
+  #drop(sid: string): void {
+    const record = this.#sessions.get(sid);
+    if (!record) return;
+    this.#sessions.delete(sid);
+    this.#holdings.delete(holderOf(record.session), sid);
   }
 
   #write(sid: string, durable: boolean): Promise<void> {

@@ -14,6 +14,7 @@ import {
 } from '../limits.js';
 import {
   AccountMissingError,
+  AccountsFullError,
   IndexConflictError,
   type AccountStore,
   type AccountSummary,
@@ -146,7 +147,11 @@ export class RedisAccounts implements AccountStore {
     });
   }
 
-  async create(doc: AccountDoc, deliveries: readonly DeliveryRecord[] = []): Promise<boolean> {
+  async create(
+    doc: AccountDoc,
+    deliveries: readonly DeliveryRecord[] = [],
+    options: { maxAccounts?: number } = {},
+  ): Promise<boolean> {
     const accountId = doc.account.accountId;
     const entries = indexEntriesOf(doc);
     const reply = asArray(
@@ -163,9 +168,11 @@ export class RedisAccounts implements AccountStore {
           entriesJson: JSON.stringify(pairsOf(entries)),
           deliveries: deliveries.map((record) => encodeDelivery(record)),
         }),
+        options.maxAccounts === undefined ? '' : String(options.maxAccounts),
       ]),
     );
     const outcome = asText(reply[0]);
+    if (outcome === 'full') throw new AccountsFullError(options.maxAccounts ?? 0);
     if (outcome === 'conflict') throw new IndexConflictError(asText(reply[1]) as IndexKind, asText(reply[2]));
     this.#forget(accountId);
     return outcome === 'ok';

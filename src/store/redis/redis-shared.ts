@@ -8,6 +8,7 @@ import type { JournalEntry } from '../data.js';
 import { InProcessLocks } from '../embedded/in-process.js';
 import {
   JOURNAL_LIMIT,
+  sessionHolder,
   type Announcement,
   type Counters,
   type EventBus,
@@ -236,8 +237,8 @@ export interface RedisSessionOptions {
 /**
  * Login sessions through connect-redis (`sess:<sid>`, a Redis TTL of the session lifetime from
  * each save or touch, so a session ends without a sweep), bounded as on the embedded store: a
- * sorted set `sessions` of the ids by last use, and past MAX_SESSIONS the least recently used
- * session ends. Its errors while Redis is away become ServiceUnavailableErrors, so
+ * sorted set `sessions` of the ids by last use, the ids of each holder by last use beside it, and
+ * past MAX_SESSIONS the least recently used session of the biggest holder ends. Its errors while Redis is away become ServiceUnavailableErrors, so
  * express-session answers a 503 rather than a 500.
  */
 export class RedisSessionStore extends ConnectRedisStore {
@@ -261,19 +262,15 @@ export class RedisSessionStore extends ConnectRedisStore {
   }
 
   override async set(sid: string, session: SessionData, cb?: Callback): Promise<unknown> {
-    return this.#then(super.set(sid, session), () => this.#used(sid, false), cb);
+    return this.#then(super.set(sid, session), () => this.#indexed(sid, 'set', sessionHolder(session)), cb);
   }
 
   override async destroy(sid: string, cb?: Callback): Promise<unknown> {
-    return this.#then(
-      super.destroy(sid),
-      () => this.#connection.run((c) => c.zRem(`${this.#prefix}sessions`, sid)),
-      cb,
-    );
+    return this.#then(super.destroy(sid), () => this.#indexed(sid, 'end', ''), cb);
   }
 
   override async touch(sid: string, session: SessionData, cb?: Callback): Promise<unknown> {
-    return this.#then(super.touch(sid, session), () => this.#used(sid, true), cb);
+    return this.#then(super.touch(sid, session), () => this.#indexed(sid, 'touch', ''), cb);
   }
 
   /** Every live session by id, as the embedded store answers (connect-redis answers a list). */
@@ -311,7 +308,8 @@ export class RedisSessionStore extends ConnectRedisStore {
     cb?.();
   }
 
-  async #used(sid: string, touch: boolean): Promise<void> {
+  /** Tells the index of the sessions (lua/session-used.lua) that one was saved, used or ended. */
+  async #indexed(sid: string, what: 'set' | 'touch' | 'end', holder: string): Promise<void> {
     const { maxSessions, ttlMs, clock } = this.#options;
     const bound = Number.isFinite(maxSessions) ? String(maxSessions) : '';
     await this.#connection.script(SESSION_USED, [
@@ -320,7 +318,8 @@ export class RedisSessionStore extends ConnectRedisStore {
       String(clock.now().getTime()),
       String(ttlMs),
       bound,
-      touch ? '1' : '',
+      what,
+      holder,
     ]);
   }
 }

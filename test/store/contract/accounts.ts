@@ -1,5 +1,5 @@
 import type { AccountDoc } from '../../../src/store/data.js';
-import { AccountMissingError } from '../../../src/store/store.js';
+import { AccountMissingError, AccountsFullError } from '../../../src/store/store.js';
 import {
   givenAccount,
   givenAttempt,
@@ -342,6 +342,30 @@ export function describeAccountsContract(suite: ContractSuite): void {
       const second = await store.accounts.list({ after: first.next!, limit: 2 });
       expect(second.accounts.map((s) => s.accountId)).toEqual(['c', 'd']);
       expect(second.next).toBeNull();
+    });
+  });
+
+  describe('accounts.create with maxAccounts (MAX_ACCOUNTS)', () => {
+    it('refuses with AccountsFullError once the store holds that many, even to creations made all at once', async () => {
+      await create(store, givenAccount('a'));
+      const outcomes = await Promise.allSettled(
+        ['b', 'c', 'd', 'e', 'f'].map((id) => store.accounts.create(givenAccount(id), [], { maxAccounts: 3 })),
+      );
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
+      const refusals = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+      expect(refusals).toHaveLength(3);
+      for (const refusal of refusals) expect(refusal).toEqual(new AccountsFullError(3));
+      expect(await store.accounts.count()).toBe(3);
+    });
+
+    it('a deleted account makes room; without maxAccounts nothing is refused', async () => {
+      await create(store, givenAccount('a'));
+      await create(store, givenAccount('b'));
+      await expect(store.accounts.create(givenAccount('c'), [], { maxAccounts: 2 })).rejects.toThrow(AccountsFullError);
+      expect(await store.accounts.get('c')).toBeNull();
+      await store.accounts.delete('a');
+      expect(await store.accounts.create(givenAccount('c'), [], { maxAccounts: 2 })).toBe(true);
+      expect(await store.accounts.create(givenAccount('d'))).toBe(true);
     });
   });
 }

@@ -1,8 +1,10 @@
--- ARGV[3]: the document; ARGV[4]: {name, origin, createdAt, createdAtMs, offsetMs, frozenAtMs, runDueMs, entries, entriesJson, deliveries}.
+-- ARGV[3]: the document; ARGV[4]: {name, origin, createdAt, createdAtMs, offsetMs, frozenAtMs, runDueMs, entries, entriesJson, deliveries};
+-- ARGV[5]: the most accounts the store may hold ('' for no bound), answered {'full'} when it holds that many.
 
 local id = ARGV[2]
 local a = acct(id)
 if redis.call('EXISTS', a) == 1 then return {'exists'} end
+if ARGV[5] ~= '' and redis.call('ZCARD', P .. 'accounts') >= tonumber(ARGV[5]) then return {'full'} end
 local m = cjson.decode(ARGV[4])
 local c = conflictOf(id, m.entries)
 if c then return c end
