@@ -169,6 +169,14 @@ export const scenarioFileSchema = z
       300,
       'The situation in one sentence for a prospect who is not an engineer; the presenter view shows it before the story plays.',
     ).optional(),
+    startsAt: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day, hours and minutes, such as "02:10"')
+      .optional()
+      .meta({
+        description:
+          'The time of day the story starts at in the presenter view, in the location\'s zone (the last such time before now), so that "2:14 AM" reads the same every time; the current minute when absent.',
+      }),
     steps: z.array(step).min(1, 'must list at least one step').max(1000, 'must list at most 1000 steps'),
     expect: z
       .strictObject({
@@ -229,6 +237,8 @@ export interface Scenario {
   /** Its story, for the presenter view (src/demo): absent in a file that does not tell one. */
   title?: string;
   premise?: string;
+  /** "02:10": the local time of day its story starts at. */
+  startsAt?: string;
   /** Each step's `at` is milliseconds from the start of the run. */
   steps: ScenarioStep[];
   expect: ScenarioFile['expect'];
@@ -265,7 +275,7 @@ export function parseScenarioFile(
     );
   }
   if (!parsed.success || problems.length > 0) return { scenario: null, problems };
-  const { description, title, premise, steps, expect } = parsed.data;
+  const { description, title, premise, startsAt, steps, expect } = parsed.data;
   return {
     scenario: {
       name,
@@ -273,6 +283,7 @@ export function parseScenarioFile(
       description,
       ...(title === undefined ? {} : { title }),
       ...(premise === undefined ? {} : { premise }),
+      ...(startsAt === undefined ? {} : { startsAt }),
       steps,
       expect,
       durationMs: Math.max(0, ...steps.map((s) => s.at)),
