@@ -362,11 +362,9 @@ export interface StoryRecord {
   /** Account-clock seconds that pass in a second of real time while it plays. */
   speed: number;
   state: 'ready' | 'playing' | 'paused' | 'ended';
-  /** The account-clock instant the story starts at: its steps' offsets count from here. */
+  /** The account-clock instant the story starts at: its steps' offsets count from here. Where it is: the account clock (frozen). */
   startMs: number;
-  /** Where the story is on the account clock (while playing: where it was at `anchorProcessMs`). */
-  positionMs: number;
-  /** While playing: the process-clock instant the story was at `positionMs`. */
+  /** While playing: the process-clock instant the account clock was last moved on to where the story should be. */
   anchorProcessMs: number | null;
   /** Its scenario run, once it has started playing. */
   runId: string | null;
