@@ -34,13 +34,6 @@ function presenterControls(config: Extract<DemoPageConfig, { role: 'presenter' }
   <div class="control-group" role="group" aria-label="Audience">
     <label for="prospect">Prospect</label>
     <input id="prospect" type="text" maxlength="60" autocomplete="off" placeholder="Their company" value="${scene.prospect}">
-    <label class="visually-hidden" for="location-choice">Home shown</label>
-    <select id="location-choice">${config.locations.map(
-      (l) =>
-        html`<option value="${l.locationId}"${l.name === scene.location?.name ? html` selected` : ''}>${l.name}</option>`,
-    )}</select>
-    <button type="button" id="share">Share</button>
-    <a class="quiet" href="/">Dashboard</a>
   </div>
   <p id="flash" role="status" aria-live="polite"></p>
 </footer>
@@ -52,6 +45,21 @@ function presenterControls(config: Extract<DemoPageConfig, { role: 'presenter' }
   <div class="dialog-buttons"><button type="button" id="new-link" class="primary">New link</button><button type="button" id="close-share">Close</button></div>
 </dialog>`;
 }
+
+/** Where the header says the home is: a choice of homes for the presenter, its name for the audience. */
+function place(config: DemoPageConfig, scene: Scene): SafeHtml {
+  if (config.role === 'audience') return html`<span id="place">${scene.location?.name ?? ''}</span>`;
+  return html`<label class="visually-hidden" for="location-choice">Home shown</label><select id="location-choice">${config.locations.map(
+    (l) =>
+      html`<option value="${l.locationId}"${l.name === scene.location?.name ? html` selected` : ''}>${l.name}</option>`,
+  )}</select>`;
+}
+
+/** The presenter's part of the header: Share, and the way back to the dashboard. */
+const presenterHeader = (): SafeHtml => html`<div class="header-controls">
+    <button type="button" id="share">Share</button>
+    <a href="/">Dashboard</a>
+  </div>`;
 
 /**
  * The presenter view (and, without controls, the audience's): the server renders the structure
@@ -69,8 +77,9 @@ export function renderDemoPage(view: DemoPageView): string {
 <div class="demo" id="demo" data-role="${config.role}" data-config="${JSON.stringify(config)}" data-scene="${JSON.stringify(scene)}">
 <header class="top">
   <h1><span class="brand" aria-hidden="true"></span>Water monitoring, live<span id="for-prospect" class="for">${scene.prospect === '' ? '' : html` for ${scene.prospect}`}</span></h1>
-  <p class="where"><span id="place">${scene.location?.name ?? ''}</span> <span class="sep" aria-hidden="true">&middot;</span> <span id="now-text">${scene.now.text}</span> <span id="zone" class="zone">${scene.location?.zone ?? ''}</span></p>
+  <p class="where">${place(config, scene)} <span class="sep" aria-hidden="true">&middot;</span> <span id="now-text">${scene.now.text}</span> <span id="zone" class="zone">${scene.location?.zone ?? ''}</span></p>
   <span class="live" id="live" role="status" data-state="connecting">connecting</span>
+  ${presenter ? presenterHeader() : ''}
 </header>
 <section class="story" id="story" aria-labelledby="story-title">
   <h2 id="story-title">${scene.story?.title ?? 'Live view'}</h2>

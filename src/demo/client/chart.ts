@@ -9,6 +9,13 @@ type ChartData = Scene['chart'];
 /** A band narrower than this would hide under the "now" line: a leak is always seen. */
 const MIN_BAND_PX = 10;
 const NORMAL = '#2f74b5';
+const AXIS_FONT = '13px system-ui, sans-serif';
+
+/** "9 AM", or "Tue" at midnight, in the zone. */
+function hourOrDay(ms: number, timeZone: string): string {
+  const hour = new Intl.DateTimeFormat('en-US', { hour: 'numeric', timeZone }).format(ms);
+  return hour === '12 AM' ? new Intl.DateTimeFormat('en-US', { weekday: 'short', timeZone }).format(ms) : hour;
+}
 const LEAK = '#c0392b';
 
 /**
@@ -80,9 +87,18 @@ export class UsageChart {
         y: { range: () => [0, this.#data?.cap ?? 1] },
       },
       axes: [
-        { stroke: '#33434f', grid: { show: false }, ticks: { stroke: '#c5d2dc' } },
+        {
+          stroke: '#33434f',
+          font: AXIS_FONT,
+          grid: { show: false },
+          ticks: { stroke: '#c5d2dc' },
+          // "9 AM", and the day's name at midnight: never a date in numbers.
+          values: (_u, splits) => splits.map((s) => hourOrDay(s * 1000, zone)),
+        },
         {
           label: 'gallons per hour',
+          labelFont: AXIS_FONT,
+          font: AXIS_FONT,
           stroke: '#33434f',
           grid: { stroke: '#e3ebf1' },
           ticks: { stroke: '#c5d2dc' },

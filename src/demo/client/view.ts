@@ -53,7 +53,8 @@ export class SceneView {
     const zone = scene.location?.timeZone ?? 'UTC';
     byId('for-prospect').textContent = scene.prospect === '' ? '' : ` for ${scene.prospect}`;
     byId('partner-name').textContent = scene.prospect === '' ? 'your app' : scene.prospect;
-    byId('place').textContent = scene.location?.name ?? '';
+    const place = document.getElementById('place');
+    if (place) place.textContent = scene.location?.name ?? '';
     byId('zone').textContent = scene.location?.zone ?? '';
     this.#showStory(scene);
     this.#showHome(scene, zone);
