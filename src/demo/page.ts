@@ -110,6 +110,7 @@ ${presenter ? presenterControls(config, scene) : html`<footer class="audience-no
 </div>
 <dialog id="raw-dialog" aria-labelledby="raw-title">
   <h2 id="raw-title">The request as sent</h2>
+  <p class="lead">What the endpoint received, exactly: the headers and the JSON production sends.</p>
   <pre id="raw-request"></pre>
   <div class="dialog-buttons"><button type="button" id="close-raw">Close</button></div>
 </dialog>`,
