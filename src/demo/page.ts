@@ -32,8 +32,8 @@ function presenterControls(config: Extract<DemoPageConfig, { role: 'presenter' }
     <button type="button" id="end-story" class="quiet">End story</button>
   </div>
   <div class="control-group" role="group" aria-label="Audience">
-    <label for="prospect">Prospect</label>
-    <input id="prospect" type="text" maxlength="60" autocomplete="off" placeholder="Their company" value="${scene.prospect}">
+    <label class="visually-hidden" for="prospect">Prospect</label>
+    <input id="prospect" type="text" maxlength="60" autocomplete="off" placeholder="Prospect's name" title="The prospect's name, shown in the header and on the phone" value="${scene.prospect}">
   </div>
   <p id="flash" role="status" aria-live="polite"></p>
 </footer>
