@@ -295,6 +295,8 @@ describe('an audience link', () => {
         ['POST', '/sandbox/reset', ''],
       ].map(([method, path, body]) => fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body || undefined }).then((r) => r.status)))`);
       expect(statuses.every((s) => s === 401 || s === 405)).toBe(true);
+      // Those refusals were the test's own writes, not the page's calls.
+      problems = problems.filter((p) => !/^audience: 40[15] /.test(p));
 
       // Revoked: the open page says so, and the link is a 404 page.
       await presenter.click('#share');
