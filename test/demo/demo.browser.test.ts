@@ -121,6 +121,8 @@ async function playWithCaptions(page: Page, story: string): Promise<string[]> {
   })()`);
   await page.locator('#stage').focus();
   await page.keyboard.press('Space');
+  // Playing first (a story ended before may still show as ended), then to its end (each step holds for seconds).
+  await page.locator('#demo[data-story="playing"]').waitFor();
   await page.locator('#demo[data-story="ended"]').waitFor({ timeout: 60_000 });
   return page.evaluate<string[]>('window.captions');
 }
@@ -237,6 +239,12 @@ describe('a long story', () => {
       await dashboard.click('#toggle-home-away');
       expect((await changed).status()).toBe(200);
       await dashboard.locator(awayBefore === 1 ? '#home-away:not(.away)' : '#home-away.away').waitFor();
+      // Present, on the dashboard's header, opens the presenter view.
+      await Promise.all([
+        dashboard.waitForURL(`${sandbox.url}/demo`),
+        dashboard.getByRole('link', { name: 'Present' }).click(),
+      ]);
+      await dashboard.locator('#demo[data-ready="true"]').waitFor();
       expect(problems).toEqual([]);
     },
     BROWSER_TEST_MS,
