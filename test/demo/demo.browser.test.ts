@@ -183,6 +183,20 @@ describe('a story in the presenter view', () => {
       const band = (await page.locator('#chart .leak-band').first().boundingBox())!;
       expect(band.width).toBeGreaterThanOrEqual(10);
       expect(await page.locator('#chart .leak-label').first().innerText()).toBe('Leak detected 2:10 AM');
+
+      // A control clicked with the mouse, or a dialog closed with it, leaves space to play and pause
+      // (at an hour in 4 seconds: the last step is more than 5 s away).
+      await page.selectOption('#speed', '900');
+      await page.click('#next');
+      await page.locator('#demo[data-steps-done="4"]').waitFor();
+      await page.locator('#cards li .card-raw').first().click();
+      await page.locator('#raw-dialog[open]').waitFor();
+      await page.click('#close-raw');
+      await page.keyboard.press('Space');
+      await page.locator('#demo[data-story="playing"]').waitFor();
+      expect(await page.locator('#raw-dialog[open]').count()).toBe(0);
+      await page.keyboard.press('Space');
+      await page.locator('#demo[data-story="paused"]').waitFor();
       expect(problems).toEqual([]);
     },
     BROWSER_TEST_MS,

@@ -55,6 +55,7 @@ export class PresenterControls {
     });
     this.#shareDialog();
     document.addEventListener('keydown', (event) => this.#key(event));
+    this.#keysBackAfterPointer();
     if (config.prospectAsked !== null) {
       prospect.value = config.prospectAsked;
       void this.#act(() => this.#send('PUT', DEMO_PATHS.view, { prospect: config.prospectAsked }));
@@ -131,6 +132,28 @@ export class PresenterControls {
     await this.#send('PUT', `${DEMO_PATHS.story}/speed`, {
       speed: Number(byId<HTMLSelectElement>('speed', HTMLSelectElement).value),
     });
+  }
+
+  /**
+   * A control clicked with the pointer gives the keyboard back to the page, so the clicker's space
+   * still plays and pauses (and does not press the button clicked last, or open the list picked
+   * from); a dialog closed with the pointer does not hand focus back to its opener either. Keyboard
+   * users keep the focus where they put it.
+   */
+  #keysBackAfterPointer(): void {
+    let byPointer = false;
+    document.addEventListener('pointerdown', () => (byPointer = true), true);
+    document.addEventListener('keydown', () => (byPointer = false), true);
+    const release = (): void => {
+      if (byPointer) setTimeout(() => (document.activeElement as HTMLElement | null)?.blur(), 0);
+    };
+    document.addEventListener('click', (event) => {
+      if ((event.target as HTMLElement | null)?.closest('footer.controls button')) release();
+    });
+    document.addEventListener('change', (event) => {
+      if ((event.target as HTMLElement | null)?.closest('footer.controls select, #location-choice')) release();
+    });
+    for (const dialog of document.querySelectorAll('dialog')) dialog.addEventListener('close', release);
   }
 
   #key(event: KeyboardEvent): void {
