@@ -28,6 +28,7 @@ const FLOORS = [
   'readiness',
   'accounts',
   'dashboard',
+  'demo',
   'openapi',
 ];
 /** Plumbing that features use in parts, not through an index. */
@@ -45,7 +46,11 @@ const floorZones = FLOORS.flatMap((folder, index) => [
     .map((below) => ({
       target: `./src/${folder}`,
       from: `./src/${below}/**`,
-      except: [`**/src/${below}/index.ts`],
+      // The presenter view's page reuses the dashboard page's modules (demoClientZone keeps it to them).
+      except: [
+        `**/src/${below}/index.ts`,
+        ...(folder === 'demo' && below === 'dashboard' ? ['**/src/dashboard/client/**'] : []),
+      ],
       message: `import src/${below} through its index.ts`,
     })),
 ]);
@@ -61,6 +66,29 @@ const clientZone = {
   message:
     'the browser code (src/dashboard/client) imports only itself, src/dashboard/page-config.ts and src/dashboard/api-types.ts; server code would end up in the bundle',
 };
+
+/** The presenter view's browser code: itself, its shared module and types, and the dashboard page's browser code. */
+const demoClientZones = [
+  {
+    target: './src/demo/client',
+    from: './src',
+    except: [
+      './demo/client',
+      './demo/page-config.ts',
+      './demo/view-types.ts',
+      './dashboard/client',
+      './dashboard/page-config.ts',
+      './dashboard/api-types.ts',
+    ],
+    message:
+      'the browser code (src/demo/client) imports only itself, src/demo/page-config.ts, src/demo/view-types.ts and the dashboard page (src/dashboard/client); server code would end up in the bundle',
+  },
+  {
+    target: './src/demo/*.ts',
+    from: './src/dashboard/client',
+    message: "the presenter view's server code does not import browser code (src/dashboard/client)",
+  },
+];
 
 /**
  * The package's entry points for tests (water-sandbox/client, water-sandbox/testcontainers) are
@@ -128,7 +156,10 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: [...floorZones, clientZone, ...packageZones] }],
+      'import-x/no-restricted-paths': [
+        'error',
+        { zones: [...floorZones, clientZone, ...demoClientZones, ...packageZones] },
+      ],
       // Every "now" comes from an injected clock; process.env is read in main.ts and config only.
       'no-restricted-syntax': [
         'error',
@@ -145,7 +176,7 @@ export default tseslint.config(
   },
   {
     // The API's answer types for the browser code: anything but a type would take server code into its bundle.
-    files: ['src/dashboard/api-types.ts', 'src/client/types.ts'],
+    files: ['src/dashboard/api-types.ts', 'src/demo/view-types.ts', 'src/client/types.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

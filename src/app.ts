@@ -5,6 +5,7 @@ import { alertsSandboxRouter } from './alerts/index.js';
 import { oauthRouter, oauthSandboxRouter, requireAccount } from './auth/index.js';
 import { VERSION } from './core/package-info.js';
 import { dashboardRouter } from './dashboard/index.js';
+import { demoRouter } from './demo/index.js';
 import type { Deps } from './deps.js';
 import { applyFaults, faultsRouter } from './faults/index.js';
 import { baseHeaders } from './http/base-headers.js';
@@ -137,6 +138,7 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
   app.use('/relay', requireAccount(deps), relayEndpointRouter(deps));
 
   app.use(dashboardRouter(deps));
+  app.use(demoRouter(deps));
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger, deps.metrics.countLimited));

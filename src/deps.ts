@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { cryptoIds, type Ids } from './core/ids.js';
 import { createLogger, type Logger } from './core/logger.js';
+import { buildScene, DemoStreams } from './demo/index.js';
 import { StreamSlots } from './http/event-stream.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { DEFAULT_LIVE_LIMITS, LiveStreams } from './live/index.js';
@@ -53,6 +54,8 @@ export interface Deps {
   liveStreams: LiveStreams;
   /** MAX_OPEN_STREAMS_TOTAL: the event streams (dashboards and listen) this process holds open. */
   streamSlots: StreamSlots;
+  /** The presenter view's streams (its presenter and audience), closed at shutdown. */
+  demoStreams: DemoStreams;
   /** GET /metrics: requests, webhooks, the due queue, accounts and store latency. */
   metrics: Metrics;
   sessionSecret: string;
@@ -126,6 +129,21 @@ export async function buildDeps(
     },
     config.webhook,
   );
+  const readings = new ReadingsService({ clock, config });
+  const scenarios = overrides.scenarios ?? new Map();
+  const demoStreams = new DemoStreams(
+    {
+      store,
+      slots: streamSlots,
+      logger,
+      render: (accountId) => buildScene({ store, clock, readings, scenarios }, accountId),
+    },
+    {
+      perAccount: config.limits.demoViewers,
+      maxBufferedBytes: config.limits.streamBufferBytes,
+      heartbeatMs: DEFAULT_LIVE_LIMITS.heartbeatMs,
+    },
+  );
   return {
     config,
     clock,
@@ -134,12 +152,12 @@ export async function buildDeps(
     logger,
     fixtures,
     fixtureClients: fixtureClientsOf(fixtures, clock.now()),
-    scenarios: overrides.scenarios ?? new Map(),
+    scenarios,
     sender,
     addressGuard,
     dispatcher,
     relays,
-    readings: new ReadingsService({ clock, config }),
+    readings,
     readiness,
     liveStreams: new LiveStreams(
       { store, slots: streamSlots, logger },
@@ -150,6 +168,7 @@ export async function buildDeps(
       },
     ),
     streamSlots,
+    demoStreams,
     metrics,
     // Kept in the store, so login sessions survive restarts and are valid on every replica.
     sessionSecret: await store.settings.setIfAbsent('sessionSecret', ids.secret(32)),

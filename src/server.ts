@@ -211,6 +211,7 @@ async function shutdown(server: Server, deps: Deps, stopBackgroundWork: () => vo
   // Event streams and `listen` streams never end on their own; server.close() would wait for them.
   // The CLIs of `listen` reconnect (to another replica, or after a restart).
   deps.liveStreams.closeAll();
+  deps.demoStreams.closeAll();
   deps.relays.closeAll();
   const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
   force.unref();

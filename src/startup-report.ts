@@ -111,6 +111,7 @@ export function describeStartup(report: StartupReport): string {
   const lines = [
     `water-sandbox is running at ${report.url}${report.publicUrl === report.url ? '' : ` (public URL ${report.publicUrl})`}`,
     `  dashboard   ${report.dashboardUrl}   (sign in as demo@example.com / demo-password)`,
+    `  present     ${report.dashboardUrl}demo   (the presenter view, for a prospect: docs/demo.md)`,
     `  API docs    ${report.docsUrl}   (OpenAPI at ${report.publicUrl}/openapi.json)`,
     `  demo key    Authorization: Bearer demo_api_key_for_the_water_monitoring_sandbox`,
     `  state       ${report.store.backend === 'memory' ? 'in memory only' : `${report.store.backend} at ${report.store.where}`}: ${state}${report.reset ? '; reset to the fixtures (--reset)' : ''}`,

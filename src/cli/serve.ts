@@ -97,6 +97,9 @@ const FLAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'requests of one client waiting their turn on a replica; past it a 429 (default 1000; 64 when hosted)',
   'ACCOUNT_WRITE_RATE <bytes>':
     "bytes a second one account's file is written at, at most, on the embedded store; 0 = no limit (default 0; 8388608 when hosted)",
+  'MAX_DEMO_LINKS <n>': 'live audience links of the presenter view per account (default 20; 5 when hosted)',
+  'MAX_DEMO_VIEWERS <n>':
+    'presenter-view event streams (the presenter and the audience) per account at once on a replica (default 300; 60 when hosted)',
   'TOKEN_DELIVERY [bool]': "also POST token responses to the client's redirect URI (default true)",
   'SCENARIO <name>': 'play this scenario at start-up (demos)',
   'SCENARIO_LOCATION_ID <id>': "its location (default the demo account's first)",

@@ -41,6 +41,9 @@ export const LOCAL_LIMITS: Limits = Object.freeze({
   concurrentRequests: 0,
   queuedRequests: 1000,
   accountWriteRate: 0,
+  // A demo shown to a room, a webinar: links for several rehearsals, an audience of a few hundred.
+  demoLinks: 20,
+  demoViewers: 300,
 });
 
 /** The limits of a hosted sandbox: strangers share it, and its process runs in a 256 MB heap. */
@@ -70,6 +73,9 @@ export const HOSTED_LIMITS: Limits = Object.freeze({
   queuedRequests: 64,
   // A full account (1 MiB and its delivery log) written about 3 times a second at most, however many changes come.
   accountWriteRate: 8 * 1024 * 1024,
+  // A demo to a prospect's team: an audience of 50 and the presenter, a few links at once.
+  demoLinks: 5,
+  demoViewers: 60,
 });
 
 /** Finished deliveries kept per account: WEBHOOK_LOG_LIMIT's defaults. */
@@ -97,6 +103,8 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof Limits, string>> = Object.fr
   concurrentRequests: 'MAX_CONCURRENT_REQUESTS',
   queuedRequests: 'MAX_QUEUED_REQUESTS',
   accountWriteRate: 'ACCOUNT_WRITE_RATE',
+  demoLinks: 'MAX_DEMO_LINKS',
+  demoViewers: 'MAX_DEMO_VIEWERS',
 });
 
 /** The variables of the protections a hosted sandbox defaults to tighter values. */

@@ -134,6 +134,12 @@ export function describeProtections(config: Config, publicUrl: string): string[]
         ? "an account's file written at every change"
         : `an account's file written at ${kib(limits.accountWriteRate)} a second at most; changes meanwhile are written together`,
     ],
+    ['MAX_DEMO_LINKS', String(limits.demoLinks), `${limits.demoLinks} live audience links per account`],
+    [
+      'MAX_DEMO_VIEWERS',
+      String(limits.demoViewers),
+      `${limits.demoViewers} presenter-view streams (presenter and audience) per account on each replica`,
+    ],
   ];
   const host = new URL(publicUrl).host;
   if (!config.hosted && config.protectionsSet.length === 0) {

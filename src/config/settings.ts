@@ -89,6 +89,8 @@ export const settingsSchema = z.object({
   MAX_CONCURRENT_REQUESTS: wholeNumber(0, 100000).optional(), // requests of one client address or credential worked on at once on a replica; 0 = no gate
   MAX_QUEUED_REQUESTS: wholeNumber(0, 100000).optional(), // requests of one client waiting their turn on a replica; past it a 429
   ACCOUNT_WRITE_RATE: wholeNumber(0, 1073741824).optional(), // bytes a second one account's file is written at, at most (embedded store); 0 = no limit
+  MAX_DEMO_LINKS: wholeNumber(1, 10000).optional(), // live audience links of the presenter view per account
+  MAX_DEMO_VIEWERS: wholeNumber(1, 100000).optional(), // presenter-view event streams per account at once on a replica (the presenter's and the audience's)
   LOG_LEVEL: oneOf(LOG_LEVELS as unknown as [LogLevel, ...LogLevel[]]).optional(),
   TOKEN_DELIVERY: boolean.optional(), // POST token responses to the redirect URI
   SCENARIO: nonEmpty.optional(), // scenario to play at start-up

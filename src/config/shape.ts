@@ -92,6 +92,10 @@ export interface Config {
     readonly queuedRequests: number;
     /** Bytes a second one account's file is written at, at most, on the embedded store; 0 = no limit (ACCOUNT_WRITE_RATE). */
     readonly accountWriteRate: number;
+    /** Live audience links of the presenter view one account holds (MAX_DEMO_LINKS). */
+    readonly demoLinks: number;
+    /** Presenter-view event streams (the presenter's and the audience's) one account holds open at once on one replica (MAX_DEMO_VIEWERS). */
+    readonly demoViewers: number;
   };
   /**
    * Whether the browser reaches the sandbox over https (PUBLIC_URL is https, or, without one, TLS

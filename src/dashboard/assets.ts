@@ -14,7 +14,9 @@ export interface AssetManifest {
   /** File names (with their content hash) of the page's script and style sheet. */
   script: string;
   style: string;
-  /** Every file of the build, the two above included, with source maps. */
+  /** The presenter view's (GET /demo). */
+  demo: { script: string; style: string };
+  /** Every file of the build, the ones above included, with source maps. */
   files: string[];
   /** What the build was made from: a hash per input file, and the bundler and its settings. */
   fingerprint: { builder: string; inputs: Record<string, string> };
@@ -23,6 +25,7 @@ export interface AssetManifest {
 export interface DashboardAssets {
   script: string;
   style: string;
+  demo: { script: string; style: string };
   /** File name → its bytes and content type. */
   files: ReadonlyMap<string, { body: Buffer; contentType: string }>;
 }
@@ -50,7 +53,14 @@ export function loadDashboardAssets(dir: string = ASSETS_DIR): DashboardAssets |
     );
     if (!files.has(manifest.script) || !files.has(manifest.style))
       return { missing: `${manifestPath} names no script or style sheet` };
-    return { script: manifest.script, style: manifest.style, files };
+    // A build of an older version has no presenter view: built again, it has.
+    if (
+      !(manifest.demo as AssetManifest['demo'] | undefined) ||
+      !files.has(manifest.demo.script) ||
+      !files.has(manifest.demo.style)
+    )
+      return { missing: `${manifestPath} names no presenter view (GET /demo): build it again` };
+    return { script: manifest.script, style: manifest.style, demo: manifest.demo, files };
   } catch (error) {
     return { missing: `${manifestPath} could not be read: ${(error as Error).message}` };
   }

@@ -9,15 +9,17 @@ import { PACKAGE_ROOT } from '../core/package-info.js';
 import { ASSETS_DIR, ASSETS_SUBDIR, MANIFEST_FILE, type AssetManifest } from './assets.js';
 
 /**
- * Bundles the page's browser code (src/dashboard/client, TypeScript, with uPlot and the CSS)
+ * Bundles the pages' browser code (src/dashboard/client and src/demo/client, TypeScript, with uPlot and the CSS)
  * into content-hashed files in dist/dashboard-assets, with a manifest the server reads. A
  * development-time module: esbuild is a dev dependency, and the runtime only reads the output.
  * Run by `npm run build` (and so `npm start` and the Docker build) and by the tests' global set-up.
  */
 
 const ENTRY = 'src/dashboard/client/main.ts';
+/** The presenter view's page (GET /demo), bundled beside the dashboard's: it shares its modules and its assets route. */
+const DEMO_ENTRY = 'src/demo/client/main.ts';
 /** Bump when the settings below change, so an older build is not taken as up to date. */
-const SETTINGS_VERSION = 1;
+const SETTINGS_VERSION = 2;
 
 export interface BuildResult {
   /** True when the existing build was made from the same inputs and nothing was written. */
@@ -68,7 +70,7 @@ export async function buildDashboardAssets(
   try {
     const result = await esbuild.build({
       absWorkingDir: root,
-      entryPoints: { app: ENTRY },
+      entryPoints: { app: ENTRY, demo: DEMO_ENTRY },
       bundle: true,
       format: 'iife',
       platform: 'browser',
@@ -82,13 +84,18 @@ export async function buildDashboardAssets(
       legalComments: 'eof',
     });
     const outputs = Object.keys(result.metafile.outputs).map((path) => relative(staging, join(root, path)));
-    const script = outputs.find((name) => name.endsWith('.js'));
-    const style = outputs.find((name) => name.endsWith('.css'));
-    if (!script || !style) throw new Error(`the bundle has no script or style sheet: ${outputs.join(', ')}`);
+    const entryFiles = (entry: string): { script: string; style: string } => {
+      const script = outputs.find((name) => name.startsWith(`${entry}.`) && name.endsWith('.js'));
+      const style = outputs.find((name) => name.startsWith(`${entry}.`) && name.endsWith('.css'));
+      if (!script || !style) throw new Error(`the ${entry} bundle has no script or style sheet: ${outputs.join(', ')}`);
+      return { script, style };
+    };
+    const { script, style } = entryFiles('app');
+    const demo = entryFiles('demo');
     const inputs: Record<string, string> = {};
     for (const path of Object.keys(result.metafile.inputs).sort())
       inputs[path] = sha256(await readFile(join(root, path)));
-    const manifest: AssetManifest = { script, style, files: outputs.sort(), fingerprint: { builder, inputs } };
+    const manifest: AssetManifest = { script, style, demo, files: outputs.sort(), fingerprint: { builder, inputs } };
 
     for (const name of outputs) await rename(join(staging, name), join(outDir, name));
     await writeFile(join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);

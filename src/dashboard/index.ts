@@ -1,2 +1,4 @@
 /** What the composition root uses of the dashboard. */
-export { dashboardRouter } from './routes.js';
+export { dashboardRouter, sendDashboard } from './routes.js';
+export { DASHBOARD_PATHS } from './page-config.js';
+export { loadDashboardAssets, type DashboardAssets } from './assets.js';

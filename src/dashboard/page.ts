@@ -182,6 +182,7 @@ export function renderDashboardPage(view: DashboardView): string {
   <h1>Water sandbox</h1>
   <span class="account" id="account-name">${view.accountName}</span>
   <span class="live" id="live" role="status" data-state="connecting">connecting&hellip;</span>
+  <a class="docs" href="/demo">Present</a>
   <a class="docs" href="/docs">API docs</a>
   <span class="who">Signed in as <strong>${view.user.name}</strong> (${view.user.email})</span>
   <form method="post" action="/dashboard/sign-out">

@@ -55,7 +55,8 @@ const DASHBOARD_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
-function sendDashboard(res: Response, body: string): void {
+/** Sends a signed-in page of the dashboard (the presenter view's too): never cached, never framed, its own code only. */
+export function sendDashboard(res: Response, body: string): void {
   res
     .status(200)
     .set({
@@ -78,6 +79,13 @@ const formValue = (body: unknown, name: string): string | undefined => {
   const value = (body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : undefined;
 };
+
+/**
+ * Where a sign-in goes back to (a page of this sandbox that sent the browser here, such as the
+ * presenter view): a path of this origin only, never another site's ("//host", "/\\host").
+ */
+const returnPath = (text: string | undefined): string | undefined =>
+  text !== undefined && text.length <= 1000 && /^\/(?![/\\])[^\s\\]*$/.test(text) ? text : undefined;
 
 const ALERT_TYPE_OPTIONS: PageConfig['alertTypes'] = ALERT_TYPES.map((type) => {
   const spec = ALERT_TYPE_SPECS[type];
@@ -125,12 +133,13 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     res: Response,
     status: number,
     extra: { email?: string; error?: string } = {},
+    next?: string,
   ): void =>
     sendSignInPage(deps, csrf, req, res, status, SIGN_IN_FORM, {
       title: 'Sign in - Water sandbox dashboard',
       lead: html`to the water sandbox dashboard`,
       action: '/dashboard/sign-in',
-      hidden: {},
+      hidden: next === undefined ? {} : { next },
       ...extra,
       note: html`Water-monitoring sandbox: sign in with a sandbox user (demo: <code>demo@example.com</code> / <code>demo-password</code>); nothing here reaches production.`,
     });
@@ -175,7 +184,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   router.get('/', session, async (req, res) => {
     const user = await signedInUser(deps.store, req.session);
     if (!user) {
-      showSignIn(req, res, 200);
+      showSignIn(req, res, 200, {}, returnPath(queryString(req.query, 'next')));
       return;
     }
     if ('missing' in assets) {
@@ -217,21 +226,28 @@ export function dashboardRouter(deps: DashboardDeps): Router {
 
   router.post('/dashboard/sign-in', session, async (req, res) => {
     // 403, as the authorization host's /login answers a form it did not issue; the form comes back with a fresh token.
+    const next = returnPath(formValue(req.body, 'next'));
     if (!csrf.valid(req, SIGN_IN_FORM, formValue(req.body, 'csrf_token'))) {
-      showSignIn(req, res, 403, {
-        error:
-          'This form was not sent from a current sign-in page of this browser (or cookies are blocked); sign in again.',
-      });
+      showSignIn(
+        req,
+        res,
+        403,
+        {
+          error:
+            'This form was not sent from a current sign-in page of this browser (or cookies are blocked); sign in again.',
+        },
+        next,
+      );
       return;
     }
     const outcome = await signIn(clientAddressKey(req), formValue(req.body, 'email'), formValue(req.body, 'password'));
     if (!outcome.ok) {
       res.set(outcome.headers);
-      showSignIn(req, res, outcome.status, { email: outcome.email, error: outcome.error });
+      showSignIn(req, res, outcome.status, { email: outcome.email, error: outcome.error }, next);
       return;
     }
     await startUserSession(deps, req, outcome.user);
-    res.set('Cache-Control', 'no-store').redirect(303, '/');
+    res.set('Cache-Control', 'no-store').redirect(303, next ?? '/');
   });
   // A reload of the address bar after a refused sign-in lands here: send it to the form.
   router.get('/dashboard/sign-in', (_req, res) => {

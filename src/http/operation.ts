@@ -28,9 +28,10 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 /**
  * Who may call: `account`: the account's API key or an access token of one of its users
  * (Bearer); `admin`: ADMIN_TOKEN when it is set, anyone otherwise; `client`: an OAuth client
- * (HTTP Basic or client_id and client_secret in the form); `none`: anyone.
+ * (HTTP Basic or client_id and client_secret in the form); `session`: a browser signed in to the
+ * dashboard (its session cookie; a change also sends the page's X-CSRF-Token); `none`: anyone.
  */
-export type Guard = 'account' | 'admin' | 'client' | 'none';
+export type Guard = 'account' | 'admin' | 'client' | 'session' | 'none';
 
 export interface ResponseSpec {
   description: string;

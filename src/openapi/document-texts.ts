@@ -38,6 +38,12 @@ export const PATH_PARAMETERS: Readonly<Record<string, { description: string; exa
     description: 'An OAuth client the account registered (GET /sandbox/oauth-clients lists them).',
     example: 'my-client',
   },
+  // Audience links are made at the presenter's request: no example exists in advance.
+  token: {
+    description: "An audience link's token (the end of the url POST /demo/links answers).",
+    example: 'a-token-from-post-demo-links',
+  },
+  linkId: { description: 'An audience link of the account (GET /demo/links lists them).', example: 'link-id' },
 };
 
 export const TAGS = [
@@ -70,6 +76,15 @@ export const TAGS = [
     description:
       "SANDBOX: not in production. Controls of the sandbox, authorized like /v1 (the account's API key or access token) unless said otherwise.",
   })),
+  {
+    name: 'Demo: presenter view',
+    description:
+      "SANDBOX: not in production. The presenter view (docs/demo.md): signed in like the dashboard (the browser's login session; a change also sends the page's X-CSRF-Token).",
+  },
+  {
+    name: 'Demo: audience link',
+    description: 'SANDBOX: not in production. The read-only view an audience link shows: no sign-in, no changes.',
+  },
 ];
 
 export const DESCRIPTION = `A sandbox of the residential water-monitoring developer API (the StreamLabs Water API): production's /v1 routes and authorization host, plus /sandbox controls.

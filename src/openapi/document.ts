@@ -156,6 +156,16 @@ function commonErrors(op: Operation): Record<string, { description: string; head
       },
     };
   }
+  if (op.guard === 'session') {
+    errors['401'] = {
+      description: 'signed_out: this browser is not signed in to the dashboard (any more); sign in at / first.',
+    };
+    if (readsBody)
+      errors['403'] = {
+        description:
+          "csrf_refused: the X-CSRF-Token header is missing or is not the signed-in page's: the change comes from the presenter's page only.",
+      };
+  }
   if (op.path.startsWith('/v1/')) {
     errors['429'] = {
       description: 'rate_limited: over the rate limit set with POST /sandbox/faults (SANDBOX).',
@@ -254,6 +264,8 @@ function securityOf(op: Operation): Json[] {
       return [{ adminToken: [] }, {}];
     case 'client':
       return [{ clientBasic: [] }, {}];
+    case 'session':
+      return [{ dashboardSession: [] }];
     case 'none':
       return [];
   }
@@ -381,6 +393,13 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
           type: 'http',
           scheme: 'bearer',
           description: 'ADMIN_TOKEN, when the sandbox is started with one; otherwise these calls are open.',
+        },
+        dashboardSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'water_sandbox_session',
+          description:
+            'The login session of a browser signed in to the dashboard (GET /, demo@example.com / demo-password); behind https the cookie is named __Host-water_sandbox_session. A change also sends the X-CSRF-Token the signed-in page carries.',
         },
         clientBasic: {
           type: 'http',

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { accountsOperations } from '../accounts/index.js';
 import { AlertNotification, alertsOperations, PublicAlert } from '../alerts/index.js';
 import { authOperations } from '../auth/index.js';
+import { demoOperations } from '../demo/index.js';
 import { faultsOperations } from '../faults/index.js';
 import { operationsTagged, type Operation } from '../http/operation.js';
 import { ErrorBody, OAuthErrorBody } from '../http/schemas.js';
@@ -92,6 +93,7 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...scenariosOperations,
   ...readinessOperations,
   ...relayOperations,
+  ...demoOperations,
   healthOp,
   metricsOp,
   openApiOp,

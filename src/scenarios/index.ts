@@ -4,5 +4,5 @@ export { ClockStateBody, Run, scenariosOperations } from './operations.js';
 export { scenariosSandboxRouter } from './routes.js';
 export { runDueSteps, scenarioWork } from './due-steps.js';
 export { startRun, type ScenariosDeps } from './runner.js';
-export type { ScenarioCatalog } from './schema.js';
+export type { Scenario, ScenarioCatalog, ScenarioStep } from './schema.js';
 export { resolveStartupRun, startStartupRun } from './startup.js';

@@ -17,6 +17,14 @@ export const ClockStateBody = z
 const scenarioHeading = {
   name: z.string(),
   description: z.string(),
+  title: z
+    .string()
+    .nullable()
+    .meta({ description: "The story's title in the presenter view (GET /demo); null when the file gives none." }),
+  premise: z
+    .string()
+    .nullable()
+    .meta({ description: "The story's situation in one sentence for a prospect; null when the file gives none." }),
   durationSeconds: z.number().min(0),
 };
 
@@ -35,6 +43,10 @@ export const ScenarioDetail = z
         z.looseObject({
           atSeconds: z.number().meta({ description: 'Seconds from the start of the run.' }),
           do: z.string().meta({ description: 'The action: startAlert, endAlert, setHomeAway, ...' }),
+          caption: z
+            .string()
+            .optional()
+            .meta({ description: 'What the step means for a prospect; the presenter view shows it as it happens.' }),
         }),
       )
       .meta({

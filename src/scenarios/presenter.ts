@@ -6,12 +6,16 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 export function presentScenarioSummary(scenario: Scenario): {
   name: string;
   description: string;
+  title: string | null;
+  premise: string | null;
   durationSeconds: number;
   steps: number;
 } {
   return {
     name: scenario.name,
     description: scenario.description,
+    title: scenario.title ?? null,
+    premise: scenario.premise ?? null,
     durationSeconds: scenario.durationMs / 1000,
     steps: scenario.steps.length,
   };

@@ -53,6 +53,20 @@ const at = duration.meta({
   description: 'When the step runs, from the start of the run: seconds, or "+90s", "+2m", "+1h30m", "+1d".',
 });
 
+/** Words for a prospect who is not an engineer: what the presenter view shows (src/demo). */
+const storyText = (max: number, what: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .meta({ description: what });
+
+const caption = storyText(
+  200,
+  'What this step means, in a sentence for a prospect who is not an engineer; the presenter view shows it as the step happens.',
+).optional();
+
 const label = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be 1 to 40 letters, digits, "_" or "-"')
@@ -72,6 +86,7 @@ const peakStatus = z.enum(['too_high', 'too_low'], { error: 'must be "too_high",
 const startAlertStep = z
   .strictObject({
     at,
+    caption,
     do: z.literal('startAlert'),
     alert: label,
     type: alertType,
@@ -90,28 +105,30 @@ const startAlertStep = z
   .meta({ description: 'Start an alert at the location, as POST /sandbox/locations/{id}/alerts does.' });
 
 const endAlertStep = z
-  .strictObject({ at, do: z.literal('endAlert'), alert: label })
+  .strictObject({ at, caption, do: z.literal('endAlert'), alert: label })
   .meta({ description: 'End the alert a previous startAlert step of this run started.' });
 
 const setHomeAwayStep = z
   .strictObject({
     at,
+    caption,
     do: z.literal('setHomeAway'),
     homeAway: z.enum(['home', 'away'], { error: 'must be "home" or "away"' }),
   })
   .meta({ description: "Change the location's homeAway mode." });
 
 const disconnectStep = z
-  .strictObject({ at, do: z.literal('disconnectDevice'), device: device.optional() })
+  .strictObject({ at, caption, do: z.literal('disconnectDevice'), device: device.optional() })
   .meta({ description: 'Mark a device of the location as disconnected.' });
 
 const reconnectStep = z
-  .strictObject({ at, do: z.literal('reconnectDevice'), device: device.optional() })
+  .strictObject({ at, caption, do: z.literal('reconnectDevice'), device: device.optional() })
   .meta({ description: 'Mark a device of the location as connected again.' });
 
 const setUsageStep = z
   .strictObject({
     at,
+    caption,
     do: z.literal('setUsage'),
     scale: z.number().positive('must be more than 0').max(10, 'must be at most 10').meta({
       description: "Multiplier of the location's normal water use from this step on (1 = back to normal).",
@@ -144,6 +161,22 @@ export const scenarioFileSchema = z
   .strictObject({
     $schema: z.string().optional().meta({ description: 'Path or URL of this JSON Schema, for editors.' }),
     description: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters'),
+    title: storyText(
+      80,
+      'The story\'s title in the presenter view, e.g. "A leak while the family is away".',
+    ).optional(),
+    premise: storyText(
+      300,
+      'The situation in one sentence for a prospect who is not an engineer; the presenter view shows it before the story plays.',
+    ).optional(),
+    startsAt: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day, hours and minutes, such as "02:10"')
+      .optional()
+      .meta({
+        description:
+          'The time of day the story starts at in the presenter view, in the location\'s zone (the last such time before now), so that "2:14 AM" reads the same every time; the current minute when absent.',
+      }),
     steps: z.array(step).min(1, 'must list at least one step').max(1000, 'must list at most 1000 steps'),
     expect: z
       .strictObject({
@@ -201,6 +234,11 @@ export interface Scenario {
   /** The file it was read from. */
   file: string;
   description: string;
+  /** Its story, for the presenter view (src/demo): absent in a file that does not tell one. */
+  title?: string;
+  premise?: string;
+  /** "02:10": the local time of day its story starts at. */
+  startsAt?: string;
   /** Each step's `at` is milliseconds from the start of the run. */
   steps: ScenarioStep[];
   expect: ScenarioFile['expect'];
@@ -237,9 +275,19 @@ export function parseScenarioFile(
     );
   }
   if (!parsed.success || problems.length > 0) return { scenario: null, problems };
-  const { description, steps, expect } = parsed.data;
+  const { description, title, premise, startsAt, steps, expect } = parsed.data;
   return {
-    scenario: { name, file, description, steps, expect, durationMs: Math.max(0, ...steps.map((s) => s.at)) },
+    scenario: {
+      name,
+      file,
+      description,
+      ...(title === undefined ? {} : { title }),
+      ...(premise === undefined ? {} : { premise }),
+      ...(startsAt === undefined ? {} : { startsAt }),
+      steps,
+      expect,
+      durationMs: Math.max(0, ...steps.map((s) => s.at)),
+    },
     problems: [],
   };
 }

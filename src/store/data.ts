@@ -373,6 +373,64 @@ export interface ScenarioRunRecord {
   alertIds: Record<string, string>;
 }
 
+/**
+ * A read-only link to the account's presenter view for an audience (src/demo): whoever holds its
+ * token sees the view live, without signing in. Its times are on the process clock (real time),
+ * not the account clock, which a story moves by hours a second.
+ */
+export interface DemoLinkRecord {
+  /** Names the link to its presenter (revoking it); not the token. */
+  linkId: string;
+  token: string;
+  createdAtMs: number;
+  expiresAtMs: number;
+}
+
+/** The account as it was when a story started: what Restart and the story's end put back. */
+export interface StorySnapshot {
+  locations: LocationRecord[];
+  subscriptions: SubscriptionRecord[];
+  confirmationTokens: ConfirmationTokenRecord[];
+  alerts: AlertRecord[];
+  runs: ScenarioRunRecord[];
+  clock: ClockSetting;
+  /** The newest delivery of the log then (the story's own come after it), or null when the log was empty. */
+  newestDeliveryId: string | null;
+  /** When the story started, on the process clock: a delivery made before then is never the story's. */
+  takenAtProcessMs: number;
+}
+
+/**
+ * A scenario played as a story in the presenter view (src/demo): its position lives here, in the
+ * store, so every replica and every viewer sees the same one; the presenter's page moves it.
+ */
+export interface StoryRecord {
+  scenario: string;
+  locationId: string;
+  /** Account-clock seconds that pass in a second of real time while it plays. */
+  speed: number;
+  state: 'ready' | 'playing' | 'paused' | 'ended';
+  /** The account-clock instant the story starts at: its steps' offsets count from here. Where it is: the account clock (frozen). */
+  startMs: number;
+  /** While playing: the process-clock instant the account clock was last moved on to where the story should be. */
+  anchorProcessMs: number | null;
+  /** Its scenario run, once it has started playing. */
+  runId: string | null;
+  /** The sandbox's demo receiver was subscribed for the story (the location had no confirmed subscription). */
+  subscribedDemoReceiver: boolean;
+  before: StorySnapshot;
+}
+
+/** The presenter view of the account (src/demo): what it shows, to the presenter and to every audience link alike. */
+export interface DemoRecord {
+  /** The prospect's name, shown in the header and as the app's name on the phone ('' for none). */
+  prospect: string;
+  /** The location shown; null: the account's first. */
+  locationId: string | null;
+  links: DemoLinkRecord[];
+  story: StoryRecord | null;
+}
+
 export const ACCOUNT_SCHEMA_VERSION = 2;
 
 /** One account and everything it owns, except its delivery log and request journal. */
@@ -405,6 +463,8 @@ export interface AccountDoc {
    */
   answeredConsentPages?: { page: string; shownAtMs: number }[];
   consentPagesForgottenUntilMs?: number;
+  /** The presenter view's state, its story and its audience links (src/demo); absent until first used. */
+  demo?: DemoRecord;
 }
 
 /**

@@ -27,6 +27,7 @@ export function indexEntriesOf(doc: DeepReadonly<AccountDoc>): Set<IndexEntry> {
   for (const c of doc.oauthClients) entries.add(indexEntry('oauthClient', c.clientId));
   for (const l of doc.locations) entries.add(indexEntry('location', l.locationId));
   for (const s of doc.subscriptions) entries.add(indexEntry('subscription', s.subscriptionId));
+  for (const link of doc.demo?.links ?? []) entries.add(indexEntry('demoLink', link.token));
   return entries;
 }
 

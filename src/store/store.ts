@@ -59,7 +59,8 @@ export type IndexKind =
   | 'authorizationCode'
   | 'oauthClient'
   | 'location'
-  | 'subscription';
+  | 'subscription'
+  | 'demoLink';
 
 /** Thrown by `create` and `update` when a key of the document already belongs to another account. */
 export class IndexConflictError extends Error {
@@ -205,6 +206,11 @@ export interface DeliveryStore {
   release(accountId: string, deliveryId: string, owner: string): Promise<void>;
   /** When the account's next pending delivery falls due on its clock, or null. */
   nextDueMs(accountId: string): Promise<number | null>;
+  /**
+   * Takes these deliveries out of the log, whatever their state (a pending one is then never
+   * sent), ending their claims; ids it does not hold are passed over. Returns how many it took.
+   */
+  remove(accountId: string, deliveryIds: readonly string[]): Promise<number>;
   /** Ends the pending deliveries of a subscription as failed with `note`; returns how many. */
   cancelPending(accountId: string, subscriptionId: string, note: string): Promise<number>;
   /** Forgets the account's whole log. */

@@ -23,6 +23,7 @@ describe('the start-up message', () => {
     const text = describeStartup(sandbox.report);
     expect(text).toContain(`running at http://localhost:${sandbox.port}`);
     expect(text).toContain(`dashboard   http://localhost:${sandbox.port}/`);
+    expect(text).toContain(`present     http://localhost:${sandbox.port}/demo`);
     expect(text).toContain(`http://localhost:${sandbox.port}/docs`);
     expect(text).toContain(`Bearer ${DEMO_API_KEY}`);
     expect(text).toContain('demo@example.com / demo-password');

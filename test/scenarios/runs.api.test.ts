@@ -55,21 +55,28 @@ const at = (seconds: number): string => new Date(TEST_START.getTime() + seconds 
 const location = (): request.Test => request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY));
 
 describe('GET /sandbox/scenarios', () => {
-  it('lists the shipped scenarios with name, description, duration and step count', async () => {
+  it('lists the shipped scenarios with name, description, story title and premise, duration and step count', async () => {
     const res = await request(t.app).get('/sandbox/scenarios').set(bearer(DEMO_API_KEY)).expect(200);
     const names = res.body.scenarios.map((s: { name: string }) => s.name);
     expect(names).toEqual(expect.arrayContaining(['slow-leak-escalates', 'away-leak', 'cold-snap', 'flapping-alert']));
     expect(res.body.scenarios.find((s: { name: string }) => s.name === 'cold-snap')).toEqual({
       name: 'cold-snap',
       description: expect.stringContaining('ambientTemp'),
+      title: 'A freezing night',
+      premise: expect.stringContaining('heating'),
       durationSeconds: 6 * 3600,
       steps: 2,
     });
   });
 
-  it('shows one scenario with its steps and expected notifications', async () => {
+  it('shows one scenario with its steps, their captions and expected notifications', async () => {
     const res = await request(t.app).get('/sandbox/scenarios/cold-snap').set(bearer(DEMO_API_KEY)).expect(200);
-    expect(res.body.steps[1]).toEqual({ atSeconds: 21_600, do: 'endAlert', alert: 'cold' });
+    expect(res.body.steps[1]).toEqual({
+      atSeconds: 21_600,
+      do: 'endAlert',
+      alert: 'cold',
+      caption: expect.stringContaining('heating is back on'),
+    });
     expect(res.body.expect.notifications).toHaveLength(2);
   });
 

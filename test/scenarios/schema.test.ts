@@ -107,6 +107,32 @@ describe('parseScenarioFile', () => {
     expect(problemsOf(json).join('\n')).toContain(`scenarios/x.json: ${expected}`);
   });
 
+  it("keeps a story: title, premise and each step's caption, all optional", () => {
+    const story = {
+      ...valid,
+      title: 'A drip',
+      premise: 'A pipe drips.',
+      steps: [{ ...valid.steps[0], caption: 'It starts.' }, valid.steps[1]],
+    };
+    const { scenario } = parseScenarioFile('scenarios/x.json', 'x', JSON.stringify(story));
+    expect(scenario).toMatchObject({ title: 'A drip', premise: 'A pipe drips.' });
+    expect(scenario?.steps.map((s) => s.caption)).toEqual(['It starts.', undefined]);
+    const plain = parseScenarioFile('scenarios/x.json', 'x', JSON.stringify(valid)).scenario;
+    expect(plain && 'title' in plain).toBe(false);
+  });
+
+  it.each([
+    ['an empty title', { ...valid, title: ' ' }, 'title: must not be empty'],
+    ['a long premise', { ...valid, premise: 'x'.repeat(301) }, 'premise: must be at most 300 characters'],
+    [
+      'a caption that is not text',
+      { ...valid, steps: [{ ...valid.steps[0], caption: 3 }, valid.steps[1]] },
+      'steps[0].caption',
+    ],
+  ])('reports %s', (_case, json, expected) => {
+    expect(problemsOf(json).join('\n')).toContain(expected);
+  });
+
   it('reports text that is not JSON', () => {
     expect(parseScenarioFile('scenarios/x.json', 'x', '{ "steps": [').problems[0]).toMatch(
       /^scenarios\/x\.json: not valid JSON/,
@@ -123,6 +149,22 @@ describe('loadScenarios', () => {
     const catalog = await loadScenarios('scenarios');
     expect(catalog.size).toBeGreaterThanOrEqual(4);
     expect(catalog.has('scenario.schema')).toBe(false);
+  });
+
+  it('finds a story in every shipped scenario: a title, a premise and a caption for each step (the presenter view plays them)', async () => {
+    const catalog = await loadScenarios('scenarios');
+    for (const scenario of catalog.values()) {
+      expect({ name: scenario.name, title: scenario.title, premise: scenario.premise }).toEqual({
+        name: scenario.name,
+        title: expect.any(String),
+        premise: expect.any(String),
+      });
+      // Written for a prospect: no alert type names or other camelCase words, units spelled out.
+      for (const text of [scenario.title, scenario.premise, ...scenario.steps.map((s) => s.caption)]) {
+        expect({ name: scenario.name, text }).toEqual({ name: scenario.name, text: expect.any(String) });
+        expect(text).not.toMatch(/\b[a-z]+[A-Z]\w*\b|\bgpm\b|°/);
+      }
+    }
   });
 
   it('stops with a ScenarioError naming the path of each bad file and the JSON path of the problem', async () => {

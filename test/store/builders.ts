@@ -115,6 +115,15 @@ export const indexedKeys: Record<
       }),
     remove: (doc, key) => void (doc.subscriptions = doc.subscriptions.filter((s) => s.subscriptionId !== key)),
   },
+  demoLink: {
+    add: (doc, key) => {
+      doc.demo ??= { prospect: '', locationId: null, links: [], story: null };
+      doc.demo.links.push({ linkId: `link-${key}`, token: key, createdAtMs: T0, expiresAtMs: T0 + 4 * 3_600_000 });
+    },
+    remove: (doc, key) => {
+      if (doc.demo) doc.demo.links = doc.demo.links.filter((l) => l.token !== key);
+    },
+  },
 };
 
 export const INDEX_KINDS = Object.keys(indexedKeys) as IndexKind[];

@@ -112,6 +112,22 @@ export class EmbeddedDeliveries implements DeliveryStore {
     return this.cache.with(accountId, (loaded) => (loaded ? nextDeliveryDueMs(loaded) : null));
   }
 
+  remove(accountId: string, deliveryIds: readonly string[]): Promise<number> {
+    return this.cache.with(accountId, async (loaded) => {
+      if (!loaded) return 0;
+      const taken = new Set(deliveryIds.filter((id) => loaded.byId.has(id)));
+      if (taken.size === 0) return 0;
+      loaded.file.data.deliveries = loaded.file.data.deliveries.filter((x) => !taken.has(x.deliveryId));
+      for (const id of taken) {
+        if (!loaded.pending.delete(id)) loaded.finished--;
+        loaded.byId.delete(id);
+        this.#leases.delete(id);
+      }
+      await this.cache.save(accountId, loaded);
+      return taken.size;
+    });
+  }
+
   cancelPending(accountId: string, subscriptionId: string, note: string): Promise<number> {
     return this.cache.with(accountId, async (loaded) => {
       if (!loaded) return 0;

@@ -45,6 +45,7 @@ export const CLAIM_DELIVERY = script('claim-delivery');
 export const RELEASE_DELIVERY = script('release-delivery');
 export const LIST_DELIVERIES = script('list-deliveries');
 export const CLEAR_DELIVERIES = script('clear-deliveries', 'helpers');
+export const REMOVE_DELIVERIES = script('remove-deliveries', 'helpers');
 export const QUEUE_STATS = script('queue-stats');
 export const APPEND_JOURNAL = script('append-journal');
 export const INCREMENT_COUNTER = script('increment-counter');

@@ -19,6 +19,7 @@ import {
   LIST_DELIVERIES,
   QUEUE_STATS,
   RELEASE_DELIVERY,
+  REMOVE_DELIVERIES,
 } from './lua.js';
 import { Serially } from './serially.js';
 
@@ -163,6 +164,14 @@ export class RedisDeliveries implements DeliveryStore {
     const first = await this.connection.run((c) => c.zRangeWithScores(`${this.prefix}dpend:${accountId}`, 0, 0));
     const score = first[0]?.score;
     return score === undefined || !Number.isFinite(score) ? null : score;
+  }
+
+  async remove(accountId: string, deliveryIds: readonly string[]): Promise<number> {
+    if (deliveryIds.length === 0) return 0;
+    for (const id of deliveryIds) this.#raw.delete(`${accountId}/${id}`);
+    return Number(
+      await this.connection.script(REMOVE_DELIVERIES, [this.prefix, accountId, JSON.stringify(deliveryIds)]),
+    );
   }
 
   async cancelPending(accountId: string, subscriptionId: string, note: string): Promise<number> {

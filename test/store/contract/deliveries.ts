@@ -231,6 +231,33 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
       expect(await store.deliveries.cancelPending('a', 's1', 'again')).toBe(0);
     });
 
+    it('remove takes the named deliveries out of the log in any state, with their due work and claims, and leaves the rest', async () => {
+      await create(store, givenAccount('b'), [givenDelivery('b', 'b1')]);
+      await store.deliveries.add('a', [
+        givenDelivery('a', 'kept', { state: 'delivered' }),
+        givenDelivery('a', 'waiting', { dueAtMs: T0 + 50 }),
+        givenDelivery('a', 'claimed', { dueAtMs: T0 }),
+        givenDelivery('a', 'done', { state: 'failed' }),
+        givenDelivery('a', 'later', { dueAtMs: T0 + 500 }),
+      ]);
+      expect(await store.deliveries.claim('a', 'claimed', 'x', 60_000)).toBe(true);
+
+      expect(await store.deliveries.remove('a', ['waiting', 'claimed', 'done', 'unknown', 'b1'])).toBe(3);
+
+      const { total, items } = await store.deliveries.list('a', { offset: 0, limit: 10 });
+      expect([total, items.map((d) => d.deliveryId)]).toEqual([2, ['later', 'kept']]);
+      expect(await store.deliveries.get('a', 'claimed')).toBeNull();
+      expect(await store.deliveries.nextDueMs('a')).toBe(T0 + 500);
+      expect((await claimDue(store, 'a', FAR, 'y', 60_000, 10)).map((d) => d.deliveryId)).toEqual(['later']);
+      expect(await store.deliveries.get('b', 'b1')).not.toBeNull();
+      expect(await store.deliveries.remove('a', [])).toBe(0);
+      expect(await store.deliveries.remove('nobody', ['kept'])).toBe(0);
+
+      await store.deliveries.remove('a', ['later']);
+      expect(await store.deliveries.nextDueMs('a')).toBeNull();
+      expect(await store.accounts.due(FAR, 10)).toEqual(['b']);
+    });
+
     it("clear forgets the account's whole log and its due work, and no other account's", async () => {
       await create(store, givenAccount('b'), [givenDelivery('b', 'b1')]);
       await store.deliveries.add('a', [givenDelivery('a', 'd1'), givenDelivery('a', 'd2', { state: 'delivered' })]);
