@@ -21,6 +21,8 @@ class Refused extends Error {
  */
 export class PresenterControls {
   #busy = false;
+  /** Whether the last input was the pointer's (see #keysBackAfterPointer). */
+  #pointerLast = false;
   #ticking: ReturnType<typeof setInterval> | null = null;
   #tickInFlight = false;
   #scene: Scene | null = null;
@@ -138,14 +140,14 @@ export class PresenterControls {
    * A control clicked with the pointer gives the keyboard back to the page, so the clicker's space
    * still plays and pauses (and does not press the button clicked last, or open the list picked
    * from); a dialog closed with the pointer does not hand focus back to its opener either. Keyboard
-   * users keep the focus where they put it.
+   * users keep the focus where they put it. The focus is let go soon after the click (no focus
+   * ring left on a clicked control), and at the latest by the next key (#key), since a clicker's
+   * key can come before that.
    */
   #keysBackAfterPointer(): void {
-    let byPointer = false;
-    document.addEventListener('pointerdown', () => (byPointer = true), true);
-    document.addEventListener('keydown', () => (byPointer = false), true);
+    document.addEventListener('pointerdown', () => (this.#pointerLast = true), true);
     const release = (): void => {
-      if (byPointer) setTimeout(() => (document.activeElement as HTMLElement | null)?.blur(), 0);
+      if (this.#pointerLast) setTimeout(() => this.#letGoOfPointerFocus(), 0);
     };
     document.addEventListener('click', (event) => {
       if ((event.target as HTMLElement | null)?.closest('footer.controls button')) release();
@@ -156,9 +158,20 @@ export class PresenterControls {
     for (const dialog of document.querySelectorAll('dialog')) dialog.addEventListener('close', release);
   }
 
+  /** Blurs a control the pointer left focused (not a text field, where a click means typing). */
+  #letGoOfPointerFocus(): void {
+    const focused = document.activeElement;
+    if (!(focused instanceof HTMLElement) || focused === document.body) return;
+    if (focused.closest('input, textarea, dialog[open]')) return;
+    focused.blur();
+  }
+
   #key(event: KeyboardEvent): void {
+    const afterPointer = this.#pointerLast;
+    this.#pointerLast = false;
     if (event.altKey || event.ctrlKey || event.metaKey) return;
-    const target = event.target as HTMLElement | null;
+    if (afterPointer) this.#letGoOfPointerFocus();
+    const target = (afterPointer ? document.activeElement : event.target) as HTMLElement | null;
     if (target?.closest('input, select, textarea, dialog[open]')) return;
     if (event.key === ' ' || event.key === 'Spacebar') {
       // A focused button answers space itself.
