@@ -2,16 +2,13 @@ import type { RequestHandler, Router } from 'express';
 
 import { expireAccessTokens, secretsEqual } from '../auth/index.js';
 import { accountNowMs } from '../clock/index.js';
-import { AppError, capReached, notFound, present, rateLimited } from '../core/errors.js';
-import type { Ids } from '../core/ids.js';
+import { AppError, notFound } from '../core/errors.js';
 import { clientAddressKey } from '../http/client-address.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import { readBearerCredential, refusedCredentials } from '../http/www-authenticate.js';
-import { presentLocation } from '../locations/index.js';
-import { IndexConflictError } from '../store/store.js';
-import { generateAccount, type GeneratedAccount } from './generate.js';
-import { resetAccount, resetAllAccounts, type LifecycleDeps } from './lifecycle.js';
+import { createAccountAnswer, resetAccountAnswer, type AccountsDeps } from './answers.js';
+import { resetAllAccounts } from './lifecycle.js';
 import {
   createAccountOp,
   DEFAULT_ADMIN_PAGE,
@@ -20,38 +17,6 @@ import {
   resetAccountOp,
   resetAllOp,
 } from './operations.js';
-
-export interface AccountsDeps extends LifecycleDeps {
-  ids: Ids;
-  config: LifecycleDeps['config'] & {
-    readonly seed: number;
-    readonly adminToken: string | null;
-    readonly hosted: boolean;
-    readonly limits: { readonly accountCreationsPerHour: number; readonly locationsPerAccount: number };
-  };
-}
-
-const CREATION_WINDOW_MS = 3_600_000;
-
-/**
- * ACCOUNT_CREATION_LIMIT: while account creation is open (no ADMIN_TOKEN), each client address
- * may create this many accounts per hour (fixed windows of the process clock, counted in the
- * store, so one limit across replicas); 0 = none.
- */
-async function checkCreationRate(deps: AccountsDeps, address: string): Promise<void> {
-  const limit = deps.config.limits.accountCreationsPerHour;
-  if (limit === 0 || deps.config.adminToken !== null) return;
-  const nowMs = deps.clock.now().getTime();
-  const window = Math.floor(nowMs / CREATION_WINDOW_MS);
-  const count = await deps.store.counters.increment(`account-create:${address}:${window}`, CREATION_WINDOW_MS);
-  if (count <= limit) return;
-  const retryAfter = Math.max(1, Math.ceil(((window + 1) * CREATION_WINDOW_MS - nowMs) / 1000));
-  throw rateLimited(
-    'ACCOUNT_CREATION_LIMIT',
-    `Too many accounts created from this address: this sandbox allows ${limit} an hour (ACCOUNT_CREATION_LIMIT=${limit}); try again in ${retryAfter} s, or ask its operator for the ADMIN_TOKEN`,
-    retryAfter,
-  );
-}
 
 /** Global operations: open when ADMIN_TOKEN is unset, otherwise they need `Authorization: Bearer $ADMIN_TOKEN`. */
 export function requireAdmin(deps: Pick<AccountsDeps, 'config'>): RequestHandler {
@@ -66,24 +31,6 @@ export function requireAdmin(deps: Pick<AccountsDeps, 'config'>): RequestHandler
     }
     next();
   };
-}
-
-const CREATE_ATTEMPTS = 3;
-
-/** Generates and stores an account; a random e-mail, key or id that is taken already is made again. */
-async function createGeneratedAccount(
-  deps: AccountsDeps,
-  input: Parameters<typeof generateAccount>[0],
-): Promise<GeneratedAccount> {
-  for (let attempt = 1; ; attempt++) {
-    const generated = generateAccount(input, deps.ids, deps.clock.now());
-    try {
-      await deps.store.accounts.create(generated.doc);
-      return generated;
-    } catch (error) {
-      if (!(error instanceof IndexConflictError) || attempt === CREATE_ATTEMPTS) throw error;
-    }
-  }
 }
 
 /**
@@ -117,34 +64,7 @@ export function accountsAdminRouter(deps: AccountsDeps): Router {
   api.handle(
     createAccountOp,
     async ({ body }, req, res) => {
-      const {
-        seed = deps.config.seed,
-        locations: locationCount = Math.min(2, deps.config.limits.locationsPerAccount),
-        name,
-      } = body();
-      const cap = deps.config.limits.locationsPerAccount;
-      if (locationCount > cap) {
-        throw capReached(
-          'MAX_LOCATIONS_PER_ACCOUNT',
-          `locations must be at most ${cap} on this sandbox (MAX_LOCATIONS_PER_ACCOUNT=${cap}); got ${locationCount}`,
-          'locations',
-        );
-      }
-      await checkCreationRate(deps, clientAddressKey(req));
-      const { doc, password } = await createGeneratedAccount(deps, {
-        seed,
-        locationCount,
-        ...(name === undefined ? {} : { name }),
-      });
-      const user = present(doc.users[0], 'the generated user');
-      res.status(201).json({
-        accountId: doc.account.accountId,
-        name: doc.account.name,
-        seed,
-        apiKey: present(doc.apiKeys[0], 'the generated API key').apiKey,
-        user: { email: user.email, password },
-        locations: doc.locations.map((l) => presentLocation(doc, l)),
-      });
+      res.status(201).json(await createAccountAnswer(deps, body(), clientAddressKey(req)));
     },
     admin,
   );
@@ -195,9 +115,7 @@ export function accountSandboxRouter(deps: AccountsDeps): Router {
   const api = operationRouter('/sandbox');
 
   api.handle(resetAccountOp, async (_input, _req, res) => {
-    const { accountId } = authOf(res);
-    const doc = await resetAccount(deps, accountId);
-    res.json({ reset: accountId, locations: doc.locations.map((l) => presentLocation(doc, l)) });
+    res.json(await resetAccountAnswer(deps, authOf(res).accountId));
   });
 
   api.handle(expireTokensOp, async ({ body }, _req, res) => {
