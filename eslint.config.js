@@ -28,6 +28,7 @@ const FLOORS = [
   'readiness',
   'accounts',
   'dashboard',
+  'mcp',
   'openapi',
 ];
 /** Plumbing that features use in parts, not through an index. */

@@ -212,6 +212,7 @@ async function shutdown(server: Server, deps: Deps, stopBackgroundWork: () => vo
   // The CLIs of `listen` reconnect (to another replica, or after a restart).
   deps.liveStreams.closeAll();
   deps.relays.closeAll();
+  deps.mcpWaits.closeAll();
   const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
   force.unref();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -88,6 +88,9 @@ const FLAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'requests of one client waiting their turn on a replica; past it a 429 (default 1000; 64 when hosted)',
   'ACCOUNT_WRITE_RATE <bytes>':
     "bytes a second one account's file is written at, at most, on the embedded store; 0 = no limit (default 0; 8388608 when hosted)",
+  'MAX_MCP_WAITS <n>':
+    'MCP wait_for_delivery calls of one account waiting at once on a replica (default 20; 4 when hosted)',
+  'MAX_MCP_WAIT_SECONDS <seconds>': 'the longest one MCP wait_for_delivery call waits (default 50; 20 when hosted)',
   'TOKEN_DELIVERY [bool]': "also POST token responses to the client's redirect URI (default true)",
   'SCENARIO <name>': 'play this scenario at start-up (demos)',
   'SCENARIO_LOCATION_ID <id>': "its location (default the demo account's first)",

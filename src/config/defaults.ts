@@ -37,6 +37,9 @@ export const LOCAL_LIMITS: Limits = Object.freeze({
   concurrentRequests: 0,
   queuedRequests: 1000,
   accountWriteRate: 0,
+  // An agent waits on a few deliveries at once; each wait ends within the SDK client's 60 s request timeout.
+  mcpWaits: 20,
+  mcpWaitSeconds: 50,
 });
 
 /** The limits of a hosted sandbox: strangers share it, and its process runs in a 256 MB heap. */
@@ -59,6 +62,9 @@ export const HOSTED_LIMITS: Limits = Object.freeze({
   queuedRequests: 64,
   // A full account (1 MiB and its delivery log) written about 3 times a second at most, however many changes come.
   accountWriteRate: 8 * 1024 * 1024,
+  // Each wait holds a request, its turn of MAX_CONCURRENT_REQUESTS and a slot of MAX_OPEN_STREAMS_TOTAL.
+  mcpWaits: 4,
+  mcpWaitSeconds: 20,
 });
 
 /** Finished deliveries kept per account: WEBHOOK_LOG_LIMIT's defaults. */
@@ -82,6 +88,8 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof Limits, string>> = Object.fr
   concurrentRequests: 'MAX_CONCURRENT_REQUESTS',
   queuedRequests: 'MAX_QUEUED_REQUESTS',
   accountWriteRate: 'ACCOUNT_WRITE_RATE',
+  mcpWaits: 'MAX_MCP_WAITS',
+  mcpWaitSeconds: 'MAX_MCP_WAIT_SECONDS',
 });
 
 /** The variables of the protections a hosted sandbox defaults to tighter values. */

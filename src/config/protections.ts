@@ -103,6 +103,16 @@ export function describeProtections(config: Config, publicUrl: string): string[]
         ? "an account's file written at every change"
         : `an account's file written at ${kib(limits.accountWriteRate)} a second at most; changes meanwhile are written together`,
     ],
+    [
+      'MAX_MCP_WAITS',
+      String(limits.mcpWaits),
+      `${limits.mcpWaits} MCP waits for a delivery per account on each replica`,
+    ],
+    [
+      'MAX_MCP_WAIT_SECONDS',
+      String(limits.mcpWaitSeconds),
+      `an MCP wait for a delivery lasts ${limits.mcpWaitSeconds} s at most`,
+    ],
   ];
   const host = new URL(publicUrl).host;
   if (!config.hosted && config.protectionsSet.length === 0) {

@@ -84,6 +84,8 @@ export const settingsSchema = z.object({
   MAX_CONCURRENT_REQUESTS: wholeNumber(0, 100000).optional(), // requests of one client address or credential worked on at once on a replica; 0 = no gate
   MAX_QUEUED_REQUESTS: wholeNumber(0, 100000).optional(), // requests of one client waiting their turn on a replica; past it a 429
   ACCOUNT_WRITE_RATE: wholeNumber(0, 1073741824).optional(), // bytes a second one account's file is written at, at most (embedded store); 0 = no limit
+  MAX_MCP_WAITS: wholeNumber(1, 100000).optional(), // MCP wait_for_delivery calls of one account waiting at once on a replica
+  MAX_MCP_WAIT_SECONDS: wholeNumber(1, 600).optional(), // the longest one MCP wait_for_delivery call waits
   LOG_LEVEL: oneOf(LOG_LEVELS as unknown as [LogLevel, ...LogLevel[]]).optional(),
   TOKEN_DELIVERY: boolean.optional(), // POST token responses to the redirect URI
   SCENARIO: nonEmpty.optional(), // scenario to play at start-up

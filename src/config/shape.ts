@@ -84,6 +84,10 @@ export interface Config {
     readonly queuedRequests: number;
     /** Bytes a second one account's file is written at, at most, on the embedded store; 0 = no limit (ACCOUNT_WRITE_RATE). */
     readonly accountWriteRate: number;
+    /** MCP wait_for_delivery calls one account has waiting at once on one replica (MAX_MCP_WAITS). */
+    readonly mcpWaits: number;
+    /** The longest one MCP wait_for_delivery call waits, in seconds (MAX_MCP_WAIT_SECONDS). */
+    readonly mcpWaitSeconds: number;
   };
   /**
    * Whether the browser reaches the sandbox over https (PUBLIC_URL is https, or, without one, TLS

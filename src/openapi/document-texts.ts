@@ -1,5 +1,6 @@
 /** The words of the OpenAPI document: its description, its tags, and what each path parameter is. */
 import { DEMO } from '../http/demo-examples.js';
+import { MCP_TAG } from '../mcp/index.js';
 
 /** The path parameters of the API: what they are and a value that works on the demo data. */
 export const PATH_PARAMETERS: Readonly<Record<string, { description: string; example: string }>> = {
@@ -70,6 +71,11 @@ export const TAGS = [
     description:
       "SANDBOX: not in production. Controls of the sandbox, authorized like /v1 (the account's API key or access token) unless said otherwise.",
   })),
+  {
+    name: MCP_TAG,
+    description:
+      'SANDBOX: not in production. The sandbox as an MCP server for coding agents (docs/agents.md), authorized like the controls.',
+  },
 ];
 
 export const DESCRIPTION = `A sandbox of the residential water-monitoring developer API (the StreamLabs Water API): production's /v1 routes and authorization host, plus /sandbox controls.

@@ -107,7 +107,15 @@ function pathParameters(path: string): Json[] {
 const header = (description: string): Json => ({ description, schema: { type: 'string' } });
 
 const errorContent = (op: Operation): Json => ({
-  'application/json': { schema: ref(op.path === '/oauth2/token' ? 'OAuthError' : 'Error') },
+  'application/json': {
+    schema:
+      op.path === '/oauth2/token'
+        ? ref('OAuthError')
+        : // The MCP transport answers its own refusals as JSON-RPC errors.
+          op.path === '/mcp'
+          ? { oneOf: [ref('Error'), ref('McpError')] }
+          : ref('Error'),
+  },
 });
 
 /** What every operation of its kind can answer besides its own responses: authentication, bodies, encoding, 405s, faults. */

@@ -8,6 +8,7 @@ import { operationsTagged, type Operation } from '../http/operation.js';
 import { ErrorBody, OAuthErrorBody } from '../http/schemas.js';
 import { journalOperations } from '../journal/index.js';
 import { Device, Location, locationsOperations } from '../locations/index.js';
+import { McpErrorBody, mcpOperations } from '../mcp/index.js';
 import { readinessOperations, ReadinessReportSchema } from '../readiness/index.js';
 import { ReadingsEnvelope, readingsOperations, UsageSummary } from '../readings/index.js';
 import { relayOperations } from '../relay/index.js';
@@ -85,6 +86,7 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...scenariosOperations,
   ...readinessOperations,
   ...relayOperations,
+  ...mcpOperations,
   healthOp,
   metricsOp,
   openApiOp,
@@ -104,4 +106,5 @@ export const NAMED_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   WaterUsageSummary: UsageSummary,
   Delivery,
   ReadinessReport: ReadinessReportSchema,
+  McpError: McpErrorBody,
 };
