@@ -32,6 +32,22 @@ export function resolveTarget(
   };
 }
 
+/**
+ * Says on stderr that a command runs on the demo account for want of a key of the partner's own:
+ * every user of the sandbox shares that account. `what` says what the command does with it, `fix` what to do.
+ */
+export function warnOfDemoKey(
+  keyFrom: ReturnType<typeof resolveTarget>['keyFrom'],
+  ctx: { stderr(text: string): void },
+  what: string,
+  fix = 'set WATER_API_KEY to the key of your own account (water-sandbox accounts create makes one)',
+): void {
+  if (keyFrom !== 'demo') return;
+  ctx.stderr(
+    `warning: neither --api-key nor WATER_API_KEY is set, so ${what}, which every user of this sandbox shares; ${fix}\n`,
+  );
+}
+
 /** The client library's error as the CLI reports it: one line, and where to point the CLI when the sandbox is not there. */
 export function cliErrorOf(error: unknown): unknown {
   if (!(error instanceof SandboxError)) return error;

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { lookAtReadiness, settle, stoppedWaiting } from '../client/readiness-settle.js';
 import { formatChecklist } from '../client/readiness-text.js';
 import type * as readiness from '../readiness/operations.js';
-import { resolveTarget } from './client.js';
+import { resolveTarget, warnOfDemoKey } from './client.js';
 import { clientFor, type CommonOptions } from './commands.js';
 import { CliError, type CliContext } from './context.js';
 import { exitCodeOf, githubAnnotations, junitXml, markdownReport, type Report } from './readiness-format.js';
@@ -55,11 +55,12 @@ export async function readinessReport(
   ctx.stderr(
     `water-sandbox readiness: grading account ${first.report.accountId} at ${client.baseUrl} (${keyFrom === 'demo' ? 'the demo key' : `the key of ${keyFrom}`})\n`,
   );
-  if (keyFrom === 'demo') {
-    ctx.stderr(
-      'warning: neither --api-key nor WATER_API_KEY is set, so this grades the demo account, which every user of this sandbox shares; set WATER_API_KEY to the key of the account your tests used\n',
-    );
-  }
+  warnOfDemoKey(
+    keyFrom,
+    ctx,
+    'this grades the demo account',
+    'set WATER_API_KEY to the key of the account your tests used',
+  );
   const waited = await settle((waitedMs) => lookAtReadiness(client, waitedMs), { waitMs, pollMs, sleep }, first);
   const { report, inFlight } = waited.look;
   const stopped = stoppedWaiting(waited, waitMs);
