@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 
 import { AppError } from '../core/errors.js';
 import { isLoopbackHost } from '../core/loopback.js';
+import { bearerChallenge } from '../http/www-authenticate.js';
 
 export interface HostCheckDeps {
   /** Read at each request: server.ts sets the public URL once the port is known. */
@@ -65,9 +66,11 @@ function originIsOwn(origin: string, isOwn: (host: string, scheme: string) => bo
 const quoted = (value: string | undefined): string =>
   value === undefined ? '(none)' : JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value);
 
+// Every 403 of a route behind the account's credentials carries the Bearer challenge (as admin_disabled does).
 const refused = (code: string, why: string): AppError =>
   new AppError(
     403,
     code,
     `${why}: /mcp answers only requests for its own address, as a guard against DNS rebinding. Use the sandbox's address; behind a proxy under another name, start the sandbox with that name as PUBLIC_URL`,
+    { headers: { 'WWW-Authenticate': bearerChallenge() } },
   );

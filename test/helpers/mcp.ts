@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -52,3 +52,46 @@ export async function callTool(
   if (text === undefined) throw new Error(`${name} answered no text: ${JSON.stringify(result)}`);
   return { isError: result.isError === true, json: JSON.parse(text) as Record<string, unknown> };
 }
+
+/** An initialize request, as a client sends it first. */
+export const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
+};
+
+/**
+ * One raw HTTP request to a served app, with exactly the headers given (Host included: fetch
+ * would not send a Host of another site). Resolves with the status, headers and body text.
+ */
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string; json: () => Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: options.method ?? 'POST', headers: options.headers ?? {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text,
+          json: () => JSON.parse(text) as Record<string, unknown>,
+        }),
+      );
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** The headers of an MCP POST as the Streamable HTTP transport sends them. */
+export const mcpHeaders = (key: string | null, extra: Record<string, string> = {}): Record<string, string> => ({
+  'Content-Type': 'application/json',
+  Accept: 'application/json, text/event-stream',
+  ...(key === null ? {} : { Authorization: `Bearer ${key}` }),
+  ...extra,
+});
