@@ -73,7 +73,7 @@ describe('credentials, as /sandbox/* takes them', () => {
       expect([kind, mcp.status, mcp.headers['www-authenticate'] ?? null]).toEqual([
         kind,
         sandbox.status,
-        (sandbox.headers['www-authenticate'] as string | undefined) ?? null,
+        sandbox.headers['www-authenticate'] ?? null,
       ]);
       if (sandbox.status >= 400) expect([kind, mcp.json()]).toEqual([kind, sandbox.body]);
     }
