@@ -72,6 +72,7 @@ export const mcpOp = operation('mcp', 'POST /mcp', {
     403: "host_not_allowed or origin_not_allowed: the Host, or the Origin, is not the sandbox's own (PUBLIC_URL, or on a local sandbox a loopback name with its port).",
     406: 'A JSON-RPC error: Accept does not list both application/json and text/event-stream.',
     415: 'A JSON-RPC error: Content-Type is not application/json.',
+    429: "rate_limited: the client has MAX_QUEUED_REQUESTS requests waiting their turn already (the fair share: a wait_for_delivery holds its client's turn while it waits).",
   },
 });
 
