@@ -14,7 +14,8 @@ RUN npm run build
 
 # The runtime: the server and the healthcheck are each one file with their dependencies inside,
 # so the image has no node_modules. It adds only what the bundles do not contain (the dashboard's
-# and the API reference's files, the fixtures and scenarios, package.json for the version);
+# and the API reference's files, the fixtures and scenarios, package.json for the version, the
+# licence, and the third-party notices the build writes beside each bundle);
 # test/contracts/image.test.ts starts the server from exactly these files.
 FROM node:24-bookworm-slim
 # The repository and commit the image is built from, given by the release build:
@@ -25,7 +26,7 @@ ARG REVISION=""
 LABEL org.opencontainers.image.title="water-sandbox" \
       org.opencontainers.image.description="Sandbox server for the residential water-monitoring developer API: real logins, realistic readings, scriptable webhooks." \
       org.opencontainers.image.version="0.3.0" \
-      org.opencontainers.image.licenses="UNLICENSED" \
+      org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.source="${SOURCE_URL}" \
       org.opencontainers.image.revision="${REVISION}"
 ENV NODE_ENV=production \
@@ -36,10 +37,10 @@ ENV NODE_ENV=production \
     FIXTURES_DIR=/app/fixtures \
     SCENARIOS_DIR=/app/scenarios
 WORKDIR /app
-COPY package.json ./
+COPY package.json LICENSE NOTICE ./
 COPY fixtures ./fixtures
 COPY scenarios ./scenarios
-COPY --from=build /app/dist/water-sandbox.js /app/dist/water-sandbox-healthcheck.js ./dist/
+COPY --from=build /app/dist/water-sandbox.js /app/dist/water-sandbox-healthcheck.js /app/dist/THIRD-PARTY-NOTICES.txt ./dist/
 COPY --from=build /app/dist/dashboard-assets ./dist/dashboard-assets
 COPY --from=build /app/dist/docs-assets ./dist/docs-assets
 RUN mkdir -p /data && chown node:node /data

@@ -65,8 +65,8 @@ const clientZone = {
 
 /**
  * The package's entry points for tests (water-sandbox/client, water-sandbox/testcontainers) are
- * bundled on their own: they import themselves (the module the client) and packages; of the
- * server only types, through src/client/types.ts.
+ * bundled on their own: they import themselves (the module the client and core/loopback.ts) and
+ * packages; of the server only types, through src/client/types.ts.
  */
 const packageZones = [
   {
@@ -79,8 +79,9 @@ const packageZones = [
   {
     target: './src/testcontainers',
     from: './src',
-    except: ['./testcontainers', './client'],
-    message: 'water-sandbox/testcontainers imports only itself and src/client: server code would end up in its bundle',
+    except: ['./testcontainers', './client', './core/loopback.ts'],
+    message:
+      'water-sandbox/testcontainers imports only itself, src/client and src/core/loopback.ts (the one rule of what is loopback, which imports nothing of the project): server code would end up in its bundle',
   },
 ];
 

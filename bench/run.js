@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --accounts N] [-- --only static,features,readings,webhooks,scale,start,readiness,sessions,hostile,account-writes,redis] [-- --redis]: builds, then runs each
+// npm run bench [-- --quick] [-- --accounts N] [-- --store redis] [-- --only static,features,readings,webhooks,scale,start,readiness,sessions,hostile,account-writes,redis] [-- --redis]: builds, then runs each
 // bench module and prints its figures; ratios against a baseline measured in the same run.
 // Figures are printed, not asserted. A module exports `async run({ sandbox, bare, args })`
 // returning rows made by compareWithBare (or nothing, if it prints its own figures) and
@@ -40,6 +40,7 @@ const DEFAULT_MODULES = [
 const { values: args } = parseArgs({
   options: {
     accounts: { type: 'string' },
+    store: { type: 'string' },
     only: { type: 'string' },
     redis: { type: 'boolean' },
     quick: { type: 'boolean' },

@@ -5,7 +5,7 @@ test('a leak alert reaches our webhook receiver, and the integration is ready', 
   const received: { type?: string; confirmationToken?: string }[] = [];
   const receiver: Server = createServer((req, res) => req.on('data', (body: Buffer) => received.push(JSON.parse(String(body)))).on('end', () => res.setHeader('content-type', 'application/json').end('{}'))).listen(0);
   await once(receiver, 'listening');
-  const sandbox = await new WaterSandboxContainer(process.env.WATER_SANDBOX_IMAGE ?? 'water-sandbox:0.3.0').withHostReceiver((receiver.address() as { port: number }).port).start();
+  const sandbox = await new WaterSandboxContainer(process.env.WATER_SANDBOX_IMAGE ?? 'ghcr.io/your-org/water-sandbox:0.3.0').withHostReceiver((receiver.address() as { port: number }).port).start();
   const account = await sandbox.createAccount();
   const location = account.locations[0]!.locationId;
   const { subscriptionId } = await account.subscriptions.create(location, await account.receiverEndpoint('/webhooks'));

@@ -21,14 +21,26 @@ function generatedEmail(userName: string, ids: Ids): string {
 }
 
 /**
- * A Faker of one account's own, with the en_US data, seeded with `seed`: what it makes depends
- * on the seed alone, never on the accounts made before it. The class and the locale come from
- * the en_US entry's instance, which exports no class (the package root does, but loads every
- * locale). For a given seed it makes what the en_US instance seeded with it makes.
+ * The Faker accounts are made with, with the en_US data: the class and the locale come from the
+ * en_US entry's instance, which exports no class (the package root does, but loads every
+ * locale). Made once: a Faker binds every method of its modules when made, about a tenth of an
+ * account's creation.
+ */
+let accountFaker: Faker | null = null;
+
+/**
+ * The accounts' Faker seeded with `seed`: what it makes depends on the seed alone, never on the
+ * accounts made before it, since its only state is the generator the seed resets, and an account
+ * is made synchronously from its seeding on (see generateAccount). For a given seed it makes what
+ * the en_US instance seeded with it makes.
  */
 function seededFaker(seed: number): Faker {
-  const FakerOfEnUs = enUsFaker.constructor as new (options: ConstructorParameters<typeof Faker>[0]) => Faker;
-  return new FakerOfEnUs({ locale: enUsFaker.rawDefinitions, seed });
+  if (accountFaker === null) {
+    const FakerOfEnUs = enUsFaker.constructor as new (options: ConstructorParameters<typeof Faker>[0]) => Faker;
+    accountFaker = new FakerOfEnUs({ locale: enUsFaker.rawDefinitions });
+  }
+  accountFaker.seed(seed);
+  return accountFaker;
 }
 
 export interface GeneratedAccount {

@@ -1,7 +1,6 @@
 import type { RequestHandler, Router } from 'express';
 
-import { expireAccessTokens, secretsEqual } from '../auth/index.js';
-import { accountNowMs } from '../clock/index.js';
+import { expireAccessTokens, secretsEqual, tokenClocks } from '../auth/index.js';
 import { AppError, notFound } from '../core/errors.js';
 import { clientAddressKey } from '../http/client-address.js';
 import { operationRouter } from '../http/operation.js';
@@ -124,7 +123,7 @@ export function accountSandboxRouter(deps: AccountsDeps): Router {
     if (only !== undefined && !doc.accessTokens.some((t) => t.accessToken === only))
       throw notFound('No such access token in this account');
     const expired = await deps.store.accounts.update(accountId, (d) =>
-      expireAccessTokens(d, accountNowMs(deps.clock, d.clock), (t) => only === undefined || t.accessToken === only),
+      expireAccessTokens(d, tokenClocks(deps.clock, d.clock), (t) => only === undefined || t.accessToken === only),
     );
     res.json({ expired });
   });

@@ -4,9 +4,9 @@ import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { noteJournalSubject, noteRequestFacts, setAuth, type AuthContext } from '../http/request-context.js';
 import { ACCOUNT_AUTHORIZATION, readBearerCredential, refusedCredentials } from '../http/www-authenticate.js';
-import type { AccessTokenRecord, AccountDoc, DeepReadonly } from '../store/data.js';
+import type { AccessTokenRecord, AccountDoc, ClockSetting, DeepReadonly } from '../store/data.js';
 import { LAST_REQUEST_RESOLUTION_MS, type Store } from '../store/store.js';
-import { tokenTail } from './tokens.js';
+import { tokenNowMs, tokenTail, type TokenClocks } from './tokens.js';
 
 /**
  * The clientId of the access tokens the dashboard page gets; no OAuth client of that id exists,
@@ -30,6 +30,12 @@ const invalidCredential = (): Error =>
     'invalid_credentials',
     'The API key or access token in the Authorization header is not valid for this sandbox',
   );
+
+/** The now of the account's clock and of the process clock, which access tokens are read against (tokenNowMs). */
+export const tokenClocks = (base: Clock, clock: DeepReadonly<ClockSetting>): TokenClocks => ({
+  accountMs: accountNowMs(base, clock),
+  processMs: base.now().getTime(),
+});
 
 /** Told of an access token of the account that was refused: revoked or expired. */
 export type RefusedToken = (
@@ -62,7 +68,7 @@ export async function resolveCredential(
       `The access token was revoked at ${token.revokedAt}; get a new one through /oauth2/token`,
     );
   }
-  if (Date.parse(token.expiresAt) <= accountNowMs(deps.clock, doc.clock)) {
+  if (Date.parse(token.expiresAt) <= tokenNowMs(token, tokenClocks(deps.clock, doc.clock))) {
     onRefused?.(doc, token, 'token_expired');
     throw refusedCredentials(
       'token_expired',

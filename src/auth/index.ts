@@ -1,5 +1,11 @@
 /** What other features use of the auth feature. */
-export { DASHBOARD_CLIENT_ID, requireAccount, resolveCredential, type AuthenticateDeps } from './authenticate.js';
+export {
+  DASHBOARD_CLIENT_ID,
+  requireAccount,
+  resolveCredential,
+  tokenClocks,
+  type AuthenticateDeps,
+} from './authenticate.js';
 export { createCsrf } from './csrf.js';
 export { findClient, secretsEqual, type ClientsDeps } from './clients.js';
 export { oauthSandboxRouter } from './client-routes.js';
@@ -9,5 +15,5 @@ export { authOperations } from './operations.js';
 export { sendMessagePage, sendSignInPage } from './pages.js';
 export { endSession, loginSession, SESSION_TTL_MS, type SessionDeps } from './session.js';
 export { createSignIn, startUserSession, type UserSessionDeps } from './sign-in.js';
-export { expireAccessTokens, pruneGrants, revokeGrant } from './tokens.js';
+export { expireAccessTokens, pruneGrants, pruneInternalTokens, revokeGrant } from './tokens.js';
 export { createPasswordCheck, signedInUser, type UsersDeps } from './users.js';

@@ -42,27 +42,68 @@ export const tokenTail = (token: string): string => token.slice(-TOKEN_TAIL_CHAR
  */
 export const DEAD_KEPT = 100;
 
+/** The now of each clock a token's times can be on, in ms. */
+export interface TokenClocks {
+  /** The account's virtual clock: a partner's tokens, codes and refresh tokens. */
+  readonly accountMs: number;
+  /** The process clock (real time): the sandbox's own tokens. */
+  readonly processMs: number;
+}
+
+/**
+ * The now an access token's expiry and revocation are read against: the account clock for a
+ * partner's token (moving the clock a day expires it), the process clock for the sandbox's own.
+ * SANDBOX: the dashboard's page is not an integration under test; its token keeps working
+ * whatever the account clock does (forward, back, a scenario), and still expires and is revoked.
+ */
+export const tokenNowMs = (token: DeepReadonly<Pick<AccessTokenRecord, 'internal'>>, clocks: TokenClocks): number =>
+  token.internal === true ? clocks.processMs : clocks.accountMs;
+
+const parseTime = (at: string | null): number | null => (at === null ? null : Date.parse(at));
+
+/**
+ * The account's access tokens that `which` picks, without those dead (expired or revoked) for
+ * longer than RETENTION_MS at `nowMs`, and the oldest dead beyond DEAD_KEPT; the others as they are.
+ */
+function pruneAccessTokens(
+  doc: AccountDoc,
+  nowMs: number,
+  which: (token: DeepReadonly<AccessTokenRecord>) => boolean,
+): void {
+  const deadSince = (ms: number | null): boolean => ms !== null && ms + RETENTION_MS <= nowMs;
+  doc.accessTokens = newestDead(
+    doc.accessTokens.filter(
+      (t) => !which(t) || (!deadSince(Date.parse(t.expiresAt)) && !deadSince(parseTime(t.revokedAt))),
+    ),
+    (t) => which(t) && (t.revokedAt !== null || Date.parse(t.expiresAt) <= nowMs),
+  );
+}
+
+const isInternal = (token: DeepReadonly<AccessTokenRecord>): boolean => token.internal === true;
+
 /**
  * Drops what has been dead for longer than RETENTION_MS, and the oldest dead ones beyond
  * DEAD_KEPT of each kind, so the document does not grow without bound. Live ones count toward
- * the account's ACCOUNT_STORAGE_LIMIT.
+ * the account's ACCOUNT_STORAGE_LIMIT. `nowMs` is the account clock's: the sandbox's own access
+ * tokens, whose times are on the process clock, are pruned by pruneInternalTokens.
  */
 export function pruneGrants(doc: AccountDoc, nowMs: number): void {
   const deadSince = (ms: number | null): boolean => ms !== null && ms + RETENTION_MS <= nowMs;
   const dead = (ms: number | null): boolean => ms !== null && ms <= nowMs;
-  const parse = (at: string | null): number | null => (at === null ? null : Date.parse(at));
   doc.authorizationCodes = newestDead(
     doc.authorizationCodes.filter((c) => !deadSince(Date.parse(c.expiresAt))),
     (c) => c.usedAt !== null || dead(Date.parse(c.expiresAt)),
   );
-  doc.accessTokens = newestDead(
-    doc.accessTokens.filter((t) => !deadSince(Date.parse(t.expiresAt)) && !deadSince(parse(t.revokedAt))),
-    (t) => t.revokedAt !== null || dead(Date.parse(t.expiresAt)),
-  );
+  pruneAccessTokens(doc, nowMs, (t) => !isInternal(t));
   doc.refreshTokens = newestDead(
-    doc.refreshTokens.filter((t) => !deadSince(refreshExpiresAtMs(t)) && !deadSince(parse(t.revokedAt))),
+    doc.refreshTokens.filter((t) => !deadSince(refreshExpiresAtMs(t)) && !deadSince(parseTime(t.revokedAt))),
     (t) => t.revokedAt !== null || dead(refreshExpiresAtMs(t)),
   );
+}
+
+/** What pruneGrants does, for the sandbox's own access tokens, at `processMs` on the process clock. */
+export function pruneInternalTokens(doc: AccountDoc, processMs: number): void {
+  pruneAccessTokens(doc, processMs, isInternal);
 }
 
 /** `records` (in the order they were issued) without the oldest dead ones beyond DEAD_KEPT. */
@@ -196,14 +237,15 @@ export function revokeGrant(data: AccountDoc, grantId: string, nowIso: string): 
   return count;
 }
 
-/** Makes the live access tokens that `which` picks expire at `nowMs` (account clock); returns how many. */
+/** Makes the live access tokens that `which` picks expire now (each on its own clock: tokenNowMs); returns how many. */
 export function expireAccessTokens(
   data: AccountDoc,
-  nowMs: number,
+  clocks: TokenClocks,
   which: (token: DeepReadonly<AccessTokenRecord>) => boolean = () => true,
 ): number {
   let count = 0;
   for (const token of data.accessTokens) {
+    const nowMs = tokenNowMs(token, clocks);
     if (which(token) && token.revokedAt === null && Date.parse(token.expiresAt) > nowMs) {
       token.expiresAt = iso(nowMs);
       count++;

@@ -17,7 +17,10 @@ export interface AlertTypeOption {
 
 export interface PageConfig {
   accessToken: string;
+  /** On the sandbox's process clock (real time), not the account's. */
   tokenExpiresAt: string;
+  /** Seconds of real time the token has left: the page renews it before then. */
+  tokenExpiresIn: number;
   /** Sent back in the X-CSRF-Token header when the page renews its token. */
   csrfToken: string;
   locations: { locationId: string; name: string; timeZone: string }[];
@@ -40,6 +43,8 @@ export const DASHBOARD_PATHS = {
 export interface TokenAnswer {
   accessToken: string;
   expiresAt: string;
+  /** Seconds of real time the token has left. */
+  expiresIn: number;
 }
 
 /** A message of the event stream: the account's events (src/live/events.ts), plus the stream's own. */

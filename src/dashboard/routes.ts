@@ -8,6 +8,7 @@ import {
   endSession,
   loginSession,
   pruneGrants,
+  pruneInternalTokens,
   revokeGrant,
   sendMessagePage,
   signedInUser,
@@ -141,7 +142,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
       note: 'Water sandbox dashboard.',
     });
 
-  /** The page's access token for this browser session: reused while it has half its life left. */
+  /** The page's access token for this browser session: reused while it has half its life (of real time) left. */
   const pageToken = async (
     req: Request,
     user: { accountId: string; userId: string },
@@ -151,13 +152,14 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     const newToken = deps.ids.secret(32);
     const { accountId, userId } = user;
     return deps.store.accounts.update(accountId, (d) => {
-      const nowMs = accountNowMs(deps.clock, d.clock);
-      pruneGrants(d, nowMs);
+      const processMs = deps.clock.now().getTime();
+      pruneGrants(d, accountNowMs(deps.clock, d.clock));
+      pruneInternalTokens(d, processMs);
       const token = dashboardToken(d, {
         grantId,
         userId,
         accountId,
-        nowMs,
+        processMs,
         ttlSeconds: deps.config.accessTokenTtlSeconds,
         newToken,
       });
@@ -196,6 +198,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
         config: {
           accessToken: token.accessToken,
           tokenExpiresAt: token.expiresAt,
+          tokenExpiresIn: token.expiresIn,
           csrfToken,
           locations: token.locations,
           alertTypes: ALERT_TYPE_OPTIONS,
@@ -248,9 +251,8 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     const user = await signedInUser(deps.store, req.session);
     const grantId = req.session.dashboardGrantId;
     if (user && grantId !== undefined) {
-      await deps.store.accounts.update(user.accountId, (d) =>
-        revokeGrant(d, grantId, new Date(accountNowMs(deps.clock, d.clock)).toISOString()),
-      );
+      // On the process clock, as the page's tokens are (tokenNowMs).
+      await deps.store.accounts.update(user.accountId, (d) => revokeGrant(d, grantId, deps.clock.now().toISOString()));
     }
     // The login session is shared with the authorization host, so this signs the browser out there too.
     await endSession(deps, req, res);
@@ -270,9 +272,9 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     return user;
   };
 
-  // The page renews its token here when the API refuses it (the account clock moved past its expiry,
-  // tokens were expired or revoked), so a demo never stops for a sign-in. The login session, a day
-  // on the process clock, is what keeps the presenter signed in.
+  // The page renews its token here before it expires (its lifetime is real time, not the account
+  // clock's), and when the API refuses it (tokens were expired or revoked), so a demo never stops for
+  // a sign-in. The login session, a day on the process clock, is what keeps the presenter signed in.
   router.post(DASHBOARD_PATHS.token, session, async (req, res) => {
     // Signed out first (401, which the page takes as the end of its session), then a request that is not the page's (403).
     const caller = await pageCaller(req);
@@ -284,9 +286,11 @@ export function dashboardRouter(deps: DashboardDeps): Router {
       );
     }
     const token = await pageToken(req, caller);
-    res
-      .set('Cache-Control', 'no-store')
-      .json({ accessToken: token.accessToken, expiresAt: token.expiresAt } satisfies TokenAnswer);
+    res.set('Cache-Control', 'no-store').json({
+      accessToken: token.accessToken,
+      expiresAt: token.expiresAt,
+      expiresIn: token.expiresIn,
+    } satisfies TokenAnswer);
   });
   allowOnly(router, DASHBOARD_PATHS.token, ['POST']);
 

@@ -10,6 +10,10 @@ import { DOCS_ASSETS } from './docs-page.js';
 export const DOCS_ASSETS_SUBDIR = 'dist/docs-assets';
 export const DOCS_ASSETS_DIR = join(PACKAGE_ROOT, DOCS_ASSETS_SUBDIR);
 
+/** The folder of the swagger-ui-dist package, whose files /docs serves. */
+export const swaggerUiFolder = (): string =>
+  dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
 /**
  * Copies the files of swagger-ui-dist that /docs serves into `outDir` (dist/docs-assets), at
  * build time, as the dashboard's bundle is made: the server runs from one bundled file, and the
@@ -17,7 +21,7 @@ export const DOCS_ASSETS_DIR = join(PACKAGE_ROOT, DOCS_ASSETS_SUBDIR);
  * alone; a changed one is renamed into place, so a server starting meanwhile never reads half of it.
  */
 export async function copyDocsAssets(outDir: string = DOCS_ASSETS_DIR): Promise<{ copied: number }> {
-  const from = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  const from = swaggerUiFolder();
   await mkdir(outDir, { recursive: true });
   let copied = 0;
   for (const name of DOCS_ASSETS) {

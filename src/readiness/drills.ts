@@ -1,5 +1,5 @@
 import { alertNotification } from '../alerts/index.js';
-import { expireAccessTokens } from '../auth/index.js';
+import { expireAccessTokens, tokenClocks } from '../auth/index.js';
 import { accountNowMs } from '../clock/index.js';
 import type { Clock } from '../core/clock.js';
 import { conflict, present } from '../core/errors.js';
@@ -49,7 +49,7 @@ const outcome = (
 async function expireTokens(deps: DrillsDeps, accountId: string): Promise<DrillOutcome> {
   // The dashboard's own session is not the integration's: it stays signed in.
   const expired = await deps.store.accounts.update(accountId, (d) =>
-    expireAccessTokens(d, accountNowMs(deps.clock, d.clock), (t) => t.internal !== true),
+    expireAccessTokens(d, tokenClocks(deps.clock, d.clock), (t) => t.internal !== true),
   );
   if (expired === 0) {
     throw conflict(

@@ -2,7 +2,7 @@
  * `water-sandbox/testcontainers`: the sandbox's image as a Testcontainers module for Node
  * (testcontainers 11 on Node 20, 12 on Node 22.22+: an optional peer dependency).
  *
- *   const sandbox = await new WaterSandboxContainer('water-sandbox:0.3.0').withHostReceiver(3000).start();
+ *   const sandbox = await new WaterSandboxContainer('ghcr.io/your-org/water-sandbox:0.3.0').withHostReceiver(3000).start();
  *   const account = await sandbox.createAccount();
  *   await account.subscriptions.create(account.locations[0].locationId, await account.receiverEndpoint('/webhooks'));
  *
@@ -24,6 +24,7 @@ import {
 } from 'testcontainers';
 
 import { SandboxAccount, WaterSandbox, type AccountOptions, type RelayForwarder } from '../client/index.js';
+import { isLoopbackHost } from '../core/loopback.js';
 
 /** The port the image listens on. */
 export const SANDBOX_PORT = 8080;
@@ -37,8 +38,24 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const isLoopback = (host: string): boolean =>
-  host === 'localhost' || host.startsWith('127.') || host === '::1' || host === '[::1]';
+/**
+ * What the container's environment gains when it is started for the engine's `host` on
+ * `hostPort` (given `environment`, what it was given): a PUBLIC_URL naming that port, unless
+ * given; and, when that host is not this machine (a remote engine), the endpoint rules of a
+ * sandbox on the public internet turned back to a local one's, unless ENDPOINT_POLICY was given.
+ * What is loopback is core/loopback.ts's one rule: `127.example.com` is a remote host.
+ */
+export function startEnvironment(
+  host: string,
+  hostPort: number,
+  environment: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  if (environment['PUBLIC_URL'] !== undefined) return {};
+  const publicUrl = { PUBLIC_URL: `http://${host.includes(':') ? `[${host}]` : host}:${hostPort}` };
+  // A PUBLIC_URL that is not loopback makes the sandbox a hosted one, whose endpoint rules are for strangers.
+  if (isLoopbackHost(host) || environment['ENDPOINT_POLICY'] !== undefined) return publicUrl;
+  return { ...publicUrl, ENDPOINT_POLICY: 'any', BLOCK_PRIVATE_ENDPOINTS: 'false' };
+}
 
 type Container = Parameters<WaitStrategy['waitUntilReady']>[0];
 
@@ -135,10 +152,7 @@ export class WaterSandboxContainer extends GenericContainer {
     this.withExposedPorts({ container: SANDBOX_PORT, host: hostPort });
     if (this.environment['PUBLIC_URL'] === undefined) {
       const { host } = (await getContainerRuntimeClient()).info.containerRuntime;
-      this.withEnvironment({ PUBLIC_URL: `http://${host.includes(':') ? `[${host}]` : host}:${hostPort}` });
-      // A PUBLIC_URL that is not loopback (a remote engine) makes the sandbox a hosted one, whose endpoint rules are for strangers.
-      if (!isLoopback(host) && this.environment['ENDPOINT_POLICY'] === undefined)
-        this.withEnvironment({ ENDPOINT_POLICY: 'any', BLOCK_PRIVATE_ENDPOINTS: 'false' });
+      this.withEnvironment(startEnvironment(host, hostPort, this.environment));
     }
     return new StartedWaterSandboxContainer(await super.start(), this.#receiver);
   }

@@ -5,19 +5,21 @@ import { PACKAGE_ROOT } from '../core/package-info.js';
 import { DOCS_ASSETS } from '../openapi/docs-page.js';
 import { LUA_DIR } from '../store/redis/lua-files.js';
 import { buildServerFiles, HEALTHCHECK_BUNDLE_NAME, SERVER_BUNDLE_NAME } from './server-files.js';
+import { NOTICES_FILE } from './third-party-notices.js';
 
 /**
  * `npm run build` (and `npm start`) runs this after tsc: dist/main.js and every module it
  * imports, dependencies included, as one file, dist/water-sandbox.js, which `npm start`, the
  * package's bin and the image run; the container's healthcheck likewise; and the API reference's
- * files (see server-files.ts). One file loads in a fraction of the time of some 400 (the
+ * files and the third-party notices of all of them (see server-files.ts). One file loads in a fraction of the time of some 400 (the
  * start-up benchmark: about a fifth of a second less on Node 20). Left alone when no module of
  * dist/ and no Lua script of the Redis store (which the server bundle holds; tsc does not see
  * them) changed since they were made.
  */
 const DIST = join(PACKAGE_ROOT, 'dist');
 const BUNDLES = [SERVER_BUNDLE_NAME, HEALTHCHECK_BUNDLE_NAME].map((name) => join(DIST, name));
-const DOCS_FILES = DOCS_ASSETS.map((name) => join(DIST, 'docs-assets', name));
+// The API reference's files and the third-party notices are made with the bundles.
+const DOCS_FILES = [...DOCS_ASSETS.map((name) => join(DIST, 'docs-assets', name)), join(DIST, NOTICES_FILE)];
 
 function newestModuleMs(dir: string): number {
   let newest = 0;

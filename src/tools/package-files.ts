@@ -5,6 +5,7 @@ import * as esbuild from 'esbuild';
 import ts from 'typescript';
 
 import { PACKAGE_ROOT } from '../core/package-info.js';
+import { NOTICES_FILE, writeThirdPartyNotices } from './third-party-notices.js';
 
 /**
  * The package's entry points for tests, `water-sandbox/client` and `water-sandbox/testcontainers`
@@ -12,7 +13,7 @@ import { PACKAGE_ROOT } from '../core/package-info.js';
  *
  * - client.js and testcontainers.js, bundled with what they share in one chunk, so an installed
  *   package has no dependency to fetch; `testcontainers` is left to the partner's project (an
- *   optional peer dependency);
+ *   optional peer dependency); their third-party notices beside them (THIRD-PARTY-NOTICES.txt);
  * - types/client/*.d.ts and types/testcontainers/*.d.ts, the compiler's declarations of
  *   src/client and src/testcontainers, except src/client/types.ts, whose types (the zod schemas'
  *   output types) are written out in full, so the declarations need no zod and no server module.
@@ -22,7 +23,7 @@ export const PACKAGE_ENTRIES = ['client', 'testcontainers'] as const;
 /** Entry: src/<entry>/index.ts (esbuild reads TypeScript) or dist/<entry>/index.js after tsc. */
 export async function bundlePackageEntries(entryOf: (entry: string) => string, outDir: string): Promise<void> {
   await rm(outDir, { recursive: true, force: true });
-  await esbuild.build({
+  const { metafile } = await esbuild.build({
     entryPoints: Object.fromEntries(PACKAGE_ENTRIES.map((entry) => [entry, entryOf(entry)])),
     bundle: true,
     splitting: true,
@@ -34,7 +35,13 @@ export async function bundlePackageEntries(entryOf: (entry: string) => string, o
     outdir: outDir,
     logLevel: 'warning',
     legalComments: 'none',
+    metafile: true,
   });
+  await writeThirdPartyNotices(
+    join(outDir, NOTICES_FILE),
+    [{ shippedAs: 'client.js, testcontainers.js', inputs: Object.keys(metafile.inputs) }],
+    "the entry points water-sandbox/client (client.js) and water-sandbox/testcontainers (testcontainers.js); testcontainers itself is your own project's (an optional peer dependency), not bundled",
+  );
 }
 
 /** Deep-expands a type: aliases and interfaces give way to the shapes they stand for (`unknown` stays). */

@@ -29,9 +29,13 @@ const inlineLuaFiles: esbuild.Plugin = {
   },
 };
 
-/** `entry` (dist/main.js; the tests give src/main.ts) and every module it imports, dependencies included, as the text of one ES module. */
-export async function bundleServer(entry: string): Promise<ServerBundle> {
-  const { outputFiles } = await esbuild.build({
+/**
+ * `entry` (dist/main.js; the tests give src/main.ts) and every module it imports, dependencies
+ * included, as the text of one ES module; with the files it was made from (esbuild's metafile,
+ * relative to the working folder), for its third-party notices.
+ */
+export async function bundleServer(entry: string): Promise<ServerBundle & { inputs: string[] }> {
+  const { outputFiles, metafile } = await esbuild.build({
     entryPoints: [entry],
     bundle: true,
     platform: 'node',
@@ -44,11 +48,12 @@ export async function bundleServer(entry: string): Promise<ServerBundle> {
     logLevel: 'warning',
     legalComments: 'none',
     write: false,
+    metafile: true,
     plugins: [inlineLuaFiles],
   });
   const [bundle] = outputFiles;
   if (!bundle) throw new Error(`esbuild made no bundle of ${entry}`);
-  return asciiOnlySource(bundle.text);
+  return { ...(await asciiOnlySource(bundle.text)), inputs: Object.keys(metafile.inputs) };
 }
 
 const NOT_ASCII = /[^\x00-\x7f]/gu;

@@ -30,7 +30,7 @@ describe('a generated account', () => {
     expect(household(8)).not.toEqual(first);
   });
 
-  it('leaves the shared faker instance alone (its own seeded one per call)', () => {
+  it('leaves the shared faker instance alone (the accounts have one of their own)', () => {
     faker.seed(99);
     const expected = [faker.number.int(), faker.number.int()];
     faker.seed(99);

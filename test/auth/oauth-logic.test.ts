@@ -5,10 +5,12 @@ import {
   DEAD_KEPT,
   expireAccessTokens,
   pruneGrants,
+  pruneInternalTokens,
   REFRESH_TOKEN_LIFETIME_MS,
   refreshProblem,
   RETENTION_MS,
   revokeGrant,
+  tokenNowMs,
   tokenTail,
 } from '../../src/auth/tokens.js';
 import { OAuthError } from '../../src/core/errors.js';
@@ -319,10 +321,81 @@ describe('grants in the store', () => {
     });
     const expiresAt = () => Object.fromEntries(d.accessTokens.map((x) => [x.accessToken, x.expiresAt]));
     const before = expiresAt();
-    expect(expireAccessTokens(d, nowMs, (token) => token.accessToken !== 'other')).toBe(1);
+    // The process clock is a week behind: a partner's token is expired on the account clock.
+    const clocks = { accountMs: nowMs, processMs: nowMs - 7 * DAY };
+    expect(expireAccessTokens(d, clocks, (token) => token.accessToken !== 'other')).toBe(1);
     expect(expiresAt()).toEqual({ ...before, live: at(nowMs) });
-    expect(expireAccessTokens(d, nowMs)).toBe(1);
+    expect(expireAccessTokens(d, clocks)).toBe(1);
     expect(expiresAt().other).toBe(at(nowMs));
-    expect(expireAccessTokens(d, nowMs)).toBe(0);
+    expect(expireAccessTokens(d, clocks)).toBe(0);
+  });
+
+  describe("the sandbox's own (internal) access tokens, whose times are on the process clock", () => {
+    const internal = (accessToken: string, expiresAt: number, revokedAt: number | null = null) => ({
+      clientId: 'sandbox-dashboard',
+      userId: 'u',
+      accountId: 'a',
+      grantId: 'dashboard-g',
+      accessToken,
+      expiresAt: at(expiresAt),
+      revokedAt: revokedAt === null ? null : at(revokedAt),
+      internal: true as const,
+    });
+
+    const partner = (accessToken: string, expiresAt: number) => ({
+      clientId: 'c',
+      userId: 'u',
+      accountId: 'a',
+      grantId: 'g',
+      accessToken,
+      expiresAt: at(expiresAt),
+      revokedAt: null,
+    });
+
+    it('are read against the process clock by tokenNowMs, a partner token against the account clock', () => {
+      const clocks = { accountMs: 7 * DAY, processMs: 1000 };
+      expect(tokenNowMs(internal('i', 0), clocks)).toBe(1000);
+      expect(tokenNowMs({}, clocks)).toBe(7 * DAY);
+    });
+
+    it("expireAccessTokens ends them at the process clock's now", () => {
+      const processMs = Date.UTC(2026, 2, 10);
+      const d = accountWithoutGrants(processMs);
+      d.accessTokens.push(internal('page', processMs + 3600_000));
+      expect(expireAccessTokens(d, { accountMs: processMs + 7 * DAY, processMs })).toBe(1);
+      expect(d.accessTokens[0]?.expiresAt).toBe(at(processMs));
+    });
+
+    it('pruneGrants leaves them to pruneInternalTokens, which prunes them on the process clock, in issue order', () => {
+      const processMs = Date.UTC(2026, 2, 10);
+      const d = accountWithoutGrants(processMs);
+      d.accessTokens.push(internal('page-live', processMs + 3600_000));
+      d.accessTokens.push(partner('partner-dead', processMs - RETENTION_MS));
+      d.accessTokens.push(internal('page-dead-long-ago', processMs - RETENTION_MS));
+      d.accessTokens.push(internal('page-revoked-long-ago', processMs + 3600_000, processMs - RETENTION_MS));
+      // The account clock is a week ahead: on it, every internal token would be dead for long.
+      pruneGrants(d, processMs + 7 * DAY);
+      expect(d.accessTokens.map((x) => x.accessToken)).toEqual([
+        'page-live',
+        'page-dead-long-ago',
+        'page-revoked-long-ago',
+      ]);
+      pruneInternalTokens(d, processMs);
+      expect(d.accessTokens.map((x) => x.accessToken)).toEqual(['page-live']);
+    });
+
+    it('pruneInternalTokens keeps the newest DEAD_KEPT dead ones and every live one, and leaves partner tokens alone', () => {
+      const processMs = Date.UTC(2026, 2, 10);
+      const d = accountWithoutGrants(processMs);
+      d.accessTokens.push(partner('partner-dead', 0));
+      for (let i = 0; i < DEAD_KEPT + 5; i++) d.accessTokens.push(internal(`dead-${i}`, processMs - 1000));
+      d.accessTokens.push(internal('live', processMs + 1000));
+      pruneInternalTokens(d, processMs);
+      expect(d.accessTokens.map((x) => x.accessToken)).toEqual([
+        'partner-dead',
+        ...Array.from({ length: DEAD_KEPT }, (_, i) => `dead-${i + 5}`),
+        'live',
+      ]);
+    });
   });
 });

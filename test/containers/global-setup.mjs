@@ -118,6 +118,9 @@ export default async function globalSetup() {
     const context = join(work, 'context');
     for (const path of [
       'package.json',
+      'LICENSE',
+      'NOTICE',
+      'dist/THIRD-PARTY-NOTICES.txt',
       'fixtures',
       'scenarios',
       'dist/water-sandbox.js',

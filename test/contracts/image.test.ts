@@ -4,7 +4,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, posix, resolve } from 'node:path';
 
-import { buildDashboardAssets } from '../../src/dashboard/build-assets.js';
+import { buildDashboardFiles } from '../../src/tools/dashboard-files.js';
 import { buildServerFiles } from '../../src/tools/server-files.js';
 import { signInToDashboard } from '../helpers/dashboard-sign-in.js';
 import { DEMO_API_KEY, bearer } from '../helpers/demo.js';
@@ -86,7 +86,7 @@ describe('the image', () => {
     expect(argsOf(build, 'RUN').at(-1)).toBe('npm run build');
     // What `npm run build` makes that the runtime can use, from src/ (esbuild compiles it as tsc would).
     await buildServerFiles({ main: 'src/main.ts', healthcheck: 'src/healthcheck.ts' }, join(built, 'dist'));
-    await buildDashboardAssets({ outDir: join(built, 'dist', 'dashboard-assets') });
+    await buildDashboardFiles({ outDir: join(built, 'dist', 'dashboard-assets') });
 
     // The runtime stage's COPY lines, in order: from the build stage, or from the build context (this folder).
     workdir = argsOf(runtime, 'WORKDIR').at(-1) ?? '/';
@@ -121,6 +121,18 @@ describe('the image', () => {
     process.stdout.write(`the runtime stage adds ${(bytes / 1e6).toFixed(2)} MB in ${files.length} files\n`);
     expect(bytes).toBeLessThanOrEqual(MAX_ADDED_BYTES);
     expect(files.filter((f) => f.includes('node_modules'))).toEqual([]);
+  });
+
+  it('carries the licence, its NOTICE, and the third-party notices beside each bundle, listing what is in it', async () => {
+    const app = join(root, workdir);
+    expect(await readFile(join(app, 'LICENSE'), 'utf8')).toBe(await readFile('LICENSE', 'utf8'));
+    expect(await readFile(join(app, 'NOTICE'), 'utf8')).toBe(await readFile('NOTICE', 'utf8'));
+    const server = await readFile(join(app, 'dist', 'THIRD-PARTY-NOTICES.txt'), 'utf8');
+    for (const name of ['express', 'zod', 'swagger-ui-dist'])
+      expect(server).toMatch(new RegExp(`^${name} +\\S+ +MIT|^${name} +\\S+ +Apache-2\\.0`, 'm'));
+    expect(await readFile(join(app, 'dist', 'dashboard-assets', 'THIRD-PARTY-NOTICES.txt'), 'utf8')).toMatch(
+      /^uplot +\S+ +MIT/m,
+    );
   });
 
   it('has a healthcheck that bundles the configuration, not the server (no Express, no pino)', async () => {

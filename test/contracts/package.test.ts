@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
-import { buildDashboardAssets } from '../../src/dashboard/build-assets.js';
+import { buildDashboardFiles } from '../../src/tools/dashboard-files.js';
 import { bundlePackageEntries, writePackageTypes } from '../../src/tools/package-files.js';
 import { buildServerFiles } from '../../src/tools/server-files.js';
 
@@ -19,7 +19,7 @@ import { buildServerFiles } from '../../src/tools/server-files.js';
 
 const run = promisify(execFile);
 const ROOT = resolve('.');
-const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { name: string; version: string };
+const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { name: string; version: string; files: string[] };
 
 let work: string;
 let app: string;
@@ -40,11 +40,12 @@ beforeAll(async () => {
     npm_config_update_notifier: 'false',
   };
   await mkdir(stage);
-  for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'fixtures', 'scenarios', 'docs', 'examples'])
+  // What package.json's `files` names outside dist/ (which the build makes), with what npm always packs.
+  for (const file of ['package.json', 'README.md', ...pkg.files.filter((f) => !f.startsWith('dist/'))])
     await cp(file, join(stage, file), { recursive: true });
   const dist = join(stage, 'dist');
   await buildServerFiles({ main: 'src/main.ts', healthcheck: 'src/healthcheck.ts' }, dist);
-  await buildDashboardAssets({ outDir: join(dist, 'dashboard-assets') });
+  await buildDashboardFiles({ outDir: join(dist, 'dashboard-assets') });
   await bundlePackageEntries((entry) => join(ROOT, 'src', entry, 'index.ts'), join(dist, 'package'));
   await writePackageTypes(join(dist, 'package', 'types'));
   await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: stage, env });
@@ -56,7 +57,7 @@ beforeAll(async () => {
     ['install', '--save-dev', '--offline', '--no-audit', '--no-fund', join(work, `${pkg.name}-${pkg.version}.tgz`)],
     { cwd: app, env },
   );
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
@@ -73,6 +74,11 @@ describe('the npm package', () => {
       'package.json',
       'README.md',
       'CHANGELOG.md',
+      'LICENSE',
+      'NOTICE',
+      'dist/THIRD-PARTY-NOTICES.txt',
+      'dist/dashboard-assets/THIRD-PARTY-NOTICES.txt',
+      'dist/package/THIRD-PARTY-NOTICES.txt',
       'dist/water-sandbox.js',
       'dist/package/client.js',
       'dist/package/testcontainers.js',
@@ -98,12 +104,89 @@ describe('the npm package', () => {
       string,
       unknown
     >;
+    expect(installed['license']).toBe('Apache-2.0');
     expect(installed['dependencies']).toBeUndefined();
     expect(installed['peerDependenciesMeta']).toEqual({ testcontainers: { optional: true } });
     // The tarball alone: nothing else was installed.
     expect((await readdir(join(app, 'node_modules'))).filter((name) => !name.startsWith('.')).sort()).toEqual([
       pkg.name,
     ]);
+  });
+
+  it('carries the Apache-2.0 licence as written, and notices that list every package each bundle holds, with its licence text', async () => {
+    const installed = join(app, 'node_modules', pkg.name);
+    expect(await readFile(join(installed, 'LICENSE'), 'utf8')).toBe(await readFile('LICENSE', 'utf8'));
+    expect(await readFile(join(installed, 'NOTICE'), 'utf8')).toMatch(/^water-sandbox\nCopyright \d{4} /);
+
+    /** name@version of each row of a notices file's table. */
+    const listed = async (file: string): Promise<string[]> => {
+      const text = await readFile(join(installed, file), 'utf8');
+      const table = text.slice(text.indexOf('\nPackage '), text.indexOf('\n====='));
+      return table
+        .split('\n')
+        .slice(2)
+        .filter((line) => line !== '')
+        .map((line) => line.split(/ +/).slice(0, 2).join('@'));
+    };
+    /**
+     * What a bundle holds, read from the bundle itself, not from the build's metafile: esbuild
+     * heads each module with a comment naming its path (node_modules/...), and a minified bundle's
+     * source map lists its sources. Each path's innermost package, as name@version.
+     */
+    const heldBy = async (paths: string[]): Promise<string[]> => {
+      const folders = new Set(paths.flatMap((path) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1] ?? []));
+      const held = new Set<string>();
+      for (const folder of folders) {
+        const own = JSON.parse(
+          await readFile(join(ROOT, folder.replace(/^.*?node_modules\//, 'node_modules/'), 'package.json'), 'utf8'),
+        ) as { name: string; version: string };
+        held.add(`${own.name}@${own.version}`);
+      }
+      return [...held].sort();
+    };
+    const commentPaths = async (file: string): Promise<string[]> =>
+      [...(await readFile(join(installed, file), 'utf8')).matchAll(/^\/\/ (\S*node_modules\/\S+)$/gm)].map(
+        (m) => m[1]!,
+      );
+
+    const server = await heldBy([
+      ...(await commentPaths('dist/water-sandbox.js')),
+      ...(await commentPaths('dist/water-sandbox-healthcheck.js').catch(() => [])),
+    ]);
+    expect(server.length).toBeGreaterThan(50);
+    const swaggerUi = JSON.parse(await readFile('node_modules/swagger-ui-dist/package.json', 'utf8')) as {
+      version: string;
+    };
+    expect((await listed('dist/THIRD-PARTY-NOTICES.txt')).sort()).toEqual(
+      [...server, `swagger-ui-dist@${swaggerUi.version}`].sort(),
+    );
+
+    const manifest = JSON.parse(await readFile(join(installed, 'dist/dashboard-assets/manifest.json'), 'utf8')) as {
+      script: string;
+    };
+    const map = JSON.parse(
+      await readFile(join(installed, 'dist/dashboard-assets', `${manifest.script}.map`), 'utf8'),
+    ) as {
+      sources: string[];
+    };
+    const dashboard = await heldBy(map.sources);
+    expect(dashboard).toEqual([expect.stringMatching(/^uplot@/)]);
+    expect(await listed('dist/dashboard-assets/THIRD-PARTY-NOTICES.txt')).toEqual(dashboard);
+
+    const entryPoints = (await readdir(join(installed, 'dist/package'))).filter((f) => f.endsWith('.js'));
+    expect(await heldBy((await Promise.all(entryPoints.map((f) => commentPaths(`dist/package/${f}`)))).flat())).toEqual(
+      [],
+    );
+    expect(await readFile(join(installed, 'dist/package/THIRD-PARTY-NOTICES.txt'), 'utf8')).toContain(
+      'No third-party package is bundled into these files.',
+    );
+
+    // Each listed package with its licence and a text: express's own, as its package ships it.
+    const notices = await readFile(join(installed, 'dist/THIRD-PARTY-NOTICES.txt'), 'utf8');
+    const express = JSON.parse(await readFile('node_modules/express/package.json', 'utf8')) as { version: string };
+    expect(notices).toContain(
+      `\nexpress ${express.version}\nLicence: MIT\nIn: water-sandbox.js\nRepository: https://github.com/expressjs/express\n\n--- LICENSE\n\n${(await readFile('node_modules/express/LICENSE', 'utf8')).trimEnd()}\n`,
+    );
   });
 
   it('runs npx water-sandbox: --version, the sandbox on a free port, a client command against it', async () => {

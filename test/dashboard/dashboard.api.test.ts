@@ -1,11 +1,13 @@
 import request from 'supertest';
 
+import { DEAD_KEPT, RETENTION_MS } from '../../src/auth/tokens.js';
 import { DASHBOARD_CLIENT_ID } from '../../src/dashboard/access.js';
 import type { PageConfig as DashboardConfig } from '../../src/dashboard/page-config.js';
-import { buildTestApp, changeDoc, docOf, sessionsOf, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, changeDoc, docOf, sessionsOf, TEST_START, type TestApp } from '../helpers/build-test-app.js';
 import {
   bearer,
   DEMO_ACCOUNT_ID,
+  DEMO_API_KEY,
   DEMO_LOCATION_ID,
   DEMO_LOCATIONS,
   DEMO_USER,
@@ -13,7 +15,7 @@ import {
   OTHER_LOCATION_ID,
 } from '../helpers/demo.js';
 import { csrfTokenOf, unescapeHtml } from '../helpers/html.js';
-import { loginPath, submitLogin } from '../helpers/oauth.js';
+import { loginAndGetToken, loginPath, submitLogin } from '../helpers/oauth.js';
 
 type Agent = ReturnType<typeof request.agent>;
 
@@ -150,33 +152,85 @@ describe('the signed-in dashboard', () => {
     const expected = new Date(t.clock.now().getTime() + t.deps.config.accessTokenTtlSeconds * 1000).toISOString();
     expect(record?.expiresAt).toBe(expected);
     expect(config.tokenExpiresAt).toBe(expected);
+    expect(config.tokenExpiresIn).toBe(t.deps.config.accessTokenTtlSeconds);
   });
 
-  it('reuses a fresh token on reload, and issues a new one once the account clock is past half its lifetime', async () => {
+  it('reuses a fresh token on reload, and issues a new one once half its lifetime of real time has passed', async () => {
     const { agent, config } = await openDashboard();
     const ttl = t.deps.config.accessTokenTtlSeconds;
     expect(configOf((await agent.get('/')).text).accessToken).toBe(config.accessToken);
     expect(await dashboardTokens()).toHaveLength(1);
 
-    await request(t.app)
-      .post('/sandbox/clock')
-      .set(bearer(config.accessToken))
-      .send({ advanceSeconds: ttl * 0.6 })
-      .expect(200);
+    t.clock.advance(ttl * 0.6 * 1000);
     const fresh = configOf((await agent.get('/')).text);
     expect(fresh.accessToken).not.toBe(config.accessToken);
+    expect(fresh.tokenExpiresIn).toBe(ttl);
     await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(200);
 
-    await request(t.app)
-      .post('/sandbox/clock')
-      .set(bearer(fresh.accessToken))
-      .send({ advanceSeconds: ttl * 0.4 })
-      .expect(200);
+    t.clock.advance(ttl * 0.4 * 1000);
     const refused = await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(403);
     expect(refused.body.error).toBe('token_expired');
     await request(t.app).get('/v1/locations').set(bearer(fresh.accessToken)).expect(200);
   });
 
+  it("keeps the page's token working whatever the account clock does, while a partner's OAuth token expires on it", async () => {
+    const { agent, config } = await openDashboard();
+    const partner = await loginAndGetToken(t.app);
+    const page = bearer(config.accessToken);
+    const moveClock = (body: object) => request(t.app).post('/sandbox/clock').set(page).send(body).expect(200);
+
+    for (const advanceSeconds of [3600, 86_400, 7 * 86_400]) {
+      await moveClock({ advanceSeconds });
+      await request(t.app).get('/v1/locations').set(page).expect(200);
+    }
+    const refused = await request(t.app).get('/v1/locations').set(bearer(partner.access_token)).expect(403);
+    expect(refused.body.error).toBe('token_expired');
+    // A partner's sign-in prunes the grants on the account clock, eight days ahead: not the page's token.
+    await loginAndGetToken(t.app);
+    await request(t.app).get('/sandbox/clock').set(page).expect(200);
+
+    // Back: a day behind real time, then real time again.
+    await moveClock({ now: new Date(TEST_START.getTime() - 86_400_000).toISOString() });
+    await request(t.app).get('/v1/locations').set(page).expect(200);
+    await moveClock({ realTime: true });
+    await request(t.app).get('/v1/locations').set(page).expect(200);
+    expect(configOf((await agent.get('/')).text).accessToken).toBe(config.accessToken);
+    expect(await dashboardTokens()).toHaveLength(1);
+  });
+
+  it("expires the page's token on POST /sandbox/tokens/expire at real time's now, even with the account clock a week ahead", async () => {
+    const { config } = await openDashboard();
+    await request(t.app)
+      .post('/sandbox/clock')
+      .set(bearer(DEMO_API_KEY))
+      .send({ advanceSeconds: 7 * 86_400 })
+      .expect(200);
+    await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).send({}).expect(200);
+    const refused = await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(403);
+    expect(refused.body.error).toBe('token_expired');
+    const record = (await dashboardTokens()).find((x) => x.accessToken === config.accessToken);
+    expect(record?.expiresAt).toBe(t.clock.now().toISOString());
+  });
+
+  it("keeps the page's tokens bounded: dead ones go a day after they died on real time, and at most the newest 100 are kept", async () => {
+    // A minute's lifetime: more than DEAD_KEPT tokens die within a day.
+    t = await buildTestApp({ env: { ACCESS_TOKEN_TTL: '60' } });
+    const { agent } = await openDashboard();
+    const ttlMs = 60_000;
+    for (let i = 0; i < DEAD_KEPT + 10; i++) {
+      t.clock.advance(ttlMs);
+      await agent.get('/').expect(200);
+    }
+    const tokens = await dashboardTokens();
+    expect(tokens).toHaveLength(DEAD_KEPT + 1);
+    // Within the login session's day: each visit replaces the expired token and prunes.
+    for (let i = 0; i < 2; i++) {
+      t.clock.advance(RETENTION_MS / 2 + ttlMs);
+      await agent.get('/').expect(200);
+    }
+    // The live one, and the one that died within the last day.
+    expect(await dashboardTokens()).toHaveLength(2);
+  });
   it('escapes hostile text in the account and location names', async () => {
     await changeDoc(t, (d) => {
       d.locations.find((l) => l.locationId === DEMO_LOCATION_ID)!.name = HOSTILE;

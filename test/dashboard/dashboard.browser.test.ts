@@ -346,6 +346,87 @@ describe('the dashboard in a real browser', () => {
   );
 
   it(
+    'keeps its own calls working as the clock moves forward, back and through a scenario: no refused call, no console error',
+    async () => {
+      await openSignedIn(1280);
+      const refused: string[] = [];
+      const consoleErrors: string[] = [];
+      page.on('response', (response) => {
+        if (response.status() >= 400) refused.push(`${response.status()} ${response.url()}`);
+      });
+      page.on('console', (message) => {
+        if (message.type() === 'error') consoleErrors.push(message.text());
+      });
+      await page.selectOption('#scenario', 'away-leak');
+      await page.click('#run-scenario button[type=submit]');
+      await page.locator('#runs li[data-state="running"]').waitFor();
+
+      /** Moves the clock (from the page or the API) and waits for the page to show it and reload what it changed. */
+      const moveClock = async (move: () => Promise<unknown>, toMs: number): Promise<void> => {
+        const reloaded = page.waitForResponse(
+          (r) => new URL(r.url()).pathname === '/sandbox/runs' && r.status() === 200,
+        );
+        await move();
+        await page.locator(`#clock-now[data-now="${new Date(toMs).toISOString()}"]`).waitFor();
+        await reloaded;
+      };
+      let nowMs = TEST_START.getTime();
+      for (const seconds of [3600, 86_400, 604_800]) {
+        nowMs += seconds * 1000;
+        await moveClock(() => page.click(`button[data-advance="${seconds}"]`), nowMs);
+      }
+      await page.locator('#runs li[data-state="completed"]').waitFor();
+      // Back: a day behind real time (from another client), then real time.
+      const dayBefore = TEST_START.getTime() - 86_400_000;
+      await moveClock(
+        () => asDemo('post', '/sandbox/clock', { now: new Date(dayBefore).toISOString() }).expect(200),
+        dayBefore,
+      );
+      await moveClock(() => page.click('#real-time'), TEST_START.getTime());
+      await page.click('#toggle-home-away');
+      await page.locator('#home-away.away').waitFor();
+
+      expect(refused).toEqual([]);
+      expect(consoleErrors).toEqual([]);
+      expect(problems).toEqual([]);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  it(
+    'renews its token before it runs out on real time, so its calls after an hour are not refused',
+    async () => {
+      await openPage(1280);
+      // The page's own timers and performance.now, moved by the test.
+      await page.clock.install();
+      await signIn();
+      await loaded();
+      const refused: string[] = [];
+      const consoleErrors: string[] = [];
+      page.on('response', (response) => {
+        if (response.status() >= 400) refused.push(`${response.status()} ${response.url()}`);
+      });
+      page.on('console', (message) => {
+        if (message.type() === 'error') consoleErrors.push(message.text());
+      });
+      // An hour and a minute of real time for both: the token the page started with has run out.
+      const elapsedMs = (t.deps.config.accessTokenTtlSeconds + 60) * 1000;
+      t.clock.advance(elapsedMs);
+      await page.clock.fastForward(elapsedMs);
+      const renewed = page.waitForResponse(
+        (r) => new URL(r.url()).pathname === '/dashboard/token' && r.status() === 200,
+      );
+      const reloaded = page.waitForResponse((r) => new URL(r.url()).pathname === '/sandbox/runs' && r.status() === 200);
+      await asDemo('post', '/sandbox/clock', { advanceSeconds: 7200 }).expect(200);
+      await Promise.all([renewed, reloaded]);
+      expect(refused).toEqual([]);
+      expect(consoleErrors).toEqual([]);
+      expect(problems).toEqual([]);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  it(
     'shows changes made by other clients as they happen',
     async () => {
       await openSignedIn(1280);

@@ -257,26 +257,26 @@ describe('POST /dashboard/token', () => {
       headers: { ...(cookie ? { cookie } : {}), ...(csrf ? { 'x-csrf-token': csrf } : {}) },
     });
 
-  it('gives the page a working token again after the clock moved past its expiry', async () => {
+  it('gives the page a working token again after real time ran past its expiry', async () => {
     const { cookie, config } = await signIn();
-    await request(t.app)
-      .post('/sandbox/clock')
-      .set(bearer(DEMO_API_KEY))
-      .send({ advanceSeconds: 2 * 86400 })
-      .expect(200);
+    const ttlSeconds = t.deps.config.accessTokenTtlSeconds;
+    t.clock.advance((ttlSeconds + 60) * 1000);
     expect((await request(t.app).get('/v1/locations').set(bearer(config.accessToken)).expect(403)).body.error).toBe(
       'token_expired',
     );
     const res = await renew(cookie, config.csrfToken);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const fresh = (await res.json()) as { accessToken: string; expiresAt: string };
+    const fresh = (await res.json()) as { accessToken: string; expiresAt: string; expiresIn: number };
     expect(fresh.accessToken).not.toBe(config.accessToken);
+    expect(fresh).toMatchObject({
+      expiresAt: new Date(t.clock.now().getTime() + ttlSeconds * 1000).toISOString(),
+      expiresIn: ttlSeconds,
+    });
     await request(t.app).get('/v1/locations').set(bearer(fresh.accessToken)).expect(200);
-    // Renewed again while fresh: the same token, not a new one per call.
-    expect(((await (await renew(cookie, config.csrfToken)).json()) as { accessToken: string }).accessToken).toBe(
-      fresh.accessToken,
-    );
+    // Renewed again while fresh: the same token, not a new one per call, with the seconds it has left.
+    t.clock.advance(10_000);
+    expect(await (await renew(cookie, config.csrfToken)).json()).toEqual({ ...fresh, expiresIn: ttlSeconds - 10 });
   });
 
   it("refuses a signed-in request without the page's CSRF token (403) and a browser that is not signed in (401)", async () => {

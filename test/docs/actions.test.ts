@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 import {
   actionFolder,
@@ -133,6 +136,117 @@ describe(`uses: ${SANDBOX}`, () => {
     expect(pid).toBeGreaterThan(1);
     expect(isRunning(pid)).toBe(false);
     expect(trackedProcesses(run.trackingId)).toEqual([]);
+  }, 60_000);
+});
+
+describe(`uses: ${SANDBOX} with image`, () => {
+  const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+  const published = `ghcr.io/your-org/water-sandbox:${version}`;
+
+  /**
+   * A step that puts a stand-in `docker` on the job's PATH: it logs its calls; knows one image,
+   * `published`; `cp` out of it gives the CLI's stand-in (this checkout's sources); `run` starts
+   * the server from them in the foreground with only the environment its --env flags name, as a
+   * container's would be.
+   */
+  const fakeDocker = (): string => {
+    const standIn = join(mkdtempSync(join(tmpdir(), 'fake-image-')), 'water-sandbox.js');
+    writeFileSync(
+      standIn,
+      `import ${JSON.stringify(pathToFileURL(resolve('test/store/crash/register-ts.mjs')).href)};\nawait import(${JSON.stringify(pathToFileURL(resolve('src/main.ts')).href)});\n`,
+    );
+    const script = `#!/usr/bin/env bash
+echo "docker $*" >> "$RUNNER_TEMP/docker.log"
+case "$1" in
+  pull) [ "$2" = ${JSON.stringify(published)} ] || { echo "Error response from daemon: manifest unknown" >&2; exit 1; } ;;
+  create) echo fake-container ;;
+  cp) cp ${JSON.stringify(standIn)} "$3" ;;
+  rm) echo fake-container ;;
+  run)
+    shift
+    env=()
+    while [ "$1" != ${JSON.stringify(published)} ]; do
+      case "$1" in --env=*) name="\${1#--env=}"; env+=("$name=\${!name}") ;; esac
+      shift
+    done
+    exec env -i PATH="$PATH" "\${env[@]}" ${JSON.stringify(process.execPath)} ${JSON.stringify(standIn)} ;;
+  *) echo "docker $1: not in this stand-in" >&2; exit 1 ;;
+esac
+`;
+    return `- name: docker
+  run: |
+    mkdir -p "$RUNNER_TEMP/docker-bin"
+    cat > "$RUNNER_TEMP/docker-bin/docker" <<'DOCKER'
+${script.replace(/^/gm, '    ').trimEnd()}
+    DOCKER
+    chmod +x "$RUNNER_TEMP/docker-bin/docker"
+    echo "$RUNNER_TEMP/docker-bin" >> "$GITHUB_PATH"
+`;
+  };
+
+  it("published: pulls the image of the action's repository and version, runs it on the runner's network with the settings, and builds nothing; the readiness action grades with its command line", async () => {
+    const run = await job(`${fakeDocker()}
+- uses: ${SANDBOX}
+  id: sandbox
+  with:
+    image: published
+    settings: |
+      ADMIN_TOKEN=ci-admin-token
+- name: later
+  run: |
+    echo "clock: $(water-sandbox clock)"
+    node -e 'fetch(process.env.SANDBOX_URL + "/sandbox/admin/accounts", { headers: { authorization: "Bearer ci-admin-token" } }).then((r) => console.log("admin:", r.status))'
+- uses: ${READINESS}
+  with:
+    on-not-ready: warn
+    wait: 0
+- uses: ${SANDBOX}
+  if: always()
+  with:
+    stop: true
+`);
+    expect(run.steps.filter((s) => s.status !== 0).map((s) => [s.step, s.output])).toEqual([]);
+    const docker = readFileSync(join(run.runnerTemp, 'docker.log'), 'utf8').trim().split('\n');
+    expect(docker).toEqual([
+      `docker pull ${published}`,
+      `docker create ${published}`,
+      expect.stringMatching(/^docker cp fake-container:\/app\/dist\/water-sandbox\.js dist\/water-sandbox\.js$/),
+      'docker rm fake-container',
+      `docker run --rm --name water-sandbox-${run.port} --network host --env=HOST --env=PUBLIC_URL --env=DATA_DIR --env=PORT --env=ADMIN_TOKEN ${published}`,
+    ]);
+    // Nothing built, in the action's folder or anywhere.
+    expect(run.npmLog).toBe('');
+    expect(run.outputs['sandbox']!['url']).toBe(`http://127.0.0.1:${run.port}`);
+    const later = run.steps.find((s) => s.step === 'later')!.output;
+    expect(later).toMatch(/^clock: \d{4}-\d\d-\d\dT/m);
+    expect(later).toMatch(/^admin: 200$/m);
+    expect(run.steps.find((s) => s.step === `${READINESS}/Build the sandbox's command line`)!.output).toMatch(
+      /^water-sandbox: already built in /m,
+    );
+    // Stopped by SIGTERM through docker, the server's own way out in its log.
+    expect(run.steps.find((s) => s.step === `${SANDBOX}/Stop the sandbox`)!.output).toMatch(/"msg":"stopped"/);
+  }, 90_000);
+
+  it('fails, saying what to do, when the image cannot be pulled (a version never released)', async () => {
+    const run = await job(`${fakeDocker()}
+- uses: your-org/water-sandbox@main
+  with:
+    image: ghcr.io/your-org/water-sandbox:9.9.9
+`);
+    expect(run.failed).toBe(true);
+    expect(run.annotations).toEqual([
+      {
+        level: 'error',
+        title: 'water-sandbox',
+        message:
+          "cannot pull the image ghcr.io/your-org/water-sandbox:9.9.9 (a published image is a released version's: pin the action to a release tag, or leave image out to build)",
+      },
+    ]);
+    expect(run.skipped).toEqual([
+      'your-org/water-sandbox@main/Start the sandbox',
+      'your-org/water-sandbox@main/A fresh account',
+      'your-org/water-sandbox@main/Stop the sandbox',
+    ]);
   }, 60_000);
 });
 

@@ -358,10 +358,12 @@ export async function runWorkflowSteps(job: Job, options: WorkflowOptions = {}):
     const inputs = Object.fromEntries(
       Object.entries(action.inputs ?? {}).map(([name, input]) => [name, given[name] ?? input.default ?? '']),
     );
+    // `<owner>/water-sandbox[/readiness]@<ref>`: the repository and ref the runner fetched the action from.
+    const [, repository = '', ref = ''] = /^([^/@]+\/[^/@]+)(?:\/[^@]*)?@(.+)$/.exec(step.uses!) ?? [];
     const scope: Contexts = {
       inputs,
       steps: {},
-      github: { ...ctx.github, action_path: actionPath },
+      github: { ...ctx.github, action_path: actionPath, action_repository: repository, action_ref: ref },
       runner: ctx.runner,
       env: jobEnv,
       failed: false,

@@ -143,11 +143,20 @@ describe('a store killed (SIGKILL) during a burst of writes', () => {
     // update that was never acknowledged may still resolve to its account without being in its
     // document: callers find no record for it, as for an unknown key.)
     const dangling: string[] = [];
+    const summaries: { entries: string[] }[] = [];
     for (const name of (await readdir(join(dir, 'index'))).filter((f) => !f.startsWith('.'))) {
-      const shard = JSON.parse(await readFile(join(dir, 'index', name), 'utf8')) as {
-        accounts: Record<string, { entries: string[] }>;
-      };
-      for (const entry of Object.values(shard.accounts).flatMap((summary) => summary.entries)) {
+      const text = await readFile(join(dir, 'index', name), 'utf8');
+      // A shard's file, and its log: a summary on each line.
+      if (name.endsWith('.json'))
+        summaries.push(
+          ...Object.values((JSON.parse(text) as { accounts: Record<string, { entries: string[] }> }).accounts),
+        );
+      else
+        for (const line of text.split('\n').filter((l) => l !== ''))
+          summaries.push((JSON.parse(line) as [string, { entries: string[] } | null])[1] ?? { entries: [] });
+    }
+    {
+      for (const entry of summaries.flatMap((summary) => summary.entries)) {
         const { kind, key } = splitIndexEntry(entry);
         const owner = await store.accounts.lookup(kind, key);
         if (owner !== null && !(await store.accounts.get(owner))) dangling.push(`${entry} → ${owner}`);
@@ -179,7 +188,10 @@ describe('a store killed (SIGKILL) during a burst of writes', () => {
     // Temporary files (".<name>.tmp") are writes that never finished; they are never read.
     for (const file of files.filter((f) => !f.split('/').pop()!.startsWith('.'))) {
       try {
-        JSON.parse(await readFile(join(dir, file), 'utf8'));
+        const text = await readFile(join(dir, file), 'utf8');
+        // An index shard's log: a JSON line each change, each written whole.
+        if (file.endsWith('.log')) for (const line of text.split('\n').filter((l) => l !== '')) JSON.parse(line);
+        else JSON.parse(text);
       } catch {
         damaged.push(file);
       }

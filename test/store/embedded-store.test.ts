@@ -2,13 +2,15 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { jest } from '@jest/globals';
+
 import { ManualClock } from '../../src/core/clock.js';
 import {
   EmbeddedStore,
   STORE_SCHEMA_VERSION,
   type EmbeddedStoreOptions,
 } from '../../src/store/embedded/embedded-store.js';
-import { StoreFileError } from '../../src/store/embedded/lowdb-file.js';
+import { LowdbFile, StoreFileError } from '../../src/store/embedded/lowdb-file.js';
 import { eventually } from '../helpers/waiting.js';
 import { givenAccount, givenAttempt, givenDelivery, givenFault, givenJournalEntry, keyOf, T0 } from './builders.js';
 import { givenSession, sessionApi } from './contract/sessions.js';
@@ -200,6 +202,75 @@ describe('the embedded store on lowdb files', () => {
       expect(await count(await open(2))).toBe(8 * 40);
     });
 
+    it('counts the bytes it holds as their files measure, through creations, changes, journal appends, evictions and deletions', async () => {
+      const store = await openEmbedded({
+        dir,
+        clock,
+        deliveryLogLimit: 100,
+        sessionTtlMs: 3_600_000,
+        cacheSize: 3,
+        cacheBytes: 50_000_000,
+      });
+      opened.push(store);
+      const eight = ['b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'b7', 'b8'];
+      for (const [n, id] of eight.entries()) {
+        await store.accounts.create(givenAccount(id), [givenDelivery(id, `d-${id}`)]);
+        await store.accounts.update(
+          id,
+          (doc) => void doc.faults.push({ ...givenFault(id, 'f'), body: 'x'.repeat(n * 100) }),
+        );
+        await store.journal.append(id, givenJournalEntry(id, n));
+        // Its journal written, so that evictions happen in the order of use.
+        await store.flush();
+      }
+      await store.accounts.delete('b8');
+      // b4 and b2 read back from their files, then changed again (b2's journal grows).
+      await store.accounts.update('b4', (doc) => void (doc.account.name = 'renamed'));
+      await store.flush();
+      await store.journal.append('b2', givenJournalEntry('b2', 99));
+      await store.flush();
+      // The three used last are held (least recently used leave first), b4 without its journal, which it did not open.
+      expect(store.loadedAccounts).toBe(3);
+      let onDisk = 0;
+      for (const file of ['accounts/b7', 'journals/b7', 'accounts/b4', 'accounts/b2', 'journals/b2'])
+        onDisk += (await readFile(join(dir, `${file}.json`), 'utf8')).length;
+      expect(store.loadedBytes).toBe(onDisk);
+    });
+
+    it("a use of an account looks at that account's files only, however many accounts wait in the cache for their writes", async () => {
+      const store = await openEmbedded({
+        dir,
+        clock,
+        deliveryLogLimit: 100,
+        sessionTtlMs: 3_600_000,
+        cacheSize: 2,
+        cacheBytes: 50_000_000,
+      });
+      opened.push(store);
+      const many = Array.from({ length: 200 }, (_, i) => `m${i}`);
+      for (const id of many) {
+        await store.accounts.create(givenAccount(id));
+        await store.journal.append(id, givenJournalEntry(id, 1));
+      }
+      // Their journals are written lazily (within 5 s): until then none of them may be evicted.
+      expect(store.loadedAccounts).toBeGreaterThan(100);
+      const size = jest.spyOn(LowdbFile.prototype, 'size', 'get');
+      const busy = jest.spyOn(LowdbFile.prototype, 'busy', 'get');
+      try {
+        for (const id of many.slice(-20)) {
+          await store.accounts.get(id);
+          await store.journal.append(id, givenJournalEntry(id, 2));
+        }
+        // A few looks at each used account's own files; walking the others would be thousands.
+        expect(size.mock.calls.length + busy.mock.calls.length).toBeLessThan(20 * 2 * 8);
+      } finally {
+        size.mockRestore();
+        busy.mockRestore();
+      }
+      await store.flush();
+      expect(store.loadedAccounts).toBeLessThanOrEqual(2);
+    });
+
     it('concurrent journal appends and updates of more accounts than the cache holds lose nothing', async () => {
       const store = await changedAtOnce(300, (s, id, i) =>
         i % 2 === 0
@@ -217,7 +288,95 @@ describe('the embedded store on lowdb files', () => {
     });
   });
 
+  it('pages through accounts in creation order as accounts come and go after the first page was asked for', async () => {
+    const store = await open();
+    const times = new Map<string, number>();
+    const create = async (id: string, createdAtMs: number): Promise<void> => {
+      times.set(id, createdAtMs);
+      await store.accounts.create(givenAccount(id, { createdAtMs }));
+    };
+    // Creation times out of id order, some the same.
+    for (let n = 0; n < 40; n++) await create(`p${n}`, T0 + ((n * 7919) % 23) * 1000);
+    expect((await store.accounts.list({ limit: 5 })).accounts).toHaveLength(5);
+    for (let n = 0; n < 40; n += 4) {
+      await store.accounts.delete(`p${n}`);
+      times.delete(`p${n}`);
+    }
+    for (let n = 40; n < 50; n++) await create(`p${n}`, T0 + ((n * 104729) % 31) * 1000);
+    const expected = [...times].sort(([a, at], [b, bt]) => at - bt || a.localeCompare(b)).map(([id]) => id);
+    const paged: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await store.accounts.list({ limit: 7, ...(after === undefined ? {} : { after }) });
+      paged.push(...page.accounts.map((a) => a.accountId));
+      if (page.next === null) break;
+      after = page.next;
+    }
+    expect(paged).toEqual(expected);
+  });
+
   describe('files', () => {
+    const shardFiles = async (): Promise<Map<string, { text: string; ino: number; mtimeMs: number }>> => {
+      const files = new Map<string, { text: string; ino: number; mtimeMs: number }>();
+      for (const name of await readdir(join(dir, 'index'))) {
+        const path = join(dir, 'index', name);
+        const { ino, mtimeMs } = await stat(path);
+        files.set(name, { text: await readFile(path, 'utf8'), ino, mtimeMs });
+      }
+      return files;
+    };
+
+    it("writes a change of an account's keys as one line of its shard's log, whatever else the shard holds, and a restart reads it", async () => {
+      const store = await open();
+      // Enough accounts that some share a shard.
+      const many = Array.from({ length: 300 }, (_, i) => `k${i}`);
+      for (const id of many) await store.accounts.create(givenAccount(id));
+      await store.close();
+      const again = await open();
+      const before = await shardFiles();
+      expect([...before.keys()].every((name) => name.endsWith('.json'))).toBe(true);
+
+      await again.accounts.update('k7', (doc) => void doc.apiKeys.push({ ...doc.apiKeys[0]!, apiKey: 'k7-second' }));
+      await again.accounts.delete('k8');
+      await again.flush();
+      const after = await shardFiles();
+      // Every shard's file is as it was; logs hold one line for each change.
+      for (const [name, file] of before) expect(after.get(name)).toEqual(file);
+      const logs = [...after].filter(([name]) => name.endsWith('.log')).map(([, file]) => file.text);
+      const lines = logs.flatMap((text) => text.split('\n').filter((line) => line !== ''));
+      expect(lines.map((line) => (JSON.parse(line) as [string, unknown])[0]).sort()).toEqual(['k7', 'k8']);
+      expect(lines.join('').length).toBeLessThan(2000);
+
+      // A process that ends without closing (a kill) leaves the logs: the next one reads them over the files.
+      const third = await open();
+      expect(await third.accounts.lookup('apiKey', 'k7-second')).toBe('k7');
+      expect(await third.accounts.lookup('apiKey', keyOf('apiKey', 'k8'))).toBeNull();
+      expect(await third.accounts.count()).toBe(many.length - 1);
+    });
+
+    it("folds a shard's log into its file once it is long, and at close; a line cut short by a kill is skipped", async () => {
+      const store = await open();
+      await store.accounts.create(givenAccount('a'));
+      for (let n = 0; n < 70; n++) await store.accounts.update('a', (doc) => void (doc.account.name = `name ${n}`));
+      await store.flush();
+      const logLines = async (): Promise<number> =>
+        [...(await shardFiles())]
+          .filter(([name]) => name.endsWith('.log'))
+          .reduce((count, [, file]) => count + file.text.split('\n').filter((line) => line !== '').length, 0);
+      // 71 changes: folded after the 64th line, 7 since.
+      expect(await logLines()).toBe(7);
+      await store.close();
+      expect(await logLines()).toBe(0);
+
+      const again = await open();
+      await again.accounts.update('a', (doc) => void (doc.account.name = 'logged'));
+      await again.flush();
+      const log = [...(await shardFiles()).keys()].find((name) => name.endsWith('.log'))!;
+      await writeFile(join(dir, 'index', log), '["a",{"name":"cut', { flag: 'a' });
+      const third = await open();
+      expect((await third.accounts.list({ limit: 10 })).accounts.map((a) => a.name)).toEqual(['logged']);
+    });
+
     it('keeps one file per account, and an update of one account rewrites only its own file', async () => {
       const store = await open();
       await store.accounts.create(givenAccount('a'));

@@ -1,8 +1,15 @@
 import type { ErrorAnswer } from '../api-types.js';
 import { DASHBOARD_PATHS, type PageConfig, type TokenAnswer } from '../page-config.js';
 
-/** Refusals that a fresh token cures: the clock moved past its expiry, or tokens were expired or revoked. */
+/** Refusals that a fresh token cures: it ran out, or tokens were expired (POST /sandbox/tokens/expire) or revoked. */
 const TOKEN_REFUSALS = new Set(['token_expired', 'token_revoked', 'invalid_credentials']);
+
+/**
+ * The share of a token's remaining life after which the page renews it before its next call.
+ * The sandbox hands out a new token once less than half of a lifetime is left (it reuses a token
+ * with more), so renewing after 60% always brings a new one, well before the old one runs out.
+ */
+const RENEW_AFTER = 0.6;
 
 export class ApiError extends Error {
   constructor(
@@ -18,13 +25,16 @@ export class ApiError extends Error {
 export class SignedOut extends Error {}
 
 /**
- * The page's client of the public API, with the page's access token. The token expires on the
- * account clock like any access token; when the API refuses it, the client gets a fresh one
- * from the login session (POST /dashboard/token) and repeats the call once, so moving the
- * clock or expiring tokens never interrupts the page.
+ * The page's client of the public API, with the page's access token. The token's lifetime is
+ * real time, so moving the account's clock does not touch it; the client renews it from the
+ * login session (POST /dashboard/token) before it runs out, and when the API refuses it anyway
+ * (tokens expired or revoked, a computer that slept) it renews and repeats the call once, so
+ * nothing interrupts the page.
  */
 export class Api {
   #token: string;
+  /** When to renew the token before its next call, on the browser's monotonic clock (performance.now). */
+  #renewAt: number;
   #renewing: Promise<void> | null = null;
   #signedOut = false;
 
@@ -33,6 +43,7 @@ export class Api {
     private readonly onSignedOut: () => void,
   ) {
     this.#token = config.accessToken;
+    this.#renewAt = renewalTime(config.tokenExpiresIn);
   }
 
   get token(): string {
@@ -48,6 +59,11 @@ export class Api {
   }
 
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    // A renewal that fails for want of an answer leaves the old token to be tried.
+    if (performance.now() >= this.#renewAt)
+      await this.renew().catch((error: unknown) => {
+        if (error instanceof SignedOut) throw error;
+      });
     const first = await this.#send(method, path, body);
     if (first.status === 403 && TOKEN_REFUSALS.has(first.data?.error ?? '')) {
       await this.renew();
@@ -67,7 +83,9 @@ export class Api {
         });
         if (res.status === 401 || res.status === 403) this.#endSession();
         if (!res.ok) throw new ApiError(res.status, 'the sandbox did not renew the page\u2019s access token');
-        this.#token = ((await res.json()) as TokenAnswer).accessToken;
+        const answer = (await res.json()) as TokenAnswer;
+        this.#token = answer.accessToken;
+        this.#renewAt = renewalTime(answer.expiresIn);
       } finally {
         this.#renewing = null;
       }
@@ -120,6 +138,8 @@ export class Api {
     throw new ApiError(status, data?.message ?? `${method} ${path.split('?')[0] ?? path} failed`, data?.error);
   }
 }
+
+const renewalTime = (expiresInSeconds: number): number => performance.now() + expiresInSeconds * 1000 * RENEW_AFTER;
 
 export const describeError = (error: unknown): string =>
   error instanceof ApiError

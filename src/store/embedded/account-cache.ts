@@ -12,7 +12,8 @@ import {
   type AccountFileData,
   type LoadedAccount,
 } from './loaded-account.js';
-import { LowdbFile } from './lowdb-file.js';
+import type { JournalFileData } from './loaded-account.js';
+import { LowdbFile, type FileHolder } from './lowdb-file.js';
 
 export interface AccountCacheOptions {
   /** Folder of the files; null keeps everything in memory (and nothing is ever evicted). */
@@ -31,10 +32,19 @@ type Loading = { waiters: number; promise: Promise<LoadedAccount | null> };
  * The accounts held in memory: loaded from their files on first use, pinned while an operation
  * uses them, and evicted least recently used first beyond the cache's size in accounts and in
  * bytes, so memory follows the accounts in use, not the accounts stored.
+ *
+ * Every request pins and unpins an account, so neither may cost more than a few map operations:
+ * the bytes held are a running figure (each held file tells its changes of size), and once the
+ * cache is over its limits with every account in it pinned or being written, only the account
+ * that stops being either is looked at (see `#release`), not the accounts before it.
  */
 export class AccountCache {
   readonly #loaded = new Map<string, LoadedAccount>();
   readonly #loading = new Map<string, Loading>();
+  /** Characters of the files of the accounts held (documents, delivery logs and journals). */
+  #bytes = 0;
+  /** Over its limits with no account evictable at the last look: only one that becomes evictable can change that. */
+  #blocked = false;
 
   constructor(
     private readonly index: AccountIndex,
@@ -44,6 +54,11 @@ export class AccountCache {
   /** How many accounts are held now. */
   get size(): number {
     return this.#loaded.size;
+  }
+
+  /** Characters of the files of the accounts held now. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   has(accountId: string): boolean {
@@ -81,62 +96,120 @@ export class AccountCache {
     try {
       result = fn(cached);
     } catch (error) {
-      this.#unpin(cached);
+      this.#unpin(accountId, cached);
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     if (!(result instanceof Promise)) {
-      this.#unpin(cached);
+      this.#unpin(accountId, cached);
       return Promise.resolve(result);
     }
-    return result.finally(() => this.#unpin(cached));
+    return result.finally(() => this.#unpin(accountId, cached));
   }
 
   /** Holds a new account, with one pin for its creator (who ends it with `release`). */
   insert(accountId: string, loaded: LoadedAccount): void {
     loaded.file.pace(this.options.writeRate ?? 0);
-    this.#loaded.set(accountId, loaded);
+    this.#hold(accountId, loaded);
   }
 
   /** Ends the pin `insert` took. */
-  release(loaded: LoadedAccount): void {
-    this.#unpin(loaded);
+  release(accountId: string, loaded: LoadedAccount): void {
+    this.#unpin(accountId, loaded);
   }
 
   /** Lets go of a deleted account. */
   forget(accountId: string): void {
-    this.#loaded.delete(accountId);
+    const loaded = this.#loaded.get(accountId);
+    if (loaded) this.#drop(accountId, loaded);
+  }
+
+  /** The account's journal, `opened` (its file) held with it unless it has one already (the caller holds the account, see with). */
+  journalOf(
+    accountId: string,
+    loaded: LoadedAccount,
+    opened: () => LowdbFile<JournalFileData>,
+  ): LowdbFile<JournalFileData> {
+    if (loaded.journal) return loaded.journal;
+    const journal = opened();
+    loaded.journal = journal;
+    if (this.#loaded.get(accountId) === loaded) {
+      this.#bytes += journal.size;
+      journal.hold(this.#holderOf(accountId, loaded));
+    }
+    return journal;
   }
 
   /**
    * Writes the account's file (within a second when not `durable`) and, when its summary (or given
-   * keys) changed, its index shard (the caller holds the account, see with).
+   * keys) changed, its index summary (the caller holds the account, see with).
    */
   async save(accountId: string, loaded: LoadedAccount, entries?: ReadonlySet<string>, durable = true): Promise<void> {
-    const shard = this.index.refresh(accountId, loaded.file.data.doc, nextDeliveryDueMs(loaded), entries);
-    await Promise.all([loaded.file.save(durable), shard?.save()]);
+    const summary = this.index.refresh(accountId, loaded.file.data.doc, nextDeliveryDueMs(loaded), entries);
+    await Promise.all([loaded.file.save(durable), summary]);
   }
-
-  /** Called when a file's writes are all done (open the files of held accounts with it): an account that waited for them may now be evicted. */
-  readonly onWritten = (): void => this.evict();
 
   /**
    * Drops least recently used accounts beyond the cache's size (in accounts, and in bytes of
-   * their files), once nobody uses them and their writes are done.
+   * their files), once nobody uses them and their writes are done. Walks the accounts held (at
+   * most about the cache's size) only when it was within its limits at the last look.
    */
   evict(): void {
-    const limit = this.options.cacheSize ?? Number.POSITIVE_INFINITY;
-    const byteLimit = this.options.cacheBytes ?? Number.POSITIVE_INFINITY;
     if (this.options.dir === null) return;
-    const bytesOf = (loaded: LoadedAccount): number => loaded.file.size + (loaded.journal?.size ?? 0);
-    let bytes = 0;
-    if (byteLimit !== Number.POSITIVE_INFINITY) for (const loaded of this.#loaded.values()) bytes += bytesOf(loaded);
-    if (this.#loaded.size <= limit && bytes <= byteLimit) return;
+    this.#blocked = false;
     for (const [accountId, loaded] of this.#loaded) {
-      if (this.#loaded.size <= limit && bytes <= byteLimit) return;
-      if (loaded.pins > 0 || loaded.file.busy || loaded.journal?.busy) continue;
-      this.#loaded.delete(accountId);
-      bytes -= bytesOf(loaded);
+      if (!this.#over()) return;
+      if (evictable(loaded)) this.#drop(accountId, loaded);
     }
+    this.#blocked = this.#over();
+  }
+
+  #over(): boolean {
+    return (
+      this.#loaded.size > (this.options.cacheSize ?? Number.POSITIVE_INFINITY) ||
+      this.#bytes > (this.options.cacheBytes ?? Number.POSITIVE_INFINITY)
+    );
+  }
+
+  /** The account stopped being pinned, or its files' writes are done: it may be evicted now. */
+  #release(accountId: string, loaded: LoadedAccount): void {
+    if (this.options.dir === null) return;
+    if (!this.#over()) {
+      this.#blocked = false;
+      return;
+    }
+    if (!this.#blocked) {
+      this.evict();
+      return;
+    }
+    // Every other account held was pinned or being written at the last look, and telling so
+    // when that ends is what brings each of them here.
+    if (this.#loaded.get(accountId) === loaded && evictable(loaded)) this.#drop(accountId, loaded);
+    this.#blocked = this.#over();
+  }
+
+  /** Holds the account's files, their sizes counted and followed. */
+  #hold(accountId: string, loaded: LoadedAccount): void {
+    const holder = this.#holderOf(accountId, loaded);
+    this.#loaded.set(accountId, loaded);
+    this.#bytes += bytesOf(loaded);
+    loaded.file.hold(holder);
+    loaded.journal?.hold(holder);
+  }
+
+  #drop(accountId: string, loaded: LoadedAccount): void {
+    this.#loaded.delete(accountId);
+    this.#bytes -= bytesOf(loaded);
+    loaded.file.hold(null);
+    loaded.journal?.hold(null);
+  }
+
+  #holderOf(accountId: string, loaded: LoadedAccount): FileHolder {
+    return {
+      resized: (byChars) => {
+        this.#bytes += byChars;
+      },
+      written: () => this.#release(accountId, loaded),
+    };
   }
 
   async #withLoaded<T>(accountId: string, fn: (loaded: LoadedAccount | null) => T | Promise<T>): Promise<T> {
@@ -144,7 +217,7 @@ export class AccountCache {
     try {
       return await fn(loaded);
     } finally {
-      if (loaded) this.#unpin(loaded);
+      if (loaded) this.#unpin(accountId, loaded);
     }
   }
 
@@ -155,9 +228,9 @@ export class AccountCache {
     loaded.pins++;
   }
 
-  #unpin(loaded: LoadedAccount): void {
+  #unpin(accountId: string, loaded: LoadedAccount): void {
     loaded.pins--;
-    this.evict();
+    if (loaded.pins === 0) this.#release(accountId, loaded);
   }
 
   /**
@@ -185,12 +258,7 @@ export class AccountCache {
   #load(accountId: string, path: string): Loading {
     const started: Loading = { waiters: 0, promise: Promise.resolve(null) };
     const docText = emptyDocText();
-    started.promise = LowdbFile.open<AccountFileData>(
-      path,
-      validateAccountFile,
-      this.onWritten,
-      accountFileText(docText),
-    )
+    started.promise = LowdbFile.open<AccountFileData>(path, validateAccountFile, accountFileText(docText))
       .then((file) => {
         if (!file) return null;
         file.pace(this.options.writeRate ?? 0);
@@ -203,7 +271,7 @@ export class AccountCache {
           started.waiters,
           file.data.deliveries,
         );
-        this.#loaded.set(accountId, account);
+        this.#hold(accountId, account);
         this.index.restore(accountId, account.entries);
         return account;
       })
@@ -211,3 +279,8 @@ export class AccountCache {
     return started;
   }
 }
+
+const bytesOf = (loaded: LoadedAccount): number => loaded.file.size + (loaded.journal?.size ?? 0);
+
+const evictable = (loaded: LoadedAccount): boolean =>
+  loaded.pins === 0 && !loaded.file.busy && !(loaded.journal?.busy ?? false);

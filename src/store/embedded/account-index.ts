@@ -8,14 +8,9 @@ import { earliest, nextRunDueMs, processDueMs, splitIndexEntry } from '../derive
 import { IndexConflictError, type AccountSummary } from '../store.js';
 import { isObject } from './loaded-account.js';
 import { LowdbFile, StoreFileError } from './lowdb-file.js';
+import { ShardLog } from './shard-log.js';
 
 const SHARDS = 256;
-
-/**
- * How soon last-request times reach the disk: they only decide when an idle account expires,
- * days later. Written sooner, a hosted sandbox's active accounts would rewrite their shards every second.
- */
-const LAST_SEEN_FLUSH_MS = 60_000;
 
 interface AccountMeta {
   name: string;
@@ -36,8 +31,11 @@ type Shard = LowdbFile<ShardDocument>;
 
 /**
  * The index: index/<00-ff>.json, in 256 shards by hash of the account, each account's summary
- * and keys. It is held in memory whole (a few dozen bytes per key), so every look-up is a map
- * access; a change of an account writes its own shard only.
+ * and keys. It is held in memory whole (about a kilobyte an account of three keys: see
+ * docs/benchmarks.md), so every look-up is a map access; a change of an account appends its
+ * summary to its shard's log (index/<00-ff>.log, see shard-log.ts), so what it writes does not
+ * grow with the accounts stored. Last-request times reach the shard's file within a minute
+ * (LAZY_FOLD_MS): they only decide when an idle account expires, days later.
  */
 export class AccountIndex {
   /** Every index key, and the account it resolves to: built from the shards at start-up. */
@@ -45,32 +43,71 @@ export class AccountIndex {
   /** Accounts with work scheduled, and when it falls due on the process clock. */
   readonly #due = new Map<string, number>();
   #count = 0;
+  /** Accounts in each shard. */
+  readonly #inShard: number[];
+  readonly #logs: ShardLog<AccountMeta>[];
 
-  private constructor(readonly shards: readonly Shard[]) {
-    for (const shard of shards) {
+  private constructor(
+    readonly shards: readonly Shard[],
+    dir: string | null,
+    logLines: readonly number[],
+  ) {
+    this.#inShard = shards.map(() => 0);
+    for (const [i, shard] of shards.entries()) {
       for (const [accountId, meta] of Object.entries(shard.data.accounts)) {
         this.#count++;
+        this.#inShard[i] = (this.#inShard[i] ?? 0) + 1;
         if (meta.dueAtMs !== null) this.#due.set(accountId, meta.dueAtMs);
         for (const entry of meta.entries) this.#owners.set(entry, accountId);
       }
     }
+    this.#logs = shards.map(
+      (shard, i) =>
+        new ShardLog<AccountMeta>(
+          dir === null ? null : join(dir, 'index', `${shardName(i)}.log`),
+          shard as LowdbFile<unknown>,
+          () => this.#inShard[i] ?? 0,
+          logLines[i] ?? 0,
+        ),
+    );
   }
 
-  /** The shards of `dir` (all empty when it is fresh, or null: memory). */
+  /** The shards of `dir`, their logs read over them (all empty when it is fresh, or null: memory). */
   static async open(dir: string | null, fresh: boolean): Promise<AccountIndex> {
-    const shards: Shard[] = [];
     const existing =
       fresh || dir === null ? new Set<string>() : new Set(await readdir(join(dir, 'index')).catch(() => []));
-    for (let i = 0; i < SHARDS; i++) {
-      const name = `${i.toString(16).padStart(2, '0')}.json`;
-      const file =
-        existing.has(name) && dir !== null ? await LowdbFile.open(join(dir, 'index', name), validateShard) : null;
-      shards.push(
-        file ?? LowdbFile.create<ShardDocument>(dir === null ? null : join(dir, 'index', name), { accounts: {} }),
-      );
-    }
-    if (!fresh && dir !== null) await forgetAccountsWithoutFile(dir, shards);
-    return new AccountIndex(shards);
+    const logLines: number[] = [];
+    // Read side by side: start-up with many accounts waits for the disk once, not 256 times.
+    const shards = await Promise.all(
+      Array.from({ length: SHARDS }, async (_, i): Promise<Shard> => {
+        const name = shardName(i);
+        const path = dir === null ? null : join(dir, 'index', `${name}.json`);
+        const opened = existing.has(`${name}.json`) && path !== null ? await LowdbFile.open(path, validateShard) : null;
+        const shard = opened ?? LowdbFile.create<ShardDocument>(path, { accounts: {} });
+        if (dir !== null && existing.has(`${name}.log`)) {
+          const log = await ShardLog.read<AccountMeta>(join(dir, 'index', `${name}.log`));
+          for (const [accountId, meta] of log.lines) {
+            if (meta === null) Reflect.deleteProperty(shard.data.accounts, accountId);
+            else if (isObject(meta) && Array.isArray(meta.entries)) shard.data.accounts[accountId] = meta;
+          }
+          logLines[i] = log.count;
+        }
+        return shard;
+      }),
+    );
+    const index = new AccountIndex(shards, dir, logLines);
+    if (!fresh && dir !== null) await index.#forgetAccountsWithoutFile(dir);
+    return index;
+  }
+
+  /** Writes what waits: the logs' appends, and the last-request times not yet in the shards' files. */
+  async flush(): Promise<void> {
+    await Promise.all(this.#logs.map((log) => log.flush()));
+  }
+
+  /** Folds every log into its shard's file (at close: the next start reads the files alone). */
+  async fold(): Promise<void> {
+    await Promise.all(this.#logs.map((log) => log.fold()));
   }
 
   get count(): number {
@@ -107,44 +144,55 @@ export class AccountIndex {
     return this.#meta(accountId)?.meta.lastSeenMs ?? null;
   }
 
-  /** Records the account's last request; its shard reaches the disk lazily. */
+  /** Records the account's last request; its shard's file takes it in within a minute. */
   touch(accountId: string, atMs: number): void {
     const located = this.#meta(accountId);
     if (!located) return;
     located.meta.lastSeenMs = atMs;
-    void located.shard.save(false, LAST_SEEN_FLUSH_MS);
+    this.#logOf(accountId).foldLazily();
   }
 
-  /** Enters a new account with no keys yet (its shard is written with its summary, see refresh). */
+  /** Enters a new account with no keys yet (its summary is logged with its keys, see refresh). */
   add(doc: DeepReadonly<AccountDoc>): void {
     const { accountId, name, origin, createdAt } = doc.account;
-    const shard = this.#shardOf(accountId);
+    const i = shardNumber(accountId);
+    const shard = present(this.shards[i], 'the index shard of an account');
     shard.data.accounts[accountId] = { name, origin, createdAt, lastSeenMs: null, dueAtMs: null, entries: [] };
+    if (this.#order) {
+      // Before the first account created after it: usually the end.
+      const at = this.#firstAfter(this.#order, { createdAt, accountId });
+      this.#order.splice(at, 0, accountId);
+    }
     this.#count++;
+    this.#inShard[i] = (this.#inShard[i] ?? 0) + 1;
   }
 
-  /** Takes the account and `entries` (with the keys the index holds for it) out; returns its shard when it was in it. */
-  remove(accountId: string, entries: Iterable<string>): Shard | null {
+  /** Takes the account and `entries` (with the keys the index holds for it) out; the write of its removal when it was in it. */
+  remove(accountId: string, entries: Iterable<string>): Promise<void> | null {
     const located = this.#meta(accountId);
     this.setEntries(accountId, [], [...entries, ...(located?.meta.entries ?? [])]);
     this.#due.delete(accountId);
     if (!located) return null;
-    const { [accountId]: _removed, ...kept } = located.shard.data.accounts;
-    located.shard.data.accounts = kept;
+    if (this.#order) {
+      const at = this.#firstAfter(this.#order, { createdAt: located.meta.createdAt, accountId }) - 1;
+      if (this.#order[at] === accountId) this.#order.splice(at, 1);
+    }
+    Reflect.deleteProperty(located.shard.data.accounts, accountId);
     this.#count--;
-    return located.shard;
+    this.#inShard[shardNumber(accountId)] = (this.#inShard[shardNumber(accountId)] ?? 1) - 1;
+    return this.#logOf(accountId).append(accountId, null);
   }
 
   /**
    * Recomputes the account's due time (from its scenario runs and `deliveryDueMs`), name and,
-   * when given, keys; returns the shard when they changed, to be written with the account's file.
+   * when given, keys; when they changed, the write of its summary, to be awaited with the account's file.
    */
   refresh(
     accountId: string,
     doc: DeepReadonly<AccountDoc>,
     deliveryDueMs: number | null,
     entries?: ReadonlySet<string>,
-  ): Shard | null {
+  ): Promise<void> | null {
     const located = this.#meta(accountId);
     if (!located) return null;
     const dueAtMs = processDueMs(earliest(nextRunDueMs(doc), deliveryDueMs), doc.clock);
@@ -155,7 +203,7 @@ export class AccountIndex {
     meta.dueAtMs = dueAtMs;
     meta.name = doc.account.name;
     if (entries) meta.entries = [...entries];
-    return located.shard;
+    return this.#logOf(accountId).append(accountId, meta);
   }
 
   /**
@@ -171,7 +219,9 @@ export class AccountIndex {
     const located = this.#meta(accountId);
     if (!located) return;
     located.meta.entries = [...new Set([...located.meta.entries, ...missing])];
-    void located.shard.save().catch(() => undefined);
+    void this.#logOf(accountId)
+      .append(accountId, located.meta)
+      .catch(() => undefined);
   }
 
   /** Accounts whose work is due at `nowMs` on the process clock, with when, unordered. */
@@ -179,17 +229,22 @@ export class AccountIndex {
     return [...this.#due.entries()].filter(([, at]) => at <= nowMs);
   }
 
-  /** Accounts in creation order, `limit` at a time, after the cursor of the previous page. */
+  /**
+   * Accounts in creation order, `limit` at a time, after the cursor of the previous page: a
+   * binary search of the order (made at the first page asked for, then kept), so a page costs
+   * the same at any number of accounts.
+   */
   list(page: { after?: string; limit: number }): { accounts: AccountSummary[]; next: string | null } {
-    const all = this.#summaries().sort(byCreation);
+    const order = this.#creationOrder();
     // The cursor is the last account's place in the order, not only its id: the account may be
     // deleted before the next page is asked for (idle expiry), and the next page still starts after it.
-    const after = page.after === undefined ? null : parseCursor(page.after);
-    const found = after === null ? 0 : all.findIndex((a) => byCreation(a, after) > 0);
-    const start = found === -1 ? all.length : found;
-    const accounts = all.slice(start, start + page.limit);
+    const start = page.after === undefined ? 0 : this.#firstAfter(order, parseCursor(page.after));
+    const accounts = order.slice(start, start + page.limit).map((accountId) => this.#summary(accountId));
     const last = accounts.at(-1);
-    return { accounts, next: start + page.limit < all.length && last ? `${last.createdAt}/${last.accountId}` : null };
+    return {
+      accounts,
+      next: start + page.limit < order.length && last ? `${last.createdAt}/${last.accountId}` : null,
+    };
   }
 
   /** Generated accounts whose last request (or creation) came before `beforeMs`, the longest idle first. */
@@ -206,6 +261,34 @@ export class AccountIndex {
       .map((a) => a.accountId);
   }
 
+  /** Account ids in creation order (see byCreation); made once, then kept as accounts come and go. */
+  #order: string[] | null = null;
+
+  #creationOrder(): string[] {
+    if (this.#order === null) {
+      const all = this.#summaries().sort(byCreation);
+      this.#order = all.map((a) => a.accountId);
+    }
+    return this.#order;
+  }
+
+  /** The place in `order` of the first account after `place` (order.length when none). */
+  #firstAfter(order: readonly string[], place: { createdAt: string; accountId: string }): number {
+    let low = 0;
+    let high = order.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (byCreation(this.#summary(order[middle] ?? ''), place) > 0) high = middle;
+      else low = middle + 1;
+    }
+    return low;
+  }
+
+  #summary(accountId: string): AccountSummary {
+    const m = present(this.#meta(accountId), 'the summary of an account in the order').meta;
+    return { accountId, name: m.name, origin: m.origin, createdAt: m.createdAt, lastSeenMs: m.lastSeenMs };
+  }
+
   #summaries(): AccountSummary[] {
     const all: AccountSummary[] = [];
     for (const shard of this.shards) {
@@ -217,7 +300,30 @@ export class AccountIndex {
   }
 
   #shardOf(accountId: string): Shard {
-    return present(this.shards[hash32(accountId) % SHARDS], 'the index shard of an account');
+    return present(this.shards[shardNumber(accountId)], 'the index shard of an account');
+  }
+
+  #logOf(accountId: string): ShardLog<AccountMeta> {
+    return present(this.#logs[shardNumber(accountId)], 'the log of an index shard');
+  }
+
+  /**
+   * A change writes several files (the account's, the index shard's log), each atomically but
+   * not all at once; a process killed in between leaves some written and some not. An account
+   * in the index whose file is missing was being created or deleted then (neither was
+   * acknowledged): it does not exist. Costs one directory listing at open, no file read.
+   */
+  async #forgetAccountsWithoutFile(dir: string): Promise<void> {
+    const files = new Set(await readdir(join(dir, 'accounts')).catch(() => []));
+    for (const [i, shard] of this.shards.entries()) {
+      let forgotten = false;
+      for (const accountId of Object.keys(shard.data.accounts)) {
+        if (files.has(`${accountId}.json`)) continue;
+        this.remove(accountId, [])?.catch(() => undefined);
+        forgotten = true;
+      }
+      if (forgotten) await present(this.#logs[i], 'the log of an index shard').fold();
+    }
   }
 
   #meta(accountId: string): { shard: Shard; meta: AccountMeta } | null {
@@ -239,22 +345,9 @@ function parseCursor(cursor: string): { createdAt: string; accountId: string } {
     : { createdAt: cursor.slice(0, slash), accountId: cursor.slice(slash + 1) };
 }
 
-/**
- * A change writes several files (the account's, index shards), each atomically but not all at
- * once; a process killed in between leaves some written and some not. An account in the index
- * whose file is missing was being created or deleted then (neither was acknowledged): it does
- * not exist. Costs one directory listing at open, no file read.
- */
-async function forgetAccountsWithoutFile(dir: string, shards: readonly Shard[]): Promise<void> {
-  const files = new Set(await readdir(join(dir, 'accounts')).catch(() => []));
-  for (const shard of shards) {
-    const entries = Object.entries(shard.data.accounts);
-    const kept = entries.filter(([accountId]) => files.has(`${accountId}.json`));
-    if (kept.length === entries.length) continue;
-    shard.data.accounts = Object.fromEntries(kept);
-    await shard.save();
-  }
-}
+const shardName = (i: number): string => i.toString(16).padStart(2, '0');
+
+const shardNumber = (accountId: string): number => hash32(accountId) % SHARDS;
 
 function validateShard(parsed: unknown): ShardDocument {
   if (!isObject(parsed) || !isObject(parsed['accounts']))

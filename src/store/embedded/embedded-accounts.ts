@@ -73,7 +73,6 @@ export class EmbeddedAccounts implements AccountStore {
     const file = LowdbFile.create<AccountFileData>(
       this.cache.path('accounts', accountId),
       { doc: deepFreeze(structuredClone(doc)), deliveries: [] },
-      this.cache.onWritten,
       accountFileText(docText),
     );
     const loaded = loadedAccount(file, docText, entries, 1, structuredClone(deliveries));
@@ -83,7 +82,7 @@ export class EmbeddedAccounts implements AccountStore {
     try {
       await this.cache.save(accountId, loaded, entries);
     } finally {
-      this.cache.release(loaded);
+      this.cache.release(accountId, loaded);
     }
     return true;
   }
@@ -91,14 +90,14 @@ export class EmbeddedAccounts implements AccountStore {
   delete(accountId: string): Promise<boolean> {
     return this.cache.with(accountId, async (loaded) => {
       if (!loaded && !this.index.has(accountId)) return false;
-      const shard = this.index.remove(accountId, loaded?.entries ?? []);
+      const removal = this.index.remove(accountId, loaded?.entries ?? []);
       this.cache.forget(accountId);
       if (loaded) this.options.onDelete(loaded);
       const removals = [this.cache.path('accounts', accountId), this.cache.path('journals', accountId)].flatMap((p) =>
         p === null ? [] : [p],
       );
       await Promise.all([
-        shard?.save(),
+        removal,
         loaded?.file.remove(),
         loaded?.journal?.remove(),
         ...removals.map((p) => rm(p, { force: true })),

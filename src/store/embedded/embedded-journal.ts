@@ -59,17 +59,16 @@ export class EmbeddedJournal implements JournalStore {
 
   async #journalOf(accountId: string, loaded: LoadedAccount | null): Promise<LowdbFile<JournalFileData> | null> {
     if (!loaded) return null;
-    if (!loaded.journal) {
-      const path = this.cache.path('journals', accountId);
-      const opened =
-        path === null ? null : await LowdbFile.open(path, validateJournal, this.cache.onWritten).catch(() => null);
-      // Another call may have opened it while this one waited.
-      loaded.journal ??= afterDigest(
-        opened ?? LowdbFile.create<JournalFileData>(path, { entries: [] }, this.cache.onWritten),
+    if (loaded.journal) return loaded.journal;
+    const path = this.cache.path('journals', accountId);
+    const opened = path === null ? null : await LowdbFile.open(path, validateJournal).catch(() => null);
+    // Another call may have opened it while this one waited: then that one is kept.
+    return this.cache.journalOf(accountId, loaded, () =>
+      afterDigest(
+        opened ?? LowdbFile.create<JournalFileData>(path, { entries: [] }),
         loaded.file.data.doc.readiness?.cursor ?? 0,
-      );
-    }
-    return loaded.journal;
+      ),
+    );
   }
 }
 

@@ -21,6 +21,7 @@ export { STORE_SCHEMA_VERSION } from './embedded-settings.js';
  *
  *   store.json           schema version and settings
  *   index/<00-ff>.json   the index, in 256 shards by hash of the account: each account's summary and keys
+ *   index/<00-ff>.log    the changes of a shard's summaries since its file was written, a JSON line each
  *   accounts/<id>.json   one account: its document and its delivery log
  *   journals/<id>.json   its request journal (written lazily: losing a second of it is harmless)
  *   sessions/<sid>.json  login sessions, one file each
@@ -28,8 +29,8 @@ export { STORE_SCHEMA_VERSION } from './embedded-settings.js';
  * The whole index is held in memory (a few dozen bytes per key), so every look-up is a map
  * access; account documents are loaded on first use and kept in a bounded cache, so memory
  * follows the accounts in use, not the accounts stored. A change writes the account's own
- * file and, when its keys or summary changed, its own index shard: nothing of other accounts
- * but their neighbours in that shard.
+ * file and, when its keys or summary changed, a line of its index shard's log: nothing of other
+ * accounts.
  */
 
 export interface EmbeddedStoreOptions {
@@ -139,19 +140,26 @@ export class EmbeddedStore implements Store {
     const files: { flush(): Promise<void> }[] = [
       this.settings.file,
       this.sessions,
-      ...this.#index.shards,
+      this.#index,
       ...this.#cache.files(),
     ];
     await Promise.all(files.map((f) => f.flush()));
     this.#cache.evict();
   }
 
-  close(): Promise<void> {
-    return this.flush();
+  /** Writes everything, the index's logs folded into its shards. */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.#index.fold();
   }
 
   /** How many account documents are in memory now (for tests and benchmarks). */
   get loadedAccounts(): number {
     return this.#cache.size;
+  }
+
+  /** Characters of the files of the accounts in memory now, as the cache counts them against cacheBytes (for tests). */
+  get loadedBytes(): number {
+    return this.#cache.bytes;
   }
 }

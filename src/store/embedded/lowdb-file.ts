@@ -13,6 +13,12 @@ const LAZY_FLUSH_MS = 1000;
 
 export class StoreFileError extends Error {}
 
+/** Who holds a file in memory (the account cache): told when its size changes, and when its writes are all done. */
+export interface FileHolder {
+  resized(byChars: number): void;
+  written(): void;
+}
+
 /**
  * A JSON file's text and value; null when it does not exist or is empty. `name` is what the
  * messages call it; `remedy` what to do about a file that is not JSON.
@@ -59,23 +65,30 @@ export class LowdbFile<T> {
   /** At most this many characters a second are written (0: no limit; see `pace`). */
   #charsPerSecond = 0;
   #lastWriteStartMs = Number.NEGATIVE_INFINITY;
-  readonly #onWritten: (() => void) | undefined;
+  #holder: FileHolder | null = null;
   /** Characters of the file's text when it was last read or written (0 in memory). */
   #size = 0;
 
-  private constructor(db: Low<T>, path: string | null, onWritten?: () => void) {
+  private constructor(db: Low<T>, path: string | null) {
     this.#db = db;
     this.#path = path;
-    this.#onWritten = onWritten;
   }
 
-  /** The file's text from `stringify`, its size noted. */
+  /** The file's text from `stringify`, its size noted (and told to its holder). */
   static #measured<T>(stringify: (data: T) => string, file: () => LowdbFile<T>): (data: T) => string {
     return (data) => {
       const text = stringify(data);
-      file().#size = text.length;
+      const measured = file();
+      const before = measured.#size;
+      measured.#size = text.length;
+      measured.#holder?.resized(text.length - before);
       return text;
     };
+  }
+
+  /** Who is told of the file's changes of size and of the end of its writes from now on (null: nobody). */
+  hold(holder: FileHolder | null): void {
+    this.#holder = holder;
   }
 
   /**
@@ -92,14 +105,10 @@ export class LowdbFile<T> {
     return this.#size;
   }
 
-  /**
-   * Opens the document; null when the file does not exist (or is empty). `onWritten` is called
-   * whenever the file stops being busy (its writes are all done).
-   */
+  /** Opens the document; null when the file does not exist (or is empty). */
   static async open<T>(
     path: string,
     validate: (parsed: unknown) => T,
-    onWritten?: () => void,
     stringify: (data: T) => string = JSON.stringify,
   ): Promise<LowdbFile<T> | null> {
     const read = await readJsonFile(path, path, 'move it away, or DATA_DIR, to start afresh');
@@ -112,7 +121,7 @@ export class LowdbFile<T> {
       }),
       validate(read.parsed),
     );
-    file = new LowdbFile(db, path, onWritten);
+    file = new LowdbFile(db, path);
     file.#size = read.text.length;
     return file;
   }
@@ -121,12 +130,7 @@ export class LowdbFile<T> {
    * A new document with `data`, not written until `save`. `path` null keeps it in memory.
    * `stringify` (JSON.stringify by default) makes the file's text from the data.
    */
-  static create<T>(
-    path: string | null,
-    data: T,
-    onWritten?: () => void,
-    stringify: (data: T) => string = JSON.stringify,
-  ): LowdbFile<T> {
+  static create<T>(path: string | null, data: T, stringify: (data: T) => string = JSON.stringify): LowdbFile<T> {
     let file: LowdbFile<T> | null = null;
     const adapter =
       path === null
@@ -135,7 +139,7 @@ export class LowdbFile<T> {
             parse: JSON.parse,
             stringify: LowdbFile.#measured(stringify, () => present(file, 'the file being written')),
           });
-    file = new LowdbFile(new Low<T>(adapter, data), path, onWritten);
+    file = new LowdbFile(new Low<T>(adapter, data), path);
     return file;
   }
 
@@ -198,7 +202,7 @@ export class LowdbFile<T> {
           await this.#db.write();
         } finally {
           this.#writing--;
-          if (!this.busy) this.#onWritten?.();
+          if (!this.busy) this.#holder?.written();
         }
       });
       this.#scheduled = next;

@@ -201,8 +201,12 @@ export class EmbeddedSessionStore extends session.Store {
     if (dir === null || !record) return Promise.resolve();
     let file = this.#files.get(sid);
     if (!file) {
-      const created = LowdbFile.create<SessionFile>(join(dir, `${sid}.json`), record, () => {
-        if (this.#files.get(sid) === created && !created.busy) this.#files.delete(sid);
+      const created = LowdbFile.create<SessionFile>(join(dir, `${sid}.json`), record);
+      created.hold({
+        resized: () => undefined,
+        written: () => {
+          if (this.#files.get(sid) === created && !created.busy) this.#files.delete(sid);
+        },
       });
       file = created;
       this.#files.set(sid, file);
