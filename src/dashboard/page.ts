@@ -46,13 +46,14 @@ function locationSection(view: DashboardView): SafeHtml {
         <ul class="alerts" id="alerts" aria-labelledby="alerts-title"><li class="empty">Loading&hellip;</li></ul>
         <form id="start-alert" class="inline-form">
           <div class="field"><label for="alert-type">Alert type</label>
-            <select id="alert-type" name="type">
+            <select id="alert-type" name="type" aria-describedby="alert-mode-note">
               ${config.alertTypes.map((t) => html`<option value="${t.type}">${t.type} (${t.meaning})</option>`)}
             </select></div>
           <div class="field"><label for="alert-peak">Peak value (optional)</label>
-            <input type="number" id="alert-peak" name="peakValue" step="any" aria-describedby="alert-peak-hint"></div>
+            <input type="number" id="alert-peak" name="peakValue" step="any" aria-describedby="alert-peak-hint alert-mode-note"></div>
           <button type="submit">Start alert</button>
           <p class="hint" id="alert-peak-hint"></p>
+          <p class="hint warn" id="alert-mode-note" aria-live="polite"></p>
         </form>
       </section>`;
 }
@@ -119,7 +120,7 @@ function deliveriesSection(): SafeHtml {
             <option value="">All states</option><option value="pending">Pending</option><option value="delivered">Delivered</option><option value="failed">Failed</option>
           </select>
         </form>
-        <ul class="rows" id="deliveries" aria-labelledby="deliveries-title"><li class="empty">Loading&hellip;</li></ul>
+        <ul class="rows scrolling" id="deliveries" aria-labelledby="deliveries-title" tabindex="0"><li class="empty">Loading&hellip;</li></ul>
       </section>`;
 }
 
@@ -153,7 +154,7 @@ function journalSection(): SafeHtml {
         <h2 id="journal-title">Request journal <span class="count" id="journal-count"></span></h2>
         <p class="hint">What apps sent with this account's API keys and tokens, newest first (this page's own calls are not recorded).
           <label class="check"><input type="checkbox" id="journal-errors-only"> Errors only</label></p>
-        <ul class="rows" id="journal" aria-labelledby="journal-title"><li class="empty">Loading&hellip;</li></ul>
+        <ul class="rows scrolling" id="journal" aria-labelledby="journal-title" tabindex="0"><li class="empty">Loading&hellip;</li></ul>
       </section>`;
 }
 
@@ -181,7 +182,10 @@ export function renderDashboardPage(view: DashboardView): string {
   </form>
 </header>
 <main class="wrap" id="dashboard" tabindex="-1" data-config="${JSON.stringify(config)}">
-  <div id="flash" role="status" aria-live="polite"></div>
+  <div class="toast" id="toast">
+    <div id="flash" role="status" aria-live="polite"></div>
+    <button type="button" class="secondary small" id="flash-dismiss">Dismiss</button>
+  </div>
   <noscript><p class="message bad">The dashboard needs JavaScript to load its data.</p></noscript>
   ${clockBar()}
   <div class="location-tabs" role="tablist" aria-label="Locations">
@@ -191,13 +195,13 @@ export function renderDashboardPage(view: DashboardView): string {
     )}
   </div>
   <div class="grid">
-    <div class="col">
+    <div class="col" id="left-column">
       ${locationSection(view)}
       ${usageSection()}
       ${scenariosSection(view)}
-    </div>
-    <div class="col">
       ${readinessSection()}
+    </div>
+    <div class="col" id="right-column">
       ${subscriptionsSection()}
       ${deliveriesSection()}
       ${journalSection()}

@@ -2,7 +2,7 @@ import { endAlert, startAlert, type AlertsDeps, type StartAlertInput } from '../
 import { accountNowMs, timeLockOf } from '../clock/index.js';
 import { AppError, capReached, conflict, LimitError, notFound } from '../core/errors.js';
 import { publishAccountEvent } from '../live/index.js';
-import type { AccountDoc, DeepReadonly, ScenarioRunRecord } from '../store/data.js';
+import type { AccountDoc, DeepReadonly, LocationRecord, ScenarioRunRecord } from '../store/data.js';
 import { findLocation, findRun } from '../store/lookups.js';
 import type { Scenario, ScenarioCatalog, ScenarioStep } from './schema.js';
 
@@ -293,9 +293,8 @@ async function applyStep(deps: ScenariosDeps, run: ScenarioRunRecord, step: Scen
       };
     }
     case 'setHomeAway': {
-      await deps.store.accounts.update(accountId, (d) => {
-        const record = d.locations.find((l) => l.locationId === locationId);
-        if (record) record.homeAway = step.homeAway;
+      await changeLocation(deps, accountId, locationId, (record) => {
+        record.homeAway = step.homeAway;
       });
       return { ok: true, result: `homeAway set to ${step.homeAway}` };
     }
@@ -303,10 +302,8 @@ async function applyStep(deps: ScenariosDeps, run: ScenarioRunRecord, step: Scen
     case 'reconnectDevice': {
       const deviceId = deviceAt(step.device ?? 0);
       const connected = step.do === 'reconnectDevice';
-      await deps.store.accounts.update(accountId, (d) => {
-        const device = d.locations
-          .find((l) => l.locationId === locationId)
-          ?.devices.find((x) => x.deviceId === deviceId);
+      await changeLocation(deps, accountId, locationId, (record) => {
+        const device = record.devices.find((x) => x.deviceId === deviceId);
         if (device) device.connected = connected;
       });
       return { ok: true, result: `device ${deviceId} ${connected ? 'connected' : 'disconnected'}` };
@@ -332,6 +329,26 @@ async function applyStep(deps: ScenariosDeps, run: ScenarioRunRecord, step: Scen
       };
     }
   }
+}
+
+/**
+ * Changes what GET /v1/locations shows of the location, then tells the account's event stream, as
+ * PUT /v1/locations does: a page that shows the location reloads it (without the event, it kept
+ * showing the state before the step until something else made it reload).
+ */
+async function changeLocation(
+  deps: ScenariosDeps,
+  accountId: string,
+  locationId: string,
+  change: (record: LocationRecord) => void,
+): Promise<void> {
+  const homeAway = await deps.store.accounts.update(accountId, (d) => {
+    const record = d.locations.find((l) => l.locationId === locationId);
+    if (!record) return null;
+    change(record);
+    return record.homeAway;
+  });
+  if (homeAway !== null) await publishAccountEvent(deps.store, accountId, { type: 'location', locationId, homeAway });
 }
 
 /**

@@ -138,6 +138,44 @@ describe('GET /dashboard/events', () => {
     stream.close();
   });
 
+  it('tells of the home/away and device changes of scenario steps, each once it is stored', async () => {
+    const { cookie } = await signIn();
+    const stream = await Stream.open(cookie);
+    await stream.next('hello');
+    const homeAwayNow = async (): Promise<string> =>
+      (await request(t.app).get(`/v1/locations/${DEMO_LOCATION_ID}`).set(bearer(DEMO_API_KEY)).expect(200)).body
+        .homeAway as string;
+    const run = (scenario: string) =>
+      request(t.app)
+        .post(`/sandbox/scenarios/${scenario}/runs`)
+        .set(bearer(DEMO_API_KEY))
+        .send({ locationId: DEMO_LOCATION_ID })
+        .expect(201);
+
+    const locationEvents = () => stream.messages.filter((m) => m.type === 'location');
+    const runId = async (scenario: string): Promise<string> => (await run(scenario)).body.runId as string;
+    // A step's location event comes before the run's event of that step.
+    const awayLeak = await runId('away-leak');
+    await stream.next('run', (m) => m.runId === awayLeak && m.nextStep === 1);
+    expect(locationEvents()).toEqual([{ type: 'location', locationId: DEMO_LOCATION_ID, homeAway: 'away' }]);
+    expect(await homeAwayNow()).toBe('away');
+    await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 86_400 }).expect(200);
+    await stream.next('run', (m) => m.runId === awayLeak && m.state === 'completed');
+    expect(locationEvents().at(-1)).toEqual({ type: 'location', locationId: DEMO_LOCATION_ID, homeAway: 'home' });
+    expect(await homeAwayNow()).toBe('home');
+
+    // A device that loses its connection and gets it back (monitor-offline, at +6 h and +8 h).
+    const before = locationEvents().length;
+    const offline = await runId('monitor-offline');
+    await request(t.app).post('/sandbox/clock').set(bearer(DEMO_API_KEY)).send({ advanceSeconds: 86_400 }).expect(200);
+    await stream.next('run', (m) => m.runId === offline && m.state === 'completed');
+    expect(locationEvents().slice(before)).toEqual([
+      { type: 'location', locationId: DEMO_LOCATION_ID, homeAway: 'home' },
+      { type: 'location', locationId: DEMO_LOCATION_ID, homeAway: 'home' },
+    ]);
+    stream.close();
+  });
+
   it('tells of subscriptions created, confirmed and deleted', async () => {
     const { cookie } = await signIn();
     const stream = await Stream.open(cookie);

@@ -49,7 +49,7 @@ export class ClockPanel {
     const state = this.ctx.clock.state;
     const nowMs = this.ctx.clock.nowMs();
     if (!state || nowMs === null) return;
-    const zone = this.ctx.zoneOf();
+    const zone = this.ctx.zone;
     const now = byId('clock-now');
     now.textContent = fullTime(nowMs, zone);
     now.dataset['now'] = state.now;

@@ -1,7 +1,8 @@
 import type { ClockState, Location } from '../api-types.js';
 import type { AlertTypeOption, PageConfig } from '../page-config.js';
 import { describeError, SignedOut, type Api } from './api.js';
-import { byId, el } from './dom.js';
+import { byId } from './dom.js';
+import { sentence } from './widgets.js';
 
 /** The parts of the page that reload their data when told (by live events, actions or the fallback poll). */
 export type PanelName =
@@ -42,6 +43,9 @@ export class VirtualClock {
   }
 }
 
+/** How long a success message stays in the status line. */
+const SUCCESS_SHOWN_MS = 10_000;
+
 /** What every panel shares: the API client, the configuration, the selected location and the clock. */
 export class Context {
   readonly clock = new VirtualClock();
@@ -49,6 +53,7 @@ export class Context {
   readonly alertTypes: ReadonlyMap<string, AlertTypeOption>;
   #selected: string;
   readonly #selectListeners: (() => void)[] = [];
+  #flashTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     readonly api: Api,
@@ -57,6 +62,7 @@ export class Context {
   ) {
     this.alertTypes = new Map(config.alertTypes.map((t) => [t.type, t]));
     this.#selected = config.locations[0]?.locationId ?? '';
+    byId('flash-dismiss').addEventListener('click', () => this.dismiss());
   }
 
   get selected(): string {
@@ -73,16 +79,13 @@ export class Context {
     this.#selectListeners.push(listener);
   }
 
-  /** The time zone to show a time in: its location's, else the selected location's. */
-  zoneOf(locationId?: string | null): string {
+  /**
+   * The time zone every time on the page is shown in: the selected location's, whatever location
+   * the time belongs to, so one screen never mixes zones (panels redraw when the selection changes).
+   */
+  get zone(): string {
     const config = this.config.locations;
-    return (
-      (
-        config.find((l) => l.locationId === locationId) ??
-        config.find((l) => l.locationId === this.#selected) ??
-        config[0]
-      )?.timeZone ?? 'UTC'
-    );
+    return (config.find((l) => l.locationId === this.#selected) ?? config[0])?.timeZone ?? 'UTC';
   }
 
   locationName(locationId: string | null): string {
@@ -90,9 +93,23 @@ export class Context {
     return this.config.locations.find((l) => l.locationId === locationId)?.name ?? locationId;
   }
 
-  /** A message in the page's status line (a live region, so screen readers hear it). */
+  /**
+   * A message in the page's status line (a live region, so screen readers hear it), its ids
+   * shortened. It floats over the page's foot, so it never moves the page; a success clears itself
+   * after a while, an error stays until dismissed or replaced.
+   */
   announce(text: string, bad = false): void {
-    byId('flash').replaceChildren(el('div', { className: bad ? 'message bad' : 'message', text }));
+    if (this.#flashTimer !== null) clearTimeout(this.#flashTimer);
+    this.#flashTimer = null;
+    byId('flash').replaceChildren(sentence('div', text, bad ? 'message bad' : 'message'));
+    if (!bad) this.#flashTimer = setTimeout(() => this.dismiss(), SUCCESS_SHOWN_MS);
+  }
+
+  /** Clears the status line. */
+  dismiss(): void {
+    if (this.#flashTimer !== null) clearTimeout(this.#flashTimer);
+    this.#flashTimer = null;
+    byId('flash').replaceChildren();
   }
 
   /** Reports a failed action in the status line; a signed-out session is shown by the page already. */

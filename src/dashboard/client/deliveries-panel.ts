@@ -8,7 +8,8 @@ import type { Inspector } from './inspector.js';
 const PER_PAGE = 30;
 
 /**
- * The delivery log, newest first, filtered by subscription, kind and state. Each delivery opens
+ * The delivery log, newest first by creation (each row says when it was created, and when a
+ * retried one was last attempted), filtered by subscription, kind and state. Each delivery opens
  * the inspector; the list updates in place as deliveries are sent and retried.
  */
 export class DeliveriesPanel {
@@ -71,8 +72,9 @@ export class DeliveriesPanel {
 
   #row(d: Delivery): HTMLLIElement {
     const last = d.attempts[d.attempts.length - 1];
-    const zone = this.ctx.zoneOf(d.locationId);
-    const when = shortTime(last ? last.at : d.createdAt, zone);
+    const zone = this.ctx.zone;
+    // The list is newest first by creation: the time shown is that one, so the order reads right.
+    const when = `created ${shortTime(d.createdAt, zone)}`;
     const title = deliveryTitle(d);
     return el(
       'li',
@@ -103,6 +105,7 @@ export class DeliveriesPanel {
             el('span', { className: 'row-line' }, [el('code', { className: 'wrap', text: `${d.method} ${d.target}` })]),
             el('span', { className: 'row-line detail' }, [
               `${d.attempts.length} attempt${d.attempts.length === 1 ? '' : 's'} · ${lastAnswer(d)}`,
+              last && d.attempts.length > 1 ? ` · last at ${shortTime(last.at, zone)}` : '',
               d.state === 'pending' && d.nextAttemptAt ? ` · next ${shortTime(d.nextAttemptAt, zone)}` : '',
               d.redeliveryOf ? ` · redelivery of ${shortId(d.redeliveryOf)}` : '',
             ]),

@@ -64,8 +64,16 @@ export function zoneAbbreviation(at: Instant, timeZone: string): string {
 /** Ids are UUIDs: the first 8 characters tell them apart on one screen. */
 export const shortId = (id: string): string => (id.length > 10 ? `${id.slice(0, 8)}…` : id);
 
+/** A UUID standing as a word: not one inside a URL, a path or a query, which must stay whole to be used. */
+const UUID_WORD = /(?<![\w/=.-])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![\w-])/gi;
+
+/** A sentence of the sandbox's ("ended lowLeak alert c21f1732-…") with its ids shortened as shortId does. */
+export const shortenIds = (text: string): string => text.replace(UUID_WORD, (id) => shortId(id));
+
 export const gallons = (value: number): string =>
   `${value.toLocaleString(PAGE_LOCALE, { maximumFractionDigits: 1 })} gal`;
+
+export const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 

@@ -1,9 +1,9 @@
 import type { Delivery, DeliveryAttempt } from '../api-types.js';
 import type { Context } from './context.js';
-import { deliveryTitle, lastAnswer } from './delivery-text.js';
+import { attemptError, deliveryTitle, lastAnswer } from './delivery-text.js';
 import { badge, byId, el } from './dom.js';
 import { prettyJson, shortId, shortTime } from './format.js';
-import { busy, idWithCopy } from './widgets.js';
+import { busy, idWithCopy, sentence } from './widgets.js';
 
 /**
  * One delivery in full, in a modal dialog: the request as sent (URL, headers, JSON body), every
@@ -56,7 +56,7 @@ export class Inspector {
   }
 
   #render(d: Delivery): void {
-    const zone = this.ctx.zoneOf(d.locationId);
+    const zone = this.ctx.zone;
     const close = el('button', { type: 'button', id: 'inspector-close', className: 'secondary', text: 'Close' });
     close.addEventListener('click', () => this.#dialog.close());
     const redeliver = el('button', { type: 'button', id: 'redeliver', text: 'Redeliver' });
@@ -77,7 +77,7 @@ export class Inspector {
         d.redeliveryOf ? fact('Redelivery of', idWithCopy(d.redeliveryOf, 'delivery id')) : null,
         fact('Outcome', `${d.state}: ${lastAnswer(d)}`),
         d.state === 'pending' && d.nextAttemptAt ? fact('Next attempt', shortTime(d.nextAttemptAt, zone)) : null,
-        d.note ? fact('Note', d.note) : null,
+        d.note ? fact('Note', sentence('span', d.note)) : null,
       ]),
       el('section', { 'aria-labelledby': 'inspector-request' }, [
         el('h3', { id: 'inspector-request', text: 'Request' }),
@@ -136,6 +136,7 @@ function fact(name: string, value: Node | string): HTMLDivElement {
 
 function attempt(a: DeliveryAttempt, n: number, zone: string): HTMLLIElement {
   const ok = a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
+  const error = attemptError(a);
   return el(
     'li',
     { className: ok ? 'attempt ok' : 'attempt bad', 'data-attempt': n, 'data-status': a.statusCode ?? 'none' },
@@ -146,7 +147,7 @@ function attempt(a: DeliveryAttempt, n: number, zone: string): HTMLLIElement {
         badge(a.statusCode === null ? 'no answer' : String(a.statusCode), ok ? 'ok' : 'failed'),
         el('span', { className: 'detail', text: ` ${shortTime(a.at, zone)} · ${a.latencyMs} ms` }),
       ]),
-      a.error ? el('p', { className: 'bad', text: `Error: ${a.error}` }) : null,
+      error ? el('p', { className: 'bad', text: `Error: ${error}` }) : null,
       ...a.warnings.map((w) => el('p', { className: 'warn', text: `Warning: ${w}` })),
       a.responseExcerpt !== null
         ? el('div', {}, [

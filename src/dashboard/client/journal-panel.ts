@@ -19,7 +19,7 @@ export class JournalPanel {
     const { requests } = await this.ctx.api.get<{ requests: JournalEntry[] }>(`/sandbox/requests?limit=200`);
     const errorsOnly = byId<HTMLInputElement>('journal-errors-only').checked;
     const shown = requests.filter((r) => !errorsOnly || r.status >= 400).slice(0, SHOWN);
-    const zone = this.ctx.zoneOf();
+    const zone = this.ctx.zone;
     byId('journal-count').textContent = `(${shown.length} of ${requests.length})`;
     const list = byId('journal');
     // Open answers stay open when the list is drawn again.

@@ -1,7 +1,8 @@
 import type { AlertStarted, Location, Paged, SandboxAlert } from '../api-types.js';
+import type { AlertTypeOption } from '../page-config.js';
 import type { Context } from './context.js';
 import { badge, byId, el, emptyState, onSubmit, replaceKeepingFocus } from './dom.js';
-import { clockTime, plural, shortTime } from './format.js';
+import { capitalize, clockTime, plural, shortTime } from './format.js';
 import { busy, idWithCopy } from './widgets.js';
 
 /**
@@ -60,7 +61,7 @@ export class LocationPanel {
 
   #renderLocalTime(): void {
     const nowMs = this.ctx.clock.nowMs();
-    const zone = this.ctx.zoneOf();
+    const zone = this.ctx.zone;
     byId('location-zone').textContent = nowMs === null ? zone : `${zone} · ${clockTime(nowMs, zone)}`;
   }
 
@@ -74,6 +75,7 @@ export class LocationPanel {
   #renderLocation(): void {
     const location = this.ctx.locations.get(this.ctx.selected);
     if (!location) return;
+    this.#showHint();
     const state = byId('home-away');
     state.textContent = location.homeAway;
     state.className = `badge ${location.homeAway}`;
@@ -100,7 +102,7 @@ export class LocationPanel {
       `/sandbox/locations/${encodeURIComponent(locationId)}/alerts?active=true&perPage=50`,
     );
     if (locationId !== this.ctx.selected) return;
-    const zone = this.ctx.zoneOf(locationId);
+    const zone = this.ctx.zone;
     const list = byId('alerts');
     list.dataset['count'] = String(page.alerts.length);
     replaceKeepingFocus(
@@ -130,6 +132,10 @@ export class LocationPanel {
     );
   }
 
+  /**
+   * What the chosen type means at this location, in words: its peak's measure, unit and range,
+   * and, when the home's mode does not fit the type, what the sandbox does then.
+   */
   #showHint(): void {
     const type = byId<HTMLSelectElement>('alert-type').value;
     const spec = this.ctx.alertTypes.get(type);
@@ -138,8 +144,15 @@ export class LocationPanel {
     input.placeholder = String(spec.defaultPeakValue);
     input.min = String(spec.min);
     input.max = String(spec.max);
-    byId('alert-peak-hint').textContent =
-      `${spec.meaning}: peak in ${spec.unit}, ${spec.minExclusive ? 'above' : 'from'} ${spec.min} to ${spec.max}; empty for ${spec.defaultPeakValue}.`;
+    byId('alert-peak-hint').textContent = `${capitalize(spec.meaning)}. ${peakInWords(spec)}`;
+    const homeAway = this.ctx.locations.get(this.ctx.selected)?.homeAway;
+    const note = byId('alert-mode-note');
+    note.textContent =
+      type === 'awayLeak' && homeAway === 'home'
+        ? 'This home is set to home, and production raises awayLeak only while it is away. The sandbox sends it anyway, so a receiver can be tried with it (it must cope); Set away first to play it as production would.'
+        : spec.leak && type !== 'awayLeak' && homeAway === 'away'
+          ? `This home is set to away: as in production, a ${type} starts as awayLeak (any flow while away). Set home first for a ${type}.`
+          : '';
   }
 
   async #start(form: HTMLFormElement): Promise<void> {
@@ -199,4 +212,18 @@ export class LocationPanel {
       this.ctx.fail(error);
     }
   }
+}
+
+/** What the peak value measures, in words, by the unit of the alert type. */
+const MEASURES: Record<string, { measure: string; unit: string }> = {
+  gpm: { measure: 'flow', unit: 'gallons per minute' },
+  '°F': { measure: 'temperature', unit: 'degrees Fahrenheit' },
+  '%': { measure: 'relative humidity', unit: 'percent' },
+};
+
+/** "Peak flow in gallons per minute: more than 0.1, up to 15. Empty for 0.5." */
+function peakInWords(spec: AlertTypeOption): string {
+  const { measure, unit } = MEASURES[spec.unit] ?? { measure: 'value', unit: spec.unit };
+  const range = spec.minExclusive ? `more than ${spec.min}, up to ${spec.max}` : `from ${spec.min} to ${spec.max}`;
+  return `Peak ${measure} in ${unit}: ${range}. Empty for ${spec.defaultPeakValue}.`;
 }

@@ -85,7 +85,11 @@ function start(): void {
   const journal = new JournalPanel(ctx);
   const readiness = new ReadinessPanel(ctx);
   subscriptions.onChange((list) => deliveries.showSubscriptions(list));
-  ctx.onSelect(() => clock.render());
+  ctx.onSelect(() => {
+    clock.render();
+    // Times everywhere are in the selected location's zone: the panels that show times redraw.
+    ctx.refresh('readiness', 'journal', 'deliveries', 'inspector');
+  });
 
   const refreshOf: Record<PanelName, () => Promise<void>> = {
     clock: () => clock.refresh(),

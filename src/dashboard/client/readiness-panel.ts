@@ -1,7 +1,8 @@
 import type { DrillOutcome, ReadinessCheck, ReadinessReport } from '../api-types.js';
 import type { Context } from './context.js';
 import { badge, byId, el, replaceKeepingFocus } from './dom.js';
-import { shortTime } from './format.js';
+import { shortId, shortTime } from './format.js';
+import { sentence } from './widgets.js';
 
 const STATUS_TEXT: Record<ReadinessCheck['status'], string> = {
   passed: 'passed',
@@ -38,7 +39,7 @@ export class ReadinessPanel {
     byId('readiness-summary').textContent =
       `(${report.ready ? 'ready' : 'not ready'}: ${passed} passed, ${failed} failed, ${pending} pending${notApplicable ? `, ${notApplicable} n/a` : ''})`;
     byId('readiness-since').textContent =
-      `Whether the integration is ready for production, graded from what the sandbox saw since ${shortTime(report.since, this.ctx.zoneOf())}.`;
+      `Whether the integration is ready for production, graded from what the sandbox saw since ${shortTime(report.since, this.ctx.zone)}.`;
     const list = byId('readiness-checks');
     // Opened checks stay open when the list is drawn again.
     const open = new Set(
@@ -51,18 +52,18 @@ export class ReadinessPanel {
   }
 
   #row(check: ReadinessCheck, open: boolean): HTMLLIElement {
-    const zone = this.ctx.zoneOf();
+    const zone = this.ctx.zone;
     const evidence = check.evidence.map((e) => {
       const what =
         'request' in e
           ? `${e.request} \u2192 ${e.status}`
           : 'deliveryId' in e
-            ? `delivery ${e.deliveryId}`
-            : `subscription ${e.subscriptionId}`;
+            ? `delivery ${shortId(e.deliveryId)}`
+            : `subscription ${shortId(e.subscriptionId)}`;
       return el('li', {}, [
         el('span', { className: 'detail', text: `${shortTime(e.time, zone)} ` }),
         el('code', { className: 'wrap', text: what }),
-        el('div', { text: e.detail }),
+        sentence('div', e.detail),
       ]);
     });
     const body = [

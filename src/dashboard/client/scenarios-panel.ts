@@ -2,7 +2,7 @@ import type { Run } from '../api-types.js';
 import type { Context } from './context.js';
 import { badge, byId, el, emptyState, onSubmit } from './dom.js';
 import { duration, shortTime } from './format.js';
-import { busy } from './widgets.js';
+import { busy, sentence } from './widgets.js';
 
 const RUNS_SHOWN = 5;
 
@@ -33,7 +33,7 @@ export class ScenariosPanel {
     const { runs } = await this.ctx.api.get<{ runs: Run[] }>('/sandbox/runs');
     const locationId = this.ctx.selected;
     const mine = runs.filter((r) => r.locationId === locationId).slice(0, RUNS_SHOWN);
-    const zone = this.ctx.zoneOf(locationId);
+    const zone = this.ctx.zone;
     byId('runs').replaceChildren(
       ...(mine.length === 0
         ? [
@@ -70,10 +70,7 @@ export class ScenariosPanel {
                   : null,
               ]),
               last
-                ? el('div', {
-                    className: last.ok ? 'detail' : 'detail bad',
-                    text: `${last.ok ? '' : 'failed: '}${last.result}`,
-                  })
+                ? sentence('div', `${last.ok ? '' : 'failed: '}${last.result}`, last.ok ? 'detail' : 'detail bad')
                 : null,
             ]);
           })),

@@ -3,8 +3,10 @@ import 'uplot/dist/uPlot.min.css';
 
 import type { Paged, Reading, SandboxAlert, Summary } from '../api-types.js';
 import type { Context } from './context.js';
-import { byId } from './dom.js';
-import { gallons, shortTime } from './format.js';
+import { byId, el } from './dom.js';
+import { capitalize, gallons, shortTime } from './format.js';
+import { MIN_LEAK_BAND_PX, renderLeakBands, type LeakSpan } from './leak-bands.js';
+import { usageScale, type UsageScale } from './usage-scale.js';
 
 export type ChartView = 'hour' | 'day' | 'month';
 
@@ -44,23 +46,25 @@ const VIEWS: Record<ChartView, ViewSpec> = {
 
 const CHART_HEIGHT = 240;
 const BAR_COLOR = '#1f6fa8';
-const LEAK_FILL = 'rgba(179, 38, 30, 0.16)';
+/** A bar's share of its bucket's width. */
+const BAR_SIZE = 0.8;
 const NOW_COLOR = '#8a1c12';
 
 /**
  * The selected location's water use as a bar chart (uPlot on a canvas): hours, days or months
- * in the location's time zone, leak alerts shaded, the account's virtual now marked, and the
- * value under the pointer in the legend. Below it, today / this month / this year.
+ * in the location's time zone, leak alerts shaded (leak-bands.ts), the account's virtual now
+ * marked, spikes cut at the top of the axis (usage-scale.ts), and the value under the pointer in
+ * the legend. Below it, today / this month / this year.
  */
 export class UsagePanel {
   #view: ChartView = 'hour';
   #plot: uPlot | null = null;
-  #leaks: { from: number; to: number }[] = [];
+  #leaks: LeakSpan[] = [];
   #nowSeconds = 0;
   #seq = 0;
 
   constructor(private readonly ctx: Context) {
-    for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]')) {
+    for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-view]')) {
       button.addEventListener('click', () => {
         this.#view = (button.dataset['view'] as ChartView | undefined) ?? 'hour';
         this.ctx.refresh('usage');
@@ -97,7 +101,7 @@ export class UsagePanel {
     this.#nowSeconds = nowSeconds;
     this.#leaks = alerts.alerts
       .filter((a) => this.ctx.alertTypes.get(a.type)?.leak === true)
-      .map((a) => ({ from: a.startTime, to: a.active || a.stopTime === 0 ? nowSeconds : a.stopTime }));
+      .map((a) => ({ fromMs: a.startTime * 1000, toMs: a.active || a.stopTime === 0 ? null : a.stopTime * 1000 }));
     this.#draw(readings.readings.slice(-view.buckets), view);
     byId('today').textContent = gallons(summary.today);
     byId('this-month').textContent = gallons(summary.thisMonth);
@@ -105,17 +109,20 @@ export class UsagePanel {
   }
 
   #draw(readings: Reading[], view: ViewSpec): void {
-    const zone = this.ctx.zoneOf();
+    const zone = this.ctx.zone;
     const xs = readings.map((r) => Date.parse(r.time) / 1000);
     const ys = readings.map((r) => r.volume);
-    for (const button of document.querySelectorAll<HTMLButtonElement>('[data-view]'))
+    const scale = usageScale(ys);
+    for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-view]'))
       button.setAttribute('aria-pressed', String(button.dataset['view'] === view.groupBy));
     byId('chart-caption').textContent =
-      `${capitalize(view.unit)}, ${view.caption}, in ${zone}. Shaded: leaks. Red line: the account's now.`;
+      `${capitalize(view.unit)}, ${view.caption}, in ${zone}. Shaded: leaks. Red line: the account's now.${scale.cutAbove === null ? '' : ` Bars above ${gallons(scale.cutAbove)} are cut short, marked with a break; the legend gives their values.`}`;
     const chart = byId('chart');
     chart.dataset['view'] = view.groupBy;
     chart.dataset['buckets'] = String(readings.length);
     chart.dataset['leaks'] = String(this.#leaks.length);
+    chart.dataset['axisMax'] = String(scale.max);
+    chart.dataset['cut'] = String(scale.cutAbove === null ? 0 : ys.filter((y) => y > scale.max).length);
     this.#plot?.destroy();
     this.#plot = null;
     if (readings.length === 0) {
@@ -131,6 +138,7 @@ export class UsagePanel {
     const last = xs[xs.length - 1] ?? this.#nowSeconds;
     const span = xs.length > 1 ? last - (xs[xs.length - 2] ?? last) : 3600;
     const bars = uPlot.paths.bars;
+    const bandLayer = el('div', { className: 'leak-layer' });
     const opts: uPlot.Options = {
       width: this.#width(),
       height: CHART_HEIGHT,
@@ -138,8 +146,8 @@ export class UsagePanel {
       legend: { live: true },
       cursor: { points: { show: false } },
       scales: {
-        x: { time: true, range: (_u, min) => [min, Math.max(last + span, this.#nowSeconds)] },
-        y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+        x: { time: true, range: (u, min) => [min, this.#rightEdge(u, min, Math.max(last + span, this.#nowSeconds))] },
+        y: { range: () => [0, scale.max] },
       },
       axes: [
         { label: `Time (${zone})`, stroke: '#33434f', grid: { stroke: '#e3ebf1' }, ticks: { stroke: '#c5d2dc' } },
@@ -153,27 +161,64 @@ export class UsagePanel {
           stroke: BAR_COLOR,
           fill: BAR_COLOR,
           width: 0,
-          ...(bars ? { paths: bars({ size: [0.8, 60], align: 1 }) } : {}),
+          ...(bars ? { paths: bars({ size: [BAR_SIZE, 60], align: 1 }) } : {}),
           points: { show: false },
           value: (_u, v: number | null) => (v === null ? '–' : gallons(v)),
         },
       ],
-      hooks: { drawClear: [(u) => this.#shadeLeaks(u)], draw: [(u) => this.#markNow(u)] },
+      hooks: {
+        init: [
+          (u) => {
+            u.over.append(bandLayer);
+          },
+        ],
+        draw: [
+          (u) => {
+            this.#markCut(u, scale);
+            this.#markNow(u);
+            renderLeakBands(bandLayer, this.#leaks, (ms) => u.valToPos(ms / 1000, 'x'), this.#nowSeconds * 1000);
+          },
+        ],
+      },
     };
     this.#plot = new uPlot(opts, [xs, ys], chart);
     const canvasWrap = this.#plot.root.querySelector('.u-wrap');
     canvasWrap?.setAttribute('role', 'img');
-    canvasWrap?.setAttribute('aria-label', describe(readings, view, zone, this.#leaks.length));
+    canvasWrap?.setAttribute('aria-label', describe(readings, view, zone, this.#leaks.length, scale));
   }
 
-  #shadeLeaks(u: uPlot): void {
+  /**
+   * The x axis's right end: past the last bucket and the account's now, with room after the now
+   * for a leak that has just started (its band is MIN_LEAK_BAND_PX wide from its start).
+   */
+  #rightEdge(u: uPlot, min: number, max: number): number {
+    const plotWidth = Math.max(100, u.over.clientWidth || this.#width() - 80);
+    const room = ((max - min) * (MIN_LEAK_BAND_PX + 4)) / plotWidth;
+    return Math.max(max, this.#nowSeconds + room);
+  }
+
+  /** A white break across the top of each bar cut by the axis (the usual mark of a broken axis). */
+  #markCut(u: uPlot, scale: UsageScale): void {
+    if (scale.cutAbove === null) return;
+    const [xs, ys] = u.data as [number[], (number | null)[]];
     const { ctx, bbox } = u;
+    const px = devicePixelRatio;
     ctx.save();
-    ctx.fillStyle = LEAK_FILL;
-    for (const leak of this.#leaks) {
-      const from = Math.max(bbox.left, u.valToPos(leak.from, 'x', true));
-      const to = Math.min(bbox.left + bbox.width, u.valToPos(leak.to, 'x', true));
-      if (to > from) ctx.fillRect(from, bbox.top, Math.max(to - from, 2), bbox.height);
+    ctx.strokeStyle = '#fff';
+    ctx.lineWidth = 2 * px;
+    for (let i = 0; i < xs.length; i++) {
+      const x = xs[i];
+      if (x === undefined || (ys[i] ?? 0) <= scale.max) continue;
+      const next = xs[i + 1] ?? x + (x - (xs[i - 1] ?? x - 3600));
+      const left = u.valToPos(x, 'x', true);
+      // The bar's width (its bucket's, less the gap: the series' bar size).
+      const right = left + (u.valToPos(next, 'x', true) - left) * BAR_SIZE;
+      for (const y of [bbox.top + 18 * px, bbox.top + 24 * px]) {
+        ctx.beginPath();
+        ctx.moveTo(left, y + 2 * px);
+        ctx.lineTo(right, y - 2 * px);
+        ctx.stroke();
+      }
     }
     ctx.restore();
   }
@@ -197,14 +242,13 @@ export class UsagePanel {
   }
 }
 
-const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
-
 /** The chart in words, for screen readers: the canvas itself says nothing. */
-function describe(readings: Reading[], view: ViewSpec, zone: string, leaks: number): string {
+function describe(readings: Reading[], view: ViewSpec, zone: string, leaks: number, scale: UsageScale): string {
   const total = readings.reduce((sum, r) => sum + r.volume, 0);
   const peak = readings.reduce(
     (best, r) => (r.volume > best.volume ? r : best),
     readings[0] ?? { time: '', volume: 0 },
   );
-  return `Water use, ${view.caption}: ${gallons(total)} in all; most ${gallons(peak.volume)} at ${peak.time ? shortTime(peak.time, zone) : '–'}${leaks ? `; ${leaks} leak period${leaks === 1 ? '' : 's'} shaded` : ''}.`;
+  const cut = scale.cutAbove === null ? '' : `; bars above ${gallons(scale.cutAbove)} cut short`;
+  return `Water use, ${view.caption}: ${gallons(total)} in all; most ${gallons(peak.volume)} at ${peak.time ? shortTime(peak.time, zone) : '–'}${leaks ? `; ${leaks} leak period${leaks === 1 ? '' : 's'} shaded` : ''}${cut}.`;
 }

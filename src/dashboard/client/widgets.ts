@@ -1,5 +1,5 @@
 import { el } from './dom.js';
-import { shortId } from './format.js';
+import { shortenIds, shortId } from './format.js';
 
 /**
  * Asks before a destructive action, in the page's own dialog (a modal <dialog>: focus moves into
@@ -76,4 +76,14 @@ export async function busy<T>(button: HTMLButtonElement | null, action: () => Pr
   } finally {
     if (button) button.disabled = false;
   }
+}
+
+/** A sentence of the sandbox's with its ids shortened to 8 characters; the whole sentence is its tooltip. */
+export function sentence<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text: string,
+  className?: string,
+): HTMLElementTagNameMap[K] {
+  const short = shortenIds(text);
+  return el(tag, { className, text: short, title: short === text ? undefined : text });
 }
