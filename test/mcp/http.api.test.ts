@@ -80,6 +80,22 @@ describe('credentials, as /sandbox/* takes them', () => {
   });
 });
 
+describe("a token of another account's app (the consent kind)", () => {
+  // #40 item 1 (r7-auth) makes the controls refuse such a token with 403: /mcp, calling the
+  // controls' own authorization, refuses it the same way. Until that change is merged the controls
+  // still take the token, so this test is expected to fail (it.failing); once merged, make it `it`.
+  it.failing('is refused 403 on /mcp, as on the controls, with the Bearer challenge', async () => {
+    const { t, url } = await serve();
+    const token = await consentKindToken(t.app);
+    const controls = await request(t.app).get('/sandbox/clock').set('Authorization', `Bearer ${token}`);
+    const mcp = await initialize(url, { ...mcpHeaders(null), Authorization: `Bearer ${token}` });
+    expect(controls.status).toBe(403);
+    expect(mcp.status).toBe(403);
+    expect(mcp.headers['www-authenticate']).toMatch(/^Bearer /);
+    expect(mcp.json()).toEqual(controls.body);
+  });
+});
+
 describe("DNS rebinding: the Host, and the Origin when sent, must be the sandbox's own", () => {
   it('a local sandbox answers its loopback names with its own port', async () => {
     const { url, port } = await serve();
