@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { DEMO_API_KEY } from '../helpers/demo.js';
 import { callTool, connectMcp, listenOnLoopback } from '../helpers/mcp.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { TOOL_CASES, type CaseState } from './tool-cases.js';
+import { expectRefusal, TOOL_CASES, type CaseState } from './tool-cases.js';
 
 // `water-sandbox mcp` as an agent runs it: a real child process (the sources, through the same
 // TypeScript hooks as test/helpers/cli-process.ts), spoken to over its stdin and stdout by the
@@ -85,17 +85,13 @@ describe('every tool, over stdio', () => {
     expect(stderr()).not.toContain('warning');
   });
 
-  describe.each(TOOL_CASES)('$tool', ({ tool, good, bad }) => {
+  describe.each(TOOL_CASES)('$tool', (toolCase) => {
     it('does its job with good input', async () => {
-      await good(state);
+      await toolCase.good(state);
     });
 
     it('refuses bad input with the same tool error as over HTTP', async () => {
-      const refusal = bad(state);
-      const { isError, json } = await callTool(client, tool, refusal.args);
-      expect(isError).toBe(true);
-      expect(json).toMatchObject({ status: refusal.status, error: refusal.error });
-      expect(json.message).toMatch(refusal.says);
+      await expectRefusal(client, toolCase, state);
     });
   });
 });

@@ -26,6 +26,19 @@ export interface ToolCase {
   bad: (s: CaseState) => { args: Json; status: number; error: string; parameter?: string; says: RegExp };
 }
 
+/** Calls the case's bad input and expects the tool error it promises: status, code, parameter, message. */
+export async function expectRefusal(client: Client, { tool, bad }: ToolCase, s: CaseState): Promise<void> {
+  const refusal = bad(s);
+  const { isError, json } = await callTool(client, tool, refusal.args);
+  expect(isError).toBe(true);
+  expect(json).toMatchObject({
+    status: refusal.status,
+    error: refusal.error,
+    ...(refusal.parameter === undefined ? {} : { parameter: refusal.parameter }),
+  });
+  expect(json['message']).toMatch(refusal.says);
+}
+
 const id = (s: CaseState, name: string): string => {
   const value = s.ids[name];
   if (value === undefined) throw new Error(`no ${name} yet: an earlier case did not run`);

@@ -2,9 +2,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { DEMO_API_KEY } from '../helpers/demo.js';
-import { callTool, connectMcp, listenOnLoopback } from '../helpers/mcp.js';
+import { connectMcp, listenOnLoopback } from '../helpers/mcp.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { TOOL_CASES, type CaseState } from './tool-cases.js';
+import { expectRefusal, TOOL_CASES, type CaseState } from './tool-cases.js';
 
 // Every tool over Streamable HTTP, with the SDK's own client against the app on a loopback port:
 // once with good input (in an order where each uses what earlier ones made), once with bad.
@@ -45,20 +45,12 @@ it('lists exactly the tools of the cases, each with a description, an object inp
   }
 });
 
-describe.each(TOOL_CASES)('$tool', ({ tool, good, bad }) => {
+describe.each(TOOL_CASES)('$tool', (toolCase) => {
   it('does its job with good input', async () => {
-    await good(state);
+    await toolCase.good(state);
   });
 
   it("refuses bad input with a tool error carrying the sandbox's message that names the parameter", async () => {
-    const refusal = bad(state);
-    const { isError, json } = await callTool(client, tool, refusal.args);
-    expect(isError).toBe(true);
-    expect(json).toMatchObject({
-      status: refusal.status,
-      error: refusal.error,
-      ...(refusal.parameter === undefined ? {} : { parameter: refusal.parameter }),
-    });
-    expect(json.message).toMatch(refusal.says);
+    await expectRefusal(client, toolCase, state);
   });
 });
