@@ -73,7 +73,7 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
     ? recordInJournal({ ...deps, ...(features.readinessEvidence ? { onAppend: deps.readiness.noteActivity } : {}) })
     : (_req, _res, next) => next();
   // The API's middleware: the journal first, since it also records a request whose expired token of the account is refused.
-  const v1Chain = [journal, requireAccount(deps), applyFaults(deps)];
+  const v1Chain = [journal, requireAccount(deps, 'api'), applyFaults(deps)];
   const v1Routers = [locationsRouter(deps), subscriptionsRouter(deps), readingsRouter(deps)];
   // A /v1 request that matches a route runs the same middleware and route without walking the routers (see routeTable).
   const table = routeTable({ mount: '/v1', prelude, chain: v1Chain, routers: v1Routers });
@@ -89,7 +89,8 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
 
   const sandbox = Router({ strict: true });
   sandbox.use(accountsAdminRouter(deps));
-  // Who may use the account's controls: every /sandbox/* route after it, and the MCP server (/mcp).
+  // The controls: the account's key and its own tokens only (an allowed app's token reaches /v1 alone).
+  // The same authorization guards the MCP server (/mcp).
   const controlsAuthorization = [requireAccount(deps)];
   sandbox.use(controlsAuthorization);
   sandbox.use(journal);

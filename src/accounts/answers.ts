@@ -100,6 +100,12 @@ export async function createAccountAnswer(
 
 /** Puts the account back to its initial state, as POST /sandbox/reset does, and answers its locations. */
 export async function resetAccountAnswer(deps: AccountsDeps, accountId: string) {
-  const doc = await resetAccount(deps, accountId);
-  return { reset: accountId, locations: doc.locations.map((l) => presentLocation(doc, l)) };
+  const { doc, revokedApps } = await resetAccount(deps, accountId);
+  return {
+    reset: accountId,
+    locations: doc.locations.map((l) => presentLocation(doc, l)),
+    revokedApps,
+    credentials:
+      "Kept: the account's API keys, users, OAuth clients and their access and refresh tokens. Revoked: every application of another account that its users allowed, with its access and refresh tokens (its users are asked again).",
+  };
 }

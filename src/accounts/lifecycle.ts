@@ -47,16 +47,13 @@ export async function fixturesChanged(deps: LifecycleDeps): Promise<boolean> {
 export async function resetAccount(
   deps: { store: Store; clock: Clock },
   accountId: string,
-): Promise<DeepReadonly<AccountDoc>> {
+): Promise<{ doc: DeepReadonly<AccountDoc>; revokedApps: number }> {
   const { store } = deps;
   const nowMs = deps.clock.now().getTime();
-  const doc = await store.accounts.update(accountId, (d) => {
-    resetAccountDoc(d, nowMs);
-    return d;
-  });
+  const reset = await store.accounts.update(accountId, (d) => ({ revokedApps: resetAccountDoc(d, nowMs), doc: d }));
   await Promise.all([store.deliveries.clear(accountId), store.journal.clear(accountId)]);
   await publishAccountEvent(store, accountId, { type: 'reset' });
-  return doc;
+  return reset;
 }
 
 /**

@@ -135,14 +135,20 @@ export const resetAllOp = operation('resetAll', 'POST /sandbox/admin/reset', {
 export const resetAccountOp = operation('resetAccount', 'POST /sandbox/reset', {
   summary: 'The calling account back to its initial state',
   description:
-    'Locations as made, and no subscriptions, alerts, deliveries, journal, clock offset, faults or scenario runs. API keys, users and OAuth tokens stay.',
+    "Locations as made, and no subscriptions, alerts, deliveries, journal, clock offset, faults or scenario runs. The account's own API keys, users, OAuth clients and their access and refresh tokens stay. " +
+    "The applications of other accounts that its users allowed are revoked, their access and refresh tokens ended: a stranger's grant is not part of a known state.",
   guard: 'account',
   responses: {
     200: {
-      description: "The account's id and its locations.",
+      description: "The account's id and its locations, and what became of its credentials.",
       schema: z.strictObject({
         reset: z.string().meta({ description: 'The account id.' }),
         locations: z.array(Location),
+        revokedApps: z
+          .int()
+          .min(0)
+          .meta({ description: 'Applications of other accounts revoked (GET /sandbox/connected-apps listed them).' }),
+        credentials: z.string().meta({ description: 'What the reset kept and what it revoked, in words.' }),
       }),
     },
   },
@@ -151,14 +157,17 @@ export const resetAccountOp = operation('resetAccount', 'POST /sandbox/reset', {
 export const expireTokensOp = operation('expireTokens', 'POST /sandbox/tokens/expire', {
   summary: "Expire the account's access tokens now",
   description:
-    'Every access token of the account, or only {"accessToken"}; calls with them then get 403 token_expired, and clients must refresh.',
+    'Every access token of the account, or only {"accessToken"}; calls with them then get 403 token_expired, and clients must refresh. ' +
+    "Refresh tokens are not changed: a refresh gets a new access token, which is what this call is for (testing the refresh path). To end an application's access, revoke it (DELETE /sandbox/connected-apps/{clientId}).",
   guard: 'account',
   body: { schema: TokensExpire, required: false, example: {} },
   responses: {
     200: {
-      description: 'How many tokens were expired.',
-      schema: z.strictObject({ expired: z.int().min(0) }),
-      example: { expired: 0 },
+      description: 'How many access tokens were expired, and what became of the refresh tokens.',
+      schema: z.strictObject({
+        expired: z.int().min(0),
+        refreshTokens: z.string().meta({ description: 'What the call did to refresh tokens (nothing), in words.' }),
+      }),
     },
   },
   errors: {

@@ -125,7 +125,11 @@ export function accountSandboxRouter(deps: AccountsDeps): Router {
     const expired = await deps.store.accounts.update(accountId, (d) =>
       expireAccessTokens(d, tokenClocks(deps.clock, d.clock), (t) => only === undefined || t.accessToken === only),
     );
-    res.json({ expired });
+    res.json({
+      expired,
+      refreshTokens:
+        "Unchanged: clients get new access tokens with their refresh tokens (POST /oauth2/token, grant_type=refresh_token). To end an application's access, revoke it: DELETE /sandbox/connected-apps/{clientId} (another account's), DELETE /sandbox/oauth-clients/{clientId} (the account's own).",
+    });
   });
 
   return api.done();

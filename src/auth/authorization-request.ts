@@ -1,11 +1,17 @@
-import type { DeepReadonly, UserRecord } from '../store/data.js';
-import { findClientAndOwner, type Client, type ClientsDeps } from './clients.js';
+import { findClient, type Client, type ClientsDeps } from './clients.js';
 
-/** The authorization request a form carries through its hidden fields. */
+/**
+ * The authorization request a form carries through its hidden fields. `scope` and the PKCE
+ * challenge change nothing the sandbox issues (it has no scopes and no PKCE), but they are part
+ * of the request: carried, and bound into the consent page's token with the rest.
+ */
 export interface AuthorizationRequest {
   clientId: string;
   redirectUri: string;
   state: string | null;
+  scope: string | null;
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
 }
 
 /** The parameters of an authorization request, as the schemas read them. */
@@ -14,11 +20,13 @@ export interface AuthorizationParams {
   redirect_uri?: string | undefined;
   response_type?: string | undefined;
   state?: string | undefined;
+  scope?: string | undefined;
+  code_challenge?: string | undefined;
+  code_challenge_method?: string | undefined;
 }
 
 export type ParsedRequest =
-  | { ok: true; client: Client; ownerAccountId: string | null; request: AuthorizationRequest }
-  | { ok: false; title: string; message: string };
+  { ok: true; client: Client; request: AuthorizationRequest } | { ok: false; title: string; message: string };
 
 /**
  * Checks an authorization request (RFC 6749 section 4.1.1). Any problem is shown on an error
@@ -36,10 +44,9 @@ export async function parseAuthorizationRequest(
       'Invalid sign-in request',
       'client_id is missing: the sign-in link must carry the client_id of a registered application',
     );
-  const found = await findClientAndOwner(deps, clientId);
-  if (!found)
+  const client = await findClient(deps, clientId);
+  if (!client)
     return fail('Unknown application', `No application is registered with client_id ${JSON.stringify(clientId)}`);
-  const { client, ownerAccountId } = found;
   const redirectUri = params.redirect_uri;
   if (redirectUri === undefined || redirectUri === '') {
     return fail(
@@ -61,27 +68,37 @@ export async function parseAuthorizationRequest(
       `response_type must be "code" (the authorization-code flow); ${responseType === undefined ? 'it is missing' : `got ${JSON.stringify(responseType)}`}`,
     );
   }
-  return { ok: true, client, ownerAccountId, request: { clientId, redirectUri, state: params.state ?? null } };
+  return {
+    ok: true,
+    client,
+    request: {
+      clientId,
+      redirectUri,
+      state: params.state ?? null,
+      scope: params.scope ?? null,
+      codeChallenge: params.code_challenge ?? null,
+      codeChallengeMethod: params.code_challenge_method ?? null,
+    },
+  };
 }
 
-/** The sign-in page of an authorization request. */
-export function loginUrl(request: AuthorizationRequest): string {
-  const query = new URLSearchParams({
-    response_type: 'code',
-    client_id: request.clientId,
-    redirect_uri: request.redirectUri,
-  });
-  if (request.state !== null) query.set('state', request.state);
-  return `/login?${query.toString()}`;
-}
-
-/** The hidden fields that carry an authorization request through a form. */
+/** The hidden fields that carry an authorization request through a form (a parameter it lacks, none). */
 export const requestFields = (request: AuthorizationRequest): Record<string, string | null> => ({
   response_type: 'code',
   client_id: request.clientId,
   redirect_uri: request.redirectUri,
   state: request.state,
+  scope: request.scope,
+  code_challenge: request.codeChallenge,
+  code_challenge_method: request.codeChallengeMethod,
 });
+
+/** The sign-in page of an authorization request. */
+export function loginUrl(request: AuthorizationRequest): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(requestFields(request))) if (value !== null) query.set(name, value);
+  return `/login?${query.toString()}`;
+}
 
 /** Where the browser goes back to the client: its redirect URI with `params` and the request's state. */
 export function redirectBack(request: AuthorizationRequest, params: Record<string, string>): string {
@@ -91,16 +108,5 @@ export function redirectBack(request: AuthorizationRequest, params: Record<strin
   return target.toString();
 }
 
-/** The CSRF purposes of the authorization host's forms; a consent token names the client and redirect URI it answers for. */
+/** The CSRF purpose of the sign-in form (the consent page's token is consent-token.ts's). */
 export const SIGN_IN_FORM = 'sign-in';
-export const consentForm = (request: AuthorizationRequest): string =>
-  `consent\n${request.clientId}\n${request.redirectUri}`;
-
-/**
- * SANDBOX: production has no consent page. On a sandbox shared by partners who do not know each
- * other, a code for a client that another account registered would hand this user's account to
- * that account's owner (who chose the redirect URI), so the user is asked first. A client of the
- * user's own account, or of the fixtures (the demos' demo-client), needs no consent.
- */
-export const needsConsent = (parsed: { ownerAccountId: string | null }, user: DeepReadonly<UserRecord>): boolean =>
-  parsed.ownerAccountId !== null && parsed.ownerAccountId !== user.accountId;

@@ -1,18 +1,28 @@
 import type { Router } from 'express';
 
 import { accountNowMs } from '../clock/index.js';
-import { type AppError, conflict } from '../core/errors.js';
+import { type AppError, conflict, notFound } from '../core/errors.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import { IndexConflictError } from '../store/store.js';
 import { RESERVED_CLIENT_IDS } from './authenticate.js';
 import { ensureRoomForClient, removeClient } from './client-removal.js';
 import { findClient } from './clients.js';
+import { presentConnectedApps, revokeApps } from './connected-apps.js';
 import type { OAuthDeps } from './oauth-deps.js';
-import { deleteClientOp, listClientsOp, registerClientOp } from './operations.js';
+import {
+  deleteClientOp,
+  listClientsOp,
+  listConnectedAppsOp,
+  registerClientOp,
+  revokeConnectedAppOp,
+} from './operations.js';
 import { clientFromRegistration, parseRegistration, presentRegisteredClient } from './registration.js';
 
-/** /sandbox/oauth-clients: register an OAuth client, list the account's clients. */
+/**
+ * /sandbox/oauth-clients: register an OAuth client, list and delete the account's clients.
+ * /sandbox/connected-apps: the applications of other accounts its users allowed, and revoking one.
+ */
 export function oauthSandboxRouter(deps: OAuthDeps): Router {
   const api = operationRouter('/sandbox');
 
@@ -66,6 +76,23 @@ export function oauthSandboxRouter(deps: OAuthDeps): Router {
     const { clientId } = params;
     const { removedTokens } = await deps.store.accounts.update(accountId, (d) => removeClient(d, clientId));
     res.json({ clientId, removedTokens });
+  });
+
+  api.handle(listConnectedAppsOp, (_input, _req, res) => {
+    res.json({ connectedApps: presentConnectedApps(authOf(res).doc) });
+  });
+
+  api.handle(revokeConnectedAppOp, async ({ params }, _req, res) => {
+    const { accountId } = authOf(res);
+    const { clientId } = params;
+    const outcome = await deps.store.accounts.update(accountId, (d) =>
+      revokeApps(d, (id) => id === clientId, new Date(accountNowMs(deps.clock, d.clock)).toISOString()),
+    );
+    if (outcome.apps === 0 && outcome.revokedTokens === 0)
+      throw notFound(
+        `No application ${JSON.stringify(clientId)} of another account is connected to this account; GET /sandbox/connected-apps lists them (a client this account registered is deleted with DELETE /sandbox/oauth-clients/{clientId})`,
+      );
+    res.json({ clientId, revokedTokens: outcome.revokedTokens });
   });
 
   return api.done();

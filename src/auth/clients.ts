@@ -12,21 +12,12 @@ export interface ClientsDeps {
   fixtureClients: ReadonlyMap<string, OAuthClientRecord>;
 }
 
-/** A client of the fixtures, or one registered by an account (found through the index). */
+/** A client of the fixtures, or one registered by an account (found through the index; its registration names that account). */
 export async function findClient(deps: ClientsDeps, clientId: string): Promise<Client | undefined> {
-  return (await findClientAndOwner(deps, clientId))?.client;
-}
-
-/** A client and the account that registered it: null for a client of the fixtures, which belongs to no account. */
-export async function findClientAndOwner(
-  deps: ClientsDeps,
-  clientId: string,
-): Promise<{ client: Client; ownerAccountId: string | null } | undefined> {
   const fixed = deps.fixtureClients.get(clientId);
-  if (fixed) return { client: fixed, ownerAccountId: null };
+  if (fixed) return fixed;
   const owner = await deps.store.accounts.findByKey('oauthClient', clientId);
-  const client = owner?.doc.oauthClients.find((c) => c.clientId === clientId);
-  return owner && client ? { client, ownerAccountId: owner.accountId } : undefined;
+  return owner?.doc.oauthClients.find((c) => c.clientId === clientId);
 }
 
 /** Compares secrets in constant time (for equal lengths). */

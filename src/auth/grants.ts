@@ -12,6 +12,7 @@ import type {
 import type { IndexKind, Store } from '../store/store.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { Client } from './clients.js';
+import { connectedApp, foreignApp, noteAppUse } from './connected-apps.js';
 import {
   codeProblem,
   issueCode,
@@ -56,13 +57,20 @@ interface GrantKind<R> {
   find(doc: AccountDoc): R | undefined;
   /** When it was spent, if this client spent it already: sending it again revokes the grant. */
   spentAt(record: R, client: Client): string | null;
-  replayed(spentAt: string): OAuthError;
+  replayed(record: R, spentAt: string): OAuthError;
   /** Why this client cannot redeem it now (another client's, expired, another redirect URI), or null. */
   problem(record: R, client: Client, nowMs: number): OAuthError | null;
-  /** The grant it continues. */
-  grant(record: R): { userId: string; grantId: string; redirectUri: string };
+  /** The grant it continues, and whether it was issued as consent-kind. */
+  grant(record: R): { userId: string; grantId: string; redirectUri: string; consented: boolean };
   spend(record: R, atIso: string): void;
 }
+
+/** The grant of an application of another account that the account no longer keeps connected (revoked, or registered again since). */
+const appNotConnected = (client: Client): OAuthError =>
+  oauthError(
+    'invalid_grant',
+    `The account no longer allows ${JSON.stringify(client.applicationName)} (client_id ${JSON.stringify(client.clientId)}): it revoked the application in its connected apps, or the client was registered again since it was allowed. The user must sign in and allow it again`,
+  );
 
 /** A code is single-use: a second use revokes what the first one issued (RFC 6749 section 4.1.2). */
 function codeGrant(code: string | undefined, redirectUri: string | undefined): GrantKind<AuthorizationCodeRecord> {
@@ -78,13 +86,18 @@ function codeGrant(code: string | undefined, redirectUri: string | undefined): G
     unknown: oauthError('invalid_grant', 'The code is not valid: it is unknown, or so old that it was forgotten'),
     find: (d) => d.authorizationCodes.find((c) => c.code === code),
     spentAt: (record) => record.usedAt,
-    replayed: (at) =>
+    replayed: (_record, at) =>
       oauthError(
         'invalid_grant',
         `The code was already used at ${at}; codes are single-use, so the tokens issued from it are now revoked`,
       ),
     problem: (record, client, nowMs) => codeProblem(record, { clientId: client.clientId, redirectUri, nowMs }),
-    grant: (record) => ({ userId: record.userId, grantId: record.code, redirectUri }),
+    grant: (record) => ({
+      userId: record.userId,
+      grantId: record.code,
+      redirectUri,
+      consented: record.consented === true,
+    }),
     spend: (record, at) => {
       record.usedAt = at;
     },
@@ -109,13 +122,22 @@ function refreshGrant(refreshToken: string | undefined): GrantKind<RefreshTokenR
     ),
     find: (d) => d.refreshTokens.find((t) => t.refreshToken === refreshToken),
     spentAt: (record, client) => (record.clientId === client.clientId ? record.revokedAt : null),
-    replayed: (at) =>
+    replayed: (record, at) =>
       oauthError(
         'invalid_grant',
-        `The refresh_token was already used or revoked at ${at}; each refresh returns a new refresh_token, and reusing a spent one revokes every token of the grant: sign in again`,
+        record.revokedBy === 'account'
+          ? `The refresh_token was revoked at ${at} by the account, which revoked this application (connected apps): the user must sign in and allow it again`
+          : record.revokedBy === 'client'
+            ? `The refresh_token was revoked at ${at} by its client (POST /oauth2/revoke): sign in again`
+            : `The refresh_token was already used or revoked at ${at}; each refresh returns a new refresh_token, and reusing a spent one revokes every token of the grant: sign in again`,
       ),
     problem: (record, client, nowMs) => refreshProblem(record, { clientId: client.clientId, nowMs }),
-    grant: ({ userId, grantId, redirectUri }) => ({ userId, grantId, redirectUri }),
+    grant: ({ userId, grantId, redirectUri, consented }) => ({
+      userId,
+      grantId,
+      redirectUri,
+      consented: consented === true,
+    }),
     spend: (record, at) => {
       record.revokedAt = at;
     },
@@ -144,16 +166,23 @@ async function redeemGrant<R>(deps: GrantsDeps, client: Client, kind: GrantKind<
       const record = kind.find(d);
       if (!record) return { ok: false, error: kind.unknown };
       const nowMs = accountNowMs(deps.clock, d.clock);
-      const { userId, grantId, redirectUri } = kind.grant(record);
+      const { userId, grantId, redirectUri, consented } = kind.grant(record);
       const spentAt = kind.spentAt(record, client);
       if (spentAt !== null) {
         revokeGrant(d, grantId, new Date(nowMs).toISOString());
-        return { ok: false, error: kind.replayed(spentAt) };
+        return { ok: false, error: kind.replayed(record, spentAt) };
       }
       const problem = kind.problem(record, client, nowMs);
       if (problem) return { ok: false, error: problem };
       if (!d.users.some((u) => u.userId === userId))
         return { ok: false, error: oauthError('invalid_grant', 'The user who signed in no longer exists') };
+      // A grant of another account's client lives as long as the account keeps that app connected;
+      // one issued before the mark existed is known by its client's owner, when it is issued again.
+      const app = foreignApp(client, accountId);
+      if (consented || app) {
+        if (!app || !connectedApp(d, app, userId)) return { ok: false, error: appNotConnected(client) };
+        noteAppUse(d, app.clientId, userId, deps.clock.now().toISOString());
+      }
       kind.spend(record, new Date(nowMs).toISOString());
       pruneGrants(d, nowMs);
       const response = issueTokens(d, {
@@ -165,6 +194,7 @@ async function redeemGrant<R>(deps: GrantsDeps, client: Client, kind: GrantKind<
         redirectUri,
         nowMs,
         ttlSeconds: deps.config.accessTokenTtlSeconds,
+        consented: consented || app !== null,
       });
       return { ok: true, response, redirectUri };
     },
@@ -173,14 +203,21 @@ async function redeemGrant<R>(deps: GrantsDeps, client: Client, kind: GrantKind<
   return { response: outcome.response, accountId, redirectUri: outcome.redirectUri };
 }
 
-/** Issues an authorization code of `request` to a signed-in user; returns it. */
+/**
+ * Issues an authorization code of `request` to a signed-in user; returns it. `consented`: the
+ * client is another account's, allowed by the user (the code and its tokens are marked so).
+ * `alongside` runs in the same change of the user's account, before the code is issued: what the
+ * consent page's answer stores (see consent-routes.ts); when it throws, nothing is stored.
+ */
 export async function grantCode(
   deps: GrantsDeps,
   request: AuthorizationRequest,
   user: DeepReadonly<UserRecord>,
+  standing: { consented: boolean; alongside?: (doc: AccountDoc) => void },
 ): Promise<string> {
   const code = deps.ids.secret(32);
   await deps.store.accounts.update(user.accountId, (d) => {
+    standing.alongside?.(d);
     const nowMs = accountNowMs(deps.clock, d.clock);
     pruneGrants(d, nowMs);
     issueCode(d, {
@@ -191,7 +228,46 @@ export async function grantCode(
       accountId: user.accountId,
       nowMs,
       ttlSeconds: deps.config.authorizationCodeTtlSeconds,
+      consented: standing.consented,
     });
   });
   return code;
+}
+
+/** What POST /oauth2/revoke came to (RFC 7009): revoked, or nothing to revoke (unknown), or a token of another client. */
+export type RevokeOutcome = 'revoked' | 'unknown' | 'another_client';
+
+/**
+ * RFC 7009: revokes a token of `client`. An access token ends alone; a refresh token ends its
+ * whole grant, the access tokens issued from it included (section 2.1). `hint` says which index
+ * to look in first; the other is searched too. A token of another client is left as it is.
+ */
+export async function revokeClientToken(
+  deps: GrantsDeps,
+  client: Client,
+  token: string,
+  hint: 'access_token' | 'refresh_token' | undefined,
+): Promise<RevokeOutcome> {
+  const kinds: IndexKind[] =
+    hint === 'refresh_token' ? ['refreshToken', 'accessToken'] : ['accessToken', 'refreshToken'];
+  for (const kind of kinds) {
+    const accountId = (await deps.store.accounts.findByKey(kind, token))?.accountId;
+    if (accountId === undefined) continue;
+    return deps.store.accounts.update(accountId, (d): RevokeOutcome => {
+      const record =
+        kind === 'accessToken'
+          ? d.accessTokens.find((t) => t.accessToken === token)
+          : d.refreshTokens.find((t) => t.refreshToken === token);
+      if (!record) return 'unknown';
+      if (record.clientId !== client.clientId) return 'another_client';
+      const nowIso = new Date(accountNowMs(deps.clock, d.clock)).toISOString();
+      if (kind === 'refreshToken') revokeGrant(d, record.grantId, nowIso, 'client');
+      else if (record.revokedAt === null) {
+        record.revokedAt = nowIso;
+        record.revokedBy = 'client';
+      }
+      return 'revoked';
+    });
+  }
+  return 'unknown';
 }

@@ -9,9 +9,10 @@ export {
 export { createCsrf } from './csrf.js';
 export { findClient, secretsEqual, type ClientsDeps } from './clients.js';
 export { oauthSandboxRouter } from './client-routes.js';
+export { revokeApps } from './connected-apps.js';
 export { type OAuthDeps } from './oauth-deps.js';
 export { oauthRouter } from './oauth-routes.js';
-export { authOperations } from './operations.js';
+export { authOperations, ConnectedApp } from './operations.js';
 export { sendMessagePage, sendSignInPage } from './pages.js';
 export { endSession, loginSession, SESSION_TTL_MS, type SessionDeps } from './session.js';
 export { createSignIn, startUserSession, type UserSessionDeps } from './sign-in.js';

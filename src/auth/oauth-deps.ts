@@ -11,7 +11,9 @@ export interface OAuthDeps extends ClientsDeps, SessionDeps, TokenDeliveryDeps, 
   clock: Clock;
   ids: Ids;
   logger: Logger;
+  /** Counts a refusal by a limit in /metrics, for the pages that answer it themselves (the consent page). */
+  metrics: { readonly countLimited: (rule: string) => void };
   config: SessionDeps['config'] &
     TokenDeliveryDeps['config'] &
-    GrantsDeps['config'] & { readonly limits: { readonly oauthClients: number } };
+    GrantsDeps['config'] & { readonly limits: { readonly oauthClients: number; readonly connectedApps: number } };
 }

@@ -17,6 +17,12 @@ const authorizationParams = {
   redirect_uri: param('redirect_uri', 'One of the redirect URIs registered for the client, exactly.'),
   response_type: param('response_type', 'code (the authorization-code flow).'),
   state: param('state', 'Any value; sent back with the code.'),
+  scope: param('scope', 'Accepted and ignored (production documents no scopes); carried through the forms.'),
+  code_challenge: param(
+    'code_challenge',
+    'PKCE (RFC 7636): accepted and not checked (production documents no PKCE); carried through the forms.',
+  ),
+  code_challenge_method: param('code_challenge_method', 'PKCE: accepted and not checked; carried through the forms.'),
 };
 
 /** GET /login: the authorization request (RFC 6749 section 4.1.1). */
@@ -43,13 +49,37 @@ export const ConsentForm = z
   })
   .meta({ required: ['client_id', 'redirect_uri', 'response_type', 'csrf_token', 'decision'] });
 
+const logoutParams = {
+  client_id: param('client_id', 'The client_id of a registered application.'),
+  logout_uri: param('logout_uri', 'One of the sign-out URIs registered for the client, exactly.'),
+};
+
 /** GET /logout. */
-export const LogoutQuery = z
+export const LogoutQuery = z.looseObject(logoutParams).meta({ required: ['client_id', 'logout_uri'] });
+
+/** POST /logout: the sign-out confirmation page's form. */
+export const LogoutForm = z
   .looseObject({
-    client_id: param('client_id', 'The client_id of a registered application.'),
-    logout_uri: param('logout_uri', 'One of the sign-out URIs registered for the client, exactly.'),
+    ...logoutParams,
+    csrf_token: param('csrf_token', 'The token of the sign-out page this browser was shown.'),
   })
-  .meta({ required: ['client_id', 'logout_uri'] });
+  .meta({ required: ['client_id', 'logout_uri', 'csrf_token'] });
+
+/** POST /oauth2/revoke: RFC 7009 section 2.1. */
+export const RevokeForm = z
+  .looseObject({
+    token: param('token', 'The access token or refresh token to revoke.'),
+    token_type_hint: param(
+      'token_type_hint',
+      'access_token or refresh_token: where to look first (the other kind is searched too).',
+    ).meta({ enum: ['access_token', 'refresh_token'] }),
+    client_id: param(
+      'client_id',
+      'The client, when not in the Authorization header (with client_secret), or to match it.',
+    ),
+    client_secret: param('client_secret', 'The client secret, when not in the Authorization header.'),
+  })
+  .meta({ required: ['token'] });
 
 /** POST /oauth2/token: RFC 6749 sections 4.1.3 and 6. Which parameters a grant needs is checked after the client is authenticated. */
 export const TokenForm = z
@@ -195,20 +225,84 @@ export const consentOp = hostOperation('answerConsent', 'POST /login/consent', {
   },
   errors: {
     400: 'An HTML error page: not a valid authorization request, or decision is neither allow nor deny.',
-    403: 'An HTML error page: the form was not sent from a current consent page of this browser (CSRF), or the browser is no longer signed in.',
+    403: 'An HTML error page: the form was not sent from a current consent page of this browser for this very request (CSRF: its token is bound to every parameter and used once), the page was answered already or is older than 15 minutes, or the browser is no longer signed in.',
+    409: 'An HTML error page: the account has MAX_CONNECTED_APPS applications of other accounts connected already (a hosted sandbox: 20); revoke one first. Nothing is issued.',
   },
   sandbox:
-    'Production has no consent page; the sandbox asks before an application registered by another account gets a code.',
+    'Production has no consent page; the sandbox asks before an application registered by another account gets a code, and keeps the answer until the account revokes the application.',
 });
 
 export const logoutOp = hostOperation('logout', 'GET /logout', {
+  secrets: "the sign-out page's CSRF token",
   summary: 'Sign out and go to a registered sign-out URI',
+  description:
+    "Production's sign-out. When this browser's session signed in to the client (got a code for it) and the client is the fixtures' or one of the signed-in user's own account, the session ends and the browser goes to logout_uri. " +
+    'Otherwise nothing ends on a GET: a signed-in browser is asked first ("Sign out of the sandbox?", a POST with a CSRF token), and a browser not signed in is told so; ' +
+    "there is no redirect to another account's sign-out URI. A fixture client's logout_uri is followed for a browser that is not signed in.",
   query: LogoutQuery,
   queryExample: { client_id: DEMO.clientId, logout_uri: DEMO.signOutUri },
   responses: {
+    200: {
+      description:
+        "The sign-out confirmation page (signed in, but not through this client, or the client is another account's), or the page saying the browser is not signed in.",
+      ...html,
+    },
     302: { description: 'Signed out: redirect to logout_uri.', headers: { Location: 'logout_uri.', ...noStore } },
   },
   errors: { 400: 'An HTML error page: client_id or logout_uri missing, unknown or not registered.' },
+  sandbox:
+    'Production signs out on any GET of a registered client and URI. On a sandbox that strangers share, any account registers any https sign-out URI, so that would be an open redirect and a sign-out from any site: the sandbox acts at once only for the session of the client, and asks otherwise.',
+});
+
+export const logoutConfirmOp = hostOperation('confirmLogout', 'POST /logout', {
+  summary: "Sign out (the sign-out page's form)",
+  description:
+    'Ends the login session of this browser. Then the browser goes to logout_uri when the client is the fixtures\' or of the user\'s own account, and is shown a "Signed out" page otherwise.',
+  body: {
+    schema: LogoutForm,
+    form: true,
+    required: false,
+    example: { client_id: DEMO.clientId, logout_uri: DEMO.signOutUri, csrf_token: '<from the page>' },
+  },
+  responses: {
+    200: { description: "Signed out: a page that says so (the client is another account's).", ...html },
+    303: { description: 'Signed out: to logout_uri.', headers: { Location: 'logout_uri.', ...noStore } },
+  },
+  errors: {
+    400: 'An HTML error page: client_id or logout_uri missing, unknown or not registered.',
+    403: 'An HTML error page: the form was not sent from a current sign-out page of this browser (CSRF); nothing ended.',
+  },
+  sandbox: "Production has no such form: the sandbox's sign-out page posts it.",
+});
+
+export const revokeOp = hostOperation('revokeToken', 'POST /oauth2/revoke', {
+  summary: "Revoke one of the client's tokens (RFC 7009)",
+  description:
+    'The client authenticates as at /oauth2/token (HTTP Basic, or client_id and client_secret in the form). An access token ends alone; a refresh token ends its grant: ' +
+    'every access and refresh token issued from the same sign-in. An unknown, expired or already revoked token is answered 200 too (RFC 7009 section 2.2). ' +
+    'A token issued to another client is refused, and stays as it is.',
+  guard: 'client',
+  body: {
+    schema: RevokeForm,
+    form: true,
+    required: true,
+    example: { token: '<an access or refresh token of the client>', token_type_hint: 'refresh_token' },
+  },
+  responses: {
+    200: {
+      description: 'Revoked, or nothing to revoke: an empty JSON object (RFC 7009 clients ignore the body).',
+      schema: z.strictObject({}),
+      headers: noStore,
+      example: {},
+    },
+  },
+  errors: {
+    400: 'invalid_request (token missing or repeated, a token_type_hint other than access_token or refresh_token, two authentication methods) or unauthorized_client (the token was issued to another client).',
+    401: 'invalid_client: client authentication missing or wrong; with WWW-Authenticate: Basic.',
+    429: 'temporarily_unavailable: too many failed token requests from this address; Retry-After says when to try again.',
+  },
+  sandbox:
+    'Production documents no revocation endpoint; the sandbox has RFC 7009 revocation so apps can test signing a user out of them.',
 });
 
 export const tokenOp = hostOperation('token', 'POST /oauth2/token', {
@@ -297,13 +391,63 @@ export const deleteClientOp = clientOperation('deleteClient', 'DELETE /sandbox/o
     'Production has no such call; a sandbox account bounds its clients (MAX_OAUTH_CLIENTS), so it needs a way to make room.',
 });
 
+export const ConnectedApp = z
+  .strictObject({
+    clientId: z.string(),
+    applicationName: z.string().meta({ description: 'As the consent page showed it.' }),
+    applicationWebsite: z.string().nullable(),
+    ownerAccountName: z.string().meta({ description: 'The account that registered the application.' }),
+    allowedBy: z.string().meta({ description: 'The e-mail of the user who allowed it.' }),
+    allowedAt: isoInstant,
+    lastUsedAt: isoInstant.nullable().meta({
+      description: 'When its tokens were last used (code exchange, refresh, /v1 calls), to the minute; null: not yet.',
+    }),
+  })
+  .meta({ description: 'An application of another account that a user of this account allowed on the consent page.' });
+
+export const listConnectedAppsOp = clientOperation('listConnectedApps', 'GET /sandbox/connected-apps', {
+  summary: 'The applications of other accounts that users of this account allowed',
+  description:
+    "Each one a user allowed on the consent page, newest first: its tokens reach this account's /v1 API (never the /sandbox controls) until the account revokes it. " +
+    'Its user is not asked again for it meanwhile.',
+  responses: {
+    200: {
+      description: 'The connected apps.',
+      schema: z.strictObject({ connectedApps: z.array(ConnectedApp) }),
+      example: { connectedApps: [] },
+    },
+  },
+  sandbox: 'Production has no consent page, and so nothing to list.',
+});
+
+export const revokeConnectedAppOp = clientOperation('revokeConnectedApp', 'DELETE /sandbox/connected-apps/{clientId}', {
+  summary: 'Revoke an application of another account',
+  description:
+    'Ends at once every access and refresh token (and code) the application holds for this account, on every replica, and forgets the consent: the consent page shows again next time.',
+  responses: {
+    200: {
+      description: 'The application revoked, and how many of its tokens ended.',
+      schema: z.strictObject({ clientId: z.string(), revokedTokens: z.int().min(0) }),
+      example: { clientId: 'their-client', revokedTokens: 2 },
+    },
+  },
+  errors: {
+    404: 'not_found: no connected app of that client id (an own client is deleted with DELETE /sandbox/oauth-clients/{clientId}).',
+  },
+  sandbox: 'Production has no consent page, and so nothing to revoke.',
+});
+
 export const authOperations = [
   loginPageOp,
   loginOp,
   consentOp,
   logoutOp,
+  logoutConfirmOp,
   tokenOp,
+  revokeOp,
   registerClientOp,
   listClientsOp,
   deleteClientOp,
+  listConnectedAppsOp,
+  revokeConnectedAppOp,
 ];

@@ -30,6 +30,7 @@ const STYLE = `
   a { color: var(--brand); }
   code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85em; overflow-wrap: anywhere; }
   .error { background: var(--bad-bg); color: var(--bad); border: 1px solid #f3b8b0; border-radius: 6px; padding: .6rem .8rem; margin-bottom: 1rem; }
+  .info { background: var(--bg); border: 1px solid #b8cfe0; border-radius: 6px; padding: .6rem .8rem; margin-bottom: 1rem; }
   dl { margin: 0 0 1rem; }
   dt { font-weight: 600; margin-top: .6rem; }
   dd { margin: .1rem 0 0; overflow-wrap: anywhere; }
@@ -103,14 +104,18 @@ const hiddenFields = (fields: Readonly<Record<string, string | null>>): SafeHtml
         ],
   );
 
-/** What a sign-in form shows and where it posts. */
-export interface SignInForm {
-  title: string;
-  /** What the sign-in is for, under the heading. */
-  lead: SafeHtml;
+/** Where a form posts, the fields it carries hidden, and its CSRF token. */
+interface PostedForm {
   action: string;
   hidden: Readonly<Record<string, string | null>>;
   csrfToken: string;
+}
+
+/** What a sign-in form shows and where it posts. */
+export interface SignInForm extends PostedForm {
+  title: string;
+  /** What the sign-in is for, under the heading. */
+  lead: SafeHtml;
   email?: string;
   error?: string;
   note: SafeHtml;
@@ -139,15 +144,15 @@ ${input.error ? html`<div class="error" role="alert" id="login-error">${input.er
  * The consent page: an application registered by another account asks for a code for the
  * signed-in user's account. Allow and Deny post the same form with its CSRF token.
  */
-export function consentPage(input: {
-  applicationName: string;
-  applicationWebsite: string | null;
-  accountName: string;
-  userEmail: string;
-  action: string;
-  hidden: Readonly<Record<string, string | null>>;
-  csrfToken: string;
-}): FormPage {
+export function consentPage(
+  input: PostedForm & {
+    applicationName: string;
+    clientId: string;
+    applicationWebsite: string | null;
+    accountName: string;
+    userEmail: string;
+  },
+): FormPage {
   return document(
     `Allow ${input.applicationName}?`,
     html`<h1>Allow access?</h1>
@@ -157,7 +162,7 @@ export function consentPage(input: {
   <dt>Its website</dt><dd id="application-website">${input.applicationWebsite === null ? 'none given' : html`<a href="${input.applicationWebsite}" rel="noopener noreferrer">${input.applicationWebsite}</a>`}</dd>
   <dt>The account it would reach</dt><dd><span id="account-name">${input.accountName}</span>, signed in as <span id="user-email">${input.userEmail}</span></dd>
 </dl>
-<p>If you allow it, it can read and change this account's locations, subscriptions and alerts, as the account's API key can, until its tokens expire or are revoked.</p>
+<p>If you allow it, it can read and change this account's locations and subscriptions through the API (<code>/v1</code>), until the account revokes it: under <strong>Connected apps</strong> on the sandbox's <a href="/">dashboard</a>, or with <code>DELETE /sandbox/connected-apps/${input.clientId}</code>. It cannot use the sandbox's controls (reset, clock, faults, clients). You are not asked again for it until then.</p>
 <form method="post" action="${input.action}">
   ${hiddenFields({ ...input.hidden, csrf_token: input.csrfToken })}<div class="actions">
     <button type="submit" name="decision" value="allow" id="allow">Allow</button>
@@ -168,20 +173,40 @@ export function consentPage(input: {
   );
 }
 
-/** What an error page says: its title and message, where to go next, and whose page it is. */
+/**
+ * The sign-out confirmation page: /logout was opened for a client this browser did not sign in
+ * through, or one of another account, so nothing ends until the user says so (a POST with the
+ * page's CSRF token).
+ */
+export function signOutPage(input: PostedForm & { applicationName: string; userEmail: string }): FormPage {
+  return document(
+    'Sign out of the sandbox?',
+    html`<h1>Sign out of the sandbox?</h1>
+<p class="lead"><strong id="application-name">${input.applicationName}</strong> asks to sign this browser out of the water sandbox.</p>
+<p>You are signed in as <span id="user-email">${input.userEmail}</span>. Signing out ends this browser's session here (the dashboard and the sign-in of every application); tokens already issued stay valid until they expire.</p>
+<form method="post" action="${input.action}">
+  ${hiddenFields({ ...input.hidden, csrf_token: input.csrfToken })}<button type="submit" id="sign-out">Sign out</button>
+</form>
+<p class="note">If you did not ask to sign out, close this page: nothing has changed.</p>`,
+  );
+}
+
+/** What an error or information page says: its title and message, where to go next, and whose page it is. */
 export interface PageMessage {
   title: string;
   message: string;
+  /** An error (the default), or an outcome to take note of. */
+  tone?: 'error' | 'info';
   link?: { href: string; text: string };
   note: string;
 }
 
-/** An error page: shown instead of a redirect when a request cannot be trusted, or instead of a form that cannot be honoured. */
+/** An error page (shown instead of a redirect when a request cannot be trusted, or instead of a form that cannot be honoured), or an information page. */
 export function messagePage(input: PageMessage): FormPage {
   return document(
     input.title,
     html`<h1>${input.title}</h1>
-<div class="error" role="alert" id="error-message">${input.message}</div>
+${input.tone === 'info' ? html`<div class="info" role="status" id="page-message">${input.message}</div>` : html`<div class="error" role="alert" id="error-message">${input.message}</div>`}
 ${input.link ? html`<p><a href="${input.link.href}">${input.link.text}</a></p>` : ''}
 <p class="note">${input.note}</p>`,
   );

@@ -1,10 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
 
 import { OAuthError, oauthError } from '../core/errors.js';
-import { clientAddressKey } from '../http/client-address.js';
 import { safeInput, type OperationRouter } from '../http/operation.js';
 import { noteJournalSubject, noteRequestFacts } from '../http/request-context.js';
 import type { IndexKind } from '../store/store.js';
+import { clientEndpoint } from './client-endpoint.js';
 import { authenticateClient } from './clients.js';
 import { redeem, type Redeemed } from './grants.js';
 import type { OAuthDeps } from './oauth-deps.js';
@@ -94,33 +94,15 @@ async function exchange(deps: OAuthDeps, req: Request, res: Response): Promise<v
   res.json(issued.response);
 }
 
+const TOKEN_FORM = { request: 'token', needs: 'grant_type and its parameters (RFC 6749 section 4.1.3)' };
+
 /** POST /oauth2/token, throttled per client address; `recordRequest` journals it for the account of its grant. */
 export function tokenRoutes(api: OperationRouter, deps: OAuthDeps, recordRequest?: RequestHandler): void {
   const tokenThrottle = createTokenThrottle(deps);
   const beforeToken = recordRequest === undefined ? [] : [recordRequest];
   api.handle(
     tokenOp,
-    async (_input, req, res) => {
-      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-      if (!req.is('application/x-www-form-urlencoded')) {
-        throw oauthError(
-          'invalid_request',
-          'The token request must have an application/x-www-form-urlencoded body with grant_type and its parameters (RFC 6749 section 4.1.3)',
-        );
-      }
-      // Counted before the client and grant are checked (a guess costs its count at once); taken back unless it was a guess.
-      const attempt = await tokenThrottle.begin(clientAddressKey(req));
-      let guess = false;
-      try {
-        await exchange(deps, req, res);
-      } catch (error) {
-        // Guessing client secrets, codes or refresh tokens is what the limit is for.
-        guess = error instanceof OAuthError && (error.code === 'invalid_client' || error.code === 'invalid_grant');
-        throw error;
-      } finally {
-        if (!guess) await attempt.takeBack();
-      }
-    },
+    (_input, req, res) => clientEndpoint(tokenThrottle, req, res, TOKEN_FORM, () => exchange(deps, req, res)),
     ...beforeToken,
   );
 }

@@ -131,6 +131,8 @@ export function issueCode(
     accountId: string;
     nowMs: number;
     ttlSeconds: number;
+    /** Issued to a client of another account that the user allowed (see AuthorizationCodeRecord.consented). */
+    consented: boolean;
   },
 ): AuthorizationCodeRecord {
   const record: AuthorizationCodeRecord = {
@@ -141,6 +143,7 @@ export function issueCode(
     accountId: input.accountId,
     expiresAt: iso(input.nowMs + input.ttlSeconds * 1000),
     usedAt: null,
+    ...(input.consented ? { consented: true as const } : {}),
   };
   data.authorizationCodes.push(record);
   return record;
@@ -195,9 +198,12 @@ export function issueTokens(
     accessToken: string;
     nowMs: number;
     ttlSeconds: number;
+    /** Of a grant to a client of another account that the user allowed (see AccessTokenRecord.consented). */
+    consented: boolean;
   },
 ): TokenResponse {
   const { clientId, userId, accountId, grantId } = input;
+  const standing = input.consented ? { consented: true as const } : {};
   data.accessTokens.push({
     accessToken: input.accessToken,
     clientId,
@@ -206,6 +212,7 @@ export function issueTokens(
     grantId,
     expiresAt: iso(input.nowMs + input.ttlSeconds * 1000),
     revokedAt: null,
+    ...standing,
   });
   data.refreshTokens.push({
     refreshToken: input.refreshToken,
@@ -216,6 +223,7 @@ export function issueTokens(
     redirectUri: input.redirectUri,
     createdAt: iso(input.nowMs),
     revokedAt: null,
+    ...standing,
   });
   return {
     access_token: input.accessToken,
@@ -225,12 +233,21 @@ export function issueTokens(
   };
 }
 
-/** Revokes every access and refresh token of a grant that is not revoked yet; returns how many. */
-export function revokeGrant(data: AccountDoc, grantId: string, nowIso: string): number {
+/**
+ * Revokes every access and refresh token of a grant that is not revoked yet; returns how many.
+ * `by`: who asked, when not the sandbox's own rules (a replayed code or refresh token).
+ */
+export function revokeGrant(
+  data: AccountDoc,
+  grantId: string,
+  nowIso: string,
+  by?: NonNullable<AccessTokenRecord['revokedBy']>,
+): number {
   let count = 0;
   for (const token of [...data.accessTokens, ...data.refreshTokens]) {
     if (token.grantId === grantId && token.revokedAt === null) {
       token.revokedAt = nowIso;
+      if (by !== undefined) token.revokedBy = by;
       count++;
     }
   }

@@ -77,6 +77,8 @@ const FLAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "bytes one account's stored data may take, checked on every change (default 8388608; 1048576 when hosted)",
   'MAX_FAULTS <n>': 'faults queued per account; 0 = no cap (default 1000; 100 when hosted)',
   'MAX_OAUTH_CLIENTS <n>': 'OAuth clients registered per account; 0 = no cap (default 100; 20 when hosted)',
+  'MAX_CONNECTED_APPS <n>':
+    "applications of other accounts an account's users allowed; 0 = no cap (default 100; 20 when hosted)",
   'MAX_PENDING_DELIVERIES <n>':
     'webhook deliveries waiting to be sent per account; 0 = no cap (default 10000; 1000 when hosted)',
   'MAX_RUNNING_RUNS <n>': 'scenario runs running at once per account; 0 = no cap (default 100; 10 when hosted)',

@@ -69,6 +69,11 @@ export function describeProtections(config: Config, publicUrl: string): string[]
     ['MAX_FAULTS', String(limits.faults), cap(limits.faults, 'faults per account')],
     ['MAX_OAUTH_CLIENTS', String(limits.oauthClients), cap(limits.oauthClients, 'OAuth clients per account')],
     [
+      'MAX_CONNECTED_APPS',
+      String(limits.connectedApps),
+      cap(limits.connectedApps, "other accounts' applications allowed per account"),
+    ],
+    [
       'MAX_PENDING_DELIVERIES',
       String(limits.pendingDeliveries),
       cap(limits.pendingDeliveries, 'deliveries waiting per account'),

@@ -75,6 +75,7 @@ export const settingsSchema = z.object({
   ACCOUNT_STORAGE_LIMIT: wholeNumber(16384, 1073741824).optional(), // bytes of one account's stored document
   MAX_FAULTS: wholeNumber(0, 1000000).optional(), // faults queued per account; 0 = no cap
   MAX_OAUTH_CLIENTS: wholeNumber(0, 100000).optional(), // OAuth clients registered per account; 0 = no cap
+  MAX_CONNECTED_APPS: wholeNumber(0, 100000).optional(), // applications of other accounts an account's users allowed; 0 = no cap
   MAX_PENDING_DELIVERIES: wholeNumber(0, 10000000).optional(), // deliveries waiting to be sent per account; 0 = no cap
   MAX_RUNNING_RUNS: wholeNumber(0, 100000).optional(), // scenario runs running at once per account; 0 = no cap
   MAX_OPEN_STREAMS: wholeNumber(1, 100000).optional(), // dashboard event streams per account at once on a replica

@@ -66,6 +66,8 @@ export interface Config {
     readonly faults: number;
     /** OAuth clients one account registers (MAX_OAUTH_CLIENTS). */
     readonly oauthClients: number;
+    /** Applications of other accounts that one account's users allowed on the consent page (MAX_CONNECTED_APPS). */
+    readonly connectedApps: number;
     /** Deliveries of one account waiting to be sent (MAX_PENDING_DELIVERIES). */
     readonly pendingDeliveries: number;
     /** Scenario runs of one account running at once (MAX_RUNNING_RUNS). */

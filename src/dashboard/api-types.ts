@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 
 import type { AlertStarted as AlertStartedSchema, SandboxAlert as SandboxAlertSchema } from '../alerts/index.js';
+import type { ConnectedApp as ConnectedAppSchema } from '../auth/index.js';
 import type { ErrorBody } from '../http/schemas.js';
 import type { JournalEntry as JournalEntrySchema } from '../journal/index.js';
 import type { Device as DeviceSchema, LocationList, Location as LocationSchema } from '../locations/index.js';
@@ -33,5 +34,6 @@ export type JournalEntry = z.output<typeof JournalEntrySchema>;
 export type ReadinessReport = z.output<typeof ReadinessReportSchema>;
 export type ReadinessCheck = ReadinessReport['checks'][number];
 export type DrillOutcome = z.output<typeof DrillOutcomeSchema>;
+export type ConnectedApp = z.output<typeof ConnectedAppSchema>;
 /** An error answer of /v1 and /sandbox, read with care: a proxy in between may answer otherwise. */
 export type ErrorAnswer = Partial<z.output<typeof ErrorBody>>;

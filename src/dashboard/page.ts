@@ -158,6 +158,14 @@ function journalSection(): SafeHtml {
       </section>`;
 }
 
+function connectedAppsSection(): SafeHtml {
+  return html`<section class="card" aria-labelledby="connected-apps-title">
+        <h2 id="connected-apps-title">Connected apps <span class="count" id="connected-apps-count"></span></h2>
+        <p class="hint">Applications of other accounts that a user of this account allowed. Their tokens reach the <code>/v1</code> API only, never these controls; revoking one ends them at once.</p>
+        <ul class="rows" id="connected-apps" aria-labelledby="connected-apps-title"><li class="empty">Loading&hellip;</li></ul>
+      </section>`;
+}
+
 /**
  * The signed-in dashboard: the server renders the structure and every name (escaped); the
  * bundled script (src/dashboard/client) fills in live data through the API. No inline script
@@ -205,6 +213,7 @@ export function renderDashboardPage(view: DashboardView): string {
       ${subscriptionsSection()}
       ${deliveriesSection()}
       ${journalSection()}
+      ${connectedAppsSection()}
     </div>
   </div>
 </main>

@@ -6,9 +6,12 @@ import { fromBodyParsing } from './json-body.js';
 import { fromParameterDecoding } from './percent-encoding.js';
 import { maybeAuthOf } from './request-context.js';
 
+/** The endpoints whose errors are RFC 6749 bodies (RFC 7009 section 2.2.1 for revocation). */
+const OAUTH_ENDPOINTS: ReadonlySet<string> = new Set(['/oauth2/token', '/oauth2/revoke']);
+
 /**
  * The only place error bodies are shaped. /v1 and /sandbox: {error, message, ...details}; the
- * token endpoint: RFC 6749 {error, error_description}. A request refused by a limit (a LimitError,
+ * token and revocation endpoints: RFC 6749 {error, error_description}. A request refused by a limit (a LimitError,
  * or a body over the size limit) is told to `onLimited` (the /metrics counter) and logged at warn.
  */
 export function errorHandler(
@@ -42,8 +45,8 @@ export function errorHandler(
       return;
     }
     for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
-    // The token endpoint answers in RFC 6749 form whatever went wrong, body-parser errors included.
-    if (appError instanceof OAuthError || (req.path.toLowerCase() === '/oauth2/token' && appError.expose)) {
+    // The token and revocation endpoints answer in RFC 6749 form whatever went wrong, body-parser errors included.
+    if (appError instanceof OAuthError || (OAUTH_ENDPOINTS.has(req.path.toLowerCase()) && appError.expose)) {
       res.setHeader('Cache-Control', 'no-store');
       const code = appError instanceof OAuthError ? appError.code : 'invalid_request';
       res.status(appError.status).json({ error: code, error_description: appError.message });

@@ -12,6 +12,12 @@ export interface AuthContext {
    */
   internal: boolean;
   userId: string | null;
+  /**
+   * The client of another account that a user of this account allowed, for an access token of
+   * the consent kind (AccessTokenRecord.consented); null for the account's API key and its own
+   * tokens. Such a token reaches /v1 only: the /sandbox controls refuse it.
+   */
+  allowedApp: string | null;
   /** The account's document as it was when the request was authenticated; changes go through the store. */
   doc: DeepReadonly<AccountDoc>;
 }

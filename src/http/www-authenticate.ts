@@ -8,14 +8,18 @@ export const ACCOUNT_AUTHORIZATION = 'Authorization: Bearer <API key or access t
 
 /**
  * The RFC 6750 section 3 challenge. With no credential (or one in another scheme) it carries
- * no error code (section 3.1); for a credential that was refused, error="invalid_token".
+ * no error code (section 3.1); for a credential that was refused, error="invalid_token", or
+ * "insufficient_scope" for a valid one that may not make this call.
  */
-export function bearerChallenge(refused?: { description: string }): string {
+export function bearerChallenge(refused?: {
+  description: string;
+  error?: 'invalid_token' | 'insufficient_scope';
+}): string {
   const realm = `Bearer realm="${BEARER_REALM}"`;
   if (!refused) return realm;
   // Section 3: error_description may only hold printable ASCII other than '"' and '\'.
   const description = refused.description.replace(/"/g, "'").replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, ' ');
-  return `${realm}, error="invalid_token", error_description="${description}"`;
+  return `${realm}, error="${refused.error ?? 'invalid_token'}", error_description="${description}"`;
 }
 
 /** 401: no usable credential was sent. The message says what to send. */
@@ -29,6 +33,15 @@ export const missingCredentials = (message: string): AppError =>
  */
 export const refusedCredentials = (code: string, message: string): AppError =>
   new AppError(403, code, message, { headers: { 'WWW-Authenticate': bearerChallenge({ description: message }) } });
+
+/**
+ * 403 insufficient_scope (RFC 6750 section 3.1): a valid credential that may not make this call,
+ * the message saying why and what may.
+ */
+export const insufficientScope = (message: string): AppError =>
+  new AppError(403, 'insufficient_scope', message, {
+    headers: { 'WWW-Authenticate': bearerChallenge({ description: message, error: 'insufficient_scope' }) },
+  });
 
 // An auth-scheme is an RFC 9110 token; a longer or odder first word may be a secret, and is not echoed.
 const SCHEME_NAME = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,23}$/;

@@ -108,13 +108,12 @@ const header = (description: string): Json => ({ description, schema: { type: 's
 
 const errorContent = (op: Operation): Json => ({
   'application/json': {
-    schema:
-      op.path === '/oauth2/token'
-        ? ref('OAuthError')
-        : // The MCP transport answers its own refusals as JSON-RPC errors.
-          op.path === '/mcp'
-          ? { oneOf: [ref('Error'), ref('McpError')] }
-          : ref('Error'),
+    schema: op.path.startsWith('/oauth2/')
+      ? ref('OAuthError')
+      : // The MCP transport answers its own refusals as JSON-RPC errors.
+        op.path === '/mcp'
+        ? { oneOf: [ref('Error'), ref('McpError')] }
+        : ref('Error'),
   },
 });
 
@@ -144,8 +143,12 @@ function commonErrors(op: Operation): Record<string, { description: string; head
       description: `missing_credentials${when}: no usable Authorization header; the message says what to send.`,
       headers: { 'WWW-Authenticate': header('Bearer realm="water-sandbox"') },
     };
+    const controls =
+      op.guard === 'account' && !op.path.startsWith('/v1/')
+        ? " insufficient_scope: an access token of another account's application that a user allowed, which reaches /v1 only (SANDBOX: the controls are the account owner's)."
+        : '';
     errors['403'] = {
-      description: `invalid_credentials, token_expired or token_revoked${when}: the key or token is not valid.`,
+      description: `invalid_credentials, token_expired or token_revoked${when}: the key or token is not valid.${controls}`,
       headers: {
         'WWW-Authenticate': header('Bearer realm="water-sandbox", error="invalid_token", error_description="..."'),
       },
@@ -204,7 +207,7 @@ function responsesOf(op: Operation, names: Map<z.ZodType, string>): Json {
     const extraHeaders: Json = {
       ...(common[status]?.headers ?? {}),
       ...(status === '429' ? { 'Retry-After': header('Seconds to wait.') } : {}),
-      ...(op.path === '/oauth2/token' && status === '401'
+      ...(op.path.startsWith('/oauth2/') && status === '401'
         ? { 'WWW-Authenticate': header('Basic realm="oauth2"') }
         : {}),
     };

@@ -119,6 +119,13 @@ export interface AuthorizationCodeRecord {
   accountId: string;
   expiresAt: string;
   usedAt: string | null;
+  /**
+   * Set when it was issued to a client of another account, after a user of this account allowed
+   * that client on the consent page (recorded at issue, never inferred from a client id): such a
+   * grant reaches /v1 only, the /sandbox controls being the account owner's, and lives only while
+   * the account keeps the app connected (AccountDoc.connectedApps).
+   */
+  consented?: true;
 }
 
 export interface AccessTokenRecord {
@@ -136,6 +143,15 @@ export interface AccessTokenRecord {
    * from the client id, which a partner may choose; a token without it (older data) is a partner's.
    */
   internal?: true;
+  /**
+   * Set when it was issued to a client of another account, after a user of this account allowed
+   * that client on the consent page (recorded at issue, never inferred from a client id): such a
+   * grant reaches /v1 only, the /sandbox controls being the account owner's, and lives only while
+   * the account keeps the app connected (AccountDoc.connectedApps).
+   */
+  consented?: true;
+  /** Who revoked it, when it was not the sandbox's own rules (rotation, a replayed code): its account (connected apps, a reset) or its client (POST /oauth2/revoke). */
+  revokedBy?: 'account' | 'client';
 }
 
 export interface RefreshTokenRecord {
@@ -148,6 +164,38 @@ export interface RefreshTokenRecord {
   redirectUri: string;
   createdAt: string;
   revokedAt: string | null;
+  /**
+   * Set when it was issued to a client of another account, after a user of this account allowed
+   * that client on the consent page (recorded at issue, never inferred from a client id): such a
+   * grant reaches /v1 only, the /sandbox controls being the account owner's, and lives only while
+   * the account keeps the app connected (AccountDoc.connectedApps).
+   */
+  consented?: true;
+  /** Who revoked it, when it was not the sandbox's own rules (rotation, a replayed code): its account (connected apps, a reset) or its client (POST /oauth2/revoke). */
+  revokedBy?: 'account' | 'client';
+}
+
+/**
+ * A client of another account that a user of this account allowed on the consent page: listed
+ * by GET /sandbox/connected-apps, revoked by DELETE /sandbox/connected-apps/{clientId}. While it is
+ * kept, that user is not asked again for that client.
+ */
+export interface ConnectedAppRecord {
+  clientId: string;
+  userId: string;
+  /**
+   * The account that registered the client, and when: a client deleted and registered again (by
+   * anyone) is another application, which is asked about again and cannot use this one's grants.
+   */
+  ownerAccountId: string;
+  clientCreatedAt: string;
+  /** What the consent page showed when the user allowed it. */
+  applicationName: string;
+  applicationWebsite: string | null;
+  ownerAccountName: string;
+  /** When the user allowed it, and when its tokens were last used (process clock; last use to the minute). */
+  allowedAt: string;
+  lastUsedAt: string | null;
 }
 
 export interface SessionRecord {
@@ -348,6 +396,15 @@ export interface AccountDoc {
   runs: ScenarioRunRecord[];
   /** The open readiness window and what has been concluded in it (src/readiness); absent: the window opened with the account. */
   readiness?: ReadinessDigest;
+  /** The applications of other accounts that its users allowed (absent: none, or older data). */
+  connectedApps?: ConnectedAppRecord[];
+  /**
+   * The consent pages its users answered that could still be answered (auth/consent-token.ts):
+   * each page answers once. Bounded by MAX_ANSWERED_CONSENT_PAGES; pages shown until
+   * `consentPagesForgottenUntilMs` (process clock) count as answered once forgotten.
+   */
+  answeredConsentPages?: { page: string; shownAtMs: number }[];
+  consentPagesForgottenUntilMs?: number;
 }
 
 /**

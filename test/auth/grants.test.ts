@@ -22,8 +22,16 @@ async function withCode(): Promise<{
   const user = (await docOf(t)).users[0]!;
   const code = await grantCode(
     t.deps,
-    { clientId: client.clientId, redirectUri: NATIVE_REDIRECT_URI, state: null },
+    {
+      clientId: client.clientId,
+      redirectUri: NATIVE_REDIRECT_URI,
+      state: null,
+      scope: null,
+      codeChallenge: null,
+      codeChallengeMethod: null,
+    },
     user,
+    { consented: false },
   );
   return { t, client, code, userId: user.userId };
 }

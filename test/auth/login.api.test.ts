@@ -375,9 +375,10 @@ describe('escaping in the pages', () => {
 describe('methods', () => {
   it.each([
     ['PUT', '/login', 'GET, POST, HEAD'],
-    ['POST', '/logout', 'GET, HEAD'],
+    ['PUT', '/logout', 'GET, POST, HEAD'],
+    ['GET', '/oauth2/revoke', 'POST'],
   ])('answers %s %s with 405 and Allow', async (method, path, allow) => {
-    const res = await request(t.app)[method.toLowerCase() as 'put' | 'post'](path).expect(405);
+    const res = await request(t.app)[method.toLowerCase() as 'put' | 'get'](path).expect(405);
     expect(res.headers['allow']).toBe(allow);
   });
 });

@@ -24,7 +24,7 @@ afterEach(async () => {
 function oauthClient(id: string, secret: string, options: ModuleOptions['options'] = {}): AuthorizationCode {
   return new AuthorizationCode({
     client: { id, secret },
-    auth: { tokenHost: server.baseUrl, authorizePath: 'login', tokenPath: 'oauth2/token' },
+    auth: { tokenHost: server.baseUrl, authorizePath: 'login', tokenPath: 'oauth2/token', revokePath: 'oauth2/revoke' },
     options,
   });
 }
@@ -72,6 +72,16 @@ describe('simple-oauth2 against the sandbox', () => {
       )
       .expect(302);
     expect(signOut.headers['location']).toBe('http://localhost:3000/signed-out');
+  });
+
+  it("revokes with its revokeAll (RFC 7009, the sandbox's /oauth2/revoke): the tokens are refused after", async () => {
+    const client = oauthClient(DEMO_CLIENT.clientId, DEMO_CLIENT.clientSecret);
+    const { code } = await signInAt(client.authorizeURL({ redirect_uri: DEMO_CLIENT.redirectUri }));
+    const token = await client.getToken({ code, redirect_uri: DEMO_CLIENT.redirectUri });
+    await token.revokeAll();
+    expect((await apiLocations(token.token['access_token'] as string)).status).toBe(403);
+    const failure = (await token.refresh().catch((e: unknown) => e)) as { data: { payload: { error: string } } };
+    expect(failure.data.payload.error).toBe('invalid_grant');
   });
 
   it('reads error from the token endpoint error body, as the example app does', async () => {

@@ -494,7 +494,7 @@ function expectWellFormedAnswer(sent: FuzzedRequest, res: request.Response): voi
   }
   expect(type).toMatch(/^application\/json/);
   if (sent.method === 'head') return;
-  if (path === '/oauth2/token') {
+  if (path === '/oauth2/token' || path === '/oauth2/revoke') {
     expect(res.body).toEqual({ error: expect.any(String), error_description: expect.stringMatching(/\S/) });
   } else {
     expect(res.body).toMatchObject({ error: expect.any(String), message: expect.stringMatching(/\S/) });

@@ -96,7 +96,7 @@ describe('a query string that is not valid percent-encoding', () => {
   });
 
   it.each(
-    ALL_ROUTES.filter((route) => route.path !== '/oauth2/token').map((route) => [routeName(route), route] as const),
+    ALL_ROUTES.filter((route) => !route.path.startsWith('/oauth2/')).map((route) => [routeName(route), route] as const),
   )('gets a JSON 400 on %s', async (_name, route) => {
     const path = fillPath(route.path, ids);
     const query = 'query' in route && typeof route.query === 'string' ? `${route.query}&` : '';
@@ -112,9 +112,9 @@ describe('a query string that is not valid percent-encoding', () => {
     });
   });
 
-  it('gets the RFC 6749 shape on the token endpoint', async () => {
+  it.each(['/oauth2/token', '/oauth2/revoke'])('gets the RFC 6749 shape on %s', async (endpoint) => {
     const res = await request(t.app)
-      .post('/oauth2/token?grant_type=%')
+      .post(`${endpoint}?grant_type=%`)
       .type('form')
       .send({ grant_type: 'refresh_token' })
       .expect(400);

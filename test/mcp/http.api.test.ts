@@ -81,10 +81,9 @@ describe('credentials, as /sandbox/* takes them', () => {
 });
 
 describe("a token of another account's app (the consent kind)", () => {
-  // #40 item 1 (r7-auth) makes the controls refuse such a token with 403: /mcp, calling the
-  // controls' own authorization, refuses it the same way. Until that change is merged the controls
-  // still take the token, so this test is expected to fail (it.failing); once merged, make it `it`.
-  it.failing('is refused 403 on /mcp, as on the controls, with the Bearer challenge', async () => {
+  // #40 item 1: the controls refuse such a token with 403 (it reaches /v1 alone); /mcp, calling the
+  // controls' own authorization, refuses it the same way.
+  it('is refused 403 on /mcp, as on the controls, with the Bearer challenge', async () => {
     const { t, url } = await serve();
     const token = await consentKindToken(t.app);
     const controls = await request(t.app).get('/sandbox/clock').set('Authorization', `Bearer ${token}`);

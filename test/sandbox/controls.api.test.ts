@@ -170,12 +170,12 @@ describe('POST /sandbox/tokens/expire', () => {
       .set(bearer(DEMO_API_KEY))
       .send({ accessToken: 'token-one' })
       .expect(200);
-    expect(one.body).toEqual({ expired: 1 });
+    expect(one.body).toEqual({ expired: 1, refreshTokens: expect.stringMatching(/^Unchanged: /) });
     const refused = await request(t.app).get('/v1/locations').set(bearer('token-one')).expect(403);
     expect(refused.body.error).toBe('token_expired');
     await request(t.app).get('/v1/locations').set(bearer('token-two')).expect(200);
     const all = await request(t.app).post('/sandbox/tokens/expire').set(bearer(DEMO_API_KEY)).expect(200);
-    expect(all.body).toEqual({ expired: 1 });
+    expect(all.body).toEqual({ expired: 1, refreshTokens: expect.stringMatching(/^Unchanged: /) });
     await request(t.app).get('/v1/locations').set(bearer('token-two')).expect(403);
   });
 

@@ -15,7 +15,8 @@ export type PanelName =
   | 'deliveries'
   | 'journal'
   | 'inspector'
-  | 'readiness';
+  | 'readiness'
+  | 'connectedApps';
 
 /**
  * The account's virtual clock as the page knows it: the last state the sandbox sent, moved on

@@ -5,6 +5,7 @@ import './style.css';
 import type { LiveMessage, PageConfig } from '../page-config.js';
 import { Api } from './api.js';
 import { ClockPanel } from './clock-panel.js';
+import { ConnectedAppsPanel } from './connected-apps-panel.js';
 import { Context, type PanelName } from './context.js';
 import { DeliveriesPanel } from './deliveries-panel.js';
 import { byId, el } from './dom.js';
@@ -32,6 +33,7 @@ const EVERYTHING: PanelName[] = [
   'journal',
   'inspector',
   'readiness',
+  'connectedApps',
 ];
 
 /** The panels an event of the account makes stale, for the events that only do that. */
@@ -40,7 +42,8 @@ const STALE_AFTER: Record<Exclude<LiveMessage['type'], 'hello' | 'signed-out' | 
   run: ['runs'],
   subscription: ['subscriptions', 'locations', 'readiness'],
   location: ['locations'],
-  request: ['journal', 'readiness'],
+  // An application's call (a code exchange, a /v1 call) changes its last use.
+  request: ['journal', 'readiness', 'connectedApps'],
   readiness: ['readiness'],
   reset: EVERYTHING,
 };
@@ -84,11 +87,12 @@ function start(): void {
   const subscriptions = new SubscriptionsPanel(ctx);
   const journal = new JournalPanel(ctx);
   const readiness = new ReadinessPanel(ctx);
+  const connectedApps = new ConnectedAppsPanel(ctx);
   subscriptions.onChange((list) => deliveries.showSubscriptions(list));
   ctx.onSelect(() => {
     clock.render();
     // Times everywhere are in the selected location's zone: the panels that show times redraw.
-    ctx.refresh('readiness', 'journal', 'deliveries', 'inspector');
+    ctx.refresh('readiness', 'journal', 'deliveries', 'inspector', 'connectedApps');
   });
 
   const refreshOf: Record<PanelName, () => Promise<void>> = {
@@ -102,6 +106,7 @@ function start(): void {
     journal: () => journal.refresh(),
     inspector: () => inspector.refresh(),
     readiness: () => readiness.refresh(),
+    connectedApps: () => connectedApps.refresh(),
   };
   const run = (panel: PanelName): Promise<void> => refreshOf[panel]();
 

@@ -121,6 +121,7 @@ export class UsagePanel {
     chart.dataset['view'] = view.groupBy;
     chart.dataset['buckets'] = String(readings.length);
     chart.dataset['leaks'] = String(this.#leaks.length);
+    chart.dataset['now'] = String(this.#nowSeconds);
     chart.dataset['axisMax'] = String(scale.max);
     chart.dataset['cut'] = String(scale.cutAbove === null ? 0 : ys.filter((y) => y > scale.max).length);
     this.#plot?.destroy();
