@@ -29,6 +29,7 @@ const FLOORS = [
   'accounts',
   'dashboard',
   'demo',
+  'mcp',
   'openapi',
 ];
 /** Plumbing that features use in parts, not through an index. */

@@ -18,7 +18,8 @@ import { requestLog } from './http/request-log.js';
 import { routeTable } from './http/route-table.js';
 import { journalRouter, noteErrorBodies, recordInJournal } from './journal/index.js';
 import { locationsRouter } from './locations/index.js';
-import { healthOp, metricsOp, openApiRouter } from './openapi/index.js';
+import { mcpRouter } from './mcp/index.js';
+import { healthOp, metricsOp, openApiJson, openApiRouter } from './openapi/index.js';
 import { readinessSandboxRouter } from './readiness/index.js';
 import { readingsRouter } from './readings/index.js';
 import { answersARelayCall, relayEndpointRouter, relaySandboxRouter } from './relay/index.js';
@@ -66,7 +67,7 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
     deps.metrics.requests,
     ...(log ? [log] : []),
     ...(turns ? [turns] : []),
-    parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay'] }),
+    parseBodies({ limitBytes: BODY_LIMIT, jsonOnlyUnder: ['/v1', '/sandbox', '/relay', '/mcp'] }),
   ];
 
   const journal: RequestHandler = features.journal
@@ -90,7 +91,9 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
   const sandbox = Router({ strict: true });
   sandbox.use(accountsAdminRouter(deps));
   // The controls: the account's key and its own tokens only (an allowed app's token reaches /v1 alone).
-  sandbox.use(requireAccount(deps));
+  // The same authorization guards the MCP server (/mcp).
+  const controlsAuthorization = [requireAccount(deps)];
+  sandbox.use(controlsAuthorization);
   sandbox.use(journal);
   sandbox.use(accountSandboxRouter(deps));
   sandbox.use(journalRouter(deps));
@@ -136,6 +139,16 @@ export function createApp(deps: Deps, features: AppFeatures = EVERY_FEATURE): Ex
   app.use(oauthRouter(deps, journal));
   // A relay endpoint called over HTTP (by hand, with the owning account's credentials).
   app.use('/relay', requireAccount(deps), relayEndpointRouter(deps));
+  // The MCP server for coding agents, authorized exactly like the controls.
+  app.use(
+    mcpRouter({
+      ...deps,
+      controlsAuthorization,
+      confirmationTokenHidden: (accountId, target) => !confirmationTokenShown(deps, accountId, target),
+      openApiDocument: openApiJson({ urls: deps.urls, version: VERSION }),
+      countLimited: deps.metrics.countLimited,
+    }),
+  );
 
   app.use(dashboardRouter(deps));
   app.use(demoRouter(deps));

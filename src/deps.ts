@@ -7,6 +7,7 @@ import { buildScene, DemoStreams } from './demo/index.js';
 import { StreamSlots } from './http/event-stream.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { DEFAULT_LIVE_LIMITS, LiveStreams } from './live/index.js';
+import { McpWaits } from './mcp/index.js';
 import { foldInterval, Readiness } from './readiness/index.js';
 import { ReadingsService } from './readings/index.js';
 import { RelayHub, relayAwareSender } from './relay/index.js';
@@ -58,6 +59,8 @@ export interface Deps {
   demoStreams: DemoStreams;
   /** GET /metrics: requests, webhooks, the due queue, accounts and store latency. */
   metrics: Metrics;
+  /** The MCP server's wait_for_delivery calls waiting, ended at shutdown. */
+  mcpWaits: McpWaits;
   sessionSecret: string;
   /** Base URL for confirmation URLs and redirects; server.ts fills it in once the port is known. */
   urls: { publicUrl: string };
@@ -170,6 +173,10 @@ export async function buildDeps(
     streamSlots,
     demoStreams,
     metrics,
+    mcpWaits: new McpWaits(
+      { perAccount: config.limits.mcpWaits, maxSeconds: config.limits.mcpWaitSeconds },
+      streamSlots,
+    ),
     // Kept in the store, so login sessions survive restarts and are valid on every replica.
     sessionSecret: await store.settings.setIfAbsent('sessionSecret', ids.secret(32)),
     urls,

@@ -54,6 +54,7 @@ runCli(process.argv.slice(2), {
       },
       process.env['npm_command'] !== undefined,
     )),
+  stdio: { input: process.stdin, output: process.stdout },
   execArgv: process.execArgv,
   reexec: (nodeFlags) => {
     // process.execve (Node 22.15+, 23.11+; not on Windows) replaces this process: same pid, no parent left waiting.

@@ -213,6 +213,7 @@ async function shutdown(server: Server, deps: Deps, stopBackgroundWork: () => vo
   deps.liveStreams.closeAll();
   deps.demoStreams.closeAll();
   deps.relays.closeAll();
+  deps.mcpWaits.closeAll();
   const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
   force.unref();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));

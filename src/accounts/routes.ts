@@ -1,16 +1,13 @@
 import type { RequestHandler, Router } from 'express';
 
 import { expireAccessTokens, secretsEqual, tokenClocks } from '../auth/index.js';
-import { AppError, capReached, notFound, present, rateLimited, storageFull } from '../core/errors.js';
-import type { Ids } from '../core/ids.js';
+import { AppError, notFound } from '../core/errors.js';
 import { clientAddressKey, clientNetworkKey } from '../http/client-address.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
 import { readBearerCredential, refusedCredentials } from '../http/www-authenticate.js';
-import { presentLocation } from '../locations/index.js';
-import { AccountsFullError, IndexConflictError } from '../store/store.js';
-import { generateAccount, type GeneratedAccount } from './generate.js';
-import { resetAccount, resetAllAccounts, type LifecycleDeps } from './lifecycle.js';
+import { createAccountAnswer, resetAccountAnswer, type AccountsDeps } from './answers.js';
+import { resetAllAccounts } from './lifecycle.js';
 import {
   createAccountOp,
   DEFAULT_ADMIN_PAGE,
@@ -19,55 +16,6 @@ import {
   resetAccountOp,
   resetAllOp,
 } from './operations.js';
-
-export interface AccountsDeps extends LifecycleDeps {
-  ids: Ids;
-  config: LifecycleDeps['config'] & {
-    readonly seed: number;
-    readonly adminToken: string | null;
-    readonly hosted: boolean;
-    readonly metricsOpen: boolean;
-    readonly limits: {
-      readonly accountCreationsPerHour: number;
-      readonly accountCreationsPerPrefixPerHour: number;
-      readonly accounts: number;
-      readonly locationsPerAccount: number;
-    };
-  };
-}
-
-const CREATION_WINDOW_MS = 3_600_000;
-
-/**
- * ACCOUNT_CREATION_LIMIT: while account creation is open (no ADMIN_TOKEN), each client address
- * may create this many accounts per hour (fixed windows of the process clock, counted in the
- * store, so one limit across replicas); 0 = none. ACCOUNT_CREATION_PREFIX_LIMIT counts an IPv6
- * client's /48 beside its /64, so a site with 65,536 /64s gets a few /64s' worth, not 65,536.
- */
-async function checkCreationRate(deps: AccountsDeps, address: string, network: string | null): Promise<void> {
-  if (deps.config.adminToken !== null) return;
-  const { accountCreationsPerHour, accountCreationsPerPrefixPerHour } = deps.config.limits;
-  const nowMs = deps.clock.now().getTime();
-  const window = Math.floor(nowMs / CREATION_WINDOW_MS);
-  const retryAfter = Math.max(1, Math.ceil(((window + 1) * CREATION_WINDOW_MS - nowMs) / 1000));
-  const counted = async (key: string): Promise<number> =>
-    deps.store.counters.increment(`${key}:${window}`, CREATION_WINDOW_MS);
-  if (accountCreationsPerHour > 0 && (await counted(`account-create:${address}`)) > accountCreationsPerHour) {
-    throw rateLimited(
-      'ACCOUNT_CREATION_LIMIT',
-      `Too many accounts created from this address: this sandbox allows ${accountCreationsPerHour} an hour (ACCOUNT_CREATION_LIMIT=${accountCreationsPerHour}); try again in ${retryAfter} s, or ask its operator for the ADMIN_TOKEN`,
-      retryAfter,
-    );
-  }
-  const prefixLimit = accountCreationsPerPrefixPerHour;
-  if (network !== null && prefixLimit > 0 && (await counted(`account-create-net:${network}`)) > prefixLimit) {
-    throw rateLimited(
-      'ACCOUNT_CREATION_PREFIX_LIMIT',
-      `Too many accounts created from this network: this sandbox allows ${prefixLimit} an hour per IPv6 /48 (ACCOUNT_CREATION_PREFIX_LIMIT=${prefixLimit}); try again in ${retryAfter} s, or ask its operator for the ADMIN_TOKEN`,
-      retryAfter,
-    );
-  }
-}
 
 /** Global operations: open when ADMIN_TOKEN is unset, otherwise they need `Authorization: Bearer $ADMIN_TOKEN`. */
 export function requireAdmin(deps: Pick<AccountsDeps, 'config'>): RequestHandler {
@@ -82,31 +30,6 @@ export function requireAdmin(deps: Pick<AccountsDeps, 'config'>): RequestHandler
     }
     next();
   };
-}
-
-const CREATE_ATTEMPTS = 3;
-
-/** Generates and stores an account; a random e-mail, key or id that is taken already is made again. */
-async function createGeneratedAccount(
-  deps: AccountsDeps,
-  input: Parameters<typeof generateAccount>[0],
-): Promise<GeneratedAccount> {
-  for (let attempt = 1; ; attempt++) {
-    const generated = generateAccount(input, deps.ids, deps.clock.now());
-    const maxAccounts = deps.config.limits.accounts;
-    try {
-      await deps.store.accounts.create(generated.doc, [], maxAccounts === 0 ? {} : { maxAccounts });
-      return generated;
-    } catch (error) {
-      if (error instanceof AccountsFullError) {
-        throw storageFull(
-          'MAX_ACCOUNTS',
-          `This sandbox holds ${maxAccounts} accounts, the most it allows (MAX_ACCOUNTS=${maxAccounts}); accounts unused for ACCOUNT_TTL are deleted, so try again later, or ask its operator to raise MAX_ACCOUNTS`,
-        );
-      }
-      if (!(error instanceof IndexConflictError) || attempt === CREATE_ATTEMPTS) throw error;
-    }
-  }
 }
 
 /**
@@ -161,34 +84,7 @@ export function accountsAdminRouter(deps: AccountsDeps): Router {
   api.handle(
     createAccountOp,
     async ({ body }, req, res) => {
-      const {
-        seed = deps.config.seed,
-        locations: locationCount = Math.min(2, deps.config.limits.locationsPerAccount),
-        name,
-      } = body();
-      const cap = deps.config.limits.locationsPerAccount;
-      if (locationCount > cap) {
-        throw capReached(
-          'MAX_LOCATIONS_PER_ACCOUNT',
-          `locations must be at most ${cap} on this sandbox (MAX_LOCATIONS_PER_ACCOUNT=${cap}); got ${locationCount}`,
-          'locations',
-        );
-      }
-      await checkCreationRate(deps, clientAddressKey(req), clientNetworkKey(req));
-      const { doc, password } = await createGeneratedAccount(deps, {
-        seed,
-        locationCount,
-        ...(name === undefined ? {} : { name }),
-      });
-      const user = present(doc.users[0], 'the generated user');
-      res.status(201).json({
-        accountId: doc.account.accountId,
-        name: doc.account.name,
-        seed,
-        apiKey: present(doc.apiKeys[0], 'the generated API key').apiKey,
-        user: { email: user.email, password },
-        locations: doc.locations.map((l) => presentLocation(doc, l)),
-      });
+      res.status(201).json(await createAccountAnswer(deps, body(), clientAddressKey(req), clientNetworkKey(req)));
     },
     admin,
   );
@@ -239,15 +135,7 @@ export function accountSandboxRouter(deps: AccountsDeps): Router {
   const api = operationRouter('/sandbox');
 
   api.handle(resetAccountOp, async (_input, _req, res) => {
-    const { accountId } = authOf(res);
-    const { doc, revokedApps } = await resetAccount(deps, accountId);
-    res.json({
-      reset: accountId,
-      locations: doc.locations.map((l) => presentLocation(doc, l)),
-      revokedApps,
-      credentials:
-        "Kept: the account's API keys, users, OAuth clients and their access and refresh tokens. Revoked: every application of another account that its users allowed, with its access and refresh tokens (its users are asked again).",
-    });
+    res.json(await resetAccountAnswer(deps, authOf(res).accountId));
   });
 
   api.handle(expireTokensOp, async ({ body }, _req, res) => {

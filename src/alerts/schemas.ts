@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { jsonObject, noBody, pageEnvelope, pagingQuery, queryText, quotedList } from '../http/schemas.js';
+import { booleanQuery, jsonObject, noBody, pageEnvelope, pagingQuery, quotedList } from '../http/schemas.js';
 import type { AlertType } from '../store/data.js';
 import { ALERT_TYPES } from './rules.js';
 
@@ -132,14 +132,7 @@ export const ALERT_START_EXAMPLE = { type: 'lowLeak', peakValue: 0.5 };
 export const DEFAULT_ALERTS_PER_PAGE = 50;
 
 export const AlertListQuery = z.object({
-  active: queryText('active')
-    .superRefine((text, ctx) => {
-      if (text !== 'true' && text !== 'false')
-        ctx.addIssue({ code: 'custom', message: `active must be true or false; got ${JSON.stringify(text)}` });
-    })
-    .transform((text) => text === 'true')
-    .optional()
-    .meta({ type: 'boolean', description: 'Only active (true) or ended (false) alerts.' }),
+  active: booleanQuery('active', 'Only active (true) or ended (false) alerts.'),
   ...pagingQuery(DEFAULT_ALERTS_PER_PAGE),
 });
 

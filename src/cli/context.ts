@@ -1,3 +1,5 @@
+import type { Readable, Writable } from 'node:stream';
+
 /**
  * What the CLI gets from the process (main.ts is the only module that touches `process`), so
  * every command can be run in a test with its own environment and output.
@@ -18,6 +20,8 @@ export interface CliContext {
    * of its subscriptions when what ran it (a shell, npx, a test runner) is gone.
    */
   untilParentGone(): Promise<string>;
+  /** stdin and stdout as streams, for a command that speaks a protocol over them (`mcp`). */
+  readonly stdio: { input: Readable; output: Writable };
   /** The Node options of this process (process.execArgv). */
   readonly execArgv: readonly string[];
   /**

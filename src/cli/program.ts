@@ -4,6 +4,7 @@ import { VERSION } from '../core/package-info.js';
 import { accountsCreate, clock, end, scenarioCancel, scenarioList, scenarioRun, trigger } from './commands.js';
 import { CliError, type CliContext } from './context.js';
 import { listen } from './listen.js';
+import { mcp } from './mcp.js';
 import { readinessDrill, readinessReport, readinessReset } from './readiness.js';
 import { addServeFlags, runServe } from './serve.js';
 import { findUnknownOption, moveLeadingOptions, type MovableOption, type UnknownOption } from './usage.js';
@@ -27,9 +28,10 @@ const CLIENT_OPTIONS: readonly (MovableOption & { flags: string; description: st
   { long: '--json', takesValue: false, flags: '--json', description: "print the sandbox's JSON answer" },
 ];
 
-/** --sandbox, --api-key and --json, on every command that talks to a running sandbox. */
-function clientCommand(command: Command): Command {
-  for (const option of CLIENT_OPTIONS) command.option(option.flags, option.description);
+/** --sandbox, --api-key and --json (unless it prints no answer of the sandbox's), on every command that talks to a running sandbox. */
+function clientCommand(command: Command, { json = true } = {}): Command {
+  for (const option of CLIENT_OPTIONS)
+    if (json || option.long !== '--json') command.option(option.flags, option.description);
   return command;
 }
 
@@ -195,6 +197,15 @@ export function buildProgram(ctx: CliContext, exit: (code: number) => void): Com
       "a relay of the account's own (default: default); two listeners of one account use two names",
     )
     .action(run((options: Parameters<typeof listen>[0]) => listen(options, ctx)));
+
+  clientCommand(
+    program
+      .command('mcp')
+      .description(
+        "the sandbox's MCP tools for a coding agent, over stdio: configure the agent to run this command (docs/agents.md)",
+      ),
+    { json: false },
+  ).action(run((options: Parameters<typeof mcp>[0]) => mcp(options, ctx)));
 
   // Errors are reported by runCli with exit 2; help and --version exit 0.
   program.exitOverride();

@@ -100,6 +100,9 @@ const FLAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'MAX_DEMO_LINKS <n>': 'live audience links of the presenter view per account (default 20; 5 when hosted)',
   'MAX_DEMO_VIEWERS <n>':
     'presenter-view event streams (the presenter and the audience) per account at once on a replica (default 300; 60 when hosted)',
+  'MAX_MCP_WAITS <n>':
+    'MCP wait_for_delivery calls of one account waiting at once on a replica (default 20; 4 when hosted)',
+  'MAX_MCP_WAIT_SECONDS <seconds>': 'the longest one MCP wait_for_delivery call waits (default 50; 20 when hosted)',
   'TOKEN_DELIVERY [bool]': "also POST token responses to the client's redirect URI (default true)",
   'SCENARIO <name>': 'play this scenario at start-up (demos)',
   'SCENARIO_LOCATION_ID <id>': "its location (default the demo account's first)",

@@ -44,6 +44,9 @@ export const LOCAL_LIMITS: Limits = Object.freeze({
   // A demo shown to a room, a webinar: links for several rehearsals, an audience of a few hundred.
   demoLinks: 20,
   demoViewers: 300,
+  // An agent waits on a few deliveries at once; each wait ends within the SDK client's 60 s request timeout.
+  mcpWaits: 20,
+  mcpWaitSeconds: 50,
 });
 
 /** The limits of a hosted sandbox: strangers share it, and its process runs in a 256 MB heap. */
@@ -76,6 +79,9 @@ export const HOSTED_LIMITS: Limits = Object.freeze({
   // A demo to a prospect's team: an audience of 50 and the presenter, a few links at once.
   demoLinks: 5,
   demoViewers: 60,
+  // Each wait holds a request, its turn of MAX_CONCURRENT_REQUESTS and a slot of MAX_OPEN_STREAMS_TOTAL.
+  mcpWaits: 4,
+  mcpWaitSeconds: 20,
 });
 
 /** Finished deliveries kept per account: WEBHOOK_LOG_LIMIT's defaults. */
@@ -105,6 +111,8 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof Limits, string>> = Object.fr
   accountWriteRate: 'ACCOUNT_WRITE_RATE',
   demoLinks: 'MAX_DEMO_LINKS',
   demoViewers: 'MAX_DEMO_VIEWERS',
+  mcpWaits: 'MAX_MCP_WAITS',
+  mcpWaitSeconds: 'MAX_MCP_WAIT_SECONDS',
 });
 
 /** The variables of the protections a hosted sandbox defaults to tighter values. */

@@ -140,6 +140,16 @@ export function describeProtections(config: Config, publicUrl: string): string[]
       String(limits.demoViewers),
       `${limits.demoViewers} presenter-view streams (presenter and audience) per account on each replica`,
     ],
+    [
+      'MAX_MCP_WAITS',
+      String(limits.mcpWaits),
+      `${limits.mcpWaits} MCP waits for a delivery per account on each replica`,
+    ],
+    [
+      'MAX_MCP_WAIT_SECONDS',
+      String(limits.mcpWaitSeconds),
+      `an MCP wait for a delivery lasts ${limits.mcpWaitSeconds} s at most`,
+    ],
   ];
   const host = new URL(publicUrl).host;
   if (!config.hosted && config.protectionsSet.length === 0) {

@@ -91,6 +91,8 @@ export const settingsSchema = z.object({
   ACCOUNT_WRITE_RATE: wholeNumber(0, 1073741824).optional(), // bytes a second one account's file is written at, at most (embedded store); 0 = no limit
   MAX_DEMO_LINKS: wholeNumber(1, 10000).optional(), // live audience links of the presenter view per account
   MAX_DEMO_VIEWERS: wholeNumber(1, 100000).optional(), // presenter-view event streams per account at once on a replica (the presenter's and the audience's)
+  MAX_MCP_WAITS: wholeNumber(1, 100000).optional(), // MCP wait_for_delivery calls of one account waiting at once on a replica
+  MAX_MCP_WAIT_SECONDS: wholeNumber(1, 600).optional(), // the longest one MCP wait_for_delivery call waits
   LOG_LEVEL: oneOf(LOG_LEVELS as unknown as [LogLevel, ...LogLevel[]]).optional(),
   TOKEN_DELIVERY: boolean.optional(), // POST token responses to the redirect URI
   SCENARIO: nonEmpty.optional(), // scenario to play at start-up

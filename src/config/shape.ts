@@ -96,6 +96,10 @@ export interface Config {
     readonly demoLinks: number;
     /** Presenter-view event streams (the presenter's and the audience's) one account holds open at once on one replica (MAX_DEMO_VIEWERS). */
     readonly demoViewers: number;
+    /** MCP wait_for_delivery calls one account has waiting at once on one replica (MAX_MCP_WAITS). */
+    readonly mcpWaits: number;
+    /** The longest one MCP wait_for_delivery call waits, in seconds (MAX_MCP_WAIT_SECONDS). */
+    readonly mcpWaitSeconds: number;
   };
   /**
    * Whether the browser reaches the sandbox over https (PUBLIC_URL is https, or, without one, TLS

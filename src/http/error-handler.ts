@@ -52,10 +52,15 @@ export function errorHandler(
       res.status(appError.status).json({ error: code, error_description: appError.message });
       return;
     }
-    const message = appError.expose ? appError.message : 'The sandbox hit an unexpected error; it has been logged.';
     if (!appError.expose) logger.error('server error', { method: req.method, path: req.path, err: appError });
-    res.status(appError.status).json({ error: appError.code, message, ...(appError.details ?? {}) });
+    res.status(appError.status).json(errorBody(appError));
   };
+}
+
+/** The body of an error of /v1 and /sandbox (and of an MCP tool's refusal): `{error, message, ...details}`; a server error's message is not shown. */
+export function errorBody(appError: AppError): { error: string; message: string } & Record<string, unknown> {
+  const message = appError.expose ? appError.message : 'The sandbox hit an unexpected error; it has been logged.';
+  return { error: appError.code, message, ...(appError.details ?? {}) };
 }
 
 export const notFoundHandler: RequestHandler = (req) => {

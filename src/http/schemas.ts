@@ -43,6 +43,17 @@ export const queryText = (name: string) =>
       issue.input === undefined ? `${name} is required` : `${name} must be given once, as a single value`,
   });
 
+/** A query parameter that is true or false, as the text `true` or `false`. */
+export const booleanQuery = (name: string, description: string) =>
+  queryText(name)
+    .superRefine((text, ctx) => {
+      if (text !== 'true' && text !== 'false')
+        ctx.addIssue({ code: 'custom', message: `${name} must be true or false; got ${JSON.stringify(text)}` });
+    })
+    .transform((text) => text === 'true')
+    .optional()
+    .meta({ type: 'boolean', description });
+
 export const MAX_PER_PAGE = 100;
 
 const WHOLE_NUMBER = /^\d+$/;

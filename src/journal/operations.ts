@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { operationsTagged } from '../http/operation.js';
-import { isoInstant, limitParam, queryText } from '../http/schemas.js';
+import { booleanQuery, isoInstant, limitParam, queryText } from '../http/schemas.js';
 import { JOURNAL_LIMIT } from '../store/store.js';
 
 export const JournalQuery = z.object({
@@ -18,6 +18,7 @@ export const JournalQuery = z.object({
     .transform(Number)
     .optional()
     .meta({ type: 'integer', minimum: 100, maximum: 599, description: 'Only this status.' }),
+  errorsOnly: booleanQuery('errorsOnly', 'Only requests answered with a status of 400 or more (true).'),
 });
 
 export const JournalEntry = z
@@ -54,7 +55,7 @@ export const listRequestsOp = operation('listRequests', 'GET /sandbox/requests',
   query: JournalQuery,
   queryExample: { limit: '5' },
   responses: { 200: { description: 'The matching requests.', schema: JournalList } },
-  errors: { 400: 'invalid_parameter: limit or status is not valid.' },
+  errors: { 400: 'invalid_parameter: limit, status or errorsOnly is not valid.' },
 });
 
 export const journalOperations = [listRequestsOp];

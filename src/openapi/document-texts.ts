@@ -1,5 +1,6 @@
 /** The words of the OpenAPI document: its description, its tags, and what each path parameter is. */
 import { DEMO } from '../http/demo-examples.js';
+import { MCP_TAG } from '../mcp/index.js';
 
 /** The path parameters of the API: what they are and a value that works on the demo data. */
 export const PATH_PARAMETERS: Readonly<Record<string, { description: string; example: string }>> = {
@@ -84,6 +85,11 @@ export const TAGS = [
   {
     name: 'Demo: audience link',
     description: 'SANDBOX: not in production. The read-only view an audience link shows: no sign-in, no changes.',
+  },
+  {
+    name: MCP_TAG,
+    description:
+      'SANDBOX: not in production. The sandbox as an MCP server for coding agents (docs/agents.md), authorized like the controls.',
   },
 ];
 

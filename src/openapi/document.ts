@@ -116,7 +116,14 @@ const headerParameters = (op: Operation): Json[] =>
   }));
 
 const errorContent = (op: Operation): Json => ({
-  'application/json': { schema: ref(op.path.startsWith('/oauth2/') ? 'OAuthError' : 'Error') },
+  'application/json': {
+    schema: op.path.startsWith('/oauth2/')
+      ? ref('OAuthError')
+      : // The MCP transport answers its own refusals as JSON-RPC errors.
+        op.path === '/mcp'
+        ? { oneOf: [ref('Error'), ref('McpError')] }
+        : ref('Error'),
+  },
 });
 
 /** What every operation of its kind can answer besides its own responses: authentication, bodies, encoding, 405s, faults. */

@@ -1,4 +1,4 @@
 /** What the composition root uses of the OpenAPI description. */
 export { buildOpenApiDocument, type DocumentOptions } from './document.js';
 export { ALL_OPERATIONS, healthOp, metricsOp } from './registry.js';
-export { openApiRouter } from './routes.js';
+export { openApiJson, openApiRouter } from './routes.js';

@@ -9,6 +9,7 @@ import { operationsTagged, type Operation } from '../http/operation.js';
 import { ErrorBody, OAuthErrorBody } from '../http/schemas.js';
 import { journalOperations } from '../journal/index.js';
 import { Device, Location, locationsOperations } from '../locations/index.js';
+import { McpErrorBody, mcpOperations } from '../mcp/index.js';
 import { readinessOperations, ReadinessReportSchema } from '../readiness/index.js';
 import { ReadingsEnvelope, readingsOperations, UsageSummary } from '../readings/index.js';
 import { relayOperations } from '../relay/index.js';
@@ -94,6 +95,7 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...readinessOperations,
   ...relayOperations,
   ...demoOperations,
+  ...mcpOperations,
   healthOp,
   metricsOp,
   openApiOp,
@@ -113,4 +115,5 @@ export const NAMED_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   WaterUsageSummary: UsageSummary,
   Delivery,
   ReadinessReport: ReadinessReportSchema,
+  McpError: McpErrorBody,
 };

@@ -13,17 +13,21 @@ export interface OpenApiDeps {
   version: string;
 }
 
-/** GET /openapi.json and GET /docs (with its assets): open, no credentials, not journaled. */
-export function openApiRouter(deps: OpenApiDeps): Router {
-  const api = operationRouter('');
-  // Built once per public URL (in practice once per start), since the OAuth URLs and the server depend on it.
+/** The document's text: built once per public URL (in practice once per start), since the OAuth URLs and the server depend on it. */
+export function openApiJson(deps: OpenApiDeps): () => string {
   let built: { publicUrl: string; json: string } | null = null;
-  const documentJson = (): string => {
+  return () => {
     const { publicUrl } = deps.urls;
     if (built?.publicUrl !== publicUrl)
       built = { publicUrl, json: JSON.stringify(buildOpenApiDocument({ publicUrl, version: deps.version })) };
     return built.json;
   };
+}
+
+/** GET /openapi.json and GET /docs (with its assets): open, no credentials, not journaled. */
+export function openApiRouter(deps: OpenApiDeps): Router {
+  const api = operationRouter('');
+  const documentJson = openApiJson(deps);
 
   api.handle(openApiOp, (_input, _req, res) => {
     res.type('application/json').set('Cache-Control', 'no-cache').send(documentJson());

@@ -1,6 +1,17 @@
 /** What other features and the composition root use of scenarios. */
 export { loadScenarios, ScenarioError } from './catalog.js';
-export { ClockStateBody, Run, scenariosOperations } from './operations.js';
+export { cancelRunAnswer, moveClock, runAnswer, scenarioList, startRunAnswer } from './answers.js';
+export {
+  cancelRunOp,
+  ClockStateBody,
+  getClockOp,
+  getRunOp,
+  listScenariosOp,
+  Run,
+  scenariosOperations,
+  setClockOp,
+  startRunOp,
+} from './operations.js';
 export { scenariosSandboxRouter } from './routes.js';
 export { runDueSteps, scenarioWork } from './due-steps.js';
 export { startRun, type ScenariosDeps } from './runner.js';

@@ -1,11 +1,10 @@
 import type { Router } from 'express';
 
-import { changeAccountClock, clockState } from '../clock/index.js';
+import { clockState } from '../clock/index.js';
 import { operationRouter } from '../http/operation.js';
 import { authOf } from '../http/request-context.js';
-import { publishAccountEvent } from '../live/index.js';
 import { findRun } from '../store/lookups.js';
-import { scenarioWork } from './due-steps.js';
+import { cancelRunAnswer, moveClock, runAnswer, scenarioList, startRunAnswer } from './answers.js';
 import {
   cancelRunOp,
   getClockOp,
@@ -16,28 +15,23 @@ import {
   setClockOp,
   startRunOp,
 } from './operations.js';
-import { presentRun, presentScenario, presentScenarioSummary } from './presenter.js';
-import { cancelRun, findScenario, startRun, stepDueMs, type ScenariosDeps } from './runner.js';
+import { presentScenario } from './presenter.js';
+import { findScenario, type ScenariosDeps } from './runner.js';
 
 /** /sandbox/clock, /sandbox/scenarios and /sandbox/runs. */
 export function scenariosSandboxRouter(deps: ScenariosDeps): Router {
   const api = operationRouter('/sandbox');
-  // Scenario steps first, then deliveries, at each instant the clock stops at.
-  const work = [scenarioWork(deps), deps.dispatcher];
 
   api.handle(getClockOp, (_input, _req, res) => {
     res.json(clockState(deps.clock, authOf(res).doc.clock));
   });
 
   api.handle(setClockOp, async ({ body }, _req, res) => {
-    const { accountId } = authOf(res);
-    const state = await changeAccountClock(deps, accountId, body(), work);
-    await publishAccountEvent(deps.store, accountId, { type: 'clock', ...state });
-    res.json(state);
+    res.json(await moveClock(deps, authOf(res).accountId, body()));
   });
 
   api.handle(listScenariosOp, (_input, _req, res) => {
-    res.json({ scenarios: [...deps.scenarios.values()].map(presentScenarioSummary) });
+    res.json(scenarioList(deps));
   });
 
   api.handle(getScenarioOp, ({ params }, _req, res) => {
@@ -48,29 +42,25 @@ export function scenariosSandboxRouter(deps: ScenariosDeps): Router {
     const { accountId } = authOf(res);
     findScenario(deps, params.name);
     const { locationId } = body();
-    const run = await startRun(deps, accountId, params.name, locationId);
-    res
-      .status(201)
-      .location(`/sandbox/runs/${run.runId}`)
-      .json(presentRun(run, stepDueMs(deps, run)));
+    const run = await startRunAnswer(deps, accountId, params.name, locationId);
+    res.status(201).location(`/sandbox/runs/${run.runId}`).json(run);
   });
 
   api.handle(listRunsOp, (_input, _req, res) => {
     const { doc } = authOf(res);
-    res.json({ runs: doc.runs.map((r) => presentRun(r, stepDueMs(deps, r))).reverse() });
+    res.json({ runs: doc.runs.map((r) => runAnswer(deps, r)).reverse() });
   });
 
   api.handle(getRunOp, ({ params }, _req, res) => {
-    const run = findRun(authOf(res).doc, params.runId);
-    res.json(presentRun(run, stepDueMs(deps, run)));
+    res.json(runAnswer(deps, findRun(authOf(res).doc, params.runId)));
   });
 
   api.handle(cancelRunOp, async ({ params, body }, _req, res) => {
-    const { accountId, doc } = authOf(res);
-    findRun(doc, params.runId);
+    const caller = authOf(res);
+    // An unknown run is a 404 before the body is looked at.
+    findRun(caller.doc, params.runId);
     body();
-    const run = await cancelRun(deps, accountId, params.runId);
-    res.json(presentRun(run, stepDueMs(deps, run)));
+    res.json(await cancelRunAnswer(deps, caller, params.runId));
   });
 
   return api.done();

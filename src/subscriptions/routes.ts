@@ -1,9 +1,8 @@
 import type { Router } from 'express';
 
 import { operationRouter } from '../http/operation.js';
-import { pageOf } from '../http/pagination.js';
 import { authOf, noteRequestFacts } from '../http/request-context.js';
-import { findLocation, findSubscription } from '../store/lookups.js';
+import { findSubscription } from '../store/lookups.js';
 import {
   confirmSubscriptionOp,
   createSubscriptionOp,
@@ -13,8 +12,7 @@ import {
   listSubscriptionsOp,
   resendConfirmationOp,
 } from './operations.js';
-import { presentSubscription } from './presenter.js';
-import { DEFAULT_SUBSCRIPTIONS_PER_PAGE } from './schemas.js';
+import { presentSubscription, subscriptionsPage } from './presenter.js';
 import {
   confirmationTokenShown,
   confirmSubscription,
@@ -34,19 +32,12 @@ export function subscriptionsRouter(deps: SubscriptionsDeps): Router {
   });
 
   api.handle(listLocationSubscriptionsOp, ({ params, query }, _req, res) => {
-    const { doc } = authOf(res);
-    const { page = 1, perPage = DEFAULT_SUBSCRIPTIONS_PER_PAGE } = query();
-    const location = findLocation(doc, params.locationId);
-    const subscriptions = doc.subscriptions
-      .filter((s) => s.locationId === location.locationId)
-      .map(presentSubscription);
-    res.json(pageOf('subscriptions', subscriptions, { page, perPage }));
+    const asked = query();
+    res.json(subscriptionsPage(authOf(res).doc, { ...asked, locationId: params.locationId }));
   });
 
   api.handle(listSubscriptionsOp, ({ query }, _req, res) => {
-    const { doc } = authOf(res);
-    const { page = 1, perPage = DEFAULT_SUBSCRIPTIONS_PER_PAGE } = query();
-    res.json(pageOf('subscriptions', doc.subscriptions.map(presentSubscription), { page, perPage }));
+    res.json(subscriptionsPage(authOf(res).doc, query()));
   });
 
   // The official Python client adds a slash before the query: /confirm/?confirmationToken=... (trailingSlash).

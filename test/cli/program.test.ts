@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { PassThrough } from 'node:stream';
 
 import { shellWord } from '../../src/cli/commands.js';
 import type { CliContext } from '../../src/cli/context.js';
@@ -21,6 +22,7 @@ function fakeContext(
     err: '',
     reexecs: [] as (readonly string[])[],
     execArgv,
+    stdio: { input: new PassThrough(), output: new PassThrough() },
     stdout: (text: string) => void (ctx.out += text),
     stderr: (text: string) => void (ctx.err += text),
     // The sandbox stops as soon as it is up.

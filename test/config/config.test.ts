@@ -314,6 +314,23 @@ describe('hosted: secure defaults when PUBLIC_URL is not loopback', () => {
     );
   });
 
+  it('bounds the MCP waits at 4 per account of 20 s when hosted, 20 of 50 s locally; the settings win, and 0 is refused', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com' }).limits).toMatchObject({
+      mcpWaits: 4,
+      mcpWaitSeconds: 20,
+    });
+    expect(loadConfig({}).limits).toMatchObject({ mcpWaits: 20, mcpWaitSeconds: 50 });
+    expect(
+      loadConfig({ PUBLIC_URL: 'https://sandbox.example.com', MAX_MCP_WAITS: '8', MAX_MCP_WAIT_SECONDS: '30' }).limits,
+    ).toMatchObject({ mcpWaits: 8, mcpWaitSeconds: 30 });
+    expect(() => loadConfig({ MAX_MCP_WAITS: '0' })).toThrow(
+      'MAX_MCP_WAITS="0": must be a whole number from 1 to 100000',
+    );
+    expect(() => loadConfig({ MAX_MCP_WAIT_SECONDS: '601' })).toThrow(
+      'MAX_MCP_WAIT_SECONDS="601": must be a whole number from 1 to 600',
+    );
+  });
+
   it('bounds the login sessions at 10,000 when hosted, 100,000 locally; MAX_SESSIONS wins, and 0 is refused', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://sandbox.example.com' }).limits.sessions).toBe(10_000);
     expect(loadConfig({}).limits.sessions).toBe(100_000);

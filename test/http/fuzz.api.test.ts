@@ -29,7 +29,7 @@ const CSRF_COOKIE = csrfCookieName({ secureCookies: false });
 
 /**
  * Malformed requests on every route: never a 5xx; every error is JSON with a string `message`
- * (RFC 6749 {error, error_description} on the token endpoint); and the stored state still
+ * (RFC 6749 {error, error_description} on the token endpoint, a JSON-RPC error from /mcp's transport); and the stored state still
  * serves the fixtures after each property's requests. The HTML pages (/login, /logout, / and the dashboard forms)
  * may answer a person's browser with an HTML 4xx page instead; nowhere else does HTML appear.
  *
@@ -496,6 +496,13 @@ function expectWellFormedAnswer(sent: FuzzedRequest, res: request.Response): voi
   if (sent.method === 'head') return;
   if (path === '/oauth2/token' || path === '/oauth2/revoke') {
     expect(res.body).toEqual({ error: expect.any(String), error_description: expect.stringMatching(/\S/) });
+  } else if (path === '/mcp' && 'jsonrpc' in (res.body as object)) {
+    // The MCP transport refuses what is not one MCP message with a JSON-RPC error, as MCP requires.
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: expect.any(Number), message: expect.stringMatching(/\S/) },
+    });
   } else {
     expect(res.body).toMatchObject({ error: expect.any(String), message: expect.stringMatching(/\S/) });
   }

@@ -122,6 +122,7 @@ export const OTHER_ROUTES: { method: Method; path: string }[] = [
   { method: 'get', path: '/dashboard/assets/:file' },
   { method: 'get', path: '/dashboard/demo-receiver' },
   { method: 'post', path: '/dashboard/demo-receiver' },
+  { method: 'post', path: '/mcp' },
 ];
 
 /**
