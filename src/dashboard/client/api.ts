@@ -1,5 +1,6 @@
 import type { ErrorAnswer } from '../api-types.js';
 import { DASHBOARD_PATHS, type PageConfig, type TokenAnswer } from '../page-config.js';
+import { sendJson } from './send-json.js';
 
 /** Refusals that a fresh token cures: it ran out, or tokens were expired (POST /sandbox/tokens/expire) or revoked. */
 const TOKEN_REFUSALS = new Set(['token_expired', 'token_revoked', 'invalid_credentials']);
@@ -107,26 +108,9 @@ export class Api {
     body: unknown,
   ): Promise<{ status: number; data: (ErrorAnswer & Record<string, unknown>) | null }> {
     if (this.#signedOut) throw new SignedOut('signed out');
-    const headers: Record<string, string> = { Authorization: `Bearer ${this.#token}`, Accept: 'application/json' };
-    const init: RequestInit = { method, headers, cache: 'no-store' };
-    if (body !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      init.body = JSON.stringify(body);
-    }
-    let res: Response;
-    try {
-      res = await fetch(path, init);
-    } catch {
-      throw new ApiError(0, `the sandbox did not answer ${method} ${path.split('?')[0] ?? path}`);
-    }
-    const text = await res.text();
-    let data: (ErrorAnswer & Record<string, unknown>) | null = null;
-    try {
-      data = text === '' ? null : (JSON.parse(text) as ErrorAnswer & Record<string, unknown>);
-    } catch {
-      data = null;
-    }
-    return { status: res.status, data };
+    const answer = await sendJson(method, path, body, { Authorization: `Bearer ${this.#token}` });
+    if (answer === null) throw new ApiError(0, `the sandbox did not answer ${method} ${path.split('?')[0] ?? path}`);
+    return { status: answer.status, data: answer.data as (ErrorAnswer & Record<string, unknown>) | null };
   }
 
   #answer(

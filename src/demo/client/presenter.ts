@@ -1,4 +1,5 @@
 import { byId, el } from '../../dashboard/client/dom.js';
+import { sendJson } from '../../dashboard/client/send-json.js';
 import { DEMO_PATHS, TICK_MS, type DemoPageConfig } from '../page-config.js';
 import type { Link, Scene } from '../view-types.js';
 
@@ -214,20 +215,11 @@ export class PresenterControls {
   }
 
   async #send<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { 'X-CSRF-Token': this.config.csrfToken, Accept: 'application/json' };
-    const init: RequestInit = { method, headers, cache: 'no-store' };
-    if (body !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      init.body = JSON.stringify(body);
-    }
-    let res: Response;
-    try {
-      res = await fetch(path, init);
-    } catch {
-      throw new Refused(0, 'The sandbox did not answer; is it still running?');
-    }
-    const data = (await res.json().catch(() => null)) as { message?: string } | null;
-    if (!res.ok) throw new Refused(res.status, data?.message ?? `The sandbox answered ${res.status}`);
+    const answer = await sendJson(method, path, body, { 'X-CSRF-Token': this.config.csrfToken });
+    if (answer === null) throw new Refused(0, 'The sandbox did not answer; is it still running?');
+    const data = answer.data as { message?: string } | null;
+    if (answer.status < 200 || answer.status >= 300)
+      throw new Refused(answer.status, data?.message ?? `The sandbox answered ${answer.status}`);
     return data as T;
   }
 
