@@ -115,6 +115,8 @@ const fuzzedIds: fc.Arbitrary<RouteIds> = fc.record({
   scenario: segment,
   clientId: segment,
   file: segment,
+  linkId: segment,
+  token: segment,
 });
 
 const insertAt = (text: string, insert: string, at: number): string => {

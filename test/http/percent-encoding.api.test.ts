@@ -26,6 +26,8 @@ const malformedPath = (template: string): string => {
     scenario: 'leak%',
     clientId: '%G0',
     file: 'app.%zz.js',
+    linkId: '%E2%82',
+    token: '%F4%90%80%80',
   };
   return template.includes(':') ? fillPath(template, malformed) : `${template.replace(/\/$/, '/index')}%G0`;
 };

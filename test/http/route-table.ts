@@ -20,6 +20,9 @@ export interface RouteIds {
   clientId: string;
   /** A file name in the route (the dashboard's script asset, a file of /docs/assets). */
   file: string;
+  /** An audience link of the presenter view, and its token (none is made: the harnesses send no session). */
+  linkId: string;
+  token: string;
 }
 
 /** One route of /v1 or /sandbox, with a request that succeeds for the demo account on a fresh test app. */
@@ -123,6 +126,25 @@ export const OTHER_ROUTES: { method: Method; path: string }[] = [
   { method: 'get', path: '/dashboard/demo-receiver' },
   { method: 'post', path: '/dashboard/demo-receiver' },
   { method: 'post', path: '/mcp' },
+  // The presenter view (signed in like the dashboard) and its audience link (no sign-in).
+  { method: 'get', path: '/demo' },
+  { method: 'get', path: '/demo/scene' },
+  { method: 'get', path: '/demo/events' },
+  { method: 'put', path: '/demo/view' },
+  { method: 'post', path: '/demo/story' },
+  { method: 'post', path: '/demo/story/play' },
+  { method: 'post', path: '/demo/story/pause' },
+  { method: 'post', path: '/demo/story/tick' },
+  { method: 'post', path: '/demo/story/next' },
+  { method: 'post', path: '/demo/story/restart' },
+  { method: 'put', path: '/demo/story/speed' },
+  { method: 'delete', path: '/demo/story' },
+  { method: 'get', path: '/demo/links' },
+  { method: 'post', path: '/demo/links' },
+  { method: 'delete', path: '/demo/links/:linkId' },
+  { method: 'get', path: '/demo/watch/:token' },
+  { method: 'get', path: '/demo/watch/:token/scene' },
+  { method: 'get', path: '/demo/watch/:token/events' },
 ];
 
 /**
@@ -192,6 +214,8 @@ export async function givenRouteIds(app: Express): Promise<RouteIds> {
     scenario,
     clientId: client.body.client_id as string,
     file: dashboardScript(),
+    linkId: 'not-a-link',
+    token: 'not-a-token',
   };
 }
 
