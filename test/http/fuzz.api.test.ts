@@ -41,7 +41,9 @@ const RUNS_PER_PROPERTY = Math.ceil(TOTAL_RUNS / 4);
 const SEED = process.env['FUZZ_SEED'] === undefined ? {} : { seed: Number(process.env['FUZZ_SEED']) };
 const PROPERTY_TIMEOUT_MS = Math.max(30_000, RUNS_PER_PROPERTY * 30);
 
-const PAGE_PATHS = ['/login', '/login/consent', '/logout', '/', '/dashboard/sign-in', '/dashboard/sign-out'];
+const PAGE_PATHS = ['/login', '/login/consent', '/logout', '/', '/dashboard/sign-in', '/dashboard/sign-out', '/demo'];
+/** The HTML pages: those above, and an audience link's page (an unknown link is a 404 page, not JSON). */
+const isPagePath = (path: string): boolean => PAGE_PATHS.includes(path) || /^\/demo\/watch\/[^/]+$/.test(path);
 const LOCATION_KEYS = ['alerts', 'devices', 'homeAway', 'locationId', 'name', 'subscriptionIds'];
 
 type Method = 'get' | 'post' | 'put' | 'delete' | 'patch' | 'head' | 'options';
@@ -491,7 +493,7 @@ function expectWellFormedAnswer(sent: FuzzedRequest, res: request.Response): voi
   const type = res.headers['content-type'] ?? '';
   const path = pathSent(res);
   if (type.startsWith('text/html')) {
-    expect(PAGE_PATHS).toContain(path);
+    expect({ path, page: isPagePath(path) }).toEqual({ path, page: true });
     return;
   }
   expect(type).toMatch(/^application\/json/);
