@@ -187,7 +187,7 @@ describe('POST /demo/links (Share)', () => {
     const { url } = await share();
     await presenter.call('POST', '/demo/story', { scenario: 'cold-snap', speed: 3600 });
     const stream = await open(`${url}/events`);
-    expect(stream.messages[0]).toEqual({ type: 'hello' });
+    expect(await stream.first()).toEqual({ type: 'hello' });
     await stream.scene((s) => s.story?.state === 'ready');
     await presenter.story('play');
     await t.deps.dispatcher.idle();

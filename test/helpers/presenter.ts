@@ -121,6 +121,16 @@ export class DemoStream {
     }
   }
 
+  /** The stream's first message, once it has come; fails when the stream closes first. */
+  async first(): Promise<DemoMessage> {
+    for (;;) {
+      const [message] = this.messages;
+      if (message !== undefined) return message;
+      if (this.closed) throw new Error('the stream closed before its first message');
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
   /** Resolves once the stream has closed. */
   async end(): Promise<void> {
     while (!this.closed) await new Promise<void>((resolve) => this.#waiters.push(resolve));
