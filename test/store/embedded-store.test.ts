@@ -363,6 +363,27 @@ describe('the embedded store on lowdb files', () => {
       expect(await third.accounts.count()).toBe(many.length - 1);
     });
 
+    it('makes a folder of DATA_DIR again when it is removed while the store runs (writes do not make it each time)', async () => {
+      const store = await open();
+      await store.accounts.create(givenAccount('kept'));
+      await rm(join(dir, 'accounts'), { recursive: true });
+      await rm(join(dir, 'index'), { recursive: true });
+
+      // The account's file and its shard's log were written before: each is written again, folder and all.
+      await store.accounts.update('kept', (doc) => {
+        doc.account.name = 'renamed';
+        doc.apiKeys.push({ ...doc.apiKeys[0]!, apiKey: 'kept-second' });
+      });
+      await store.flush();
+      expect(await readdir(join(dir, 'accounts'))).toEqual(['kept.json']);
+      expect((await readdir(join(dir, 'index'))).some((name) => name.endsWith('.log'))).toBe(true);
+
+      // What was written after the folders came back is read by the next process (one killed: no close).
+      const again = await open();
+      expect((await again.accounts.get('kept'))?.account.name).toBe('renamed');
+      expect(await again.accounts.lookup('apiKey', 'kept-second')).toBe('kept');
+    });
+
     it("folds a shard's log into its file once it is long, and at close; a line cut short by a kill is skipped", async () => {
       const store = await open();
       await store.accounts.create(givenAccount('a'));

@@ -20,6 +20,21 @@ export interface FileHolder {
 }
 
 /**
+ * Runs `write` (of a file at `path`), and when its folder is missing, makes the folder and runs
+ * it again: the usual write, into a folder there already, costs no mkdir (a round trip through
+ * libuv's thread pool, one of the five an account's creation waited for).
+ */
+export async function inFolderMadeWhenMissing<T>(path: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(dirname(path), { recursive: true });
+    return write();
+  }
+}
+
+/**
  * A JSON file's text and value; null when it does not exist or is empty. `name` is what the
  * messages call it; `remedy` what to do about a file that is not JSON.
  */
@@ -61,7 +76,6 @@ export class LowdbFile<T> {
   #lazyTimer: NodeJS.Timeout | null = null;
   /** Writes started and not finished yet. */
   #writing = 0;
-  #folderReady = false;
   /** At most this many characters a second are written (0: no limit; see `pace`). */
   #charsPerSecond = 0;
   #lastWriteStartMs = Number.NEGATIVE_INFINITY;
@@ -195,11 +209,7 @@ export class LowdbFile<T> {
         this.#scheduled = null;
         this.#writing++;
         try {
-          if (!this.#folderReady) {
-            await mkdir(dirname(this.#path ?? '.'), { recursive: true });
-            this.#folderReady = true;
-          }
-          await this.#db.write();
+          await inFolderMadeWhenMissing(this.#path ?? '.', () => this.#db.write());
         } finally {
           this.#writing--;
           if (!this.busy) this.#holder?.written();

@@ -1,7 +1,6 @@
-import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { appendFile, readFile, rm } from 'node:fs/promises';
 
-import type { LowdbFile } from './lowdb-file.js';
+import { inFolderMadeWhenMissing, type LowdbFile } from './lowdb-file.js';
 
 /** A shard's log is folded into its file once it has this many lines, or as many as the shard has accounts if more. */
 const LINES_BEFORE_FOLD = 64;
@@ -31,7 +30,6 @@ export class ShardLog<M> {
   #waiting: string[] = [];
   #nextAppend: Promise<void> | null = null;
   #lazyFold: NodeJS.Timeout | null = null;
-  #folderReady = false;
 
   constructor(
     private readonly path: string | null,
@@ -75,11 +73,7 @@ export class ShardLog<M> {
       this.#waiting = [];
       this.#nextAppend = null;
       const path = this.path as string;
-      if (!this.#folderReady) {
-        await mkdir(dirname(path), { recursive: true });
-        this.#folderReady = true;
-      }
-      await appendFile(path, text);
+      await inFolderMadeWhenMissing(path, () => appendFile(path, text));
       this.lines += count;
       if (this.lines >= Math.max(LINES_BEFORE_FOLD, this.accountsIn())) await this.#fold();
     });
