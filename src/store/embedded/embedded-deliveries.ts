@@ -76,16 +76,32 @@ export class EmbeddedDeliveries implements DeliveryStore {
       if (!loaded) return [];
       const skip = new Set(skipOrigins);
       const due: DeliveryRecord[] = [];
+      // The subscriptions with a delivery claimed, and then those with one given: one at a time each.
+      const busy = new Set<string>();
       for (const id of loaded.pending) {
         const record = loaded.byId.get(id);
         const at = record ? deliveryDueMs(record) : null;
         if (!record || at === null || at > nowMs) continue;
-        if (skip.size > 0 && skip.has(originOf(record.target))) continue;
-        if (this.#claimed(id)) continue;
+        if (this.#claimed(id)) {
+          if (record.subscriptionId !== null) busy.add(record.subscriptionId);
+          continue;
+        }
         due.push(record);
       }
+      // Stable: deliveries due at one instant stay in creation order.
       due.sort((a, b) => (a.dueAtMs ?? 0) - (b.dueAtMs ?? 0));
-      return due.slice(0, limit).map((record) => structuredClone(record));
+      const given: DeliveryRecord[] = [];
+      for (const record of due) {
+        if (given.length >= limit) break;
+        const { subscriptionId } = record;
+        if (subscriptionId !== null) {
+          if (busy.has(subscriptionId)) continue;
+          busy.add(subscriptionId);
+        }
+        if (skip.size > 0 && skip.has(originOf(record.target))) continue;
+        given.push(structuredClone(record));
+      }
+      return given;
     });
   }
 

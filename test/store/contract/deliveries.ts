@@ -80,11 +80,12 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
     });
 
     it('claimDue takes only pending deliveries due at the given virtual now, oldest due first, up to the limit', async () => {
+      // Each of its own subscription: one subscription's deliveries go one at a time (the next test).
       await store.deliveries.add('a', [
-        givenDelivery('a', 'late', { dueAtMs: T0 + 3000 }),
-        givenDelivery('a', 'second', { dueAtMs: T0 + 1000 }),
-        givenDelivery('a', 'first', { dueAtMs: T0 + 500 }),
-        givenDelivery('a', 'exactly-now', { dueAtMs: T0 + 2000 }),
+        givenDelivery('a', 'late', { dueAtMs: T0 + 3000, subscriptionId: 's1' }),
+        givenDelivery('a', 'second', { dueAtMs: T0 + 1000, subscriptionId: 's2' }),
+        givenDelivery('a', 'first', { dueAtMs: T0 + 500, subscriptionId: 's3' }),
+        givenDelivery('a', 'exactly-now', { dueAtMs: T0 + 2000, subscriptionId: 's4' }),
         { ...givenDelivery('a', 'finished', { state: 'failed' }), dueAtMs: T0 },
         givenDelivery('a', 'unscheduled', { dueAtMs: null }),
       ]);
@@ -97,6 +98,42 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
       ]);
       expect(await claimDue(store, 'a', T0 + 2000, 'one', 60_000, 10)).toEqual([]);
       expect(await claimDue(store, 'nobody', T0 + 2000, 'one', 60_000, 10)).toEqual([]);
+    });
+
+    it("due gives one subscription's deliveries one at a time: its oldest due, and none while one of them is claimed", async () => {
+      await store.deliveries.add('a', [
+        givenDelivery('a', 'start', { dueAtMs: T0, subscriptionId: 's1' }),
+        givenDelivery('a', 'other', { dueAtMs: T0, subscriptionId: 's2' }),
+        givenDelivery('a', 'escalation', { dueAtMs: T0, subscriptionId: 's1' }),
+        givenDelivery('a', 'token-1', { dueAtMs: T0, subscriptionId: null, kind: 'token' }),
+        givenDelivery('a', 'token-2', { dueAtMs: T0, subscriptionId: null, kind: 'token' }),
+        givenDelivery('a', 'end', { dueAtMs: T0, subscriptionId: 's1' }),
+      ]);
+      const ids = async (): Promise<string[]> => (await store.deliveries.due('a', T0, 10)).map((d) => d.deliveryId);
+      // Deliveries of no subscription (OAuth's) are never held back.
+      expect(await ids()).toEqual(['start', 'other', 'token-1', 'token-2']);
+      expect(await store.deliveries.claim('a', 'start', 'replica-1', 60_000)).toBe(true);
+      expect(await ids()).toEqual(['other', 'token-1', 'token-2']);
+      // Its attempt failed and is retried later: the next one of s1 may go now.
+      await store.deliveries.update('a', 'start', (d) => {
+        d.attempts.push(givenAttempt({ statusCode: 503 }));
+        d.dueAtMs = T0 + 5000;
+      });
+      expect(await ids()).toEqual(['other', 'escalation', 'token-1', 'token-2']);
+      await store.deliveries.update('a', 'escalation', (d) => {
+        d.state = 'delivered';
+        d.dueAtMs = null;
+      });
+      expect(await ids()).toEqual(['other', 'token-1', 'token-2', 'end']);
+      // Oldest due first: when the retry falls due, the one due before it still goes first.
+      const at5s = async (): Promise<string[]> =>
+        (await store.deliveries.due('a', T0 + 5000, 10)).map((d) => d.deliveryId);
+      expect(await at5s()).toEqual(['other', 'token-1', 'token-2', 'end']);
+      await store.deliveries.update('a', 'end', (d) => {
+        d.state = 'delivered';
+        d.dueAtMs = null;
+      });
+      expect(await at5s()).toEqual(['other', 'token-1', 'token-2', 'start']);
     });
 
     it('a claimed delivery is not claimed by another owner until it is updated', async () => {
@@ -118,7 +155,7 @@ export function describeDeliveriesContract(suite: ContractSuite): void {
 
     it("due leaves out the deliveries to the origins it is told to skip, so a full origin's backlog never hides another's", async () => {
       const to = (target: string, id: string, dueAtMs: number): DeliveryRecord => ({
-        ...givenDelivery('a', id, { dueAtMs }),
+        ...givenDelivery('a', id, { dueAtMs, subscriptionId: id }),
         target,
       });
       await store.deliveries.add('a', [
