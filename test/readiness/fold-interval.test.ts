@@ -55,11 +55,26 @@ describe('a store of one process (the in-memory store here)', () => {
     expect(await cursorAfter(DEMO_ACCOUNT_ID, 0)).toBe(await newestSeq(DEMO_ACCOUNT_ID));
   });
 
-  it('folds an account early when too many other accounts are counted at once, rather than forget its count', async () => {
+  it('drops the longest count when too many accounts are counted, without reading that account back, and folds it at its next activity', async () => {
     await getLocation(3);
-    expect(await storedCursor(DEMO_ACCOUNT_ID)).toBe(0);
+    const before = await newestSeq(DEMO_ACCOUNT_ID);
     // Accounts that do not exist: a fold of one finds nothing and stores nothing.
     for (let i = 0; i < 10_000; i++) t.deps.readiness.noteActivity(`acct_nobody_${i}`);
+    // Its count is gone, and it was not folded for it (a fold of an idle account reads it back).
+    expect(await cursorAfter(DEMO_ACCOUNT_ID, 0, 50)).toBe(0);
+    // Its next activity folds it: the evidence of the three, and of this one, is in the digest.
+    await getLocation(1);
+    const folded = await cursorAfter(DEMO_ACCOUNT_ID, 0);
+    expect(folded).toBe(await newestSeq(DEMO_ACCOUNT_ID));
+    expect(folded).toBeGreaterThan(before);
+    // Counted again from there: the next ones wait for the interval.
+    await getLocation(5);
+    expect(await cursorAfter(DEMO_ACCOUNT_ID, folded, 50)).toBe(folded);
+  });
+
+  it('once counts have been dropped, folds at its first activity an account it has not counted (its count may be the one dropped)', async () => {
+    for (let i = 0; i < 10_001; i++) t.deps.readiness.noteActivity(`acct_nobody_${i}`);
+    await getLocation(1);
     expect(await cursorAfter(DEMO_ACCOUNT_ID, 0)).toBe(await newestSeq(DEMO_ACCOUNT_ID));
   });
 });
