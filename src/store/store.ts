@@ -192,8 +192,9 @@ export interface DeliveryStore {
    * due first, at most `limit`, leaving out those whose target's origin (see originOf) is in
    * `skipOrigins`: the dispatcher's full origins, so that the deliveries of a slow one never
    * fill the answer and hide those of a healthy one. At most one of each subscription, and none
-   * of a subscription with a delivery claimed: a subscription's notifications are attempted one
-   * at a time, in the order they fell due, so its endpoint gets them in the order of the events.
+   * of a subscription with a delivery claimed (a claimed one was due when claimed, so it comes
+   * first): a subscription's notifications are attempted one at a time, in the order they fell
+   * due, so its endpoint gets them in the order of the events.
    */
   due(accountId: string, nowMs: number, limit: number, skipOrigins?: readonly string[]): Promise<DeliveryRecord[]>;
   /**

@@ -76,20 +76,16 @@ export class EmbeddedDeliveries implements DeliveryStore {
       if (!loaded) return [];
       const skip = new Set(skipOrigins);
       const due: DeliveryRecord[] = [];
-      // The subscriptions with a delivery claimed, and then those with one given: one at a time each.
-      const busy = new Set<string>();
       for (const id of loaded.pending) {
         const record = loaded.byId.get(id);
         const at = record ? deliveryDueMs(record) : null;
-        if (!record || at === null || at > nowMs) continue;
-        if (this.#claimed(id)) {
-          if (record.subscriptionId !== null) busy.add(record.subscriptionId);
-          continue;
-        }
-        due.push(record);
+        if (record && at !== null && at <= nowMs) due.push(record);
       }
       // Stable: deliveries due at one instant stay in creation order.
       due.sort((a, b) => (a.dueAtMs ?? 0) - (b.dueAtMs ?? 0));
+      // A subscription's first delivery in that order is the only one given, unless it is claimed
+      // (a claimed one was due when claimed, so it comes before those of its subscription due since).
+      const busy = new Set<string>();
       const given: DeliveryRecord[] = [];
       for (const record of due) {
         if (given.length >= limit) break;
@@ -98,6 +94,7 @@ export class EmbeddedDeliveries implements DeliveryStore {
           if (busy.has(subscriptionId)) continue;
           busy.add(subscriptionId);
         }
+        if (this.#claimed(record.deliveryId)) continue;
         if (skip.size > 0 && skip.has(originOf(record.target))) continue;
         given.push(structuredClone(record));
       }
