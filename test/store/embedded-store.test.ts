@@ -280,6 +280,27 @@ describe('the embedded store on lowdb files', () => {
       expect(store.loadedAccounts).toBeLessThanOrEqual(2);
     });
 
+    it('keeps the accounts just used while more accounts than it holds wait for their writes, and evicts them when idle', async () => {
+      const store = await open(2);
+      const waiting = Array.from({ length: 50 }, (_, i) => `w${i}`);
+      for (const id of waiting) {
+        await store.accounts.create(givenAccount(id));
+        await store.journal.append(id, givenJournalEntry(id, 1));
+      }
+      // All fifty wait for their lazy journal writes: none of them can leave yet.
+      expect(store.loadedAccounts).toBe(50);
+      // Two accounts made and used now stay (the cache holds two idle ones), a third pushes out the first.
+      for (const id of ['new1', 'new2']) await store.accounts.create(givenAccount(id));
+      expect(store.loadedAccounts).toBe(52);
+      await store.accounts.update('new1', (doc) => void (doc.account.name = 'used again'));
+      await store.accounts.create(givenAccount('new3'));
+      expect(store.loadedAccounts).toBe(52);
+      // Once the writes are done, the cache is back to its size: the two idle most recently.
+      await store.flush();
+      expect(store.loadedAccounts).toBe(2);
+      expect((await store.accounts.get('new1'))?.account.name).toBe('used again');
+    });
+
     it('concurrent journal appends and updates of more accounts than the cache holds lose nothing', async () => {
       const store = await changedAtOnce(300, (s, id, i) =>
         i % 2 === 0

@@ -18,7 +18,7 @@ import { LowdbFile, type FileHolder } from './lowdb-file.js';
 export interface AccountCacheOptions {
   /** Folder of the files; null keeps everything in memory (and nothing is ever evicted). */
   dir: string | null;
-  /** Accounts kept loaded (file mode); the rest are read from disk when used. */
+  /** Accounts kept loaded (file mode) besides those whose writes are on their way; the rest are read from disk when used. */
   cacheSize?: number | undefined;
   /** And at most this many characters of their files (documents, delivery logs and journals). */
   cacheBytes?: number | undefined;
@@ -30,21 +30,27 @@ type Loading = { waiters: number; promise: Promise<LoadedAccount | null> };
 
 /**
  * The accounts held in memory: loaded from their files on first use, pinned while an operation
- * uses them, and evicted least recently used first beyond the cache's size in accounts and in
- * bytes, so memory follows the accounts in use, not the accounts stored.
+ * uses them, and evicted beyond the cache's size in accounts and in bytes, so memory follows the
+ * accounts in use, not the accounts stored.
+ *
+ * Only an idle account (nobody uses it and its writes are done) can be evicted, and the idle ones
+ * are kept apart, in the order they became idle: eviction takes the first of them, and the size
+ * in accounts counts them alone. Accounts waiting for a write (a journal's is lazy, up to 5 s)
+ * are held whatever their number, as they must be, and do not push out the account just used:
+ * when they were counted, a burst of new accounts filled the cache with them and each account
+ * was dropped as soon as its own writes ended, to be read back by its next request.
  *
  * Every request pins and unpins an account, so neither may cost more than a few map operations:
- * the bytes held are a running figure (each held file tells its changes of size), and once the
- * cache is over its limits with every account in it pinned or being written, only the account
- * that stops being either is looked at (see `#release`), not the accounts before it.
+ * the bytes held are a running figure (each held file tells its changes of size), and eviction
+ * looks at idle accounts only.
  */
 export class AccountCache {
   readonly #loaded = new Map<string, LoadedAccount>();
   readonly #loading = new Map<string, Loading>();
+  /** The idle accounts, first the one idle longest: what eviction may take. */
+  readonly #idle = new Map<string, LoadedAccount>();
   /** Characters of the files of the accounts held (documents, delivery logs and journals). */
   #bytes = 0;
-  /** Over its limits with no account evictable at the last look: only one that becomes evictable can change that. */
-  #blocked = false;
 
   constructor(
     private readonly index: AccountIndex,
@@ -148,43 +154,32 @@ export class AccountCache {
     await Promise.all([loaded.file.save(durable), summary]);
   }
 
-  /**
-   * Drops least recently used accounts beyond the cache's size (in accounts, and in bytes of
-   * their files), once nobody uses them and their writes are done. Walks the accounts held (at
-   * most about the cache's size) only when it was within its limits at the last look.
-   */
+  /** Drops the accounts idle longest while the cache is over its size in idle accounts, or in bytes of all its files. */
   evict(): void {
     if (this.options.dir === null) return;
-    this.#blocked = false;
-    for (const [accountId, loaded] of this.#loaded) {
+    for (const [accountId, loaded] of this.#idle) {
       if (!this.#over()) return;
+      this.#idle.delete(accountId);
+      // Idle when it entered; a use since takes it out (#pin), so this holds unless a caller
+      // wrote without a pin: then it comes back when that write ends.
       if (evictable(loaded)) this.#drop(accountId, loaded);
     }
-    this.#blocked = this.#over();
   }
 
   #over(): boolean {
     return (
-      this.#loaded.size > (this.options.cacheSize ?? Number.POSITIVE_INFINITY) ||
+      this.#idle.size > (this.options.cacheSize ?? Number.POSITIVE_INFINITY) ||
       this.#bytes > (this.options.cacheBytes ?? Number.POSITIVE_INFINITY)
     );
   }
 
-  /** The account stopped being pinned, or its files' writes are done: it may be evicted now. */
+  /** The account stopped being pinned, or its files' writes are done: idle now unless still the other, and evictable. */
   #release(accountId: string, loaded: LoadedAccount): void {
     if (this.options.dir === null) return;
-    if (!this.#over()) {
-      this.#blocked = false;
-      return;
-    }
-    if (!this.#blocked) {
-      this.evict();
-      return;
-    }
-    // Every other account held was pinned or being written at the last look, and telling so
-    // when that ends is what brings each of them here.
-    if (this.#loaded.get(accountId) === loaded && evictable(loaded)) this.#drop(accountId, loaded);
-    this.#blocked = this.#over();
+    if (this.#loaded.get(accountId) !== loaded || !evictable(loaded)) return;
+    this.#idle.delete(accountId);
+    this.#idle.set(accountId, loaded);
+    if (this.#over()) this.evict();
   }
 
   /** Holds the account's files, their sizes counted and followed. */
@@ -198,6 +193,7 @@ export class AccountCache {
 
   #drop(accountId: string, loaded: LoadedAccount): void {
     this.#loaded.delete(accountId);
+    this.#idle.delete(accountId);
     this.#bytes -= bytesOf(loaded);
     loaded.file.hold(null);
     loaded.journal?.hold(null);
@@ -221,11 +217,10 @@ export class AccountCache {
     }
   }
 
-  /** Takes a pin on a cached account and makes it the most recently used (eviction takes the least recently used first). */
+  /** Takes a pin on a cached account: in use, it is not idle (it becomes idle again, the newest, when let go). */
   #pin(accountId: string, loaded: LoadedAccount): void {
-    this.#loaded.delete(accountId);
-    this.#loaded.set(accountId, loaded);
     loaded.pins++;
+    this.#idle.delete(accountId);
   }
 
   #unpin(accountId: string, loaded: LoadedAccount): void {
