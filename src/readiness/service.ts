@@ -72,6 +72,8 @@ interface Advanced {
   since: string;
   state: FoldState;
   live: Judged[];
+  /** Journal entries and deliveries after the stored digest's: those folded here when the digest was not stored, else 0. */
+  unstored: number;
 }
 
 /**
@@ -85,7 +87,8 @@ export class Readiness {
   readonly #folding = new Set<string>();
   /**
    * Whether a count has been dropped to keep #appends bounded. From then on, an account not
-   * counted may have activity nobody counted, and is folded at its first activity.
+   * counted may have activity nobody counted, and is counted again from the store at its first
+   * activity (#recount).
    */
   #dropped = false;
 
@@ -94,15 +97,18 @@ export class Readiness {
   /** Told of each journal append and webhook attempt of this process; folds the account's evidence now and then, off the request's path. */
   readonly noteActivity = (accountId: string): void => {
     const counted = this.#appends.get(accountId);
-    // Counted as due for a fold when its count may have been dropped: folded now, while its
-    // account is in use (loaded, on the embedded store), instead of reading back an idle one.
-    const count = counted !== undefined ? counted + 1 : this.#dropped ? this.deps.foldEvery : 1;
+    if (counted === undefined && this.#dropped && !this.#folding.has(accountId)) {
+      this.#count(accountId, 1);
+      this.#recount(accountId);
+      return;
+    }
+    const count = (counted ?? 0) + 1;
     // While a fold of the account runs, the count goes on: the next activity after it folds again.
     if (count < this.deps.foldEvery || this.#folding.has(accountId)) {
       this.#count(accountId, count);
       return;
     }
-    // Kept at 0, not forgotten: once counts have been dropped, an account not counted is folded.
+    // Kept at 0, not forgotten: once counts have been dropped, an account not counted is counted again.
     this.#count(accountId, 0);
     this.#fold(accountId);
   };
@@ -111,7 +117,7 @@ export class Readiness {
    * Sets the account's count; a new one past COUNTED_ACCOUNTS drops the oldest count instead of
    * folding that account now (an idle account, whose files the embedded store reads back from
    * disk: a read for each account made past 10,000, docs/benchmarks.md). Its evidence stays in
-   * the journal and the log until its next activity, which folds it first (noteActivity).
+   * the journal and the log until its next activity, which counts it again first (#recount).
    */
   #count(accountId: string, count: number): void {
     if (this.#appends.size >= COUNTED_ACCOUNTS && !this.#appends.has(accountId)) {
@@ -120,6 +126,23 @@ export class Readiness {
       this.#dropped = true;
     }
     this.#appends.set(accountId, count);
+  }
+
+  /**
+   * Counts again, from the store, what an account not counted has after its stored digest (its
+   * count may be one dropped), while it is in use: loaded, on the embedded store. The fold runs
+   * but its digest is stored only when that is a good part of the interval; otherwise the
+   * account's count becomes what lies after the stored digest, plus the activity noted meanwhile
+   * (some of it counted twice: a count too high folds sooner, never later).
+   */
+  #recount(accountId: string): void {
+    this.#folding.add(accountId);
+    this.#advance(accountId, Math.ceil(this.deps.foldEvery / 2))
+      .then((advanced) => {
+        if (advanced) this.#count(accountId, (this.#appends.get(accountId) ?? 0) + advanced.unstored);
+      })
+      .catch((error: unknown) => this.deps.logger.warn('readiness fold failed', { accountId, err: error }))
+      .finally(() => this.#folding.delete(accountId));
   }
 
   #fold(accountId: string): void {
@@ -156,7 +179,12 @@ export class Readiness {
   }
 
   /** Folds the journal entries the digest has not seen, and the deliveries that settled, into it, and stores it. */
-  async #advance(accountId: string): Promise<Advanced | null> {
+  /**
+   * `storeFrom`: the digest is stored only when at least this many journal entries and
+   * deliveries lie after the stored one (or its form is older); a fold whose digest is not
+   * stored says how many in `unstored`.
+   */
+  async #advance(accountId: string, storeFrom = 0): Promise<Advanced | null> {
     const { store, logger, clock } = this.deps;
     const doc = await store.accounts.get(accountId);
     if (!doc) return null;
@@ -179,10 +207,13 @@ export class Readiness {
     foldEntries(state, entries);
     const { live, changed } = settle(state.deliveries, fresh, clock.now().getTime());
     const cursor = entries.at(-1)?.seq ?? digest.cursor;
-    if (cursor !== digest.cursor || changed || !isFoldState(digest.state)) {
+    const unstored = entries.length + fresh.length;
+    const moved = cursor !== digest.cursor || changed;
+    if (!isFoldState(digest.state) || (moved && unstored >= storeFrom)) {
       await this.#store(accountId, digest, { since: digest.since, sinceMs: digest.sinceMs, cursor, state });
+      return { doc, since: digest.since, state, live, unstored: 0 };
     }
-    return { doc, since: digest.since, state, live };
+    return { doc, since: digest.since, state, live, unstored };
   }
 
   /**
