@@ -178,11 +178,10 @@ export class Readiness {
     });
   }
 
-  /** Folds the journal entries the digest has not seen, and the deliveries that settled, into it, and stores it. */
   /**
-   * `storeFrom`: the digest is stored only when at least this many journal entries and
-   * deliveries lie after the stored one (or its form is older); a fold whose digest is not
-   * stored says how many in `unstored`.
+   * Folds the journal entries the digest has not seen, and the deliveries that settled, into it,
+   * and stores it when at least `storeFrom` journal entries and deliveries lie after the stored
+   * one (always when its form is older); a fold whose digest is not stored says how many in `unstored`.
    */
   async #advance(accountId: string, storeFrom = 0): Promise<Advanced | null> {
     const { store, logger, clock } = this.deps;
