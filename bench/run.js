@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --accounts N] [-- --store redis] [-- --only static,features,readings,webhooks,scale,start,readiness,sessions,hostile,account-writes,demo,redis] [-- --redis]: builds, then runs each
+// npm run bench [-- --quick] [-- --accounts N] [-- --store redis] [-- --only static,features,readings,webhooks,scale,start,readiness,sessions,hostile,account-writes,demo,heap,redis] [-- --redis]: builds, then runs each
 // bench module and prints its figures; ratios against a baseline measured in the same run.
 // Figures are printed, not asserted. A module exports `async run({ sandbox, bare, args })`
 // returning rows made by compareWithBare (or nothing, if it prints its own figures) and
@@ -23,6 +23,8 @@ const MODULES = {
   'account-writes': './account-writes.js',
   // The presenter view: its first paint in Chromium, and an audience of 50 on one link (about a minute).
   demo: './demo.js',
+  // Not run by default (a look at one cause, not a target: about 90 s): --only heap.
+  heap: './heap.js',
   // Not run by default (it starts redis-server and several sandbox processes): --redis, or --only redis.
   redis: './redis.js',
 };

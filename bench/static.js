@@ -71,7 +71,7 @@ export function ratioOver(a, b) {
 }
 
 /** The same for CPU per request, as b's over a's (above 1: a needs less CPU a request); null without /proc. */
-function cpuRatioOver(a, b) {
+export function cpuRatioOver(a, b) {
   if (a.some((r) => r.cpuUs === null) || b.some((r) => r.cpuUs === null)) return null;
   const ratios = a.map((r, i) => b[i].cpuUs / r.cpuUs);
   return { median: median(ratios), low: Math.min(...ratios), high: Math.max(...ratios) };
