@@ -7,17 +7,15 @@
 // `--only scale` while the same request allocates little of its own.
 import { startChild } from './lib/child.js';
 import { fetchJson } from './lib/measure.js';
-import { cpuRatioOver, interleave, ratioOver, roundsOf } from './static.js';
+import { DEMO_API_KEY } from './lib/sandbox.js';
+import { READINGS_QUERY } from './scale.js';
+import { cpuRatioOver, formatRatio, interleave, ratioOver, roundsOf } from './static.js';
 
 export const title =
   "the index's heap: a request with and without many accounts' index held (two sandboxes, alternating rounds)";
 
-const AUTH = { authorization: 'Bearer demo_api_key_for_the_water_monitoring_sandbox' };
-const READINGS =
-  'readings/water-usage?startTime=2026-01-01T00:00:00.000Z&endTime=2026-01-08T00:00:00.000Z&groupBy=hour&perPage=24&page=2';
+const AUTH = { authorization: `Bearer ${DEMO_API_KEY}` };
 const HELD_INDEX = new URL('./lib/held-index.js', import.meta.url).href;
-
-const fmt = (ratio) => `${ratio.median.toFixed(2)} (rounds ${ratio.low.toFixed(2)}-${ratio.high.toFixed(2)})`;
 
 export async function run({ args }) {
   const held = Number(args.accounts ?? 100_000);
@@ -32,7 +30,7 @@ export async function run({ args }) {
       `${held} accounts' index entries held by the second sandbox (heap ${await heapMb(holding)} MB against ${await heapMb(plain)} MB); ${rounds} rounds of 1 s per case at 10 connections; Node ${process.version}`,
     );
     for (const [name, suffix] of [
-      ['a page of readings', `/${READINGS}`],
+      ['a page of readings', `/${READINGS_QUERY}`],
       ['GET a location', ''],
     ]) {
       const cases = [
@@ -43,7 +41,7 @@ export async function run({ args }) {
       const [a, b] = [r.get('plain'), r.get('holding')];
       const cpu = cpuRatioOver(b, a);
       console.log(
-        `${name.padEnd(20)} speed with the index held / without: ${fmt(ratioOver(b, a))} by rate${cpu ? `, ${fmt(cpu)} by CPU a request` : ''}`,
+        `${name.padEnd(20)} speed with the index held / without: ${formatRatio(ratioOver(b, a))} by rate${cpu ? `, ${formatRatio(cpu)} by CPU a request` : ''}`,
       );
     }
   } finally {

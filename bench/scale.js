@@ -34,7 +34,7 @@ export const title = 'scale: one account against many (two sandbox processes, me
 
 const TARGET_RATIO = 0.9;
 /** A settled range (its pages are kept: src/readings/page-memo.ts), the same bytes in every run. */
-const READINGS_QUERY =
+export const READINGS_QUERY =
   'readings/water-usage?startTime=2026-01-01T00:00:00.000Z&endTime=2026-01-08T00:00:00.000Z&groupBy=hour&perPage=24&page=2';
 const json = { 'content-type': 'application/json' };
 const bearer = (key) => ({ authorization: `Bearer ${key}` });

@@ -77,7 +77,9 @@ export function cpuRatioOver(a, b) {
   return { median: median(ratios), low: Math.min(...ratios), high: Math.max(...ratios) };
 }
 
-const fmt = (ratio) => `${ratio.median.toFixed(2)} (rounds ${ratio.low.toFixed(2)}-${ratio.high.toFixed(2)})`;
+/** A ratio of ratioOver or cpuRatioOver as printed: the median, then the range of the rounds. */
+export const formatRatio = (ratio) =>
+  `${ratio.median.toFixed(2)} (rounds ${ratio.low.toFixed(2)}-${ratio.high.toFixed(2)})`;
 
 async function text(url, headers = {}) {
   const res = await fetch(url, { headers });
@@ -159,13 +161,13 @@ export async function run({ args }) {
     const bareReadings = ratioOver(r.get('sandbox readings'), r.get('bare readings'));
     const locationRatio = ratioOver(r.get('sandbox location'), r.get('bare location'));
     console.log(
-      `a year by day, sandbox / Prism static example:    ${fmt(prismRatio)}   target >= 1.00: ${prismRatio.median >= 1 ? 'met' : 'NOT met'}`,
+      `a year by day, sandbox / Prism static example:    ${formatRatio(prismRatio)}   target >= 1.00: ${prismRatio.median >= 1 ? 'met' : 'NOT met'}`,
     );
     console.log(
-      `a year by day, sandbox / bare Express route:      ${fmt(bareReadings)}   target >= 0.50: ${bareReadings.median >= 0.5 ? 'met' : 'NOT met'}`,
+      `a year by day, sandbox / bare Express route:      ${formatRatio(bareReadings)}   target >= 0.50: ${bareReadings.median >= 0.5 ? 'met' : 'NOT met'}`,
     );
     console.log(
-      `GET /v1/locations/{id}, sandbox / bare Express:   ${fmt(locationRatio)}   target >= 0.85: ${locationRatio.median >= 0.85 ? 'met' : 'NOT met'}`,
+      `GET /v1/locations/{id}, sandbox / bare Express:   ${formatRatio(locationRatio)}   target >= 0.85: ${locationRatio.median >= 0.85 ? 'met' : 'NOT met'}`,
     );
     if (Number(process.versions.node.split('.')[0]) < 24) {
       console.log(
@@ -177,7 +179,7 @@ export async function run({ args }) {
     const cpuBare = cpuRatioOver(r.get('sandbox location'), r.get('bare location'));
     if (cpuPrism && cpuBare && cpuBareReadings) {
       console.log(
-        `CPU a request, the other server's over the sandbox's (the same ratios where the server, not the load generator, is the limit): a year by day against Prism ${fmt(cpuPrism)}, against the bare route ${fmt(cpuBareReadings)}, a location against the bare route ${fmt(cpuBare)}`,
+        `CPU a request, the other server's over the sandbox's (the same ratios where the server, not the load generator, is the limit): a year by day against Prism ${formatRatio(cpuPrism)}, against the bare route ${formatRatio(cpuBareReadings)}, a location against the bare route ${formatRatio(cpuBare)}`,
       );
     }
     const p99 = r.get('sandbox readings').map((x) => x.p99);
