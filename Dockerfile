@@ -53,4 +53,4 @@ EXPOSE 8080
 # Podman 4 and Buildah before 1.35 from building the image at all.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 CMD ["node", "dist/water-sandbox-healthcheck.js"]
 # The same V8 heap flags as npm start (package.json): the sandbox lives in far less, and V8 left alone grows its heap lazily.
-CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=8", "--initial-old-space-size=64", "dist/water-sandbox.js"]
+CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=16", "--initial-old-space-size=64", "dist/water-sandbox.js"]

@@ -13,7 +13,7 @@ import { CliError, type CliContext } from './context.js';
  */
 export const SERVE_V8_FLAGS = [
   '--max-old-space-size=256',
-  '--max-semi-space-size=8',
+  '--max-semi-space-size=16',
   '--initial-old-space-size=64',
 ] as const;
 

@@ -154,7 +154,7 @@ describe('serve (the default command)', () => {
       ]);
       await serve.waitFor(/running at http:\/\/localhost:\d+/, { stream: 'stderr' });
       const commandLine = (await readFile(`/proc/${serve.pid!}/cmdline`, 'utf8')).split('\0');
-      expect(commandLine.slice(1, 3)).toEqual(['--max-old-space-size=256', '--max-semi-space-size=8']);
+      expect(commandLine.slice(1, 3)).toEqual(['--max-old-space-size=256', '--max-semi-space-size=16']);
       serve.kill('SIGTERM');
       expect(await serve.exited).toEqual({ code: 0, signal: null });
     },

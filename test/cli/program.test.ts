@@ -54,7 +54,7 @@ describe('the V8 heap flags of serve', () => {
   });
 
   it('is left alone when the command line or NODE_OPTIONS has a heap cap', async () => {
-    expect(hasHeapFlags(['--max-old-space-size=256', '--max-semi-space-size=8'], undefined)).toBe(true);
+    expect(hasHeapFlags(['--max-old-space-size=256', '--max-semi-space-size=16'], undefined)).toBe(true);
     expect(hasHeapFlags([], '--enable-source-maps --max_old_space_size=1024')).toBe(true);
     expect(hasHeapFlags(['--import', 'x.mjs'], '--enable-source-maps')).toBe(false);
     const ctx = fakeContext({
