@@ -25,6 +25,10 @@ import {
   type LoadedAccount,
 } from './loaded-account.js';
 import { LowdbFile } from './lowdb-file.js';
+import type { Lease } from './paged-shards.js';
+
+/** How often a change of keys is made again when the shards of its keys are read meanwhile (a change whose keys differ each time). */
+const INDEX_READ_ATTEMPTS = 5;
 
 export interface EmbeddedAccountsOptions {
   clock: Clock;
@@ -44,11 +48,18 @@ export class EmbeddedAccounts implements AccountStore {
   ) {}
 
   lookup(kind: IndexKind, key: string): Promise<string | null> {
-    return Promise.resolve(this.index.owner(`${kind}:${key}`));
+    return this.index.ownerOf(`${kind}:${key}`);
   }
 
   findByKey(kind: IndexKind, key: string): Promise<{ accountId: string; doc: AccountDoc } | null> {
-    const owner = this.index.owner(`${kind}:${key}`);
+    const entry = `${kind}:${key}`;
+    // The key's shard is in memory for an account in use: no read, no turn of the event loop.
+    const owner = this.index.ownerNow(entry);
+    if (owner === undefined) return this.index.ownerOf(entry).then((found) => this.#withDoc(found));
+    return this.#withDoc(owner);
+  }
+
+  #withDoc(owner: string | null): Promise<{ accountId: string; doc: AccountDoc } | null> {
     if (owner === null) return Promise.resolve(null);
     return this.cache.with(owner, (loaded) =>
       loaded && this.#alive(owner, loaded) ? { accountId: owner, doc: loaded.file.data.doc } : null,
@@ -71,50 +82,67 @@ export class EmbeddedAccounts implements AccountStore {
     options: { maxAccounts?: number } = {},
   ): Promise<boolean> {
     const accountId = doc.account.accountId;
-    if (this.index.has(accountId) || this.cache.has(accountId)) return false;
-    if (options.maxAccounts !== undefined && this.index.count >= options.maxAccounts)
-      throw new AccountsFullError(options.maxAccounts);
     const entries = indexEntriesOf(doc);
-    this.index.checkFree(null, entries);
-    const docText = emptyDocText();
-    const file = LowdbFile.create<AccountFileData>(
-      this.cache.path('accounts', accountId),
-      { doc: deepFreeze(structuredClone(doc)), deliveries: [] },
-      accountFileText(docText),
-    );
-    const loaded = loadedAccount(file, docText, entries, 1, structuredClone(deliveries));
-    this.cache.insert(accountId, loaded);
-    this.index.add(doc);
-    this.index.setEntries(accountId, entries, []);
+    const lease = await this.index.lease(accountId, entries);
     try {
-      await this.cache.save(accountId, loaded, entries);
+      // From here to the writes nothing awaits: a create of the same account or keys waits for its lease, then finds them taken.
+      if (this.index.has(accountId) || this.cache.has(accountId)) return false;
+      if (options.maxAccounts !== undefined && this.index.count >= options.maxAccounts)
+        throw new AccountsFullError(options.maxAccounts);
+      this.index.checkFree(null, entries);
+      const docText = emptyDocText();
+      const file = LowdbFile.create<AccountFileData>(
+        this.cache.path('accounts', accountId),
+        { doc: deepFreeze(structuredClone(doc)), deliveries: [] },
+        accountFileText(docText),
+      );
+      const loaded = loadedAccount(file, docText, entries, 1, structuredClone(deliveries));
+      this.cache.insert(accountId, loaded);
+      this.index.add(doc);
+      const keys = this.index.setEntries(accountId, entries, []);
+      try {
+        await Promise.all([this.cache.save(accountId, loaded, entries), keys]);
+      } finally {
+        this.cache.release(accountId, loaded);
+      }
+      return true;
     } finally {
-      this.cache.release(accountId, loaded);
+      lease.release();
     }
-    return true;
   }
 
   delete(accountId: string): Promise<boolean> {
     return this.cache.with(accountId, async (loaded) => {
-      if (!loaded && !this.index.has(accountId)) return false;
-      const removal = this.index.remove(accountId, loaded?.entries ?? []);
-      this.cache.forget(accountId);
-      if (loaded) this.options.onDelete(loaded);
-      const removals = [this.cache.path('accounts', accountId), this.cache.path('journals', accountId)].flatMap((p) =>
-        p === null ? [] : [p],
-      );
-      await Promise.all([
-        removal,
-        loaded?.file.remove(),
-        loaded?.journal?.remove(),
-        ...removals.map((p) => rm(p, { force: true })),
-      ]);
-      return true;
+      const given = loaded?.entries ?? [];
+      let lease = await this.index.leaseRemoval(accountId, given);
+      try {
+        // Its keys may have changed while their shards were read: read those too.
+        for (let attempt = 1; !this.index.removable(accountId, given) && attempt < INDEX_READ_ATTEMPTS; attempt++) {
+          lease.release();
+          lease = await this.index.leaseRemoval(accountId, given);
+        }
+        if (!loaded && !this.index.has(accountId)) return false;
+        const removal = this.index.remove(accountId, given);
+        this.cache.forget(accountId);
+        if (loaded) this.options.onDelete(loaded);
+        const removals = [this.cache.path('accounts', accountId), this.cache.path('journals', accountId)].flatMap(
+          (p) => (p === null ? [] : [p]),
+        );
+        await Promise.all([
+          removal,
+          loaded?.file.remove(),
+          loaded?.journal?.remove(),
+          ...removals.map((p) => rm(p, { force: true })),
+        ]);
+        return true;
+      } finally {
+        lease.release();
+      }
     });
   }
 
   list(page: { after?: string; limit: number }): Promise<{ accounts: AccountSummary[]; next: string | null }> {
-    return Promise.resolve(this.index.list(page));
+    return this.index.list(page);
   }
 
   count(): Promise<number> {
@@ -122,12 +150,11 @@ export class EmbeddedAccounts implements AccountStore {
   }
 
   touch(accountId: string, atMs: number): Promise<void> {
-    this.index.touch(accountId, atMs);
-    return Promise.resolve();
+    return this.index.touch(accountId, atMs);
   }
 
   idleSince(beforeMs: number, limit: number): Promise<string[]> {
-    return Promise.resolve(this.index.idleSince(beforeMs, limit));
+    return this.index.idleSince(beforeMs, limit);
   }
 
   due(nowMs: number, limit: number): Promise<string[]> {
@@ -149,22 +176,36 @@ export class EmbeddedAccounts implements AccountStore {
     change: (doc: AccountDoc, tx: AccountTx) => T,
   ): Promise<T> {
     if (!loaded) throw new AccountMissingError(accountId);
-    // From here to the writes nothing awaits, so no other change of this account interleaves.
-    // A change that throws, or is refused, leaves the stored document as it was.
-    const stored = loaded.file.data.doc;
-    const { doc, result, added, lazy } = applyChange(stored, change);
-    if (doc !== stored) checkAccountBytes(this.options.limits, doc, () => docBytes(loaded));
-    checkPendingDeliveries(this.options.limits, loaded.pending.size, added.length);
-    const entries = doc === stored ? loaded.entries : indexEntriesOf(doc);
-    const { added: newKeys, removed } = diffEntries(loaded.entries, entries);
-    this.index.checkFree(accountId, newKeys);
-    // Its JSON is written with the file (see accountFileText), once for changes made while a write is on its way.
-    loaded.file.data.doc = doc as AccountDoc;
-    for (const record of added) addDelivery(loaded, structuredClone(record));
-    loaded.entries = entries;
-    const keysChanged = newKeys.length > 0 || removed.length > 0;
-    if (keysChanged) this.index.setEntries(accountId, newKeys, removed);
-    await this.cache.save(accountId, loaded, keysChanged ? entries : undefined, !lazy);
-    return result;
+    let lease: Lease | null = null;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        // From here to the writes nothing awaits, so no other change of this account interleaves.
+        // A change that throws, or is refused, leaves the stored document as it was.
+        const stored = loaded.file.data.doc;
+        const { doc, result, added, lazy } = applyChange(stored, change);
+        if (doc !== stored) checkAccountBytes(this.options.limits, doc, () => docBytes(loaded));
+        checkPendingDeliveries(this.options.limits, loaded.pending.size, added.length);
+        const entries = doc === stored ? loaded.entries : indexEntriesOf(doc);
+        const { added: newKeys, removed } = diffEntries(loaded.entries, entries);
+        const keysChanged = newKeys.length > 0 || removed.length > 0;
+        const touched = [...newKeys, ...removed];
+        if (keysChanged && !this.index.inMemory(accountId, touched) && attempt <= INDEX_READ_ATTEMPTS) {
+          // The shards of its keys are read first; the change is then made again, on the document as it is then.
+          lease?.release();
+          lease = await this.index.lease(accountId, touched);
+          continue;
+        }
+        this.index.checkFree(accountId, newKeys);
+        // Its JSON is written with the file (see accountFileText), once for changes made while a write is on its way.
+        loaded.file.data.doc = doc as AccountDoc;
+        for (const record of added) addDelivery(loaded, structuredClone(record));
+        loaded.entries = entries;
+        const keys = keysChanged ? this.index.setEntries(accountId, newKeys, removed) : null;
+        await Promise.all([this.cache.save(accountId, loaded, keysChanged ? entries : undefined, !lazy), keys]);
+        return result;
+      }
+    } finally {
+      lease?.release();
+    }
   }
 }

@@ -47,6 +47,11 @@ export interface EmbeddedStoreOptions {
   /** Accounts kept loaded (file mode); the rest are read from disk when used. */
   cacheSize?: number;
   /**
+   * Index records of each kind (account summaries, keys) kept in memory besides those of the
+   * accounts held (file mode; INDEX_CACHE_RECORDS when absent): the rest are read from disk when used.
+   */
+  indexCacheRecords?: number;
+  /**
    * And at most this many characters of their files (documents, delivery logs and journals), so
    * memory stays bounded whatever the accounts in use hold (file mode; none when absent).
    */
@@ -117,7 +122,7 @@ export class EmbeddedStore implements Store {
   static async open(options: EmbeddedStoreOptions): Promise<OpenedEmbeddedStore> {
     const { dir } = options;
     const { settings, fresh } = await EmbeddedSettings.open(dir);
-    const index = await AccountIndex.open(dir, fresh);
+    const index = await AccountIndex.open(dir, fresh, { cacheRecords: options.indexCacheRecords });
     const sessions = await EmbeddedSessionStore.open({
       dir: dir === null ? null : join(dir, 'sessions'),
       readExisting: !fresh,
@@ -156,6 +161,11 @@ export class EmbeddedStore implements Store {
   /** How many account documents are in memory now (for tests and benchmarks). */
   get loadedAccounts(): number {
     return this.#cache.size;
+  }
+
+  /** Index records in memory now, summaries and keys (for tests and benchmarks). */
+  get indexRecordsInMemory(): number {
+    return this.#index.residentRecords;
   }
 
   /** Characters of the files of the accounts in memory now, as the cache counts them against cacheBytes (for tests). */

@@ -30,6 +30,10 @@ export class ShardLog<M> {
   #waiting: string[] = [];
   #nextAppend: Promise<void> | null = null;
   #lazyFold: NodeJS.Timeout | null = null;
+  /** Jobs queued and not finished. */
+  #pending = 0;
+  /** Told each time the log becomes idle (paged-shards.ts evicts then). */
+  whenIdle: (() => void) | null = null;
 
   constructor(
     private readonly path: string | null,
@@ -92,6 +96,16 @@ export class ShardLog<M> {
     return this.#enqueue(() => (this.lines > 0 || this.#lazyFold ? this.#fold() : Promise.resolve()));
   }
 
+  /** Nothing waits to be written: the shard's data in memory is all on disk (file and log). */
+  get idle(): boolean {
+    return this.#pending === 0 && this.#lazyFold === null;
+  }
+
+  /** Only a lazy fold keeps it from being idle (no append or fold is on its way). */
+  get onlyFoldWaits(): boolean {
+    return this.#pending === 0 && this.#lazyFold !== null;
+  }
+
   /** Writes what waits: a fold when one was asked for lazily, and every append queued. */
   async flush(): Promise<void> {
     if (this.#lazyFold) await this.fold();
@@ -107,7 +121,11 @@ export class ShardLog<M> {
   }
 
   #enqueue(job: () => Promise<void>): Promise<void> {
-    const run = this.#queue.then(job);
+    this.#pending++;
+    const run = this.#queue.then(job).finally(() => {
+      this.#pending--;
+      if (this.idle) this.whenIdle?.();
+    });
     this.#queue = run.catch(() => undefined);
     return run;
   }

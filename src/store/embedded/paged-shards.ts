@@ -1,0 +1,307 @@
+import { join } from 'node:path';
+
+import { present } from '../../core/errors.js';
+import { hash32 } from '../../core/random.js';
+import { isObject } from './loaded-account.js';
+import { LowdbFile, StoreFileError } from './lowdb-file.js';
+import { ShardLog } from './shard-log.js';
+
+/** Shards of each kind: at 100,000 accounts, about 25 summaries or 75 keys a shard. */
+export const SHARD_COUNT = 4096;
+
+export interface ShardDocument<V> {
+  records: Record<string, V>;
+}
+
+/** One shard in memory: its file (`<xxx>.json`), with its log (`<xxx>.log`) read over it. */
+export class Shard<V> {
+  /** Users that need it in memory: an account held by the account cache, an operation under way. */
+  pins = 0;
+  /** Told of each record added or removed while it is in memory (PagedShards counts them). */
+  resized: (byRecords: number) => void = () => undefined;
+  #count: number;
+
+  constructor(
+    readonly number: number,
+    readonly file: LowdbFile<ShardDocument<V>>,
+    readonly log: ShardLog<V>,
+  ) {
+    this.#count = Object.keys(file.data.records).length;
+  }
+
+  get count(): number {
+    return this.#count;
+  }
+
+  get(id: string): V | undefined {
+    return Object.hasOwn(this.file.data.records, id) ? this.file.data.records[id] : undefined;
+  }
+
+  /** Sets the record (null: deletes it) and logs it; the write of its line, to await with the change it belongs to. */
+  set(id: string, value: V | null): Promise<void> {
+    this.setUnlogged(id, value);
+    return this.log.append(id, value);
+  }
+
+  /** Sets the record (null: deletes it) in memory only: a line written later (set) carries it. */
+  setUnlogged(id: string, value: V | null): void {
+    const had = Object.hasOwn(this.file.data.records, id);
+    if (value === null) {
+      if (!had) return;
+      Reflect.deleteProperty(this.file.data.records, id);
+      this.#count--;
+      this.resized(-1);
+    } else {
+      this.file.data.records[id] = value;
+      if (had) return;
+      this.#count++;
+      this.resized(1);
+    }
+  }
+
+  /** A record changed in place and not logged (a last-request time): the shard's file takes it in within a minute. */
+  changedLazily(): void {
+    this.log.foldLazily();
+  }
+
+  entries(): [string, V][] {
+    return Object.entries(this.file.data.records);
+  }
+}
+
+/** What a lease holds in memory until it is released. */
+export interface Lease {
+  release(): void;
+}
+
+interface Loading<V> {
+  promise: Promise<Shard<V>>;
+  /** Pins to take for the callers waiting, when the shard arrives. */
+  pins: number;
+  /** Only scans wait for it. */
+  cold: boolean;
+}
+
+/**
+ * A kind of index record (account summaries, or keys), in SHARD_COUNT shards by hash of the
+ * record's id, in `<folder>/<000-fff>.json` with their logs, of which only some are in memory:
+ * those pinned (the summaries of the accounts the account cache holds, the shards an operation
+ * uses) and, besides them, the ones used last while they hold at most `budget` records. A shard
+ * is read when it is used, and let go when it is idle (everything it holds is on disk) and the
+ * budget is passed. So memory follows the accounts in use and the budget, not the accounts
+ * stored. In memory (`folder` null) every shard stays.
+ *
+ * The residency rule callers rely on: a shard returned pinned (`load(..., { pin: true })`, or a
+ * lease) stays in memory until unpinned, so what they read and write of it synchronously is the
+ * one copy there is.
+ */
+export class PagedShards<V> {
+  /** Shards in memory, the one used longest ago first. */
+  readonly #resident = new Map<number, Shard<V>>();
+  /** Shards in memory read for a scan and not used since: the first to go. */
+  readonly #cold = new Set<number>();
+  readonly #loading = new Map<number, Loading<V>>();
+  #records = 0;
+
+  constructor(
+    /** Where the shards' files are; null: in memory. */
+    readonly folder: string | null,
+    private readonly budget: number,
+    private readonly isRecord: (value: unknown) => value is V,
+  ) {}
+
+  shardOf(id: string): number {
+    return hash32(id) % SHARD_COUNT;
+  }
+
+  /** Records in the shards in memory now. */
+  get residentRecords(): number {
+    return this.#records;
+  }
+
+  /** The shard when it is in memory (no read, no change of its place). */
+  resident(shard: number): Shard<V> | undefined {
+    return this.#resident.get(shard);
+  }
+
+  /**
+   * The shard, read when not in memory. `pin`: pinned for the caller (unpin when done), taken in
+   * the same turn it is found or arrives, so no eviction comes between. `cold`: a shard read only
+   * for a scan goes first in line to be let go, and one in memory keeps its place.
+   */
+  load(shard: number, options: { pin?: boolean; cold?: boolean } = {}): Promise<Shard<V>> {
+    const found = this.#resident.get(shard);
+    if (found) {
+      if (options.pin) found.pins++;
+      if (!options.cold) {
+        this.#cold.delete(shard);
+        this.#resident.delete(shard);
+        this.#resident.set(shard, found);
+      }
+      return Promise.resolve(found);
+    }
+    let loading = this.#loading.get(shard);
+    if (!loading) {
+      const started: Loading<V> = {
+        pins: 0,
+        cold: options.cold === true,
+        promise: Promise.resolve(null as unknown as Shard<V>),
+      };
+      started.promise = this.#read(shard)
+        .then((read) => {
+          read.pins += started.pins;
+          this.#resident.set(shard, read);
+          if (started.cold) this.#cold.add(shard);
+          this.#records += read.count;
+          read.resized = (byRecords) => {
+            this.#records += byRecords;
+          };
+          read.log.whenIdle = () => this.#maybeEvict();
+          this.evict();
+          return read;
+        })
+        .finally(() => this.#loading.delete(shard));
+      this.#loading.set(shard, started);
+      loading = started;
+    } else if (!options.cold) {
+      // Wanted for itself too: not a scan's.
+      loading.cold = false;
+    }
+    if (options.pin) loading.pins++;
+    return loading.promise;
+  }
+
+  /** Pins the shards (each once), read as needed; released together. */
+  async lease(shards: Iterable<number>): Promise<Lease> {
+    const unique = [...new Set(shards)];
+    const held = await Promise.all(unique.map((shard) => this.load(shard, { pin: true })));
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const shard of held) this.unpin(shard);
+      },
+    };
+  }
+
+  /** Pins a shard in memory (it must be: see the residency rule). */
+  pin(shard: number): void {
+    present(this.#resident.get(shard), 'a shard to pin').pins++;
+  }
+
+  unpin(shardOrNumber: Shard<V> | number): void {
+    const shard =
+      typeof shardOrNumber === 'number'
+        ? present(this.#resident.get(shardOrNumber), 'a shard to unpin')
+        : shardOrNumber;
+    shard.pins--;
+    if (shard.pins === 0) this.#maybeEvict();
+  }
+
+  /** Runs `fn` with the shard pinned (read as needed; `cold`: for a scan, see load). */
+  async use<T>(shard: number, fn: (shard: Shard<V>) => T, cold = false): Promise<T> {
+    const found = await this.load(shard, { pin: true, cold });
+    try {
+      return fn(found);
+    } finally {
+      this.unpin(found);
+    }
+  }
+
+  /**
+   * Every record of every shard on disk or in memory, a shard at a time (read cold, `batch` side
+   * by side): for scans (start-up, the idle sweep, the accounts list). `fn` must not keep the
+   * records it is given beyond its call.
+   */
+  async scan(shards: Iterable<number>, fn: (shard: Shard<V>) => void, batch = 32): Promise<void> {
+    const all = [...shards];
+    for (let i = 0; i < all.length; i += batch) {
+      await Promise.all(all.slice(i, i + batch).map((shard) => this.use(shard, fn, true)));
+    }
+  }
+
+  /** The shards that hold records: on disk (from the folder's listing) and in memory. */
+  stored(listing: readonly string[]): number[] {
+    const numbers = new Set<number>(this.#resident.keys());
+    for (const name of listing) {
+      const match = /^([0-9a-f]{3})\.(json|log)$/.exec(name);
+      if (match?.[1] !== undefined) numbers.add(Number.parseInt(match[1], 16));
+    }
+    return [...numbers].sort((a, b) => a - b);
+  }
+
+  /** Lets go of idle unpinned shards, a scan's first, then the one used longest ago, while over the budget. */
+  evict(): void {
+    if (this.folder === null || this.#records <= this.budget) return;
+    for (const number of this.#cold) {
+      if (this.#records <= this.budget) return;
+      this.#letGo(number);
+    }
+    for (const number of this.#resident.keys()) {
+      if (this.#records <= this.budget) return;
+      this.#letGo(number);
+    }
+  }
+
+  #letGo(number: number): void {
+    const shard = present(this.#resident.get(number), 'a shard in memory');
+    if (shard.pins > 0) return;
+    if (shard.log.idle) {
+      this.#resident.delete(number);
+      this.#cold.delete(number);
+      this.#records -= shard.count;
+      shard.resized = () => undefined;
+      shard.log.whenIdle = null;
+    } else if (shard.log.onlyFoldWaits) {
+      // A last-request time waits for its lazy fold: fold it now, and the shard goes once idle.
+      void shard.log.fold().catch(() => undefined);
+    }
+  }
+
+  /** Writes what waits in every shard in memory (the others have nothing waiting). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.#resident.values()].map((shard) => shard.log.flush()));
+  }
+
+  /** Folds every log of a shard in memory into its file. */
+  async fold(): Promise<void> {
+    await Promise.all([...this.#resident.values()].map((shard) => shard.log.fold()));
+  }
+
+  #maybeEvict(): void {
+    if (this.#records > this.budget) this.evict();
+  }
+
+  async #read(number: number): Promise<Shard<V>> {
+    const name = number.toString(16).padStart(3, '0');
+    const path = this.folder === null ? null : join(this.folder, `${name}.json`);
+    const logPath = this.folder === null ? null : join(this.folder, `${name}.log`);
+    const opened = path === null ? null : await LowdbFile.open(path, (parsed) => this.#validate(parsed));
+    const file = opened ?? LowdbFile.create<ShardDocument<V>>(path, { records: {} });
+    let logLines = 0;
+    if (logPath !== null) {
+      const log = await ShardLog.read<V>(logPath);
+      for (const [id, value] of log.lines) {
+        if (value === null) Reflect.deleteProperty(file.data.records, id);
+        else if (this.isRecord(value)) file.data.records[id] = value;
+      }
+      logLines = log.count;
+    }
+    let shard: Shard<V> | null = null;
+    const log = new ShardLog<V>(
+      logPath,
+      file as LowdbFile<unknown>,
+      () => present(shard, 'the shard of a log').count,
+      logLines,
+    );
+    shard = new Shard(number, file, log);
+    return shard;
+  }
+
+  #validate(parsed: unknown): ShardDocument<V> {
+    if (!isObject(parsed) || !isObject(parsed['records']))
+      throw new StoreFileError('an index shard of DATA_DIR is not valid');
+    return parsed as unknown as ShardDocument<V>;
+  }
+}

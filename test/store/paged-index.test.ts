@@ -1,0 +1,229 @@
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ManualClock } from '../../src/core/clock.js';
+import { hash32 } from '../../src/core/random.js';
+import { indexEntriesOf } from '../../src/store/derived.js';
+import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
+import { givenAccount, INDEX_KINDS, keyOf, T0 } from './builders.js';
+
+/**
+ * The embedded store's index on disk (src/store/embedded/account-index.ts): what it keeps in
+ * memory follows its budget, not the accounts stored; it converts the index of 0.3 and earlier;
+ * and what a kill leaves half-written reads back as the class says.
+ */
+
+const ACCOUNTS = 300;
+const ids = Array.from({ length: ACCOUNTS }, (_, i) => `p${i}`);
+const shardName = (id: string, shards: number, digits: number): string =>
+  (hash32(id) % shards).toString(16).padStart(digits, '0');
+
+let dir: string;
+let clock: ManualClock;
+const opened: EmbeddedStore[] = [];
+
+async function open(indexCacheRecords?: number): Promise<EmbeddedStore> {
+  const { store } = await EmbeddedStore.open({
+    dir,
+    clock,
+    deliveryLogLimit: 100,
+    sessionTtlMs: 3_600_000,
+    cacheSize: 2,
+    ...(indexCacheRecords === undefined ? {} : { indexCacheRecords }),
+  });
+  opened.push(store);
+  return store;
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'water-index-'));
+  clock = new ManualClock(T0);
+});
+
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Every key of every account in `ids` resolves to it, and the list holds them all in creation order. */
+async function expectAllFound(store: EmbeddedStore): Promise<void> {
+  const wrong: string[] = [];
+  for (const id of ids)
+    for (const kind of INDEX_KINDS)
+      if ((await store.accounts.lookup(kind, keyOf(kind, id))) !== id) wrong.push(`${kind} of ${id}`);
+  expect(wrong).toEqual([]);
+  const listed: string[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await store.accounts.list({ limit: 64, ...(after === undefined ? {} : { after }) });
+    listed.push(...page.accounts.map((a) => a.accountId));
+    if (page.next === null) break;
+    after = page.next;
+  }
+  expect(listed).toEqual(ids);
+  expect(await store.accounts.count()).toBe(ACCOUNTS);
+}
+
+async function createAll(store: EmbeddedStore): Promise<void> {
+  for (const [i, id] of ids.entries()) await store.accounts.create(givenAccount(id, { createdAtMs: T0 + i }));
+}
+
+describe('the index in memory follows its budget, not the accounts stored', () => {
+  it('with a budget of 50 records of each kind, holds at most that besides the two accounts held, and finds every account', async () => {
+    const store = await open(50);
+    await createAll(store);
+    await store.flush();
+    // The summaries' shards of the two accounts held stay pinned besides the budget: a few records.
+    expect(store.indexRecordsInMemory).toBeLessThanOrEqual(2 * 50 + 10);
+    await expectAllFound(store);
+    expect(store.indexRecordsInMemory).toBeLessThanOrEqual(2 * 50 + 10);
+
+    await store.close();
+    const again = await open(50);
+    expect(again.indexRecordsInMemory).toBeLessThanOrEqual(2 * 50 + 10);
+    await expectAllFound(again);
+  });
+
+  it('with the default budget, the same accounts stay in memory whole (what the budget of 50 let go)', async () => {
+    const store = await open();
+    await createAll(store);
+    await store.flush();
+    expect(store.indexRecordsInMemory).toBe(ACCOUNTS * (1 + INDEX_KINDS.length));
+  });
+
+  it('a change of keys and a delete with their shards read back from disk write what they must', async () => {
+    const store = await open(1);
+    await createAll(store);
+    await store.accounts.update('p7', (doc) => void doc.apiKeys.push({ ...doc.apiKeys[0]!, apiKey: 'p7-second' }));
+    await store.accounts.delete('p8');
+    await store.accounts.touch('p9', T0 + 5_000);
+    await store.close();
+
+    const again = await open(1);
+    expect(await again.accounts.lookup('apiKey', 'p7-second')).toBe('p7');
+    for (const kind of INDEX_KINDS) expect(await again.accounts.lookup(kind, keyOf(kind, 'p8'))).toBeNull();
+    expect(await again.accounts.count()).toBe(ACCOUNTS - 1);
+    const page = await again.accounts.list({ limit: 3, after: `${new Date(T0 + 8).toISOString()}/p8` });
+    expect(page.accounts.map((a) => [a.accountId, a.lastSeenMs])).toEqual([
+      ['p9', T0 + 5_000],
+      ['p10', null],
+      ['p11', null],
+    ]);
+  });
+});
+
+describe('what a kill leaves half-written', () => {
+  it('a key whose account was never made resolves to nothing, and another account may take it', async () => {
+    const store = await open();
+    await store.accounts.create(givenAccount('kept'));
+    await store.close();
+    // The key's line was written, the account's summary and file were not (a create cut short).
+    const email = keyOf('email', 'ghost');
+    const entry = `email:${email}`;
+    await mkdir(join(dir, 'index', 'keys'), { recursive: true });
+    await appendFile(
+      join(dir, 'index', 'keys', `${shardName(entry, 4096, 3)}.log`),
+      `${JSON.stringify([entry, 'ghost'])}\n`,
+    );
+
+    const again = await open();
+    expect(await again.accounts.lookup('email', email)).toBeNull();
+    expect(await again.accounts.findByKey('email', email)).toBeNull();
+    expect(await again.accounts.create(givenAccount('ghost'))).toBe(true);
+    expect(await again.accounts.lookup('email', email)).toBe('ghost');
+  });
+
+  it("a key of an account's document missing from its shard is put back when the account is read", async () => {
+    const store = await open();
+    await store.accounts.create(givenAccount('a'));
+    await store.close();
+    // The account's file has the key; its shard's line was lost.
+    const entry = `apiKey:${keyOf('apiKey', 'a')}`;
+    const keyShard = join(dir, 'index', 'keys', `${shardName(entry, 4096, 3)}.json`);
+    const shard = JSON.parse(await readFile(keyShard, 'utf8')) as { records: Record<string, string> };
+    Reflect.deleteProperty(shard.records, entry);
+    await writeFile(keyShard, JSON.stringify(shard));
+
+    const again = await open();
+    expect(await again.accounts.lookup('apiKey', keyOf('apiKey', 'a'))).toBeNull();
+    expect(await again.accounts.get('a')).not.toBeNull();
+    expect(await again.accounts.lookup('apiKey', keyOf('apiKey', 'a'))).toBe('a');
+  });
+
+  it('a folder without store.json does not read the index files an earlier attempt left in it', async () => {
+    const store = await open();
+    await store.accounts.create(givenAccount('left'));
+    await store.close();
+    await rm(join(dir, 'store.json'));
+
+    const fresh = await open();
+    expect(await fresh.accounts.lookup('apiKey', keyOf('apiKey', 'left'))).toBeNull();
+    expect(await fresh.accounts.count()).toBe(0);
+    expect(await fresh.accounts.create(givenAccount('left'))).toBe(true);
+  });
+});
+
+describe('the index of 0.3 and earlier (256 shards by account, keys inside the summaries)', () => {
+  /** Rewrites the store's index as 0.3 wrote it: index/<xx>.json, and a log line renaming `renamed`. */
+  async function asLegacyIndex(renamed: string): Promise<void> {
+    const summaries: Record<string, Record<string, { name: string; entries: string[] }>> = {};
+    for (const name of await readdir(join(dir, 'index', 'summaries'))) {
+      const { records } = JSON.parse(await readFile(join(dir, 'index', 'summaries', name), 'utf8')) as {
+        records: Record<string, { name: string; entries: string[] }>;
+      };
+      for (const [id, summary] of Object.entries(records)) (summaries[shardName(id, 256, 2)] ??= {})[id] = summary;
+    }
+    await rm(join(dir, 'index'), { recursive: true });
+    await mkdir(join(dir, 'index'));
+    for (const [shard, accounts] of Object.entries(summaries))
+      await writeFile(join(dir, 'index', `${shard}.json`), JSON.stringify({ accounts }));
+    const summary = Object.values(summaries)
+      .flatMap((accounts) => Object.entries(accounts))
+      .find(([id]) => id === renamed)![1];
+    await appendFile(
+      join(dir, 'index', `${shardName(renamed, 256, 2)}.log`),
+      `${JSON.stringify([renamed, { ...summary, name: 'renamed in the log' }])}\n`,
+    );
+  }
+
+  beforeEach(async () => {
+    const store = await open();
+    await createAll(store);
+    await store.close();
+  });
+
+  it('is converted at the next open: every key resolves, the log is read, and the old files are gone', async () => {
+    await asLegacyIndex('p3');
+    const store = await open(50);
+    await expectAllFound(store);
+    expect((await store.accounts.list({ limit: 5 })).accounts[3]?.name).toBe('renamed in the log');
+    expect((await readdir(join(dir, 'index'))).sort()).toEqual(['keys', 'summaries']);
+    const keys = indexEntriesOf(givenAccount('p0'));
+    expect(keys.size).toBe(INDEX_KINDS.length);
+  });
+
+  it('a conversion killed before its mark is made again from the old files; one killed after it only removes them', async () => {
+    await asLegacyIndex('p3');
+    // Killed half-way: a shard of the new index with an account the old one does not have.
+    await mkdir(join(dir, 'index', 'summaries'));
+    await writeFile(
+      join(dir, 'index', 'summaries', '000.json'),
+      JSON.stringify({
+        records: {
+          stray: { name: 'x', origin: 'generated', createdAt: '', lastSeenMs: null, dueAtMs: null, entries: [] },
+        },
+      }),
+    );
+    let store = await open();
+    await expectAllFound(store);
+    await store.close();
+
+    // Killed after the mark: the new shards are whole; the old files left are only removed.
+    await writeFile(join(dir, 'index', '00.json'), JSON.stringify({ accounts: {} }));
+    await writeFile(join(dir, 'index', 'converted'), '');
+    store = await open();
+    await expectAllFound(store);
+    expect((await readdir(join(dir, 'index'))).sort()).toEqual(['keys', 'summaries']);
+  });
+});
