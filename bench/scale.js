@@ -280,15 +280,16 @@ function speedRatio(oneRounds, manyRounds, key) {
 
 /**
  * The index's share of the heap with the accounts of `dataDir`: a process of its own opens the
- * index as the store does at start-up, collecting garbage before and after (--expose-gc).
+ * index as the store does at start-up (it reads every summary once, a shard at a time, and keeps
+ * what its budget allows), collecting garbage before and after (--expose-gc).
  */
 async function indexHeap(dataDir) {
   const script = `
-    const { AccountIndex } = await import(${JSON.stringify(new URL('../dist/store/embedded/account-index.js', import.meta.url).href)});
+    const { AccountIndex, INDEX_CACHE_RECORDS } = await import(${JSON.stringify(new URL('../dist/store/embedded/account-index.js', import.meta.url).href)});
     globalThis.gc(); const before = process.memoryUsage().heapUsed;
     const index = await AccountIndex.open(${JSON.stringify(dataDir)}, false);
     globalThis.gc(); const after = process.memoryUsage().heapUsed;
-    console.log(JSON.stringify({ bytes: after - before, accounts: index.count }));`;
+    console.log(JSON.stringify({ bytes: after - before, accounts: index.count, records: index.residentRecords, budget: INDEX_CACHE_RECORDS }));`;
   const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -367,7 +368,7 @@ export async function run({ args }) {
     );
     if (index)
       console.log(
-        `the index alone (opened in a process of its own, garbage collected): ${(index.bytes / 2 ** 20).toFixed(1)} MB for ${index.accounts} accounts, ${(index.bytes / index.accounts).toFixed(0)} bytes an account, so ${(((index.bytes / index.accounts) * 100_000) / 2 ** 20).toFixed(0)} MB at 100,000`,
+        `the index alone (opened in a process of its own, garbage collected): ${(index.bytes / 2 ** 20).toFixed(1)} MB held for ${index.accounts} accounts stored, ${index.records} records in memory (its budget: ${index.budget} of each kind, summaries and keys)`,
       );
     console.log(`the scale bench took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
   } finally {

@@ -27,7 +27,7 @@ import {
 import { LowdbFile } from './lowdb-file.js';
 import type { Lease } from './paged-shards.js';
 
-/** How often a change of keys is made again when the shards of its keys are read meanwhile (a change whose keys differ each time). */
+/** How often delete reads the shards of an account's keys again when its keys changed while they were read. */
 const INDEX_READ_ATTEMPTS = 5;
 
 export interface EmbeddedAccountsOptions {
@@ -178,23 +178,24 @@ export class EmbeddedAccounts implements AccountStore {
     if (!loaded) throw new AccountMissingError(accountId);
     let lease: Lease | null = null;
     try {
-      for (let attempt = 1; ; attempt++) {
-        // From here to the writes nothing awaits, so no other change of this account interleaves.
-        // A change that throws, or is refused, leaves the stored document as it was.
+      for (;;) {
+        // From here to the writes nothing awaits but the read of the index shards of new keys, after
+        // which the change is made again if the account changed meanwhile: no other change of this
+        // account interleaves. A change that throws, or is refused, leaves the stored document as it was.
         const stored = loaded.file.data.doc;
         const { doc, result, added, lazy } = applyChange(stored, change);
-        if (doc !== stored) checkAccountBytes(this.options.limits, doc, () => docBytes(loaded));
-        checkPendingDeliveries(this.options.limits, loaded.pending.size, added.length);
         const entries = doc === stored ? loaded.entries : indexEntriesOf(doc);
         const { added: newKeys, removed } = diffEntries(loaded.entries, entries);
         const keysChanged = newKeys.length > 0 || removed.length > 0;
         const touched = [...newKeys, ...removed];
-        if (keysChanged && !this.index.inMemory(accountId, touched) && attempt <= INDEX_READ_ATTEMPTS) {
-          // The shards of its keys are read first; the change is then made again, on the document as it is then.
+        if (keysChanged && !this.index.inMemory(accountId, touched)) {
           lease?.release();
           lease = await this.index.lease(accountId, touched);
-          continue;
+          // Each turn here waited for another change of the account: the changes of others go on.
+          if (loaded.file.data.doc !== stored) continue;
         }
+        if (doc !== stored) checkAccountBytes(this.options.limits, doc, () => docBytes(loaded));
+        checkPendingDeliveries(this.options.limits, loaded.pending.size, added.length);
         this.index.checkFree(accountId, newKeys);
         // Its JSON is written with the file (see accountFileText), once for changes made while a write is on its way.
         loaded.file.data.doc = doc as AccountDoc;

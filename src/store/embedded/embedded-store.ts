@@ -19,18 +19,20 @@ export { STORE_SCHEMA_VERSION } from './embedded-settings.js';
  * mirror the Redis store's: accounts, deliveries, journal and settings, over one account cache
  * (account-cache.ts) that loads, pins and evicts accounts, and the index (account-index.ts).
  *
- *   store.json           schema version and settings
- *   index/<00-ff>.json   the index, in 256 shards by hash of the account: each account's summary and keys
- *   index/<00-ff>.log    the changes of a shard's summaries since its file was written, a JSON line each
- *   accounts/<id>.json   one account: its document and its delivery log
- *   journals/<id>.json   its request journal (written lazily: losing a second of it is harmless)
- *   sessions/<sid>.json  login sessions, one file each
+ *   store.json                    schema version and settings
+ *   index/summaries/<000-fff>.json  each account's summary (name, origin, creation, last request,
+ *                                   due time, keys), in 4096 shards by hash of the account
+ *   index/keys/<000-fff>.json       each index key's account, in 4096 shards by hash of the key
+ *   index/<kind>/<000-fff>.log      the changes of a shard since its file was written, a JSON line each
+ *   accounts/<id>.json              one account: its document and its delivery log
+ *   journals/<id>.json              its request journal (written lazily: losing a second of it is harmless)
+ *   sessions/<sid>.json             login sessions, one file each
  *
- * The whole index is held in memory (a few dozen bytes per key), so every look-up is a map
- * access; account documents are loaded on first use and kept in a bounded cache, so memory
- * follows the accounts in use, not the accounts stored. A change writes the account's own
- * file and, when its keys or summary changed, a line of its index shard's log: nothing of other
- * accounts.
+ * Account documents are loaded on first use and kept in a bounded cache, and the index is read
+ * a shard at a time and kept in a bounded cache of its own (account-index.ts), so memory
+ * follows the accounts in use, not the accounts stored. A change writes the account's own file
+ * and, when its keys or summary changed, a line of each index shard they are in: nothing of
+ * other accounts.
  */
 
 export interface EmbeddedStoreOptions {

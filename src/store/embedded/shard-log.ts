@@ -2,23 +2,23 @@ import { appendFile, readFile, rm } from 'node:fs/promises';
 
 import { inFolderMadeWhenMissing, type LowdbFile } from './lowdb-file.js';
 
-/** A shard's log is folded into its file once it has this many lines, or as many as the shard has accounts if more. */
+/** A shard's log is folded into its file once it has this many lines, or as many as the shard has records if more. */
 const LINES_BEFORE_FOLD = 64;
 
 /** How soon a shard's file takes in what its log does not hold (last-request times): they decide only when an idle account expires, days later. */
 export const LAZY_FOLD_MS = 60_000;
 
-/** One line of a shard's log: an account's summary as it now is, or null when the account was deleted. */
-export type LogLine<M> = [accountId: string, summary: M | null];
+/** One line of a shard's log: a record as it now is (an account's summary, a key's account), or null when it was deleted. */
+export type LogLine<M> = [id: string, record: M | null];
 
 /**
  * The changes of an index shard since its file was last written, one JSON line each
- * (`index/<xx>.log`): a change of one account appends its line, however many accounts the
+ * (`index/<kind>/<xxx>.log`): a change of one record appends its line, however many records the
  * shard holds, instead of writing the shard's whole file. Once the log is as long as the shard
- * has accounts (and at least LINES_BEFORE_FOLD), the shard's file is written anew and the log
- * removed, so a change costs the same amortised at any number of accounts. At start-up the
- * lines are read over the file, in order, the last one of an account winning; a line the
- * process was killed while writing is not whole, and is skipped (its change was never
+ * has records (and at least LINES_BEFORE_FOLD), the shard's file is written anew and the log
+ * removed, so a change costs the same amortised at any number of accounts. When the shard is
+ * read, the lines are read over the file, in order, the last one of a record winning; a line
+ * the process was killed while writing is not whole, and is skipped (its change was never
  * acknowledged).
  *
  * Everything a shard writes goes through one queue, so an append never meets a fold halfway:
@@ -38,7 +38,7 @@ export class ShardLog<M> {
   constructor(
     private readonly path: string | null,
     private readonly file: LowdbFile<unknown>,
-    private readonly accountsIn: () => number,
+    private readonly recordsIn: () => number,
     /** Lines the log holds (read at start-up). */
     private lines = 0,
   ) {}
@@ -79,7 +79,7 @@ export class ShardLog<M> {
       const path = this.path as string;
       await inFolderMadeWhenMissing(path, () => appendFile(path, text));
       this.lines += count;
-      if (this.lines >= Math.max(LINES_BEFORE_FOLD, this.accountsIn())) await this.#fold();
+      if (this.lines >= Math.max(LINES_BEFORE_FOLD, this.recordsIn())) await this.#fold();
     });
     return this.#nextAppend;
   }
