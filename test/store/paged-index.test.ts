@@ -113,6 +113,43 @@ describe('the index in memory follows its budget, not the accounts stored', () =
   });
 });
 
+describe('a new key whose shard is not in memory', () => {
+  /** A key of `kind` for account `id` that falls in the same key shard as `near`. */
+  function keyInShardOf(near: string, prefix: string): string {
+    const shard = hash32(near) % 4096;
+    for (let i = 0; ; i++)
+      if (hash32(`${prefix}${i}`) % 4096 === shard) return `${prefix}${i}`.slice(prefix.indexOf(':') + 1);
+  }
+
+  it('is written without reading the shard again once the shard was read, and a restart finds it', async () => {
+    const store = await open(1);
+    await store.accounts.create(givenAccount('a'));
+    await store.accounts.create(givenAccount('b'));
+    const apiKey = `apiKey:${keyOf('apiKey', 'a')}`;
+    const added = keyInShardOf(apiKey, 'apiKey:added-');
+    const reads = store.keyShardReads;
+    await store.accounts.update('a', (doc) => void doc.apiKeys.push({ ...doc.apiKeys[0]!, apiKey: added }));
+    expect(store.keyShardReads).toBe(reads);
+    await store.close();
+
+    const again = await open(1);
+    expect(await again.accounts.lookup('apiKey', added)).toBe('a');
+    expect(await again.accounts.lookup('apiKey', keyOf('apiKey', 'a'))).toBe('a');
+  });
+
+  it("is read when its shard's filter may hold it, and a key another account holds is refused", async () => {
+    const store = await open(1);
+    await store.accounts.create(givenAccount('a'));
+    await store.accounts.create(givenAccount('b'));
+    const reads = store.keyShardReads;
+    await expect(
+      store.accounts.update('b', (doc) => void doc.apiKeys.push({ ...doc.apiKeys[0]!, apiKey: keyOf('apiKey', 'a') })),
+    ).rejects.toMatchObject({ name: 'IndexConflictError' });
+    expect(store.keyShardReads).toBeGreaterThan(reads);
+    expect(await store.accounts.lookup('apiKey', keyOf('apiKey', 'a'))).toBe('a');
+  });
+});
+
 describe('what a kill leaves half-written', () => {
   it('a key whose account was never made resolves to nothing, and another account may take it', async () => {
     const store = await open();

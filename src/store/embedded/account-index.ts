@@ -5,6 +5,7 @@ import { present } from '../../core/errors.js';
 import type { AccountDoc, DeepReadonly } from '../data.js';
 import { earliest, nextRunDueMs, processDueMs, splitIndexEntry } from '../derived.js';
 import { IndexConflictError, type AccountSummary } from '../store.js';
+import { KeyFilter } from './key-filter.js';
 import { migrateLegacyShards, removeIndexFiles } from './legacy-index.js';
 import { isObject } from './loaded-account.js';
 import { PagedShards, type Lease, type Shard } from './paged-shards.js';
@@ -54,12 +55,15 @@ export class AccountIndex {
   readonly #keys: PagedShards<string>;
   /** Accounts with work scheduled, and when it falls due on the process clock. */
   readonly #due = new Map<string, number>();
+  /** Which keys each key shard read so far may hold: a new key it cannot hold is written without reading the shard. */
+  readonly #filters = new Map<number, KeyFilter>();
   #count = 0;
 
   private constructor(dir: string | null, cacheRecords: number) {
     const folder = (kind: string): string | null => (dir === null ? null : join(dir, 'index', kind));
     this.#summaries = new PagedShards(folder('summaries'), cacheRecords, isAccountMeta);
     this.#keys = new PagedShards(folder('keys'), cacheRecords, (value): value is string => typeof value === 'string');
+    this.#keys.onRead = (shard) => this.#filters.set(shard.number, KeyFilter.of(shard.entries().map(([key]) => key)));
   }
 
   /**
@@ -96,6 +100,11 @@ export class AccountIndex {
 
   get count(): number {
     return this.#count;
+  }
+
+  /** Key shards read so far (for tests and benchmarks). */
+  get keyShardReads(): number {
+    return this.#keys.reads;
   }
 
   /** Index records in memory now, summaries and keys (for tests and benchmarks). */
@@ -139,12 +148,14 @@ export class AccountIndex {
   }
 
   /**
-   * Pins in memory the account's summaries' shard and, for `entries`, their keys' shards and
-   * the summaries' shards of the accounts that own them now: what create, a change of keys and
-   * delete read and write synchronously. Release it when done.
+   * Pins in memory the account's summaries' shard, the shards of the keys `read` and of the
+   * keys `added` that may be taken (a new key whose shard's filter says it is not there is
+   * written without its shard: see setEntries), and the summaries' shards of the accounts that
+   * own those keys now: what create, a change of keys, delete and restore read and write
+   * synchronously. Release it when done.
    */
-  async lease(accountId: string | null, entries: Iterable<string>): Promise<Lease> {
-    const all = [...entries];
+  async lease(accountId: string | null, added: Iterable<string>, read: Iterable<string> = []): Promise<Lease> {
+    const all = [...[...added].filter((entry) => !this.#freeWithoutRead(entry)), ...read];
     const keys = await this.#keys.lease(all.map((entry) => this.#keys.shardOf(entry)));
     const owners = new Set<string>();
     for (const entry of all) {
@@ -162,12 +173,16 @@ export class AccountIndex {
   }
 
   /**
-   * Whether what a change of the account's keys `entries` writes is in memory now: the account's
-   * summaries' shard and the keys' shards (the owners' shards, which checkFree reads, may not be).
+   * Whether what a change of the account's keys writes is in memory now, or needs no read: the
+   * account's summaries' shard, the shards of the keys `read` (taken out, or to check), and of
+   * the keys `added` those a filter does not clear (the owners' shards, which checkFree reads,
+   * may not be in memory).
    */
-  inMemory(accountId: string | null, entries: Iterable<string>): boolean {
+  inMemory(accountId: string | null, added: Iterable<string>, read: Iterable<string> = []): boolean {
     if (accountId !== null && !this.#summaries.resident(this.#summaries.shardOf(accountId))) return false;
-    for (const entry of entries) if (!this.#keys.resident(this.#keys.shardOf(entry))) return false;
+    for (const entry of read) if (!this.#keys.resident(this.#keys.shardOf(entry))) return false;
+    for (const entry of added)
+      if (!this.#keys.resident(this.#keys.shardOf(entry)) && !this.#freeWithoutRead(entry)) return false;
     return true;
   }
 
@@ -175,7 +190,7 @@ export class AccountIndex {
   removable(accountId: string, entries: Iterable<string>): boolean {
     const shard = this.#summaries.resident(this.#summaries.shardOf(accountId));
     if (!shard) return false;
-    return this.inMemory(accountId, [...entries, ...(shard.get(accountId)?.entries ?? [])]);
+    return this.inMemory(accountId, [], [...entries, ...(shard.get(accountId)?.entries ?? [])]);
   }
 
   /** A lease of the account's shard and of its keys' (those given and those its summary lists), for delete. */
@@ -183,7 +198,7 @@ export class AccountIndex {
     const listed = await this.#summaries.use(this.#summaries.shardOf(accountId), (shard) => [
       ...(shard.get(accountId)?.entries ?? []),
     ]);
-    return this.lease(accountId, [...entries, ...listed]);
+    return this.lease(accountId, [], [...entries, ...listed]);
   }
 
   /** Holds the account's summaries' shard in memory while the account cache holds the account (it must be leased now). */
@@ -196,13 +211,16 @@ export class AccountIndex {
   }
 
   /**
-   * Throws IndexConflictError for the first of `entries` another account owns (their shards
-   * leased, or in memory). A key naming an account that does not exist is free; one naming an
-   * account whose shard is not in memory (it took the key since the lease) is taken, to be safe.
+   * Throws IndexConflictError for the first of `entries` another account owns (see lease and
+   * inMemory: each in memory, or cleared by its shard's filter). A key naming an account that
+   * does not exist is free; one naming an account whose shard is not in memory (it took the key
+   * since the lease) is taken, to be safe.
    */
   checkFree(accountId: string | null, entries: Iterable<string>): void {
     for (const entry of entries) {
-      const owner = this.#keyShard(entry).get(entry);
+      const shard = this.#keys.resident(this.#keys.shardOf(entry));
+      if (!shard && this.#freeWithoutRead(entry)) continue;
+      const owner = present(shard, 'the shard of a key').get(entry);
       if (owner === undefined || owner === accountId) continue;
       const ownerShard = this.#summaries.resident(this.#summaries.shardOf(owner));
       if (ownerShard && ownerShard.get(owner) === undefined) continue;
@@ -211,15 +229,29 @@ export class AccountIndex {
     }
   }
 
-  /** Adds and removes index keys of the account (their shards leased); the writes, to await with the account's file. */
+  /**
+   * Adds and removes index keys of the account; the writes, to await with the account's file.
+   * A key taken out needs its shard in memory; a new one is written without its shard when the
+   * shard is not in memory (checkFree cleared it by the filter).
+   */
   setEntries(accountId: string, added: Iterable<string>, removed: Iterable<string>): Promise<void> {
     const writes: Promise<void>[] = [];
     for (const entry of removed) {
       const shard = this.#keyShard(entry);
       if (shard.get(entry) === accountId) writes.push(shard.set(entry, null));
     }
-    for (const entry of added) writes.push(this.#keyShard(entry).set(entry, accountId));
+    for (const entry of added) {
+      const number = this.#keys.shardOf(entry);
+      this.#filters.get(number)?.add(entry);
+      writes.push(this.#keys.setBlind(number, entry, accountId));
+    }
     return Promise.all(writes).then(() => undefined);
+  }
+
+  /** A key whose shard was read once and whose filter says it is not there. */
+  #freeWithoutRead(entry: string): boolean {
+    const filter = this.#filters.get(this.#keys.shardOf(entry));
+    return filter !== undefined && !filter.mayHave(entry);
   }
 
   /** The account's last request (it must be held by the account cache, or leased). */
@@ -292,10 +324,10 @@ export class AccountIndex {
    */
   async restore(accountId: string, current: () => ReadonlySet<string>): Promise<void> {
     if ([...current()].every((entry) => this.ownerNow(entry) === accountId)) return;
-    const lease = await this.lease(accountId, current());
+    const lease = await this.lease(accountId, [], current());
     try {
       const entries = [...current()];
-      if (!this.inMemory(accountId, entries)) return;
+      if (!this.inMemory(accountId, [], entries)) return;
       // Null: no owner, or one that does not exist (see the class).
       const missing = entries.filter((entry) => this.ownerNow(entry) === null);
       const meta = this.#residentMeta(accountId);

@@ -27,7 +27,7 @@ import {
 import { LowdbFile } from './lowdb-file.js';
 import type { Lease } from './paged-shards.js';
 
-/** How often delete reads the shards of an account's keys again when its keys changed while they were read. */
+/** How often create and delete lease again when keys changed while their shards were read (then create reads every shard). */
 const INDEX_READ_ATTEMPTS = 5;
 
 export interface EmbeddedAccountsOptions {
@@ -83,8 +83,13 @@ export class EmbeddedAccounts implements AccountStore {
   ): Promise<boolean> {
     const accountId = doc.account.accountId;
     const entries = indexEntriesOf(doc);
-    const lease = await this.index.lease(accountId, entries);
+    let lease = await this.index.lease(accountId, entries);
     try {
+      // A key written meanwhile may have made a filter doubt a new key: its shard is read then.
+      for (let attempt = 1; !this.index.inMemory(accountId, entries); attempt++) {
+        lease.release();
+        lease = await this.index.lease(accountId, attempt < INDEX_READ_ATTEMPTS ? entries : [], entries);
+      }
       // From here to the writes nothing awaits: a create of the same account or keys waits for its lease, then finds them taken.
       if (this.index.has(accountId) || this.cache.has(accountId)) return false;
       if (options.maxAccounts !== undefined && this.index.count >= options.maxAccounts)
@@ -187,12 +192,17 @@ export class EmbeddedAccounts implements AccountStore {
         const entries = doc === stored ? loaded.entries : indexEntriesOf(doc);
         const { added: newKeys, removed } = diffEntries(loaded.entries, entries);
         const keysChanged = newKeys.length > 0 || removed.length > 0;
-        const touched = [...newKeys, ...removed];
-        if (keysChanged && !this.index.inMemory(accountId, touched)) {
+        if (keysChanged && !this.index.inMemory(accountId, newKeys, removed)) {
           lease?.release();
-          lease = await this.index.lease(accountId, touched);
+          lease = await this.index.lease(accountId, newKeys, removed);
           // Each turn here waited for another change of the account: the changes of others go on.
           if (loaded.file.data.doc !== stored) continue;
+          if (!this.index.inMemory(accountId, newKeys, removed)) {
+            // A key written meanwhile made a filter doubt a new key: every shard is read.
+            lease.release();
+            lease = await this.index.lease(accountId, [], [...newKeys, ...removed]);
+            if (loaded.file.data.doc !== stored) continue;
+          }
         }
         if (doc !== stored) checkAccountBytes(this.options.limits, doc, () => docBytes(loaded));
         checkPendingDeliveries(this.options.limits, loaded.pending.size, added.length);

@@ -165,6 +165,11 @@ export class EmbeddedStore implements Store {
     return this.#cache.size;
   }
 
+  /** Shards of index keys read so far (for tests and benchmarks). */
+  get keyShardReads(): number {
+    return this.#index.keyShardReads;
+  }
+
   /** Index records in memory now, summaries and keys (for tests and benchmarks). */
   get indexRecordsInMemory(): number {
     return this.#index.residentRecords;

@@ -1,9 +1,10 @@
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { present } from '../../core/errors.js';
 import { hash32 } from '../../core/random.js';
 import { isObject } from './loaded-account.js';
-import { LowdbFile, StoreFileError } from './lowdb-file.js';
+import { inFolderMadeWhenMissing, LowdbFile, StoreFileError } from './lowdb-file.js';
 import { ShardLog } from './shard-log.js';
 
 /** Shards of each kind: at 100,000 accounts, about 25 summaries or 75 keys a shard. */
@@ -101,7 +102,12 @@ export class PagedShards<V> {
   /** Shards in memory read for a scan and not used since: the first to go. */
   readonly #cold = new Set<number>();
   readonly #loading = new Map<number, Loading<V>>();
+  /** Lines appended to shards not in memory and not yet on disk, a chain per shard: a read of the shard waits for them. */
+  readonly #blind = new Map<number, Promise<void>>();
   #records = 0;
+  #reads = 0;
+  /** Told of each shard read, before anyone uses it. */
+  onRead: ((shard: Shard<V>) => void) | null = null;
 
   constructor(
     /** Where the shards' files are; null: in memory. */
@@ -112,6 +118,11 @@ export class PagedShards<V> {
 
   shardOf(id: string): number {
     return hash32(id) % SHARD_COUNT;
+  }
+
+  /** Shards read from disk so far. */
+  get reads(): number {
+    return this.#reads;
   }
 
   /** Records in the shards in memory now. */
@@ -169,6 +180,30 @@ export class PagedShards<V> {
     }
     if (options.pin) loading.pins++;
     return loading.promise;
+  }
+
+  /**
+   * Sets the record without reading its shard when the shard is not in memory: its line is
+   * appended to the shard's log, which the shard's next read takes in (it waits for the append).
+   * In memory, or being read, it is set there. The caller knows the record may be written so
+   * (a new key, known free: account-index.ts).
+   */
+  setBlind(shard: number, id: string, value: V | null): Promise<void> {
+    const found = this.#resident.get(shard);
+    if (found) return found.set(id, value);
+    if (this.folder === null || this.#loading.has(shard))
+      return this.use(shard, (read) => read.set(id, value)).then((written) => written);
+    const path = join(this.folder, `${shardName(shard)}.log`);
+    const line = `${JSON.stringify([id, value])}\n`;
+    const write = (this.#blind.get(shard) ?? Promise.resolve()).then(() =>
+      inFolderMadeWhenMissing(path, () => appendFile(path, line)),
+    );
+    const settled = write.catch(() => undefined);
+    this.#blind.set(shard, settled);
+    void settled.then(() => {
+      if (this.#blind.get(shard) === settled) this.#blind.delete(shard);
+    });
+    return write;
   }
 
   /** Pins the shards (each once), read as needed; released together. */
@@ -274,7 +309,9 @@ export class PagedShards<V> {
   }
 
   async #read(number: number): Promise<Shard<V>> {
-    const name = number.toString(16).padStart(3, '0');
+    this.#reads++;
+    await this.#blind.get(number);
+    const name = shardName(number);
     const path = this.folder === null ? null : join(this.folder, `${name}.json`);
     const logPath = this.folder === null ? null : join(this.folder, `${name}.log`);
     const opened = path === null ? null : await LowdbFile.open(path, (parsed) => this.#validate(parsed));
@@ -296,6 +333,7 @@ export class PagedShards<V> {
       logLines,
     );
     shard = new Shard(number, file, log);
+    this.onRead?.(shard);
     return shard;
   }
 
@@ -305,3 +343,5 @@ export class PagedShards<V> {
     return parsed as unknown as ShardDocument<V>;
   }
 }
+
+const shardName = (shard: number): string => shard.toString(16).padStart(3, '0');
