@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { hash32 } from '../../src/core/random.js';
 import { indexEntriesOf } from '../../src/store/derived.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
-import { givenAccount, INDEX_KINDS, keyOf, T0 } from './builders.js';
+import { givenAccount, INDEX_KINDS, indexedKeys, keyOf, T0 } from './builders.js';
 
 /**
  * The embedded store's index on disk (src/store/embedded/account-index.ts): what it keeps in
@@ -135,6 +135,22 @@ describe('a new key whose shard is not in memory', () => {
     const again = await open(1);
     expect(await again.accounts.lookup('apiKey', added)).toBe('a');
     expect(await again.accounts.lookup('apiKey', keyOf('apiKey', 'a'))).toBe('a');
+  });
+
+  it('a code or token taken out is written without reading its shard, and a restart no longer finds it', async () => {
+    const store = await open(1);
+    await store.accounts.create(givenAccount('a'));
+    await store.accounts.create(givenAccount('b'));
+    const reads = store.keyShardReads;
+    await store.accounts.update('a', (doc) => {
+      indexedKeys.authorizationCode.remove(doc, keyOf('authorizationCode', 'a'));
+    });
+    expect(store.keyShardReads).toBe(reads);
+    await store.close();
+
+    const again = await open(1);
+    expect(await again.accounts.lookup('authorizationCode', keyOf('authorizationCode', 'a'))).toBeNull();
+    expect(await again.accounts.lookup('email', keyOf('email', 'a'))).toBe('a');
   });
 
   it("is read when its shard's filter may hold it, and a key another account holds is refused", async () => {

@@ -262,7 +262,7 @@ export class AccountCache {
 
   /** The account from its file, when the index has it; its summary's shard is leased meanwhile, and pinned once it is held. */
   async #read(accountId: string, path: string, started: Loading): Promise<LoadedAccount | null> {
-    const lease = await this.index.lease(accountId, []);
+    const lease = await this.index.lease(accountId, {});
     try {
       if (!this.index.has(accountId)) return null;
       const docText = emptyDocText();

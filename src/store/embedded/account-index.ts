@@ -21,8 +21,24 @@ export interface AccountMeta {
   entries: string[];
 }
 
+/**
+ * Keys the sandbox makes as random secrets: no other account can come to hold one, so taking
+ * one out needs no read of its shard to see whose it is (a code exchanged, a token revoked).
+ */
+const SECRET_KINDS: ReadonlySet<string> = new Set(['authorizationCode', 'accessToken', 'refreshToken']);
+
 /** Records of each kind kept in memory besides the pinned ones (see PagedShards): a few megabytes. */
 export const INDEX_CACHE_RECORDS = 10_000;
+
+/**
+ * The keys of a change whose shards a lease is to read: `added`, unless a shard's filter clears
+ * the key; `removed`, unless the key is a secret of the account (SECRET_KINDS); `read`, always.
+ */
+export interface KeyShardsNeeded {
+  added?: Iterable<string>;
+  removed?: Iterable<string>;
+  read?: Iterable<string>;
+}
 
 export interface AccountIndexOptions {
   /** Records of each kind (summaries, keys) kept in memory besides the pinned ones. */
@@ -41,7 +57,11 @@ export interface AccountIndexOptions {
  * work due, a few) and the count; the accounts list and the idle sweep read the summaries a
  * shard at a time. The summaries' shard of every account the account cache holds is pinned
  * (pinAccount), so the synchronous steps of a change (its keys' check and write, its summary)
- * find what they need in memory; a change of keys leases the keys' shards before it runs.
+ * find what they need in memory; a change of keys leases first the shards of the keys it takes
+ * out and of the new keys it cannot tell are free without them. A key shard read once leaves a
+ * filter of its keys (key-filter.ts, 512 bytes): a new key the filter clears is appended to the
+ * shard's log without reading the shard, so a subscription, a token or a new account's keys do
+ * not each read a random shard.
  *
  * A change writes each shard it touches as one line of that shard's log (shard-log.ts), and
  * the change is acknowledged once they are on disk with the account's file. A kill between
@@ -148,15 +168,13 @@ export class AccountIndex {
   }
 
   /**
-   * Pins in memory the account's summaries' shard, the shards of the keys `read` and of the
-   * keys `added` that may be taken (a new key whose shard's filter says it is not there is
-   * written without its shard: see setEntries), and the summaries' shards of the accounts that
-   * own those keys now: what create, a change of keys, delete and restore read and write
-   * synchronously. Release it when done.
+   * Pins in memory the account's summaries' shard, the key shards a change needs (see
+   * KeyShardsNeeded), and the summaries' shards of the accounts that own those keys now: what
+   * create, a change of keys, delete and restore read and write synchronously. Release it when done.
    */
-  async lease(accountId: string | null, added: Iterable<string>, read: Iterable<string> = []): Promise<Lease> {
-    const all = [...[...added].filter((entry) => !this.#freeWithoutRead(entry)), ...read];
-    const keys = await this.#keys.lease(all.map((entry) => this.#keys.shardOf(entry)));
+  async lease(accountId: string | null, keys: KeyShardsNeeded): Promise<Lease> {
+    const all = this.#toRead(keys);
+    const leased = await this.#keys.lease(all.map((entry) => this.#keys.shardOf(entry)));
     const owners = new Set<string>();
     for (const entry of all) {
       const owner = this.#keys.resident(this.#keys.shardOf(entry))?.get(entry);
@@ -167,30 +185,34 @@ export class AccountIndex {
     return {
       release: () => {
         summaries.release();
-        keys.release();
+        leased.release();
       },
     };
   }
 
   /**
-   * Whether what a change of the account's keys writes is in memory now, or needs no read: the
-   * account's summaries' shard, the shards of the keys `read` (taken out, or to check), and of
-   * the keys `added` those a filter does not clear (the owners' shards, which checkFree reads,
-   * may not be in memory).
+   * Whether what a change writes is in memory now, or needs no read: the account's summaries'
+   * shard and the key shards of `keys` (the owners' shards, which checkFree reads, may not be).
    */
-  inMemory(accountId: string | null, added: Iterable<string>, read: Iterable<string> = []): boolean {
+  inMemory(accountId: string | null, keys: KeyShardsNeeded): boolean {
     if (accountId !== null && !this.#summaries.resident(this.#summaries.shardOf(accountId))) return false;
-    for (const entry of read) if (!this.#keys.resident(this.#keys.shardOf(entry))) return false;
-    for (const entry of added)
-      if (!this.#keys.resident(this.#keys.shardOf(entry)) && !this.#freeWithoutRead(entry)) return false;
-    return true;
+    return this.#toRead(keys).every((entry) => this.#keys.resident(this.#keys.shardOf(entry)));
   }
 
   /** Whether what remove(accountId, entries) writes is in memory now (see leaseRemoval). */
   removable(accountId: string, entries: Iterable<string>): boolean {
     const shard = this.#summaries.resident(this.#summaries.shardOf(accountId));
     if (!shard) return false;
-    return this.inMemory(accountId, [], [...entries, ...(shard.get(accountId)?.entries ?? [])]);
+    return this.inMemory(accountId, { removed: [...entries, ...(shard.get(accountId)?.entries ?? [])] });
+  }
+
+  /** The keys whose shards must be read (see KeyShardsNeeded). */
+  #toRead({ added = [], removed = [], read = [] }: KeyShardsNeeded): string[] {
+    return [
+      ...[...added].filter((entry) => !this.#freeWithoutRead(entry)),
+      ...[...removed].filter((entry) => !this.#removableWithoutRead(entry)),
+      ...read,
+    ];
   }
 
   /** A lease of the account's shard and of its keys' (those given and those its summary lists), for delete. */
@@ -198,7 +220,7 @@ export class AccountIndex {
     const listed = await this.#summaries.use(this.#summaries.shardOf(accountId), (shard) => [
       ...(shard.get(accountId)?.entries ?? []),
     ]);
-    return this.lease(accountId, [], [...entries, ...listed]);
+    return this.lease(accountId, { removed: [...entries, ...listed] });
   }
 
   /** Holds the account's summaries' shard in memory while the account cache holds the account (it must be leased now). */
@@ -237,8 +259,12 @@ export class AccountIndex {
   setEntries(accountId: string, added: Iterable<string>, removed: Iterable<string>): Promise<void> {
     const writes: Promise<void>[] = [];
     for (const entry of removed) {
-      const shard = this.#keyShard(entry);
-      if (shard.get(entry) === accountId) writes.push(shard.set(entry, null));
+      const number = this.#keys.shardOf(entry);
+      const shard = this.#keys.resident(number);
+      if (shard === undefined && this.#removableWithoutRead(entry))
+        writes.push(this.#keys.setBlind(number, entry, null));
+      else if (present(shard, 'the shard of a key').get(entry) === accountId)
+        writes.push(this.#keyShard(entry).set(entry, null));
     }
     for (const entry of added) {
       const number = this.#keys.shardOf(entry);
@@ -246,6 +272,11 @@ export class AccountIndex {
       writes.push(this.#keys.setBlind(number, entry, accountId));
     }
     return Promise.all(writes).then(() => undefined);
+  }
+
+  /** A key of the account that it alone can hold (SECRET_KINDS): taken out with a line, its shard unread. */
+  #removableWithoutRead(entry: string): boolean {
+    return SECRET_KINDS.has(splitIndexEntry(entry).kind);
   }
 
   /** A key whose shard was read once and whose filter says it is not there. */
@@ -324,10 +355,10 @@ export class AccountIndex {
    */
   async restore(accountId: string, current: () => ReadonlySet<string>): Promise<void> {
     if ([...current()].every((entry) => this.ownerNow(entry) === accountId)) return;
-    const lease = await this.lease(accountId, [], current());
+    const lease = await this.lease(accountId, { read: current() });
     try {
       const entries = [...current()];
-      if (!this.inMemory(accountId, [], entries)) return;
+      if (!this.inMemory(accountId, { read: entries })) return;
       // Null: no owner, or one that does not exist (see the class).
       const missing = entries.filter((entry) => this.ownerNow(entry) === null);
       const meta = this.#residentMeta(accountId);

@@ -83,12 +83,15 @@ export class EmbeddedAccounts implements AccountStore {
   ): Promise<boolean> {
     const accountId = doc.account.accountId;
     const entries = indexEntriesOf(doc);
-    let lease = await this.index.lease(accountId, entries);
+    let lease = await this.index.lease(accountId, { added: entries });
     try {
       // A key written meanwhile may have made a filter doubt a new key: its shard is read then.
-      for (let attempt = 1; !this.index.inMemory(accountId, entries); attempt++) {
+      for (let attempt = 1; !this.index.inMemory(accountId, { added: entries }); attempt++) {
         lease.release();
-        lease = await this.index.lease(accountId, attempt < INDEX_READ_ATTEMPTS ? entries : [], entries);
+        lease = await this.index.lease(
+          accountId,
+          attempt < INDEX_READ_ATTEMPTS ? { added: entries } : { read: entries },
+        );
       }
       // From here to the writes nothing awaits: a create of the same account or keys waits for its lease, then finds them taken.
       if (this.index.has(accountId) || this.cache.has(accountId)) return false;
@@ -192,15 +195,16 @@ export class EmbeddedAccounts implements AccountStore {
         const entries = doc === stored ? loaded.entries : indexEntriesOf(doc);
         const { added: newKeys, removed } = diffEntries(loaded.entries, entries);
         const keysChanged = newKeys.length > 0 || removed.length > 0;
-        if (keysChanged && !this.index.inMemory(accountId, newKeys, removed)) {
+        const keys = { added: newKeys, removed };
+        if (keysChanged && !this.index.inMemory(accountId, keys)) {
           lease?.release();
-          lease = await this.index.lease(accountId, newKeys, removed);
+          lease = await this.index.lease(accountId, keys);
           // Each turn here waited for another change of the account: the changes of others go on.
           if (loaded.file.data.doc !== stored) continue;
-          if (!this.index.inMemory(accountId, newKeys, removed)) {
+          if (!this.index.inMemory(accountId, keys)) {
             // A key written meanwhile made a filter doubt a new key: every shard is read.
             lease.release();
-            lease = await this.index.lease(accountId, [], [...newKeys, ...removed]);
+            lease = await this.index.lease(accountId, { read: [...newKeys, ...removed] });
             if (loaded.file.data.doc !== stored) continue;
           }
         }
@@ -211,8 +215,8 @@ export class EmbeddedAccounts implements AccountStore {
         loaded.file.data.doc = doc as AccountDoc;
         for (const record of added) addDelivery(loaded, structuredClone(record));
         loaded.entries = entries;
-        const keys = keysChanged ? this.index.setEntries(accountId, newKeys, removed) : null;
-        await Promise.all([this.cache.save(accountId, loaded, keysChanged ? entries : undefined, !lazy), keys]);
+        const keyWrites = keysChanged ? this.index.setEntries(accountId, newKeys, removed) : null;
+        await Promise.all([this.cache.save(accountId, loaded, keysChanged ? entries : undefined, !lazy), keyWrites]);
         return result;
       }
     } finally {
