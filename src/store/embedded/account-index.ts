@@ -27,6 +27,9 @@ export interface AccountMeta {
  */
 const SECRET_KINDS: ReadonlySet<string> = new Set(['authorizationCode', 'accessToken', 'refreshToken']);
 
+/** Keys written last, kept with their accounts for look-ups while their shards are not in memory (a code exchanged after its sign-in, a token used after its exchange). */
+const RECENT_KEYS = 4096;
+
 /** Records of each kind kept in memory besides the pinned ones (see PagedShards): a few megabytes. */
 export const INDEX_CACHE_RECORDS = 10_000;
 
@@ -77,6 +80,8 @@ export class AccountIndex {
   readonly #due = new Map<string, number>();
   /** Which keys each key shard read so far may hold: a new key it cannot hold is written without reading the shard. */
   readonly #filters = new Map<number, KeyFilter>();
+  /** The RECENT_KEYS keys written last and their accounts (null: taken out), oldest first. */
+  readonly #recentKeys = new Map<string, string | null>();
   #count = 0;
 
   private constructor(dir: string | null, cacheRecords: number) {
@@ -138,8 +143,10 @@ export class AccountIndex {
    */
   ownerNow(entry: string): string | null | undefined {
     const keys = this.#keys.resident(this.#keys.shardOf(entry));
-    if (!keys) return undefined;
-    const owner = keys.get(entry);
+    let owner: string | undefined;
+    if (keys) owner = keys.get(entry);
+    else if (this.#recentKeys.has(entry)) owner = this.#recentKeys.get(entry) ?? undefined;
+    else return undefined;
     if (owner === undefined) return null;
     const summaries = this.#summaries.resident(this.#summaries.shardOf(owner));
     if (!summaries) return undefined;
@@ -261,17 +268,30 @@ export class AccountIndex {
     for (const entry of removed) {
       const number = this.#keys.shardOf(entry);
       const shard = this.#keys.resident(number);
-      if (shard === undefined && this.#removableWithoutRead(entry))
+      if (shard === undefined && this.#removableWithoutRead(entry)) {
         writes.push(this.#keys.setBlind(number, entry, null));
-      else if (present(shard, 'the shard of a key').get(entry) === accountId)
+        this.#noteKey(entry, null);
+      } else if (present(shard, 'the shard of a key').get(entry) === accountId) {
         writes.push(this.#keyShard(entry).set(entry, null));
+        this.#noteKey(entry, null);
+      }
     }
     for (const entry of added) {
       const number = this.#keys.shardOf(entry);
       this.#filters.get(number)?.add(entry);
       writes.push(this.#keys.setBlind(number, entry, accountId));
+      this.#noteKey(entry, accountId);
     }
     return Promise.all(writes).then(() => undefined);
+  }
+
+  #noteKey(entry: string, owner: string | null): void {
+    this.#recentKeys.delete(entry);
+    this.#recentKeys.set(entry, owner);
+    if (this.#recentKeys.size > RECENT_KEYS) {
+      const oldest = this.#recentKeys.keys().next();
+      if (!oldest.done) this.#recentKeys.delete(oldest.value);
+    }
   }
 
   /** A key of the account that it alone can hold (SECRET_KINDS): taken out with a line, its shard unread. */
