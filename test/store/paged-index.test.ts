@@ -121,7 +121,7 @@ describe('a new key whose shard is not in memory', () => {
       if (hash32(`${prefix}${i}`) % 4096 === shard) return `${prefix}${i}`.slice(prefix.indexOf(':') + 1);
   }
 
-  it('is written without reading the shard again once the shard was read, and a restart finds it', async () => {
+  it('is written without reading the shard again once the shard was read, found without a read, and a restart finds it', async () => {
     const store = await open(1);
     await store.accounts.create(givenAccount('a'));
     await store.accounts.create(givenAccount('b'));
@@ -129,6 +129,8 @@ describe('a new key whose shard is not in memory', () => {
     const added = keyInShardOf(apiKey, 'apiKey:added-');
     const reads = store.keyShardReads;
     await store.accounts.update('a', (doc) => void doc.apiKeys.push({ ...doc.apiKeys[0]!, apiKey: added }));
+    // Found among the keys written last, still without a read.
+    expect(await store.accounts.lookup('apiKey', added)).toBe('a');
     expect(store.keyShardReads).toBe(reads);
     await store.close();
 
