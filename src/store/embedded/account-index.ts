@@ -102,14 +102,16 @@ export class AccountIndex {
     if (dir === null) return index;
     if (fresh) {
       await removeIndexFiles(join(dir, 'index'));
-      return index;
+    } else {
+      await migrateLegacyShards(join(dir, 'index'), {
+        summaryShard: (accountId) => index.#summaries.shardOf(accountId),
+        keyShard: (entry) => index.#keys.shardOf(entry),
+        isSummary: isAccountMeta,
+      });
     }
-    await migrateLegacyShards(join(dir, 'index'), {
-      summaryShard: (accountId) => index.#summaries.shardOf(accountId),
-      keyShard: (entry) => index.#keys.shardOf(entry),
-      isSummary: isAccountMeta,
-    });
-    await index.#readAtOpen(dir);
+    for (const shards of [index.#summaries, index.#keys])
+      shards.knowListing(fresh ? [] : await readdir(present(shards.folder, 'a folder')).catch(() => []));
+    if (!fresh) await index.#readAtOpen(dir);
     return index;
   }
 
@@ -145,6 +147,7 @@ export class AccountIndex {
     const keys = this.#keys.resident(this.#keys.shardOf(entry));
     let owner: string | undefined;
     if (keys) owner = keys.get(entry);
+    else if (this.#keys.knownEmpty(this.#keys.shardOf(entry))) return null;
     else if (this.#recentKeys.has(entry)) owner = this.#recentKeys.get(entry) ?? undefined;
     else return undefined;
     if (owner === undefined) return null;
@@ -166,6 +169,7 @@ export class AccountIndex {
   exists(accountId: string): Promise<boolean> {
     const resident = this.#summaries.resident(this.#summaries.shardOf(accountId));
     if (resident) return Promise.resolve(resident.get(accountId) !== undefined);
+    if (this.#summaries.knownEmpty(this.#summaries.shardOf(accountId))) return Promise.resolve(false);
     return this.#summaries.use(this.#summaries.shardOf(accountId), (shard) => shard.get(accountId) !== undefined);
   }
 
@@ -278,6 +282,8 @@ export class AccountIndex {
     }
     for (const entry of added) {
       const number = this.#keys.shardOf(entry);
+      // A shard never written gets its filter now: it holds what is written to it from here on.
+      if (this.#keys.knownEmpty(number)) this.#filters.set(number, new KeyFilter());
       this.#filters.get(number)?.add(entry);
       writes.push(this.#keys.setBlind(number, entry, accountId));
       this.#noteKey(entry, accountId);
@@ -299,9 +305,11 @@ export class AccountIndex {
     return SECRET_KINDS.has(splitIndexEntry(entry).kind);
   }
 
-  /** A key whose shard was read once and whose filter says it is not there. */
+  /** A key whose shard was never written, or was read once and its filter says it is not there. */
   #freeWithoutRead(entry: string): boolean {
-    const filter = this.#filters.get(this.#keys.shardOf(entry));
+    const number = this.#keys.shardOf(entry);
+    if (this.#keys.knownEmpty(number)) return true;
+    const filter = this.#filters.get(number);
     return filter !== undefined && !filter.mayHave(entry);
   }
 

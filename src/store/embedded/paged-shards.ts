@@ -5,7 +5,7 @@ import { present } from '../../core/errors.js';
 import { hash32 } from '../../core/random.js';
 import { isObject } from './loaded-account.js';
 import { inFolderMadeWhenMissing, LowdbFile, StoreFileError } from './lowdb-file.js';
-import { ShardLog } from './shard-log.js';
+import { LINES_BEFORE_FOLD, ShardLog } from './shard-log.js';
 
 /** Shards of each kind: at 100,000 accounts, about 25 summaries or 75 keys a shard. */
 export const SHARD_COUNT = 4096;
@@ -104,6 +104,16 @@ export class PagedShards<V> {
   readonly #loading = new Map<number, Loading<V>>();
   /** Lines appended to shards not in memory and not yet on disk, a chain per shard: a read of the shard waits for them. */
   readonly #blind = new Map<number, Promise<void>>();
+  /**
+   * Shards that may have files (from the folder's listing at open, and every shard read or
+   * written since); null until the listing is given. A shard outside it is known empty: it is
+   * made in memory without a read, and a look-up in it needs none (knownEmpty).
+   */
+  #mayHaveFiles: Set<number> | null;
+  /** Lines appended to each shard not in memory since it was last read: at LINES_BEFORE_FOLD it is read and folded, so its log stays short. */
+  readonly #blindLines = new Map<number, number>();
+  /** Those reads and folds under way (flush waits for them). */
+  readonly #blindFolds = new Set<Promise<void>>();
   #records = 0;
   #reads = 0;
   /** Told of each shard read, before anyone uses it. */
@@ -114,7 +124,25 @@ export class PagedShards<V> {
     readonly folder: string | null,
     private readonly budget: number,
     private readonly isRecord: (value: unknown) => value is V,
-  ) {}
+  ) {
+    // In memory no shard is ever let go, so one not in memory holds nothing.
+    this.#mayHaveFiles = folder === null ? new Set() : null;
+  }
+
+  /** Gives the folder's listing: the shards with no file in it are known empty from now on (see knownEmpty). */
+  knowListing(listing: readonly string[]): void {
+    this.#mayHaveFiles = new Set(this.#numbersIn(listing));
+  }
+
+  /** Whether the shard holds no record, known without a read: never written, and not in memory. */
+  knownEmpty(shard: number): boolean {
+    return (
+      this.#mayHaveFiles !== null &&
+      !this.#mayHaveFiles.has(shard) &&
+      !this.#resident.has(shard) &&
+      !this.#loading.has(shard)
+    );
+  }
 
   shardOf(id: string): number {
     return hash32(id) % SHARD_COUNT;
@@ -193,6 +221,7 @@ export class PagedShards<V> {
     if (found) return found.set(id, value);
     if (this.folder === null || this.#loading.has(shard))
       return this.use(shard, (read) => read.set(id, value)).then((written) => written);
+    this.#mayHaveFiles?.add(shard);
     const path = join(this.folder, `${shardName(shard)}.log`);
     const line = `${JSON.stringify([id, value])}\n`;
     const write = (this.#blind.get(shard) ?? Promise.resolve()).then(() =>
@@ -203,6 +232,18 @@ export class PagedShards<V> {
     void settled.then(() => {
       if (this.#blind.get(shard) === settled) this.#blind.delete(shard);
     });
+    const lines = (this.#blindLines.get(shard) ?? 0) + 1;
+    this.#blindLines.set(shard, lines);
+    if (lines % LINES_BEFORE_FOLD === 0) {
+      const folded = settled
+        .then(() => this.use(shard, (read) => read.log.fold(), true))
+        .then(
+          () => undefined,
+          () => undefined,
+        );
+      this.#blindFolds.add(folded);
+      void folded.then(() => this.#blindFolds.delete(folded));
+    }
     return write;
   }
 
@@ -259,11 +300,15 @@ export class PagedShards<V> {
   /** The shards that hold records: on disk (from the folder's listing) and in memory. */
   stored(listing: readonly string[]): number[] {
     const numbers = new Set<number>(this.#resident.keys());
+    for (const number of this.#numbersIn(listing)) numbers.add(number);
+    return [...numbers].sort((a, b) => a - b);
+  }
+
+  *#numbersIn(listing: readonly string[]): Iterable<number> {
     for (const name of listing) {
       const match = /^([0-9a-f]{3})\.(json|log)$/.exec(name);
-      if (match?.[1] !== undefined) numbers.add(Number.parseInt(match[1], 16));
+      if (match?.[1] !== undefined) yield Number.parseInt(match[1], 16);
     }
-    return [...numbers].sort((a, b) => a - b);
   }
 
   /** Lets go of idle unpinned shards, a scan's first, then the one used longest ago, while over the budget. */
@@ -294,8 +339,9 @@ export class PagedShards<V> {
     }
   }
 
-  /** Writes what waits in every shard in memory (the others have nothing waiting). */
+  /** Writes what waits: in every shard in memory, and the lines appended to the others with their folds. */
   async flush(): Promise<void> {
+    await Promise.all([...this.#blind.values(), ...this.#blindFolds]);
     await Promise.all([...this.#resident.values()].map((shard) => shard.log.flush()));
   }
 
@@ -309,15 +355,17 @@ export class PagedShards<V> {
   }
 
   async #read(number: number): Promise<Shard<V>> {
-    this.#reads++;
     await this.#blind.get(number);
     const name = shardName(number);
     const path = this.folder === null ? null : join(this.folder, `${name}.json`);
     const logPath = this.folder === null ? null : join(this.folder, `${name}.log`);
-    const opened = path === null ? null : await LowdbFile.open(path, (parsed) => this.#validate(parsed));
+    const onDisk = this.#mayHaveFiles === null || this.#mayHaveFiles.has(number);
+    this.#mayHaveFiles?.add(number);
+    if (onDisk && path !== null) this.#reads++;
+    const opened = path === null || !onDisk ? null : await LowdbFile.open(path, (parsed) => this.#validate(parsed));
     const file = opened ?? LowdbFile.create<ShardDocument<V>>(path, { records: {} });
     let logLines = 0;
-    if (logPath !== null) {
+    if (logPath !== null && onDisk) {
       const log = await ShardLog.read<V>(logPath);
       for (const [id, value] of log.lines) {
         if (value === null) Reflect.deleteProperty(file.data.records, id);
@@ -333,6 +381,9 @@ export class PagedShards<V> {
       logLines,
     );
     shard = new Shard(number, file, log);
+    this.#blindLines.delete(number);
+    // Lines appended without a read (setBlind), here or before a restart, are folded now.
+    if (log.long) void log.fold().catch(() => undefined);
     this.onRead?.(shard);
     return shard;
   }

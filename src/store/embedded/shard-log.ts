@@ -3,7 +3,7 @@ import { appendFile, readFile, rm } from 'node:fs/promises';
 import { inFolderMadeWhenMissing, type LowdbFile } from './lowdb-file.js';
 
 /** A shard's log is folded into its file once it has this many lines, or as many as the shard has records if more. */
-const LINES_BEFORE_FOLD = 64;
+export const LINES_BEFORE_FOLD = 64;
 
 /** How soon a shard's file takes in what its log does not hold (last-request times): they decide only when an idle account expires, days later. */
 export const LAZY_FOLD_MS = 60_000;
@@ -79,9 +79,14 @@ export class ShardLog<M> {
       const path = this.path as string;
       await inFolderMadeWhenMissing(path, () => appendFile(path, text));
       this.lines += count;
-      if (this.lines >= Math.max(LINES_BEFORE_FOLD, this.recordsIn())) await this.#fold();
+      if (this.long) await this.#fold();
     });
     return this.#nextAppend;
+  }
+
+  /** Long enough to be folded into the shard's file. */
+  get long(): boolean {
+    return this.lines >= Math.max(LINES_BEFORE_FOLD, this.recordsIn());
   }
 
   /** The shard's file is to take in a change that is not logged (a last-request time), within LAZY_FOLD_MS. */
