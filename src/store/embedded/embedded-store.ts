@@ -154,7 +154,7 @@ export class EmbeddedStore implements Store {
     this.#cache.evict();
   }
 
-  /** Writes everything, the index's logs folded into its shards. */
+  /** Writes everything, the logs of the index's shards in memory folded into their files (a key shard written without a read keeps its log: paged-shards.ts). */
   async close(): Promise<void> {
     await this.flush();
     await this.#index.fold();
