@@ -1,8 +1,9 @@
 // ESM + TypeScript through @swc/jest; see toolchain notes in the README.
-// On a machine of two cores jest runs the suites one after another in a single process, whose heap
-// grew by about 20 MB a test file (--logHeapUsage; what each file loaded stays, under
-// --experimental-vm-modules): the whole run ended near V8's default heap cap of 4 GB there, and a
-// few suites more went over it, so `npm run jest` runs with --max-old-space-size=6144.
+// A process that runs test files keeps about 20 MB of each under --experimental-vm-modules (jest's
+// ESM leak, jestjs/jest#14605): one process for the whole run ended near V8's 4 GB heap cap. So the
+// files run in worker processes (jest uses them, even on a machine of two cores where it would
+// otherwise run everything in its own process, once workerIdleMemoryLimit is set), each replaced
+// after a file that leaves its heap above 1 GB.
 // Suites that need a real Redis (*.redis.test.ts) run with `npm run test:redis` (jest.redis.config.js),
 // those that need a container engine (*.containers.test.ts) with `npm run test:containers`.
 export default {
@@ -21,6 +22,7 @@ export default {
   // The dashboard's browser bundle (dist/dashboard-assets), built or found up to date.
   globalSetup: '<rootDir>/test/global-setup.mjs',
   testTimeout: 20000,
+  workerIdleMemoryLimit: '1GB',
   // Checks every response of the app against /openapi.json (test/helpers/openapi-check.ts).
   setupFilesAfterEnv: ['<rootDir>/test/helpers/openapi-check-setup.ts'],
 };
