@@ -368,7 +368,7 @@ describe('the embedded store on lowdb files', () => {
         .flatMap(([, file]) => file.text.split('\n').filter((line) => line !== ''))
         .map((line) => JSON.parse(line) as [string, unknown]);
 
-    it("writes a change of an account's keys as one line of each shard it touches, whatever else the shards hold, and a restart reads them", async () => {
+    it("writes a change's summary as one line of its shard's log and its keys as lines of the keys' journal, whatever else they hold, and a restart reads them", async () => {
       const store = await open();
       // Enough accounts that some share a shard.
       const many = Array.from({ length: 300 }, (_, i) => `k${i}`);
@@ -376,7 +376,7 @@ describe('the embedded store on lowdb files', () => {
       await store.close();
       const again = await open();
       const before = await shardFiles();
-      // The summaries' shards were in memory, and were folded at close; the key shards were written without a read (their logs).
+      // The summaries' shards were in memory, and were folded at close; the keys are lines of their journal.
       expect(
         [...before.keys()].filter((name) => name.startsWith('summaries/')).every((name) => name.endsWith('.json')),
       ).toBe(true);
@@ -587,9 +587,9 @@ describe('the embedded store on lowdb files', () => {
       expect((await readdir(join(dir, 'index'))).sort()).toEqual(['keys', 'summaries']);
       const shards = await shardFiles();
       expect(shards.size).toBeGreaterThan(0);
-      // A shard read is folded into its file at close; one written without a read keeps its log.
+      // The summaries' shards are folded into their files at close; the keys are lines of their journal until it is full.
       for (const name of shards.keys())
-        expect(name).toMatch(/^(summaries\/[0-9a-f]{3}\.json|keys\/[0-9a-f]{3}\.(json|log))$/);
+        expect(name).toMatch(/^(summaries\/[0-9a-f]{3}\.json|keys\/[0-9a-f]{3}\.json|keys\/journal\.log)$/);
 
       expect(JSON.parse(await readFile(join(dir, 'store.json'), 'utf8'))).toEqual({
         schemaVersion: STORE_SCHEMA_VERSION,

@@ -23,13 +23,17 @@ let dir: string;
 let clock: ManualClock;
 const opened: EmbeddedStore[] = [];
 
-async function open(indexCacheRecords?: number): Promise<EmbeddedStore> {
+/** A journal of 64 keys, so the tests' few hundred accounts see it written into the shards several times. */
+const JOURNAL = 64;
+
+async function open(indexCacheRecords?: number, indexJournalKeys = JOURNAL): Promise<EmbeddedStore> {
   const { store } = await EmbeddedStore.open({
     dir,
     clock,
     deliveryLogLimit: 100,
     sessionTtlMs: 3_600_000,
     cacheSize: 2,
+    indexJournalKeys,
     ...(indexCacheRecords === undefined ? {} : { indexCacheRecords }),
   });
   opened.push(store);
@@ -74,14 +78,15 @@ describe('the index in memory follows its budget, not the accounts stored', () =
     const store = await open(50);
     await createAll(store);
     await store.flush();
-    // The summaries' shards of the two accounts held stay pinned besides the budget: a few records.
-    expect(store.indexRecordsInMemory).toBeLessThanOrEqual(2 * 50 + 10);
+    // Besides the budget: the summaries' shards of the two accounts held (a few records) and the journal's keys.
+    const bound = 2 * 50 + 10 + JOURNAL + INDEX_KINDS.length;
+    expect(store.indexRecordsInMemory).toBeLessThanOrEqual(bound);
     await expectAllFound(store);
-    expect(store.indexRecordsInMemory).toBeLessThanOrEqual(2 * 50 + 10);
+    expect(store.indexRecordsInMemory).toBeLessThanOrEqual(bound);
 
     await store.close();
     const again = await open(50);
-    expect(again.indexRecordsInMemory).toBeLessThanOrEqual(2 * 50 + 10);
+    expect(again.indexRecordsInMemory).toBeLessThanOrEqual(bound);
     await expectAllFound(again);
   });
 
@@ -92,7 +97,13 @@ describe('the index in memory follows its budget, not the accounts stored', () =
     // A restart: the keys written last are no longer at hand, so the look-ups read the key shards.
     const again = await open();
     await expectAllFound(again);
-    expect(again.indexRecordsInMemory).toBe(ACCOUNTS * (1 + INDEX_KINDS.length));
+    // Besides the shards, the keys of the journal (a line each: every key here is written once), whose
+    // look-ups need no shard: every record is in memory, give or take those.
+    const journal =
+      (await readFile(join(dir, 'index', 'keys', 'journal.log'), 'utf8').catch(() => '')).split('\n').length - 1;
+    expect(journal).toBeLessThan(JOURNAL);
+    expect(again.indexRecordsInMemory).toBeGreaterThanOrEqual(ACCOUNTS * (1 + INDEX_KINDS.length) - journal);
+    expect(again.indexRecordsInMemory).toBeLessThanOrEqual(ACCOUNTS * (1 + INDEX_KINDS.length) + journal);
   });
 
   it('a change of keys and a delete with their shards read back from disk write what they must', async () => {
@@ -162,6 +173,9 @@ describe('a new key whose shard is not in memory', () => {
     const store = await open(1);
     await store.accounts.create(givenAccount('a'));
     await store.accounts.create(givenAccount('b'));
+    // Enough accounts after them that their keys leave the journal for the shards' files.
+    for (let i = 0; i < JOURNAL; i++) await store.accounts.create(givenAccount(`later${i}`));
+    await store.flush();
     const reads = store.keyShardReads;
     await expect(
       store.accounts.update('b', (doc) => void doc.apiKeys.push({ ...doc.apiKeys[0]!, apiKey: keyOf('apiKey', 'a') })),
@@ -173,38 +187,66 @@ describe('a new key whose shard is not in memory', () => {
 
 describe('a shard never written', () => {
   it('is not read: a fresh store makes accounts without reading a key shard, and finds their keys', async () => {
-    const store = await open(1);
+    // A journal that holds every key: none is written into a shard, which would read those with files.
+    const store = await open(1, 10_000);
     await createAll(store);
     expect(store.keyShardReads).toBe(0);
     await store.flush();
     await expectAllFound(store);
   });
+});
 
-  it('a shard written without reads is read and folded into its file at 64 lines, so its log stays short', async () => {
+describe('the journal of key writes', () => {
+  const keysFile = (name: string): string => join(dir, 'index', 'keys', name);
+  const journalLines = async (name = 'journal.log'): Promise<string[]> =>
+    (await readFile(keysFile(name), 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
+  const shardRecords = async (entry: string): Promise<Record<string, string>> =>
+    (
+      JSON.parse(
+        await readFile(keysFile(`${shardName(entry, 4096, 3)}.json`), 'utf8').catch(() => '{"records":{}}'),
+      ) as {
+        records: Record<string, string>;
+      }
+    ).records;
+
+  it("takes a change's keys as lines of one file, and once it holds its limit writes them into the key shards' files", async () => {
     const store = await open(1);
     await store.accounts.create(givenAccount('a'));
-    const first = `apiKey:${keyOf('apiKey', 'a')}`;
-    const shard = shardName(first, 4096, 3);
-    const sameShard: string[] = [];
-    for (let i = 0; sameShard.length < 63; i++)
-      if (shardName(`apiKey:more-${i}`, 4096, 3) === shard) sameShard.push(`more-${i}`);
-    await store.accounts.update('a', (doc) => {
-      for (const apiKey of sameShard.slice(0, 62)) doc.apiKeys.push({ ...doc.apiKeys[0]!, apiKey });
-    });
     await store.flush();
-    const logLines = async (): Promise<number> =>
-      (await readFile(join(dir, 'index', 'keys', `${shard}.log`), 'utf8').catch(() => '')).split('\n').length - 1;
-    expect(await logLines()).toBe(63);
-    expect(store.keyShardReads).toBe(0);
+    // One account: its keys are lines of the journal, no key shard has a file yet.
+    expect((await journalLines()).map((line) => JSON.parse(line) as unknown).sort()).toEqual(
+      INDEX_KINDS.map((kind) => [`${kind}:${keyOf(kind, 'a')}`, 'a']).sort(),
+    );
+    expect(await shardRecords(`apiKey:${keyOf('apiKey', 'a')}`)).toEqual({});
 
-    await store.accounts.update('a', (doc) => void doc.apiKeys.push({ ...doc.apiKeys[0]!, apiKey: sameShard[62]! }));
+    const more = Array.from({ length: Math.ceil(JOURNAL / INDEX_KINDS.length) }, (_, i) => `m${i}`);
+    for (const id of more) await store.accounts.create(givenAccount(id));
     await store.flush();
-    expect(store.keyShardReads).toBe(1);
-    expect(await logLines()).toBe(0);
-    const folded = JSON.parse(await readFile(join(dir, 'index', 'keys', `${shard}.json`), 'utf8')) as {
-      records: Record<string, string>;
-    };
-    expect(Object.keys(folded.records).sort()).toEqual([first, ...sameShard.map((k) => `apiKey:${k}`)].sort());
+    // Past the limit: the journal was written into the shards and started again.
+    expect(await readdir(join(dir, 'index', 'keys'))).not.toContain('journal.old');
+    expect((await journalLines()).length).toBeLessThan(JOURNAL);
+    for (const kind of INDEX_KINDS) {
+      const entry = `${kind}:${keyOf(kind, 'a')}`;
+      expect((await shardRecords(entry))[entry]).toBe('a');
+    }
+    expect(store.indexRecordsInMemory).toBeLessThanOrEqual(2 + 10 + JOURNAL);
+  });
+
+  it('a distribution a kill cut short is made again at the next open, the newer journal winning', async () => {
+    const store = await open(1);
+    await store.accounts.create(givenAccount('a'));
+    await store.accounts.create(givenAccount('b'));
+    await store.close();
+    // journal.old says the API key is a's; the journal after it, that it was taken out and given to b.
+    const entry = `apiKey:${keyOf('apiKey', 'a')}`;
+    await writeFile(keysFile('journal.old'), `${JSON.stringify([entry, 'a'])}\n`);
+    await appendFile(keysFile('journal.log'), `${JSON.stringify([entry, null])}\n${JSON.stringify([entry, 'b'])}\n`);
+
+    const again = await open(1);
+    expect(await again.accounts.lookup('apiKey', keyOf('apiKey', 'a'))).toBe('b');
+    await again.flush();
+    expect(await readdir(join(dir, 'index', 'keys'))).not.toContain('journal.old');
+    expect((await shardRecords(entry))[entry]).toBe('b');
   });
 });
 
@@ -233,9 +275,9 @@ describe('what a kill leaves half-written', () => {
     const store = await open();
     await store.accounts.create(givenAccount('a'));
     await store.close();
-    // The account's file has the key; its shard's line was lost (written without a read, it is in the shard's log).
+    // The account's file has the key; its line of the keys' journal was lost.
     const entry = `apiKey:${keyOf('apiKey', 'a')}`;
-    const keyLog = join(dir, 'index', 'keys', `${shardName(entry, 4096, 3)}.log`);
+    const keyLog = join(dir, 'index', 'keys', 'journal.log');
     const lines = (await readFile(keyLog, 'utf8')).split('\n');
     expect(lines).toContain(JSON.stringify([entry, 'a']));
     await writeFile(keyLog, lines.filter((line) => line !== JSON.stringify([entry, 'a'])).join('\n'));

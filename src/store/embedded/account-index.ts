@@ -1,11 +1,12 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { present } from '../../core/errors.js';
+import { internalError, present } from '../../core/errors.js';
 import type { AccountDoc, DeepReadonly } from '../data.js';
 import { earliest, nextRunDueMs, processDueMs, splitIndexEntry } from '../derived.js';
 import { IndexConflictError, type AccountSummary } from '../store.js';
 import { KeyFilter } from './key-filter.js';
+import { KeyJournal } from './key-journal.js';
 import { migrateLegacyShards, removeIndexFiles } from './legacy-index.js';
 import { isObject } from './loaded-account.js';
 import { PagedShards, type Lease, type Shard } from './paged-shards.js';
@@ -27,15 +28,13 @@ export interface AccountMeta {
  */
 const SECRET_KINDS: ReadonlySet<string> = new Set(['authorizationCode', 'accessToken', 'refreshToken']);
 
-/** Keys written last, kept with their accounts for look-ups while their shards are not in memory (a code exchanged after its sign-in, a token used after its exchange). */
-const RECENT_KEYS = 4096;
-
 /** Records of each kind kept in memory besides the pinned ones (see PagedShards): a few megabytes. */
 export const INDEX_CACHE_RECORDS = 10_000;
 
 /**
- * The keys of a change whose shards a lease is to read: `added`, unless a shard's filter clears
- * the key; `removed`, unless the key is a secret of the account (SECRET_KINDS); `read`, always.
+ * The keys of a change whose shards a lease is to read: `added`, unless the journal has the key
+ * or its shard's filter clears it; `removed`, unless the journal has it or it is a secret of the
+ * account (SECRET_KINDS); `read`, always.
  */
 export interface KeyShardsNeeded {
   added?: Iterable<string>;
@@ -46,6 +45,8 @@ export interface KeyShardsNeeded {
 export interface AccountIndexOptions {
   /** Records of each kind (summaries, keys) kept in memory besides the pinned ones. */
   cacheRecords?: number | undefined;
+  /** Keys the journal holds before it is distributed to the shards (key-journal.ts). */
+  journalKeys?: number | undefined;
 }
 
 /**
@@ -54,7 +55,8 @@ export interface AccountIndexOptions {
  *
  *   index/summaries/<000-fff>.json|.log  each account's summary (name, origin, creation, last
  *                                        request, due time, keys), by hash of the account
- *   index/keys/<000-fff>.json|.log       each key's account, by hash of the key
+ *   index/keys/<000-fff>.json            each key's account, by hash of the key
+ *   index/keys/journal.log (and .old)    every write of a key since the shards' files were (key-journal.ts)
  *
  * What is held whole in memory is what the dispatcher asks for every tick (the accounts with
  * work due, a few) and the count; the accounts list and the idle sweep read the summaries a
@@ -80,15 +82,18 @@ export class AccountIndex {
   readonly #due = new Map<string, number>();
   /** Which keys each key shard read so far may hold: a new key it cannot hold is written without reading the shard. */
   readonly #filters = new Map<number, KeyFilter>();
-  /** The RECENT_KEYS keys written last and their accounts (null: taken out), oldest first. */
-  readonly #recentKeys = new Map<string, string | null>();
+  /** Every key written since the key shards' files were; set by open. */
+  #journal!: KeyJournal;
   #count = 0;
 
   private constructor(dir: string | null, cacheRecords: number) {
     const folder = (kind: string): string | null => (dir === null ? null : join(dir, 'index', kind));
     this.#summaries = new PagedShards(folder('summaries'), cacheRecords, isAccountMeta);
     this.#keys = new PagedShards(folder('keys'), cacheRecords, (value): value is string => typeof value === 'string');
-    this.#keys.onRead = (shard) => this.#filters.set(shard.number, KeyFilter.of(shard.entries().map(([key]) => key)));
+    this.#keys.onRead = (shard) => {
+      for (const [entry, owner] of this.#journal.valuesOf(shard.number)) shard.setUnlogged(entry, owner);
+      this.#filters.set(shard.number, KeyFilter.of(shard.entries().map(([key]) => key)));
+    };
   }
 
   /**
@@ -99,7 +104,19 @@ export class AccountIndex {
    */
   static async open(dir: string | null, fresh: boolean, options: AccountIndexOptions = {}): Promise<AccountIndex> {
     const index = new AccountIndex(dir, options.cacheRecords ?? INDEX_CACHE_RECORDS);
-    if (dir === null) return index;
+    const openJournal = async (): Promise<void> => {
+      index.#journal = await KeyJournal.open(
+        index.#keys.folder,
+        (entry) => index.#keys.shardOf(entry),
+        (shards) => index.#writeKeyShards(shards),
+        options.journalKeys,
+      );
+      index.#journal.resume();
+    };
+    if (dir === null) {
+      await openJournal();
+      return index;
+    }
     if (fresh) {
       await removeIndexFiles(join(dir, 'index'));
     } else {
@@ -111,13 +128,31 @@ export class AccountIndex {
     }
     for (const shards of [index.#summaries, index.#keys])
       shards.knowListing(fresh ? [] : await readdir(present(shards.folder, 'a folder')).catch(() => []));
+    await openJournal();
     if (!fresh) await index.#readAtOpen(dir);
     return index;
   }
 
-  /** Writes what waits: the logs' appends, and the last-request times not yet in the shards' files. */
+  /** Writes what waits: the logs' and the journal's appends, and the last-request times not yet in the shards' files. */
   async flush(): Promise<void> {
-    await Promise.all([this.#summaries.flush(), this.#keys.flush()]);
+    await Promise.all([this.#summaries.flush(), this.#keys.flush(), this.#journal.flush()]);
+  }
+
+  /** Writes each key shard whole, the journal's values laid over it as it is read (a distribution of the journal). */
+  async #writeKeyShards(shards: readonly number[]): Promise<void> {
+    const BATCH = 16;
+    for (let i = 0; i < shards.length; i += BATCH) {
+      await Promise.all(
+        shards.slice(i, i + BATCH).map(async (number) => {
+          const shard = await this.#keys.load(number, { pin: true, cold: true });
+          try {
+            await shard.log.fold(true);
+          } finally {
+            this.#keys.unpin(shard);
+          }
+        }),
+      );
+    }
   }
 
   /** Folds every log of a shard in memory into its file (at close: the next start reads the files alone). */
@@ -134,9 +169,9 @@ export class AccountIndex {
     return this.#keys.reads;
   }
 
-  /** Index records in memory now, summaries and keys (for tests and benchmarks). */
+  /** Index records in memory now, summaries and keys (for tests and benchmarks), the journal's keys with them. */
   get residentRecords(): number {
-    return this.#summaries.residentRecords + this.#keys.residentRecords;
+    return this.#summaries.residentRecords + this.#keys.residentRecords + this.#journal.size;
   }
 
   /**
@@ -144,13 +179,9 @@ export class AccountIndex {
    * exist, see the class); undefined when that cannot be told without a read (ownerOf reads).
    */
   ownerNow(entry: string): string | null | undefined {
-    const keys = this.#keys.resident(this.#keys.shardOf(entry));
-    let owner: string | undefined;
-    if (keys) owner = keys.get(entry);
-    else if (this.#keys.knownEmpty(this.#keys.shardOf(entry))) return null;
-    else if (this.#recentKeys.has(entry)) owner = this.#recentKeys.get(entry) ?? undefined;
-    else return undefined;
-    if (owner === undefined) return null;
+    const owner = this.#knownOwner(entry);
+    if (owner === undefined) return undefined;
+    if (owner === null) return null;
     const summaries = this.#summaries.resident(this.#summaries.shardOf(owner));
     if (!summaries) return undefined;
     return summaries.get(owner) ? owner : null;
@@ -163,6 +194,16 @@ export class AccountIndex {
     const owner = await this.#keys.use(this.#keys.shardOf(entry), (shard) => shard.get(entry));
     if (owner === undefined) return null;
     return (await this.exists(owner)) ? owner : null;
+  }
+
+  /** The key's account known without a read (null: none), from the journal or the key's shard in memory; undefined when a read is needed. */
+  #knownOwner(entry: string): string | null | undefined {
+    const journaled = this.#journal.get(entry);
+    if (journaled !== undefined) return journaled;
+    const number = this.#keys.shardOf(entry);
+    const shard = this.#keys.resident(number);
+    if (shard) return shard.get(entry) ?? null;
+    return this.#keys.knownEmpty(number) ? null : undefined;
   }
 
   /** Whether the account is in the index; reads its shard when needed. */
@@ -187,9 +228,9 @@ export class AccountIndex {
     const all = this.#toRead(keys);
     const leased = await this.#keys.lease(all.map((entry) => this.#keys.shardOf(entry)));
     const owners = new Set<string>();
-    for (const entry of all) {
-      const owner = this.#keys.resident(this.#keys.shardOf(entry))?.get(entry);
-      if (owner !== undefined) owners.add(owner);
+    for (const entry of [...(keys.added ?? []), ...all]) {
+      const owner = this.#knownOwner(entry);
+      if (typeof owner === 'string') owners.add(owner);
     }
     if (accountId !== null) owners.add(accountId);
     const summaries = await this.#summaries.lease([...owners].map((owner) => this.#summaries.shardOf(owner)));
@@ -207,7 +248,7 @@ export class AccountIndex {
    */
   inMemory(accountId: string | null, keys: KeyShardsNeeded): boolean {
     if (accountId !== null && !this.#summaries.resident(this.#summaries.shardOf(accountId))) return false;
-    return this.#toRead(keys).every((entry) => this.#keys.resident(this.#keys.shardOf(entry)));
+    return this.#toRead(keys).every((entry) => this.#knownOwner(entry) !== undefined);
   }
 
   /** Whether what remove(accountId, entries) writes is in memory now (see leaseRemoval). */
@@ -219,10 +260,11 @@ export class AccountIndex {
 
   /** The keys whose shards must be read (see KeyShardsNeeded). */
   #toRead({ added = [], removed = [], read = [] }: KeyShardsNeeded): string[] {
+    const unknown = (entry: string): boolean => this.#knownOwner(entry) === undefined;
     return [
-      ...[...added].filter((entry) => !this.#freeWithoutRead(entry)),
-      ...[...removed].filter((entry) => !this.#removableWithoutRead(entry)),
-      ...read,
+      ...[...added].filter((entry) => unknown(entry) && !this.#freeWithoutRead(entry)),
+      ...[...removed].filter((entry) => unknown(entry) && !this.#removableWithoutRead(entry)),
+      ...[...read].filter(unknown),
     ];
   }
 
@@ -251,10 +293,11 @@ export class AccountIndex {
    */
   checkFree(accountId: string | null, entries: Iterable<string>): void {
     for (const entry of entries) {
-      const shard = this.#keys.resident(this.#keys.shardOf(entry));
-      if (!shard && this.#freeWithoutRead(entry)) continue;
-      const owner = present(shard, 'the shard of a key').get(entry);
-      if (owner === undefined || owner === accountId) continue;
+      const known = this.#knownOwner(entry);
+      if (known === undefined && this.#freeWithoutRead(entry)) continue;
+      if (known === undefined) throw internalError('the shard of a key to check is not in memory');
+      const owner = known;
+      if (owner === null || owner === accountId) continue;
       const ownerShard = this.#summaries.resident(this.#summaries.shardOf(owner));
       if (ownerShard && ownerShard.get(owner) === undefined) continue;
       const { kind, key } = splitIndexEntry(entry);
@@ -268,44 +311,28 @@ export class AccountIndex {
    * shard is not in memory (checkFree cleared it by the filter).
    */
   setEntries(accountId: string, added: Iterable<string>, removed: Iterable<string>): Promise<void> {
-    const writes: Promise<void>[] = [];
-    for (const entry of removed) {
-      const number = this.#keys.shardOf(entry);
-      const shard = this.#keys.resident(number);
-      if (shard === undefined && this.#removableWithoutRead(entry)) {
-        writes.push(this.#keys.setBlind(number, entry, null));
-        this.#noteKey(entry, null);
-      } else if (present(shard, 'the shard of a key').get(entry) === accountId) {
-        writes.push(this.#keyShard(entry).set(entry, null));
-        this.#noteKey(entry, null);
-      }
+    const lines: [string, string | null][] = [];
+    for (const entry of new Set(removed)) {
+      const owner = this.#knownOwner(entry);
+      if (owner === undefined ? this.#removableWithoutRead(entry) : owner === accountId) lines.push([entry, null]);
     }
-    for (const entry of added) {
+    for (const entry of new Set(added)) {
       const number = this.#keys.shardOf(entry);
       // A shard never written gets its filter now: it holds what is written to it from here on.
-      if (this.#keys.knownEmpty(number)) this.#filters.set(number, new KeyFilter());
+      if (this.#keys.knownEmpty(number) && !this.#filters.has(number)) this.#filters.set(number, new KeyFilter());
       this.#filters.get(number)?.add(entry);
-      writes.push(this.#keys.setBlind(number, entry, accountId));
-      this.#noteKey(entry, accountId);
+      lines.push([entry, accountId]);
     }
-    return Promise.all(writes).then(() => undefined);
+    for (const [entry, owner] of lines) this.#keys.resident(this.#keys.shardOf(entry))?.setUnlogged(entry, owner);
+    return this.#journal.append(lines);
   }
 
-  #noteKey(entry: string, owner: string | null): void {
-    this.#recentKeys.delete(entry);
-    this.#recentKeys.set(entry, owner);
-    if (this.#recentKeys.size > RECENT_KEYS) {
-      const oldest = this.#recentKeys.keys().next();
-      if (!oldest.done) this.#recentKeys.delete(oldest.value);
-    }
-  }
-
-  /** A key of the account that it alone can hold (SECRET_KINDS): taken out with a line, its shard unread. */
+  /** A key of the account that it alone can hold (SECRET_KINDS): taken out with a line, its shard unread (and its owner unknown). */
   #removableWithoutRead(entry: string): boolean {
     return SECRET_KINDS.has(splitIndexEntry(entry).kind);
   }
 
-  /** A key whose shard was never written, or was read once and its filter says it is not there. */
+  /** A key the journal does not have whose shard was never written, or was read once and its filter says it is not there. */
   #freeWithoutRead(entry: string): boolean {
     const number = this.#keys.shardOf(entry);
     if (this.#keys.knownEmpty(number)) return true;
@@ -473,10 +500,6 @@ export class AccountIndex {
 
   #summaryShard(accountId: string): Shard<AccountMeta> {
     return present(this.#summaries.resident(this.#summaries.shardOf(accountId)), 'the summaries shard of an account');
-  }
-
-  #keyShard(entry: string): Shard<string> {
-    return present(this.#keys.resident(this.#keys.shardOf(entry)), 'the shard of a key');
   }
 
   #residentMeta(accountId: string): AccountMeta | undefined {

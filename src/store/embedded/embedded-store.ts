@@ -23,7 +23,8 @@ export { STORE_SCHEMA_VERSION } from './embedded-settings.js';
  *   index/summaries/<000-fff>.json  each account's summary (name, origin, creation, last request,
  *                                   due time, keys), in 4096 shards by hash of the account
  *   index/keys/<000-fff>.json       each index key's account, in 4096 shards by hash of the key
- *   index/<kind>/<000-fff>.log      the changes of a shard since its file was written, a JSON line each
+ *   index/keys/journal.log          every write of a key since the key shards' files were, a JSON line each
+ *   index/summaries/<000-fff>.log   the changes of a summaries' shard since its file was written, a JSON line each
  *   accounts/<id>.json              one account: its document and its delivery log
  *   journals/<id>.json              its request journal (written lazily: losing a second of it is harmless)
  *   sessions/<sid>.json             login sessions, one file each
@@ -53,6 +54,8 @@ export interface EmbeddedStoreOptions {
    * accounts held (file mode; INDEX_CACHE_RECORDS when absent): the rest are read from disk when used.
    */
   indexCacheRecords?: number;
+  /** Keys the index's journal holds before it is written into the key shards (JOURNAL_KEYS when absent; key-journal.ts). */
+  indexJournalKeys?: number;
   /**
    * And at most this many characters of their files (documents, delivery logs and journals), so
    * memory stays bounded whatever the accounts in use hold (file mode; none when absent).
@@ -124,7 +127,10 @@ export class EmbeddedStore implements Store {
   static async open(options: EmbeddedStoreOptions): Promise<OpenedEmbeddedStore> {
     const { dir } = options;
     const { settings, fresh } = await EmbeddedSettings.open(dir);
-    const index = await AccountIndex.open(dir, fresh, { cacheRecords: options.indexCacheRecords });
+    const index = await AccountIndex.open(dir, fresh, {
+      cacheRecords: options.indexCacheRecords,
+      journalKeys: options.indexJournalKeys,
+    });
     const sessions = await EmbeddedSessionStore.open({
       dir: dir === null ? null : join(dir, 'sessions'),
       readExisting: !fresh,
@@ -154,7 +160,7 @@ export class EmbeddedStore implements Store {
     this.#cache.evict();
   }
 
-  /** Writes everything, the logs of the index's shards in memory folded into their files (a key shard written without a read keeps its log: paged-shards.ts). */
+  /** Writes everything, the logs of the summaries' shards in memory folded into their files (the keys' journal stays: key-journal.ts). */
   async close(): Promise<void> {
     await this.flush();
     await this.#index.fold();

@@ -78,7 +78,7 @@ async function removeShardFiles(indexFolder: string): Promise<void> {
     const names = await readdir(folder).catch(() => [] as string[]);
     await Promise.all(
       names
-        .filter((name) => /^[0-9a-f]{3}\.(json|log)$/.test(name))
+        .filter((name) => /^([0-9a-f]{3}\.(json|log)|journal\.(log|old))$/.test(name))
         .map((name) => rm(join(folder, name), { force: true })),
     );
   }

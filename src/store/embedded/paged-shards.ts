@@ -1,11 +1,10 @@
-import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { present } from '../../core/errors.js';
 import { hash32 } from '../../core/random.js';
 import { isObject } from './loaded-account.js';
-import { inFolderMadeWhenMissing, LowdbFile, StoreFileError } from './lowdb-file.js';
-import { LINES_BEFORE_FOLD, ShardLog } from './shard-log.js';
+import { LowdbFile, StoreFileError } from './lowdb-file.js';
+import { ShardLog } from './shard-log.js';
 
 /** Shards of each kind: at 100,000 accounts, about 25 summaries or 75 keys a shard. */
 export const SHARD_COUNT = 4096;
@@ -102,18 +101,12 @@ export class PagedShards<V> {
   /** Shards in memory read for a scan and not used since: the first to go. */
   readonly #cold = new Set<number>();
   readonly #loading = new Map<number, Loading<V>>();
-  /** Lines appended to shards not in memory and not yet on disk, a chain per shard: a read of the shard waits for them. */
-  readonly #blind = new Map<number, Promise<void>>();
   /**
    * Shards that may have files (from the folder's listing at open, and every shard read or
    * written since); null until the listing is given. A shard outside it is known empty: it is
    * made in memory without a read, and a look-up in it needs none (knownEmpty).
    */
   #mayHaveFiles: Set<number> | null;
-  /** Lines appended to each shard not in memory since it was last read: at LINES_BEFORE_FOLD it is read and folded, so its log stays short. */
-  readonly #blindLines = new Map<number, number>();
-  /** Those reads and folds under way (flush waits for them). */
-  readonly #blindFolds = new Set<Promise<void>>();
   #records = 0;
   #reads = 0;
   /** Told of each shard read, before anyone uses it. */
@@ -210,43 +203,6 @@ export class PagedShards<V> {
     return loading.promise;
   }
 
-  /**
-   * Sets the record without reading its shard when the shard is not in memory: its line is
-   * appended to the shard's log, which the shard's next read takes in (it waits for the append).
-   * In memory, or being read, it is set there. The caller knows the record may be written so
-   * (a new key, known free: account-index.ts).
-   */
-  setBlind(shard: number, id: string, value: V | null): Promise<void> {
-    const found = this.#resident.get(shard);
-    if (found) return found.set(id, value);
-    if (this.folder === null || this.#loading.has(shard))
-      return this.use(shard, (read) => read.set(id, value)).then((written) => written);
-    this.#mayHaveFiles?.add(shard);
-    const path = join(this.folder, `${shardName(shard)}.log`);
-    const line = `${JSON.stringify([id, value])}\n`;
-    const write = (this.#blind.get(shard) ?? Promise.resolve()).then(() =>
-      inFolderMadeWhenMissing(path, () => appendFile(path, line)),
-    );
-    const settled = write.catch(() => undefined);
-    this.#blind.set(shard, settled);
-    void settled.then(() => {
-      if (this.#blind.get(shard) === settled) this.#blind.delete(shard);
-    });
-    const lines = (this.#blindLines.get(shard) ?? 0) + 1;
-    this.#blindLines.set(shard, lines);
-    if (lines % LINES_BEFORE_FOLD === 0) {
-      const folded = settled
-        .then(() => this.use(shard, (read) => read.log.fold(), true))
-        .then(
-          () => undefined,
-          () => undefined,
-        );
-      this.#blindFolds.add(folded);
-      void folded.then(() => this.#blindFolds.delete(folded));
-    }
-    return write;
-  }
-
   /** Pins the shards (each once), read as needed; released together. */
   async lease(shards: Iterable<number>): Promise<Lease> {
     const unique = [...new Set(shards)];
@@ -339,9 +295,8 @@ export class PagedShards<V> {
     }
   }
 
-  /** Writes what waits: in every shard in memory, and the lines appended to the others with their folds. */
+  /** Writes what waits in every shard in memory (the others have nothing waiting). */
   async flush(): Promise<void> {
-    await Promise.all([...this.#blind.values(), ...this.#blindFolds]);
     await Promise.all([...this.#resident.values()].map((shard) => shard.log.flush()));
   }
 
@@ -355,7 +310,6 @@ export class PagedShards<V> {
   }
 
   async #read(number: number): Promise<Shard<V>> {
-    await this.#blind.get(number);
     const name = shardName(number);
     const path = this.folder === null ? null : join(this.folder, `${name}.json`);
     const logPath = this.folder === null ? null : join(this.folder, `${name}.log`);
@@ -381,9 +335,6 @@ export class PagedShards<V> {
       logLines,
     );
     shard = new Shard(number, file, log);
-    this.#blindLines.delete(number);
-    // Lines appended without a read (setBlind), here or before a restart, are folded now.
-    if (log.long) void log.fold().catch(() => undefined);
     this.onRead?.(shard);
     return shard;
   }

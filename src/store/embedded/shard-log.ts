@@ -3,7 +3,7 @@ import { appendFile, readFile, rm } from 'node:fs/promises';
 import { inFolderMadeWhenMissing, type LowdbFile } from './lowdb-file.js';
 
 /** A shard's log is folded into its file once it has this many lines, or as many as the shard has records if more. */
-export const LINES_BEFORE_FOLD = 64;
+const LINES_BEFORE_FOLD = 64;
 
 /** How soon a shard's file takes in what its log does not hold (last-request times): they decide only when an idle account expires, days later. */
 export const LAZY_FOLD_MS = 60_000;
@@ -96,9 +96,9 @@ export class ShardLog<M> {
     this.#lazyFold.unref();
   }
 
-  /** Writes the shard's file with everything it holds now and removes the log, when either holds a change the file lacks. */
-  fold(): Promise<void> {
-    return this.#enqueue(() => (this.lines > 0 || this.#lazyFold ? this.#fold() : Promise.resolve()));
+  /** Writes the shard's file with everything it holds now and removes the log, when either holds a change the file lacks (`always`: in any case). */
+  fold(always = false): Promise<void> {
+    return this.#enqueue(() => (always || this.lines > 0 || this.#lazyFold ? this.#fold() : Promise.resolve()));
   }
 
   /** Nothing waits to be written: the shard's data in memory is all on disk (file and log). */
