@@ -200,16 +200,20 @@ describe('the journal of key writes', () => {
   const keysFile = (name: string): string => join(dir, 'index', 'keys', name);
   const journalLines = async (name = 'journal.log'): Promise<string[]> =>
     (await readFile(keysFile(name), 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
-  const shardRecords = async (entry: string): Promise<Record<string, string>> =>
-    (
-      JSON.parse(
-        await readFile(keysFile(`${shardName(entry, 4096, 3)}.json`), 'utf8').catch(() => '{"records":{}}'),
-      ) as {
-        records: Record<string, string>;
-      }
-    ).records;
+  /** What the key's shard holds on disk: its file, with its log's lines read over it. */
+  const shardRecords = async (entry: string): Promise<Record<string, string | null>> => {
+    const name = shardName(entry, 4096, 3);
+    const { records } = JSON.parse(await readFile(keysFile(`${name}.json`), 'utf8').catch(() => '{"records":{}}')) as {
+      records: Record<string, string | null>;
+    };
+    for (const line of await journalLines(`${name}.log`)) {
+      const [key, owner] = JSON.parse(line) as [string, string | null];
+      records[key] = owner;
+    }
+    return records;
+  };
 
-  it("takes a change's keys as lines of one file, and once it holds its limit writes them into the key shards' files", async () => {
+  it("takes a change's keys as lines of one file, and once it holds its limit appends them to the key shards' logs without reading them", async () => {
     const store = await open(1);
     await store.accounts.create(givenAccount('a'));
     await store.flush();
@@ -222,7 +226,8 @@ describe('the journal of key writes', () => {
     const more = Array.from({ length: Math.ceil(JOURNAL / INDEX_KINDS.length) }, (_, i) => `m${i}`);
     for (const id of more) await store.accounts.create(givenAccount(id));
     await store.flush();
-    // Past the limit: the journal was written into the shards and started again.
+    // Past the limit: the journal was written into the shards (not one of them read) and started again.
+    expect(store.keyShardReads).toBe(0);
     expect(await readdir(join(dir, 'index', 'keys'))).not.toContain('journal.old');
     expect((await journalLines()).length).toBeLessThan(JOURNAL);
     for (const kind of INDEX_KINDS) {
@@ -245,8 +250,52 @@ describe('the journal of key writes', () => {
     const again = await open(1);
     expect(await again.accounts.lookup('apiKey', keyOf('apiKey', 'a'))).toBe('b');
     await again.flush();
+    // journal.old was appended to the shard (again: the same value), and removed; the journal after it still says b.
     expect(await readdir(join(dir, 'index', 'keys'))).not.toContain('journal.old');
-    expect((await shardRecords(entry))[entry]).toBe('b');
+    expect((await shardRecords(entry))[entry]).toBe('a');
+    expect(await journalLines()).toContain(JSON.stringify([entry, 'b']));
+    await again.close();
+    const third = await open(1);
+    expect(await third.accounts.lookup('apiKey', keyOf('apiKey', 'a'))).toBe('b');
+  });
+
+  it("folds a shard's log written without reading the shard once it is as long as the shard", async () => {
+    // A journal of 2 keys: each account's keys are appended to their shards' logs a line at a time.
+    const store = await open(1, 2);
+    const name = '000';
+    const linesIn = (id: string): number =>
+      INDEX_KINDS.filter((kind) => shardName(`${kind}:${keyOf(kind, id)}`, 4096, 3) === name).length;
+    // Accounts with keys in shard 000, until 64 lines go to it.
+    const owners: string[] = [];
+    let lines = 0;
+    for (let i = 0; lines < 64; i++) {
+      const id = `f${i}`;
+      const adds = linesIn(id);
+      if (adds === 0) continue;
+      if (lines + adds >= 64) {
+        await store.flush();
+        // Fewer than 64 lines: still a log, the shard never read.
+        expect(await readdir(join(dir, 'index', 'keys'))).toContain(`${name}.log`);
+        expect(await readdir(join(dir, 'index', 'keys'))).not.toContain(`${name}.json`);
+      }
+      await store.accounts.create(givenAccount(id));
+      owners.push(id);
+      lines += adds;
+    }
+    await store.flush();
+    // The 64th line: the shard was read and its log folded into its file.
+    const files = await readdir(join(dir, 'index', 'keys'));
+    expect(files).toContain(`${name}.json`);
+    expect(files).not.toContain(`${name}.log`);
+    const { records } = JSON.parse(await readFile(keysFile(`${name}.json`), 'utf8')) as {
+      records: Record<string, string>;
+    };
+    for (const id of owners)
+      for (const kind of INDEX_KINDS) {
+        const entry = `${kind}:${keyOf(kind, id)}`;
+        if (shardName(entry, 4096, 3) === name) expect(records[entry]).toBe(id);
+      }
+    expect(Object.keys(records)).toHaveLength(lines);
   });
 });
 

@@ -55,8 +55,9 @@ export interface AccountIndexOptions {
  *
  *   index/summaries/<000-fff>.json|.log  each account's summary (name, origin, creation, last
  *                                        request, due time, keys), by hash of the account
- *   index/keys/<000-fff>.json            each key's account, by hash of the key
- *   index/keys/journal.log (and .old)    every write of a key since the shards' files were (key-journal.ts)
+ *   index/keys/<000-fff>.json|.log       each key's account, by hash of the key
+ *   index/keys/journal.log (and .old)    every write of a key, until its lines are appended to the
+ *                                        key shards' logs (key-journal.ts)
  *
  * What is held whole in memory is what the dispatcher asks for every tick (the accounts with
  * work due, a few) and the count; the accounts list and the idle sweep read the summaries a
@@ -64,15 +65,15 @@ export interface AccountIndexOptions {
  * (pinAccount), so the synchronous steps of a change (its keys' check and write, its summary)
  * find what they need in memory; a change of keys leases first the shards of the keys it takes
  * out and of the new keys it cannot tell are free without them. A key shard read once leaves a
- * filter of its keys (key-filter.ts, 512 bytes): a new key the filter clears is appended to the
- * shard's log without reading the shard, so a subscription, a token or a new account's keys do
- * not each read a random shard.
+ * filter of its keys (key-filter.ts, 512 bytes): a new key the filter clears is written without
+ * reading the shard, so a subscription, a token or a new account's keys do not each read a
+ * random shard.
  *
- * A change writes each shard it touches as one line of that shard's log (shard-log.ts), and
- * the change is acknowledged once they are on disk with the account's file. A kill between
+ * A change writes a line of its summary to its shard's log (shard-log.ts) and its keys to the
+ * journal, and is acknowledged once they are on disk with the account's file. A kill between
  * them leaves some written and not others: an account in the summaries without a file is
  * forgotten at open, a key of a missing account resolves to nothing (and may be taken), and a
- * key of an account's document missing from its shard is put back when the account is read
+ * key of an account's document missing from the index is put back when the account is read
  * (restore).
  */
 export class AccountIndex {
@@ -108,7 +109,7 @@ export class AccountIndex {
       index.#journal = await KeyJournal.open(
         index.#keys.folder,
         (entry) => index.#keys.shardOf(entry),
-        (shards) => index.#writeKeyShards(shards),
+        (byShard) => index.#appendToKeyShards(byShard),
         options.journalKeys,
       );
       index.#journal.resume();
@@ -135,22 +136,18 @@ export class AccountIndex {
 
   /** Writes what waits: the logs' and the journal's appends, and the last-request times not yet in the shards' files. */
   async flush(): Promise<void> {
-    await Promise.all([this.#summaries.flush(), this.#keys.flush(), this.#journal.flush()]);
+    // The journal first: its distribution appends to the key shards, which their flush then waits for.
+    await this.#journal.flush();
+    await Promise.all([this.#summaries.flush(), this.#keys.flush()]);
   }
 
-  /** Writes each key shard whole, the journal's values laid over it as it is read (a distribution of the journal). */
-  async #writeKeyShards(shards: readonly number[]): Promise<void> {
-    const BATCH = 16;
+  /** Appends the journal's lines of each key shard to the shard's log (a distribution of the journal), some shards side by side. */
+  async #appendToKeyShards(byShard: ReadonlyMap<number, ReadonlyMap<string, string | null>>): Promise<void> {
+    const BATCH = 32;
+    const shards = [...byShard];
     for (let i = 0; i < shards.length; i += BATCH) {
       await Promise.all(
-        shards.slice(i, i + BATCH).map(async (number) => {
-          const shard = await this.#keys.load(number, { pin: true, cold: true });
-          try {
-            await shard.log.fold(true);
-          } finally {
-            this.#keys.unpin(shard);
-          }
-        }),
+        shards.slice(i, i + BATCH).map(([number, lines]) => this.#keys.appendLines(number, [...lines])),
       );
     }
   }

@@ -27,11 +27,14 @@ class Generation {
  * Every write of an index key (index/keys/journal.log): a change's keys as one appended line
  * each, in one append, whatever shards they fall in, so a change writes one file for its keys
  * instead of one for each. The journal's keys are held in memory until JOURNAL_KEYS of them
- * are: then the journal becomes journal.old, a new one starts, and each key shard the old one
- * touches is written whole (`distribute`, with the journal's values laid over it), after which
- * journal.old is removed. Because every key write goes through the journal, its last line of a
- * key is that key's newest value: laying the journals (old, then current) over the shards'
- * files at start-up is right whatever a kill interrupted, a distribution included.
+ * are: then the journal becomes journal.old, a new one starts, and the old one's lines are
+ * appended to the logs of the key shards they fall in, one append a shard and no read
+ * (`distribute`), after which journal.old is removed. A shard's log is folded into its file
+ * once as long as it (shard-log.ts), so what a key costs to write stays the same however many
+ * keys are stored. Because every key write goes through the journal, in order, its last line
+ * of a key is that key's newest value: laying the journals (old, then current) over the
+ * shards' files and logs when a shard is read is right whatever a kill interrupted, a
+ * distribution included (made again at open, its lines appended again: the same values).
  */
 export class KeyJournal {
   #current = new Generation();
@@ -44,8 +47,8 @@ export class KeyJournal {
   private constructor(
     private readonly folder: string | null,
     private readonly shardOf: (entry: string) => number,
-    /** Writes every shard named whole, with the journal's values laid over it (account-index.ts). */
-    private readonly distribute: (shards: number[]) => Promise<void>,
+    /** Appends each shard's lines to its log (account-index.ts). */
+    private readonly distribute: (byShard: ReadonlyMap<number, ReadonlyMap<string, string | null>>) => Promise<void>,
     private readonly limit: number,
   ) {}
 
@@ -53,7 +56,7 @@ export class KeyJournal {
   static async open(
     folder: string | null,
     shardOf: (entry: string) => number,
-    distribute: (shards: number[]) => Promise<void>,
+    distribute: (byShard: ReadonlyMap<number, ReadonlyMap<string, string | null>>) => Promise<void>,
     limit = JOURNAL_KEYS,
   ): Promise<KeyJournal> {
     const journal = new KeyJournal(folder, shardOf, distribute, limit);
@@ -138,10 +141,10 @@ export class KeyJournal {
       // Lines from here on go to the journal after the rename, not into the batch before it.
       this.#batch = null;
     }
-    const shards = [...this.#distributing.byShard.keys()];
+    const { byShard } = this.#distributing;
     const run = async (): Promise<void> => {
       if (rotate) await this.#enqueue(() => rename(join(folder, CURRENT), join(folder, DISTRIBUTING)));
-      await this.distribute(shards);
+      await this.distribute(byShard);
       await rm(join(folder, DISTRIBUTING), { force: true });
       this.#distributing = new Generation();
     };

@@ -1,10 +1,11 @@
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { present } from '../../core/errors.js';
 import { hash32 } from '../../core/random.js';
 import { isObject } from './loaded-account.js';
-import { LowdbFile, StoreFileError } from './lowdb-file.js';
-import { ShardLog } from './shard-log.js';
+import { inFolderMadeWhenMissing, LowdbFile, StoreFileError } from './lowdb-file.js';
+import { LINES_BEFORE_FOLD, ShardLog, type LogLine } from './shard-log.js';
 
 /** Shards of each kind: at 100,000 accounts, about 25 summaries or 75 keys a shard. */
 export const SHARD_COUNT = 4096;
@@ -107,6 +108,16 @@ export class PagedShards<V> {
    * made in memory without a read, and a look-up in it needs none (knownEmpty).
    */
   #mayHaveFiles: Set<number> | null;
+  /** Appends to shards not in memory and not yet on disk, a chain per shard: a read of the shard waits for them. */
+  readonly #blind = new Map<number, Promise<void>>();
+  /**
+   * Lines each shard not in memory may still take without a read before its log is as long as
+   * its file (see ShardLog.long; LINES_BEFORE_FOLD for one not read yet): then it is read and
+   * folded, so a log written blind stays as short as one written in memory.
+   */
+  readonly #blindRoom = new Map<number, number>();
+  /** Those reads and folds under way (flush waits for them). */
+  readonly #blindFolds = new Set<Promise<void>>();
   #records = 0;
   #reads = 0;
   /** Told of each shard read, before anyone uses it. */
@@ -203,6 +214,45 @@ export class PagedShards<V> {
     return loading.promise;
   }
 
+  /**
+   * Appends the lines to the shard's log, in one write, without reading the shard when it is
+   * not in memory (its next read takes them in, and waits for the write). In memory, or being
+   * read, they go through its log, and its records are left as they are: the caller has set
+   * them already, or lays them over the shard when it is read (the key journal, account-index.ts).
+   */
+  async appendLines(number: number, lines: readonly LogLine<V>[]): Promise<void> {
+    if (lines.length === 0 || this.folder === null) return;
+    if (this.#resident.has(number) || this.#loading.has(number)) {
+      await this.use(number, (shard) => Promise.all(lines.map(([id, value]) => shard.log.append(id, value))));
+      return;
+    }
+    this.#mayHaveFiles?.add(number);
+    const path = join(this.folder, `${shardName(number)}.log`);
+    const text = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
+    const write = (this.#blind.get(number) ?? Promise.resolve()).then(() =>
+      inFolderMadeWhenMissing(path, () => appendFile(path, text)),
+    );
+    const settled = write.catch(() => undefined);
+    this.#blind.set(number, settled);
+    void settled.then(() => {
+      if (this.#blind.get(number) === settled) this.#blind.delete(number);
+    });
+    const room = (this.#blindRoom.get(number) ?? LINES_BEFORE_FOLD) - lines.length;
+    this.#blindRoom.set(number, room);
+    if (room <= 0) {
+      this.#blindRoom.delete(number);
+      const folded = settled
+        .then(() => this.use(number, (shard) => (shard.log.long ? shard.log.fold() : undefined), true))
+        .then(
+          () => undefined,
+          () => undefined,
+        );
+      this.#blindFolds.add(folded);
+      void folded.then(() => this.#blindFolds.delete(folded));
+    }
+    await write;
+  }
+
   /** Pins the shards (each once), read as needed; released together. */
   async lease(shards: Iterable<number>): Promise<Lease> {
     const unique = [...new Set(shards)];
@@ -284,6 +334,7 @@ export class PagedShards<V> {
     const shard = present(this.#resident.get(number), 'a shard in memory');
     if (shard.pins > 0) return;
     if (shard.log.idle) {
+      this.#blindRoom.set(number, Math.max(LINES_BEFORE_FOLD, shard.count) - shard.log.lineCount);
       this.#resident.delete(number);
       this.#cold.delete(number);
       this.#records -= shard.count;
@@ -295,8 +346,9 @@ export class PagedShards<V> {
     }
   }
 
-  /** Writes what waits in every shard in memory (the others have nothing waiting). */
+  /** Writes what waits: in every shard in memory, and the lines appended to the others with their folds. */
   async flush(): Promise<void> {
+    await Promise.all([...this.#blind.values(), ...this.#blindFolds]);
     await Promise.all([...this.#resident.values()].map((shard) => shard.log.flush()));
   }
 
@@ -310,6 +362,7 @@ export class PagedShards<V> {
   }
 
   async #read(number: number): Promise<Shard<V>> {
+    await this.#blind.get(number);
     const name = shardName(number);
     const path = this.folder === null ? null : join(this.folder, `${name}.json`);
     const logPath = this.folder === null ? null : join(this.folder, `${name}.log`);
@@ -335,6 +388,8 @@ export class PagedShards<V> {
       logLines,
     );
     shard = new Shard(number, file, log);
+    // A log as long as the file (lines appended blind, here or before a restart) is folded now.
+    if (log.long) void log.fold().catch(() => undefined);
     this.onRead?.(shard);
     return shard;
   }

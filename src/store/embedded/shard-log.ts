@@ -3,7 +3,7 @@ import { appendFile, readFile, rm } from 'node:fs/promises';
 import { inFolderMadeWhenMissing, type LowdbFile } from './lowdb-file.js';
 
 /** A shard's log is folded into its file once it has this many lines, or as many as the shard has records if more. */
-const LINES_BEFORE_FOLD = 64;
+export const LINES_BEFORE_FOLD = 64;
 
 /** How soon a shard's file takes in what its log does not hold (last-request times): they decide only when an idle account expires, days later. */
 export const LAZY_FOLD_MS = 60_000;
@@ -82,6 +82,11 @@ export class ShardLog<M> {
       if (this.long) await this.#fold();
     });
     return this.#nextAppend;
+  }
+
+  /** Lines the log holds on disk, and those on their way to it. */
+  get lineCount(): number {
+    return this.lines + this.#waiting.length;
   }
 
   /** Long enough to be folded into the shard's file. */
