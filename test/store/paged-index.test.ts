@@ -6,6 +6,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { hash32 } from '../../src/core/random.js';
 import { indexEntriesOf } from '../../src/store/derived.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
+import { PagedShards } from '../../src/store/embedded/paged-shards.js';
 import { givenAccount, INDEX_KINDS, indexedKeys, keyOf, T0 } from './builders.js';
 
 /**
@@ -124,6 +125,32 @@ describe('the index in memory follows its budget, not the accounts stored', () =
       ['p10', null],
       ['p11', null],
     ]);
+  });
+});
+
+describe('the budget of a kind of shard', () => {
+  it('bounds the records of the shards nobody pins, the one released longest ago going first, whatever the pinned ones hold', async () => {
+    const shards = new PagedShards<string>(
+      join(dir, 'paged'),
+      2,
+      (value): value is string => typeof value === 'string',
+    );
+    shards.knowListing([]);
+    // Shard 1 pinned, holding more than the budget on its own.
+    const pinned = await shards.load(1, { pin: true });
+    for (const id of ['a', 'b', 'c']) pinned.setUnlogged(id, 'x');
+    await shards.use(2, (shard) => shard.setUnlogged('d', 'x'));
+    expect(shards.resident(2)).toBeDefined();
+    await shards.use(3, (shard) => ['e', 'f'].forEach((id) => shard.setUnlogged(id, 'x')));
+    // Three unpinned records against a budget of two: shard 2, released first, goes.
+    expect(shards.resident(2)).toBeUndefined();
+    expect(shards.resident(3)).toBeDefined();
+    expect(shards.resident(1)).toBe(pinned);
+    expect(shards.residentRecords).toBe(5);
+    shards.unpin(pinned);
+    // Unpinned, its three records are over the budget with shard 3's: the older, shard 3, goes first, then itself.
+    expect(shards.resident(3)).toBeUndefined();
+    expect(shards.resident(1)).toBeUndefined();
   });
 });
 

@@ -97,8 +97,13 @@ interface Loading<V> {
  * one copy there is.
  */
 export class PagedShards<V> {
-  /** Shards in memory, the one used longest ago first. */
+  /** Shards in memory. */
   readonly #resident = new Map<number, Shard<V>>();
+  /**
+   * Shards in memory that nobody pins, the one let go of longest ago first: the ones eviction
+   * looks at, so a release costs the same however many shards are pinned.
+   */
+  readonly #unpinned = new Map<number, Shard<V>>();
   /** Shards in memory read for a scan and not used since: the first to go. */
   readonly #cold = new Set<number>();
   readonly #loading = new Map<number, Loading<V>>();
@@ -119,6 +124,8 @@ export class PagedShards<V> {
   /** Those reads and folds under way (flush waits for them). */
   readonly #blindFolds = new Set<Promise<void>>();
   #records = 0;
+  /** Records in the unpinned shards: what the budget bounds. */
+  #unpinnedRecords = 0;
   #reads = 0;
   /** Told of each shard read, before anyone uses it. */
   onRead: ((shard: Shard<V>) => void) | null = null;
@@ -175,12 +182,8 @@ export class PagedShards<V> {
   load(shard: number, options: { pin?: boolean; cold?: boolean } = {}): Promise<Shard<V>> {
     const found = this.#resident.get(shard);
     if (found) {
-      if (options.pin) found.pins++;
-      if (!options.cold) {
-        this.#cold.delete(shard);
-        this.#resident.delete(shard);
-        this.#resident.set(shard, found);
-      }
+      if (!options.cold) this.#cold.delete(shard);
+      if (options.pin) this.#addPins(found, 1);
       return Promise.resolve(found);
     }
     let loading = this.#loading.get(shard);
@@ -192,12 +195,15 @@ export class PagedShards<V> {
       };
       started.promise = this.#read(shard)
         .then((read) => {
-          read.pins += started.pins;
           this.#resident.set(shard, read);
+          this.#unpinned.set(shard, read);
           if (started.cold) this.#cold.add(shard);
           this.#records += read.count;
+          this.#unpinnedRecords += read.count;
+          this.#addPins(read, started.pins);
           read.resized = (byRecords) => {
             this.#records += byRecords;
+            if (read.pins === 0) this.#unpinnedRecords += byRecords;
           };
           read.log.whenIdle = () => this.#maybeEvict();
           this.evict();
@@ -269,7 +275,7 @@ export class PagedShards<V> {
 
   /** Pins a shard in memory (it must be: see the residency rule). */
   pin(shard: number): void {
-    present(this.#resident.get(shard), 'a shard to pin').pins++;
+    this.#addPins(present(this.#resident.get(shard), 'a shard to pin'), 1);
   }
 
   unpin(shardOrNumber: Shard<V> | number): void {
@@ -278,7 +284,19 @@ export class PagedShards<V> {
         ? present(this.#resident.get(shardOrNumber), 'a shard to unpin')
         : shardOrNumber;
     shard.pins--;
-    if (shard.pins === 0) this.#maybeEvict();
+    if (shard.pins > 0) return;
+    this.#unpinned.set(shard.number, shard);
+    this.#unpinnedRecords += shard.count;
+    this.#maybeEvict();
+  }
+
+  #addPins(shard: Shard<V>, pins: number): void {
+    if (pins === 0) return;
+    if (shard.pins === 0) {
+      this.#unpinned.delete(shard.number);
+      this.#unpinnedRecords -= shard.count;
+    }
+    shard.pins += pins;
   }
 
   /** Runs `fn` with the shard pinned (read as needed; `cold`: for a scan, see load). */
@@ -317,15 +335,15 @@ export class PagedShards<V> {
     }
   }
 
-  /** Lets go of idle unpinned shards, a scan's first, then the one used longest ago, while over the budget. */
+  /** Lets go of idle unpinned shards, a scan's first, then the one released longest ago, while they hold more than the budget. */
   evict(): void {
-    if (this.folder === null || this.#records <= this.budget) return;
+    if (this.folder === null || this.#unpinnedRecords <= this.budget) return;
     for (const number of this.#cold) {
-      if (this.#records <= this.budget) return;
+      if (this.#unpinnedRecords <= this.budget) return;
       this.#letGo(number);
     }
-    for (const number of this.#resident.keys()) {
-      if (this.#records <= this.budget) return;
+    for (const number of this.#unpinned.keys()) {
+      if (this.#unpinnedRecords <= this.budget) return;
       this.#letGo(number);
     }
   }
@@ -336,8 +354,10 @@ export class PagedShards<V> {
     if (shard.log.idle) {
       this.#blindRoom.set(number, Math.max(LINES_BEFORE_FOLD, shard.count) - shard.log.lineCount);
       this.#resident.delete(number);
+      this.#unpinned.delete(number);
       this.#cold.delete(number);
       this.#records -= shard.count;
+      this.#unpinnedRecords -= shard.count;
       shard.resized = () => undefined;
       shard.log.whenIdle = null;
     } else if (shard.log.onlyFoldWaits) {
@@ -358,7 +378,7 @@ export class PagedShards<V> {
   }
 
   #maybeEvict(): void {
-    if (this.#records > this.budget) this.evict();
+    if (this.#unpinnedRecords > this.budget) this.evict();
   }
 
   async #read(number: number): Promise<Shard<V>> {
