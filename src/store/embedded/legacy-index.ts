@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import { isObject } from './loaded-account.js';
 import { LowdbFile, StoreFileError } from './lowdb-file.js';
-import type { ShardDocument } from './paged-shards.js';
+import { shardText, type ShardDocument } from './paged-shards.js';
 import { ShardLog } from './shard-log.js';
 
 /** Files of the index before 0.4.0: index/<00-ff>.json and .log, 256 shards by account, each summary with its keys. */
@@ -38,19 +38,19 @@ export async function migrateLegacyShards<M extends LegacySummary>(
   const legacy = names.filter((name) => LEGACY_SHARD.test(name));
   if (legacy.length > 0 && !names.includes(CONVERTED)) {
     await removeShardFiles(indexFolder);
-    const summaries = new Map<number, Record<string, M>>();
-    const keys = new Map<number, Record<string, string>>();
-    const into = <V>(shards: Map<number, Record<string, V>>, shard: number): Record<string, V> => {
+    const summaries = new Map<number, Map<string, M>>();
+    const keys = new Map<number, Map<string, string>>();
+    const into = <V>(shards: Map<number, Map<string, V>>, shard: number): Map<string, V> => {
       let records = shards.get(shard);
       if (!records) {
-        records = {};
+        records = new Map();
         shards.set(shard, records);
       }
       return records;
     };
     for (const [accountId, summary] of await readLegacy(indexFolder, legacy, conversion.isSummary)) {
-      into(summaries, conversion.summaryShard(accountId))[accountId] = summary;
-      for (const entry of summary.entries) into(keys, conversion.keyShard(entry))[entry] = accountId;
+      into(summaries, conversion.summaryShard(accountId)).set(accountId, summary);
+      for (const entry of summary.entries) into(keys, conversion.keyShard(entry)).set(entry, accountId);
     }
     await writeShards(join(indexFolder, 'summaries'), summaries);
     await writeShards(join(indexFolder, 'keys'), keys);
@@ -107,14 +107,14 @@ async function readLegacy<M>(
   return all;
 }
 
-async function writeShards<V>(folder: string, shards: Map<number, Record<string, V>>): Promise<void> {
+async function writeShards<V>(folder: string, shards: Map<number, Map<string, V>>): Promise<void> {
   const all = [...shards];
   const batch = 64;
   for (let i = 0; i < all.length; i += batch) {
     await Promise.all(
       all.slice(i, i + batch).map(([shard, records]) => {
         const path = join(folder, `${shard.toString(16).padStart(3, '0')}.json`);
-        return LowdbFile.create<ShardDocument<V>>(path, { records }).save();
+        return LowdbFile.create<ShardDocument<V>>(path, { records }, shardText).save();
       }),
     );
   }

@@ -10,8 +10,22 @@ import { LINES_BEFORE_FOLD, ShardLog, type LogLine } from './shard-log.js';
 /** Shards of each kind: at 100,000 accounts, about 25 summaries or 75 keys a shard. */
 export const SHARD_COUNT = 4096;
 
+/**
+ * A shard's document: on disk `{"records": {"<id>": record, ...}}`, in memory a Map. Not a plain
+ * object keyed by ids: V8 gives every object its own hidden class per set of property names, and
+ * thousands of live objects keyed by ids slow down every object that gains properties one at a
+ * time (request headers, route parameters): on Node 24, 4,096 such objects of six keys each
+ * halved the location GET's speed (docs/benchmarks.md, "Objects keyed by ids").
+ */
 export interface ShardDocument<V> {
-  records: Record<string, V>;
+  records: Map<string, V>;
+}
+
+/** The shard's file text, written without building an object keyed by ids (see ShardDocument). */
+export function shardText<V>(doc: ShardDocument<V>): string {
+  const members: string[] = [];
+  for (const [id, record] of doc.records) members.push(`${JSON.stringify(id)}:${JSON.stringify(record)}`);
+  return `{"records":{${members.join(',')}}}`;
 }
 
 /** One shard in memory: its file (`<xxx>.json`), with its log (`<xxx>.log`) read over it. */
@@ -20,22 +34,19 @@ export class Shard<V> {
   pins = 0;
   /** Told of each record added or removed while it is in memory (PagedShards counts them). */
   resized: (byRecords: number) => void = () => undefined;
-  #count: number;
 
   constructor(
     readonly number: number,
     readonly file: LowdbFile<ShardDocument<V>>,
     readonly log: ShardLog<V>,
-  ) {
-    this.#count = Object.keys(file.data.records).length;
-  }
+  ) {}
 
   get count(): number {
-    return this.#count;
+    return this.file.data.records.size;
   }
 
   get(id: string): V | undefined {
-    return Object.hasOwn(this.file.data.records, id) ? this.file.data.records[id] : undefined;
+    return this.file.data.records.get(id);
   }
 
   /** Sets the record (null: deletes it) and logs it; the write of its line, to await with the change it belongs to. */
@@ -46,17 +57,13 @@ export class Shard<V> {
 
   /** Sets the record (null: deletes it) in memory only: a line written later (set) carries it. */
   setUnlogged(id: string, value: V | null): void {
-    const had = Object.hasOwn(this.file.data.records, id);
+    const { records } = this.file.data;
     if (value === null) {
-      if (!had) return;
-      Reflect.deleteProperty(this.file.data.records, id);
-      this.#count--;
-      this.resized(-1);
+      if (records.delete(id)) this.resized(-1);
     } else {
-      this.file.data.records[id] = value;
-      if (had) return;
-      this.#count++;
-      this.resized(1);
+      const had = records.has(id);
+      records.set(id, value);
+      if (!had) this.resized(1);
     }
   }
 
@@ -66,7 +73,7 @@ export class Shard<V> {
   }
 
   entries(): [string, V][] {
-    return Object.entries(this.file.data.records);
+    return [...this.file.data.records];
   }
 }
 
@@ -389,14 +396,15 @@ export class PagedShards<V> {
     const onDisk = this.#mayHaveFiles === null || this.#mayHaveFiles.has(number);
     this.#mayHaveFiles?.add(number);
     if (onDisk && path !== null) this.#reads++;
-    const opened = path === null || !onDisk ? null : await LowdbFile.open(path, (parsed) => this.#validate(parsed));
-    const file = opened ?? LowdbFile.create<ShardDocument<V>>(path, { records: {} });
+    const opened =
+      path === null || !onDisk ? null : await LowdbFile.open(path, (parsed) => this.#validate(parsed), shardText);
+    const file = opened ?? LowdbFile.create<ShardDocument<V>>(path, { records: new Map() }, shardText);
     let logLines = 0;
     if (logPath !== null && onDisk) {
       const log = await ShardLog.read<V>(logPath);
       for (const [id, value] of log.lines) {
-        if (value === null) Reflect.deleteProperty(file.data.records, id);
-        else if (this.isRecord(value)) file.data.records[id] = value;
+        if (value === null) file.data.records.delete(id);
+        else if (this.isRecord(value)) file.data.records.set(id, value);
       }
       logLines = log.count;
     }
@@ -417,7 +425,7 @@ export class PagedShards<V> {
   #validate(parsed: unknown): ShardDocument<V> {
     if (!isObject(parsed) || !isObject(parsed['records']))
       throw new StoreFileError('an index shard of DATA_DIR is not valid');
-    return parsed as unknown as ShardDocument<V>;
+    return { records: new Map(Object.entries(parsed['records']) as [string, V][]) };
   }
 }
 
