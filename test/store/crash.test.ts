@@ -144,25 +144,19 @@ describe('a store killed (SIGKILL) during a burst of writes', () => {
     // document: callers find no record for it, as for an unknown key.)
     const dangling: string[] = [];
     const summaries: { entries: string[] }[] = [];
-    const keys: string[] = [];
-    for (const kind of ['summaries', 'keys']) {
-      for (const name of (await readdir(join(dir, 'index', kind))).filter((f) => !f.startsWith('.'))) {
-        const text = await readFile(join(dir, 'index', kind, name), 'utf8');
-        // A shard's file, and its log: a record on each line (a summary, or a key's account).
-        const records: [string, unknown][] = name.endsWith('.json')
-          ? Object.entries((JSON.parse(text) as { records: Record<string, unknown> }).records)
-          : text
-              .split('\n')
-              .filter((l) => l !== '')
-              .map((line) => JSON.parse(line) as [string, unknown]);
-        for (const [id, value] of records) {
-          if (kind === 'keys') keys.push(id);
-          else summaries.push((value as { entries: string[] } | null) ?? { entries: [] });
-        }
-      }
+    for (const name of (await readdir(join(dir, 'index'))).filter((f) => !f.startsWith('.'))) {
+      const text = await readFile(join(dir, 'index', name), 'utf8');
+      // A shard's file, and its log: a summary on each line.
+      if (name.endsWith('.json'))
+        summaries.push(
+          ...Object.values((JSON.parse(text) as { accounts: Record<string, { entries: string[] }> }).accounts),
+        );
+      else
+        for (const line of text.split('\n').filter((l) => l !== ''))
+          summaries.push((JSON.parse(line) as [string, { entries: string[] } | null])[1] ?? { entries: [] });
     }
     {
-      for (const entry of [...summaries.flatMap((summary) => summary.entries), ...keys]) {
+      for (const entry of summaries.flatMap((summary) => summary.entries)) {
         const { kind, key } = splitIndexEntry(entry);
         const owner = await store.accounts.lookup(kind, key);
         if (owner !== null && !(await store.accounts.get(owner))) dangling.push(`${entry} → ${owner}`);
@@ -188,8 +182,7 @@ describe('a store killed (SIGKILL) during a burst of writes', () => {
     const damaged: string[] = [];
     const files = [
       'store.json',
-      ...(await readdir(join(dir, 'index', 'summaries'))).map((f) => join('index', 'summaries', f)),
-      ...(await readdir(join(dir, 'index', 'keys'))).map((f) => join('index', 'keys', f)),
+      ...(await readdir(join(dir, 'index'))).map((f) => join('index', f)),
       ...(await readdir(join(dir, 'accounts'))).map((f) => join('accounts', f)),
     ];
     // Temporary files (".<name>.tmp") are writes that never finished; they are never read.

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 
 import { ManualClock } from '../../src/core/clock.js';
-import { indexEntriesOf } from '../../src/store/derived.js';
 import {
   EmbeddedStore,
   STORE_SCHEMA_VERSION,
@@ -48,9 +47,8 @@ describeStoreContract(
   'the embedded store on lowdb files',
   async (clock: ManualClock, options: StoreContractOptions): Promise<StoreUnderTest> => {
     const dir = await tempDir();
-    // Small caches, so the contract also runs with accounts and index shards read back from their files.
-    const openHere = (): Promise<EmbeddedStore> =>
-      openEmbedded({ dir, clock, cacheSize: 2, indexCacheRecords: 1, ...options });
+    // A small cache, so the contract also runs with accounts read back from their files.
+    const openHere = (): Promise<EmbeddedStore> => openEmbedded({ dir, clock, cacheSize: 2, ...options });
     let store = await openHere();
     return {
       store,
@@ -348,27 +346,17 @@ describe('the embedded store on lowdb files', () => {
   });
 
   describe('files', () => {
-    /** The index's shard files, by `<kind>/<name>` (kinds: summaries, keys). */
-    const shardFiles = async (
-      kinds: readonly string[] = ['summaries', 'keys'],
-    ): Promise<Map<string, { text: string; ino: number; mtimeMs: number }>> => {
+    const shardFiles = async (): Promise<Map<string, { text: string; ino: number; mtimeMs: number }>> => {
       const files = new Map<string, { text: string; ino: number; mtimeMs: number }>();
-      for (const kind of kinds) {
-        for (const name of await readdir(join(dir, 'index', kind)).catch(() => [])) {
-          const path = join(dir, 'index', kind, name);
-          const { ino, mtimeMs } = await stat(path);
-          files.set(`${kind}/${name}`, { text: await readFile(path, 'utf8'), ino, mtimeMs });
-        }
+      for (const name of await readdir(join(dir, 'index'))) {
+        const path = join(dir, 'index', name);
+        const { ino, mtimeMs } = await stat(path);
+        files.set(name, { text: await readFile(path, 'utf8'), ino, mtimeMs });
       }
       return files;
     };
-    const logLinesOf = (files: Map<string, { text: string }>): [string, unknown][] =>
-      [...files]
-        .filter(([name]) => name.endsWith('.log'))
-        .flatMap(([, file]) => file.text.split('\n').filter((line) => line !== ''))
-        .map((line) => JSON.parse(line) as [string, unknown]);
 
-    it("writes a change's summary as one line of its shard's log and its keys as lines of the keys' journal, whatever else they hold, and a restart reads them", async () => {
+    it("writes a change of an account's keys as one line of its shard's log, whatever else the shard holds, and a restart reads it", async () => {
       const store = await open();
       // Enough accounts that some share a shard.
       const many = Array.from({ length: 300 }, (_, i) => `k${i}`);
@@ -376,42 +364,18 @@ describe('the embedded store on lowdb files', () => {
       await store.close();
       const again = await open();
       const before = await shardFiles();
-      // The summaries' shards were in memory, and were folded at close; the keys are lines of their journal.
-      expect(
-        [...before.keys()].filter((name) => name.startsWith('summaries/')).every((name) => name.endsWith('.json')),
-      ).toBe(true);
-      const k8Keys = [...indexEntriesOf(givenAccount('k8'))];
+      expect([...before.keys()].every((name) => name.endsWith('.json'))).toBe(true);
 
       await again.accounts.update('k7', (doc) => void doc.apiKeys.push({ ...doc.apiKeys[0]!, apiKey: 'k7-second' }));
       await again.accounts.delete('k8');
       await again.flush();
       const after = await shardFiles();
-      // Every shard's file is as it was, and every log only grew, by one line for each change of a record.
-      const grown = new Map<string, { text: string }>();
-      for (const [name, file] of after) {
-        const was = before.get(name);
-        if (name.endsWith('.json')) expect(file).toEqual(was);
-        else {
-          expect(file.text.startsWith(was?.text ?? '')).toBe(true);
-          grown.set(name, { text: file.text.slice(was?.text.length ?? 0) });
-        }
-      }
-      for (const name of before.keys()) expect(after.has(name)).toBe(true);
-      const ofKind = (kind: string): Map<string, { text: string }> =>
-        new Map([...grown].filter(([name]) => name.startsWith(`${kind}/`)));
-      const summaryLines = logLinesOf(ofKind('summaries'));
-      expect(summaryLines.map(([id, summary]) => [id, summary === null]).sort()).toEqual([
-        ['k7', false],
-        ['k8', true],
-      ]);
-      const keyLines = logLinesOf(ofKind('keys'));
-      expect(keyLines.sort()).toEqual(
-        [
-          ['apiKey:k7-second', 'k7'] as [string, unknown],
-          ...k8Keys.map((key): [string, unknown] => [key, null]),
-        ].sort(),
-      );
-      expect(JSON.stringify([...summaryLines, ...keyLines]).length).toBeLessThan(3000);
+      // Every shard's file is as it was; logs hold one line for each change.
+      for (const [name, file] of before) expect(after.get(name)).toEqual(file);
+      const logs = [...after].filter(([name]) => name.endsWith('.log')).map(([, file]) => file.text);
+      const lines = logs.flatMap((text) => text.split('\n').filter((line) => line !== ''));
+      expect(lines.map((line) => (JSON.parse(line) as [string, unknown])[0]).sort()).toEqual(['k7', 'k8']);
+      expect(lines.join('').length).toBeLessThan(2000);
 
       // A process that ends without closing (a kill) leaves the logs: the next one reads them over the files.
       const third = await open();
@@ -433,8 +397,7 @@ describe('the embedded store on lowdb files', () => {
       });
       await store.flush();
       expect(await readdir(join(dir, 'accounts'))).toEqual(['kept.json']);
-      for (const kind of ['summaries', 'keys'])
-        expect((await readdir(join(dir, 'index', kind))).some((name) => name.endsWith('.log'))).toBe(true);
+      expect((await readdir(join(dir, 'index'))).some((name) => name.endsWith('.log'))).toBe(true);
 
       // What was written after the folders came back is read by the next process (one killed: no close).
       const again = await open();
@@ -447,7 +410,10 @@ describe('the embedded store on lowdb files', () => {
       await store.accounts.create(givenAccount('a'));
       for (let n = 0; n < 70; n++) await store.accounts.update('a', (doc) => void (doc.account.name = `name ${n}`));
       await store.flush();
-      const logLines = async (): Promise<number> => logLinesOf(await shardFiles(['summaries'])).length;
+      const logLines = async (): Promise<number> =>
+        [...(await shardFiles())]
+          .filter(([name]) => name.endsWith('.log'))
+          .reduce((count, [, file]) => count + file.text.split('\n').filter((line) => line !== '').length, 0);
       // 71 changes: folded after the 64th line, 7 since.
       expect(await logLines()).toBe(7);
       await store.close();
@@ -456,7 +422,7 @@ describe('the embedded store on lowdb files', () => {
       const again = await open();
       await again.accounts.update('a', (doc) => void (doc.account.name = 'logged'));
       await again.flush();
-      const log = [...(await shardFiles(['summaries'])).keys()].find((name) => name.endsWith('.log'))!;
+      const log = [...(await shardFiles()).keys()].find((name) => name.endsWith('.log'))!;
       await writeFile(join(dir, 'index', log), '["a",{"name":"cut', { flag: 'a' });
       const third = await open();
       expect((await third.accounts.list({ limit: 10 })).accounts.map((a) => a.name)).toEqual(['logged']);
@@ -584,12 +550,9 @@ describe('the embedded store on lowdb files', () => {
       expect(top).toEqual(['accounts', 'index', 'journals', 'sessions', 'store.json']);
       expect((await readdir(join(dir, 'accounts'))).sort()).toEqual(['a.json', 'b.json']);
       expect(await readdir(join(dir, 'journals'))).toEqual(['a.json']);
-      expect((await readdir(join(dir, 'index'))).sort()).toEqual(['keys', 'summaries']);
-      const shards = await shardFiles();
-      expect(shards.size).toBeGreaterThan(0);
-      // The summaries' shards are folded into their files at close; the keys are lines of their journal until it is full.
-      for (const name of shards.keys())
-        expect(name).toMatch(/^(summaries\/[0-9a-f]{3}\.json|keys\/[0-9a-f]{3}\.json|keys\/journal\.log)$/);
+      const shards = await readdir(join(dir, 'index'));
+      expect(shards.length).toBeGreaterThan(0);
+      for (const name of shards) expect(name).toMatch(/^[0-9a-f]{2}\.json$/);
 
       expect(JSON.parse(await readFile(join(dir, 'store.json'), 'utf8'))).toEqual({
         schemaVersion: STORE_SCHEMA_VERSION,
@@ -607,34 +570,25 @@ describe('the embedded store on lowdb files', () => {
         expiresAtMs: expect.any(Number),
       });
 
-      // Every account summary is in exactly one shard, with its keys; every key in one shard, naming its account.
-      const listed: Record<string, string> = {};
-      const keys: Record<string, string> = {};
+      // Every account summary is in exactly one shard, with its keys; no key belongs to two accounts.
+      const entries: Record<string, string> = {};
       const accounts: string[] = [];
-      for (const [name, file] of shards) {
-        const { records } = name.endsWith('.log')
-          ? { records: Object.fromEntries(logLinesOf(new Map([[name, file]]))) }
-          : (JSON.parse(file.text) as { records: Record<string, unknown> });
-        if (name.startsWith('keys/')) {
-          for (const [key, owner] of Object.entries(records)) {
-            expect(keys[key]).toBeUndefined();
-            keys[key] = owner as string;
-          }
-          continue;
-        }
-        for (const [owner, summary] of Object.entries(records as Record<string, { entries: string[] }>)) {
+      for (const name of shards) {
+        const shard = JSON.parse(await readFile(join(dir, 'index', name), 'utf8')) as {
+          accounts: Record<string, { entries: string[] }>;
+        };
+        for (const [owner, summary] of Object.entries(shard.accounts)) {
           for (const key of summary.entries) {
-            expect(listed[key]).toBeUndefined();
-            listed[key] = owner;
+            expect(entries[key]).toBeUndefined();
+            entries[key] = owner;
           }
         }
-        accounts.push(...Object.keys(records));
+        accounts.push(...Object.keys(shard.accounts));
       }
       expect(accounts.sort()).toEqual(['a', 'b']);
-      expect(keys[`apiKey:${keyOf('apiKey', 'a')}`]).toBe('a');
-      // Each account's key of every kind, once, in its summary and in the keys' shards alike.
-      expect(Object.keys(keys)).toHaveLength(2 * INDEX_KINDS.length);
-      expect(keys).toEqual(listed);
+      expect(entries[`apiKey:${keyOf('apiKey', 'a')}`]).toBe('a');
+      // Each account's key of every kind, once.
+      expect(Object.keys(entries)).toHaveLength(2 * INDEX_KINDS.length);
     });
 
     it("numbers new journal entries after the readiness digest's cursor when the journal file reads back behind it (a crash between the two writes)", async () => {

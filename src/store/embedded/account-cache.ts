@@ -185,8 +185,6 @@ export class AccountCache {
   /** Holds the account's files, their sizes counted and followed. */
   #hold(accountId: string, loaded: LoadedAccount): void {
     const holder = this.#holderOf(accountId, loaded);
-    // Its summary is read and written synchronously while it is held (account-index.ts).
-    this.index.pinAccount(accountId);
     this.#loaded.set(accountId, loaded);
     this.#bytes += bytesOf(loaded);
     loaded.file.hold(holder);
@@ -194,7 +192,6 @@ export class AccountCache {
   }
 
   #drop(accountId: string, loaded: LoadedAccount): void {
-    this.index.unpinAccount(accountId);
     this.#loaded.delete(accountId);
     this.#idle.delete(accountId);
     this.#bytes -= bytesOf(loaded);
@@ -243,8 +240,7 @@ export class AccountCache {
       return Promise.resolve(loaded);
     }
     const path = this.path('accounts', accountId);
-    // In memory every account is held: one not held does not exist.
-    if (path === null) return Promise.resolve(null);
+    if (path === null || !this.index.has(accountId)) return Promise.resolve(null);
     let loading = this.#loading.get(accountId);
     if (!loading) {
       loading = this.#load(accountId, path);
@@ -256,30 +252,26 @@ export class AccountCache {
 
   #load(accountId: string, path: string): Loading {
     const started: Loading = { waiters: 0, promise: Promise.resolve(null) };
-    started.promise = this.#read(accountId, path, started).finally(() => this.#loading.delete(accountId));
+    const docText = emptyDocText();
+    started.promise = LowdbFile.open<AccountFileData>(path, validateAccountFile, accountFileText(docText))
+      .then((file) => {
+        if (!file) return null;
+        file.pace(this.options.writeRate ?? 0);
+        deepFreeze(file.data.doc);
+        // One pin per caller waiting for this load.
+        const account = loadedAccount(
+          file,
+          docText,
+          indexEntriesOf(file.data.doc),
+          started.waiters,
+          file.data.deliveries,
+        );
+        this.#hold(accountId, account);
+        this.index.restore(accountId, account.entries);
+        return account;
+      })
+      .finally(() => this.#loading.delete(accountId));
     return started;
-  }
-
-  /** The account from its file, when the index has it; its summary's shard is leased meanwhile, and pinned once it is held. */
-  async #read(accountId: string, path: string, started: Loading): Promise<LoadedAccount | null> {
-    const lease = await this.index.lease(accountId, {});
-    try {
-      if (!this.index.has(accountId)) return null;
-      const docText = emptyDocText();
-      const file = await LowdbFile.open<AccountFileData>(path, validateAccountFile, accountFileText(docText));
-      if (!file) return null;
-      file.pace(this.options.writeRate ?? 0);
-      deepFreeze(file.data.doc);
-      const entries = indexEntriesOf(file.data.doc);
-      // Before anyone uses it, so every key of its document resolves to it (a kill may have lost some).
-      await this.index.restore(accountId, () => entries);
-      // One pin per caller waiting for this load.
-      const account = loadedAccount(file, docText, entries, started.waiters, file.data.deliveries);
-      this.#hold(accountId, account);
-      return account;
-    } finally {
-      lease.release();
-    }
   }
 }
 

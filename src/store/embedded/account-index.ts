@@ -1,17 +1,18 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { internalError, present } from '../../core/errors.js';
+import { present } from '../../core/errors.js';
+import { hash32 } from '../../core/random.js';
 import type { AccountDoc, DeepReadonly } from '../data.js';
 import { earliest, nextRunDueMs, processDueMs, splitIndexEntry } from '../derived.js';
 import { IndexConflictError, type AccountSummary } from '../store.js';
-import { KeyFilter } from './key-filter.js';
-import { KeyJournal } from './key-journal.js';
-import { migrateLegacyShards, removeIndexFiles } from './legacy-index.js';
 import { isObject } from './loaded-account.js';
-import { PagedShards, type Lease, type Shard } from './paged-shards.js';
+import { LowdbFile, StoreFileError } from './lowdb-file.js';
+import { ShardLog } from './shard-log.js';
 
-export interface AccountMeta {
+const SHARDS = 256;
+
+interface AccountMeta {
   name: string;
   origin: 'fixture' | 'generated';
   createdAt: string;
@@ -22,363 +23,169 @@ export interface AccountMeta {
   entries: string[];
 }
 
-/**
- * Keys the sandbox makes as random secrets: no other account can come to hold one, so taking
- * one out needs no read of its shard to see whose it is (a code exchanged, a token revoked).
- */
-const SECRET_KINDS: ReadonlySet<string> = new Set(['authorizationCode', 'accessToken', 'refreshToken']);
-
-/** Records of each kind kept in memory besides the pinned ones (see PagedShards): a few megabytes. */
-export const INDEX_CACHE_RECORDS = 10_000;
-
-/**
- * The keys of a change whose shards a lease is to read: `added`, unless the journal has the key
- * or its shard's filter clears it; `removed`, unless the journal has it or it is a secret of the
- * account (SECRET_KINDS); `read`, always.
- */
-export interface KeyShardsNeeded {
-  added?: Iterable<string>;
-  removed?: Iterable<string>;
-  read?: Iterable<string>;
+interface ShardDocument {
+  accounts: Record<string, AccountMeta>;
 }
 
-export interface AccountIndexOptions {
-  /** Records of each kind (summaries, keys) kept in memory besides the pinned ones. */
-  cacheRecords?: number | undefined;
-  /** Keys the journal holds before it is distributed to the shards (key-journal.ts). */
-  journalKeys?: number | undefined;
-}
+type Shard = LowdbFile<ShardDocument>;
 
 /**
- * The index, on disk and read a shard at a time (paged-shards.ts), so its memory follows the
- * accounts in use, not the accounts stored:
- *
- *   index/summaries/<000-fff>.json|.log  each account's summary (name, origin, creation, last
- *                                        request, due time, keys), by hash of the account
- *   index/keys/<000-fff>.json|.log       each key's account, by hash of the key
- *   index/keys/journal.log (and .old)    every write of a key, until its lines are appended to the
- *                                        key shards' logs (key-journal.ts)
- *
- * What is held whole in memory is what the dispatcher asks for every tick (the accounts with
- * work due, a few) and the count; the accounts list and the idle sweep read the summaries a
- * shard at a time. The summaries' shard of every account the account cache holds is pinned
- * (pinAccount), so the synchronous steps of a change (its keys' check and write, its summary)
- * find what they need in memory; a change of keys leases first the shards of the keys it takes
- * out and of the new keys it cannot tell are free without them. A key shard read once leaves a
- * filter of its keys (key-filter.ts, 512 bytes): a new key the filter clears is written without
- * reading the shard, so a subscription, a token or a new account's keys do not each read a
- * random shard.
- *
- * A change writes a line of its summary to its shard's log (shard-log.ts) and its keys to the
- * journal, and is acknowledged once they are on disk with the account's file. A kill between
- * them leaves some written and not others: an account in the summaries without a file is
- * forgotten at open, a key of a missing account resolves to nothing (and may be taken), and a
- * key of an account's document missing from the index is put back when the account is read
- * (restore).
+ * The index: index/<00-ff>.json, in 256 shards by hash of the account, each account's summary
+ * and keys. It is held in memory whole (about a kilobyte an account of three keys: see
+ * docs/benchmarks.md), so every look-up is a map access; a change of an account appends its
+ * summary to its shard's log (index/<00-ff>.log, see shard-log.ts), so what it writes does not
+ * grow with the accounts stored. Last-request times reach the shard's file within a minute
+ * (LAZY_FOLD_MS): they only decide when an idle account expires, days later.
  */
 export class AccountIndex {
-  readonly #summaries: PagedShards<AccountMeta>;
-  readonly #keys: PagedShards<string>;
+  /** Every index key, and the account it resolves to: built from the shards at start-up. */
+  readonly #owners = new Map<string, string>();
   /** Accounts with work scheduled, and when it falls due on the process clock. */
   readonly #due = new Map<string, number>();
-  /** Which keys each key shard read so far may hold: a new key it cannot hold is written without reading the shard. */
-  readonly #filters = new Map<number, KeyFilter>();
-  /** Every key written since the key shards' files were; set by open. */
-  #journal!: KeyJournal;
   #count = 0;
+  /** Accounts in each shard. */
+  readonly #inShard: number[];
+  readonly #logs: ShardLog<AccountMeta>[];
 
-  private constructor(dir: string | null, cacheRecords: number) {
-    const folder = (kind: string): string | null => (dir === null ? null : join(dir, 'index', kind));
-    this.#summaries = new PagedShards(folder('summaries'), cacheRecords, isAccountMeta);
-    this.#keys = new PagedShards(folder('keys'), cacheRecords, (value): value is string => typeof value === 'string');
-    this.#keys.onRead = (shard) => {
-      for (const [entry, owner] of this.#journal.valuesOf(shard.number)) shard.setUnlogged(entry, owner);
-      this.#filters.set(shard.number, KeyFilter.of(shard.entries().map(([key]) => key)));
-    };
+  private constructor(
+    readonly shards: readonly Shard[],
+    dir: string | null,
+    logLines: readonly number[],
+  ) {
+    this.#inShard = shards.map(() => 0);
+    for (const [i, shard] of shards.entries()) {
+      for (const [accountId, meta] of Object.entries(shard.data.accounts)) {
+        this.#count++;
+        this.#inShard[i] = (this.#inShard[i] ?? 0) + 1;
+        if (meta.dueAtMs !== null) this.#due.set(accountId, meta.dueAtMs);
+        for (const entry of meta.entries) this.#owners.set(entry, accountId);
+      }
+    }
+    this.#logs = shards.map(
+      (shard, i) =>
+        new ShardLog<AccountMeta>(
+          dir === null ? null : join(dir, 'index', `${shardName(i)}.log`),
+          shard as LowdbFile<unknown>,
+          () => this.#inShard[i] ?? 0,
+          logLines[i] ?? 0,
+        ),
+    );
   }
 
-  /**
-   * The index of `dir` (null: memory). A fresh folder's index starts empty (files of ours left
-   * there by an earlier attempt are removed); an existing one's summaries are read once, a shard
-   * at a time, for the count and the due times, and the index of an earlier version is
-   * converted first (legacy-index.ts).
-   */
-  static async open(dir: string | null, fresh: boolean, options: AccountIndexOptions = {}): Promise<AccountIndex> {
-    const index = new AccountIndex(dir, options.cacheRecords ?? INDEX_CACHE_RECORDS);
-    const openJournal = async (): Promise<void> => {
-      index.#journal = await KeyJournal.open(
-        index.#keys.folder,
-        (entry) => index.#keys.shardOf(entry),
-        (byShard) => index.#appendToKeyShards(byShard),
-        options.journalKeys,
-      );
-      index.#journal.resume();
-    };
-    if (dir === null) {
-      await openJournal();
-      return index;
-    }
-    if (fresh) {
-      await removeIndexFiles(join(dir, 'index'));
-    } else {
-      await migrateLegacyShards(join(dir, 'index'), {
-        summaryShard: (accountId) => index.#summaries.shardOf(accountId),
-        keyShard: (entry) => index.#keys.shardOf(entry),
-        isSummary: isAccountMeta,
-      });
-    }
-    for (const shards of [index.#summaries, index.#keys])
-      shards.knowListing(fresh ? [] : await readdir(present(shards.folder, 'a folder')).catch(() => []));
-    await openJournal();
-    if (!fresh) await index.#readAtOpen(dir);
+  /** The shards of `dir`, their logs read over them (all empty when it is fresh, or null: memory). */
+  static async open(dir: string | null, fresh: boolean): Promise<AccountIndex> {
+    const existing =
+      fresh || dir === null ? new Set<string>() : new Set(await readdir(join(dir, 'index')).catch(() => []));
+    const logLines: number[] = [];
+    // Read side by side: start-up with many accounts waits for the disk once, not 256 times.
+    const shards = await Promise.all(
+      Array.from({ length: SHARDS }, async (_, i): Promise<Shard> => {
+        const name = shardName(i);
+        const path = dir === null ? null : join(dir, 'index', `${name}.json`);
+        const opened = existing.has(`${name}.json`) && path !== null ? await LowdbFile.open(path, validateShard) : null;
+        const shard = opened ?? LowdbFile.create<ShardDocument>(path, { accounts: {} });
+        if (dir !== null && existing.has(`${name}.log`)) {
+          const log = await ShardLog.read<AccountMeta>(join(dir, 'index', `${name}.log`));
+          for (const [accountId, meta] of log.lines) {
+            if (meta === null) Reflect.deleteProperty(shard.data.accounts, accountId);
+            else if (isObject(meta) && Array.isArray(meta.entries)) shard.data.accounts[accountId] = meta;
+          }
+          logLines[i] = log.count;
+        }
+        return shard;
+      }),
+    );
+    const index = new AccountIndex(shards, dir, logLines);
+    if (!fresh && dir !== null) await index.#forgetAccountsWithoutFile(dir);
     return index;
   }
 
-  /** Writes what waits: the logs' and the journal's appends, and the last-request times not yet in the shards' files. */
+  /** Writes what waits: the logs' appends, and the last-request times not yet in the shards' files. */
   async flush(): Promise<void> {
-    // The journal first: its distribution appends to the key shards, which their flush then waits for.
-    await this.#journal.flush();
-    await Promise.all([this.#summaries.flush(), this.#keys.flush()]);
+    await Promise.all(this.#logs.map((log) => log.flush()));
   }
 
-  /** Appends the journal's lines of each key shard to the shard's log (a distribution of the journal), some shards side by side. */
-  async #appendToKeyShards(byShard: ReadonlyMap<number, ReadonlyMap<string, string | null>>): Promise<void> {
-    const BATCH = 32;
-    const shards = [...byShard];
-    for (let i = 0; i < shards.length; i += BATCH) {
-      await Promise.all(
-        shards.slice(i, i + BATCH).map(([number, lines]) => this.#keys.appendLines(number, [...lines])),
-      );
-    }
-  }
-
-  /** Folds every log of a shard in memory into its file (at close: the next start reads the files alone). */
+  /** Folds every log into its shard's file (at close: the next start reads the files alone). */
   async fold(): Promise<void> {
-    await Promise.all([this.#summaries.fold(), this.#keys.fold()]);
+    await Promise.all(this.#logs.map((log) => log.fold()));
   }
 
   get count(): number {
     return this.#count;
   }
 
-  /** Key shards read so far (for tests and benchmarks). */
-  get keyShardReads(): number {
-    return this.#keys.reads;
+  /** The account owning the key, or null. */
+  owner(entry: string): string | null {
+    return this.#owners.get(entry) ?? null;
   }
 
-  /** Index records in memory now, summaries and keys (for tests and benchmarks), the journal's keys with them. */
-  get residentRecords(): number {
-    return this.#summaries.residentRecords + this.#keys.residentRecords + this.#journal.size;
-  }
-
-  /**
-   * The account owning the key: null when none (or when it names an account that does not
-   * exist, see the class); undefined when that cannot be told without a read (ownerOf reads).
-   */
-  ownerNow(entry: string): string | null | undefined {
-    const owner = this.#knownOwner(entry);
-    if (owner === undefined) return undefined;
-    if (owner === null) return null;
-    const summaries = this.#summaries.resident(this.#summaries.shardOf(owner));
-    if (!summaries) return undefined;
-    return summaries.get(owner) ? owner : null;
-  }
-
-  /** The account owning the key, or null; reads the shards it needs. */
-  async ownerOf(entry: string): Promise<string | null> {
-    const now = this.ownerNow(entry);
-    if (now !== undefined) return now;
-    const owner = await this.#keys.use(this.#keys.shardOf(entry), (shard) => shard.get(entry));
-    if (owner === undefined) return null;
-    return (await this.exists(owner)) ? owner : null;
-  }
-
-  /** The key's account known without a read (null: none), from the journal or the key's shard in memory; undefined when a read is needed. */
-  #knownOwner(entry: string): string | null | undefined {
-    const journaled = this.#journal.get(entry);
-    if (journaled !== undefined) return journaled;
-    const number = this.#keys.shardOf(entry);
-    const shard = this.#keys.resident(number);
-    if (shard) return shard.get(entry) ?? null;
-    return this.#keys.knownEmpty(number) ? null : undefined;
-  }
-
-  /** Whether the account is in the index; reads its shard when needed. */
-  exists(accountId: string): Promise<boolean> {
-    const resident = this.#summaries.resident(this.#summaries.shardOf(accountId));
-    if (resident) return Promise.resolve(resident.get(accountId) !== undefined);
-    if (this.#summaries.knownEmpty(this.#summaries.shardOf(accountId))) return Promise.resolve(false);
-    return this.#summaries.use(this.#summaries.shardOf(accountId), (shard) => shard.get(accountId) !== undefined);
-  }
-
-  /** Whether the account is in the index (its summaries' shard must be in memory: leased or pinned). */
-  has(accountId: string): boolean {
-    return this.#residentMeta(accountId) !== undefined;
-  }
-
-  /**
-   * Pins in memory the account's summaries' shard, the key shards a change needs (see
-   * KeyShardsNeeded), and the summaries' shards of the accounts that own those keys now: what
-   * create, a change of keys, delete and restore read and write synchronously. Release it when done.
-   */
-  async lease(accountId: string | null, keys: KeyShardsNeeded): Promise<Lease> {
-    const all = this.#toRead(keys);
-    const leased = await this.#keys.lease(all.map((entry) => this.#keys.shardOf(entry)));
-    const owners = new Set<string>();
-    for (const entry of [...(keys.added ?? []), ...all]) {
-      const owner = this.#knownOwner(entry);
-      if (typeof owner === 'string') owners.add(owner);
-    }
-    if (accountId !== null) owners.add(accountId);
-    const summaries = await this.#summaries.lease([...owners].map((owner) => this.#summaries.shardOf(owner)));
-    return {
-      release: () => {
-        summaries.release();
-        leased.release();
-      },
-    };
-  }
-
-  /**
-   * Whether what a change writes is in memory now, or needs no read: the account's summaries'
-   * shard and the key shards of `keys` (the owners' shards, which checkFree reads, may not be).
-   */
-  inMemory(accountId: string | null, keys: KeyShardsNeeded): boolean {
-    if (accountId !== null && !this.#summaries.resident(this.#summaries.shardOf(accountId))) return false;
-    return this.#toRead(keys).every((entry) => this.#knownOwner(entry) !== undefined);
-  }
-
-  /** Whether what remove(accountId, entries) writes is in memory now (see leaseRemoval). */
-  removable(accountId: string, entries: Iterable<string>): boolean {
-    const shard = this.#summaries.resident(this.#summaries.shardOf(accountId));
-    if (!shard) return false;
-    return this.inMemory(accountId, { removed: [...entries, ...(shard.get(accountId)?.entries ?? [])] });
-  }
-
-  /** The keys whose shards must be read (see KeyShardsNeeded). */
-  #toRead({ added = [], removed = [], read = [] }: KeyShardsNeeded): string[] {
-    const unknown = (entry: string): boolean => this.#knownOwner(entry) === undefined;
-    return [
-      ...[...added].filter((entry) => unknown(entry) && !this.#freeWithoutRead(entry)),
-      ...[...removed].filter((entry) => unknown(entry) && !this.#removableWithoutRead(entry)),
-      ...[...read].filter(unknown),
-    ];
-  }
-
-  /** A lease of the account's shard and of its keys' (those given and those its summary lists), for delete. */
-  async leaseRemoval(accountId: string, entries: Iterable<string>): Promise<Lease> {
-    const listed = await this.#summaries.use(this.#summaries.shardOf(accountId), (shard) => [
-      ...(shard.get(accountId)?.entries ?? []),
-    ]);
-    return this.lease(accountId, { removed: [...entries, ...listed] });
-  }
-
-  /** Holds the account's summaries' shard in memory while the account cache holds the account (it must be leased now). */
-  pinAccount(accountId: string): void {
-    this.#summaries.pin(this.#summaries.shardOf(accountId));
-  }
-
-  unpinAccount(accountId: string): void {
-    this.#summaries.unpin(this.#summaries.shardOf(accountId));
-  }
-
-  /**
-   * Throws IndexConflictError for the first of `entries` another account owns (see lease and
-   * inMemory: each in memory, or cleared by its shard's filter). A key naming an account that
-   * does not exist is free; one naming an account whose shard is not in memory (it took the key
-   * since the lease) is taken, to be safe.
-   */
+  /** Throws IndexConflictError for the first of `entries` another account owns. */
   checkFree(accountId: string | null, entries: Iterable<string>): void {
     for (const entry of entries) {
-      const known = this.#knownOwner(entry);
-      if (known === undefined && this.#freeWithoutRead(entry)) continue;
-      if (known === undefined) throw internalError('the shard of a key to check is not in memory');
-      const owner = known;
-      if (owner === null || owner === accountId) continue;
-      const ownerShard = this.#summaries.resident(this.#summaries.shardOf(owner));
-      if (ownerShard && ownerShard.get(owner) === undefined) continue;
-      const { kind, key } = splitIndexEntry(entry);
-      throw new IndexConflictError(kind, key);
+      const owner = this.owner(entry);
+      if (owner !== null && owner !== accountId) {
+        const { kind, key } = splitIndexEntry(entry);
+        throw new IndexConflictError(kind, key);
+      }
     }
   }
 
-  /**
-   * Adds and removes index keys of the account; the writes, to await with the account's file.
-   * A key taken out needs its shard in memory; a new one is written without its shard when the
-   * shard is not in memory (checkFree cleared it by the filter).
-   */
-  setEntries(accountId: string, added: Iterable<string>, removed: Iterable<string>): Promise<void> {
-    const lines: [string, string | null][] = [];
-    for (const entry of new Set(removed)) {
-      const owner = this.#knownOwner(entry);
-      if (owner === undefined ? this.#removableWithoutRead(entry) : owner === accountId) lines.push([entry, null]);
-    }
-    for (const entry of new Set(added)) {
-      const number = this.#keys.shardOf(entry);
-      // A shard never written gets its filter now: it holds what is written to it from here on.
-      if (this.#keys.knownEmpty(number) && !this.#filters.has(number)) this.#filters.set(number, new KeyFilter());
-      this.#filters.get(number)?.add(entry);
-      lines.push([entry, accountId]);
-    }
-    for (const [entry, owner] of lines) this.#keys.resident(this.#keys.shardOf(entry))?.setUnlogged(entry, owner);
-    return this.#journal.append(lines);
+  /** Adds and removes index keys of the account in memory; its shard is written with its summary. */
+  setEntries(accountId: string, added: Iterable<string>, removed: Iterable<string>): void {
+    for (const entry of removed) if (this.#owners.get(entry) === accountId) this.#owners.delete(entry);
+    for (const entry of added) this.#owners.set(entry, accountId);
   }
 
-  /** A key of the account that it alone can hold (SECRET_KINDS): taken out with a line, its shard unread (and its owner unknown). */
-  #removableWithoutRead(entry: string): boolean {
-    return SECRET_KINDS.has(splitIndexEntry(entry).kind);
+  has(accountId: string): boolean {
+    return this.#meta(accountId) !== null;
   }
 
-  /** A key the journal does not have whose shard was never written, or was read once and its filter says it is not there. */
-  #freeWithoutRead(entry: string): boolean {
-    const number = this.#keys.shardOf(entry);
-    if (this.#keys.knownEmpty(number)) return true;
-    const filter = this.#filters.get(number);
-    return filter !== undefined && !filter.mayHave(entry);
-  }
-
-  /** The account's last request (it must be held by the account cache, or leased). */
   lastSeenMs(accountId: string): number | null {
-    return present(this.#residentMeta(accountId), 'the summary of an account held').lastSeenMs;
+    return this.#meta(accountId)?.meta.lastSeenMs ?? null;
   }
 
   /** Records the account's last request; its shard's file takes it in within a minute. */
-  async touch(accountId: string, atMs: number): Promise<void> {
-    await this.#summaries.use(this.#summaries.shardOf(accountId), (shard) => {
-      const meta = shard.get(accountId);
-      if (!meta) return;
-      meta.lastSeenMs = atMs;
-      shard.changedLazily();
-    });
+  touch(accountId: string, atMs: number): void {
+    const located = this.#meta(accountId);
+    if (!located) return;
+    located.meta.lastSeenMs = atMs;
+    this.#logOf(accountId).foldLazily();
   }
 
-  /** Enters a new account with no keys yet (its summary is logged with its keys, see refresh; its shard leased). */
+  /** Enters a new account with no keys yet (its summary is logged with its keys, see refresh). */
   add(doc: DeepReadonly<AccountDoc>): void {
     const { accountId, name, origin, createdAt } = doc.account;
-    const shard = this.#summaryShard(accountId);
-    // Set without a line: refresh logs the summary, keys and all, with the account's first write.
-    shard.setUnlogged(accountId, { name, origin, createdAt, lastSeenMs: null, dueAtMs: null, entries: [] });
+    const i = shardNumber(accountId);
+    const shard = present(this.shards[i], 'the index shard of an account');
+    shard.data.accounts[accountId] = { name, origin, createdAt, lastSeenMs: null, dueAtMs: null, entries: [] };
+    if (this.#order) {
+      // Before the first account created after it: usually the end.
+      const at = this.#firstAfter(this.#order, { createdAt, accountId });
+      this.#order.splice(at, 0, accountId);
+    }
     this.#count++;
+    this.#inShard[i] = (this.#inShard[i] ?? 0) + 1;
   }
 
-  /**
-   * Takes the account and `entries` (with the keys its summary lists) out (leaseRemoval first);
-   * the writes of its removal, or null when it was not in the index.
-   */
+  /** Takes the account and `entries` (with the keys the index holds for it) out; the write of its removal when it was in it. */
   remove(accountId: string, entries: Iterable<string>): Promise<void> | null {
-    const shard = this.#summaryShard(accountId);
-    const meta = shard.get(accountId);
-    const keys = this.setEntries(accountId, [], [...entries, ...(meta?.entries ?? [])]);
+    const located = this.#meta(accountId);
+    this.setEntries(accountId, [], [...entries, ...(located?.meta.entries ?? [])]);
     this.#due.delete(accountId);
-    if (!meta) return null;
+    if (!located) return null;
+    if (this.#order) {
+      const at = this.#firstAfter(this.#order, { createdAt: located.meta.createdAt, accountId }) - 1;
+      if (this.#order[at] === accountId) this.#order.splice(at, 1);
+    }
+    Reflect.deleteProperty(located.shard.data.accounts, accountId);
     this.#count--;
-    return Promise.all([shard.set(accountId, null), keys]).then(() => undefined);
+    this.#inShard[shardNumber(accountId)] = (this.#inShard[shardNumber(accountId)] ?? 1) - 1;
+    return this.#logOf(accountId).append(accountId, null);
   }
 
   /**
    * Recomputes the account's due time (from its scenario runs and `deliveryDueMs`), name and,
-   * when given, keys; when they changed, the write of its summary, to be awaited with the
-   * account's file (the account is held by the account cache, so its shard is in memory).
+   * when given, keys; when they changed, the write of its summary, to be awaited with the account's file.
    */
   refresh(
     accountId: string,
@@ -386,40 +193,35 @@ export class AccountIndex {
     deliveryDueMs: number | null,
     entries?: ReadonlySet<string>,
   ): Promise<void> | null {
-    const shard = this.#summaryShard(accountId);
-    const meta = shard.get(accountId);
-    if (!meta) return null;
+    const located = this.#meta(accountId);
+    if (!located) return null;
     const dueAtMs = processDueMs(earliest(nextRunDueMs(doc), deliveryDueMs), doc.clock);
     if (dueAtMs === null) this.#due.delete(accountId);
     else this.#due.set(accountId, dueAtMs);
+    const { meta } = located;
     if (meta.dueAtMs === dueAtMs && meta.name === doc.account.name && !entries) return null;
     meta.dueAtMs = dueAtMs;
     meta.name = doc.account.name;
     if (entries) meta.entries = [...entries];
-    return shard.set(accountId, meta);
+    return this.#logOf(accountId).append(accountId, meta);
   }
 
   /**
    * Puts back keys of the account's document that the index lacks: a process killed after
-   * writing the account's file but before the key shards of its change leaves keys that would
-   * otherwise never resolve. A key another account took meanwhile stays with it. Run when the
-   * account is read, before it is used; `current` gives its keys.
+   * writing the account's file but before the index shards of its change (see
+   * forgetAccountsWithoutFile) leaves keys that would otherwise never resolve. A key another
+   * account took meanwhile stays with it.
    */
-  async restore(accountId: string, current: () => ReadonlySet<string>): Promise<void> {
-    if ([...current()].every((entry) => this.ownerNow(entry) === accountId)) return;
-    const lease = await this.lease(accountId, { read: current() });
-    try {
-      const entries = [...current()];
-      if (!this.inMemory(accountId, { read: entries })) return;
-      // Null: no owner, or one that does not exist (see the class).
-      const missing = entries.filter((entry) => this.ownerNow(entry) === null);
-      const meta = this.#residentMeta(accountId);
-      if (missing.length === 0 || !meta) return;
-      meta.entries = [...new Set([...meta.entries, ...missing])];
-      await Promise.all([this.setEntries(accountId, missing, []), this.#summaryShard(accountId).set(accountId, meta)]);
-    } finally {
-      lease.release();
-    }
+  restore(accountId: string, entries: ReadonlySet<string>): void {
+    const missing = [...entries].filter((entry) => this.owner(entry) === null);
+    if (missing.length === 0) return;
+    this.setEntries(accountId, missing, []);
+    const located = this.#meta(accountId);
+    if (!located) return;
+    located.meta.entries = [...new Set([...located.meta.entries, ...missing])];
+    void this.#logOf(accountId)
+      .append(accountId, located.meta)
+      .catch(() => undefined);
   }
 
   /** Accounts whose work is due at `nowMs` on the process clock, with when, unordered. */
@@ -428,110 +230,107 @@ export class AccountIndex {
   }
 
   /**
-   * Accounts in creation order, `limit` at a time, after the cursor of the previous page. The
-   * summaries are read a shard at a time, keeping the first `limit` after the cursor: a page
-   * costs a read of the whole index (the admin's list and a reset use it, not requests).
+   * Accounts in creation order, `limit` at a time, after the cursor of the previous page: a
+   * binary search of the order (made at the first page asked for, then kept), so a page costs
+   * the same at any number of accounts.
    */
-  async list(page: { after?: string; limit: number }): Promise<{ accounts: AccountSummary[]; next: string | null }> {
+  list(page: { after?: string; limit: number }): { accounts: AccountSummary[]; next: string | null } {
+    const order = this.#creationOrder();
     // The cursor is the last account's place in the order, not only its id: the account may be
     // deleted before the next page is asked for (idle expiry), and the next page still starts after it.
-    const after = page.after === undefined ? null : parseCursor(page.after);
-    const first = new Kept<AccountSummary>(page.limit + 1, byCreation);
-    await this.#scanSummaries((accountId, meta) => {
-      const summary = summaryOf(accountId, meta);
-      if (after === null || byCreation(summary, after) > 0) first.offer(summary);
-    });
-    const kept = first.sorted();
-    const accounts = kept.slice(0, page.limit);
+    const start = page.after === undefined ? 0 : this.#firstAfter(order, parseCursor(page.after));
+    const accounts = order.slice(start, start + page.limit).map((accountId) => this.#summary(accountId));
     const last = accounts.at(-1);
     return {
       accounts,
-      next: kept.length > page.limit && last ? `${last.createdAt}/${last.accountId}` : null,
+      next: start + page.limit < order.length && last ? `${last.createdAt}/${last.accountId}` : null,
     };
   }
 
   /** Generated accounts whose last request (or creation) came before `beforeMs`, the longest idle first. */
-  async idleSince(beforeMs: number, limit: number): Promise<string[]> {
-    const idle = new Kept<{ accountId: string; lastMs: number }>(limit, (a, b) => a.lastMs - b.lastMs);
-    await this.#scanSummaries((accountId, meta) => {
-      if (meta.origin !== 'generated') return;
-      const lastMs = meta.lastSeenMs ?? Date.parse(meta.createdAt);
-      if (lastMs < beforeMs) idle.offer({ accountId, lastMs });
-    });
-    return idle.sorted().map((a) => a.accountId);
+  idleSince(beforeMs: number, limit: number): string[] {
+    const idle: { accountId: string; lastMs: number }[] = [];
+    for (const { accountId, origin, createdAt, lastSeenMs } of this.#summaries()) {
+      if (origin !== 'generated') continue;
+      const lastMs = lastSeenMs ?? Date.parse(createdAt);
+      if (lastMs < beforeMs) idle.push({ accountId, lastMs });
+    }
+    return idle
+      .sort((a, b) => a.lastMs - b.lastMs)
+      .slice(0, limit)
+      .map((a) => a.accountId);
   }
 
-  /** Every summary, a shard at a time: those in memory, and those on disk read for it. */
-  async #scanSummaries(fn: (accountId: string, meta: AccountMeta) => void): Promise<void> {
-    const { folder } = this.#summaries;
-    const listing = folder === null ? [] : await readdir(folder).catch(() => []);
-    await this.#summaries.scan(this.#summaries.stored(listing), (shard) => {
-      for (const [accountId, meta] of shard.entries()) fn(accountId, meta);
-    });
+  /** Account ids in creation order (see byCreation); made once, then kept as accounts come and go. */
+  #order: string[] | null = null;
+
+  #creationOrder(): string[] {
+    if (this.#order === null) {
+      const all = this.#summaries().sort(byCreation);
+      this.#order = all.map((a) => a.accountId);
+    }
+    return this.#order;
+  }
+
+  /** The place in `order` of the first account after `place` (order.length when none). */
+  #firstAfter(order: readonly string[], place: { createdAt: string; accountId: string }): number {
+    let low = 0;
+    let high = order.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (byCreation(this.#summary(order[middle] ?? ''), place) > 0) high = middle;
+      else low = middle + 1;
+    }
+    return low;
+  }
+
+  #summary(accountId: string): AccountSummary {
+    const m = present(this.#meta(accountId), 'the summary of an account in the order').meta;
+    return { accountId, name: m.name, origin: m.origin, createdAt: m.createdAt, lastSeenMs: m.lastSeenMs };
+  }
+
+  #summaries(): AccountSummary[] {
+    const all: AccountSummary[] = [];
+    for (const shard of this.shards) {
+      for (const [accountId, m] of Object.entries(shard.data.accounts)) {
+        all.push({ accountId, name: m.name, origin: m.origin, createdAt: m.createdAt, lastSeenMs: m.lastSeenMs });
+      }
+    }
+    return all;
+  }
+
+  #shardOf(accountId: string): Shard {
+    return present(this.shards[shardNumber(accountId)], 'the index shard of an account');
+  }
+
+  #logOf(accountId: string): ShardLog<AccountMeta> {
+    return present(this.#logs[shardNumber(accountId)], 'the log of an index shard');
   }
 
   /**
-   * Counts the accounts and notes their due times, a shard at a time. A change writes several
-   * files (the account's, its shards' logs), each atomically but not all at once; a process
-   * killed in between leaves some written and some not. An account in the index whose file is
-   * missing was being created or deleted then (neither was acknowledged): it does not exist,
-   * and is taken out with its keys.
+   * A change writes several files (the account's, the index shard's log), each atomically but
+   * not all at once; a process killed in between leaves some written and some not. An account
+   * in the index whose file is missing was being created or deleted then (neither was
+   * acknowledged): it does not exist. Costs one directory listing at open, no file read.
    */
-  async #readAtOpen(dir: string): Promise<void> {
+  async #forgetAccountsWithoutFile(dir: string): Promise<void> {
     const files = new Set(await readdir(join(dir, 'accounts')).catch(() => []));
-    const forgotten: string[] = [];
-    await this.#scanSummaries((accountId, meta) => {
-      this.#count++;
-      if (!files.has(`${accountId}.json`)) forgotten.push(accountId);
-      else if (meta.dueAtMs !== null) this.#due.set(accountId, meta.dueAtMs);
-    });
-    for (const accountId of forgotten) {
-      const lease = await this.leaseRemoval(accountId, []);
-      try {
-        await this.remove(accountId, []);
-      } finally {
-        lease.release();
+    for (const [i, shard] of this.shards.entries()) {
+      let forgotten = false;
+      for (const accountId of Object.keys(shard.data.accounts)) {
+        if (files.has(`${accountId}.json`)) continue;
+        this.remove(accountId, [])?.catch(() => undefined);
+        forgotten = true;
       }
+      if (forgotten) await present(this.#logs[i], 'the log of an index shard').fold();
     }
   }
 
-  #summaryShard(accountId: string): Shard<AccountMeta> {
-    return present(this.#summaries.resident(this.#summaries.shardOf(accountId)), 'the summaries shard of an account');
+  #meta(accountId: string): { shard: Shard; meta: AccountMeta } | null {
+    const shard = this.#shardOf(accountId);
+    const meta = shard.data.accounts[accountId];
+    return meta ? { shard, meta } : null;
   }
-
-  #residentMeta(accountId: string): AccountMeta | undefined {
-    return this.#summaryShard(accountId).get(accountId);
-  }
-}
-
-/** The first `limit` of what it is offered, in `order`: bounded however many are offered. */
-class Kept<T> {
-  #items: T[] = [];
-
-  constructor(
-    private readonly limit: number,
-    private readonly order: (a: T, b: T) => number,
-  ) {}
-
-  offer(item: T): void {
-    this.#items.push(item);
-    // Sorted and cut back once twice the limit: amortised, each offer costs a logarithm.
-    if (this.#items.length >= Math.max(2 * this.limit, 64)) this.#trim();
-  }
-
-  sorted(): T[] {
-    this.#trim();
-    return this.#items;
-  }
-
-  #trim(): void {
-    this.#items.sort(this.order);
-    this.#items.length = Math.min(this.#items.length, this.limit);
-  }
-}
-
-function summaryOf(accountId: string, m: AccountMeta): AccountSummary {
-  return { accountId, name: m.name, origin: m.origin, createdAt: m.createdAt, lastSeenMs: m.lastSeenMs };
 }
 
 function byCreation(a: { createdAt: string; accountId: string }, b: { createdAt: string; accountId: string }): number {
@@ -546,6 +345,12 @@ function parseCursor(cursor: string): { createdAt: string; accountId: string } {
     : { createdAt: cursor.slice(0, slash), accountId: cursor.slice(slash + 1) };
 }
 
-function isAccountMeta(value: unknown): value is AccountMeta {
-  return isObject(value) && Array.isArray(value['entries']);
+const shardName = (i: number): string => i.toString(16).padStart(2, '0');
+
+const shardNumber = (accountId: string): number => hash32(accountId) % SHARDS;
+
+function validateShard(parsed: unknown): ShardDocument {
+  if (!isObject(parsed) || !isObject(parsed['accounts']))
+    throw new StoreFileError('an index shard of DATA_DIR is not valid');
+  return parsed as unknown as ShardDocument;
 }

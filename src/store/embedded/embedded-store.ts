@@ -19,21 +19,18 @@ export { STORE_SCHEMA_VERSION } from './embedded-settings.js';
  * mirror the Redis store's: accounts, deliveries, journal and settings, over one account cache
  * (account-cache.ts) that loads, pins and evicts accounts, and the index (account-index.ts).
  *
- *   store.json                    schema version and settings
- *   index/summaries/<000-fff>.json  each account's summary (name, origin, creation, last request,
- *                                   due time, keys), in 4096 shards by hash of the account
- *   index/keys/<000-fff>.json       each index key's account, in 4096 shards by hash of the key
- *   index/keys/journal.log          every write of a key since the key shards' files were, a JSON line each
- *   index/summaries/<000-fff>.log   the changes of a summaries' shard since its file was written, a JSON line each
- *   accounts/<id>.json              one account: its document and its delivery log
- *   journals/<id>.json              its request journal (written lazily: losing a second of it is harmless)
- *   sessions/<sid>.json             login sessions, one file each
+ *   store.json           schema version and settings
+ *   index/<00-ff>.json   the index, in 256 shards by hash of the account: each account's summary and keys
+ *   index/<00-ff>.log    the changes of a shard's summaries since its file was written, a JSON line each
+ *   accounts/<id>.json   one account: its document and its delivery log
+ *   journals/<id>.json   its request journal (written lazily: losing a second of it is harmless)
+ *   sessions/<sid>.json  login sessions, one file each
  *
- * Account documents are loaded on first use and kept in a bounded cache, and the index is read
- * a shard at a time and kept in a bounded cache of its own (account-index.ts), so memory
- * follows the accounts in use, not the accounts stored. A change writes the account's own file
- * and, when its keys or summary changed, a line of each index shard they are in: nothing of
- * other accounts.
+ * The whole index is held in memory (a few dozen bytes per key), so every look-up is a map
+ * access; account documents are loaded on first use and kept in a bounded cache, so memory
+ * follows the accounts in use, not the accounts stored. A change writes the account's own
+ * file and, when its keys or summary changed, a line of its index shard's log: nothing of other
+ * accounts.
  */
 
 export interface EmbeddedStoreOptions {
@@ -49,13 +46,6 @@ export interface EmbeddedStoreOptions {
   maxSessions?: number;
   /** Accounts kept loaded (file mode); the rest are read from disk when used. */
   cacheSize?: number;
-  /**
-   * Index records of each kind (account summaries, keys) kept in memory besides those of the
-   * accounts held (file mode; INDEX_CACHE_RECORDS when absent): the rest are read from disk when used.
-   */
-  indexCacheRecords?: number;
-  /** Keys the index's journal holds before it is written into the key shards (JOURNAL_KEYS when absent; key-journal.ts). */
-  indexJournalKeys?: number;
   /**
    * And at most this many characters of their files (documents, delivery logs and journals), so
    * memory stays bounded whatever the accounts in use hold (file mode; none when absent).
@@ -127,10 +117,7 @@ export class EmbeddedStore implements Store {
   static async open(options: EmbeddedStoreOptions): Promise<OpenedEmbeddedStore> {
     const { dir } = options;
     const { settings, fresh } = await EmbeddedSettings.open(dir);
-    const index = await AccountIndex.open(dir, fresh, {
-      cacheRecords: options.indexCacheRecords,
-      journalKeys: options.indexJournalKeys,
-    });
+    const index = await AccountIndex.open(dir, fresh);
     const sessions = await EmbeddedSessionStore.open({
       dir: dir === null ? null : join(dir, 'sessions'),
       readExisting: !fresh,
@@ -160,7 +147,7 @@ export class EmbeddedStore implements Store {
     this.#cache.evict();
   }
 
-  /** Writes everything, the logs of the summaries' shards in memory folded into their files (the keys' journal stays: key-journal.ts). */
+  /** Writes everything, the index's logs folded into its shards. */
   async close(): Promise<void> {
     await this.flush();
     await this.#index.fold();
@@ -169,16 +156,6 @@ export class EmbeddedStore implements Store {
   /** How many account documents are in memory now (for tests and benchmarks). */
   get loadedAccounts(): number {
     return this.#cache.size;
-  }
-
-  /** Shards of index keys read so far (for tests and benchmarks). */
-  get keyShardReads(): number {
-    return this.#index.keyShardReads;
-  }
-
-  /** Index records in memory now, summaries and keys (for tests and benchmarks). */
-  get indexRecordsInMemory(): number {
-    return this.#index.residentRecords;
   }
 
   /** Characters of the files of the accounts in memory now, as the cache counts them against cacheBytes (for tests). */

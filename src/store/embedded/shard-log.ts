@@ -2,23 +2,23 @@ import { appendFile, readFile, rm } from 'node:fs/promises';
 
 import { inFolderMadeWhenMissing, type LowdbFile } from './lowdb-file.js';
 
-/** A shard's log is folded into its file once it has this many lines, or as many as the shard has records if more. */
-export const LINES_BEFORE_FOLD = 64;
+/** A shard's log is folded into its file once it has this many lines, or as many as the shard has accounts if more. */
+const LINES_BEFORE_FOLD = 64;
 
 /** How soon a shard's file takes in what its log does not hold (last-request times): they decide only when an idle account expires, days later. */
 export const LAZY_FOLD_MS = 60_000;
 
-/** One line of a shard's log: a record as it now is (an account's summary, a key's account), or null when it was deleted. */
-export type LogLine<M> = [id: string, record: M | null];
+/** One line of a shard's log: an account's summary as it now is, or null when the account was deleted. */
+export type LogLine<M> = [accountId: string, summary: M | null];
 
 /**
  * The changes of an index shard since its file was last written, one JSON line each
- * (`index/<kind>/<xxx>.log`): a change of one record appends its line, however many records the
+ * (`index/<xx>.log`): a change of one account appends its line, however many accounts the
  * shard holds, instead of writing the shard's whole file. Once the log is as long as the shard
- * has records (and at least LINES_BEFORE_FOLD), the shard's file is written anew and the log
- * removed, so a change costs the same amortised at any number of accounts. When the shard is
- * read, the lines are read over the file, in order, the last one of a record winning; a line
- * the process was killed while writing is not whole, and is skipped (its change was never
+ * has accounts (and at least LINES_BEFORE_FOLD), the shard's file is written anew and the log
+ * removed, so a change costs the same amortised at any number of accounts. At start-up the
+ * lines are read over the file, in order, the last one of an account winning; a line the
+ * process was killed while writing is not whole, and is skipped (its change was never
  * acknowledged).
  *
  * Everything a shard writes goes through one queue, so an append never meets a fold halfway:
@@ -30,15 +30,11 @@ export class ShardLog<M> {
   #waiting: string[] = [];
   #nextAppend: Promise<void> | null = null;
   #lazyFold: NodeJS.Timeout | null = null;
-  /** Jobs queued and not finished. */
-  #pending = 0;
-  /** Told each time the log becomes idle (paged-shards.ts evicts then). */
-  whenIdle: (() => void) | null = null;
 
   constructor(
     private readonly path: string | null,
     private readonly file: LowdbFile<unknown>,
-    private readonly recordsIn: () => number,
+    private readonly accountsIn: () => number,
     /** Lines the log holds (read at start-up). */
     private lines = 0,
   ) {}
@@ -79,19 +75,9 @@ export class ShardLog<M> {
       const path = this.path as string;
       await inFolderMadeWhenMissing(path, () => appendFile(path, text));
       this.lines += count;
-      if (this.long) await this.#fold();
+      if (this.lines >= Math.max(LINES_BEFORE_FOLD, this.accountsIn())) await this.#fold();
     });
     return this.#nextAppend;
-  }
-
-  /** Lines the log holds on disk, and those on their way to it. */
-  get lineCount(): number {
-    return this.lines + this.#waiting.length;
-  }
-
-  /** Long enough to be folded into the shard's file. */
-  get long(): boolean {
-    return this.lines >= Math.max(LINES_BEFORE_FOLD, this.recordsIn());
   }
 
   /** The shard's file is to take in a change that is not logged (a last-request time), within LAZY_FOLD_MS. */
@@ -101,19 +87,9 @@ export class ShardLog<M> {
     this.#lazyFold.unref();
   }
 
-  /** Writes the shard's file with everything it holds now and removes the log, when either holds a change the file lacks (`always`: in any case). */
-  fold(always = false): Promise<void> {
-    return this.#enqueue(() => (always || this.lines > 0 || this.#lazyFold ? this.#fold() : Promise.resolve()));
-  }
-
-  /** Nothing waits to be written: the shard's data in memory is all on disk (file and log). */
-  get idle(): boolean {
-    return this.#pending === 0 && this.#lazyFold === null;
-  }
-
-  /** Only a lazy fold keeps it from being idle (no append or fold is on its way). */
-  get onlyFoldWaits(): boolean {
-    return this.#pending === 0 && this.#lazyFold !== null;
+  /** Writes the shard's file with everything it holds now and removes the log, when either holds a change the file lacks. */
+  fold(): Promise<void> {
+    return this.#enqueue(() => (this.lines > 0 || this.#lazyFold ? this.#fold() : Promise.resolve()));
   }
 
   /** Writes what waits: a fold when one was asked for lazily, and every append queued. */
@@ -131,11 +107,7 @@ export class ShardLog<M> {
   }
 
   #enqueue(job: () => Promise<void>): Promise<void> {
-    this.#pending++;
-    const run = this.#queue.then(job).finally(() => {
-      this.#pending--;
-      if (this.idle) this.whenIdle?.();
-    });
+    const run = this.#queue.then(job);
     this.#queue = run.catch(() => undefined);
     return run;
   }
