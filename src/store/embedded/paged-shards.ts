@@ -12,10 +12,11 @@ export const SHARD_COUNT = 4096;
 
 /**
  * A shard's document: on disk `{"records": {"<id>": record, ...}}`, in memory a Map. Not a plain
- * object keyed by ids: V8 gives every object its own hidden class per set of property names, and
- * thousands of live objects keyed by ids slow down every object that gains properties one at a
- * time (request headers, route parameters): on Node 24, 4,096 such objects of six keys each
- * halved the location GET's speed (docs/benchmarks.md, "Objects keyed by ids").
+ * object keyed by ids: V8 keeps at most 1,536 hidden-class transitions from the empty object,
+ * thousands of live objects keyed by ids use them up, and then every object that gains its
+ * properties one at a time (request headers, route parameters) gets a hidden class of its own:
+ * on Node 24, 4,096 such objects halved the location GET's speed (docs/benchmarks.md, "Taken
+ * back out, and why: objects keyed by ids").
  */
 export interface ShardDocument<V> {
   records: Map<string, V>;
