@@ -173,10 +173,11 @@ describe('shards in memory by the thousand', () => {
       await shards.use(shard, (held) => held.setUnlogged(`account-${randomUUID()}`, 'x'));
     expect(shards.residentRecords).toBe(4096);
     const name = `x-${randomUUID()}`;
-    const [first, second]: Record<string, string>[] = [{}, {}];
-    first![name] = 'a';
-    second![name] = 'b';
-    expect(haveSameMap(first!, second!)).toBe(true);
+    const first: Record<string, string> = {};
+    const second: Record<string, string> = {};
+    first[name] = 'a';
+    second[name] = 'b';
+    expect(haveSameMap(first, second)).toBe(true);
   });
 });
 
