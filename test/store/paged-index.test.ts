@@ -9,7 +9,7 @@ import { hash32 } from '../../src/core/random.js';
 import { indexEntriesOf } from '../../src/store/derived.js';
 import { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { PagedShards } from '../../src/store/embedded/paged-shards.js';
-import { givenAccount, INDEX_KINDS, indexedKeys, keyOf, T0 } from './builders.js';
+import { givenAccount, givenDelivery, INDEX_KINDS, indexedKeys, keyOf, T0 } from './builders.js';
 
 /**
  * The embedded store's index on disk (src/store/embedded/account-index.ts): what it keeps in
@@ -401,6 +401,81 @@ describe('what a kill leaves half-written', () => {
     expect(await fresh.accounts.lookup('apiKey', keyOf('apiKey', 'left'))).toBeNull();
     expect(await fresh.accounts.count()).toBe(0);
     expect(await fresh.accounts.create(givenAccount('left'))).toBe(true);
+  });
+});
+
+describe('an open after a clean close', () => {
+  const STATE = (): string => join(dir, 'index', 'at-close.json');
+
+  /** Ten accounts, three of them with a delivery due at T0 + 1, 2 and 3 s; closed cleanly. */
+  async function closedWithAccounts(): Promise<void> {
+    const store = await open();
+    for (let i = 0; i < 10; i++) {
+      const deliveries = i < 3 ? [givenDelivery(`c${i}`, `d${i}`, { dueAtMs: T0 + 1000 * (i + 1) })] : [];
+      expect(await store.accounts.create(givenAccount(`c${i}`), deliveries)).toBe(true);
+    }
+    opened.splice(opened.indexOf(store), 1);
+    await store.close();
+  }
+
+  it('reads no summary: the count and the due times are those the close wrote', async () => {
+    await closedWithAccounts();
+    const again = await open();
+    expect(again.summaryShardReads).toBe(0);
+    expect(await again.accounts.count()).toBe(10);
+    expect(await again.accounts.due(T0 + 2000, 10)).toEqual(['c0', 'c1']);
+    expect(await again.accounts.due(T0 + 9000, 10)).toEqual(['c0', 'c1', 'c2']);
+    expect(await again.accounts.lookup('apiKey', keyOf('apiKey', 'c7'))).toBe('c7');
+  });
+
+  it('takes the file away before any change, so a process killed later is followed by a read of the summaries', async () => {
+    await closedWithAccounts();
+    const running = await open();
+    await expect(readFile(STATE(), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await running.accounts.create(givenAccount('after'))).toBe(true);
+    await running.flush();
+    // No close: the process is killed here.
+    opened.splice(opened.indexOf(running), 1);
+
+    const afterKill = await open();
+    expect(afterKill.summaryShardReads).toBeGreaterThan(0);
+    expect(await afterKill.accounts.count()).toBe(11);
+    expect(await afterKill.accounts.due(T0 + 9000, 10)).toEqual(['c0', 'c1', 'c2']);
+  });
+
+  it("is not trusted when the account files' count differs: an account file removed by hand is forgotten", async () => {
+    await closedWithAccounts();
+    await rm(join(dir, 'accounts', 'c1.json'));
+
+    const again = await open();
+    expect(again.summaryShardReads).toBeGreaterThan(0);
+    expect(await again.accounts.count()).toBe(9);
+    expect(await again.accounts.due(T0 + 9000, 10)).toEqual(['c0', 'c2']);
+    expect(await again.accounts.lookup('apiKey', keyOf('apiKey', 'c1'))).toBeNull();
+  });
+
+  it.each([
+    ['not JSON', '{"version":1,"count":'],
+    ['of another version', JSON.stringify({ version: 2, count: 10, due: [] })],
+    ['with a due time that is not a number', JSON.stringify({ version: 1, count: 10, due: [['c0', 'soon']] })],
+  ])('is read past when %s: the summaries are read, and the file is gone', async (_what, text) => {
+    await closedWithAccounts();
+    await writeFile(STATE(), text);
+
+    const again = await open();
+    expect(again.summaryShardReads).toBeGreaterThan(0);
+    expect(await again.accounts.count()).toBe(10);
+    expect(await again.accounts.due(T0 + 9000, 10)).toEqual(['c0', 'c1', 'c2']);
+    await expect(readFile(STATE(), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('is not read in a folder without store.json (a fresh one)', async () => {
+    await closedWithAccounts();
+    await rm(join(dir, 'store.json'));
+
+    const fresh = await open();
+    expect(await fresh.accounts.count()).toBe(0);
+    await expect(readFile(STATE(), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
 

@@ -5,6 +5,7 @@ import { internalError, present } from '../../core/errors.js';
 import type { AccountDoc, DeepReadonly } from '../data.js';
 import { earliest, nextRunDueMs, processDueMs, splitIndexEntry } from '../derived.js';
 import { IndexConflictError, type AccountSummary } from '../store.js';
+import { takeClosedState, writeClosedState } from './closed-index.js';
 import { KeyFilter } from './key-filter.js';
 import { KeyJournal } from './key-journal.js';
 import { migrateLegacyShards, removeIndexFiles } from './legacy-index.js';
@@ -86,8 +87,11 @@ export class AccountIndex {
   /** Every key written since the key shards' files were; set by open. */
   #journal!: KeyJournal;
   #count = 0;
+  /** index/ of the store's folder; null in memory. */
+  readonly #folder: string | null;
 
   private constructor(dir: string | null, cacheRecords: number) {
+    this.#folder = dir === null ? null : join(dir, 'index');
     const folder = (kind: string): string | null => (dir === null ? null : join(dir, 'index', kind));
     this.#summaries = new PagedShards(folder('summaries'), cacheRecords, isAccountMeta);
     this.#keys = new PagedShards(folder('keys'), cacheRecords, (value): value is string => typeof value === 'string');
@@ -157,6 +161,12 @@ export class AccountIndex {
     await Promise.all([this.#summaries.fold(), this.#keys.fold()]);
   }
 
+  /** At a clean close, once everything else is written: the count and due times, so that the next open reads no summary (closed-index.ts). */
+  async writeClosedState(): Promise<void> {
+    if (this.#folder === null) return;
+    await writeClosedState(this.#folder, { count: this.#count, due: [...this.#due] });
+  }
+
   get count(): number {
     return this.#count;
   }
@@ -164,6 +174,11 @@ export class AccountIndex {
   /** Key shards read so far (for tests and benchmarks). */
   get keyShardReads(): number {
     return this.#keys.reads;
+  }
+
+  /** Summary shards read so far (for tests). */
+  get summaryShardReads(): number {
+    return this.#summaries.reads;
   }
 
   /** Index records in memory now, summaries and keys (for tests and benchmarks), the journal's keys with them. */
@@ -471,14 +486,26 @@ export class AccountIndex {
   }
 
   /**
-   * Counts the accounts and notes their due times, a shard at a time. A change writes several
-   * files (the account's, its shards' logs), each atomically but not all at once; a process
-   * killed in between leaves some written and some not. An account in the index whose file is
-   * missing was being created or deleted then (neither was acknowledged): it does not exist,
-   * and is taken out with its keys.
+   * Counts the accounts and notes their due times: from what a clean close wrote, when it agrees
+   * with the account files' count, or else from the summaries, a shard at a time. A change writes
+   * several files (the account's, its shards' logs), each atomically but not all at once; a
+   * process killed in between leaves some written and some not. An account in the index whose
+   * file is missing was being created or deleted then (neither was acknowledged): it does not
+   * exist, and is taken out with its keys.
    */
   async #readAtOpen(dir: string): Promise<void> {
-    const files = new Set(await readdir(join(dir, 'accounts')).catch(() => []));
+    const names = await readdir(join(dir, 'accounts')).catch(() => [] as string[]);
+    const closed = await takeClosedState(join(dir, 'index'));
+    // steno's temporary files start with a dot; a clean close leaves none.
+    if (
+      closed !== null &&
+      closed.count === names.filter((name) => !name.startsWith('.') && name.endsWith('.json')).length
+    ) {
+      this.#count = closed.count;
+      for (const [accountId, dueAtMs] of closed.due) this.#due.set(accountId, dueAtMs);
+      return;
+    }
+    const files = new Set(names);
     const forgotten: string[] = [];
     await this.#scanSummaries((accountId, meta) => {
       this.#count++;

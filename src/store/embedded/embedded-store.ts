@@ -160,10 +160,11 @@ export class EmbeddedStore implements Store {
     this.#cache.evict();
   }
 
-  /** Writes everything, the logs of the summaries' shards in memory folded into their files (the keys' journal stays: key-journal.ts). */
+  /** Writes everything, the logs of the summaries' shards in memory folded into their files (the keys' journal stays: key-journal.ts), then what the next open would read every summary for (closed-index.ts). */
   async close(): Promise<void> {
     await this.flush();
     await this.#index.fold();
+    await this.#index.writeClosedState();
   }
 
   /** How many account documents are in memory now (for tests and benchmarks). */
@@ -174,6 +175,11 @@ export class EmbeddedStore implements Store {
   /** Shards of index keys read so far (for tests and benchmarks). */
   get keyShardReads(): number {
     return this.#index.keyShardReads;
+  }
+
+  /** Shards of account summaries read so far (for tests). */
+  get summaryShardReads(): number {
+    return this.#index.summaryShardReads;
   }
 
   /** Index records in memory now, summaries and keys (for tests and benchmarks). */

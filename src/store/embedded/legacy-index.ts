@@ -1,6 +1,7 @@
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { CLOSED_STATE_FILE } from './closed-index.js';
 import { isObject } from './loaded-account.js';
 import { LowdbFile, StoreFileError } from './lowdb-file.js';
 import { shardText, type ShardDocument } from './paged-shards.js';
@@ -65,7 +66,7 @@ export async function removeIndexFiles(indexFolder: string): Promise<void> {
   const names = await readdir(indexFolder).catch(() => [] as string[]);
   await Promise.all(
     names
-      .filter((name) => LEGACY_SHARD.test(name) || name === CONVERTED)
+      .filter((name) => LEGACY_SHARD.test(name) || name === CONVERTED || name === CLOSED_STATE_FILE)
       .map((name) => rm(join(indexFolder, name), { force: true })),
   );
   await removeShardFiles(indexFolder);
