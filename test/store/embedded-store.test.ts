@@ -584,7 +584,7 @@ describe('the embedded store on lowdb files', () => {
       expect(top).toEqual(['accounts', 'index', 'journals', 'sessions', 'store.json']);
       expect((await readdir(join(dir, 'accounts'))).sort()).toEqual(['a.json', 'b.json']);
       expect(await readdir(join(dir, 'journals'))).toEqual(['a.json']);
-      expect((await readdir(join(dir, 'index'))).sort()).toEqual(['keys', 'summaries']);
+      expect((await readdir(join(dir, 'index'))).sort()).toEqual(['at-close.json', 'keys', 'summaries']);
       const shards = await shardFiles();
       expect(shards.size).toBeGreaterThan(0);
       // The summaries' shards are folded into their files at close; the keys are lines of their journal until it is full.

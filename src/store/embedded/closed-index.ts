@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DataFile } from 'lowdb/node';
 
 import { isObject } from './loaded-account.js';
-import { readJsonFile } from './lowdb-file.js';
+import { inFolderMadeWhenMissing, readJsonFile } from './lowdb-file.js';
 
 /**
  * What the index's open learns from reading every summary (the count of accounts and their due
@@ -27,11 +27,14 @@ export interface ClosedIndexState {
 }
 
 export async function writeClosedState(indexFolder: string, state: ClosedIndexState): Promise<void> {
+  const path = join(indexFolder, CLOSED_STATE_FILE);
   // DataFile (steno) writes a temporary file and renames it: a crash leaves the whole file or none.
-  await new DataFile<ClosedIndexState>(join(indexFolder, CLOSED_STATE_FILE), {
+  // A store that never held an account has no index folder yet.
+  const file = new DataFile<ClosedIndexState>(path, {
     parse: JSON.parse,
     stringify: (data) => JSON.stringify({ version: 1, ...data }),
-  }).write(state);
+  });
+  await inFolderMadeWhenMissing(path, () => file.write(state));
 }
 
 /** The state a clean close left (null when none, or when it is not one), the file removed whatever it held. */

@@ -25,6 +25,7 @@ export { STORE_SCHEMA_VERSION } from './embedded-settings.js';
  *   index/keys/<000-fff>.json       each index key's account, in 4096 shards by hash of the key
  *   index/keys/journal.log          every write of a key since the key shards' files were, a JSON line each
  *   index/summaries/<000-fff>.log   the changes of a summaries' shard since its file was written, a JSON line each
+ *   index/at-close.json             the count and due times a clean close left, taken by the next open (closed-index.ts)
  *   accounts/<id>.json              one account: its document and its delivery log
  *   journals/<id>.json              its request journal (written lazily: losing a second of it is harmless)
  *   sessions/<sid>.json             login sessions, one file each
