@@ -10,7 +10,7 @@ import { inFolderMadeWhenMissing, readJsonFile } from './lowdb-file.js';
  * What the index's open learns from reading every summary (the count of accounts and their due
  * times), written by a clean close into `index/at-close.json` and taken (read, then removed) by
  * the next open, which then reads no summary: at 100,000 accounts that read is 42 MB of JSON,
- * most of a start-up's time (docs/benchmarks.md, "Start-up after a clean stop").
+ * most of a start-up's time (docs/benchmarks.md, "a start-up that reads no summary").
  *
  * Only a clean close writes it, and the open removes it before the store takes a change, so a
  * process killed after its open leaves none and the next open reads the summaries (and forgets
