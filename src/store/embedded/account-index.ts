@@ -91,8 +91,9 @@ export class AccountIndex {
   readonly #folder: string | null;
 
   private constructor(dir: string | null, cacheRecords: number) {
-    this.#folder = dir === null ? null : join(dir, 'index');
-    const folder = (kind: string): string | null => (dir === null ? null : join(dir, 'index', kind));
+    const indexFolder = dir === null ? null : join(dir, 'index');
+    this.#folder = indexFolder;
+    const folder = (kind: string): string | null => (indexFolder === null ? null : join(indexFolder, kind));
     this.#summaries = new PagedShards(folder('summaries'), cacheRecords, isAccountMeta);
     this.#keys = new PagedShards(folder('keys'), cacheRecords, (value): value is string => typeof value === 'string');
     this.#keys.onRead = (shard) => {
@@ -494,8 +495,10 @@ export class AccountIndex {
    * exist, and is taken out with its keys.
    */
   async #readAtOpen(dir: string): Promise<void> {
-    const names = await readdir(join(dir, 'accounts')).catch(() => [] as string[]);
-    const closed = await takeClosedState(join(dir, 'index'));
+    const [names, closed] = await Promise.all([
+      readdir(join(dir, 'accounts')).catch(() => [] as string[]),
+      takeClosedState(present(this.#folder, 'the index folder')),
+    ]);
     // steno's temporary files start with a dot; a clean close leaves none.
     if (
       closed !== null &&
