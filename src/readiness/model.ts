@@ -82,11 +82,27 @@ export function elapsedMs(a: Moment, b: Moment): number {
 
 /** A journal entry as the readiness folds read it: with both clocks' instants of its answer and of its start. */
 export interface Observed {
-  entry: DeepReadonly<JournalEntry>;
+  readonly entry: DeepReadonly<JournalEntry>;
   /** When the answer was sent. */
-  end: Moment;
+  readonly end: Moment;
   /** When the request arrived. */
-  start: Moment;
+  readonly start: Moment;
+  /** Its requestLine, made once: a readings poll gives evidence to two checks, and most entries to none. */
+  readonly requestLine: string;
+}
+
+class ObservedEntry implements Observed {
+  #requestLine: string | undefined;
+
+  constructor(
+    readonly entry: DeepReadonly<JournalEntry>,
+    readonly end: Moment,
+    readonly start: Moment,
+  ) {}
+
+  get requestLine(): string {
+    return (this.#requestLine ??= requestLine(this.entry));
+  }
 }
 
 export function observe(entry: DeepReadonly<JournalEntry>): Observed {
@@ -95,7 +111,7 @@ export function observe(entry: DeepReadonly<JournalEntry>): Observed {
   const atMs = entry.atMs ?? accountMs;
   const startedAtMs = entry.startedAtMs ?? atMs - entry.durationMs;
   const end = { atMs, accountMs };
-  return { entry, end, start: { atMs: startedAtMs, accountMs: accountMs - (atMs - startedAtMs) } };
+  return new ObservedEntry(entry, end, { atMs: startedAtMs, accountMs: accountMs - (atMs - startedAtMs) });
 }
 
 /**
@@ -117,7 +133,7 @@ export function requestLine(entry: DeepReadonly<JournalEntry>): string {
 }
 
 export function requestEvidence(observed: Observed, detail: string): Evidence {
-  return { time: observed.entry.time, request: requestLine(observed.entry), status: observed.entry.status, detail };
+  return { time: observed.entry.time, request: observed.requestLine, status: observed.entry.status, detail };
 }
 
 export function deliveryEvidence(delivery: DeepReadonly<DeliveryRecord>, detail: string): Evidence {

@@ -145,12 +145,13 @@ function foldPagination(
   pageCount: number,
   endMs: number | null,
 ): void {
-  for (const run of [...state.open]) {
-    if (elapsedMs(run.start, seen.start) > PAGINATION_WINDOW_MS) {
-      state.open.splice(state.open.indexOf(run), 1);
-      closeRun(state, run);
-    }
+  // Walks past their window close, oldest first, the list compacted in place: every readings answer is folded.
+  let open = 0;
+  for (const run of state.open) {
+    if (elapsedMs(run.start, seen.start) > PAGINATION_WINDOW_MS) closeRun(state, run);
+    else state.open[open++] = run;
   }
+  state.open.length = open;
   const key = pageKey(seen.entry.path, seen.entry.query);
   const isNow = endIsNow(endMs, seen);
   const run = state.open.find((r) => r.key === key && sameWalk(r, endMs, isNow));
@@ -230,7 +231,10 @@ function foldPolling(state: ReadingsState['polling'], seen: Observed, key: strin
   }
   series.count++;
   series.last = { at: seen.end, evidence };
-  series.recent = series.recent.filter((poll) => elapsedMs(poll.at, seen.end) < POLLING_WINDOW_MS);
+  let recent = 0;
+  for (const poll of series.recent)
+    if (elapsedMs(poll.at, seen.end) < POLLING_WINDOW_MS) series.recent[recent++] = poll;
+  series.recent.length = recent;
   series.recent.push({ at: seen.end, evidence });
   if (series.recent.length > POLLS_PER_WINDOW && !series.failed) {
     series.failed = true;

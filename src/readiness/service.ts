@@ -7,7 +7,7 @@ import { AccountMissingError, JOURNAL_LIMIT, type Store } from '../store/store.j
 import { madeAtMs, settle, type Judged } from './deliveries.js';
 import {
   buildReport,
-  foldEntries,
+  foldInSlices,
   initialFoldState,
   isFoldState,
   type FoldState,
@@ -203,7 +203,7 @@ export class Readiness {
         missed: firstSeq - digest.cursor - 1,
       });
     }
-    foldEntries(state, entries);
+    await foldInSlices(state, entries);
     const { live, changed } = settle(state.deliveries, fresh, clock.now().getTime());
     const cursor = entries.at(-1)?.seq ?? digest.cursor;
     const unstored = entries.length + fresh.length;
